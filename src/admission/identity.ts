@@ -1,0 +1,130 @@
+/**
+ * The submitting user's identity on pods and pod templates (design 002; yunikorn-admission reference §7).
+ *
+ * Annotation `yunikorn.apache.org/user.info` = JSON `{"user": string, "groups": string[]}` built from the
+ * AdmissionReview's `request.userInfo`, groups in request order. Objects that already carry it are accepted only from
+ * a trusted controller, an allowed external user, or a member of an allowed external group.
+ */
+import { type AdmissionConfig, matchesAny } from "./config.js";
+import { ANNOTATION_USER_INFO as ANNOTATION_USER_INFO_KEY } from "./constants.js";
+
+/** `request.userInfo` of an AdmissionReview (authentication.k8s.io/v1 UserInfo). */
+export interface UserInfo {
+  username?: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** Decoded annotation value (scheduler-interface UserGroupInformation). */
+export interface UserGroupInformation {
+  user?: string;
+  groups?: string[];
+}
+
+/**
+ * Serialises the requester as the annotation value: `user` then `groups`, each omitted when empty
+ * (Go `omitempty` in the scheduler interface), so the text is byte-identical to YuniKorn's.
+ */
+export function userInfoAnnotationValue(userInfo: UserInfo | undefined): string {
+  const ugi: UserGroupInformation = {};
+  if (userInfo?.username) ugi.user = userInfo.username;
+  if (userInfo?.groups && userInfo.groups.length > 0) ugi.groups = [...userInfo.groups];
+  return JSON.stringify(ugi);
+}
+
+/**
+ * Parses an annotation value.
+ * @returns the decoded value, or an error message naming what is wrong (JSON syntax, or a field of the wrong type)
+ */
+export function parseUserInfoAnnotation(value: string): { ok: true; value: UserGroupInformation } | { ok: false; error: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch (err) {
+    return { ok: false, error: `invalid ${ANNOTATION_USER_INFO_KEY} annotation: ${(err as Error).message}` };
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    return { ok: false, error: "invalid yunikorn.apache.org/user.info annotation: must be a JSON object {\"user\": string, \"groups\": [string]}" };
+  }
+  const obj = parsed as Record<string, unknown>;
+  if (obj.user !== undefined && typeof obj.user !== "string") {
+    return { ok: false, error: "invalid yunikorn.apache.org/user.info annotation: \"user\" must be a string" };
+  }
+  if (obj.groups !== undefined && obj.groups !== null &&
+      (!Array.isArray(obj.groups) || obj.groups.some((g) => typeof g !== "string"))) {
+    return { ok: false, error: "invalid yunikorn.apache.org/user.info annotation: \"groups\" must be an array of strings" };
+  }
+  return { ok: true, value: { user: obj.user as string | undefined, groups: (obj.groups ?? undefined) as string[] | undefined } };
+}
+
+/** Why a requester may set user.info, or undefined when it may not (first match wins, as upstream usergroup.go). */
+export type TrustReason = "trusted-controller" | "external-user" | "external-group";
+
+export function trustReason(cfg: AdmissionConfig, userInfo: UserInfo | undefined): TrustReason | undefined {
+  const username = userInfo?.username ?? "";
+  if (cfg.trustControllers && matchesAny(cfg.systemUsers, username)) return "trusted-controller";
+  if (matchesAny(cfg.externalUsers, username)) return "external-user";
+  for (const g of userInfo?.groups ?? []) if (matchesAny(cfg.externalGroups, g)) return "external-group";
+  return undefined;
+}
+
+/** True when `username` is one of the configured controller (system) users. */
+export function isSystemUser(cfg: AdmissionConfig, userInfo: UserInfo | undefined): boolean {
+  return matchesAny(cfg.systemUsers, userInfo?.username ?? "");
+}
+
+/** Denial text naming the user and groups (upstream wording). */
+export function notAllowedMessage(userInfo: UserInfo | undefined): string {
+  return `user ${userInfo?.username ?? ""} with groups [${(userInfo?.groups ?? []).join(",")}] is not allowed to set user annotation`;
+}
+
+/** Outcome of the user.info step on CREATE of a pod or a workload's pod template. */
+export type UserInfoStep =
+  | { ok: true; annotations?: Record<string, string>; notes: { level: "warn" | "info"; msg: string }[]; warnings: string[] }
+  | { ok: false; message: string; code: number };
+
+/**
+ * The identity rule for a newly submitted pod or pod template (design 002):
+ *  - annotation present: accepted only from a trusted requester (unless bypassAuth); malformed JSON is always denied;
+ *  - annotation absent: stamped with the requester. With bypassAuth and the legacy user label present, the label is
+ *    honoured instead (design 002 "Backwards compatibility"), logged at WARN.
+ * @param annotations the object's (or template's) current annotations
+ * @param labels the object's (or template's) labels, for the legacy user label
+ * @param what how to name the object in messages, e.g. `pod default/web-1`
+ * @returns the new annotations map when it must change, or a denial
+ */
+export function userInfoStep(
+  cfg: AdmissionConfig,
+  userInfo: UserInfo | undefined,
+  annotations: Readonly<Record<string, string>>,
+  labels: Readonly<Record<string, string>>,
+  what: string,
+): UserInfoStep {
+  const current = annotations[ANNOTATION_USER_INFO_KEY];
+  if (current !== undefined) {
+    if (!cfg.bypassAuth && trustReason(cfg, userInfo) === undefined) {
+      return { ok: false, message: notAllowedMessage(userInfo), code: 403 };
+    }
+    const parsed = parseUserInfoAnnotation(current);
+    if (!parsed.ok) return { ok: false, message: parsed.error, code: 400 };
+    return { ok: true, notes: [], warnings: [] };
+  }
+  const legacy = labels[cfg.userLabelKey];
+  if (legacy !== undefined && legacy !== "") {
+    if (cfg.bypassAuth) {
+      return {
+        ok: true,
+        notes: [{ level: "warn", msg: `${what}: deprecated user label ${cfg.userLabelKey}=${legacy} used as the user (bypassAuth); set ${ANNOTATION_USER_INFO_KEY} instead` }],
+        warnings: [`label ${cfg.userLabelKey} is deprecated; use annotation ${ANNOTATION_USER_INFO_KEY}`],
+      };
+    }
+    return {
+      ok: true,
+      annotations: { ...annotations, [ANNOTATION_USER_INFO_KEY]: userInfoAnnotationValue(userInfo) },
+      notes: [{ level: "warn", msg: `${what}: deprecated user label ${cfg.userLabelKey}=${legacy} ignored; identity taken from the request (${userInfo?.username ?? ""})` }],
+      warnings: [`label ${cfg.userLabelKey} is deprecated and ignored; the submitting user is recorded in ${ANNOTATION_USER_INFO_KEY}`],
+    };
+  }
+  return { ok: true, annotations: { ...annotations, [ANNOTATION_USER_INFO_KEY]: userInfoAnnotationValue(userInfo) }, notes: [], warnings: [] };
+}

@@ -1,0 +1,215 @@
+/**
+ * Pod mutation on CREATE and pod validation on UPDATE (design 000 "The admission controller", design 002
+ * "Annotation mutation"; yunikorn-admission reference §4, §5, §12).
+ *
+ * CREATE, in order:
+ *  1. decode the pod (a field of the wrong type → denied, naming it);
+ *  2. user.info: validate a present annotation (trust + JSON), or stamp the requester (identity.ts);
+ *  3. pods labelled `app: yunikorn` and namespaces out of scope are left alone (no patch);
+ *  4. `spec.schedulerName` = the configured scheduler name;
+ *  5. in labelled namespaces: application id (reused or generated) on both id labels, queue on both queue labels
+ *     (default `root.default`), `disableStateAware: "true"` for generated ids, and the allow-preemption annotation.
+ * The user.info check runs before the scope checks on purpose: a pod in a bypassed namespace can still name the
+ * corral scheduler itself, so a forged identity is refused everywhere.
+ */
+import {
+  ANNOTATION_ALLOW_PREEMPTION,
+  ANNOTATION_APPLICATION_ID,
+  ANNOTATION_USER_INFO,
+  AUTOGEN_APP_PREFIX,
+  AUTOGEN_APP_SUFFIX,
+  CANONICAL_LABEL_APPLICATION_ID,
+  CANONICAL_LABEL_QUEUE_NAME,
+  LABEL_APP,
+  LABEL_APPLICATION_ID,
+  LABEL_DISABLE_STATE_AWARE,
+  LABEL_QUEUE_NAME,
+  LABEL_VALUE_MAX_LENGTH,
+  SPARK_LABEL_APP_ID,
+  UNIQUE_AUTOGEN_SUFFIX,
+  YUNIKORN_POD_APP_VALUE,
+} from "./constants.js";
+import type { AdmissionConfig } from "./config.js";
+import { type AdmissionLookups, type Decision, type DecisionContext, type Note, allow, refuse } from "./decision.js";
+import { type UserInfo, userInfoStep } from "./identity.js";
+import { shouldLabelNamespace, shouldProcessNamespace } from "./namespaces.js";
+import { decodePod, isValidLabelValue } from "./objects.js";
+import { type PatchOp, addAt } from "../util/json-patch.js";
+
+/**
+ * Generated application id (apache/yunikorn-k8shim pkg/common/utils/utils.go GenerateApplicationID):
+ * `yunikorn-<namespace>-autogen`, or with `unique` `<namespace[:26]>-<podUID>` / `<namespace[:26]>-uniqueautogen`.
+ * Truncated to 63 characters; unlike upstream, trailing characters that would make an invalid label value
+ * (`-`, `_`, `.`) are trimmed after truncation.
+ */
+export function generateApplicationId(namespace: string, unique: boolean, podUid = ""): string {
+  let id: string;
+  if (unique) {
+    id = namespace.slice(0, 26) + (podUid ? `-${podUid}` : UNIQUE_AUTOGEN_SUFFIX);
+  } else {
+    id = `${AUTOGEN_APP_PREFIX}-${namespace}-${AUTOGEN_APP_SUFFIX}`;
+  }
+  return id.slice(0, LABEL_VALUE_MAX_LENGTH).replace(/[-_.]+$/, "");
+}
+
+const nonEmpty = (v: string | undefined): v is string => v !== undefined && v !== "";
+
+export interface ResolvedLabels {
+  /** The complete new label map (original labels plus additions). */
+  labels: Record<string, string>;
+  appId: string;
+  generated: boolean;
+  queue: string | undefined;
+  warnings: string[];
+  notes: Note[];
+}
+
+/**
+ * Application id, queue and disableStateAware labels for a pod (design 000, with YuniKorn 1.6's canonical keys).
+ * Id: first non-empty of label `applicationId`, label `yunikorn.apache.org/app-id`, annotation
+ * `yunikorn.apache.org/app-id`, label `spark-app-selector`; else generated. Queue: label `queue`, then label
+ * `yunikorn.apache.org/queue`, else the configured default. The resolved values are written to both spellings so
+ * YuniKorn-era and newer tooling agree; a conflicting value is replaced and reported as a warning.
+ */
+export function resolvePodLabels(
+  cfg: AdmissionConfig,
+  namespace: string,
+  labels: Readonly<Record<string, string>>,
+  annotations: Readonly<Record<string, string>>,
+  podUid: string,
+): ResolvedLabels {
+  const out: Record<string, string> = { ...labels };
+  const warnings: string[] = [];
+  const notes: Note[] = [];
+  const candidates: [string, string | undefined][] = [
+    [`label ${LABEL_APPLICATION_ID}`, labels[LABEL_APPLICATION_ID]],
+    [`label ${CANONICAL_LABEL_APPLICATION_ID}`, labels[CANONICAL_LABEL_APPLICATION_ID]],
+    [`annotation ${ANNOTATION_APPLICATION_ID}`, annotations[ANNOTATION_APPLICATION_ID]],
+    [`label ${SPARK_LABEL_APP_ID}`, labels[SPARK_LABEL_APP_ID]],
+  ];
+  const found = candidates.find(([, v]) => nonEmpty(v));
+  const generated = found === undefined;
+  const appId = found ? found[1]! : generateApplicationId(namespace, cfg.generateUniqueAppId, podUid);
+
+  const setBoth = (keys: readonly string[], value: string, what: string): void => {
+    if (!isValidLabelValue(value)) {
+      notes.push({ level: "warn", msg: `${what} ${JSON.stringify(value)} is not a valid label value; labels not written` });
+      warnings.push(`${what} ${JSON.stringify(value)} is not a valid label value, so it is not copied to labels`);
+      return;
+    }
+    for (const key of keys) {
+      const existing = out[key];
+      if (nonEmpty(existing) && existing !== value) {
+        warnings.push(`label ${key}=${existing} conflicts with ${what} ${value}; replaced`);
+        notes.push({ level: "warn", msg: `label ${key}=${existing} replaced by ${what} ${value}` });
+      }
+      out[key] = value;
+    }
+  };
+  setBoth([LABEL_APPLICATION_ID, CANONICAL_LABEL_APPLICATION_ID], appId, "application id");
+
+  const queue = [labels[LABEL_QUEUE_NAME], labels[CANONICAL_LABEL_QUEUE_NAME]].find(nonEmpty) ?? (cfg.defaultQueue || undefined);
+  if (queue !== undefined) setBoth([LABEL_QUEUE_NAME, CANONICAL_LABEL_QUEUE_NAME], queue, "queue");
+
+  if (generated && out[LABEL_DISABLE_STATE_AWARE] === undefined) out[LABEL_DISABLE_STATE_AWARE] = "true";
+  return { labels: out, appId, generated, queue, warnings, notes };
+}
+
+/**
+ * Value of the allow-preemption annotation (yunikorn-admission reference §4.3): a pod's own exact "true"/"false" is
+ * kept; otherwise "false" only when its PriorityClass is annotated allow-preemption "false".
+ */
+export function allowPreemptionValue(
+  podAnnotations: Readonly<Record<string, string>>,
+  priorityClassName: string | undefined,
+  lookups: AdmissionLookups,
+): string {
+  const own = podAnnotations[ANNOTATION_ALLOW_PREEMPTION];
+  if (own === "true" || own === "false") return own;
+  const pc = priorityClassName ? lookups.priorityClass(priorityClassName) : undefined;
+  return pc?.annotations?.[ANNOTATION_ALLOW_PREEMPTION] === "false" ? "false" : "true";
+}
+
+function sameMap(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) if (a[k] !== b[k]) return false;
+  return true;
+}
+
+/** Request fields a pod decision reads. */
+export interface PodRequest {
+  namespace?: string;
+  userInfo?: UserInfo;
+  object?: unknown;
+  oldObject?: unknown;
+}
+
+/** Mutation of a Pod CREATE. */
+export function mutatePodCreate(req: PodRequest, ctx: DecisionContext): Decision {
+  const { cfg, lookups } = ctx;
+  const decoded = decodePod(req.object);
+  if (!decoded.ok) return refuse(decoded.error, 400);
+  const pod = decoded.pod;
+  const namespace = req.namespace || pod.metadata.namespace || "default";
+  const labels = pod.metadata.labels ?? {};
+  const annotations = pod.metadata.annotations ?? {};
+  const what = `pod ${namespace}/${pod.metadata.name ?? pod.metadata.generateName ?? ""}`;
+
+  const ui = userInfoStep(cfg, req.userInfo, annotations, labels, what);
+  if (!ui.ok) return refuse(ui.message, ui.code);
+
+  if (labels[LABEL_APP] === YUNIKORN_POD_APP_VALUE) {
+    return allow([], [], [{ level: "debug", msg: `${what}: labelled app=yunikorn, left alone` }]);
+  }
+  const nsInfo = lookups.namespace(namespace);
+  if (!shouldProcessNamespace(cfg, namespace, nsInfo)) {
+    return allow([], [], [{ level: "debug", msg: `${what}: namespace not processed, left alone` }]);
+  }
+
+  const notes: Note[] = [...ui.notes];
+  const warnings: string[] = [...ui.warnings];
+  let newAnnotations: Record<string, string> | undefined = ui.annotations;
+  let newLabels: Record<string, string> | undefined;
+
+  if (shouldLabelNamespace(cfg, namespace, nsInfo)) {
+    const resolved = resolvePodLabels(cfg, namespace, labels, annotations, pod.metadata.uid ?? "");
+    notes.push(...resolved.notes);
+    warnings.push(...resolved.warnings);
+    if (!sameMap(labels, resolved.labels)) newLabels = resolved.labels;
+    const preempt = allowPreemptionValue(annotations, pod.spec?.priorityClassName, lookups);
+    if (annotations[ANNOTATION_ALLOW_PREEMPTION] !== preempt) {
+      newAnnotations = { ...(newAnnotations ?? annotations), [ANNOTATION_ALLOW_PREEMPTION]: preempt };
+    }
+  }
+
+  const ops: PatchOp[] = [];
+  if (newAnnotations) ops.push(addAt(pod, ["metadata", "annotations"], newAnnotations));
+  if (pod.spec?.schedulerName !== cfg.schedulerName) ops.push(addAt(pod, ["spec", "schedulerName"], cfg.schedulerName));
+  if (newLabels) ops.push(addAt(pod, ["metadata", "labels"], newLabels));
+  return allow(ops, warnings, notes);
+}
+
+/**
+ * Validation of a Pod UPDATE (design 002 "Annotation mutation"): adding, changing or removing
+ * `yunikorn.apache.org/user.info` is denied whoever asks; nothing else is checked and nothing is patched.
+ */
+export function validatePodUpdate(req: PodRequest): Decision {
+  const next = decodePod(req.object);
+  if (!next.ok) return refuse(next.error, 400);
+  if (req.oldObject === undefined || req.oldObject === null) {
+    return refuse("pod UPDATE request has no oldObject; cannot check the user.info annotation", 400);
+  }
+  const prev = decodePod(req.oldObject, "old pod");
+  if (!prev.ok) return refuse(prev.error, 400);
+  const before = prev.pod.metadata.annotations?.[ANNOTATION_USER_INFO];
+  const after = next.pod.metadata.annotations?.[ANNOTATION_USER_INFO];
+  if (before !== after) {
+    const change = before === undefined ? "adding" : after === undefined ? "removing" : "changing";
+    return refuse(
+      `user info annotation change is not allowed: ${change} ${ANNOTATION_USER_INFO} on an existing pod is refused (requested by ${req.userInfo?.username ?? "unknown user"})`,
+      403,
+    );
+  }
+  return allow();
+}

@@ -1,0 +1,57 @@
+/**
+ * The `/mutate` decision: `review(request, config, lookups) → AdmissionResponse`, transport-free
+ * (yunikorn-admission reference §3, with the workload UPDATE check of design 002 added).
+ *
+ *   Pod CREATE        → mutatePodCreate
+ *   Pod UPDATE        → validatePodUpdate (never patches)
+ *   workload CREATE   → mutateWorkloadCreate (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob, ReplicationController)
+ *   workload UPDATE   → mutateWorkloadUpdate
+ *   anything else     → allowed, no patch
+ */
+import type { AdmissionRequest, AdmissionResponse } from "../server/admission-review.js";
+import { encodePatch } from "../util/json-patch.js";
+import type { AdmissionConfig } from "./config.js";
+import type { AdmissionLookups, Decision } from "./decision.js";
+import { allow } from "./decision.js";
+import { mutatePodCreate, validatePodUpdate } from "./pod.js";
+import { isWorkloadKind, mutateWorkloadCreate, mutateWorkloadUpdate } from "./workloads.js";
+
+export type { AdmissionLookups } from "./decision.js";
+
+/** Chooses and runs the decision for one request. Never throws on malformed objects: it denies instead. */
+export function decide(request: AdmissionRequest, cfg: AdmissionConfig, lookups: AdmissionLookups): Decision {
+  const ctx = { cfg, lookups };
+  const kind = request.kind.kind;
+  const op = request.operation;
+  if (kind === "Pod" && request.subResource === undefined) {
+    if (op === "CREATE") return mutatePodCreate(request, ctx);
+    if (op === "UPDATE") return validatePodUpdate(request);
+    return allow();
+  }
+  if (isWorkloadKind(kind) && request.subResource === undefined) {
+    if (op === "CREATE") return mutateWorkloadCreate(request, ctx);
+    if (op === "UPDATE") return mutateWorkloadUpdate(request, ctx);
+  }
+  return allow();
+}
+
+/** Encodes a decision as the AdmissionResponse for `uid`. */
+export function toResponse(uid: string, d: Decision): AdmissionResponse {
+  const res: AdmissionResponse = { uid, allowed: d.allowed };
+  if (!d.allowed) res.status = { code: d.code ?? 403, message: d.message ?? "denied" };
+  if (d.allowed && d.ops.length > 0) {
+    res.patch = encodePatch(d.ops);
+    res.patchType = "JSONPatch";
+  }
+  if (d.warnings.length > 0) res.warnings = d.warnings;
+  return res;
+}
+
+/**
+ * The whole `/mutate` decision.
+ * @param request decoded AdmissionReview request (see server/admission-review.ts decodeAdmissionReview)
+ * @returns the AdmissionResponse with uid echoed, base64 JSON Patch, or a denial with status.message
+ */
+export function review(request: AdmissionRequest, cfg: AdmissionConfig, lookups: AdmissionLookups): AdmissionResponse {
+  return toResponse(request.uid, decide(request, cfg, lookups));
+}

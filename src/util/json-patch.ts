@@ -1,0 +1,51 @@
+/**
+ * JSON Patch (RFC 6902) construction helpers. Patches are built against the object as the API server sent it, so
+ * every `add` targets a parent that exists: when a parent is missing the op adds the nearest missing ancestor with the
+ * nested value instead (e.g. a Job template without `metadata`).
+ */
+
+export interface PatchOp {
+  op: "add" | "replace" | "remove" | "test";
+  /** JSON Pointer (RFC 6901), segments escaped with ~0 / ~1. */
+  path: string;
+  value?: unknown;
+}
+
+/** Escapes one JSON Pointer segment. */
+export function escapePointerSegment(segment: string): string {
+  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * An `add` op that sets `root[segments...] = value`, creating missing parents.
+ * @param root the document the patch will be applied to
+ * @param segments unescaped path segments, at least one
+ * @throws Error when an existing ancestor is not an object (the caller validated the shape before)
+ */
+export function addAt(root: unknown, segments: readonly string[], value: unknown): PatchOp {
+  if (segments.length === 0) throw new Error("addAt needs a path");
+  let node: unknown = root;
+  let depth = 0;
+  // Walk while the parent of the next segment exists.
+  while (depth < segments.length - 1) {
+    if (!isObject(node)) throw new Error(`/${segments.slice(0, depth).join("/")} is not an object`);
+    const next = node[segments[depth]!];
+    if (next === undefined || next === null) break;
+    node = next;
+    depth++;
+  }
+  if (!isObject(node)) throw new Error(`/${segments.slice(0, depth).join("/")} is not an object`);
+  let nested: unknown = value;
+  for (let i = segments.length - 1; i > depth; i--) nested = { [segments[i]!]: nested };
+  const path = "/" + segments.slice(0, depth + 1).map(escapePointerSegment).join("/");
+  return { op: "add", path, value: nested };
+}
+
+/** Base64 of the JSON array, as AdmissionResponse.patch expects. */
+export function encodePatch(ops: readonly PatchOp[]): string {
+  return Buffer.from(JSON.stringify(ops)).toString("base64");
+}

@@ -1,0 +1,281 @@
+import { describe, expect, it } from "vitest";
+import { defaultAdmissionConfig, parseAdmissionConfig } from "../../../src/admission/config.js";
+import { EMPTY_LOOKUPS, type AdmissionLookups } from "../../../src/admission/decision.js";
+import { generateApplicationId } from "../../../src/admission/pod.js";
+import { review } from "../../../src/admission/review.js";
+import { ALICE, BOB, RS_CONTROLLER, pod, podCreate, podUpdate } from "../../fixtures/reviews.js";
+import { applyResponse, patchOps } from "../../helpers/patch.js";
+
+const cfg = defaultAdmissionConfig("corral");
+const cfgWith = (data: Record<string, string>) => {
+  const r = parseAdmissionConfig({ NAMESPACE: "corral" }, [{ name: "test", data }]);
+  if (!r.ok) throw new Error(JSON.stringify(r.errors));
+  return r.config;
+};
+const meta = (o: unknown) => (o as { metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } }).metadata;
+const spec = (o: unknown) => (o as { spec: { schedulerName?: string } }).spec;
+
+describe("pod CREATE mutation (design 000)", () => {
+  it("routes a plain pod: schedulerName, both application id labels, queue, disableStateAware, user.info", () => {
+    const obj = pod({ labels: { app: "sleep" } });
+    const res = review(podCreate(obj), cfg, EMPTY_LOOKUPS);
+    expect(res.allowed).toBe(true);
+    expect(res.patchType).toBe("JSONPatch");
+    const out = applyResponse(obj, res);
+    expect(spec(out).schedulerName).toBe("yunikorn");
+    expect(meta(out).labels).toEqual({
+      app: "sleep",
+      applicationId: "yunikorn-team-a-autogen",
+      "yunikorn.apache.org/app-id": "yunikorn-team-a-autogen",
+      queue: "root.default",
+      "yunikorn.apache.org/queue": "root.default",
+      disableStateAware: "true",
+    });
+    expect(meta(out).annotations).toEqual({
+      "yunikorn.apache.org/user.info": '{"user":"alice","groups":["users","devops","system:authenticated"]}',
+      "yunikorn.apache.org/allow-preemption": "true",
+    });
+  });
+
+  it("echoes the request uid", () => {
+    const req = podCreate(pod());
+    expect(review(req, cfg, EMPTY_LOOKUPS).uid).toBe(req.uid);
+  });
+
+  it("reuses applicationId and queue labels and does not add disableStateAware", () => {
+    const obj = pod({ labels: { applicationId: "spark-42", queue: "root.sandbox" } });
+    const out = applyResponse(obj, review(podCreate(obj), cfg, EMPTY_LOOKUPS));
+    expect(meta(out).labels).toEqual({
+      applicationId: "spark-42", "yunikorn.apache.org/app-id": "spark-42",
+      queue: "root.sandbox", "yunikorn.apache.org/queue": "root.sandbox",
+    });
+  });
+
+  it.each([
+    [{ labels: { "yunikorn.apache.org/app-id": "canon" } }, "canon"],
+    [{ annotations: { "yunikorn.apache.org/app-id": "from-annotation" } }, "from-annotation"],
+    [{ labels: { "spark-app-selector": "spark-0001" } }, "spark-0001"],
+    [{ labels: { applicationId: "legacy", "spark-app-selector": "spark-0001" } }, "legacy"],
+    [{ labels: { applicationId: "", "spark-app-selector": "spark-0001" } }, "spark-0001"],
+  ])("application id from %j → %s", (o, id) => {
+    const obj = pod(o);
+    const res = review(podCreate(obj), cfg, EMPTY_LOOKUPS);
+    const labels = meta(applyResponse(obj, res)).labels!;
+    expect(labels.applicationId).toBe(id);
+    expect(labels["yunikorn.apache.org/app-id"]).toBe(id);
+    expect(labels.disableStateAware).toBeUndefined();
+  });
+
+  it("replaces a conflicting canonical label and warns the user", () => {
+    const obj = pod({ labels: { applicationId: "a", "yunikorn.apache.org/app-id": "b" } });
+    const res = review(podCreate(obj), cfg, EMPTY_LOOKUPS);
+    expect(meta(applyResponse(obj, res)).labels!["yunikorn.apache.org/app-id"]).toBe("a");
+    expect(res.warnings?.join()).toMatch(/conflicts/);
+  });
+
+  it("does not copy an annotation app id that is not a valid label value", () => {
+    const obj = pod({ annotations: { "yunikorn.apache.org/app-id": "spark app #1" } });
+    const res = review(podCreate(obj), cfg, EMPTY_LOOKUPS);
+    const labels = meta(applyResponse(obj, res)).labels!;
+    expect(labels.applicationId).toBeUndefined();
+    expect(res.warnings?.join()).toMatch(/not a valid label value/);
+  });
+
+  it("keeps every existing label and annotation", () => {
+    const obj = pod({ labels: { a: "1", b: "2" }, annotations: { "x.io/y": "z", "yunikorn.apache.org/allow-preemption": "false" } });
+    const out = applyResponse(obj, review(podCreate(obj), cfg, EMPTY_LOOKUPS));
+    expect(meta(out).labels).toMatchObject({ a: "1", b: "2" });
+    expect(meta(out).annotations).toMatchObject({ "x.io/y": "z", "yunikorn.apache.org/allow-preemption": "false" });
+  });
+
+  it("works on a pod with no labels and no annotations maps at all", () => {
+    const obj = pod();
+    expect(meta(obj).labels).toBeUndefined();
+    const out = applyResponse(obj, review(podCreate(obj), cfg, EMPTY_LOOKUPS));
+    expect(meta(out).labels!.applicationId).toBe("yunikorn-team-a-autogen");
+  });
+
+  it("default queue is configurable and can be disabled", () => {
+    const obj = pod();
+    const other = meta(applyResponse(obj, review(podCreate(obj), cfgWith({ "admissionController.filtering.defaultQueue": "root.batch" }), EMPTY_LOOKUPS))).labels!;
+    expect(other.queue).toBe("root.batch");
+    const none = meta(applyResponse(obj, review(podCreate(obj), cfgWith({ "admissionController.filtering.defaultQueue": "" }), EMPTY_LOOKUPS))).labels!;
+    expect(none.queue).toBeUndefined();
+    expect(none["yunikorn.apache.org/queue"]).toBeUndefined();
+  });
+
+  it("scheduler name is configurable", () => {
+    const obj = pod();
+    const out = applyResponse(obj, review(podCreate(obj), cfgWith({ "admissionController.schedulerName": "corral" }), EMPTY_LOOKUPS));
+    expect(spec(out).schedulerName).toBe("corral");
+  });
+
+  it("leaves pods labelled app=yunikorn alone", () => {
+    const res = review(podCreate(pod({ labels: { app: "yunikorn" } })), cfg, EMPTY_LOOKUPS);
+    expect(res).toEqual({ uid: res.uid, allowed: true });
+  });
+
+  it("bypasses kube-system by default and honours process/bypass lists", () => {
+    expect(review(podCreate(pod(), ALICE, "kube-system"), cfg, EMPTY_LOOKUPS).patch).toBeUndefined();
+    const only = cfgWith({ "admissionController.filtering.processNamespaces": "^team-" });
+    expect(review(podCreate(pod(), ALICE, "team-a"), only, EMPTY_LOOKUPS).patch).toBeDefined();
+    expect(review(podCreate(pod(), ALICE, "other"), only, EMPTY_LOOKUPS).patch).toBeUndefined();
+  });
+
+  it("no-label namespaces get schedulerName and user.info only", () => {
+    const c = cfgWith({ "admissionController.filtering.noLabelNamespaces": "^team-a$" });
+    const obj = pod({ labels: { app: "x" } });
+    const out = applyResponse(obj, review(podCreate(obj), c, EMPTY_LOOKUPS));
+    expect(meta(out).labels).toEqual({ app: "x" });
+    expect(spec(out).schedulerName).toBe("yunikorn");
+    expect(Object.keys(meta(out).annotations!)).toEqual(["yunikorn.apache.org/user.info"]);
+  });
+
+  it("namespace annotations override the regex lists in both directions", () => {
+    const lookups = (ann: Record<string, string>): AdmissionLookups => ({ ...EMPTY_LOOKUPS, namespace: () => ({ annotations: ann }) });
+    expect(review(podCreate(pod(), ALICE, "kube-system"), cfg, lookups({ "yunikorn.apache.org/namespace.enableYuniKorn": "true" })).patch).toBeDefined();
+    expect(review(podCreate(pod()), cfg, lookups({ "yunikorn.apache.org/namespace.enableYuniKorn": "false" })).patch).toBeUndefined();
+    const obj = pod();
+    const out = applyResponse(obj, review(podCreate(obj), cfg, lookups({ "yunikorn.apache.org/namespace.generateAppId": "no" })));
+    expect(meta(out).labels).toBeUndefined();
+  });
+
+  it("allow-preemption follows the PriorityClass annotation", () => {
+    const lookups: AdmissionLookups = { ...EMPTY_LOOKUPS, priorityClass: (n) => (n === "batch-low" ? { annotations: { "yunikorn.apache.org/allow-preemption": "false" } } : undefined) };
+    const obj = pod({ priorityClassName: "batch-low" });
+    expect(meta(applyResponse(obj, review(podCreate(obj), cfg, lookups))).annotations!["yunikorn.apache.org/allow-preemption"]).toBe("false");
+  });
+
+  it("emits no redundant ops when the pod already carries everything", () => {
+    const obj = pod({ labels: { app: "sleep" } });
+    const once = applyResponse(obj, review(podCreate(obj), cfg, EMPTY_LOOKUPS));
+    const again = review(podCreate(once, RS_CONTROLLER), cfg, EMPTY_LOOKUPS);
+    expect(again.allowed).toBe(true);
+    expect(patchOps(again)).toEqual([]);
+  });
+});
+
+describe("generated application ids", () => {
+  it("per namespace and unique per pod", () => {
+    expect(generateApplicationId("short", false)).toBe("yunikorn-short-autogen");
+    expect(generateApplicationId("namespace", true)).toBe("namespace-uniqueautogen");
+    expect(generateApplicationId("short", true, "pod-uid")).toBe("short-pod-uid");
+  });
+  it("truncates to a valid 63-character label value", () => {
+    const id = generateApplicationId("team-analytics-production-eu-west-1-batch-processing-namespace", false);
+    expect(id).toBe("yunikorn-team-analytics-production-eu-west-1-batch-processing-n");
+    const dash = generateApplicationId("a".repeat(45) + "-bcdefghij", false);
+    expect(dash.length).toBeLessThanOrEqual(63);
+    expect(dash).toMatch(/[a-z0-9]$/);
+  });
+});
+
+describe("user identity (design 002)", () => {
+  it("stamps the requester, groups in request order", () => {
+    const obj = pod();
+    const ann = meta(applyResponse(obj, review(podCreate(obj, BOB), cfg, EMPTY_LOOKUPS))).annotations!;
+    expect(JSON.parse(ann["yunikorn.apache.org/user.info"]!)).toEqual({ user: "bob", groups: ["users", "system:authenticated"] });
+  });
+
+  it("denies a pod that claims another identity, naming the user and groups", () => {
+    const obj = pod({ annotations: { "yunikorn.apache.org/user.info": '{"user":"bob","groups":["admins"]}' } });
+    const res = review(podCreate(obj, ALICE), cfg, EMPTY_LOOKUPS);
+    expect(res.allowed).toBe(false);
+    expect(res.status?.message).toBe("user alice with groups [users,devops,system:authenticated] is not allowed to set user annotation");
+  });
+
+  it("denies a forged identity even in a bypassed namespace", () => {
+    const obj = pod({ annotations: { "yunikorn.apache.org/user.info": '{"user":"bob"}' }, schedulerName: "yunikorn" });
+    expect(review(podCreate(obj, ALICE, "kube-system"), cfg, EMPTY_LOOKUPS).allowed).toBe(false);
+  });
+
+  it("accepts the annotation from trusted controllers, external users and external groups", () => {
+    const obj = pod({ annotations: { "yunikorn.apache.org/user.info": '{"user":"carol","groups":["data"]}' } });
+    expect(review(podCreate(obj, RS_CONTROLLER), cfg, EMPTY_LOOKUPS).allowed).toBe(true);
+    expect(review(podCreate(obj, { username: "system:kube-controller-manager", groups: ["system:authenticated"] }), cfg, EMPTY_LOOKUPS).allowed).toBe(true);
+    const ext = cfgWith({ "admissionController.accessControl.externalUsers": "^airflow$", "admissionController.accessControl.externalGroups": "^frontends$" });
+    expect(review(podCreate(obj, { username: "airflow", groups: [] }), ext, EMPTY_LOOKUPS).allowed).toBe(true);
+    expect(review(podCreate(obj, { username: "livy", groups: ["frontends"] }), ext, EMPTY_LOOKUPS).allowed).toBe(true);
+    expect(review(podCreate(obj, { username: "airflow2", groups: ["x"] }), ext, EMPTY_LOOKUPS).allowed).toBe(false);
+    const untrusted = cfgWith({ "admissionController.accessControl.trustControllers": "false" });
+    expect(review(podCreate(obj, RS_CONTROLLER), untrusted, EMPTY_LOOKUPS).allowed).toBe(false);
+  });
+
+  it("keeps the trusted annotation untouched", () => {
+    const value = '{"user":"carol","groups":["data"]}';
+    const obj = pod({ annotations: { "yunikorn.apache.org/user.info": value } });
+    const out = applyResponse(obj, review(podCreate(obj, RS_CONTROLLER), cfg, EMPTY_LOOKUPS));
+    expect(meta(out).annotations!["yunikorn.apache.org/user.info"]).toBe(value);
+  });
+
+  it("denies malformed annotation JSON with the parse error", () => {
+    const obj = pod({ annotations: { "yunikorn.apache.org/user.info": "xyzxyz" } });
+    const res = review(podCreate(obj, RS_CONTROLLER), cfg, EMPTY_LOOKUPS);
+    expect(res.allowed).toBe(false);
+    expect(res.status?.message).toMatch(/invalid yunikorn.apache.org\/user.info annotation: Unexpected token/);
+    const wrongType = pod({ annotations: { "yunikorn.apache.org/user.info": '{"user":1}' } });
+    expect(review(podCreate(wrongType, RS_CONTROLLER), cfg, EMPTY_LOOKUPS).status?.message).toMatch(/"user" must be a string/);
+  });
+
+  it("bypassAuth accepts any annotation but still rejects malformed JSON", () => {
+    const c = cfgWith({ "admissionController.accessControl.bypassAuth": "true" });
+    expect(review(podCreate(pod({ annotations: { "yunikorn.apache.org/user.info": '{"user":"bob"}' } })), c, EMPTY_LOOKUPS).allowed).toBe(true);
+    expect(review(podCreate(pod({ annotations: { "yunikorn.apache.org/user.info": "{" } })), c, EMPTY_LOOKUPS).allowed).toBe(false);
+  });
+
+  it("legacy user label: honoured only with bypassAuth, with a warning", () => {
+    const obj = pod({ labels: { "yunikorn.apache.org/username": "legacy-joe" } });
+    const strict = review(podCreate(obj), cfg, EMPTY_LOOKUPS);
+    expect(JSON.parse(meta(applyResponse(obj, strict)).annotations!["yunikorn.apache.org/user.info"]!).user).toBe("alice");
+    expect(strict.warnings?.join()).toMatch(/deprecated/);
+    const bypass = review(podCreate(obj), cfgWith({ "admissionController.accessControl.bypassAuth": "true" }), EMPTY_LOOKUPS);
+    expect(meta(applyResponse(obj, bypass)).annotations?.["yunikorn.apache.org/user.info"]).toBeUndefined();
+    expect(bypass.warnings?.join()).toMatch(/deprecated/);
+    const custom = cfgWith({ "admissionController.accessControl.bypassAuth": "true", "service.userLabelKey": "example.com/owner" });
+    const obj2 = pod({ labels: { "example.com/owner": "joe" } });
+    expect(meta(applyResponse(obj2, review(podCreate(obj2), custom, EMPTY_LOOKUPS))).annotations?.["yunikorn.apache.org/user.info"]).toBeUndefined();
+  });
+});
+
+describe("pod UPDATE validation", () => {
+  const ui = '{"user":"alice","groups":["users"]}';
+  it("allows updates that keep the annotation", () => {
+    const old = pod({ annotations: { "yunikorn.apache.org/user.info": ui } });
+    const next = pod({ annotations: { "yunikorn.apache.org/user.info": ui, other: "x" }, labels: { new: "label" } });
+    const res = review(podUpdate(next, old), cfg, EMPTY_LOOKUPS);
+    expect(res.allowed).toBe(true);
+    expect(res.patch).toBeUndefined();
+  });
+  it.each([
+    ["changing", { "yunikorn.apache.org/user.info": ui }, { "yunikorn.apache.org/user.info": '{"user":"bob"}' }],
+    ["adding", {}, { "yunikorn.apache.org/user.info": ui }],
+    ["removing", { "yunikorn.apache.org/user.info": ui }, {}],
+  ])("denies %s the annotation, whoever asks", (_what, before, after) => {
+    for (const who of [ALICE, RS_CONTROLLER, { username: "admin", groups: ["system:masters"] }]) {
+      const res = review(podUpdate(pod({ annotations: after }), pod({ annotations: before }), who), cfg, EMPTY_LOOKUPS);
+      expect(res.allowed).toBe(false);
+      expect(res.status?.message).toMatch(/^user info annotation change is not allowed/);
+    }
+  });
+  it("denies an UPDATE without oldObject with a clear message", () => {
+    const res = review({ ...podUpdate(pod(), null) }, cfg, EMPTY_LOOKUPS);
+    expect(res.allowed).toBe(false);
+    expect(res.status?.message).toMatch(/no oldObject/);
+  });
+});
+
+describe("undecodable pods are denied, naming the problem", () => {
+  it.each([
+    [{ metadata: { labels: { a: 1 } } }, /metadata\.labels\.a/],
+    [{ metadata: { annotations: "x" } }, /metadata\.annotations/],
+    [{ spec: {} }, /metadata/],
+    ["a string", /not a JSON object/],
+    [null, /missing/],
+    [{ metadata: {}, spec: { schedulerName: 5 } }, /spec\.schedulerName/],
+  ])("%j", (obj, msg) => {
+    const res = review(podCreate(obj), cfg, EMPTY_LOOKUPS);
+    expect(res.allowed).toBe(false);
+    expect(res.status?.code).toBe(400);
+    expect(res.status?.message).toMatch(msg);
+  });
+});
