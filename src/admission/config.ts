@@ -286,6 +286,13 @@ export function parseAdmissionConfig(
 ): ParseResult {
   const out: Record<string, unknown> = { namespace: env.NAMESPACE ?? env.ADMISSION_CONTROLLER_NAMESPACE ?? "default" };
   const errors: ConfigError[] = [];
+  for (const layer of layers) {
+    for (const key of Object.keys(layer.data)) {
+      if (key.startsWith("admissionController.") && !Object.hasOwn(ADMISSION_CONFIG_KEYS, key)) {
+        errors.push({ key, value: layer.data[key]!, source: layer.name, message: "unknown admission controller key" });
+      }
+    }
+  }
   for (const [key, spec] of Object.entries(ADMISSION_CONFIG_KEYS)) {
     let value = spec.default;
     let source = "default";
@@ -337,4 +344,44 @@ export function describeConfig(cfg: AdmissionConfig): Record<string, string | nu
     out[key] = typeof v === "object" && v !== null && "source" in v ? (v as RegexList).source : (v as string | number | boolean);
   }
   return out;
+}
+
+/** What happened to a configuration update. */
+export type ConfigUpdate =
+  | { status: "applied"; config: AdmissionConfig }
+  | { status: "unchanged" }
+  | { status: "rejected"; errors: ConfigError[] }
+  /** `service.enableConfigHotRefresh` was false in the running config: the update waits for a restart. */
+  | { status: "ignored" };
+
+/**
+ * Holds the config in force and applies updates: an invalid update is rejected whole and the last good config stays;
+ * once hot refresh is off (`service.enableConfigHotRefresh: false`), later updates are ignored until restart.
+ */
+export class AdmissionConfigStore {
+  private cfg: AdmissionConfig;
+  private lastKey: string;
+
+  /** @throws Error listing every bad key when the initial config is invalid */
+  constructor(private readonly env: Readonly<Record<string, string | undefined>>, layers: readonly ConfigLayer[] = []) {
+    const r = parseAdmissionConfig(env, layers);
+    if (!r.ok) throw new Error(`invalid configuration: ${formatConfigErrors(r.errors)}`);
+    this.cfg = r.config;
+    this.lastKey = JSON.stringify(describeConfig(r.config));
+  }
+
+  get current(): AdmissionConfig {
+    return this.cfg;
+  }
+
+  update(layers: readonly ConfigLayer[]): ConfigUpdate {
+    if (!this.cfg.enableConfigHotRefresh) return { status: "ignored" };
+    const r = parseAdmissionConfig(this.env, layers);
+    if (!r.ok) return { status: "rejected", errors: r.errors };
+    const key = JSON.stringify(describeConfig(r.config));
+    if (key === this.lastKey) return { status: "unchanged" };
+    this.cfg = r.config;
+    this.lastKey = key;
+    return { status: "applied", config: r.config };
+  }
 }

@@ -1,0 +1,79 @@
+/**
+ * The `corral` command line.
+ */
+import { Command, InvalidArgumentError, Option } from "commander";
+import { DEFAULT_ADMISSION_PORT } from "../admission/constants.js";
+import { ADMISSION_CONFIG_KEYS } from "../admission/config.js";
+import { runAdmission } from "../processes/admission.js";
+import { runMutate } from "./mutate.js";
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError("must be a port number (0-65535)");
+  return n;
+}
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+/** Builds the command tree (exported for tests and the README's flag table). */
+export function buildCli(): Command {
+  const program = new Command("corral")
+    .description("Admission and scheduling for Kubernetes batch workloads, compatible with Apache YuniKorn")
+    .showHelpAfterError();
+
+  program.command("admission")
+    .description("Run the admission controller: mutating webhook (/mutate) and config validation (/validate-conf) over HTTPS")
+    .option("--standalone", "run without an API server; lookups and keys come from --config", false)
+    .option("--config <file>", "YAML or JSON map of configuration keys (see `corral config-keys`)")
+    .option("--host <address>", "address to listen on", "0.0.0.0")
+    .addOption(new Option("--port <port>", "HTTPS port").default(DEFAULT_ADMISSION_PORT).argParser(port))
+    .option("--cert-dir <dir>", "directory with tls.crt, tls.key and ca.crt; generated (self-signed CA) when missing", ".corral/admission-certs")
+    .option("--san <name>", "extra DNS name or IP address for a generated server certificate (repeatable)", collect, [])
+    .option("--kubeconfig <file>", "kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
+    .action(async (o) => {
+      const handle = await runAdmission({
+        standalone: o.standalone, configFile: o.config, host: o.host, port: o.port, certDir: o.certDir,
+        extraSans: o.san, kubeconfig: o.kubeconfig,
+      });
+      const stop = async (sig: string) => {
+        handle.log.info({ signal: sig }, "shutting down");
+        await handle.close();
+        process.exit(0);
+      };
+      process.once("SIGTERM", () => void stop("SIGTERM"));
+      process.once("SIGINT", () => void stop("SIGINT"));
+    });
+
+  program.command("mutate")
+    .description("Dry-run the admission decision on manifests offline; prints each object as it would be stored")
+    .requiredOption("-f, --file <file>", "multi-document YAML or JSON manifest (- for stdin)")
+    .option("--user <name>", "requesting user name", "kubernetes-admin")
+    .option("--group <name>", "requesting user's group (repeatable); system:authenticated is added as the API server does", collect, [])
+    .option("--exact-groups", "do not add system:authenticated", false)
+    .option("--operation <op>", "CREATE or UPDATE", "CREATE")
+    .option("--old <file>", "for UPDATE: the objects as currently stored (matched by kind, namespace, name)")
+    .option("-n, --namespace <ns>", "namespace for objects that name none", "default")
+    .option("--config <file>", "configuration keys and lookups, as for `admission --config`")
+    .option("--patch", "print the JSON Patch instead of the resulting object", false)
+    .action(async (o) => {
+      const code = await runMutate({
+        file: o.file, user: o.user, group: o.group, exactGroups: o.exactGroups, operation: o.operation, old: o.old,
+        namespace: o.namespace, config: o.config, patch: o.patch,
+      }, (s) => process.stdout.write(s), (s) => process.stderr.write(s));
+      process.exitCode = code;
+    });
+
+  program.command("config-keys")
+    .description("List the admission controller's configuration keys with defaults and environment variables")
+    .action(() => {
+      for (const [key, spec] of Object.entries(ADMISSION_CONFIG_KEYS)) {
+        process.stdout.write(`${key}\tdefault ${JSON.stringify(spec.default)}\t${spec.env.length ? `env ${spec.env.join(", ")}` : ""}\t${spec.doc}\n`);
+      }
+    });
+
+  return program;
+}
+
+/** Runs the CLI with `argv` (process.argv form). */
+export async function main(argv: string[]): Promise<void> {
+  await buildCli().parseAsync(argv);
+}

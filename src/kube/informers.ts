@@ -1,0 +1,64 @@
+/**
+ * Informers: list + watch into a local cache, restarted with back-off after an error (the client's informer stops on
+ * error). Decisions read the caches; no API call per admission.
+ */
+import type { Logger } from "pino";
+import { k8s } from "./client.js";
+
+export interface CachedInformer<T extends k8s.KubernetesObject> {
+  /** True once the first list has been loaded. */
+  synced(): boolean;
+  get(name: string, namespace?: string): T | undefined;
+  list(): T[];
+  on(verb: "add" | "update" | "delete", cb: (obj: T) => void): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts an informer on `path` and resolves after its first list.
+ * @param path API path, e.g. `/api/v1/namespaces`
+ * @param list the matching list call
+ * @param what name for logs, e.g. `namespaces`
+ * @param retryMs delay before restarting after a watch error, milliseconds
+ */
+export async function startInformer<T extends k8s.KubernetesObject>(
+  kc: k8s.KubeConfig,
+  path: string,
+  list: () => Promise<k8s.KubernetesListObject<T>>,
+  what: string,
+  log: Logger,
+  retryMs = 2000,
+): Promise<CachedInformer<T>> {
+  const informer = k8s.makeInformer<T>(kc, path, list);
+  let synced = false;
+  let stopped = false;
+  informer.on("error", (err: unknown) => {
+    if (stopped) return;
+    log.warn({ informer: what, err: (err as Error)?.message ?? String(err) }, "informer error; restarting");
+    setTimeout(() => {
+      if (!stopped) informer.start().catch((e: Error) => log.warn({ informer: what, err: e.message }, "informer restart failed"));
+    }, retryMs).unref();
+  });
+  informer.on("connect", () => log.debug({ informer: what }, "informer watching"));
+  for (;;) {
+    try {
+      await informer.start();
+      break;
+    } catch (err) {
+      log.warn({ informer: what, err: (err as Error).message }, "informer list failed; retrying");
+      await new Promise((r) => setTimeout(r, retryMs));
+    }
+  }
+  synced = true;
+  log.info({ informer: what, objects: informer.list().length }, "informer synced");
+  return {
+    synced: () => synced,
+    get: (name, namespace) => informer.get(name, namespace),
+    list: () => [...informer.list()],
+    on: (verb, cb) => informer.on(verb, cb),
+    stop: async () => {
+      stopped = true;
+      await informer.stop();
+    },
+  };
+}

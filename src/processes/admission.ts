@@ -1,0 +1,237 @@
+/**
+ * The `corral admission` process: configuration, lookups (informers or a file), certificates and the HTTPS server.
+ *
+ * Cluster mode: Namespaces, PriorityClasses and the ConfigMaps of the controller's namespace come from informers;
+ * `yunikorn-defaults` / `yunikorn-configs` changes apply live (last good config kept on error).
+ * Standalone mode: no API server; the config file gives the keys and the namespace/PriorityClass lookups.
+ */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { pino, type Logger } from "pino";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { type ConfigMapData, type ConfigMapLookups, flattenConfigMaps, validateConfigMap } from "../admission/config-validation.js";
+import { AdmissionConfigStore, type ConfigLayer, describeConfig, formatConfigErrors } from "../admission/config.js";
+import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME, MUTATE_PATH, VALIDATE_CONF_PATH } from "../admission/constants.js";
+import type { AdmissionLookups } from "../admission/decision.js";
+import type { NamespaceInfo } from "../admission/namespaces.js";
+import { decide } from "../admission/review.js";
+import { k8s, loadKubeConfig } from "../kube/client.js";
+import { type CachedInformer, startInformer } from "../kube/informers.js";
+import { generateCa, generateServerCert } from "../pki/certificates.js";
+import { schedulerQueueValidator } from "../server/scheduler-client.js";
+import { type TlsMaterial, type WebhookServer, startWebhookServer } from "../server/webhook-server.js";
+
+export interface AdmissionOptions {
+  standalone: boolean;
+  /** YAML/JSON file of configuration keys (standalone: also `namespaces` and `priorityClasses` lookups). */
+  configFile?: string;
+  host: string;
+  port: number;
+  /** Directory for `tls.crt`/`tls.key`/`ca.crt`; existing files are used, missing ones generated. */
+  certDir: string;
+  /** Extra DNS names / IPs for the generated server certificate. */
+  extraSans?: string[];
+  kubeconfig?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  logger?: Logger;
+}
+
+export interface AdmissionHandle {
+  server: WebhookServer;
+  store: AdmissionConfigStore;
+  /** PEM CA bundle clients must trust (the generated or provided `ca.crt`). */
+  caBundle: string;
+  log: Logger;
+  close(): Promise<void>;
+}
+
+const scalar = z.union([z.string(), z.number(), z.boolean()]).transform(String);
+const metaLookup = z.object({
+  annotations: z.record(z.string(), z.string()).optional(),
+  labels: z.record(z.string(), z.string()).optional(),
+}).strict();
+/** Shape of `--config FILE`: configuration keys, plus standalone lookups. */
+export const configFileSchema = z.object({
+  namespaces: z.record(z.string(), metaLookup).optional(),
+  priorityClasses: z.record(z.string(), metaLookup).optional(),
+}).catchall(scalar);
+
+export interface ConfigFile {
+  layer: ConfigLayer;
+  namespaces: Record<string, NamespaceInfo>;
+  priorityClasses: Record<string, { annotations?: Record<string, string> }>;
+}
+
+/**
+ * Reads and validates `--config FILE` (YAML or JSON).
+ * @throws Error naming the file and the bad key
+ */
+export async function readConfigFile(path: string): Promise<ConfigFile> {
+  const text = await readFile(path, "utf8");
+  let raw: unknown;
+  try {
+    raw = parseYaml(text, { uniqueKeys: true }) ?? {};
+  } catch (err) {
+    throw new Error(`${path}: not valid YAML/JSON: ${(err as Error).message}`);
+  }
+  const r = configFileSchema.safeParse(raw);
+  if (!r.success) {
+    throw new Error(`${path}: ${r.error.issues.map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`).join("; ")}`);
+  }
+  const { namespaces, priorityClasses, ...keys } = r.data;
+  return {
+    layer: { name: path, data: keys as Record<string, string> },
+    namespaces: namespaces ?? {},
+    priorityClasses: priorityClasses ?? {},
+  };
+}
+
+async function readIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Loads `tls.crt`/`tls.key`/`ca.crt` from `dir`, or generates a CA and server certificate there (valid one year).
+ * @returns the TLS material and the CA bundle
+ */
+export async function ensureCertDir(dir: string, sans: string[], log: Logger): Promise<TlsMaterial & { ca: string }> {
+  const [cert, key, ca] = await Promise.all(["tls.crt", "tls.key", "ca.crt"].map((f) => readIfExists(join(dir, f))));
+  if (cert && key) return { cert, key, ca: ca ?? cert };
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const now = Date.now();
+  const notBefore = new Date(now - 5 * 60_000);
+  const notAfter = new Date(now + 365 * 24 * 3600_000);
+  const caPair = await generateCa({ commonName: "corral-admission-ca", notBefore, notAfter });
+  const ips = sans.filter((s) => /^[0-9.]+$|:/.test(s));
+  const dns = sans.filter((s) => !ips.includes(s));
+  const server = await generateServerCert(caPair, { commonName: dns[0] ?? "localhost", dnsNames: dns, ipAddresses: ips, notBefore, notAfter });
+  await writeFile(join(dir, "ca.crt"), caPair.certPem, { mode: 0o644 });
+  await writeFile(join(dir, "tls.crt"), server.certPem + caPair.certPem, { mode: 0o644 });
+  await writeFile(join(dir, "tls.key"), server.keyPem, { mode: 0o600 });
+  log.info({ certDir: dir, sans }, "generated self-signed CA and server certificate");
+  return { cert: server.certPem + caPair.certPem, key: server.keyPem, ca: caPair.certPem };
+}
+
+/** Starts the admission controller; resolves once it serves. */
+export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHandle> {
+  const env = opts.env ?? process.env;
+  const log = opts.logger ?? pino({ name: "corral-admission", level: env.LOG_LEVEL ?? "info" });
+  const closers: (() => Promise<void>)[] = [];
+
+  let fileLayer: ConfigLayer[] = [];
+  let lookups: AdmissionLookups;
+  let cmLookups: ConfigMapLookups = { configMap: () => undefined };
+  let ready = () => true;
+  let store: AdmissionConfigStore;
+
+  if (opts.configFile) {
+    const file = await readConfigFile(opts.configFile);
+    fileLayer = [file.layer];
+    if (opts.standalone) {
+      lookups = {
+        namespace: (n) => file.namespaces[n],
+        priorityClass: (n) => file.priorityClasses[n],
+      };
+    }
+  }
+  store = new AdmissionConfigStore(env, fileLayer);
+  log.level = store.current.logLevel;
+
+  if (opts.standalone) {
+    lookups ??= { namespace: () => undefined, priorityClass: () => undefined };
+  } else {
+    const kc = loadKubeConfig(opts.kubeconfig);
+    const core = kc.makeApiClient(k8s.CoreV1Api);
+    const scheduling = kc.makeApiClient(k8s.SchedulingV1Api);
+    const ns = store.current.namespace;
+    let synced = false;
+    const [namespaces, priorityClasses, configMaps] = await Promise.all([
+      startInformer<k8s.V1Namespace>(kc, "/api/v1/namespaces", () => core.listNamespace(), "namespaces", log),
+      startInformer<k8s.V1PriorityClass>(kc, "/apis/scheduling.k8s.io/v1/priorityclasses", () => scheduling.listPriorityClass(), "priorityclasses", log),
+      startInformer<k8s.V1ConfigMap>(kc, `/api/v1/namespaces/${ns}/configmaps`, () => core.listNamespacedConfigMap({ namespace: ns }), "configmaps", log),
+    ]);
+    for (const inf of [namespaces, priorityClasses, configMaps] as CachedInformer<k8s.KubernetesObject>[]) closers.push(() => inf.stop());
+    const meta = (o: k8s.KubernetesObject | undefined) =>
+      o ? { annotations: o.metadata?.annotations, labels: o.metadata?.labels } : undefined;
+    lookups = {
+      namespace: (n) => meta(namespaces.get(n)),
+      priorityClass: (n) => meta(priorityClasses.get(n)),
+    };
+    cmLookups = { configMap: (n) => configMaps.get(n, ns) as ConfigMapData | undefined };
+
+    const reload = (why: string) => {
+      let layers: ConfigLayer[];
+      try {
+        const flat = flattenConfigMaps([cmLookups.configMap(DEFAULT_CONFIGMAP_NAME), cmLookups.configMap(CONFIGMAP_NAME)]);
+        layers = [...fileLayer, { name: `ConfigMaps ${ns}/${DEFAULT_CONFIGMAP_NAME}+${CONFIGMAP_NAME}`, data: flat }];
+      } catch (err) {
+        log.error({ err: (err as Error).message }, "configuration rejected; keeping the last good configuration");
+        return;
+      }
+      const r = store.update(layers);
+      if (r.status === "applied") {
+        log.level = r.config.logLevel;
+        log.info({ why, config: describeConfig(r.config) }, "configuration applied");
+      } else if (r.status === "rejected") {
+        log.error({ why, errors: r.errors }, `configuration rejected; keeping the last good configuration: ${formatConfigErrors(r.errors)}`);
+      } else if (r.status === "ignored") {
+        log.warn({ why }, "Config hot-refresh is disabled, ignoring configuration update");
+      }
+    };
+    reload("start");
+    for (const verb of ["add", "update", "delete"] as const) {
+      configMaps.on(verb, (cm) => {
+        const name = cm.metadata?.name;
+        if (name === CONFIGMAP_NAME || name === DEFAULT_CONFIGMAP_NAME) reload(`${verb} ConfigMap ${ns}/${name}`);
+      });
+    }
+    synced = true;
+    ready = () => synced && namespaces.synced() && configMaps.synced();
+  }
+
+  const cfg0 = store.current;
+  const svc = cfg0.amServiceName;
+  const sans = [
+    "localhost", "127.0.0.1", "::1",
+    svc, `${svc}.${cfg0.namespace}`, `${svc}.${cfg0.namespace}.svc`,
+    ...(opts.extraSans ?? []),
+  ];
+  const tls = await ensureCertDir(opts.certDir, sans, log);
+  const finalLookups = lookups!;
+
+  const server = await startWebhookServer({
+    host: opts.host,
+    port: opts.port,
+    tls,
+    logger: log,
+    ready,
+    routes: [
+      { path: MUTATE_PATH, name: "mutate", decide: (r) => decide(r, store.current, finalLookups) },
+      {
+        path: VALIDATE_CONF_PATH,
+        name: "validate-conf",
+        decide: (r) => {
+          const c = store.current;
+          return validateConfigMap(r, c, cmLookups, schedulerQueueValidator(c.schedulerServiceAddress, c.schedulerValidationTimeoutMs));
+        },
+      },
+    ],
+  });
+  log.info({ port: server.port, host: opts.host, standalone: opts.standalone, namespace: cfg0.namespace }, "admission controller serving");
+  return {
+    server,
+    store,
+    caBundle: tls.ca,
+    log,
+    close: async () => {
+      await server.close();
+      for (const c of closers) await c().catch(() => undefined);
+    },
+  };
+}
