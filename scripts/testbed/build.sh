@@ -12,13 +12,15 @@ set -euo pipefail
 CACHE="${CORRAL_TESTBED_CACHE:-$HOME/.cache/corral-testbed}"
 BIN="$CACHE/bin"
 WANT_VERSION="v1.20.2"
+# Bump when the build recipe changes, so cached binaries are rebuilt.
+RECIPE=2
 log() { printf '[testbed-build] %s\n' "$*" >&2; }
 
 have_binaries() {
   for b in kube-apiserver kube-controller-manager kube-scheduler; do
     [ -x "$BIN/$b" ] || return 1
   done
-  [ -f "$BIN/VERSION" ] && [ "$(cat "$BIN/VERSION")" = "$WANT_VERSION" ] || return 1
+  [ -f "$BIN/VERSION" ] && [ "$(cat "$BIN/VERSION")" = "$WANT_VERSION recipe $RECIPE" ] || return 1
   command -v etcd >/dev/null 2>&1 || [ -x /usr/bin/etcd ] || return 1
   return 0
 }
@@ -53,7 +55,8 @@ log "apt-get update"
 $SUDO apt-get update -qq
 log "installing build tools and etcd-server"
 $SUDO apt-get install -y -qq --no-install-recommends \
-  dpkg-dev rsync golang-1.19-go etcd-server etcd-client build-essential ca-certificates >/dev/null
+  dpkg-dev rsync golang-1.19-go golang-github-modern-go-reflect2-dev etcd-server etcd-client build-essential \
+  ca-certificates openssl curl >/dev/null
 
 mkdir -p "$CACHE/src" "$BIN"
 cd "$CACHE/src"
@@ -67,6 +70,17 @@ if [ -z "$SRCDIR" ]; then
 fi
 cd "$SRCDIR"
 log "source tree: $(pwd)"
+
+# Kubernetes 1.20 vendors modern-go/reflect2 v1.0.1, whose map iteration corrupts memory under Go >= 1.18
+# (kube-apiserver dies with SIGSEGV in aeshashbody while encoding webhook patch annotations). Debian ships the fixed
+# v1.0.2 (same API); put its sources into the vendor tree.
+R2=/usr/share/gocode/src/github.com/modern-go/reflect2
+if ! grep -q "corral: reflect2 1.0.2" vendor/github.com/modern-go/reflect2/.corral 2>/dev/null; then
+  log "vendoring Debian's reflect2 1.0.2 (Go 1.18+ fix)"
+  rm -f vendor/github.com/modern-go/reflect2/*.go vendor/github.com/modern-go/reflect2/*.s
+  find "$R2" -maxdepth 1 -type f \( -name '*.go' -o -name '*.s' \) ! -name '*_test.go' -exec cp {} vendor/github.com/modern-go/reflect2/ \;
+  echo "corral: reflect2 1.0.2" >vendor/github.com/modern-go/reflect2/.corral
+fi
 
 export PATH="/usr/lib/go-1.19/bin:$PATH"
 # hack/lib/golang.sh folds GOFLAGS into -tags, so leave it unset (vendor/ is used by default).
@@ -84,5 +98,5 @@ for what in cmd/kube-apiserver cmd/kube-controller-manager cmd/kube-scheduler; d
   found=$(find _output -type f -name "$name" -perm -u+x | head -n1)
   cp "$found" "$BIN/$name"
 done
-echo "$WANT_VERSION" >"$BIN/VERSION"
+echo "$WANT_VERSION recipe $RECIPE" >"$BIN/VERSION"
 log "done: $BIN"

@@ -1,0 +1,97 @@
+/**
+ * The admission controller's webhook configurations, as data (yunikorn-admission reference §10.4, with corral's
+ * changes): one mutating webhook for Pods and the workload kinds (CREATE, UPDATE), one validating webhook for
+ * ConfigMaps. Pure builders; kube/registration.ts applies them.
+ */
+import {
+  MUTATE_PATH,
+  MUTATE_PODS_WEBHOOK,
+  MUTATING_WEBHOOK_CONFIGURATION,
+  VALIDATE_CONF_PATH,
+  VALIDATE_CONF_WEBHOOK,
+  VALIDATING_WEBHOOK_CONFIGURATION,
+} from "./constants.js";
+
+/** Where the API server reaches the webhook. */
+export type WebhookTarget =
+  /** In cluster: a Service (port 443 unless given). */
+  | { mode: "service"; name: string; namespace: string; port?: number }
+  /** Out of cluster (test bed, development): an https URL base such as `https://127.0.0.1:9089`. */
+  | { mode: "url"; url: string };
+
+export interface WebhookSettings {
+  target: WebhookTarget;
+  /** PEM bundle of the CA(s) that sign the serving certificate. */
+  caBundle: string;
+  /** Failure policy of the mutating webhook. Default `Fail`: pods must not slip through unstamped. */
+  mutateFailurePolicy?: "Fail" | "Ignore";
+  /** Failure policy of the validating webhook. Default `Ignore`, as YuniKorn. */
+  validateFailurePolicy?: "Fail" | "Ignore";
+  /** Seconds the API server waits for an answer (1-30). Default 5. */
+  timeoutSeconds?: number;
+  mutatingName?: string;
+  validatingName?: string;
+  /** Namespaces never sent to the webhooks (needs the `kubernetes.io/metadata.name` label, Kubernetes ≥ 1.21). */
+  excludedNamespaces?: string[];
+}
+
+/** The resources the mutating webhook receives. */
+export const MUTATE_RULE = {
+  operations: ["CREATE", "UPDATE"],
+  apiGroups: ["", "apps", "batch"],
+  apiVersions: ["*"],
+  resources: ["pods", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs", "replicationcontrollers"],
+  scope: "Namespaced",
+};
+
+function clientConfig(target: WebhookTarget, path: string, caBundle: string): Record<string, unknown> {
+  const ca = Buffer.from(caBundle).toString("base64");
+  if (target.mode === "url") return { url: `${target.url.replace(/\/$/, "")}${path}`, caBundle: ca };
+  return { service: { name: target.name, namespace: target.namespace, path, port: target.port ?? 443 }, caBundle: ca };
+}
+
+function namespaceSelector(excluded: string[]): Record<string, unknown> {
+  return { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: excluded }] };
+}
+
+/** MutatingWebhookConfiguration (admissionregistration.k8s.io/v1). */
+export function mutatingWebhookConfiguration(s: WebhookSettings): Record<string, unknown> {
+  const excluded = s.excludedNamespaces ?? ["kube-system"];
+  return {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "MutatingWebhookConfiguration",
+    metadata: { name: s.mutatingName ?? MUTATING_WEBHOOK_CONFIGURATION, labels: { app: "yunikorn" } },
+    webhooks: [{
+      name: MUTATE_PODS_WEBHOOK,
+      clientConfig: clientConfig(s.target, MUTATE_PATH, s.caBundle),
+      rules: [MUTATE_RULE],
+      failurePolicy: s.mutateFailurePolicy ?? "Fail",
+      matchPolicy: "Equivalent",
+      sideEffects: "None",
+      timeoutSeconds: s.timeoutSeconds ?? 5,
+      admissionReviewVersions: ["v1"],
+      reinvocationPolicy: "Never",
+      namespaceSelector: namespaceSelector(excluded),
+      objectSelector: { matchExpressions: [{ key: "app", operator: "NotIn", values: ["yunikorn"] }] },
+    }],
+  };
+}
+
+/** ValidatingWebhookConfiguration (admissionregistration.k8s.io/v1) for the scheduler ConfigMaps. */
+export function validatingWebhookConfiguration(s: WebhookSettings): Record<string, unknown> {
+  return {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "ValidatingWebhookConfiguration",
+    metadata: { name: s.validatingName ?? VALIDATING_WEBHOOK_CONFIGURATION, labels: { app: "yunikorn" } },
+    webhooks: [{
+      name: VALIDATE_CONF_WEBHOOK,
+      clientConfig: clientConfig(s.target, VALIDATE_CONF_PATH, s.caBundle),
+      rules: [{ operations: ["CREATE", "UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"], scope: "Namespaced" }],
+      failurePolicy: s.validateFailurePolicy ?? "Ignore",
+      matchPolicy: "Equivalent",
+      sideEffects: "None",
+      timeoutSeconds: s.timeoutSeconds ?? 5,
+      admissionReviewVersions: ["v1"],
+    }],
+  };
+}
