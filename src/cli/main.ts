@@ -6,6 +6,9 @@ import { DEFAULT_ADMISSION_PORT } from "../admission/constants.js";
 import { ADMISSION_CONFIG_KEYS } from "../admission/config.js";
 import { runAdmission } from "../processes/admission.js";
 import { runMutate } from "./mutate.js";
+import { readFileSync } from "node:fs";
+import { stringify } from "yaml";
+import { mutatingWebhookConfiguration, validatingWebhookConfiguration, type WebhookTarget } from "../admission/webhooks.js";
 
 function port(value: string): number {
   const n = Number(value);
@@ -60,6 +63,25 @@ export function buildCli(): Command {
         namespace: o.namespace, config: o.config, patch: o.patch,
       }, (s) => process.stdout.write(s), (s) => process.stderr.write(s));
       process.exitCode = code;
+    });
+
+  program.command("webhook-config")
+    .description("Print the Mutating/ValidatingWebhookConfiguration YAML for kubectl apply")
+    .requiredOption("--ca-file <file>", "PEM CA bundle that signs the server certificate (e.g. ca.crt of --cert-dir)")
+    .option("--url <url>", "out-of-cluster base URL, e.g. https://127.0.0.1:9089")
+    .option("--service <name>", "in-cluster Service name", "yunikorn-admission-controller-service")
+    .option("--service-namespace <ns>", "namespace of the Service", "default")
+    .addOption(new Option("--service-port <port>", "Service port").default(443).argParser(port))
+    .addOption(new Option("--failure-policy <policy>", "failure policy of the mutating webhook").choices(["Fail", "Ignore"]).default("Fail"))
+    .addOption(new Option("--timeout <seconds>", "webhook timeout in seconds (1-30)").default(5).argParser((v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1 || n > 30) throw new InvalidArgumentError("must be 1-30");
+      return n;
+    }))
+    .action((o) => {
+      const target: WebhookTarget = o.url ? { mode: "url", url: o.url } : { mode: "service", name: o.service, namespace: o.serviceNamespace, port: o.servicePort };
+      const settings = { target, caBundle: readFileSync(o.caFile, "utf8"), mutateFailurePolicy: o.failurePolicy, timeoutSeconds: o.timeout };
+      process.stdout.write(stringify(mutatingWebhookConfiguration(settings)) + "---\n" + stringify(validatingWebhookConfiguration(settings)));
     });
 
   program.command("config-keys")

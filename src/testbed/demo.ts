@@ -1,0 +1,155 @@
+/**
+ * The local demo (`npm run demo`): a real kube-apiserver sends pods and workloads submitted by different users through
+ * corral's admission webhooks; prints what each object became, then shuts everything down.
+ */
+import { mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pino } from "pino";
+import { ANNOTATION_USER_INFO } from "../admission/constants.js";
+import { mutatingWebhookConfiguration, validatingWebhookConfiguration } from "../admission/webhooks.js";
+import { applyObject } from "../kube/apply.js";
+import { k8s } from "../kube/client.js";
+import { type CorralProcess, type Testbed, type TestbedUser, kubeConfigFor, prepareNamespace, startCorral, testbedDown, testbedUp, waitFor } from "./testbed.js";
+
+const NS = "team-a";
+const CORRAL_NS = "corral";
+const say = (s: string) => process.stdout.write(`${s}\n`);
+
+interface Row {
+  object: string;
+  by: string;
+  result: string;
+  scheduler: string;
+  appId: string;
+  queue: string;
+  identity: string;
+}
+
+function describePodLike(meta: k8s.V1ObjectMeta | undefined, spec: { schedulerName?: string } | undefined): Omit<Row, "object" | "by" | "result"> {
+  const ui = meta?.annotations?.[ANNOTATION_USER_INFO];
+  let identity = "-";
+  if (ui) {
+    try {
+      const v = JSON.parse(ui) as { user?: string; groups?: string[] };
+      identity = `${v.user ?? ""} [${(v.groups ?? []).join(",")}]`;
+    } catch {
+      identity = ui;
+    }
+  }
+  return {
+    scheduler: spec?.schedulerName ?? "-",
+    appId: meta?.labels?.applicationId ?? "-",
+    queue: meta?.labels?.queue ?? "-",
+    identity,
+  };
+}
+
+function errorMessage(err: unknown): string {
+  const e = err as { body?: unknown; message?: string };
+  const body = typeof e.body === "string" ? (() => { try { return JSON.parse(e.body as string); } catch { return undefined; } })() : e.body;
+  return (body as { message?: string })?.message ?? e.message ?? String(err);
+}
+
+function printTable(rows: Row[]): void {
+  const head: Row = { object: "OBJECT", by: "SUBMITTED BY", result: "RESULT", scheduler: "SCHEDULER", appId: "APPLICATION ID", queue: "QUEUE", identity: "USER.INFO (user [groups])" };
+  const all = [head, ...rows];
+  const keys = Object.keys(head) as (keyof Row)[];
+  const widths = keys.map((k) => Math.max(...all.map((r) => r[k].length)));
+  for (const r of all) say(keys.map((k, i) => r[k].padEnd(widths[i]!)).join("  ").trimEnd());
+}
+
+/** Runs the demo; resolves when everything is shut down. */
+export async function runDemo(): Promise<void> {
+  say("corral demo: bringing up the local Kubernetes test bed (the first run builds kube-apiserver v1.20.2 from Debian's sources, ~10 min)");
+  let tb: Testbed | undefined;
+  let corral: CorralProcess | undefined;
+  try {
+    tb = await testbedUp((l) => say(`  ${l}`));
+    const admin = kubeConfigFor(tb, "admin");
+    const log = pino({ level: "silent" });
+    await prepareNamespace(admin, CORRAL_NS, []);
+    await prepareNamespace(admin, NS, ["alice", "bob", "airflow"]);
+    const core = (u: TestbedUser) => kubeConfigFor(tb!, u).makeApiClient(k8s.CoreV1Api);
+    await core("admin").createNamespacedConfigMap({
+      namespace: CORRAL_NS,
+      body: { metadata: { name: "yunikorn-configs" }, data: { "admissionController.accessControl.externalUsers": "^airflow$" } },
+    }).catch(() => undefined);
+
+    say("starting corral admission (cluster mode, informers on the test bed)");
+    const certDir = await mkdtemp(join(tmpdir(), "corral-demo-certs-"));
+    const port = 19089;
+    corral = await startCorral(
+      ["admission", "--host", "127.0.0.1", "--port", String(port), "--cert-dir", certDir, "--kubeconfig", tb.kubeconfig.admin],
+      { env: { NAMESPACE: CORRAL_NS }, readyMsg: "admission controller serving" },
+    );
+    const caBundle = await readFile(join(certDir, "ca.crt"), "utf8");
+    const settings = { target: { mode: "url" as const, url: `https://127.0.0.1:${port}` }, caBundle };
+    await applyObject(admin, mutatingWebhookConfiguration(settings) as k8s.KubernetesObject, log);
+    await applyObject(admin, validatingWebhookConfiguration(settings) as k8s.KubernetesObject, log);
+    say(`webhooks registered: https://127.0.0.1:${port}/mutate and /validate-conf`);
+
+    const rows: Row[] = [];
+    const objects = (u: TestbedUser) => k8s.KubernetesObjectApi.makeApiClient(kubeConfigFor(tb!, u));
+    const submit = async (by: TestbedUser, label: string, body: k8s.KubernetesObject, read: () => Promise<Omit<Row, "object" | "by" | "result">>) => {
+      const who = by === "frontend" ? "airflow (front end)" : by;
+      try {
+        await objects(by).create(body);
+        rows.push({ object: label, by: who, result: "admitted", ...(await read()) });
+      } catch (err) {
+        rows.push({ object: label, by: who, result: `DENIED: ${errorMessage(err)}`, scheduler: "-", appId: "-", queue: "-", identity: "-" });
+      }
+    };
+    const readPod = (ns: string, name: string) => async () => {
+      const p = await core("admin").readNamespacedPod({ namespace: ns, name });
+      return describePodLike(p.metadata, p.spec);
+    };
+    const container = [{ name: "main", image: "registry.example.com/busybox:1.36", command: ["sleep", "3600"] }];
+
+    say("submitting workloads as alice, bob, the airflow front end and admin");
+    await submit("alice", "Pod team-a/alice-sleep", { apiVersion: "v1", kind: "Pod", metadata: { name: "alice-sleep", namespace: NS, labels: { app: "sleep" } }, spec: { containers: container } } as k8s.KubernetesObject, readPod(NS, "alice-sleep"));
+    await submit("bob", "Pod team-a/bob-spark-exec", { apiVersion: "v1", kind: "Pod", metadata: { name: "bob-spark-exec", namespace: NS, labels: { "spark-app-selector": "spark-0042", queue: "root.analytics" } }, spec: { containers: container } } as k8s.KubernetesObject, readPod(NS, "bob-spark-exec"));
+    await submit("alice", "Deployment team-a/web (template)", { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web", namespace: NS }, spec: { replicas: 2, selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: container } } } } as k8s.KubernetesObject, async () => {
+      const d = await kubeConfigFor(tb!, "admin").makeApiClient(k8s.AppsV1Api).readNamespacedDeployment({ namespace: NS, name: "web" });
+      return describePodLike(d.spec?.template.metadata, d.spec?.template.spec);
+    });
+    await submit("bob", "Job team-a/etl (template)", { apiVersion: "batch/v1", kind: "Job", metadata: { name: "etl", namespace: NS }, spec: { template: { spec: { restartPolicy: "Never", containers: container } } } } as k8s.KubernetesObject, async () => {
+      const j = await kubeConfigFor(tb!, "admin").makeApiClient(k8s.BatchV1Api).readNamespacedJob({ namespace: NS, name: "etl" });
+      return describePodLike(j.spec?.template.metadata, j.spec?.template.spec);
+    });
+    await submit("alice", "CronJob team-a/nightly (template)", { apiVersion: "batch/v1beta1", kind: "CronJob", metadata: { name: "nightly", namespace: NS }, spec: { schedule: "0 3 * * *", jobTemplate: { spec: { template: { spec: { restartPolicy: "Never", containers: container } } } } } } as k8s.KubernetesObject, async () => {
+      const c = await objects("admin").read({ apiVersion: "batch/v1beta1", kind: "CronJob", metadata: { name: "nightly", namespace: NS } }) as unknown as { spec: { jobTemplate: { spec: { template: { metadata?: k8s.V1ObjectMeta; spec?: { schedulerName?: string } } } } } };
+      return describePodLike(c.spec.jobTemplate.spec.template.metadata, c.spec.jobTemplate.spec.template.spec);
+    });
+    await submit("frontend", "Pod team-a/carol-notebook", { apiVersion: "v1", kind: "Pod", metadata: { name: "carol-notebook", namespace: NS, annotations: { [ANNOTATION_USER_INFO]: '{"user":"carol","groups":["data-science"]}' } }, spec: { containers: container } } as k8s.KubernetesObject, readPod(NS, "carol-notebook"));
+    await submit("alice", "Pod team-a/pretend-bob", { apiVersion: "v1", kind: "Pod", metadata: { name: "pretend-bob", namespace: NS, annotations: { [ANNOTATION_USER_INFO]: '{"user":"bob","groups":["users"]}' } }, spec: { containers: container } } as k8s.KubernetesObject, readPod(NS, "pretend-bob"));
+    await submit("admin", "Pod kube-system/node-agent", { apiVersion: "v1", kind: "Pod", metadata: { name: "node-agent", namespace: "kube-system" }, spec: { containers: container } } as k8s.KubernetesObject, readPod("kube-system", "node-agent"));
+
+    const podsOf = async (selector: string, n: number) => waitFor(`${n} pods (${selector})`, async () => {
+      const l = await core("admin").listNamespacedPod({ namespace: NS, labelSelector: selector });
+      return l.items.length >= n ? l.items : undefined;
+    });
+    for (const p of await podsOf("app=web", 2)) rows.push({ object: `Pod team-a/${p.metadata?.name}`, by: "replicaset-controller", result: "admitted", ...describePodLike(p.metadata, p.spec) });
+    for (const p of await podsOf("job-name=etl", 1)) rows.push({ object: `Pod team-a/${p.metadata?.name}`, by: "job-controller", result: "admitted", ...describePodLike(p.metadata, p.spec) });
+
+    try {
+      await objects("alice").patch(
+        { apiVersion: "v1", kind: "Pod", metadata: { name: "alice-sleep", namespace: NS, annotations: { [ANNOTATION_USER_INFO]: '{"user":"bob"}' } } },
+        undefined, undefined, undefined, undefined, k8s.PatchStrategy.MergePatch,
+      );
+      rows.push({ object: "Pod team-a/alice-sleep (annotate user.info)", by: "alice", result: "admitted (unexpected)", scheduler: "-", appId: "-", queue: "-", identity: "-" });
+    } catch (err) {
+      rows.push({ object: "Pod team-a/alice-sleep (annotate user.info)", by: "alice", result: `DENIED: ${errorMessage(err)}`, scheduler: "-", appId: "-", queue: "-", identity: "-" });
+    }
+
+    say("");
+    printTable(rows);
+    say("");
+    const admissions = corral.logs.filter((l) => l.msg === "admission").length;
+    say(`corral answered ${admissions} AdmissionReviews; the pods were created by the controllers on behalf of the users who submitted the workloads.`);
+  } finally {
+    say("shutting down");
+    await corral?.stop();
+    if (tb) await testbedDown((l) => say(`  ${l}`));
+  }
+}
