@@ -13,7 +13,7 @@
 import { gunzipSync } from "node:zlib";
 import { z } from "zod";
 import type { AdmissionRequest } from "../server/admission-review.js";
-import { formatZodError } from "../server/admission-review.js";
+import { formatZodError } from "../util/zod.js";
 import { type AdmissionConfig, formatConfigErrors, parseAdmissionConfig } from "./config.js";
 import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME } from "./constants.js";
 import { type Decision, allow, refuse } from "./decision.js";

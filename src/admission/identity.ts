@@ -7,6 +7,7 @@
  */
 import { type AdmissionConfig, matchesAny } from "./config.js";
 import { ANNOTATION_USER_INFO as ANNOTATION_USER_INFO_KEY } from "./constants.js";
+import { withEntries } from "../util/json-patch.js";
 
 /** `request.userInfo` of an AdmissionReview (authentication.k8s.io/v1 UserInfo). */
 export interface UserInfo {
@@ -27,10 +28,9 @@ export interface UserGroupInformation {
  * (Go `omitempty` in the scheduler interface), so the text is byte-identical to YuniKorn's.
  */
 export function userInfoAnnotationValue(userInfo: UserInfo | undefined): string {
-  const ugi: UserGroupInformation = {};
-  if (userInfo?.username) ugi.user = userInfo.username;
-  if (userInfo?.groups && userInfo.groups.length > 0) ugi.groups = [...userInfo.groups];
-  return JSON.stringify(ugi);
+  const user = userInfo?.username ? `"user":${JSON.stringify(userInfo.username)}` : "";
+  const groups = userInfo?.groups && userInfo.groups.length > 0 ? `"groups":${JSON.stringify(userInfo.groups)}` : "";
+  return `{${user}${user && groups ? "," : ""}${groups}}`;
 }
 
 /**
@@ -121,10 +121,10 @@ export function userInfoStep(
     }
     return {
       ok: true,
-      annotations: { ...annotations, [ANNOTATION_USER_INFO_KEY]: userInfoAnnotationValue(userInfo) },
+      annotations: withEntries(annotations, { [ANNOTATION_USER_INFO_KEY]: userInfoAnnotationValue(userInfo) }),
       notes: [{ level: "warn", msg: `${what}: deprecated user label ${cfg.userLabelKey}=${legacy} ignored; identity taken from the request (${userInfo?.username ?? ""})` }],
       warnings: [`label ${cfg.userLabelKey} is deprecated and ignored; the submitting user is recorded in ${ANNOTATION_USER_INFO_KEY}`],
     };
   }
-  return { ok: true, annotations: { ...annotations, [ANNOTATION_USER_INFO_KEY]: userInfoAnnotationValue(userInfo) }, notes: [], warnings: [] };
+  return { ok: true, annotations: withEntries(annotations, { [ANNOTATION_USER_INFO_KEY]: userInfoAnnotationValue(userInfo) }), notes: [], warnings: [] };
 }

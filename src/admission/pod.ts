@@ -34,7 +34,7 @@ import { type AdmissionLookups, type Decision, type DecisionContext, type Note, 
 import { type UserInfo, userInfoStep } from "./identity.js";
 import { shouldLabelNamespace, shouldProcessNamespace } from "./namespaces.js";
 import { decodePod, isValidLabelValue } from "./objects.js";
-import { type PatchOp, addAt } from "../util/json-patch.js";
+import { type PatchOp, addAt, withEntries } from "../util/json-patch.js";
 
 /**
  * Generated application id (apache/yunikorn-k8shim pkg/common/utils/utils.go GenerateApplicationID):
@@ -64,6 +64,23 @@ export interface ResolvedLabels {
   notes: Note[];
 }
 
+/** Writes `value` to both label spellings; a conflicting existing value is replaced and reported. */
+function setBoth(out: Record<string, string>, legacy: string, canonical: string, value: string, what: string, warnings: string[], notes: Note[]): void {
+  if (!isValidLabelValue(value)) {
+    notes.push({ level: "warn", msg: `${what} ${JSON.stringify(value)} is not a valid label value; labels not written` });
+    warnings.push(`${what} ${JSON.stringify(value)} is not a valid label value, so it is not copied to labels`);
+    return;
+  }
+  for (const key of [legacy, canonical]) {
+    const existing = out[key];
+    if (existing !== undefined && existing !== "" && existing !== value) {
+      warnings.push(`label ${key}=${existing} conflicts with ${what} ${value}; replaced`);
+      notes.push({ level: "warn", msg: `label ${key}=${existing} replaced by ${what} ${value}` });
+    }
+    out[key] = value;
+  }
+}
+
 /**
  * Application id, queue and disableStateAware labels for a pod (design 000, with YuniKorn 1.6's canonical keys).
  * Id: first non-empty of label `applicationId`, label `yunikorn.apache.org/app-id`, annotation
@@ -78,7 +95,7 @@ export function resolvePodLabels(
   annotations: Readonly<Record<string, string>>,
   podUid: string,
 ): ResolvedLabels {
-  const out: Record<string, string> = { ...labels };
+  const out: Record<string, string> = withEntries(labels, {});
   const warnings: string[] = [];
   const notes: Note[] = [];
   const candidates: [string, string | undefined][] = [
@@ -91,25 +108,10 @@ export function resolvePodLabels(
   const generated = found === undefined;
   const appId = found ? found[1]! : generateApplicationId(namespace, cfg.generateUniqueAppId, podUid);
 
-  const setBoth = (keys: readonly string[], value: string, what: string): void => {
-    if (!isValidLabelValue(value)) {
-      notes.push({ level: "warn", msg: `${what} ${JSON.stringify(value)} is not a valid label value; labels not written` });
-      warnings.push(`${what} ${JSON.stringify(value)} is not a valid label value, so it is not copied to labels`);
-      return;
-    }
-    for (const key of keys) {
-      const existing = out[key];
-      if (nonEmpty(existing) && existing !== value) {
-        warnings.push(`label ${key}=${existing} conflicts with ${what} ${value}; replaced`);
-        notes.push({ level: "warn", msg: `label ${key}=${existing} replaced by ${what} ${value}` });
-      }
-      out[key] = value;
-    }
-  };
-  setBoth([LABEL_APPLICATION_ID, CANONICAL_LABEL_APPLICATION_ID], appId, "application id");
+  setBoth(out, LABEL_APPLICATION_ID, CANONICAL_LABEL_APPLICATION_ID, appId, "application id", warnings, notes);
 
   const queue = [labels[LABEL_QUEUE_NAME], labels[CANONICAL_LABEL_QUEUE_NAME]].find(nonEmpty) ?? (cfg.defaultQueue || undefined);
-  if (queue !== undefined) setBoth([LABEL_QUEUE_NAME, CANONICAL_LABEL_QUEUE_NAME], queue, "queue");
+  if (queue !== undefined) setBoth(out, LABEL_QUEUE_NAME, CANONICAL_LABEL_QUEUE_NAME, queue, "queue", warnings, notes);
 
   if (generated && out[LABEL_DISABLE_STATE_AWARE] === undefined) out[LABEL_DISABLE_STATE_AWARE] = "true";
   return { labels: out, appId, generated, queue, warnings, notes };
@@ -179,7 +181,7 @@ export function mutatePodCreate(req: PodRequest, ctx: DecisionContext): Decision
     if (!sameMap(labels, resolved.labels)) newLabels = resolved.labels;
     const preempt = allowPreemptionValue(annotations, pod.spec?.priorityClassName, lookups);
     if (annotations[ANNOTATION_ALLOW_PREEMPTION] !== preempt) {
-      newAnnotations = { ...(newAnnotations ?? annotations), [ANNOTATION_ALLOW_PREEMPTION]: preempt };
+      newAnnotations = withEntries(newAnnotations ?? annotations, { [ANNOTATION_ALLOW_PREEMPTION]: preempt });
     }
   }
 

@@ -22,7 +22,7 @@ import { type UserInfo, isSystemUser, notAllowedMessage, parseUserInfoAnnotation
 import { shouldLabelNamespace, shouldProcessNamespace } from "./namespaces.js";
 import { type ObjectMeta, decodeMeta } from "./objects.js";
 import type { AdmissionLookups } from "./decision.js";
-import { addAt } from "../util/json-patch.js";
+import { addAt, withEntries } from "../util/json-patch.js";
 
 /** Path of the pod template inside each workload kind. */
 export const WORKLOAD_TEMPLATE_PATHS: Readonly<Record<string, readonly string[]>> = {
@@ -127,7 +127,7 @@ export function mutateWorkloadUpdate(req: WorkloadRequest, ctx: DecisionContext)
   const what = `${kind} ${namespace}/${req.name ?? ""}`;
   if (after === undefined) {
     if (cfg.bypassAuth) return allow();
-    const stamped = { ...(next.meta.annotations ?? {}), [ANNOTATION_USER_INFO]: userInfoAnnotationValue(req.userInfo) };
+    const stamped = withEntries(next.meta.annotations, { [ANNOTATION_USER_INFO]: userInfoAnnotationValue(req.userInfo) });
     return allow([addAt(req.object, annotationsPatchPath(kind), stamped)], [],
       [{ level: "info", msg: `${what}: template user.info removed by update; re-stamped with ${req.userInfo?.username ?? ""}` }]);
   }

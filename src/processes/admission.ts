@@ -7,7 +7,8 @@
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { pino, type Logger } from "pino";
+import type { Logger } from "pino";
+import { createLogger } from "../util/logger.js";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { type ConfigMapData, type ConfigMapLookups, flattenConfigMaps, validateConfigMap } from "../admission/config-validation.js";
@@ -16,8 +17,8 @@ import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME, MUTATE_PATH, VALIDATE_CONF_PATH
 import type { AdmissionLookups } from "../admission/decision.js";
 import type { NamespaceInfo } from "../admission/namespaces.js";
 import { decide } from "../admission/review.js";
-import { k8s, loadKubeConfig } from "../kube/client.js";
-import { type CachedInformer, startInformer } from "../kube/informers.js";
+import type { k8s } from "../kube/client.js";
+import type { CachedInformer } from "../kube/informers.js";
 import { generateCa, generateServerCert } from "../pki/certificates.js";
 import { schedulerQueueValidator } from "../server/scheduler-client.js";
 import { type TlsMaterial, type WebhookServer, startWebhookServer } from "../server/webhook-server.js";
@@ -121,7 +122,7 @@ export async function ensureCertDir(dir: string, sans: string[], log: Logger): P
 /** Starts the admission controller; resolves once it serves. */
 export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHandle> {
   const env = opts.env ?? process.env;
-  const log = opts.logger ?? pino({ name: "corral-admission", level: env.LOG_LEVEL ?? "info" });
+  const log = opts.logger ?? createLogger("corral-admission", env.LOG_LEVEL ?? "info");
   const closers: (() => Promise<void>)[] = [];
 
   let fileLayer: ConfigLayer[] = [];
@@ -146,6 +147,9 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
   if (opts.standalone) {
     lookups ??= { namespace: () => undefined, priorityClass: () => undefined };
   } else {
+    // Loaded only in cluster mode: the Kubernetes client is most of the process's memory (~60 MiB).
+    const { k8s, loadKubeConfig } = await import("../kube/client.js");
+    const { startInformer } = await import("../kube/informers.js");
     const kc = loadKubeConfig(opts.kubeconfig);
     const core = kc.makeApiClient(k8s.CoreV1Api);
     const scheduling = kc.makeApiClient(k8s.SchedulingV1Api);

@@ -2,7 +2,6 @@
  * admission.k8s.io/v1 AdmissionReview types and codec (Kubernetes API reference,
  * k8s.io/api/admission/v1/types.go). Pure: decoding never throws on user input; it returns a typed error.
  */
-import { z } from "zod";
 import type { UserInfo } from "../admission/identity.js";
 
 export interface GroupVersionKind {
@@ -53,29 +52,6 @@ export interface AdmissionReview {
   response?: AdmissionResponse;
 }
 
-/** Envelope schema: checks what every decision relies on, leaves `object`/`oldObject` to the decision. */
-const gvk = z.object({ group: z.string(), version: z.string(), kind: z.string() });
-const requestSchema = z.looseObject({
-  uid: z.string().min(1, "must be a non-empty string"),
-  kind: gvk,
-  namespace: z.string().optional(),
-  name: z.string().optional(),
-  operation: z.string(),
-  userInfo: z.looseObject({
-    username: z.string().optional(),
-    uid: z.string().optional(),
-    groups: z.array(z.string()).nullish(),
-  }).optional(),
-  object: z.unknown().optional(),
-  oldObject: z.unknown().optional(),
-  dryRun: z.boolean().nullish(),
-});
-const reviewSchema = z.looseObject({
-  apiVersion: z.string().optional(),
-  kind: z.string().optional(),
-  request: z.unknown().optional(),
-});
-
 /** Accepted AdmissionReview API versions; the response echoes the request's. */
 export const ADMISSION_API_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
 
@@ -84,13 +60,6 @@ export type DecodeResult =
   /** The body is an AdmissionReview we cannot act on: answer with allowed:false and this message. */
   | { ok: false; apiVersion: string; uid: string; message: string };
 
-/** Formats a zod error as `path: message; path: message`. */
-export function formatZodError(prefix: string, err: z.ZodError): string {
-  return err.issues
-    .slice(0, 5)
-    .map((i) => `${[prefix, ...i.path.map(String)].filter(Boolean).join(".")}: ${i.message}`)
-    .join("; ");
-}
 
 /**
  * Validates a parsed JSON body as an AdmissionReview carrying a request.
@@ -98,33 +67,60 @@ export function formatZodError(prefix: string, err: z.ZodError): string {
  * @returns the request, or why it cannot be reviewed (the caller answers allowed:false with that message)
  */
 export function decodeAdmissionReview(body: unknown): DecodeResult {
-  const env = reviewSchema.safeParse(body);
-  if (!env.success) {
-    return { ok: false, apiVersion: ADMISSION_API_VERSIONS[0], uid: "", message: "body is not an AdmissionReview object" };
+  const v1 = ADMISSION_API_VERSIONS[0];
+  if (!isObject(body)) return { ok: false, apiVersion: v1, uid: "", message: "body is not an AdmissionReview object" };
+  const apiVersion = body.apiVersion === undefined ? v1 : body.apiVersion;
+  if (typeof apiVersion !== "string" || !(ADMISSION_API_VERSIONS as readonly string[]).includes(apiVersion)) {
+    return { ok: false, apiVersion: v1, uid: "", message: `unsupported AdmissionReview apiVersion ${JSON.stringify(apiVersion)}; expected admission.k8s.io/v1` };
   }
-  const apiVersion = env.data.apiVersion ?? ADMISSION_API_VERSIONS[0];
-  if (!(ADMISSION_API_VERSIONS as readonly string[]).includes(apiVersion)) {
-    return { ok: false, apiVersion: ADMISSION_API_VERSIONS[0], uid: "", message: `unsupported AdmissionReview apiVersion ${JSON.stringify(apiVersion)}; expected admission.k8s.io/v1` };
+  if (body.kind !== undefined && body.kind !== "AdmissionReview") {
+    return { ok: false, apiVersion, uid: "", message: `unexpected kind ${JSON.stringify(body.kind)}; expected AdmissionReview` };
   }
-  if (env.data.kind !== undefined && env.data.kind !== "AdmissionReview") {
-    return { ok: false, apiVersion, uid: "", message: `unexpected kind ${JSON.stringify(env.data.kind)}; expected AdmissionReview` };
-  }
-  if (env.data.request === undefined || env.data.request === null) {
-    return { ok: false, apiVersion, uid: "", message: "AdmissionReview has no request" };
-  }
-  const req = requestSchema.safeParse(env.data.request);
-  if (!req.success) {
-    const raw = env.data.request as { uid?: unknown };
-    const uid = typeof raw === "object" && typeof raw.uid === "string" ? raw.uid : "";
-    return { ok: false, apiVersion, uid, message: `invalid AdmissionReview: ${formatZodError("request", req.error)}` };
-  }
-  const request = req.data as unknown as AdmissionRequest;
+  const req = body.request;
+  if (req === undefined || req === null) return { ok: false, apiVersion, uid: "", message: "AdmissionReview has no request" };
+  if (!isObject(req)) return { ok: false, apiVersion, uid: "", message: "invalid AdmissionReview: request: must be an object" };
+  const uid = typeof req.uid === "string" ? req.uid : "";
+  const err = requestError(req);
+  if (err) return { ok: false, apiVersion, uid, message: `invalid AdmissionReview: ${err}` };
+  const request = req as unknown as AdmissionRequest;
   if (request.userInfo && request.userInfo.groups === null) request.userInfo.groups = undefined;
   return { ok: true, apiVersion, request };
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Why `req` is not a usable AdmissionRequest (the fields every decision relies on), or undefined.
+ * Hand-written rather than a schema library: it runs on every admission and must not copy the object.
+ */
+function requestError(req: Record<string, unknown>): string | undefined {
+  if (typeof req.uid !== "string" || req.uid === "") return "request.uid: must be a non-empty string";
+  const kind = req.kind;
+  if (!isObject(kind) || typeof kind.group !== "string" || typeof kind.version !== "string" || typeof kind.kind !== "string") {
+    return "request.kind: must be {group, version, kind} strings";
+  }
+  if (typeof req.operation !== "string") return "request.operation: must be a string";
+  if (req.namespace !== undefined && typeof req.namespace !== "string") return "request.namespace: must be a string";
+  if (req.name !== undefined && typeof req.name !== "string") return "request.name: must be a string";
+  if (req.subResource !== undefined && typeof req.subResource !== "string") return "request.subResource: must be a string";
+  const ui = req.userInfo;
+  if (ui !== undefined) {
+    if (!isObject(ui)) return "request.userInfo: must be an object";
+    if (ui.username !== undefined && typeof ui.username !== "string") return "request.userInfo.username: must be a string";
+    if (ui.groups !== undefined && ui.groups !== null &&
+        (!Array.isArray(ui.groups) || ui.groups.some((g) => typeof g !== "string"))) {
+      return "request.userInfo.groups: must be an array of strings";
+    }
+  }
+  return undefined;
+}
+
 /** Serialises the response envelope. */
 export function encodeAdmissionReview(apiVersion: string, response: AdmissionResponse): string {
+  if (response.patch !== undefined && response.allowed && !response.status && !response.warnings) {
+    // Hot path: the base64 patch needs no escaping, so it is not run through JSON.stringify a second time.
+    return `{"apiVersion":${JSON.stringify(apiVersion)},"kind":"AdmissionReview","response":{"uid":${JSON.stringify(response.uid)},"allowed":true,"patch":"${response.patch}","patchType":"JSONPatch"}}`;
+  }
   return JSON.stringify({ apiVersion, kind: "AdmissionReview", response });
 }
 

@@ -10,7 +10,7 @@
  *   - `GET /health` (`OK`), `/livez` (process alive), `/readyz` (503 until the process says it is ready),
  *     `/metrics` (Prometheus text).
  */
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import type { Logger } from "pino";
 import type { Decision } from "../admission/decision.js";
 import { toResponse } from "../admission/review.js";
@@ -75,14 +75,16 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   });
 
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, body, done) => {
-    const text = body as string;
-    if (text.length === 0) return done(new BodyError(400, "empty or invalid body"), undefined);
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (_req, body, done) => {
+    const buf = body as Buffer;
+    if (buf.length === 0) return done(new BodyError(400, "empty or invalid body"), undefined);
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(text));
+      parsed = JSON.parse(buf.toString("utf8"));
     } catch (err) {
-      done(new BodyError(400, `body is not valid JSON: ${(err as Error).message}`), undefined);
+      return done(new BodyError(400, `body is not valid JSON: ${(err as Error).message}`), undefined);
     }
+    done(null, parsed);
   });
 
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
@@ -97,44 +99,73 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     reply.code(status).type("text/plain").send(message + "\n");
   });
 
+  // Labelled metric children are cached: resolving labels on every observation is measurable at this rate.
+  const counters = new Map<string, { inc(): void }>();
+  const count = (webhook: string, kind: string, operation: string, result: string) => {
+    const key = `${webhook}\u0000${kind}\u0000${operation}\u0000${result}`;
+    let c = counters.get(key);
+    if (!c) {
+      c = metrics.requests.labels({ webhook, kind, operation, result });
+      if (counters.size < 1000) counters.set(key, c);
+    }
+    c.inc();
+  };
+
   for (const route of opts.routes) {
-    app.post(route.path, async (req, reply) => {
+    const durations = metrics.duration.labels({ webhook: route.name });
+    const rlog = log.child({ webhook: route.name });
+    const answer = (reply: FastifyReply, start: bigint, body: string, fields: Record<string, unknown>) => {
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      durations.observe(seconds);
+      fields.ms = Math.round(seconds * 1e6) / 1e3;
+      rlog.info(fields, "admission");
+      reply.type("application/json").send(body);
+    };
+    const finish = (reply: FastifyReply, start: bigint, apiVersion: string, r: AdmissionRequest, decision: Decision) => {
+      const body = encodeAdmissionReview(apiVersion, toResponse(r.uid, decision));
+      const result = !decision.allowed ? "denied" : decision.ops.length > 0 ? "patched" : "allowed";
+      count(route.name, r.kind.kind, r.operation, result);
+      for (const n of decision.notes) log[n.level]({ uid: r.uid }, n.msg);
+      // Built field by field: a spread object here made the later writes measurably slower.
+      const fields: Record<string, unknown> = {
+        uid: r.uid, kind: r.kind.kind, namespace: r.namespace, name: r.name, operation: r.operation,
+        user: r.userInfo?.username, allowed: decision.allowed, ops: decision.ops.length,
+      };
+      if (!decision.allowed) fields.reason = decision.message;
+      answer(reply, start, body, fields);
+    };
+    const failed = (r: AdmissionRequest, err: unknown): Decision => {
+      // A decision must not throw; if one does, deny with the error rather than crash or hang the API server.
+      log.error({ err, uid: r.uid }, "decision failed");
+      return { allowed: false, ops: [], message: `internal error: ${(err as Error).message}`, code: 500, warnings: [], notes: [] };
+    };
+    // Synchronous handler: decisions are usually synchronous, and the answer goes out without an extra tick.
+    app.post(route.path, (req, reply) => {
       const start = process.hrtime.bigint();
       // A POST without a body reaches here with no Content-Type and no parsed body.
-      if (req.body === undefined) return reply.code(400).type("text/plain").send("empty or invalid body\n");
-      const decoded = decodeAdmissionReview(req.body);
-      let body: string;
-      let fields: Record<string, unknown>;
-      if (!decoded.ok) {
-        body = encodeAdmissionReview(decoded.apiVersion, { uid: decoded.uid, allowed: false, status: { code: 400, message: decoded.message } });
-        metrics.requests.inc({ webhook: route.name, kind: "", operation: "", result: "invalid" });
-        fields = { webhook: route.name, uid: decoded.uid, allowed: false, reason: decoded.message };
-      } else {
-        const r = decoded.request;
-        let decision: Decision;
-        try {
-          decision = await route.decide(r);
-        } catch (err) {
-          // A decision must not throw; if one does, deny with the error rather than crash or hang the API server.
-          log.error({ err, uid: r.uid }, "decision failed");
-          decision = { allowed: false, ops: [], message: `internal error: ${(err as Error).message}`, code: 500, warnings: [], notes: [] };
-        }
-        const response = toResponse(r.uid, decision);
-        body = encodeAdmissionReview(decoded.apiVersion, response);
-        const result = !decision.allowed ? "denied" : decision.ops.length > 0 ? "patched" : "allowed";
-        metrics.requests.inc({ webhook: route.name, kind: r.kind.kind, operation: r.operation, result });
-        for (const n of decision.notes) log[n.level]({ uid: r.uid }, n.msg);
-        fields = {
-          webhook: route.name, uid: r.uid, kind: r.kind.kind, namespace: r.namespace, name: r.name, operation: r.operation,
-          user: r.userInfo?.username, allowed: decision.allowed, ops: decision.ops.length,
-          ...(decision.allowed ? {} : { reason: decision.message }),
-        };
+      if (req.body === undefined) {
+        reply.code(400).type("text/plain").send("empty or invalid body\n");
+        return;
       }
-      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      metrics.duration.observe({ webhook: route.name }, seconds);
-      log.info({ ...fields, ms: Math.round(seconds * 1e6) / 1e3 }, "admission");
-      reply.type("application/json").send(body);
-      return reply;
+      const decoded = decodeAdmissionReview(req.body);
+      if (!decoded.ok) {
+        count(route.name, "", "", "invalid");
+        const body = encodeAdmissionReview(decoded.apiVersion, { uid: decoded.uid, allowed: false, status: { code: 400, message: decoded.message } });
+        answer(reply, start, body, { uid: decoded.uid, allowed: false, reason: decoded.message });
+        return;
+      }
+      const r = decoded.request;
+      let result: Decision | Promise<Decision>;
+      try {
+        result = route.decide(r);
+      } catch (err) {
+        result = failed(r, err);
+      }
+      if (result instanceof Promise) {
+        result.catch((err: unknown) => failed(r, err)).then((d) => finish(reply, start, decoded.apiVersion, r, d), (err: unknown) => reply.send(err));
+        return;
+      }
+      finish(reply, start, decoded.apiVersion, r, result);
     });
   }
 

@@ -52,11 +52,18 @@ function errorMessage(err: unknown): string {
 }
 
 function printTable(rows: Row[]): void {
+  const notes: string[] = [];
+  rows = rows.map((r) => {
+    if (!r.result.startsWith("DENIED: ")) return r;
+    notes.push(r.result.slice("DENIED: ".length));
+    return { ...r, result: `DENIED [${notes.length}]` };
+  });
   const head: Row = { object: "OBJECT", by: "SUBMITTED BY", result: "RESULT", scheduler: "SCHEDULER", appId: "APPLICATION ID", queue: "QUEUE", identity: "USER.INFO (user [groups])" };
   const all = [head, ...rows];
   const keys = Object.keys(head) as (keyof Row)[];
   const widths = keys.map((k) => Math.max(...all.map((r) => r[k].length)));
   for (const r of all) say(keys.map((k, i) => r[k].padEnd(widths[i]!)).join("  ").trimEnd());
+  notes.forEach((n, i) => say(`[${i + 1}] ${n}`));
 }
 
 /** Runs the demo; resolves when everything is shut down. */
@@ -111,15 +118,15 @@ export async function runDemo(): Promise<void> {
     await submit("bob", "Pod team-a/bob-spark-exec", { apiVersion: "v1", kind: "Pod", metadata: { name: "bob-spark-exec", namespace: NS, labels: { "spark-app-selector": "spark-0042", queue: "root.analytics" } }, spec: { containers: container } } as k8s.KubernetesObject, readPod(NS, "bob-spark-exec"));
     await submit("alice", "Deployment team-a/web (template)", { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web", namespace: NS }, spec: { replicas: 2, selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: container } } } } as k8s.KubernetesObject, async () => {
       const d = await kubeConfigFor(tb!, "admin").makeApiClient(k8s.AppsV1Api).readNamespacedDeployment({ namespace: NS, name: "web" });
-      return describePodLike(d.spec?.template.metadata, d.spec?.template.spec);
+      return describePodLike(d.spec?.template.metadata, undefined);
     });
     await submit("bob", "Job team-a/etl (template)", { apiVersion: "batch/v1", kind: "Job", metadata: { name: "etl", namespace: NS }, spec: { template: { spec: { restartPolicy: "Never", containers: container } } } } as k8s.KubernetesObject, async () => {
       const j = await kubeConfigFor(tb!, "admin").makeApiClient(k8s.BatchV1Api).readNamespacedJob({ namespace: NS, name: "etl" });
-      return describePodLike(j.spec?.template.metadata, j.spec?.template.spec);
+      return describePodLike(j.spec?.template.metadata, undefined);
     });
     await submit("alice", "CronJob team-a/nightly (template)", { apiVersion: "batch/v1beta1", kind: "CronJob", metadata: { name: "nightly", namespace: NS }, spec: { schedule: "0 3 * * *", jobTemplate: { spec: { template: { spec: { restartPolicy: "Never", containers: container } } } } } } as k8s.KubernetesObject, async () => {
       const c = await objects("admin").read({ apiVersion: "batch/v1beta1", kind: "CronJob", metadata: { name: "nightly", namespace: NS } }) as unknown as { spec: { jobTemplate: { spec: { template: { metadata?: k8s.V1ObjectMeta; spec?: { schedulerName?: string } } } } } };
-      return describePodLike(c.spec.jobTemplate.spec.template.metadata, c.spec.jobTemplate.spec.template.spec);
+      return describePodLike(c.spec.jobTemplate.spec.template.metadata, undefined);
     });
     await submit("frontend", "Pod team-a/carol-notebook", { apiVersion: "v1", kind: "Pod", metadata: { name: "carol-notebook", namespace: NS, annotations: { [ANNOTATION_USER_INFO]: '{"user":"carol","groups":["data-science"]}' } }, spec: { containers: container } } as k8s.KubernetesObject, readPod(NS, "carol-notebook"));
     await submit("alice", "Pod team-a/pretend-bob", { apiVersion: "v1", kind: "Pod", metadata: { name: "pretend-bob", namespace: NS, annotations: { [ANNOTATION_USER_INFO]: '{"user":"bob","groups":["users"]}' } }, spec: { containers: container } } as k8s.KubernetesObject, readPod(NS, "pretend-bob"));

@@ -156,3 +156,11 @@ describe("webhook HTTPS server", () => {
     ca = ca2.certPem;
   });
 });
+
+describe("AdmissionReview encoding", () => {
+  it("the fast path encodes exactly what JSON.stringify would", async () => {
+    const { encodeAdmissionReview } = await import("../../src/server/admission-review.js");
+    const res = { uid: 'a"b', allowed: true, patch: "W10=", patchType: "JSONPatch" as const };
+    expect(JSON.parse(encodeAdmissionReview("admission.k8s.io/v1", res))).toEqual({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: res });
+  });
+});

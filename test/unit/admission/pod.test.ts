@@ -279,3 +279,14 @@ describe("undecodable pods are denied, naming the problem", () => {
     expect(res.status?.message).toMatch(msg);
   });
 });
+
+describe("user.info serialisation", () => {
+  it("is byte-identical to YuniKorn's (fields omitted when empty)", async () => {
+    const { userInfoAnnotationValue } = await import("../../../src/admission/identity.js");
+    expect(userInfoAnnotationValue({ username: "alice", groups: ["dev", "system:authenticated"] })).toBe('{"user":"alice","groups":["dev","system:authenticated"]}');
+    expect(userInfoAnnotationValue({ username: "testExtUser", groups: [] })).toBe('{"user":"testExtUser"}');
+    expect(userInfoAnnotationValue({ username: "", groups: ["g"] })).toBe('{"groups":["g"]}');
+    expect(userInfoAnnotationValue(undefined)).toBe("{}");
+    expect(userInfoAnnotationValue({ username: 'we"ird\\u2028' })).toBe(JSON.stringify({ user: 'we"ird\\u2028' }));
+  });
+});
