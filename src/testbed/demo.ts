@@ -152,6 +152,7 @@ export async function runDemo(): Promise<void> {
     say("");
     printTable(rows);
     say("");
+    await new Promise((r) => setTimeout(r, 400)); // corral flushes its buffered log every 200 ms
     const admissions = corral.logs.filter((l) => l.msg === "admission").length;
     say(`corral answered ${admissions} AdmissionReviews; the pods were created by the controllers on behalf of the users who submitted the workloads.`);
   } finally {
