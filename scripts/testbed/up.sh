@@ -37,7 +37,8 @@ mkdir -p "$DIR"/{pki,kubeconfig,logs}
 : >"$DIR/pids"
 ETCD_DATA="$DIR/etcd-data"
 if [ -d /dev/shm ] && [ -w /dev/shm ]; then ETCD_DATA="/dev/shm/corral-testbed-etcd-$API_PORT"; fi
-rm -rf "$ETCD_DATA"
+rm -rf "$ETCD_DATA" "$DIR/logs"
+mkdir -p "$DIR/logs"
 echo "$ETCD_DATA" >"$DIR/etcd-data-path"
 
 # --- PKI (reused across starts) -------------------------------------------------------------------------------
@@ -68,6 +69,19 @@ EOF
   sign kube-controller-manager "/CN=system:kube-controller-manager" "$P/client.ext"
   sign kube-scheduler "/CN=system:kube-scheduler" "$P/client.ext"
 fi
+
+# Audit log of service-account requests outside kube-system (the e2e tests compare corral's RBAC with its calls).
+cat >"$DIR/audit-policy.yaml" <<EOF
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+  - level: None
+    userGroups: ["system:serviceaccounts:kube-system"]
+  - level: Metadata
+    userGroups: ["system:serviceaccounts"]
+  - level: None
+EOF
 
 SERVER="https://127.0.0.1:$API_PORT"
 for u in admin alice bob frontend kube-controller-manager kube-scheduler; do
@@ -114,6 +128,7 @@ start kube-apiserver "$BIN/kube-apiserver" \
   --service-cluster-ip-range 10.96.0.0/16 \
   --authorization-mode RBAC --allow-privileged=true \
   --enable-priority-and-fairness=false \
+  --audit-policy-file "$DIR/audit-policy.yaml" --audit-log-path "$DIR/logs/audit.log" \
   --profiling=false --v=1
 
 for i in $(seq 1 120); do

@@ -62,9 +62,16 @@ export interface AdmissionConfig {
   readonly schedulerValidationTimeoutMs: number;
   /** pino level: trace, debug, info, warn, error, fatal. */
   readonly logLevel: string;
+  /** Names of the webhook configurations the controller registers. */
+  readonly mutatingConfigurationName: string;
+  readonly validatingConfigurationName: string;
+  readonly mutateFailurePolicy: "Fail" | "Ignore";
+  readonly validateFailurePolicy: "Fail" | "Ignore";
+  /** Webhook timeout the API server applies, seconds (1-30). */
+  readonly webhookTimeoutSeconds: number;
 }
 
-type KeyKind = "string" | "bool" | "regexList" | "queue" | "dnsLabel" | "hostPort" | "level" | "labelKey" | "millis";
+type KeyKind = "string" | "bool" | "regexList" | "queue" | "dnsLabel" | "dnsSubdomain" | "hostPort" | "level" | "labelKey" | "millis" | "failurePolicy" | "seconds";
 
 interface KeySpec {
   field: keyof AdmissionConfig;
@@ -99,6 +106,26 @@ export const ADMISSION_CONFIG_KEYS: Readonly<Record<string, KeySpec>> = {
   "admissionController.webHook.schedulerValidationTimeoutMs": {
     field: "schedulerValidationTimeoutMs", kind: "millis", default: "5000", env: [],
     doc: "timeout of the scheduler validation call, milliseconds",
+  },
+  "admissionController.webHook.mutatingConfigurationName": {
+    field: "mutatingConfigurationName", kind: "dnsSubdomain", default: "yunikorn-admission-controller-mutations", env: [],
+    doc: "name of the MutatingWebhookConfiguration the controller registers",
+  },
+  "admissionController.webHook.validatingConfigurationName": {
+    field: "validatingConfigurationName", kind: "dnsSubdomain", default: "yunikorn-admission-controller-validations", env: [],
+    doc: "name of the ValidatingWebhookConfiguration the controller registers",
+  },
+  "admissionController.webHook.mutateFailurePolicy": {
+    field: "mutateFailurePolicy", kind: "failurePolicy", default: "Fail", env: [],
+    doc: "failurePolicy of the mutating webhook; Fail keeps pods from being created unstamped while corral is down",
+  },
+  "admissionController.webHook.validateFailurePolicy": {
+    field: "validateFailurePolicy", kind: "failurePolicy", default: "Ignore", env: [],
+    doc: "failurePolicy of the ConfigMap validating webhook (YuniKorn: Ignore)",
+  },
+  "admissionController.webHook.timeoutSeconds": {
+    field: "webhookTimeoutSeconds", kind: "seconds", default: "5", env: [],
+    doc: "timeoutSeconds of both webhooks (1-30)",
   },
   "admissionController.filtering.processNamespaces": {
     field: "processNamespaces", kind: "regexList", default: "", env: ["ADMISSION_CONTROLLER_PROCESS_NAMESPACES"],
@@ -253,6 +280,17 @@ function parseValue(kind: KeyKind, value: string): unknown {
     case "dnsLabel":
       if (value.length > 63 || !DNS_LABEL.test(value)) throw new Error("must be a DNS label (lower-case alphanumerics and '-', at most 63 characters)");
       return value;
+    case "dnsSubdomain":
+      if (value.length > 253 || !DNS_SUBDOMAIN.test(value)) throw new Error("must be a DNS subdomain name");
+      return value;
+    case "failurePolicy":
+      if (value !== "Fail" && value !== "Ignore") throw new Error("must be Fail or Ignore");
+      return value;
+    case "seconds": {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 1 || n > 30) throw new Error("must be an integer number of seconds between 1 and 30");
+      return n;
+    }
     case "hostPort": {
       const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value);
       if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) throw new Error("must be host:port");

@@ -16,6 +16,16 @@ function port(value: string): number {
   return n;
 }
 const collect = (v: string, prev: string[]) => [...prev, v];
+function positive(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("must be a positive number");
+  return n;
+}
+function nonNegative(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError("must be a number >= 0");
+  return n;
+}
 
 /** Builds the command tree (exported for tests and the README's flag table). */
 export function buildCli(): Command {
@@ -29,13 +39,21 @@ export function buildCli(): Command {
     .option("--config <file>", "YAML or JSON map of configuration keys (see `corral config-keys`)")
     .option("--host <address>", "address to listen on", "0.0.0.0")
     .addOption(new Option("--port <port>", "HTTPS port").default(DEFAULT_ADMISSION_PORT).argParser(port))
-    .option("--cert-dir <dir>", "directory with tls.crt, tls.key and ca.crt; generated (self-signed CA) when missing", ".corral/admission-certs")
+    .option("--cert-dir <dir>", "serve tls.crt/tls.key from this directory (generated with a self-signed CA when missing); standalone default .corral/admission-certs. In a cluster, leave unset to keep the CAs in a Secret, register the webhooks and rotate automatically")
     .option("--san <name>", "extra DNS name or IP address for a generated server certificate (repeatable)", collect, [])
     .option("--kubeconfig <file>", "kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
+    .option("--webhook-url <url>", "register the webhooks with this https base URL (out of cluster) instead of the Service")
+    .option("--no-register", "do not create or update the webhook configurations")
+    .option("--secret-name <name>", "Secret holding the two CAs", "admission-controller-secrets")
+    .addOption(new Option("--resync-seconds <n>", "reconcile period of CAs and webhook configurations").default(60).argParser(positive))
+    .addOption(new Option("--ca-propagation-seconds <n>", "wait after publishing a new caBundle before serving a certificate from a new CA").default(5).argParser(nonNegative))
+    .addOption(new Option("--pki-time-scale <n>", "divide every certificate lifetime by n (testing rotation)").default(1).argParser(positive))
     .action(async (o) => {
       const handle = await runAdmission({
         standalone: o.standalone, configFile: o.config, host: o.host, port: o.port, certDir: o.certDir,
-        extraSans: o.san, kubeconfig: o.kubeconfig,
+        extraSans: o.san, kubeconfig: o.kubeconfig, webhookUrl: o.webhookUrl, register: o.register,
+        secretName: o.secretName, resyncSeconds: o.resyncSeconds, caPropagationSeconds: o.caPropagationSeconds,
+        pkiTimeScale: o.pkiTimeScale,
       });
       const stop = async (sig: string) => {
         handle.log.info({ signal: sig }, "shutting down");

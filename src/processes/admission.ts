@@ -21,6 +21,8 @@ import type { k8s } from "../kube/client.js";
 import type { CachedInformer } from "../kube/informers.js";
 import { generateCa, generateServerCert } from "../pki/certificates.js";
 import { schedulerQueueValidator } from "../server/scheduler-client.js";
+import { DEFAULT_ROTATION_POLICY, scalePolicy } from "../pki/rotation.js";
+import type { AdmissionTls } from "./admission-tls.js";
 import { type TlsMaterial, type WebhookServer, startWebhookServer } from "../server/webhook-server.js";
 
 export interface AdmissionOptions {
@@ -29,8 +31,24 @@ export interface AdmissionOptions {
   configFile?: string;
   host: string;
   port: number;
-  /** Directory for `tls.crt`/`tls.key`/`ca.crt`; existing files are used, missing ones generated. */
-  certDir: string;
+  /**
+   * Directory for `tls.crt`/`tls.key`/`ca.crt`; existing files are used, missing ones generated. Standalone: default
+   * `.corral/admission-certs`. Cluster mode: when set, these certificates are served and nothing is registered;
+   * when unset, the CAs live in the Secret and the controller registers its webhooks and rotates (admission-tls.ts).
+   */
+  certDir?: string;
+  /** Cluster mode: register with `clientConfig.url` = this base URL (out of cluster) instead of the Service. */
+  webhookUrl?: string;
+  /** Cluster mode: create/update the webhook configurations (default true). */
+  register?: boolean;
+  /** Cluster mode: Secret holding the CA pair (default `admission-controller-secrets`). */
+  secretName?: string;
+  /** Cluster mode: reconcile period of certificates and webhook configurations, seconds (default 60). */
+  resyncSeconds?: number;
+  /** Divide every certificate lifetime by this (tests and demos; default 1). */
+  pkiTimeScale?: number;
+  /** Wait after publishing a new caBundle before serving a certificate from a new CA, seconds (default 5). */
+  caPropagationSeconds?: number;
   /** Extra DNS names / IPs for the generated server certificate. */
   extraSans?: string[];
   kubeconfig?: string;
@@ -41,8 +59,10 @@ export interface AdmissionOptions {
 export interface AdmissionHandle {
   server: WebhookServer;
   store: AdmissionConfigStore;
-  /** PEM CA bundle clients must trust (the generated or provided `ca.crt`). */
+  /** PEM CA bundle clients must trust (the generated or provided `ca.crt`, or both Secret CAs). */
   caBundle: string;
+  /** Cluster mode with Secret-managed CAs: the certificate/registration manager. */
+  tls?: AdmissionTls;
   log: Logger;
   close(): Promise<void>;
 }
@@ -130,6 +150,7 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
   let cmLookups: ConfigMapLookups = { configMap: () => undefined };
   let ready = () => true;
   let store: AdmissionConfigStore;
+  let kcForTls: k8s.KubeConfig | undefined;
 
   if (opts.configFile) {
     const file = await readConfigFile(opts.configFile);
@@ -151,6 +172,7 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
     const { k8s, loadKubeConfig } = await import("../kube/client.js");
     const { startInformer } = await import("../kube/informers.js");
     const kc = loadKubeConfig(opts.kubeconfig);
+    kcForTls = kc;
     const core = kc.makeApiClient(k8s.CoreV1Api);
     const scheduling = kc.makeApiClient(k8s.SchedulingV1Api);
     const ns = store.current.namespace;
@@ -201,12 +223,43 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
 
   const cfg0 = store.current;
   const svc = cfg0.amServiceName;
-  const sans = [
+  const urlHost = opts.webhookUrl ? new URL(opts.webhookUrl).hostname.replace(/^\[|\]$/g, "") : undefined;
+  const sans = [...new Set([
     "localhost", "127.0.0.1", "::1",
     svc, `${svc}.${cfg0.namespace}`, `${svc}.${cfg0.namespace}.svc`,
+    ...(urlHost ? [urlHost] : []),
     ...(opts.extraSans ?? []),
-  ];
-  const tls = await ensureCertDir(opts.certDir, sans, log);
+  ])];
+  let tls: TlsMaterial;
+  let caBundlePem: string;
+  let managed: AdmissionTls | undefined;
+  if (opts.standalone || opts.certDir) {
+    const t = await ensureCertDir(opts.certDir ?? ".corral/admission-certs", sans, log);
+    tls = t;
+    caBundlePem = t.ca;
+  } else {
+    const { AdmissionTls } = await import("./admission-tls.js");
+    const { k8s } = await import("../kube/client.js");
+    const policy = scalePolicy(DEFAULT_ROTATION_POLICY, opts.pkiTimeScale ?? 1);
+    managed = new AdmissionTls({
+      kc: kcForTls!,
+      secrets: kcForTls!.makeApiClient(k8s.CoreV1Api),
+      secretName: opts.secretName ?? "admission-controller-secrets",
+      policy,
+      now: () => new Date(),
+      sans,
+      target: () => opts.register === false ? undefined
+        : opts.webhookUrl ? { mode: "url", url: opts.webhookUrl }
+        : { mode: "service", name: store.current.amServiceName, namespace: store.current.namespace, port: 443 },
+      config: () => store.current,
+      resyncMs: (opts.resyncSeconds ?? 60) * 1000,
+      propagationMs: (opts.caPropagationSeconds ?? 5) * 1000,
+      log,
+    });
+    tls = await managed.initial();
+    caBundlePem = "";
+    closers.push(async () => managed!.stop());
+  }
   const finalLookups = lookups!;
 
   const server = await startWebhookServer({
@@ -214,7 +267,7 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
     port: opts.port,
     tls,
     logger: log,
-    ready,
+    ready: () => ready() && (!managed || managed.reconciles > 0),
     routes: [
       { path: MUTATE_PATH, name: "mutate", decide: (r) => decide(r, store.current, finalLookups) },
       {
@@ -227,13 +280,19 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
       },
     ],
   });
+  if (managed) {
+    await managed.start((t) => server.setCertificate(t));
+    caBundlePem = managed.currentCas ? (await import("../pki/rotation.js")).caBundle(managed.currentCas) : "";
+  }
   log.info({ port: server.port, host: opts.host, standalone: opts.standalone, namespace: cfg0.namespace }, "admission controller serving");
   return {
     server,
     store,
-    caBundle: tls.ca,
+    caBundle: caBundlePem,
+    tls: managed,
     log,
     close: async () => {
+      managed?.stop();
       await server.close();
       for (const c of closers) await c().catch(() => undefined);
     },

@@ -2,13 +2,7 @@
  * The local demo (`npm run demo`): a real kube-apiserver sends pods and workloads submitted by different users through
  * corral's admission webhooks; prints what each object became, then shuts everything down.
  */
-import { mkdtemp, readFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { pino } from "pino";
 import { ANNOTATION_USER_INFO } from "../admission/constants.js";
-import { mutatingWebhookConfiguration, validatingWebhookConfiguration } from "../admission/webhooks.js";
-import { applyObject } from "../kube/apply.js";
 import { k8s } from "../kube/client.js";
 import { type CorralProcess, type Testbed, type TestbedUser, kubeConfigFor, prepareNamespace, startCorral, testbedDown, testbedUp, waitFor } from "./testbed.js";
 
@@ -74,7 +68,6 @@ export async function runDemo(): Promise<void> {
   try {
     tb = await testbedUp((l) => say(`  ${l}`));
     const admin = kubeConfigFor(tb, "admin");
-    const log = pino({ level: "silent" });
     await prepareNamespace(admin, CORRAL_NS, []);
     await prepareNamespace(admin, NS, ["alice", "bob", "airflow"]);
     const core = (u: TestbedUser) => kubeConfigFor(tb!, u).makeApiClient(k8s.CoreV1Api);
@@ -84,17 +77,12 @@ export async function runDemo(): Promise<void> {
     }).catch(() => undefined);
 
     say("starting corral admission (cluster mode, informers on the test bed)");
-    const certDir = await mkdtemp(join(tmpdir(), "corral-demo-certs-"));
     const port = 19089;
     corral = await startCorral(
-      ["admission", "--host", "127.0.0.1", "--port", String(port), "--cert-dir", certDir, "--kubeconfig", tb.kubeconfig.admin],
+      ["admission", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", tb.kubeconfig.admin, "--webhook-url", `https://127.0.0.1:${port}`],
       { env: { NAMESPACE: CORRAL_NS }, readyMsg: "admission controller serving" },
     );
-    const caBundle = await readFile(join(certDir, "ca.crt"), "utf8");
-    const settings = { target: { mode: "url" as const, url: `https://127.0.0.1:${port}` }, caBundle };
-    await applyObject(admin, mutatingWebhookConfiguration(settings) as k8s.KubernetesObject, log);
-    await applyObject(admin, validatingWebhookConfiguration(settings) as k8s.KubernetesObject, log);
-    say(`webhooks registered: https://127.0.0.1:${port}/mutate and /validate-conf`);
+    say(`corral generated its CAs in Secret ${CORRAL_NS}/admission-controller-secrets and registered its webhooks: https://127.0.0.1:${port}/mutate and /validate-conf`);
 
     const rows: Row[] = [];
     const objects = (u: TestbedUser) => k8s.KubernetesObjectApi.makeApiClient(kubeConfigFor(tb!, u));

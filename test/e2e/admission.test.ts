@@ -7,7 +7,8 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import { type Testbed, kubeConfigFor, prepareNamespace, waitFor } from "../../src/testbed/testbed.js";
-import { type RunningAdmission, startAdmission, testbed } from "./harness.js";
+import { startAdmission, testbed } from "./harness.js";
+import type { CorralProcess } from "../../src/testbed/testbed.js";
 
 const run = promisify(execFile);
 const NS = "team-a";
@@ -15,7 +16,7 @@ const CORRAL_NS = "corral";
 const UI = "yunikorn.apache.org/user.info";
 
 let tb: Testbed;
-let adm: RunningAdmission;
+let adm: { corral: CorralProcess; port: number };
 let admin: k8s.KubeConfig;
 const api = (user: "admin" | "alice" | "bob" | "frontend") => kubeConfigFor(tb, user).makeApiClient(k8s.CoreV1Api);
 const apps = (user: "admin" | "alice" | "bob" | "frontend") => kubeConfigFor(tb, user).makeApiClient(k8s.AppsV1Api);

@@ -1,16 +1,11 @@
 /**
- * Shared steps of the e2e tests: a corral admission process on the test bed with its webhooks registered in url mode.
+ * Shared steps of the e2e tests: corral admission processes on the test bed, registering their own webhooks in url
+ * mode; a TCP round-robin in front of several replicas plays the part of a Service.
  */
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { connect, createServer, type Server, type Socket } from "node:net";
 import { pino } from "pino";
 import { inject } from "vitest";
-import { mutatingWebhookConfiguration, validatingWebhookConfiguration } from "../../src/admission/webhooks.js";
-import { applyObject } from "../../src/kube/apply.js";
-import { k8s } from "../../src/kube/client.js";
-import { type CorralProcess, type Testbed, kubeConfigFor, readTestbedEnv, startCorral } from "../../src/testbed/testbed.js";
-import { readFile } from "node:fs/promises";
+import { type CorralProcess, type Testbed, readTestbedEnv, startCorral } from "../../src/testbed/testbed.js";
 
 export const quiet = pino({ level: "silent" });
 
@@ -18,29 +13,42 @@ export async function testbed(): Promise<Testbed> {
   return readTestbedEnv(inject("testbedEnv"));
 }
 
-export interface RunningAdmission {
-  corral: CorralProcess;
-  port: number;
-  caBundle: string;
-}
-
-let nextPort = 19100 + Math.floor(Math.random() * 400);
+let nextPort = 19100 + Math.floor(Math.random() * 400) * 2;
+export const freePort = () => nextPort++;
 
 /**
- * Starts `corral admission` against the test bed (namespace `namespace` holds its ConfigMaps) and registers its
- * webhooks with url clientConfig pointing at 127.0.0.1.
+ * Starts `corral admission` in cluster mode (CAs in the Secret of `namespace`, self-registration with
+ * `clientConfig.url`).
+ * @param url the URL to register (default: this process's own port)
  */
-export async function startAdmission(tb: Testbed, namespace: string, env: Record<string, string> = {}): Promise<RunningAdmission> {
-  const port = nextPort++;
-  const certDir = await mkdtemp(join(tmpdir(), "corral-e2e-certs-"));
+export async function startAdmission(tb: Testbed, namespace: string, opts: { env?: Record<string, string>; args?: string[]; url?: string; port?: number; kubeconfig?: string } = {}): Promise<{ corral: CorralProcess; port: number }> {
+  const port = opts.port ?? freePort();
   const corral = await startCorral(
-    ["admission", "--host", "127.0.0.1", "--port", String(port), "--cert-dir", certDir, "--kubeconfig", tb.kubeconfig.admin],
-    { env: { NAMESPACE: namespace, LOG_LEVEL: "debug", ...env }, readyMsg: "admission controller serving" },
+    ["admission", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", opts.kubeconfig ?? tb.kubeconfig.admin,
+      "--webhook-url", opts.url ?? `https://127.0.0.1:${port}`, "--ca-propagation-seconds", "0.5", ...(opts.args ?? [])],
+    { env: { NAMESPACE: namespace, LOG_LEVEL: "debug", ...opts.env }, readyMsg: "admission controller serving" },
   );
-  const caBundle = await readFile(join(certDir, "ca.crt"), "utf8");
-  const admin = kubeConfigFor(tb, "admin");
-  const settings = { target: { mode: "url" as const, url: `https://127.0.0.1:${port}` }, caBundle, validateFailurePolicy: "Fail" as const };
-  await applyObject(admin, mutatingWebhookConfiguration(settings) as k8s.KubernetesObject, quiet);
-  await applyObject(admin, validatingWebhookConfiguration(settings) as k8s.KubernetesObject, quiet);
-  return { corral, port, caBundle };
+  return { corral, port };
+}
+
+/** A TCP round-robin over `backends` (TLS passes through), skipping backends that refuse connections. */
+export async function roundRobin(port: number, backends: number[]): Promise<Server> {
+  let i = 0;
+  const server = createServer((client: Socket) => {
+    const tryNext = (left: number) => {
+      const target = backends[i++ % backends.length]!;
+      const upstream = connect(target, "127.0.0.1");
+      upstream.once("connect", () => {
+        client.pipe(upstream).pipe(client);
+      });
+      upstream.once("error", () => {
+        if (left > 1) tryNext(left - 1);
+        else client.destroy();
+      });
+      client.once("error", () => upstream.destroy());
+    };
+    tryNext(backends.length);
+  });
+  await new Promise<void>((r) => server.listen(port, "127.0.0.1", () => r()));
+  return server;
 }
