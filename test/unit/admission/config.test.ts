@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { AdmissionConfigStore, compileRegexList, parseAdmissionConfig } from "../../../src/admission/config.js";
+
+describe("admission configuration", () => {
+  it("defaults follow the design (bypassAuth off, controllers trusted, both system users)", () => {
+    const r = parseAdmissionConfig({});
+    if (!r.ok) throw new Error();
+    expect(r.config.bypassAuth).toBe(false);
+    expect(r.config.trustControllers).toBe(true);
+    expect(r.config.systemUsers.patterns.map((p) => p.source)).toEqual(["^system:serviceaccount:kube-system:", "^system:kube-controller-manager$"]);
+    expect(r.config.bypassNamespaces.source).toBe("^kube-system$");
+    expect(r.config.defaultQueue).toBe("root.default");
+    expect(r.config.namespace).toBe("default");
+  });
+
+  it("precedence: defaults < environment < yunikorn-defaults < yunikorn-configs", () => {
+    const env = { ADMISSION_CONTROLLER_BYPASS_AUTH: "true", ADMISSION_CONTROLLER_EXTERNAL_USERS: "^env$", ADMISSION_CONTROLLER_BYPASS_CONTROLLERS: "false" };
+    const r = parseAdmissionConfig(env, [
+      { name: "yunikorn-defaults", data: { "admissionController.accessControl.externalUsers": "^defaults$" } },
+      { name: "yunikorn-configs", data: { "admissionController.accessControl.bypassAuth": "F" } },
+    ]);
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    expect(r.config.bypassAuth).toBe(false);
+    expect(r.config.externalUsers.source).toBe("^defaults$");
+    expect(r.config.trustControllers).toBe(false);
+  });
+
+  it("every bad value is reported with key, value and source", () => {
+    const r = parseAdmissionConfig({ ADMISSION_CONTROLLER_SYSTEM_USERS: "(" }, [{
+      name: "ConfigMap corral/yunikorn-configs",
+      data: {
+        "admissionController.accessControl.bypassAuth": "maybe",
+        "admissionController.filtering.defaultQueue": "default",
+        "admissionController.filtering.bypassNamespace": "typo",
+        "admissionController.webHook.mutateFailurePolicy": "fail",
+      },
+    }]);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    const byKey = Object.fromEntries(r.errors.map((e) => [e.key, e]));
+    expect(byKey["admissionController.accessControl.bypassAuth"]).toMatchObject({ value: "maybe", source: "ConfigMap corral/yunikorn-configs", message: expect.stringMatching(/boolean/) });
+    expect(byKey["admissionController.filtering.defaultQueue"]!.message).toMatch(/root\./);
+    expect(byKey["admissionController.filtering.bypassNamespace"]!.message).toBe("unknown admission controller key");
+    expect(byKey["admissionController.accessControl.systemUsers"]).toMatchObject({ value: "(", source: "env ADMISSION_CONTROLLER_SYSTEM_USERS" });
+    expect(byKey["admissionController.webHook.mutateFailurePolicy"]!.message).toBe("must be Fail or Ignore");
+  });
+
+  it("an empty value means empty (not the default), and regex lists trim and skip empty entries", () => {
+    const r = parseAdmissionConfig({}, [{ name: "t", data: { "admissionController.filtering.bypassNamespaces": "", "admissionController.filtering.defaultQueue": "" } }]);
+    if (!r.ok) throw new Error();
+    expect(r.config.bypassNamespaces.patterns).toEqual([]);
+    expect(r.config.defaultQueue).toBe("");
+    expect(compileRegexList(" ^a$ ,, (?i)^B ").patterns.map((p) => [p.source, p.flags])).toEqual([["^a$", ""], ["^B", "i"]]);
+  });
+
+  it("the store keeps the last good config on a bad update and stops after hot refresh is turned off", () => {
+    const store = new AdmissionConfigStore({});
+    expect(store.update([{ name: "t", data: { "admissionController.filtering.defaultQueue": "root.x" } }]).status).toBe("applied");
+    expect(store.update([{ name: "t", data: { "admissionController.filtering.defaultQueue": "x" } }]).status).toBe("rejected");
+    expect(store.current.defaultQueue).toBe("root.x");
+    expect(store.update([{ name: "t", data: { "admissionController.filtering.defaultQueue": "root.x" } }]).status).toBe("unchanged");
+    expect(store.update([{ name: "t", data: { "service.enableConfigHotRefresh": "false" } }]).status).toBe("applied");
+    expect(store.update([{ name: "t", data: { "admissionController.filtering.defaultQueue": "root.y" } }]).status).toBe("ignored");
+    expect(store.current.defaultQueue).toBe("root.default");
+  });
+});
