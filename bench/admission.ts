@@ -4,7 +4,7 @@
  * Each server runs in its own process (corral: the compiled `corral admission --standalone`, logging at info to
  * /dev/null). Prints req/s, p50/p99 latency, peak RSS and the ratio. Target (issue): ≥ 0.7 × floor, p99 ≤ 5 ms.
  *
- * Options (env): BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 10), BENCH_ROUNDS (default 5; servers are
+ * Options (env): BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 10), BENCH_ROUNDS (default 7; servers are
  * measured alternately and the median round of each is compared, which damps noise from the shared 2-core machine).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
@@ -19,7 +19,7 @@ import { pino } from "pino";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
 
 /** Waits until the server's log file (its stdout) contains `text`. */
 async function waitForFile(p: ChildProcess, file: string, text: string): Promise<void> {

@@ -13,6 +13,7 @@ export interface PatchOp {
 
 /** Escapes one JSON Pointer segment. */
 export function escapePointerSegment(segment: string): string {
+  if (segment.indexOf("~") < 0 && segment.indexOf("/") < 0) return segment;
   return segment.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
