@@ -102,6 +102,21 @@ export function buildCli(): Command {
       process.stdout.write(stringify(mutatingWebhookConfiguration(settings)) + "---\n" + stringify(validatingWebhookConfiguration(settings)));
     });
 
+  program.command("validate-config")
+    .description("Validate a queues.yaml file as the scheduler does; prints OK or the error, exit 1 when invalid")
+    .argument("<file>", "queues.yaml (- for stdin)")
+    .action(async (file: string) => {
+      const { readFile } = await import("node:fs/promises");
+      const { validateQueuesYaml } = await import("../scheduler/core/validate.js");
+      const text = file === "-" ? await new Promise<string>((res) => { let s = ""; process.stdin.setEncoding("utf8").on("data", (d) => (s += d)).on("end", () => res(s)); }) : await readFile(file, "utf8");
+      const r = validateQueuesYaml(text);
+      if (r.allowed) process.stdout.write("OK\n");
+      else {
+        process.stdout.write(`invalid: ${r.reason}\n`);
+        process.exitCode = 1;
+      }
+    });
+
   program.command("config-keys")
     .description("List the admission controller's configuration keys with defaults and environment variables")
     .action(() => {

@@ -1,0 +1,189 @@
+/**
+ * `queues.yaml`: types and strict decoding (apache/yunikorn-core pkg/common/configs/config.go; yunikorn-core
+ * reference §2.1). Like upstream's strict YAML decoder, an unknown key is an error; unlike it, the message names the
+ * key, the type it was found in and its line. Validation of the decoded values is in validate.ts.
+ */
+import { LineCounter, parseDocument, isMap, isSeq, isScalar, type Node } from "yaml";
+
+export interface ResourcesConfig {
+  guaranteed?: Record<string, string>;
+  max?: Record<string, string>;
+}
+
+export interface LimitConfig {
+  limit?: string;
+  users?: string[];
+  groups?: string[];
+  maxresources?: Record<string, string>;
+  maxapplications?: number;
+}
+
+export interface ChildTemplateConfig {
+  maxapplications?: number;
+  properties?: Record<string, string>;
+  resources?: ResourcesConfig;
+}
+
+export interface QueueConfig {
+  name: string;
+  parent?: boolean;
+  resources?: ResourcesConfig;
+  maxapplications?: number;
+  properties?: Record<string, string>;
+  adminacl?: string;
+  submitacl?: string;
+  childtemplate?: ChildTemplateConfig;
+  queues?: QueueConfig[];
+  limits?: LimitConfig[];
+}
+
+export interface FilterConfig {
+  type?: string;
+  users?: string[];
+  groups?: string[];
+}
+
+export interface PlacementRuleConfig {
+  name: string;
+  create?: boolean;
+  filter?: FilterConfig;
+  parent?: PlacementRuleConfig;
+  value?: string;
+}
+
+export interface PartitionConfig {
+  name: string;
+  queues?: QueueConfig[];
+  placementrules?: PlacementRuleConfig[];
+  limits?: LimitConfig[];
+  preemption?: { enabled?: boolean; quotapreemptionenabled?: boolean };
+  nodesortpolicy?: { type?: string; resourceweights?: Record<string, number> };
+  usergroupresolver?: { type?: string };
+}
+
+export interface SchedulerConfig {
+  partitions: PartitionConfig[];
+  checksum?: string;
+}
+
+type Spec =
+  | { t: "string" }
+  | { t: "bool" }
+  | { t: "uint" }
+  | { t: "stringMap" }
+  | { t: "floatMap" }
+  | { t: "list"; of: Spec }
+  | { t: "object"; type: string; fields: () => Record<string, Spec> };
+
+const str: Spec = { t: "string" };
+const bool: Spec = { t: "bool" };
+const uint: Spec = { t: "uint" };
+const stringMap: Spec = { t: "stringMap" };
+const strList: Spec = { t: "list", of: str };
+const resources: Spec = { t: "object", type: "Resources", fields: () => ({ guaranteed: stringMap, max: stringMap }) };
+const limit: Spec = { t: "object", type: "Limit", fields: () => ({ limit: str, users: strList, groups: strList, maxresources: stringMap, maxapplications: uint }) };
+const queue: Spec = {
+  t: "object", type: "QueueConfig", fields: () => ({
+    name: str, parent: bool, resources, maxapplications: uint, properties: stringMap, adminacl: str, submitacl: str,
+    childtemplate: { t: "object", type: "ChildTemplate", fields: () => ({ maxapplications: uint, properties: stringMap, resources }) },
+    queues: { t: "list", of: queue }, limits: { t: "list", of: limit },
+  }),
+};
+const rule: Spec = {
+  t: "object", type: "PlacementRule", fields: () => ({
+    name: str, create: bool, value: str, parent: rule,
+    filter: { t: "object", type: "Filter", fields: () => ({ type: str, users: strList, groups: strList }) },
+  }),
+};
+const partition: Spec = {
+  t: "object", type: "PartitionConfig", fields: () => ({
+    name: str, queues: { t: "list", of: queue }, placementrules: { t: "list", of: rule }, limits: { t: "list", of: limit },
+    preemption: { t: "object", type: "PartitionPreemptionConfig", fields: () => ({ enabled: bool, quotapreemptionenabled: bool }) },
+    nodesortpolicy: { t: "object", type: "NodeSortingPolicy", fields: () => ({ type: str, resourceweights: { t: "floatMap" } }) },
+    usergroupresolver: { t: "object", type: "UserGroupResolver", fields: () => ({ type: str }) },
+  }),
+};
+const root: Spec = { t: "object", type: "SchedulerConfig", fields: () => ({ partitions: { t: "list", of: partition }, checksum: str }) };
+
+export class ConfigDecodeError extends Error {}
+
+/**
+ * Decodes `queues.yaml` strictly.
+ * @returns the config (empty input: no partitions)
+ * @throws ConfigDecodeError `line N: ...` naming the unknown key or the value of the wrong type
+ */
+export function decodeQueuesYaml(text: string): SchedulerConfig {
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0]!;
+    throw new ConfigDecodeError(`line ${e.linePos?.[0]?.line ?? "?"}: ${e.message.split("\n")[0]}`);
+  }
+  if (doc.contents === null || doc.contents === undefined) return { partitions: [] };
+  const line = (n: Node | null | undefined) => (n?.range ? lc.linePos(n.range[0]).line : "?");
+  const fail = (n: Node | null | undefined, msg: string): never => {
+    throw new ConfigDecodeError(`line ${line(n)}: ${msg}`);
+  };
+  const scalarText = (n: Node, what: string): string => {
+    if (!isScalar(n)) fail(n, `${what} must be a scalar`);
+    const v = (n as { value: unknown }).value;
+    if (v === null) return "";
+    if (typeof v === "object") fail(n, `${what} must be a scalar`);
+    return String(v);
+  };
+  const decode = (n: Node | null, spec: Spec, what: string): unknown => {
+    if (n === null || (isScalar(n) && n.value === null)) return undefined;
+    switch (spec.t) {
+      case "string":
+        return scalarText(n, what);
+      case "bool": {
+        const v = isScalar(n) ? n.value : undefined;
+        if (typeof v !== "boolean") fail(n, `cannot decode ${JSON.stringify(isScalar(n) ? String(n.value) : "value")} into bool for ${what}`);
+        return v;
+      }
+      case "uint": {
+        const v = isScalar(n) ? n.value : undefined;
+        if (typeof v !== "number" || !Number.isInteger(v) || v < 0) fail(n, `cannot decode ${JSON.stringify(isScalar(n) ? String(n.value) : "value")} into uint64 for ${what}`);
+        return v;
+      }
+      case "stringMap":
+      case "floatMap": {
+        if (!isMap(n)) fail(n, `${what} must be a map`);
+        const out: Record<string, unknown> = {};
+        for (const item of (n as { items: { key: Node; value: Node | null }[] }).items) {
+          const k = scalarText(item.key, `key in ${what}`);
+          if (spec.t === "floatMap") {
+            const v = item.value && isScalar(item.value) ? item.value.value : undefined;
+            if (typeof v !== "number") fail(item.value ?? item.key, `${what}.${k} must be a number`);
+            out[k] = v;
+          } else {
+            out[k] = item.value ? scalarText(item.value, `${what}.${k}`) : "";
+          }
+        }
+        return out;
+      }
+      case "list": {
+        if (!isSeq(n)) fail(n, `${what} must be a list`);
+        return (n as { items: (Node | null)[] }).items.map((x, i) => decode(x, spec.of, `${what}[${i}]`) ?? (spec.of.t === "object" ? {} : ""));
+      }
+      case "object": {
+        if (!isMap(n)) fail(n, `${what} must be a map`);
+        const fields = spec.fields();
+        const out: Record<string, unknown> = {};
+        for (const item of (n as { items: { key: Node; value: Node | null }[] }).items) {
+          const k = scalarText(item.key, `key in ${what}`);
+          const f = fields[k];
+          if (!f) fail(item.key, `field ${k} not found in type configs.${spec.type}`);
+          const v = decode(item.value, f!, `${what}.${k}`);
+          if (v !== undefined) out[k] = v;
+        }
+        return out;
+      }
+    }
+  };
+  const cfg = decode(doc.contents as Node, root, "config") as SchedulerConfig | undefined;
+  const out = cfg ?? { partitions: [] };
+  out.partitions ??= [];
+  for (const p of out.partitions) p.name ??= "";
+  return out;
+}
