@@ -27,6 +27,18 @@ function nonNegative(value: string): number {
   return n;
 }
 
+/** YuniKorn's default configuration: one partition, root with submitacl '*', a tag rule on the namespace. */
+const DEFAULT_QUEUES_YAML = `partitions:
+  - name: default
+    placementrules:
+      - name: tag
+        value: namespace
+        create: true
+    queues:
+      - name: root
+        submitacl: '*'
+`;
+
 /** Builds the command tree (exported for tests and the README's flag table). */
 export function buildCli(): Command {
   const program = new Command("corral")
@@ -100,6 +112,36 @@ export function buildCli(): Command {
       const target: WebhookTarget = o.url ? { mode: "url", url: o.url } : { mode: "service", name: o.service, namespace: o.serviceNamespace, port: o.servicePort };
       const settings = { target, caBundle: readFileSync(o.caFile, "utf8"), mutateFailurePolicy: o.failurePolicy, timeoutSeconds: o.timeout };
       process.stdout.write(stringify(mutatingWebhookConfiguration(settings)) + "---\n" + stringify(validatingWebhookConfiguration(settings)));
+    });
+
+  program.command("scheduler")
+    .description("Run the scheduler REST API (YuniKorn-compatible); --standalone needs no cluster")
+    .option("--standalone", "run without an API server", false)
+    .option("--config <file>", "queues.yaml (default: one partition with root.default)")
+    .option("--host <address>", "address to listen on", "0.0.0.0")
+    .addOption(new Option("--port <port>", "HTTP port of the REST API").default(9080).argParser(port))
+    .action(async (o) => {
+      if (!o.standalone) throw new Error("only --standalone is available so far: the Kubernetes shim is not built yet");
+      const { readFile } = await import("node:fs/promises");
+      const { decodeQueuesYaml } = await import("../scheduler/core/config.js");
+      const { validateSchedulerConfig } = await import("../scheduler/core/validate.js");
+      const { startRestServer } = await import("../scheduler/rest/server.js");
+      const { createLogger } = await import("../util/logger.js");
+      const text = o.config ? await readFile(o.config, "utf8") : DEFAULT_QUEUES_YAML;
+      let cfg;
+      try {
+        cfg = validateSchedulerConfig(decodeQueuesYaml(text));
+      } catch (err) {
+        throw new Error(`${o.config ?? "default config"}: ${(err as Error).message}`);
+      }
+      const log = createLogger("corral-scheduler", process.env.LOG_LEVEL ?? "info");
+      const rest = await startRestServer({ host: o.host, port: o.port, log, config: () => cfg });
+      const stop = async () => {
+        await rest.close();
+        process.exit(0);
+      };
+      process.once("SIGTERM", () => void stop());
+      process.once("SIGINT", () => void stop());
     });
 
   program.command("validate-config")

@@ -1,0 +1,105 @@
+/**
+ * The scheduler's REST API (YuniKorn-compatible paths and JSON shapes; apache/yunikorn-core pkg/webservice,
+ * yunikorn-core reference §3). Plain HTTP on port 9080 by default, as upstream.
+ *
+ * Served so far: `POST /ws/v1/validate-conf`, `GET /ws/v1/config`, `GET /ws/v1/scheduler/healthcheck`,
+ * `GET /ws/v1/metrics`. Unknown paths answer YuniKorn's error body `{"status_code","message","description"}`.
+ */
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
+import type { Logger } from "pino";
+import { Registry, collectDefaultMetrics } from "prom-client";
+import { stringify } from "yaml";
+import type { SchedulerConfig } from "../core/config.js";
+import { validateQueuesYaml } from "../core/validate.js";
+
+export interface RestOptions {
+  host: string;
+  port: number;
+  log: Logger;
+  /** The configuration in force. */
+  config: () => SchedulerConfig;
+  /** Largest request body accepted, bytes (default 3 MiB). */
+  bodyLimitBytes?: number;
+}
+
+const JSON_HEADERS = {
+  "content-type": "application/json; charset=UTF-8",
+  "access-control-allow-origin": "*",
+  "access-control-allow-headers": "X-Requested-With,Content-Type,Accept,Origin",
+};
+
+function json(res: ServerResponse, status: number, body: unknown, methods = "GET, OPTIONS"): void {
+  res.writeHead(status, { ...JSON_HEADERS, "access-control-allow-methods": methods });
+  res.end(JSON.stringify(body));
+}
+
+/** YuniKorn's error body. */
+function error(res: ServerResponse, status: number, message: string): void {
+  json(res, status, { status_code: status, message, description: message });
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        reject(Object.assign(new Error(`request body exceeds ${limit} bytes`), { status: 413 }));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+export interface RestServer {
+  server: Server;
+  port: number;
+  close(): Promise<void>;
+}
+
+export async function startRestServer(o: RestOptions): Promise<RestServer> {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "yunikorn_" });
+  const limit = o.bodyLimitBytes ?? 3 * 1024 * 1024;
+  const server = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0]!;
+    const route = `${req.method} ${path}`;
+    switch (route) {
+      case "POST /ws/v1/validate-conf":
+        readBody(req, limit).then(
+          (text) => json(res, 200, validateQueuesYaml(text), "OPTIONS, POST"),
+          (err: Error & { status?: number }) => error(res, err.status ?? 400, err.message),
+        );
+        return;
+      case "GET /ws/v1/config":
+        if ((req.headers.accept ?? "").includes("application/json")) return json(res, 200, o.config());
+        res.writeHead(200, { "content-type": "application/x-yaml; charset=UTF-8" });
+        res.end(stringify(o.config()));
+        return;
+      case "GET /ws/v1/scheduler/healthcheck":
+        return json(res, 200, { Healthy: true, HealthChecks: [] });
+      case "GET /ws/v1/metrics":
+        registry.metrics().then((t) => {
+          res.writeHead(200, { "content-type": registry.contentType });
+          res.end(t);
+        }, (err: Error) => error(res, 500, err.message));
+        return;
+      default:
+        if (req.method === "OPTIONS") return json(res, 200, {}, "GET, OPTIONS, POST");
+        error(res, 404, "Not found");
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(o.port, o.host, () => resolve());
+  });
+  const addr = server.address();
+  const port = typeof addr === "object" && addr ? addr.port : o.port;
+  o.log.info({ port, host: o.host }, "scheduler REST API serving");
+  return { server, port, close: () => new Promise((r) => server.close(() => r())) };
+}
