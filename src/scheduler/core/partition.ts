@@ -1,0 +1,506 @@
+/**
+ * A partition: its queue tree, nodes and applications, and the allocation step (yunikorn-core reference §4.1-4.8).
+ *
+ * `tryAllocate(now)` returns at most one allocation, as upstream's scheduling cycle: queues are walked from root, at
+ * each parent the children with pending resources ordered by (priority when enabled, dominant share of guaranteed /
+ * fair max, path); at a leaf the applications by the queue's policy (`fifo`: priority then submission time, `fair`:
+ * usage share of the leaf's guaranteed); in an application the asks by priority then age; for an ask the nodes by the
+ * partition's policy (`fair`: least used first, `binpacking`: most used first). Queue max, user/group limits,
+ * maxapplications and node free capacity are never exceeded. Every tie is broken by a stable key (path, id, key), so
+ * the same inputs give the same schedule.
+ */
+import type { PartitionConfig, PlacementRuleConfig, QueueConfig } from "./config.js";
+import { LimitTracker } from "./limits.js";
+import { Acl, type Application, type Ask, Node, Queue } from "./objects.js";
+import { Application as App } from "./objects.js";
+import { toRes } from "./partition-config.js";
+import { parseResource } from "./quantity.js";
+import { type Res, addTo, dominantShare, fitsInMaxUndef, fitsWithin, format, isZero, strictlyPositive, subFrom } from "./resources.js";
+import { QUEUE_NAME } from "./validate.js";
+
+/** A decision of the core: the ask `key` of `appId` goes to `nodeId`. */
+export interface Allocation {
+  key: string;
+  appId: string;
+  nodeId: string;
+  resource: Res;
+  queue: string;
+}
+
+/** An application state change, for the resource manager. */
+export interface AppStateChange {
+  appId: string;
+  from: string;
+  to: string;
+  at: number;
+}
+
+const res = (m: Record<string, string> | undefined): Res | undefined => {
+  if (!m || Object.keys(m).length === 0) return undefined;
+  const r = toRes(parseResource(m));
+  // A max that is not strictly positive means "no limit" (§4.3); guaranteed likewise.
+  return strictlyPositive(r) ? r : undefined;
+};
+
+export class Partition {
+  readonly nodes = new Map<string, Node>();
+  readonly apps = new Map<string, Application>();
+  readonly rejected = new Map<string, string>();
+  readonly limits = new LimitTracker();
+  root!: Queue;
+  private rules: PlacementRuleConfig[] = [];
+  nodeSortPolicy: "fair" | "binpacking" = "fair";
+  weights: Record<string, number> = { vcore: 1, memory: 1 };
+  /** State changes since the last drain (see `drainStateChanges`). */
+  private changes: AppStateChange[] = [];
+
+  constructor(readonly name: string, cfg: PartitionConfig) {
+    this.applyConfig(cfg);
+  }
+
+  /**
+   * Applies a validated partition config: queues added or changed in place, removed managed queues drain (no new
+   * applications; running ones finish), limits and policies replaced.
+   */
+  applyConfig(cfg: PartitionConfig): void {
+    const rootCfg = cfg.queues![0]!;
+    const seen = new Set<Queue>();
+    const build = (qc: QueueConfig, parent: Queue | undefined): Queue => {
+      const name = qc.name.toLowerCase();
+      const isLeaf = parent !== undefined && !qc.parent && (qc.queues ?? []).length === 0;
+      const props = qc.properties ?? {};
+      const sortPolicy = props["application.sort.policy"] === "fair" ? "fair" : "fifo";
+      const sortPriority = (props["application.sort.priority"] ?? "enabled").toLowerCase() !== "disabled";
+      let q = parent ? parent.children.get(name) : this.root;
+      if (!q) {
+        q = new Queue(name, parent, isLeaf, res(qc.resources?.guaranteed), res(qc.resources?.max), qc.maxapplications ?? 0,
+          sortPolicy, sortPriority, new Acl(qc.submitacl), new Acl(qc.adminacl), true);
+        parent?.children.set(name, q);
+      } else {
+        q.isLeaf = isLeaf && q.children.size === 0;
+        q.guaranteed = res(qc.resources?.guaranteed);
+        if (parent) q.max = res(qc.resources?.max);
+        q.maxApps = qc.maxapplications ?? 0;
+        q.sortPolicy = sortPolicy;
+        q.sortPriority = sortPriority;
+        q.submitAcl = new Acl(qc.submitacl);
+        q.adminAcl = new Acl(qc.adminacl);
+        q.draining = false;
+      }
+      seen.add(q);
+      for (const c of qc.queues ?? []) build(c, q);
+      return q;
+    };
+    if (!this.root) {
+      this.root = new Queue("root", undefined, false, undefined, undefined, rootCfg.maxapplications ?? 0, "fifo", true,
+        new Acl(rootCfg.submitacl), new Acl(rootCfg.adminacl), true);
+    }
+    build(rootCfg, undefined);
+    const markDraining = (q: Queue) => {
+      for (const c of q.children.values()) {
+        if (c.managed && !seen.has(c)) c.draining = true;
+        markDraining(c);
+      }
+    };
+    markDraining(this.root);
+    this.rules = cfg.placementrules ?? [];
+    this.nodeSortPolicy = cfg.nodesortpolicy?.type === "binpacking" ? "binpacking" : "fair";
+    this.weights = { vcore: 1, memory: 1, ...(cfg.nodesortpolicy?.resourceweights ?? {}) };
+    this.limits.load(rootCfg);
+    this.updateRootMax();
+  }
+
+  private updateRootMax(): void {
+    const total: Res = {};
+    for (const n of this.nodes.values()) addTo(total, n.capacity);
+    this.root.max = isZero(total) ? {} : total;
+  }
+
+  // ---------------------------------------------------------------- nodes
+
+  /** @throws Error when the node exists */
+  addNode(id: string, capacity: Res, occupied: Res = {}, schedulable = true, attributes: Record<string, string> = {}): void {
+    if (this.nodes.has(id)) throw new Error(`partition ${this.name} has an existing node ${id}, node name must be unique`);
+    const n = new Node(id, { ...capacity }, schedulable, attributes);
+    n.occupied = { ...occupied };
+    this.nodes.set(id, n);
+    this.updateRootMax();
+  }
+
+  /** New capacity, occupied resources or schedulable flag. @throws Error for an unknown node */
+  updateNode(id: string, update: { capacity?: Res; occupied?: Res; schedulable?: boolean }): void {
+    const n = this.nodes.get(id);
+    if (!n) throw new Error(`failed to find node ${id}`);
+    if (update.capacity) n.capacity = { ...update.capacity };
+    if (update.occupied) n.occupied = { ...update.occupied };
+    if (update.schedulable !== undefined) n.schedulable = update.schedulable;
+    this.updateRootMax();
+  }
+
+  /** Removes a node; its allocations are released and returned. */
+  removeNode(id: string, now: number): Allocation[] {
+    const n = this.nodes.get(id);
+    if (!n) return [];
+    const released: Allocation[] = [];
+    for (const key of [...n.allocations]) {
+      const [appId, askKey] = splitKey(key);
+      const app = this.apps.get(appId);
+      const ask = app?.asks.get(askKey);
+      if (app && ask) {
+        released.push({ key: askKey, appId, nodeId: id, resource: { ...ask.resource }, queue: app.queue.path });
+        this.removeAsk(appId, askKey, now);
+      }
+    }
+    this.nodes.delete(id);
+    this.updateRootMax();
+    return released;
+  }
+
+  // ---------------------------------------------------------------- applications
+
+  /**
+   * Places and adds an application.
+   * @returns the leaf queue path, or throws with the rejection reason (the app is then kept as rejected)
+   */
+  addApplication(id: string, queueName: string, user: string, groups: readonly string[], tags: Record<string, string>, now: number): string {
+    if (this.apps.has(id)) throw new Error(`adding application ${id} to partition ${this.name}, but application already existed`);
+    try {
+      if (!user) throw new Error("empty user cannot resolve");
+      const leaf = this.place(queueName, user, groups, tags);
+      const disable = (tags["application.stateaware.disable"] ?? tags.disableStateAware ?? "") !== "";
+      const app = new App(id, leaf, user, groups.length > 0 ? groups : [user], now, disable, tags);
+      leaf.apps.set(id, app);
+      this.apps.set(id, app);
+      return leaf.path;
+    } catch (err) {
+      this.rejected.set(id, (err as Error).message);
+      throw err;
+    }
+  }
+
+  /** Removes an application, releasing everything it holds. */
+  removeApplication(id: string, now: number): Allocation[] {
+    const app = this.apps.get(id);
+    if (!app) return [];
+    const released: Allocation[] = [];
+    for (const ask of [...app.asks.values()]) {
+      if (ask.node) released.push({ key: ask.key, appId: id, nodeId: ask.node, resource: { ...ask.resource }, queue: app.queue.path });
+      this.removeAsk(id, ask.key, now);
+    }
+    app.queue.apps.delete(id);
+    if (app.state === "Running" || app.state === "Starting") this.decRunning(app.queue);
+    this.apps.delete(id);
+    this.limits.forget(id);
+    return released;
+  }
+
+  /** Queue for an application: placement rules in order, else the provided queue, else root.default (§4.8). */
+  private place(queueName: string, user: string, groups: readonly string[], tags: Record<string, string>): Queue {
+    const rules = this.rules.length > 0 ? this.rules : [{ name: "provided", create: false }];
+    for (const rule of rules) {
+      const target = this.ruleTarget(rule, queueName, user, tags);
+      if (!target) continue;
+      const q = this.resolve(target, !!rule.create, user, groups);
+      if (q) return q;
+    }
+    const def = this.find("root.default");
+    if (def && def.isLeaf && !def.draining && def.canSubmit(user, groups)) return def;
+    throw new Error("application rejected: no placement rule matched");
+  }
+
+  private ruleTarget(rule: PlacementRuleConfig, queueName: string, user: string, tags: Record<string, string>): string | undefined {
+    const clean = (v: string) => v.replace(/\./g, "_dot_");
+    let name: string | undefined;
+    switch (rule.name.toLowerCase()) {
+      case "provided":
+        if (!queueName) return undefined;
+        if (queueName.toLowerCase().startsWith("root.")) return queueName.toLowerCase();
+        name = clean(queueName);
+        break;
+      case "user":
+        name = clean(user);
+        break;
+      case "tag": {
+        const key = Object.keys(tags).find((k) => k.toLowerCase() === (rule.value ?? "").toLowerCase());
+        const v = key ? tags[key] : undefined;
+        if (!v) return undefined;
+        if (v.toLowerCase().startsWith("root.")) return v.toLowerCase();
+        name = clean(v);
+        break;
+      }
+      case "fixed": {
+        const v = (rule.value ?? "").toLowerCase();
+        if (v.startsWith("root")) return v;
+        name = v;
+        break;
+      }
+      default:
+        return undefined;
+    }
+    let parent = "root";
+    if (rule.parent) {
+      const p = this.ruleTarget(rule.parent, queueName, user, tags);
+      if (!p) return undefined;
+      parent = p.startsWith("root") ? p : `root.${p}`;
+    }
+    return `${parent}.${name!.toLowerCase()}`;
+  }
+
+  /** The leaf queue at `path`, created when allowed; undefined when this rule cannot use it. */
+  private resolve(path: string, create: boolean, user: string, groups: readonly string[]): Queue | undefined {
+    const parts = path.split(".");
+    if (parts[0] !== "root" || parts.slice(1).some((p) => !QUEUE_NAME.test(p))) return undefined;
+    const existing = this.find(path);
+    if (existing) return existing.isLeaf && !existing.draining && existing.canSubmit(user, groups) ? existing : undefined;
+    if (!create) return undefined;
+    let q = this.root;
+    let i = 1;
+    for (; i < parts.length; i++) {
+      const c = q.children.get(parts[i]!);
+      if (!c) break;
+      q = c;
+    }
+    if (q.isLeaf || q.draining || !q.canSubmit(user, groups)) return undefined;
+    for (; i < parts.length; i++) {
+      const leaf = i === parts.length - 1;
+      const c = new Queue(parts[i]!, q, leaf, undefined, undefined, 0, "fifo", true, new Acl(""), new Acl(""), false);
+      q.children.set(parts[i]!, c);
+      q = c;
+    }
+    return q;
+  }
+
+  find(path: string): Queue | undefined {
+    const parts = path.toLowerCase().split(".");
+    if (parts[0] !== "root") return undefined;
+    let q: Queue | undefined = this.root;
+    for (const p of parts.slice(1)) q = q?.children.get(p);
+    return q;
+  }
+
+  // ---------------------------------------------------------------- asks and allocations
+
+  /**
+   * Adds a pending ask, or records an allocation the resource manager already made (`node` set: recovery).
+   * @throws Error with upstream's texts for an unknown app or node, empty or negative resources
+   */
+  addAsk(appId: string, key: string, resource: Res, priority: number, createTime: number, now: number, opts: { node?: string; requiredNode?: string } = {}): void {
+    const app = this.apps.get(appId);
+    if (!app) throw new Error(`failed to find application ${appId}`);
+    if (app.asks.has(key)) throw new Error(`duplicate allocation key ${key} for application ${appId}`);
+    for (const k in resource) if (resource[k]! < 0) throw new Error("allocation contains negative resources");
+    if (!strictlyPositive(resource)) throw new Error("allocation contains no resources");
+    if (opts.node && !this.nodes.has(opts.node)) throw new Error(`failed to find node ${opts.node}`);
+    const ask: Ask = { key, appId, resource: { ...resource }, priority, createTime, requiredNode: opts.requiredNode };
+    app.asks.set(key, ask);
+    if (createTime < app.submissionTime) app.submissionTime = createTime;
+    if (app.state === "New") this.transition(app, "Accepted", now);
+    if (app.state === "Completing") this.transition(app, "Running", now);
+    if (opts.node) {
+      // Recovered: usage may exceed max (the RM already bound it).
+      this.commit(app, ask, this.nodes.get(opts.node)!, now);
+    } else {
+      addTo(app.pending, ask.resource);
+      app.queue.incPending(ask.resource);
+    }
+  }
+
+  /** Releases an allocation or removes a pending ask. */
+  removeAsk(appId: string, key: string, now: number): void {
+    const app = this.apps.get(appId);
+    const ask = app?.asks.get(key);
+    if (!app || !ask) return;
+    app.asks.delete(key);
+    if (ask.node) {
+      const n = this.nodes.get(ask.node);
+      if (n) {
+        subFrom(n.allocated, ask.resource);
+        n.allocations.delete(`${appId}\u0000${key}`);
+      }
+      subFrom(app.allocated, ask.resource);
+      app.queue.decAllocated(ask.resource);
+      const stillRunning = [...app.asks.values()].some((a) => a.node);
+      this.limits.track(app.id, app.queue.path, app.user, app.groups, ask.resource, -1, stillRunning);
+    } else {
+      subFrom(app.pending, ask.resource);
+      app.queue.decPending(ask.resource);
+    }
+    if (app.asks.size === 0 && (app.state === "Accepted" || app.state === "Starting" || app.state === "Running")) {
+      if (app.state !== "Accepted") this.decRunning(app.queue);
+      this.transition(app, "Completing", now);
+    }
+  }
+
+  private commit(app: Application, ask: Ask, node: Node, now: number): void {
+    ask.node = node.id;
+    addTo(node.allocated, ask.resource);
+    node.allocations.add(`${app.id}\u0000${ask.key}`);
+    addTo(app.allocated, ask.resource);
+    app.queue.incAllocated(ask.resource);
+    this.limits.track(app.id, app.queue.path, app.user, app.groups, ask.resource, 1, true);
+    if (app.state === "Accepted") {
+      this.incRunning(app.queue);
+      this.transition(app, app.stateAwareDisabled ? "Running" : "Starting", now);
+    } else if (app.state === "Starting") {
+      this.transition(app, "Running", now);
+    }
+  }
+
+  private incRunning(q: Queue): void {
+    for (let x: Queue | undefined = q; x; x = x.parent) x.runningApps++;
+  }
+  private decRunning(q: Queue): void {
+    for (let x: Queue | undefined = q; x; x = x.parent) x.runningApps--;
+  }
+
+  private transition(app: Application, to: Application["state"], now: number): void {
+    if (app.state === to) return;
+    this.changes.push({ appId: app.id, from: app.state, to, at: now });
+    app.state = to;
+    app.stateSince = now;
+  }
+
+  /** Timers (§4.2): Starting → Running after 5 min, Completing → Completed after 30 s, Completed/Failed/Rejected → Expired after 3 days. */
+  tick(now: number): void {
+    for (const app of this.apps.values()) {
+      const age = now - app.stateSince;
+      if (app.state === "Starting" && age >= 5 * 60_000) this.transition(app, "Running", now);
+      else if (app.state === "Completing" && age >= 30_000) {
+        this.transition(app, "Completed", now);
+        app.queue.apps.delete(app.id);
+      } else if ((app.state === "Completed" || app.state === "Failed") && age >= 3 * 86_400_000) {
+        this.transition(app, "Expired", now);
+        this.apps.delete(app.id);
+      }
+    }
+  }
+
+  drainStateChanges(): AppStateChange[] {
+    const c = this.changes;
+    this.changes = [];
+    return c;
+  }
+
+  // ---------------------------------------------------------------- scheduling
+
+  /** One allocation, or undefined when nothing can be placed now. */
+  tryAllocate(now: number): Allocation | undefined {
+    if (!hasPositive(this.root.pending)) return undefined;
+    const nodes = this.sortedNodes();
+    return this.allocateIn(this.root, nodes, now, this.root.max);
+  }
+
+  private sortedNodes(): Node[] {
+    const list = [...this.nodes.values()].filter((n) => n.schedulable);
+    const score = new Map(list.map((n) => [n, n.usage(this.weights)]));
+    const sign = this.nodeSortPolicy === "binpacking" ? -1 : 1;
+    return list.sort((a, b) => sign * (score.get(a)! - score.get(b)!) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  private fairMax(q: Queue): Res | undefined {
+    if (!q.parent) return q.max;
+    const pm = this.fairMax(q.parent);
+    return q.max ? { ...pm, ...q.max } : pm;
+  }
+
+  private allocateIn(q: Queue, nodes: Node[], now: number, _rootMax: Res | undefined): Allocation | undefined {
+    if (!q.isLeaf) {
+      const children = [...q.children.values()].filter((c) => hasPositive(c.pending));
+      const share = new Map(children.map((c) => [c, dominantShare(c.allocated, c.guaranteed, this.fairMax(c))]));
+      const prio = new Map(children.map((c) => [c, q.sortPriority ? maxPriority(c) : 0]));
+      children.sort((a, b) => prio.get(b)! - prio.get(a)! || share.get(a)! - share.get(b)! || (a.name < b.name ? -1 : 1));
+      for (const c of children) {
+        const r = this.allocateIn(c, nodes, now, _rootMax);
+        if (r) return r;
+      }
+      return undefined;
+    }
+    const apps = [...q.apps.values()].filter((a) => a.hasPending() && (a.state === "Accepted" || a.state === "Starting" || a.state === "Running"));
+    apps.sort(this.appOrder(q));
+    for (const app of apps) {
+      if (app.state === "Accepted" && !this.canRun(app)) continue;
+      const asks = [...app.asks.values()].filter((a) => !a.node);
+      asks.sort((a, b) => b.priority - a.priority || a.createTime - b.createTime || (a.key < b.key ? -1 : 1));
+      for (const ask of asks) {
+        if (this.limits.headroomBlock(app.id, q.path, app.user, app.groups, ask.resource)) continue;
+        if (!this.queueFits(q, ask.resource)) continue;
+        const candidates = ask.requiredNode ? nodes.filter((n) => n.id === ask.requiredNode) : nodes;
+        for (const n of candidates) {
+          if (!n.fits(ask.resource)) continue;
+          subFrom(app.pending, ask.resource);
+          q.decPending(ask.resource);
+          this.commit(app, ask, n, now);
+          return { key: ask.key, appId: app.id, nodeId: n.id, resource: { ...ask.resource }, queue: q.path };
+        }
+      }
+    }
+    return undefined;
+  }
+
+  /** Why an ask does not fit the queue maxima on its path (undefined: it fits). */
+  queueBlock(q: Queue, r: Res): string | undefined {
+    for (let x: Queue | undefined = q; x; x = x.parent) {
+      if (!x.parent) {
+        // root: its max is the cluster size; a type no node provides does not fit
+        for (const k in r) if ((x.allocated[k] ?? 0) + r[k]! > (x.max?.[k] ?? 0)) return `cluster capacity ${format(x.max)} reached`;
+      } else if (!fitsWithin(x.max, x.allocated, r)) {
+        return `queue ${x.path} maximum ${format(x.max)} reached (used ${format(x.allocated)})`;
+      }
+    }
+    return undefined;
+  }
+
+  private queueFits(q: Queue, r: Res): boolean {
+    return this.queueBlock(q, r) === undefined;
+  }
+
+  /** maxapplications of queues (running apps) and of user/group limits. */
+  private canRun(app: Application): boolean {
+    for (let x: Queue | undefined = app.queue; x; x = x.parent) {
+      if (x.maxApps > 0 && x.runningApps + 1 > x.maxApps) return false;
+    }
+    return this.limits.runBlock(app.id, app.queue.path, app.user, app.groups) === undefined;
+  }
+
+  private appOrder(q: Queue): (a: Application, b: Application) => number {
+    const byId = (a: Application, b: Application) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    if (q.sortPolicy === "fair") {
+      const share = (a: Application) => dominantShare(a.allocated, q.guaranteed, q.guaranteed ? undefined : this.fairMax(q)) ;
+      return (a, b) => (q.sortPriority ? b.maxPendingPriority() - a.maxPendingPriority() : 0) || share(a) - share(b) ||
+        sumShare(a.allocated) - sumShare(b.allocated) || a.submissionTime - b.submissionTime || byId(a, b);
+    }
+    return (a, b) => (q.sortPriority ? b.maxPendingPriority() - a.maxPendingPriority() : 0) || a.submissionTime - b.submissionTime || byId(a, b);
+  }
+
+  /** Fits-in check used for "ask larger than any node" rejections. */
+  fitsSomeNode(r: Res): boolean {
+    for (const n of this.nodes.values()) if (fitsInMaxUndef(n.capacity, r) && Object.keys(r).every((k) => (n.capacity[k] ?? 0) >= r[k]!)) return true;
+    return false;
+  }
+}
+
+function hasPositive(r: Res): boolean {
+  for (const k in r) if (r[k]! > 0) return true;
+  return false;
+}
+
+function maxPriority(q: Queue): number {
+  let p = Number.NEGATIVE_INFINITY;
+  const walk = (x: Queue) => {
+    for (const a of x.apps.values()) p = Math.max(p, a.maxPendingPriority());
+    for (const c of x.children.values()) walk(c);
+  };
+  walk(q);
+  return p === Number.NEGATIVE_INFINITY ? 0 : p;
+}
+
+function sumShare(r: Res): number {
+  let s = 0;
+  for (const k in r) s += r[k]!;
+  return s;
+}
+
+function splitKey(k: string): [string, string] {
+  const i = k.indexOf("\u0000");
+  return [k.slice(0, i), k.slice(i + 1)];
+}

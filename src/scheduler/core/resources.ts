@@ -1,0 +1,114 @@
+/**
+ * Resource arithmetic of the scheduling core (yunikorn-core reference §4.11), on plain numbers: sparse maps, a missing
+ * type is 0. Quantities are integers (memory bytes, vcore millicores) below 2^53, checked where they enter the core.
+ */
+export type Res = Record<string, number>;
+
+export const EMPTY: Readonly<Res> = Object.freeze({});
+
+export function add(a: Readonly<Res>, b: Readonly<Res>): Res {
+  const r: Res = Object.assign({}, a);
+  for (const k in b) r[k] = (r[k] ?? 0) + b[k]!;
+  return r;
+}
+
+export function sub(a: Readonly<Res>, b: Readonly<Res>): Res {
+  const r: Res = Object.assign({}, a);
+  for (const k in b) r[k] = (r[k] ?? 0) - b[k]!;
+  return r;
+}
+
+/** In place: a += b. */
+export function addTo(a: Res, b: Readonly<Res>): void {
+  for (const k in b) a[k] = (a[k] ?? 0) + b[k]!;
+}
+
+/** In place: a -= b. */
+export function subFrom(a: Res, b: Readonly<Res>): void {
+  for (const k in b) a[k] = (a[k] ?? 0) - b[k]!;
+}
+
+/** `small` fits in `cap`; a type missing in `cap` counts as 0 (FitIn). */
+export function fitsIn(cap: Readonly<Res>, small: Readonly<Res>): boolean {
+  for (const k in small) if (small[k]! > Math.max(0, cap[k] ?? 0)) return false;
+  return true;
+}
+
+/** `small` fits in `max`; a type missing in `max` is unlimited (FitInMaxUndef). */
+export function fitsInMaxUndef(max: Readonly<Res> | undefined, small: Readonly<Res>): boolean {
+  if (!max) return true;
+  for (const k in small) {
+    const m = max[k];
+    if (m !== undefined && small[k]! > m) return false;
+  }
+  return true;
+}
+
+/** `used + r` within `max` for the types `max` limits. */
+export function fitsWithin(max: Readonly<Res> | undefined, used: Readonly<Res>, r: Readonly<Res>): boolean {
+  if (!max) return true;
+  for (const k in r) {
+    const m = max[k];
+    if (m !== undefined && (used[k] ?? 0) + r[k]! > m) return false;
+  }
+  return true;
+}
+
+export function strictlyPositive(r: Readonly<Res>): boolean {
+  let pos = false;
+  for (const k in r) {
+    if (r[k]! < 0) return false;
+    if (r[k]! > 0) pos = true;
+  }
+  return pos;
+}
+
+export function isZero(r: Readonly<Res> | undefined): boolean {
+  if (!r) return true;
+  for (const k in r) if (r[k] !== 0) return false;
+  return true;
+}
+
+export function hasNegative(r: Readonly<Res>): boolean {
+  for (const k in r) if (r[k]! < 0) return true;
+  return false;
+}
+
+/** Component-wise min where a type missing on one side is unlimited. */
+export function minUndef(a: Readonly<Res> | undefined, b: Readonly<Res> | undefined): Res | undefined {
+  if (!a) return b ? { ...b } : undefined;
+  if (!b) return { ...a };
+  const r: Res = { ...a };
+  for (const k in b) r[k] = r[k] === undefined ? b[k]! : Math.min(r[k]!, b[k]!);
+  return r;
+}
+
+/** Drops zero entries. */
+export function prune(r: Readonly<Res>): Res {
+  const out: Res = {};
+  for (const k in r) if (r[k] !== 0) out[k] = r[k]!;
+  return out;
+}
+
+/** `{memory: 10, vcore: 2000}` as `map[memory:10 vcore:2000]` (Go's %v, as YuniKorn prints resources). */
+export function format(r: Readonly<Res> | undefined): string {
+  const o = r ?? {};
+  return `map[${Object.keys(o).sort().map((k) => `${k}:${o[k]}`).join(" ")}]`;
+}
+
+/**
+ * Dominant share used to order queues (CompUsageRatioSeparately): the largest allocated/denominator over the types
+ * that have a guaranteed (first choice) or fair-max denominator; 0 when none.
+ */
+export function dominantShare(allocated: Readonly<Res>, guaranteed: Readonly<Res> | undefined, fairMax: Readonly<Res> | undefined): number {
+  let share = 0;
+  for (const k in allocated) {
+    const a = allocated[k]!;
+    if (a < 0) continue;
+    const d = guaranteed?.[k] ?? fairMax?.[k];
+    if (d === undefined) continue;
+    const s = d > 0 ? a / d : a > 0 ? 1 : 0;
+    if (s > share) share = s;
+  }
+  return share;
+}

@@ -1,0 +1,264 @@
+/**
+ * The scheduling core on real configurations: the worked scenarios of the yunikorn-core reference (§4.12), limits,
+ * placement, config reload, determinism, and random event sequences checked against the accounting invariants.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { decodeQueuesYaml } from "../../../src/scheduler/core/config.js";
+import { type Allocation, Partition } from "../../../src/scheduler/core/partition.js";
+import { validateSchedulerConfig } from "../../../src/scheduler/core/validate.js";
+import type { Res } from "../../../src/scheduler/core/resources.js";
+
+const partitionFrom = (yaml: string) => new Partition("default", validateSchedulerConfig(decodeQueuesYaml(yaml)).partitions[0]!);
+const drain = (p: Partition, now = 0): Allocation[] => {
+  const out: Allocation[] = [];
+  for (let a = p.tryAllocate(now); a; a = p.tryAllocate(now)) out.push(a);
+  return out;
+};
+const NODE = { memory: 100_000_000, vcore: 20_000 };
+const ASK = { memory: 10_000_000, vcore: 1000 };
+
+describe("worked scenarios (yunikorn-core reference §4.12)", () => {
+  it("queue max caps allocation at 150M", () => {
+    const p = partitionFrom(`partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: leaf
+            resources:
+              max: {memory: 150M, vcore: 20}
+`);
+    p.addNode("n1", NODE);
+    p.addNode("n2", NODE);
+    p.addApplication("app-1", "root.leaf", "alice", ["users"], {}, 0);
+    p.addAsk("app-1", "a1", ASK, 0, 1, 1);
+    p.addAsk("app-1", "a2", ASK, 0, 2, 2);
+    expect(p.apps.get("app-1")!.state).toBe("Accepted");
+    expect(p.find("root.leaf")!.pending.memory).toBe(20_000_000);
+    expect(drain(p)).toHaveLength(2);
+    expect(p.find("root.leaf")!.pending.memory).toBe(0);
+    expect(["Starting", "Running"]).toContain(p.apps.get("app-1")!.state);
+    p.addAsk("app-1", "b1", { memory: 50_000_000, vcore: 1000 }, 0, 3, 3);
+    p.addAsk("app-1", "b2", { memory: 50_000_000, vcore: 1000 }, 0, 4, 4);
+    p.addAsk("app-1", "c1", { memory: 100_000_000, vcore: 1000 }, 0, 5, 5);
+    p.addAsk("app-1", "c2", { memory: 100_000_000, vcore: 1000 }, 0, 6, 6);
+    const more = drain(p);
+    expect(more.map((a) => a.key).sort()).toEqual(["b1", "b2"]);
+    expect(p.find("root.leaf")!.allocated.memory).toBe(120_000_000);
+    expect(p.find("root.leaf")!.pending.memory).toBe(200_000_000);
+    expect(p.queueBlock(p.find("root.leaf")!, { memory: 100_000_000 })).toMatch(/queue root.leaf maximum map\[memory:150000000 vcore:20000\] reached/);
+  });
+
+  it("10/10 fairness between two queues", () => {
+    const p = partitionFrom(`partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: "*"
+        queues: [{name: a}, {name: b}]
+`);
+    p.addNode("n1", NODE);
+    p.addNode("n2", NODE);
+    p.addApplication("app-a", "root.a", "alice", [], {}, 0);
+    p.addApplication("app-b", "root.b", "bob", [], {}, 0);
+    for (let i = 0; i < 20; i++) {
+      p.addAsk("app-a", `a${i}`, ASK, 0, i, 0);
+      p.addAsk("app-b", `b${i}`, ASK, 0, i, 0);
+    }
+    expect(drain(p)).toHaveLength(20);
+    expect(p.apps.get("app-a")!.allocated.memory).toBe(100_000_000);
+    expect(p.apps.get("app-b")!.allocated.memory).toBe(100_000_000);
+  });
+
+  it("10/10 fairness within a fair leaf; fifo gives everything to the older app", () => {
+    for (const [policy, expected] of [["fair", [10, 10]], ["fifo", [20, 0]]] as const) {
+      const p = partitionFrom(`partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: leaf
+            properties: {application.sort.policy: ${policy}}
+`);
+      p.addNode("n1", NODE);
+      p.addNode("n2", NODE);
+      p.addApplication("app-1", "root.leaf", "alice", [], {}, 0);
+      p.addApplication("app-2", "root.leaf", "alice", [], {}, 1);
+      for (let i = 0; i < 20; i++) {
+        p.addAsk("app-1", `a${i}`, ASK, 0, 10 + i, 0);
+        p.addAsk("app-2", `b${i}`, ASK, 0, 10 + i, 0);
+      }
+      const allocs = drain(p);
+      expect(allocs).toHaveLength(20);
+      expect([allocs.filter((a) => a.appId === "app-1").length, allocs.filter((a) => a.appId === "app-2").length]).toEqual(expected);
+    }
+  });
+});
+
+describe("limits, placement and reload", () => {
+  const yaml = `partitions:
+  - name: default
+    placementrules:
+      - name: provided
+      - name: user
+        create: true
+        parent: {name: fixed, value: users}
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: shared
+            maxapplications: 2
+            limits:
+              - users: [alice]
+                maxresources: {memory: 20M}
+          - name: users
+            parent: true
+          - name: old
+`;
+  it("alice is capped by her user limit, bob is not", () => {
+    const p = partitionFrom(yaml);
+    p.addNode("n1", NODE);
+    p.addApplication("a", "root.shared", "alice", ["users"], {}, 0);
+    p.addApplication("b", "root.shared", "bob", ["users"], {}, 0);
+    for (let i = 0; i < 4; i++) {
+      p.addAsk("a", `a${i}`, ASK, 0, i, 0);
+      p.addAsk("b", `b${i}`, ASK, 0, i, 0);
+    }
+    const allocs = drain(p);
+    expect(allocs.filter((x) => x.appId === "a")).toHaveLength(2);
+    expect(allocs.filter((x) => x.appId === "b")).toHaveLength(4);
+    expect(p.limits.headroomBlock("a", "root.shared", "alice", ["users"], ASK)).toBe("user alice quota reached on root.shared");
+  });
+
+  it("queue maxapplications holds back a third application", () => {
+    const p = partitionFrom(yaml);
+    p.addNode("n1", NODE);
+    for (const id of ["x", "y", "z"]) {
+      p.addApplication(id, "root.shared", "bob", [], {}, id.charCodeAt(0));
+      p.addAsk(id, "k", ASK, 0, id.charCodeAt(0), 0);
+    }
+    expect(drain(p).map((a) => a.appId).sort()).toEqual(["x", "y"]);
+    expect(p.apps.get("z")!.state).toBe("Accepted");
+    p.removeAsk("x", "k", 10);
+    expect(drain(p).map((a) => a.appId)).toEqual(["z"]);
+  });
+
+  it("placement: provided queue, else a per-user queue created under root.users", () => {
+    const p = partitionFrom(yaml);
+    expect(p.addApplication("a", "root.shared", "alice", [], {}, 0)).toBe("root.shared");
+    expect(p.addApplication("b", "", "carol.smith", [], {}, 0)).toBe("root.users.carol_dot_smith");
+    expect(p.addApplication("c", "root.nope", "dave", [], {}, 0)).toBe("root.users.dave");
+  });
+
+  it("a queue removed from the config drains: no new applications, running ones finish", () => {
+    const p = partitionFrom(yaml);
+    p.addNode("n1", NODE);
+    p.addApplication("keep", "root.old", "alice", [], {}, 0);
+    p.addAsk("keep", "k1", ASK, 0, 0, 0);
+    p.applyConfig(validateSchedulerConfig(decodeQueuesYaml(yaml.replace("          - name: old\n", ""))).partitions[0]!);
+    expect(p.find("root.old")!.draining).toBe(true);
+    expect(drain(p)).toHaveLength(1);
+    expect(() => p.addApplication("new", "root.old", "alice", [], {}, 1)).not.toThrow();
+    expect(p.apps.get("new")!.queue.path).toBe("root.users.alice");
+  });
+
+  it("bad input is rejected with a reason, never thrown past the caller's catch", () => {
+    const p = partitionFrom(yaml);
+    p.addNode("n1", NODE);
+    p.addApplication("a", "root.shared", "alice", [], {}, 0);
+    expect(() => p.addAsk("nope", "k", ASK, 0, 0, 0)).toThrow("failed to find application nope");
+    expect(() => p.addAsk("a", "k", { memory: -1 }, 0, 0, 0)).toThrow("allocation contains negative resources");
+    expect(() => p.addAsk("a", "k", {}, 0, 0, 0)).toThrow("allocation contains no resources");
+    expect(() => p.addNode("n1", NODE)).toThrow(/node name must be unique/);
+    expect(() => p.addApplication("e", "root.shared", "", [], {}, 0)).toThrow("empty user cannot resolve");
+    expect(p.rejected.get("e")).toBe("empty user cannot resolve");
+    p.addAsk("a", "huge", { memory: 10 * NODE.memory }, 0, 0, 0);
+    expect(drain(p)).toEqual([]);
+  });
+});
+
+describe("invariants under random event sequences", () => {
+  it("no node over capacity, no queue over max, usage totals agree between nodes, queues and apps", () => {
+    const cfg = `partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: a
+            resources: {max: {memory: 300, vcore: 30}}
+          - name: b
+            resources: {guaranteed: {memory: 100}}
+            limits:
+              - users: ["*"]
+                maxresources: {memory: 150}
+`;
+    const event = fc.oneof(
+      fc.record({ t: fc.constant("node" as const), id: fc.integer({ min: 0, max: 4 }), mem: fc.integer({ min: 0, max: 400 }), cpu: fc.integer({ min: 0, max: 40 }) }),
+      fc.record({ t: fc.constant("app" as const), id: fc.integer({ min: 0, max: 5 }), q: fc.constantFrom("root.a", "root.b", "root.c"), user: fc.constantFrom("alice", "bob") }),
+      fc.record({ t: fc.constant("ask" as const), app: fc.integer({ min: 0, max: 5 }), key: fc.integer({ min: 0, max: 30 }), mem: fc.integer({ min: -5, max: 120 }), cpu: fc.integer({ min: 0, max: 12 }), prio: fc.integer({ min: 0, max: 3 }) }),
+      fc.record({ t: fc.constant("release" as const), app: fc.integer({ min: 0, max: 5 }), key: fc.integer({ min: 0, max: 30 }) }),
+      fc.record({ t: fc.constant("removeNode" as const), id: fc.integer({ min: 0, max: 4 }) }),
+      fc.record({ t: fc.constant("removeApp" as const), app: fc.integer({ min: 0, max: 5 }) }),
+      fc.record({ t: fc.constant("schedule" as const), n: fc.integer({ min: 1, max: 10 }) }),
+    );
+    fc.assert(fc.property(fc.array(event, { maxLength: 80 }), (events) => {
+      const p = partitionFrom(cfg);
+      let now = 0;
+      for (const e of events) {
+        now += 1000;
+        try {
+          switch (e.t) {
+            case "node": p.addNode(`n${e.id}`, { memory: e.mem, vcore: e.cpu }); break;
+            case "app": p.addApplication(`app${e.id}`, e.q, e.user, [], {}, now); break;
+            case "ask": p.addAsk(`app${e.app}`, `k${e.key}`, { memory: e.mem, vcore: e.cpu }, e.prio, now, now); break;
+            case "release": p.removeAsk(`app${e.app}`, `k${e.key}`, now); break;
+            case "removeNode": p.removeNode(`n${e.id}`, now); break;
+            case "removeApp": p.removeApplication(`app${e.app}`, now); break;
+            case "schedule": for (let i = 0; i < e.n; i++) p.tryAllocate(now); break;
+          }
+        } catch (err) {
+          expect((err as Error).message.length).toBeGreaterThan(0); // a clear rejection, the partition stays usable
+        }
+        checkInvariants(p);
+      }
+    }), { numRuns: 300 });
+  });
+});
+
+function checkInvariants(p: Partition): void {
+  const sum = (rs: Res[]) => rs.reduce<Res>((acc, r) => { for (const k in r) acc[k] = (acc[k] ?? 0) + r[k]!; return acc; }, {});
+  const clean = (r: Res) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== 0));
+  for (const n of p.nodes.values()) for (const k in n.capacity) expect(n.allocated[k] ?? 0).toBeLessThanOrEqual(n.capacity[k]!);
+  const apps = [...p.apps.values()];
+  const allocatedAsks = apps.flatMap((a) => [...a.asks.values()].filter((x) => x.node).map((x) => x.resource));
+  expect(clean(sum([...p.nodes.values()].map((n) => n.allocated)))).toEqual(clean(sum(allocatedAsks)));
+  expect(clean(p.root.allocated)).toEqual(clean(sum(apps.map((a) => a.allocated))));
+  expect(clean(p.root.pending)).toEqual(clean(sum(apps.flatMap((a) => [...a.asks.values()].filter((x) => !x.node).map((x) => x.resource)))));
+  for (const user of ["alice", "bob"]) {
+    const used = apps.filter((a) => a.user === user && a.queue.path === "root.b").reduce((m, a) => m + (a.allocated.memory ?? 0), 0);
+    expect(used).toBeLessThanOrEqual(150); // wildcard user limit on root.b
+  }
+  const qa = p.find("root.a");
+  if (qa?.max) for (const k in qa.max) expect(qa.allocated[k] ?? 0).toBeLessThanOrEqual(qa.max[k]!);
+}
+
+describe("determinism", () => {
+  it("the same inputs give the same schedule, whatever the insertion order of nodes", () => {
+    const run = (order: number[]) => {
+      const p = partitionFrom("partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues: [{name: a}, {name: b}]\n");
+      for (const i of order) p.addNode(`n${i}`, NODE);
+      p.addApplication("x", "root.a", "alice", [], {}, 0);
+      p.addApplication("y", "root.b", "bob", [], {}, 0);
+      for (let i = 0; i < 15; i++) { p.addAsk("x", `k${i}`, ASK, i % 3, 5, 5); p.addAsk("y", `k${i}`, ASK, 0, 5, 5); }
+      return drain(p).map((a) => `${a.appId}/${a.key}@${a.nodeId}`);
+    };
+    const first = run([0, 1, 2, 3]);
+    expect(first).toHaveLength(30);
+    expect(run([3, 1, 0, 2])).toEqual(first);
+  });
+});
