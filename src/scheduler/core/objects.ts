@@ -3,7 +3,16 @@
  * yunikorn-core reference §4.2-4.4). Plain data plus the bookkeeping that keeps usage totals consistent; policy
  * (ordering, limits, placement) lives in partition.ts.
  */
+import { BTree } from "../../util/btree.js";
 import { type Res, addTo, subFrom } from "./resources.js";
+
+/** Order of pending asks in an application: priority descending, then creation time, then key (§4.4). */
+export interface AskOrder { negPriority: number; createTime: number; key: string }
+const askOrder = (a: AskOrder, b: AskOrder) => a.negPriority - b.negPriority || a.createTime - b.createTime || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+/** Order of nodes: score ascending (fair: least used; binpacking: most used), then id. */
+export interface NodeOrder { score: number; id: string }
+export const nodeOrder = (a: NodeOrder, b: NodeOrder) => a.score - b.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** Application states (§4.2; `Starting` is the pre-1.6 state kept for design 000's disableStateAware). */
 export type AppState = "New" | "Accepted" | "Starting" | "Running" | "Completing" | "Completed" | "Failing" | "Failed" | "Rejected" | "Expired";
@@ -95,6 +104,8 @@ export interface Ask {
 
 export class Application {
   readonly asks = new Map<string, Ask>();
+  /** Pending (unallocated) asks in scheduling order; kept sorted as asks come and go, never re-sorted. */
+  readonly pendingAsks = new BTree<AskOrder, Ask>(undefined, askOrder);
   readonly pending: Res = {};
   readonly allocated: Res = {};
   state: AppState = "New";
@@ -115,16 +126,22 @@ export class Application {
     this.stateSince = submissionTime;
   }
 
-  /** Highest priority among pending asks. */
+  /** Highest priority among pending asks (−∞ when none). */
   maxPendingPriority(): number {
-    let p = Number.NEGATIVE_INFINITY;
-    for (const a of this.asks.values()) if (!a.node && a.priority > p) p = a.priority;
-    return p;
+    const first = this.pendingAsks.minKey();
+    return first ? -first.negPriority : Number.NEGATIVE_INFINITY;
   }
 
   hasPending(): boolean {
-    for (const k in this.pending) if (this.pending[k]! > 0) return true;
-    return false;
+    return this.pendingAsks.size > 0;
+  }
+
+  addPending(ask: Ask): void {
+    this.pendingAsks.set({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key }, ask);
+  }
+
+  deletePending(ask: Ask): void {
+    this.pendingAsks.delete({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key });
   }
 }
 
@@ -133,6 +150,8 @@ export class Node {
   /** Resources used by pods the core does not manage (other schedulers, static pods). */
   occupied: Res = {};
   readonly allocations = new Set<string>();
+  /** Key in the partition's node index (undefined while unschedulable). */
+  sortKey?: NodeOrder;
   constructor(readonly id: string, public capacity: Res, public schedulable: boolean, public attributes: Readonly<Record<string, string>>) {}
 
   /** Free resources: capacity − allocated − occupied. */

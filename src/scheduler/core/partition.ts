@@ -11,7 +11,8 @@
  */
 import type { PartitionConfig, PlacementRuleConfig, QueueConfig } from "./config.js";
 import { LimitTracker } from "./limits.js";
-import { Acl, type Application, type Ask, Node, Queue } from "./objects.js";
+import { BTree } from "../../util/btree.js";
+import { Acl, type Application, type Ask, Node, Queue, nodeOrder, type NodeOrder } from "./objects.js";
 import { Application as App } from "./objects.js";
 import { toRes } from "./partition-config.js";
 import { parseResource } from "./quantity.js";
@@ -47,6 +48,11 @@ export class Partition {
   readonly apps = new Map<string, Application>();
   readonly rejected = new Map<string, string>();
   readonly limits = new LimitTracker();
+  /**
+   * Schedulable nodes in allocation order. Only a node whose usage changed is re-keyed (O(log n)), so choosing a node
+   * costs O(log n) plus the nodes skipped because the ask does not fit — not a sort of every node per allocation.
+   */
+  private nodeIndex = new BTree<NodeOrder, Node>(undefined, nodeOrder);
   root!: Queue;
   private rules: PlacementRuleConfig[] = [];
   nodeSortPolicy: "fair" | "binpacking" = "fair";
@@ -108,12 +114,23 @@ export class Partition {
     this.weights = { vcore: 1, memory: 1, ...(cfg.nodesortpolicy?.resourceweights ?? {}) };
     this.limits.load(rootCfg);
     this.updateRootMax();
+    for (const n of this.nodes.values()) this.reindex(n);
   }
 
+  private reindex(n: Node): void {
+    if (n.sortKey) this.nodeIndex.delete(n.sortKey);
+    n.sortKey = undefined;
+    if (!n.schedulable || !this.nodes.has(n.id)) return;
+    const u = n.usage(this.weights);
+    n.sortKey = { score: this.nodeSortPolicy === "binpacking" ? -u : u, id: n.id };
+    this.nodeIndex.set(n.sortKey, n);
+  }
+
+  /** Sum of node capacities, kept incrementally (the root queue's max, §4.3). */
+  private readonly clusterCapacity: Res = {};
+
   private updateRootMax(): void {
-    const total: Res = {};
-    for (const n of this.nodes.values()) addTo(total, n.capacity);
-    this.root.max = isZero(total) ? {} : total;
+    this.root.max = isZero(this.clusterCapacity) ? {} : { ...this.clusterCapacity };
   }
 
   // ---------------------------------------------------------------- nodes
@@ -124,6 +141,8 @@ export class Partition {
     const n = new Node(id, { ...capacity }, schedulable, attributes);
     n.occupied = { ...occupied };
     this.nodes.set(id, n);
+    addTo(this.clusterCapacity, n.capacity);
+    this.reindex(n);
     this.updateRootMax();
   }
 
@@ -131,9 +150,14 @@ export class Partition {
   updateNode(id: string, update: { capacity?: Res; occupied?: Res; schedulable?: boolean }): void {
     const n = this.nodes.get(id);
     if (!n) throw new Error(`failed to find node ${id}`);
-    if (update.capacity) n.capacity = { ...update.capacity };
+    if (update.capacity) {
+      subFrom(this.clusterCapacity, n.capacity);
+      n.capacity = { ...update.capacity };
+      addTo(this.clusterCapacity, n.capacity);
+    }
     if (update.occupied) n.occupied = { ...update.occupied };
     if (update.schedulable !== undefined) n.schedulable = update.schedulable;
+    this.reindex(n);
     this.updateRootMax();
   }
 
@@ -152,6 +176,8 @@ export class Partition {
       }
     }
     this.nodes.delete(id);
+    subFrom(this.clusterCapacity, n.capacity);
+    this.reindex(n);
     this.updateRootMax();
     return released;
   }
@@ -302,6 +328,7 @@ export class Partition {
     } else {
       addTo(app.pending, ask.resource);
       app.queue.incPending(ask.resource);
+      app.addPending(ask);
     }
   }
 
@@ -316,6 +343,7 @@ export class Partition {
       if (n) {
         subFrom(n.allocated, ask.resource);
         n.allocations.delete(`${appId}\u0000${key}`);
+        this.reindex(n);
       }
       subFrom(app.allocated, ask.resource);
       app.queue.decAllocated(ask.resource);
@@ -324,6 +352,7 @@ export class Partition {
     } else {
       subFrom(app.pending, ask.resource);
       app.queue.decPending(ask.resource);
+      app.deletePending(ask);
     }
     if (app.asks.size === 0 && (app.state === "Accepted" || app.state === "Starting" || app.state === "Running")) {
       if (app.state !== "Accepted") this.decRunning(app.queue);
@@ -335,6 +364,7 @@ export class Partition {
     ask.node = node.id;
     addTo(node.allocated, ask.resource);
     node.allocations.add(`${app.id}\u0000${ask.key}`);
+    this.reindex(node);
     addTo(app.allocated, ask.resource);
     app.queue.incAllocated(ask.resource);
     this.limits.track(app.id, app.queue.path, app.user, app.groups, ask.resource, 1, true);
@@ -386,15 +416,17 @@ export class Partition {
   /** One allocation, or undefined when nothing can be placed now. */
   tryAllocate(now: number): Allocation | undefined {
     if (!hasPositive(this.root.pending)) return undefined;
-    const nodes = this.sortedNodes();
-    return this.allocateIn(this.root, nodes, now, this.root.max);
+    return this.allocateIn(this.root, now);
   }
 
-  private sortedNodes(): Node[] {
-    const list = [...this.nodes.values()].filter((n) => n.schedulable);
-    const score = new Map(list.map((n) => [n, n.usage(this.weights)]));
-    const sign = this.nodeSortPolicy === "binpacking" ? -1 : 1;
-    return list.sort((a, b) => sign * (score.get(a)! - score.get(b)!) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  /** The first node in allocation order with room for `r`. */
+  private pickNode(ask: Ask): Node | undefined {
+    if (ask.requiredNode) {
+      const n = this.nodes.get(ask.requiredNode);
+      return n && n.schedulable && n.fits(ask.resource) ? n : undefined;
+    }
+    for (const n of this.nodeIndex.values()) if (n.fits(ask.resource)) return n;
+    return undefined;
   }
 
   private fairMax(q: Queue): Res | undefined {
@@ -403,14 +435,14 @@ export class Partition {
     return q.max ? { ...pm, ...q.max } : pm;
   }
 
-  private allocateIn(q: Queue, nodes: Node[], now: number, _rootMax: Res | undefined): Allocation | undefined {
+  private allocateIn(q: Queue, now: number): Allocation | undefined {
     if (!q.isLeaf) {
       const children = [...q.children.values()].filter((c) => hasPositive(c.pending));
       const share = new Map(children.map((c) => [c, dominantShare(c.allocated, c.guaranteed, this.fairMax(c))]));
       const prio = new Map(children.map((c) => [c, q.sortPriority ? maxPriority(c) : 0]));
       children.sort((a, b) => prio.get(b)! - prio.get(a)! || share.get(a)! - share.get(b)! || (a.name < b.name ? -1 : 1));
       for (const c of children) {
-        const r = this.allocateIn(c, nodes, now, _rootMax);
+        const r = this.allocateIn(c, now);
         if (r) return r;
       }
       return undefined;
@@ -419,19 +451,23 @@ export class Partition {
     apps.sort(this.appOrder(q));
     for (const app of apps) {
       if (app.state === "Accepted" && !this.canRun(app)) continue;
-      const asks = [...app.asks.values()].filter((a) => !a.node);
-      asks.sort((a, b) => b.priority - a.priority || a.createTime - b.createTime || (a.key < b.key ? -1 : 1));
-      for (const ask of asks) {
+      let chosen: [Ask, Node] | undefined;
+      for (const ask of app.pendingAsks.values()) {
         if (this.limits.headroomBlock(app.id, q.path, app.user, app.groups, ask.resource)) continue;
         if (!this.queueFits(q, ask.resource)) continue;
-        const candidates = ask.requiredNode ? nodes.filter((n) => n.id === ask.requiredNode) : nodes;
-        for (const n of candidates) {
-          if (!n.fits(ask.resource)) continue;
-          subFrom(app.pending, ask.resource);
-          q.decPending(ask.resource);
-          this.commit(app, ask, n, now);
-          return { key: ask.key, appId: app.id, nodeId: n.id, resource: { ...ask.resource }, queue: q.path };
+        const n = this.pickNode(ask);
+        if (n) {
+          chosen = [ask, n];
+          break;
         }
+      }
+      if (chosen) {
+        const [ask, n] = chosen;
+        subFrom(app.pending, ask.resource);
+        q.decPending(ask.resource);
+        app.deletePending(ask);
+        this.commit(app, ask, n, now);
+        return { key: ask.key, appId: app.id, nodeId: n.id, resource: { ...ask.resource }, queue: q.path };
       }
     }
     return undefined;
