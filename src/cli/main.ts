@@ -27,18 +27,6 @@ function nonNegative(value: string): number {
   return n;
 }
 
-/** YuniKorn's default configuration: one partition, root with submitacl '*', a tag rule on the namespace. */
-const DEFAULT_QUEUES_YAML = `partitions:
-  - name: default
-    placementrules:
-      - name: tag
-        value: namespace
-        create: true
-    queues:
-      - name: root
-        submitacl: '*'
-`;
-
 /** Builds the command tree (exported for tests and the README's flag table). */
 export function buildCli(): Command {
   const program = new Command("corral")
@@ -125,17 +113,19 @@ export function buildCli(): Command {
       const { readFile } = await import("node:fs/promises");
       const { decodeQueuesYaml } = await import("../scheduler/core/config.js");
       const { validateSchedulerConfig } = await import("../scheduler/core/validate.js");
+      const { SchedulerCore, DEFAULT_CONFIG } = await import("../scheduler/core/scheduler.js");
       const { startRestServer } = await import("../scheduler/rest/server.js");
       const { createLogger } = await import("../util/logger.js");
-      const text = o.config ? await readFile(o.config, "utf8") : DEFAULT_QUEUES_YAML;
-      let cfg;
+      const text = o.config ? await readFile(o.config, "utf8") : DEFAULT_CONFIG;
+      let core;
       try {
-        cfg = validateSchedulerConfig(decodeQueuesYaml(text));
+        core = new SchedulerCore(() => Date.now(), text);
       } catch (err) {
         throw new Error(`${o.config ?? "default config"}: ${(err as Error).message}`);
       }
       const log = createLogger("corral-scheduler", process.env.LOG_LEVEL ?? "info");
-      const rest = await startRestServer({ host: o.host, port: o.port, log, config: () => cfg });
+      const c = core;
+      const rest = await startRestServer({ host: o.host, port: o.port, log, core: c, config: () => validateSchedulerConfig(decodeQueuesYaml(c.config)) });
       const stop = async () => {
         await rest.close();
         process.exit(0);

@@ -57,3 +57,37 @@ describe("scheduler REST API", () => {
     expect(down.warnings[0]).toMatch(/not validated/);
   });
 });
+
+describe("scheduler REST API over a running core", () => {
+  it("partitions, queues, nodes, applications and user usage in YuniKorn's shapes", async () => {
+    const { SchedulerCore } = await import("../../src/scheduler/core/scheduler.js");
+    const core = new SchedulerCore(() => 1_700_000_000_000, "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n          - name: a\n            resources: {max: {memory: 100}}\n");
+    const r = await startRestServer({ host: "127.0.0.1", port: 0, log: pino({ level: "silent" }), config: () => cfg, core });
+    try {
+      expect(core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { memory: 1000, vcore: 4000 } }]).acceptedNodes).toEqual(["n1"]);
+      expect(core.updateApplication({ new: [{ applicationID: "app-1", queueName: "root.a", ugi: { user: "alice", groups: ["users"] } }] }).acceptedApplications).toEqual(["app-1"]);
+      expect(core.updateApplication({ new: [{ applicationID: "app-2", queueName: "root.zzz", ugi: { user: "bob" } }] }).rejectedApplications).toEqual([{ id: "app-2", reason: "application rejected: no placement rule matched" }]);
+      core.updateAllocation({ allocations: [1, 2, 3].map((i) => ({ allocationKey: `k${i}`, applicationID: "app-1", resourcePerAlloc: { memory: 40, vcore: 100 } })) });
+      expect(core.schedule().map((a) => a.key)).toEqual(["k1", "k2"]);
+      const get = async (path: string) => {
+        const res = await fetch(`http://127.0.0.1:${r.port}${path}`);
+        return { status: res.status, body: await res.json() };
+      };
+      expect((await get("/ws/v1/partitions")).body[0]).toMatchObject({ name: "default", totalNodes: 1, totalContainers: 2, capacity: { capacity: { memory: 1000, vcore: 4000 } } });
+      const queues = (await get("/ws/v1/partition/default/queues")).body;
+      expect(queues).toMatchObject({ queuename: "root", partition: "default", children: [{ queuename: "root.a", allocatedResource: { memory: 80, vcore: 200 }, pendingResource: { memory: 40, vcore: 100 }, maxResource: { memory: 100 }, isLeaf: true }] });
+      expect((await get("/ws/v1/partition/default/queue/root.a")).body.absUsedCapacity).toEqual({ memory: 80 });
+      expect((await get("/ws/v1/partition/default/nodes")).body[0]).toMatchObject({ nodeID: "n1", allocated: { memory: 80, vcore: 200 }, available: { memory: 920, vcore: 3800 }, schedulable: true });
+      const app = (await get("/ws/v1/partition/default/application/app-1")).body;
+      expect(app).toMatchObject({ applicationID: "app-1", queueName: "root.a", user: "alice", groups: ["users"], usedResource: { memory: 80, vcore: 200 } });
+      expect(app.requests.map((x: { allocationKey: string }) => x.allocationKey)).toEqual(["k3"]);
+      expect((await get("/ws/v1/partition/default/applications/rejected")).body).toEqual([{ applicationID: "app-2", partition: "default", applicationState: "Rejected", rejectedMessage: "application rejected: no placement rule matched" }]);
+      expect((await get("/ws/v1/partition/default/applications/bogus")).status).toBe(400);
+      expect((await get("/ws/v1/partition/default/usage/users")).body).toContainEqual({ userName: "alice", queues: expect.arrayContaining([{ queuePath: "root.a", resourceUsage: { memory: 80, vcore: 200 }, runningApplications: ["app-1"] }]) });
+      expect(await get("/ws/v1/partition/nope/queues")).toEqual({ status: 404, body: { status_code: 404, message: "Partition not found", description: "Partition not found" } });
+      expect((await get("/ws/v1/partition/default/application/none")).body.message).toBe("Application not found");
+    } finally {
+      await r.close();
+    }
+  });
+});

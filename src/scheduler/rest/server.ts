@@ -2,14 +2,18 @@
  * The scheduler's REST API (YuniKorn-compatible paths and JSON shapes; apache/yunikorn-core pkg/webservice,
  * yunikorn-core reference §3). Plain HTTP on port 9080 by default, as upstream.
  *
- * Served so far: `POST /ws/v1/validate-conf`, `GET /ws/v1/config`, `GET /ws/v1/scheduler/healthcheck`,
- * `GET /ws/v1/metrics`. Unknown paths answer YuniKorn's error body `{"status_code","message","description"}`.
+ * Served: `POST /ws/v1/validate-conf`, `GET /ws/v1/config`, `GET /ws/v1/scheduler/healthcheck`, `GET /ws/v1/metrics`,
+ * `GET /ws/v1/partitions`, and under `/ws/v1/partition/{p}/`: `queues`, `queue/{q}`, `nodes`, `node/{n}`,
+ * `applications/{active|rejected|completed}`, `application/{app}`, `usage/users`, `usage/groups`.
+ * Errors answer YuniKorn's body `{"status_code","message","description"}`.
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { Logger } from "pino";
 import { Registry, collectDefaultMetrics } from "prom-client";
 import { stringify } from "yaml";
 import type { SchedulerConfig } from "../core/config.js";
+import type { SchedulerCore } from "../core/scheduler.js";
+import { applicationInfo, nodeInfo, partitionInfo, queueInfo, userUsage } from "./dao.js";
 import { validateQueuesYaml } from "../core/validate.js";
 
 export interface RestOptions {
@@ -18,6 +22,8 @@ export interface RestOptions {
   log: Logger;
   /** The configuration in force. */
   config: () => SchedulerConfig;
+  /** The running core, for the partition/queue/node/application endpoints. */
+  core?: SchedulerCore;
   /** Largest request body accepted, bytes (default 3 MiB). */
   bodyLimitBytes?: number;
 }
@@ -91,6 +97,7 @@ export async function startRestServer(o: RestOptions): Promise<RestServer> {
         return;
       default:
         if (req.method === "OPTIONS") return json(res, 200, {}, "GET, OPTIONS, POST");
+        if (req.method === "GET" && o.core && serveCore(o.core, path, req.url ?? "", res)) return;
         error(res, 404, "Not found");
     }
   });
@@ -102,4 +109,59 @@ export async function startRestServer(o: RestOptions): Promise<RestServer> {
   const port = typeof addr === "object" && addr ? addr.port : o.port;
   o.log.info({ port, host: o.host }, "scheduler REST API serving");
   return { server, port, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+/** The read endpoints over the core's state; false when the path is not one of them. */
+function serveCore(core: SchedulerCore, path: string, url: string, res: ServerResponse): boolean {
+  if (path === "/ws/v1/partitions") {
+    json(res, 200, [...core.partitions.values()].map(partitionInfo));
+    return true;
+  }
+  const m = /^\/ws\/v1\/partition\/([^/]+)\/(queues|queue|nodes|node|applications|application|usage)(?:\/([^/]+))?$/.exec(path);
+  if (!m) return false;
+  const p = core.partitions.get(decodeURIComponent(m[1]!));
+  if (!p) {
+    error(res, 404, "Partition not found");
+    return true;
+  }
+  const arg = m[3] === undefined ? undefined : decodeURIComponent(m[3]);
+  switch (m[2]) {
+    case "queues":
+      json(res, 200, queueInfo(p, p.root, true, true));
+      return true;
+    case "queue": {
+      const q = arg ? p.find(arg) : undefined;
+      if (!q) error(res, 404, "Queue not found");
+      else json(res, 200, queueInfo(p, q, url.includes("subtree")));
+      return true;
+    }
+    case "nodes":
+      json(res, 200, [...p.nodes.keys()].sort().map((id) => nodeInfo(p, id)));
+      return true;
+    case "node": {
+      const n = arg ? nodeInfo(p, arg) : undefined;
+      if (!n) error(res, 404, "Node not found");
+      else json(res, 200, n);
+      return true;
+    }
+    case "applications": {
+      const apps = [...p.apps.values()];
+      if (arg === "active") json(res, 200, apps.filter((a) => !["Completed", "Failed", "Expired", "Rejected"].includes(a.state)).map((a) => applicationInfo(p, a)));
+      else if (arg === "completed") json(res, 200, apps.filter((a) => a.state === "Completed").map((a) => applicationInfo(p, a)));
+      else if (arg === "rejected") json(res, 200, [...p.rejected.entries()].map(([id, msg]) => ({ applicationID: id, partition: p.name, applicationState: "Rejected", rejectedMessage: msg })));
+      else error(res, 400, "Only following application states are allowed: active, rejected, completed");
+      return true;
+    }
+    case "application": {
+      const a = arg ? p.apps.get(arg) : undefined;
+      if (!a) error(res, 404, "Application not found");
+      else json(res, 200, applicationInfo(p, a));
+      return true;
+    }
+    case "usage":
+      if (arg === "users" || arg === "groups") json(res, 200, userUsage(p, arg));
+      else error(res, 404, "Not found");
+      return true;
+  }
+  return false;
 }

@@ -1,0 +1,100 @@
+/**
+ * REST response shapes, YuniKorn's JSON field names (apache/yunikorn-core pkg/webservice/dao; yunikorn-core
+ * reference §3.1). Times are Unix nanoseconds unless noted; resources are `{name: integer}`.
+ */
+import type { Application, Queue } from "../core/objects.js";
+import type { Partition } from "../core/partition.js";
+import type { Res } from "../core/resources.js";
+
+const ns = (ms: number) => ms * 1_000_000;
+const clean = (r: Res | undefined): Res | undefined => {
+  if (!r) return undefined;
+  const out: Res = {};
+  for (const k in r) if (r[k] !== 0) out[k] = r[k]!;
+  return Object.keys(out).length > 0 ? out : undefined;
+};
+
+export function partitionInfo(p: Partition): Record<string, unknown> {
+  const capacity = clean(p.root.max) ?? {};
+  const used = clean(p.root.allocated) ?? {};
+  const utilization: Record<string, number> = {};
+  for (const k in capacity) utilization[k] = capacity[k]! > 0 ? Math.floor(((used[k] ?? 0) * 100) / capacity[k]!) : 0;
+  const states: Record<string, number> = { total: p.apps.size + p.rejected.size };
+  for (const a of p.apps.values()) states[a.state] = (states[a.state] ?? 0) + 1;
+  if (p.rejected.size > 0) states.Rejected = (states.Rejected ?? 0) + p.rejected.size;
+  let containers = 0;
+  for (const n of p.nodes.values()) containers += n.allocations.size;
+  return {
+    clusterId: "mycluster", name: p.name,
+    capacity: { capacity, usedCapacity: used, utilization },
+    nodeSortingPolicy: { type: p.nodeSortPolicy, resourceWeights: p.weights },
+    preemptionEnabled: true, quotaPreemptionEnabled: false,
+    totalNodes: p.nodes.size, applications: states, totalContainers: containers, state: "Active",
+  };
+}
+
+export function queueInfo(p: Partition, q: Queue, withChildren: boolean, top = false): Record<string, unknown> {
+  const max = clean(q.max);
+  const out: Record<string, unknown> = {
+    queuename: q.path, status: q.draining ? "Draining" : "Active", partition: top ? p.name : "",
+    pendingResource: clean(q.pending), maxResource: max, guaranteedResource: clean(q.guaranteed),
+    allocatedResource: clean(q.allocated), isLeaf: q.isLeaf, isManaged: q.managed,
+    parent: q.parent?.path ?? "", childNames: [...q.children.values()].map((c) => c.path).sort(),
+    maxRunningApps: q.maxApps, runningApps: q.runningApps, currentPriority: 0,
+    sortingPolicy: q.sortPolicy, prioritySorting: q.sortPriority,
+  };
+  if (max) {
+    const abs: Res = {};
+    for (const k in max) abs[k] = max[k]! > 0 ? Math.floor(((q.allocated[k] ?? 0) * 100) / max[k]!) : 0;
+    out.absUsedCapacity = abs;
+  }
+  if (withChildren) out.children = [...q.children.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).map((c) => queueInfo(p, c, true));
+  return out;
+}
+
+export function applicationInfo(p: Partition, a: Application): Record<string, unknown> {
+  const asks = [...a.asks.values()];
+  return {
+    applicationID: a.id, usedResource: clean(a.allocated) ?? {}, pendingResource: clean(a.pending) ?? {},
+    partition: p.name, queueName: a.queue.path, submissionTime: ns(a.submissionTime),
+    requests: asks.filter((x) => !x.node).map((x) => ({
+      allocationKey: x.key, requestTime: ns(x.createTime), resource: x.resource, priority: String(x.priority),
+      requiredNodeId: x.requiredNode ?? "", applicationId: a.id,
+    })),
+    allocations: asks.filter((x) => x.node).map((x) => ({
+      allocationKey: x.key, resource: x.resource, priority: String(x.priority), nodeId: x.node, applicationId: a.id,
+      allocationTime: ns(x.createTime),
+    })),
+    applicationState: a.state, user: a.user, groups: [...a.groups],
+    maxRequestPriority: Number.isFinite(a.maxPendingPriority()) ? a.maxPendingPriority() : 0,
+  };
+}
+
+export function nodeInfo(p: Partition, id: string): Record<string, unknown> | undefined {
+  const n = p.nodes.get(id);
+  if (!n) return undefined;
+  const available = n.available();
+  const utilized: Res = {};
+  for (const k in n.capacity) utilized[k] = n.capacity[k]! > 0 ? Math.floor(((n.allocated[k] ?? 0) * 100) / n.capacity[k]!) : 0;
+  return {
+    nodeID: n.id, hostName: n.attributes["si/hostname"] ?? "", rackName: n.attributes["si/rackname"] ?? "", attributes: n.attributes,
+    capacity: n.capacity, allocated: clean(n.allocated) ?? {}, occupied: clean(n.occupied) ?? {}, available, utilized,
+    allocations: [...n.allocations].map((k) => {
+      const [appId, key] = k.split("\u0000") as [string, string];
+      const ask = p.apps.get(appId)?.asks.get(key);
+      return { allocationKey: key, applicationId: appId, nodeId: n.id, resource: ask?.resource ?? {}, priority: String(ask?.priority ?? 0) };
+    }),
+    schedulable: n.schedulable, isReserved: false,
+  };
+}
+
+export function userUsage(p: Partition, kind: "users" | "groups"): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const [name, byPath] of p.limits.snapshot(kind)) {
+    const queues = [...byPath.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, u]) => ({
+      queuePath: path, resourceUsage: clean(u.res) ?? {}, runningApplications: [...u.apps].sort(),
+    }));
+    out.push(kind === "users" ? { userName: name, queues } : { groupName: name, queues });
+  }
+  return out;
+}
