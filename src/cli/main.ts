@@ -134,6 +134,18 @@ export function buildCli(): Command {
       process.once("SIGINT", () => void stop());
     });
 
+  program.command("simulate")
+    .description("What-if: run the scheduler on a virtual clock over a scenario; per queue and per user allocation, waits and quota holds")
+    .argument("<scenario>", "scenario YAML (queues, nodes, applications; see examples/scenario.yaml)")
+    .option("--csv <file>", "also write the allocation time series as CSV")
+    .action(async (file: string, o: { csv?: string }) => {
+      const { readFile, writeFile } = await import("node:fs/promises");
+      const { parseScenario, simulate, formatReport, reportCsv } = await import("../scheduler/simulate.js");
+      const report = simulate(parseScenario(await readFile(file, "utf8")));
+      process.stdout.write(formatReport(report));
+      if (o.csv) await writeFile(o.csv, reportCsv(report));
+    });
+
   program.command("validate-config")
     .description("Validate a queues.yaml file as the scheduler does; prints OK or the error, exit 1 when invalid")
     .argument("<file>", "queues.yaml (- for stdin)")

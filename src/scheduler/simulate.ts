@@ -1,0 +1,223 @@
+/**
+ * `corral simulate`: runs the scheduling core on a virtual clock over a scenario (nodes, a queues.yaml, and a
+ * workload of applications with users, groups, queue, asks, arrival times and durations) and reports, per queue and per
+ * user, allocated resources over time, wait times (p50/p99) and asks held back by quotas. Pure apart from reading the
+ * scenario: the same scenario always gives the same report.
+ */
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { parseQuantity } from "./core/quantity.js";
+import type { Res } from "./core/resources.js";
+import { SchedulerCore } from "./core/scheduler.js";
+import { formatZodError } from "../util/zod.js";
+
+const duration = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?(ms|s|m|h)$/, "duration like 30s, 5m, 1h")]);
+const quantities = z.record(z.string(), z.union([z.string(), z.number()]));
+export const scenarioSchema = z.object({
+  queues: z.string().describe("queues.yaml text"),
+  step: duration.default("1s"),
+  until: duration.optional(),
+  nodes: z.array(z.object({
+    name: z.string().min(1),
+    count: z.number().int().positive().default(1),
+    resources: quantities,
+  }).strict()).min(1),
+  applications: z.array(z.object({
+    id: z.string().min(1),
+    queue: z.string().default(""),
+    user: z.string().min(1),
+    groups: z.array(z.string()).default([]),
+    arrival: duration.default(0),
+    tags: z.record(z.string(), z.string()).default({}),
+    asks: z.object({
+      count: z.number().int().positive(),
+      resources: quantities,
+      duration: duration,
+      priority: z.number().int().default(0),
+    }).strict(),
+  }).strict()).default([]),
+}).strict();
+
+export type Scenario = z.infer<typeof scenarioSchema>;
+
+/** Seconds → milliseconds; strings like `30s`, `5m`, `1h`, `250ms`. */
+function ms(d: number | string): number {
+  if (typeof d === "number") return d * 1000;
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(d)!;
+  return Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as "ms" | "s" | "m" | "h"];
+}
+
+function res(q: Record<string, string | number>): Res {
+  const out: Res = {};
+  for (const [k, v] of Object.entries(q)) out[k] = Number(parseQuantity(k, String(v)));
+  return out;
+}
+
+/**
+ * Reads a scenario file's text.
+ * @throws Error naming the field when the scenario is malformed
+ */
+export function parseScenario(text: string): Scenario {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text, { uniqueKeys: true });
+  } catch (err) {
+    throw new Error(`scenario is not valid YAML: ${(err as Error).message}`);
+  }
+  const r = scenarioSchema.safeParse(raw);
+  if (!r.success) throw new Error(`invalid scenario: ${formatZodError("", r.error)}`);
+  return r.data;
+}
+
+export interface GroupStats {
+  name: string;
+  asks: number;
+  allocated: number;
+  waitP50s: number;
+  waitP99s: number;
+  quotaHeld: number;
+  peak: Res;
+}
+
+export interface SimulationReport {
+  endSeconds: number;
+  queues: GroupStats[];
+  users: GroupStats[];
+  unplaced: number;
+  rejectedApplications: { id: string; reason: string }[];
+  /** Time series: seconds, kind (queue|user), name, resource, allocated amount. */
+  series: [number, "queue" | "user", string, string, number][];
+}
+
+const pct = (xs: number[], p: number) => {
+  if (xs.length === 0) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
+
+/** Runs the scenario. @throws Error when the queues config is invalid */
+export function simulate(s: Scenario): SimulationReport {
+  let now = 0;
+  const core = new SchedulerCore(() => now, s.queues);
+  for (const n of s.nodes) {
+    const capacity = res(n.resources);
+    const nodes = Array.from({ length: n.count }, (_, i) => ({ nodeID: n.count === 1 ? n.name : `${n.name}-${i}`, action: "CREATE" as const, schedulableResource: capacity }));
+    const r = core.updateNode(nodes);
+    if (r.rejectedNodes.length > 0) throw new Error(`node ${r.rejectedNodes[0]!.id}: ${r.rejectedNodes[0]!.reason}`);
+  }
+  const step = Math.max(1, ms(s.step));
+  const apps = [...s.applications].sort((a, b) => ms(a.arrival) - ms(b.arrival) || (a.id < b.id ? -1 : 1));
+  const lastArrival = apps.reduce((m, a) => Math.max(m, ms(a.arrival)), 0);
+  const until = s.until !== undefined ? ms(s.until) : Number.POSITIVE_INFINITY;
+  const p = core.partitions.get("default")!;
+  interface Track { queue: string; user: string; arrival: number; duration: number; resource: Res; allocatedAt?: number; held: boolean }
+  const asks = new Map<string, Track>();
+  const rejected: { id: string; reason: string }[] = [];
+  const running: { app: string; key: string; end: number }[] = [];
+  const series: SimulationReport["series"] = [];
+  let next = 0;
+  const pendingCount = () => [...asks.values()].filter((a) => a.allocatedAt === undefined).length;
+
+  for (;;) {
+    // arrivals
+    while (next < apps.length && ms(apps[next]!.arrival) <= now) {
+      const a = apps[next++]!;
+      const r = core.updateApplication({ new: [{ applicationID: a.id, queueName: a.queue, ugi: { user: a.user, groups: a.groups }, tags: a.tags }] });
+      if (r.rejectedApplications.length > 0) {
+        rejected.push(r.rejectedApplications[0]!);
+        continue;
+      }
+      const queue = p.apps.get(a.id)!.queue.path;
+      const resource = res(a.asks.resources);
+      const allocations = Array.from({ length: a.asks.count }, (_, i) => ({
+        allocationKey: `${a.id}-${i}`, applicationID: a.id, resourcePerAlloc: resource, priority: a.asks.priority,
+        allocationTags: { creationTime: String(now / 1000) },
+      }));
+      for (const al of allocations) asks.set(`${a.id}\u0000${al.allocationKey}`, { queue, user: a.user, arrival: now, duration: ms(a.asks.duration), resource, held: false });
+      core.updateAllocation({ allocations });
+    }
+    // completions
+    for (let i = running.length - 1; i >= 0; i--) {
+      if (running[i]!.end <= now) {
+        core.updateAllocation({ releases: [{ applicationID: running[i]!.app, allocationKey: running[i]!.key }] });
+        running.splice(i, 1);
+      }
+    }
+    // scheduling
+    for (const a of core.schedule()) {
+      const t = asks.get(`${a.appId}\u0000${a.key}`)!;
+      t.allocatedAt = now;
+      running.push({ app: a.appId, key: a.key, end: now + t.duration });
+    }
+    // quota holds: asks still pending whose queue or user/group limit blocks them
+    for (const [id, t] of asks) {
+      if (t.allocatedAt !== undefined || t.held) continue;
+      const [appId] = id.split("\u0000") as [string];
+      const app = p.apps.get(appId);
+      if (!app) continue;
+      if (p.queueBlock(app.queue, t.resource)?.startsWith("queue") || p.limits.headroomBlock(app.id, app.queue.path, app.user, app.groups, t.resource)) t.held = true;
+    }
+    // sample
+    const t = now / 1000;
+    const sample = (kind: "queue" | "user", name: string, r: Res) => { for (const k of Object.keys(r).sort()) series.push([t, kind, name, k, r[k]!]); };
+    const byQueue = new Map<string, Res>(), byUser = new Map<string, Res>();
+    for (const r of running) {
+      const tr = asks.get(`${r.app}\u0000${r.key}`)!;
+      for (const [m, name] of [[byQueue, tr.queue], [byUser, tr.user]] as const) {
+        const cur = m.get(name) ?? {};
+        for (const k in tr.resource) cur[k] = (cur[k] ?? 0) + tr.resource[k]!;
+        m.set(name, cur);
+      }
+    }
+    for (const [q, r] of [...byQueue].sort()) sample("queue", q, r);
+    for (const [u, r] of [...byUser].sort()) sample("user", u, r);
+
+    const done = next >= apps.length && running.length === 0 && (pendingCount() === 0 || now > lastArrival + 3_600_000);
+    if (done || now >= until) break;
+    now += step;
+  }
+
+  const stats = (key: (t: Track) => string): GroupStats[] => {
+    const groups = new Map<string, Track[]>();
+    for (const tr of asks.values()) {
+      const k = key(tr);
+      groups.set(k, [...(groups.get(k) ?? []), tr]);
+    }
+    return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, list]) => {
+      const waits = list.filter((x) => x.allocatedAt !== undefined).map((x) => (x.allocatedAt! - x.arrival) / 1000);
+      const kind = key === byQueueKey ? "queue" : "user";
+      const peak: Res = {};
+      for (const [, k, n, r, v] of series) if (k === kind && n === name) peak[r] = Math.max(peak[r] ?? 0, v);
+      return { name, asks: list.length, allocated: waits.length, waitP50s: pct(waits, 50), waitP99s: pct(waits, 99), quotaHeld: list.filter((x) => x.held).length, peak };
+    });
+  };
+  const byQueueKey = (t: Track) => t.queue;
+  return {
+    endSeconds: now / 1000,
+    queues: stats(byQueueKey),
+    users: stats((t) => t.user),
+    unplaced: pendingCount(),
+    rejectedApplications: rejected,
+    series,
+  };
+}
+
+/** The report as text tables. */
+export function formatReport(r: SimulationReport): string {
+  const table = (title: string, rows: GroupStats[]) => {
+    const head = [title, "asks", "allocated", "wait p50 s", "wait p99 s", "quota-held", "peak allocated"];
+    const body = rows.map((g) => [g.name, String(g.asks), String(g.allocated), g.waitP50s.toFixed(1), g.waitP99s.toFixed(1), String(g.quotaHeld),
+      Object.keys(g.peak).sort().map((k) => `${k}=${g.peak[k]}`).join(" ")]);
+    const all = [head, ...body];
+    const w = head.map((_, i) => Math.max(...all.map((x) => x[i]!.length)));
+    return all.map((x) => x.map((v, i) => v.padEnd(w[i]!)).join("  ").trimEnd()).join("\n");
+  };
+  const lines = [`simulated ${r.endSeconds}s; ${r.unplaced} ask(s) never placed`, "", table("QUEUE", r.queues), "", table("USER", r.users)];
+  for (const rej of r.rejectedApplications) lines.push(`rejected application ${rej.id}: ${rej.reason}`);
+  return lines.join("\n") + "\n";
+}
+
+/** The time series as CSV: `seconds,kind,name,resource,allocated`. */
+export function reportCsv(r: SimulationReport): string {
+  return ["seconds,kind,name,resource,allocated", ...r.series.map((x) => x.join(","))].join("\n") + "\n";
+}

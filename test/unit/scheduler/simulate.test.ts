@@ -1,0 +1,45 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { formatReport, parseScenario, reportCsv, simulate } from "../../../src/scheduler/simulate.js";
+import { PROJECT_ROOT } from "../../../src/testbed/testbed.js";
+
+const GI = 2 ** 30;
+
+describe("corral simulate", () => {
+  it("the example: alice held by her 16Gi limit, bob not; analytics stays under 64Gi; same report every run", async () => {
+    const text = await readFile(join(PROJECT_ROOT, "examples/scenario.yaml"), "utf8");
+    const r = simulate(parseScenario(text));
+    const alice = r.users.find((u) => u.name === "alice")!;
+    const bob = r.users.find((u) => u.name === "bob")!;
+    expect(alice.peak.memory).toBe(16 * GI);
+    expect(alice.quotaHeld).toBe(8);
+    expect(alice.waitP99s).toBe(120);
+    expect(bob.quotaHeld).toBe(0);
+    expect(r.queues.find((q) => q.name === "root.analytics")!.peak.memory).toBeLessThanOrEqual(64 * GI);
+    expect(r.unplaced).toBe(0);
+    expect(formatReport(simulate(parseScenario(text)))).toBe(formatReport(r));
+    expect(reportCsv(r).split("\n")[0]).toBe("seconds,kind,name,resource,allocated");
+  });
+
+  it("a malformed scenario names the field", () => {
+    expect(() => parseScenario("queues: ''\nnodes: []\n")).toThrow(/nodes/);
+    expect(() => parseScenario("queues: ''\nnodes: [{name: n, resources: {memory: 1}}]\napplications: [{id: a, user: u, asks: {count: 1, resources: {memory: 1}, duration: soon}}]\n")).toThrow(/duration/);
+    expect(() => parseScenario("queues: ''\nnodes: [{name: n, resources: {memory: 1}, gpus: 2}]\n")).toThrow(/gpus|Unrecognized/);
+  });
+
+  it("an application the placement rules refuse is reported, not fatal", () => {
+    const r = simulate(parseScenario(`queues: |
+  partitions:
+    - name: default
+      queues:
+        - name: root
+          submitacl: "*"
+          queues: [{name: a}]
+nodes: [{name: n, resources: {memory: 10}}]
+applications:
+  - {id: lost, queue: root.nowhere, user: u, asks: {count: 1, resources: {memory: 1}, duration: 1s}}
+`));
+    expect(r.rejectedApplications).toEqual([{ id: "lost", reason: "application rejected: no placement rule matched" }]);
+  });
+});
