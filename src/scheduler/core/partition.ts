@@ -16,7 +16,7 @@ import { Acl, type Application, type Ask, Node, Queue, nodeOrder, type NodeOrder
 import { Application as App } from "./objects.js";
 import { toRes } from "./partition-config.js";
 import { parseResource } from "./quantity.js";
-import { type Res, addTo, dominantShare, fitsInMaxUndef, fitsWithin, format, isZero, strictlyPositive, subFrom } from "./resources.js";
+import { type Res, addTo, dominantShare, fitsIn, fitsWithin, format, isZero, strictlyPositive, subFrom } from "./resources.js";
 import { QUEUE_NAME } from "./validate.js";
 
 /** A decision of the core: the ask `key` of `appId` goes to `nodeId`. */
@@ -189,9 +189,15 @@ export class Partition {
    * @returns the leaf queue path, or throws with the rejection reason (the app is then kept as rejected)
    */
   addApplication(id: string, queueName: string, user: string, groups: readonly string[], tags: Record<string, string>, now: number): string {
+    // (user and groups may be replaced below for forced applications)
     if (this.apps.has(id)) throw new Error(`adding application ${id} to partition ${this.name}, but application already existed`);
     try {
-      if (!user) throw new Error("empty user cannot resolve");
+      const forced = isForced(tags);
+      if (!user && !forced) throw new Error("empty user cannot resolve");
+      if (!user) {
+        user = "nobody";
+        groups = ["nogroup"];
+      }
       const leaf = this.place(queueName, user, groups, tags);
       const disable = (tags["application.stateaware.disable"] ?? tags.disableStateAware ?? "") !== "";
       const app = new App(id, leaf, user, groups.length > 0 ? groups : [user], now, disable, tags);
@@ -224,10 +230,21 @@ export class Partition {
   private place(queueName: string, user: string, groups: readonly string[], tags: Record<string, string>): Queue {
     const rules = this.rules.length > 0 ? this.rules : [{ name: "provided", create: false }];
     for (const rule of rules) {
+      if (!filterAllows(rule, user, groups)) continue;
       const target = this.ruleTarget(rule, queueName, user, tags);
       if (!target) continue;
       const q = this.resolve(target, !!rule.create, user, groups);
       if (q) return q;
+    }
+    if (isForced(tags)) {
+      // Forced applications (already running in the cluster) that no rule places go to the recovery queue,
+      // which bypasses ACLs (§4.8).
+      let rec = this.find("root.@recovery@");
+      if (!rec) {
+        rec = new Queue("@recovery@", this.root, true, undefined, undefined, 0, "fifo", true, new Acl(""), new Acl(""), false);
+        this.root.children.set("@recovery@", rec);
+      }
+      return rec;
     }
     const def = this.find("root.default");
     if (def && def.isLeaf && !def.draining && def.canSubmit(user, groups)) return def;
@@ -317,6 +334,9 @@ export class Partition {
     for (const k in resource) if (resource[k]! < 0) throw new Error("allocation contains negative resources");
     if (!strictlyPositive(resource)) throw new Error("allocation contains no resources");
     if (opts.node && !this.nodes.has(opts.node)) throw new Error(`failed to find node ${opts.node}`);
+    if (!opts.node && this.nodes.size > 0 && !this.fitsSomeNode(resource)) {
+      throw new Error(`ask ${key} requests ${format(resource)}, more than any node provides (nodes: ${this.nodes.size})`);
+    }
     const ask: Ask = { key, appId, resource: { ...resource }, priority, createTime, requiredNode: opts.requiredNode };
     app.asks.set(key, ask);
     if (createTime < app.submissionTime) app.submissionTime = createTime;
@@ -508,9 +528,9 @@ export class Partition {
     return (a, b) => (q.sortPriority ? b.maxPendingPriority() - a.maxPendingPriority() : 0) || a.submissionTime - b.submissionTime || byId(a, b);
   }
 
-  /** Fits-in check used for "ask larger than any node" rejections. */
+  /** True when some node's total capacity could hold `r` (a type no node has never fits). */
   fitsSomeNode(r: Res): boolean {
-    for (const n of this.nodes.values()) if (fitsInMaxUndef(n.capacity, r) && Object.keys(r).every((k) => (n.capacity[k] ?? 0) >= r[k]!)) return true;
+    for (const n of this.nodes.values()) if (fitsIn(n.capacity, r)) return true;
     return false;
   }
 }
@@ -539,4 +559,33 @@ function sumShare(r: Res): number {
 function splitKey(k: string): [string, string] {
   const i = k.indexOf("\u0000");
   return [k.slice(0, i), k.slice(i + 1)];
+}
+
+/** `application.create.force` tag (key case-insensitive, Go ParseBool true spellings). */
+function isForced(tags: Record<string, string>): boolean {
+  const k = Object.keys(tags).find((x) => x.toLowerCase() === "application.create.force");
+  return k !== undefined && ["1", "t", "T", "true", "TRUE", "True"].includes(tags[k]!);
+}
+
+/**
+ * A rule's filter (§2.5): no filter allows everyone. A single-entry list is a regular expression, longer lists are
+ * literal names; a user or group match yields the filter type (allow, or deny), no match the opposite.
+ */
+function filterAllows(rule: PlacementRuleConfig, user: string, groups: readonly string[]): boolean {
+  const f = rule.filter;
+  if (!f || ((f.users ?? []).length === 0 && (f.groups ?? []).length === 0)) return true;
+  const matches = (list: string[] | undefined, name: string) => {
+    if (!list || list.length === 0) return false;
+    if (list.length === 1) {
+      try {
+        return new RegExp(list[0]!).test(name);
+      } catch {
+        return list[0] === name;
+      }
+    }
+    return list.includes(name);
+  };
+  const hit = matches(f.users, user) || groups.some((g) => matches(f.groups, g));
+  const deny = (f.type ?? "").toLowerCase() === "deny";
+  return deny ? !hit : hit;
 }

@@ -154,6 +154,32 @@ describe("limits, placement and reload", () => {
     expect(p.addApplication("c", "root.nope", "dave", [], {}, 0)).toBe("root.users.dave");
   });
 
+  it("placement filters: a deny filter on a group skips the rule", () => {
+    const p = partitionFrom(`partitions:
+  - name: default
+    placementrules:
+      - name: user
+        create: true
+        filter: {type: deny, groups: [contractors]}
+      - name: fixed
+        value: shared
+    queues:
+      - name: root
+        submitacl: "*"
+        queues: [{name: shared}]
+`);
+    expect(p.addApplication("a", "", "alice", ["staff"], {}, 0)).toBe("root.alice");
+    expect(p.addApplication("b", "", "carol", ["contractors"], {}, 0)).toBe("root.shared");
+  });
+
+  it("forced applications nothing places go to root.@recovery@, an anonymous one runs as nobody", () => {
+    const p = partitionFrom("partitions:\n  - name: default\n    queues:\n      - name: root\n        queues: [{name: locked, submitacl: ' admins'}]\n");
+    expect(() => p.addApplication("x", "root.locked", "alice", ["users"], {}, 0)).toThrow("application rejected: no placement rule matched");
+    expect(p.addApplication("y", "root.locked", "alice", ["users"], { "application.create.force": "true" }, 0)).toBe("root.@recovery@");
+    expect(p.addApplication("z", "", "", [], { "Application.Create.Force": "t" }, 0)).toBe("root.@recovery@");
+    expect(p.apps.get("z")!.user).toBe("nobody");
+  });
+
   it("a queue removed from the config drains: no new applications, running ones finish", () => {
     const p = partitionFrom(yaml);
     p.addNode("n1", NODE);
@@ -176,8 +202,10 @@ describe("limits, placement and reload", () => {
     expect(() => p.addNode("n1", NODE)).toThrow(/node name must be unique/);
     expect(() => p.addApplication("e", "root.shared", "", [], {}, 0)).toThrow("empty user cannot resolve");
     expect(p.rejected.get("e")).toBe("empty user cannot resolve");
-    p.addAsk("a", "huge", { memory: 10 * NODE.memory }, 0, 0, 0);
-    expect(drain(p)).toEqual([]);
+    expect(() => p.addAsk("a", "huge", { memory: 10 * NODE.memory }, 0, 0, 0)).toThrow("ask huge requests map[memory:1000000000], more than any node provides (nodes: 1)");
+    expect(() => p.addAsk("a", "gpu", { "nvidia.com/gpu": 1 }, 0, 0, 0)).toThrow(/more than any node provides/);
+    expect(() => p.addAsk("a", "dup", ASK, 0, 0, 0)).not.toThrow();
+    expect(() => p.addAsk("a", "dup", ASK, 0, 0, 0)).toThrow("duplicate allocation key dup for application a");
   });
 });
 
@@ -239,6 +267,11 @@ function checkInvariants(p: Partition): void {
   expect(clean(sum([...p.nodes.values()].map((n) => n.allocated)))).toEqual(clean(sum(allocatedAsks)));
   expect(clean(p.root.allocated)).toEqual(clean(sum(apps.map((a) => a.allocated))));
   expect(clean(p.root.pending)).toEqual(clean(sum(apps.flatMap((a) => [...a.asks.values()].filter((x) => !x.node).map((x) => x.resource)))));
+  // user usage agrees with the applications' allocations
+  for (const [user, byPath] of p.limits.snapshot("users")) {
+    const mine = apps.filter((a) => a.user === user);
+    expect(clean(byPath.get("root")?.res ?? {})).toEqual(clean(sum(mine.map((a) => a.allocated))));
+  }
   for (const user of ["alice", "bob"]) {
     const used = apps.filter((a) => a.user === user && a.queue.path === "root.b").reduce((m, a) => m + (a.allocated.memory ?? 0), 0);
     expect(used).toBeLessThanOrEqual(150); // wildcard user limit on root.b
