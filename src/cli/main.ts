@@ -108,6 +108,7 @@ export function buildCli(): Command {
     .option("--config <file>", "queues.yaml (default: one partition with root.default)")
     .option("--host <address>", "address to listen on", "0.0.0.0")
     .addOption(new Option("--port <port>", "HTTP port of the REST API").default(9080).argParser(port))
+    .option("--scenario <file>", "standalone: load the nodes and applications of a simulate scenario at start (its queues replace --config)")
     .action(async (o) => {
       if (!o.standalone) throw new Error("only --standalone is available so far: the Kubernetes shim is not built yet");
       const { readFile } = await import("node:fs/promises");
@@ -116,7 +117,9 @@ export function buildCli(): Command {
       const { SchedulerCore, DEFAULT_CONFIG } = await import("../scheduler/core/scheduler.js");
       const { startRestServer } = await import("../scheduler/rest/server.js");
       const { createLogger } = await import("../util/logger.js");
-      const text = o.config ? await readFile(o.config, "utf8") : DEFAULT_CONFIG;
+      const { parseScenario } = await import("../scheduler/simulate.js");
+      const scenario = o.scenario ? parseScenario(await readFile(o.scenario, "utf8")) : undefined;
+      const text = scenario ? scenario.queues : o.config ? await readFile(o.config, "utf8") : DEFAULT_CONFIG;
       let core;
       try {
         core = new SchedulerCore(() => Date.now(), text);
@@ -125,6 +128,17 @@ export function buildCli(): Command {
       }
       const log = createLogger("corral-scheduler", process.env.LOG_LEVEL ?? "info");
       const c = core;
+      if (scenario) {
+        const { loadScenario } = await import("../scheduler/simulate.js");
+        const r = loadScenario(c, scenario);
+        log.info({ nodes: r.nodes, applications: r.applications, rejected: r.rejected }, "scenario loaded");
+      }
+      // The scheduling loop: a cycle every 100 ms, as upstream's schedule() timer.
+      const loop = setInterval(() => {
+        for (const a of c.schedule()) log.info({ application: a.appId, allocation: a.key, node: a.nodeId, queue: a.queue }, "allocated");
+        for (const s of c.stateChanges()) log.info({ application: s.appId, from: s.from, to: s.to }, "application state");
+      }, 100);
+      loop.unref();
       const rest = await startRestServer({ host: o.host, port: o.port, log, core: c, config: () => validateSchedulerConfig(decodeQueuesYaml(c.config)) });
       const stop = async () => {
         await rest.close();

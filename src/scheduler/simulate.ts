@@ -221,3 +221,23 @@ export function formatReport(r: SimulationReport): string {
 export function reportCsv(r: SimulationReport): string {
   return ["seconds,kind,name,resource,allocated", ...r.series.map((x) => x.join(","))].join("\n") + "\n";
 }
+
+/** Loads a scenario's nodes and applications (all at once, ignoring arrival times) into a running core. */
+export function loadScenario(core: SchedulerCore, s: Scenario): { nodes: number; applications: number; rejected: { id: string; reason: string }[] } {
+  let nodes = 0;
+  for (const n of s.nodes) {
+    const capacity = res(n.resources);
+    nodes += core.updateNode(Array.from({ length: n.count }, (_, i) => ({ nodeID: n.count === 1 ? n.name : `${n.name}-${i}`, action: "CREATE" as const, schedulableResource: capacity }))).acceptedNodes.length;
+  }
+  const rejected: { id: string; reason: string }[] = [];
+  let applications = 0;
+  for (const a of s.applications) {
+    const r = core.updateApplication({ new: [{ applicationID: a.id, queueName: a.queue, ugi: { user: a.user, groups: a.groups }, tags: a.tags }] });
+    rejected.push(...r.rejectedApplications);
+    if (r.acceptedApplications.length === 0) continue;
+    applications++;
+    const resource = res(a.asks.resources);
+    core.updateAllocation({ allocations: Array.from({ length: a.asks.count }, (_, i) => ({ allocationKey: `${a.id}-${i}`, applicationID: a.id, resourcePerAlloc: resource, priority: a.asks.priority })) });
+  }
+  return { nodes, applications, rejected };
+}

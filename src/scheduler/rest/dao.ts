@@ -98,3 +98,25 @@ export function userUsage(p: Partition, kind: "users" | "groups"): Record<string
   }
   return out;
 }
+
+/**
+ * `/ws/v1/scheduler/healthcheck` (SchedulerHealthDAOInfo, Go field names): negative resources on partitions and nodes,
+ * consistency of partition capacity with the nodes, and of each node's allocated + occupied + available.
+ */
+export function health(partitions: Iterable<Partition>): { Healthy: boolean; HealthChecks: { Name: string; Succeeded: boolean; Description: string; DiagnosisMessage: string }[] } {
+  const checks: { Name: string; Succeeded: boolean; Description: string; DiagnosisMessage: string }[] = [];
+  const neg = (r: Res) => Object.values(r).some((v) => v < 0);
+  const ps = [...partitions];
+  const negParts = ps.filter((p) => neg(p.root.allocated) || neg(p.root.pending)).map((p) => p.name);
+  checks.push({ Name: "Negative resources", Succeeded: negParts.length === 0, Description: "Check for negative resources in the partitions", DiagnosisMessage: negParts.length ? `Partitions with negative resources: ${negParts.join(",")}` : "" });
+  const negNodes = ps.flatMap((p) => [...p.nodes.values()].filter((n) => neg(n.allocated) || neg(n.available())).map((n) => n.id));
+  checks.push({ Name: "Negative resources", Succeeded: negNodes.length === 0, Description: "Check for negative resources in the nodes", DiagnosisMessage: negNodes.length ? `Nodes with negative resources: ${negNodes.join(",")}` : "" });
+  const badCapacity = ps.filter((p) => {
+    const total: Res = {};
+    for (const n of p.nodes.values()) for (const k in n.capacity) total[k] = (total[k] ?? 0) + n.capacity[k]!;
+    const max = p.root.max ?? {};
+    return Object.keys({ ...total, ...max }).some((k) => (total[k] ?? 0) !== (max[k] ?? 0));
+  }).map((p) => p.name);
+  checks.push({ Name: "Consistency of data", Succeeded: badCapacity.length === 0, Description: "Check if a partition's capacity equals the sum of its nodes' capacity", DiagnosisMessage: badCapacity.length ? `Partitions: ${badCapacity.join(",")}` : "" });
+  return { Healthy: checks.every((c) => c.Succeeded), HealthChecks: checks };
+}

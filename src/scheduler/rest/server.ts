@@ -13,7 +13,7 @@ import { Registry, collectDefaultMetrics } from "prom-client";
 import { stringify } from "yaml";
 import type { SchedulerConfig } from "../core/config.js";
 import type { SchedulerCore } from "../core/scheduler.js";
-import { applicationInfo, nodeInfo, partitionInfo, queueInfo, userUsage } from "./dao.js";
+import { applicationInfo, health, nodeInfo, partitionInfo, queueInfo, userUsage } from "./dao.js";
 import { validateQueuesYaml } from "../core/validate.js";
 
 export interface RestOptions {
@@ -88,7 +88,7 @@ export async function startRestServer(o: RestOptions): Promise<RestServer> {
         res.end(stringify(o.config()));
         return;
       case "GET /ws/v1/scheduler/healthcheck":
-        return json(res, 200, { Healthy: true, HealthChecks: [] });
+        return json(res, 200, o.core ? health(o.core.partitions.values()) : { Healthy: true, HealthChecks: [] });
       case "GET /ws/v1/metrics":
         registry.metrics().then((t) => {
           res.writeHead(200, { "content-type": registry.contentType });
