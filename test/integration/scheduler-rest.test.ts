@@ -86,6 +86,10 @@ describe("scheduler REST API over a running core", () => {
       expect((await get("/ws/v1/partition/default/usage/users")).body).toContainEqual({ userName: "alice", queues: expect.arrayContaining([{ queuePath: "root.a", resourceUsage: { memory: 80, vcore: 200 }, runningApplications: ["app-1"] }]) });
       expect(await get("/ws/v1/partition/nope/queues")).toEqual({ status: 404, body: { status_code: 404, message: "Partition not found", description: "Partition not found" } });
       expect((await get("/ws/v1/partition/default/application/none")).body.message).toBe("Application not found");
+      const metrics = await (await fetch(`http://127.0.0.1:${r.port}/ws/v1/metrics`)).text();
+      expect(metrics).toContain('yunikorn_queue_resource{queue="root.a",state="allocated",resource="memory"} 80');
+      expect(metrics).toContain('yunikorn_queue_app{queue="root.a",state="running"} 1');
+      expect(metrics).toContain('yunikorn_scheduler_node{state="active"} 1');
       const h = (await get("/ws/v1/scheduler/healthcheck")).body;
       expect(h.Healthy).toBe(true);
       expect(h.HealthChecks.map((c: { Name: string }) => c.Name)).toEqual(["Negative resources", "Negative resources", "Consistency of data"]);

@@ -47,6 +47,8 @@ export class Queue {
   readonly pending: Res = {};
   runningApps = 0;
   draining = false;
+  /** childtemplate: applied to dynamic leaf children created by placement (§2.1, §2.3). */
+  template?: { guaranteed?: Res; max?: Res; maxApps: number; sortPolicy: "fifo" | "fair"; sortPriority: boolean };
 
   constructor(
     readonly name: string,

@@ -93,6 +93,12 @@ export class Partition {
         q.adminAcl = new Acl(qc.adminacl);
         q.draining = false;
       }
+      const t = qc.childtemplate;
+      q.template = t ? {
+        guaranteed: res(t.resources?.guaranteed), max: res(t.resources?.max), maxApps: t.maxapplications ?? 0,
+        sortPolicy: t.properties?.["application.sort.policy"] === "fair" ? "fair" : "fifo",
+        sortPriority: (t.properties?.["application.sort.priority"] ?? "enabled").toLowerCase() !== "disabled",
+      } : undefined;
       seen.add(q);
       for (const c of qc.queues ?? []) build(c, q);
       return q;
@@ -306,7 +312,12 @@ export class Partition {
     if (q.isLeaf || q.draining || !q.canSubmit(user, groups)) return undefined;
     for (; i < parts.length; i++) {
       const leaf = i === parts.length - 1;
-      const c = new Queue(parts[i]!, q, leaf, undefined, undefined, 0, "fifo", true, new Acl(""), new Acl(""), false);
+      // A dynamic leaf gets its parent's child template; a dynamic parent inherits the template itself.
+      const t = q.template;
+      const c = leaf
+        ? new Queue(parts[i]!, q, true, t?.guaranteed, t?.max, t?.maxApps ?? 0, t?.sortPolicy ?? "fifo", t?.sortPriority ?? true, new Acl(""), new Acl(""), false)
+        : new Queue(parts[i]!, q, false, undefined, undefined, 0, "fifo", true, new Acl(""), new Acl(""), false);
+      if (!leaf) c.template = t;
       q.children.set(parts[i]!, c);
       q = c;
     }

@@ -9,7 +9,8 @@
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { Logger } from "pino";
-import { Registry, collectDefaultMetrics } from "prom-client";
+import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import type { Queue } from "../core/objects.js";
 import { stringify } from "yaml";
 import type { SchedulerConfig } from "../core/config.js";
 import type { SchedulerCore } from "../core/scheduler.js";
@@ -71,6 +72,7 @@ export interface RestServer {
 export async function startRestServer(o: RestOptions): Promise<RestServer> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "yunikorn_" });
+  if (o.core) registerCoreMetrics(registry, o.core);
   const limit = o.bodyLimitBytes ?? 3 * 1024 * 1024;
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
@@ -164,4 +166,46 @@ function serveCore(core: SchedulerCore, path: string, url: string, res: ServerRe
       return true;
   }
   return false;
+}
+
+/**
+ * YuniKorn's scheduler gauges (yunikorn-core reference §3.2), computed at scrape time from the core:
+ * `yunikorn_queue_resource{queue,state,resource}`, `yunikorn_queue_app{queue,state}`, `yunikorn_scheduler_node{state}`.
+ */
+function registerCoreMetrics(registry: Registry, core: SchedulerCore): void {
+  const walk = (q: Queue, f: (q: Queue) => void) => {
+    f(q);
+    for (const c of q.children.values()) walk(c, f);
+  };
+  new Gauge({
+    name: "yunikorn_queue_resource", help: "Queue resources by state (guaranteed, max, allocated, pending, maxRunningApps)",
+    labelNames: ["queue", "state", "resource"], registers: [registry],
+    collect() {
+      this.reset();
+      for (const p of core.partitions.values()) {
+        walk(p.root, (q) => {
+          for (const [state, r] of [["guaranteed", q.guaranteed], ["max", q.max], ["allocated", q.allocated], ["pending", q.pending]] as const) {
+            for (const k in r ?? {}) this.set({ queue: q.path, state, resource: k }, r![k]!);
+          }
+          this.set({ queue: q.path, state: "maxRunningApps", resource: "" }, q.maxApps);
+        });
+      }
+    },
+  });
+  new Gauge({
+    name: "yunikorn_queue_app", help: "Applications per queue by state", labelNames: ["queue", "state"], registers: [registry],
+    collect() {
+      this.reset();
+      for (const p of core.partitions.values()) {
+        for (const a of p.apps.values()) this.inc({ queue: a.queue.path, state: a.state.toLowerCase() });
+      }
+    },
+  });
+  new Gauge({
+    name: "yunikorn_scheduler_node", help: "Nodes by state", labelNames: ["state"], registers: [registry],
+    collect() {
+      this.reset();
+      for (const p of core.partitions.values()) for (const n of p.nodes.values()) this.inc({ state: n.schedulable ? "active" : "draining" });
+    },
+  });
 }

@@ -172,6 +172,35 @@ describe("limits, placement and reload", () => {
     expect(p.addApplication("b", "", "carol", ["contractors"], {}, 0)).toBe("root.shared");
   });
 
+  it("dynamic per-user queues get the parent's child template (max, maxapplications, sort policy)", () => {
+    const p = partitionFrom(`partitions:
+  - name: default
+    placementrules:
+      - name: user
+        create: true
+        parent: {name: fixed, value: tenants}
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: tenants
+            parent: true
+            childtemplate:
+              maxapplications: 1
+              properties: {application.sort.policy: fair}
+              resources:
+                max: {memory: 20M}
+`);
+    p.addNode("n1", NODE);
+    p.addApplication("a1", "", "alice", [], {}, 0);
+    p.addApplication("a2", "", "alice", [], {}, 1);
+    const q = p.find("root.tenants.alice")!;
+    expect([q.isLeaf, q.managed, q.maxApps, q.sortPolicy, q.max]).toEqual([true, false, 1, "fair", { memory: 20_000_000 }]);
+    for (let i = 0; i < 3; i++) { p.addAsk("a1", `k${i}`, ASK, 0, i, 0); p.addAsk("a2", `k${i}`, ASK, 0, i, 0); }
+    const allocs = drain(p);
+    expect(allocs.map((a) => a.appId)).toEqual(["a1", "a1"]); // one running app, 20M max
+  });
+
   it("forced applications nothing places go to root.@recovery@, an anonymous one runs as nobody", () => {
     const p = partitionFrom("partitions:\n  - name: default\n    queues:\n      - name: root\n        queues: [{name: locked, submitacl: ' admins'}]\n");
     expect(() => p.addApplication("x", "root.locked", "alice", ["users"], {}, 0)).toThrow("application rejected: no placement rule matched");
