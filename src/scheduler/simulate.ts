@@ -177,25 +177,23 @@ export function simulate(s: Scenario): SimulationReport {
     now += step;
   }
 
-  const stats = (key: (t: Track) => string): GroupStats[] => {
+  const stats = (kind: "queue" | "user"): GroupStats[] => {
     const groups = new Map<string, Track[]>();
     for (const tr of asks.values()) {
-      const k = key(tr);
+      const k = kind === "queue" ? tr.queue : tr.user;
       groups.set(k, [...(groups.get(k) ?? []), tr]);
     }
     return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, list]) => {
       const waits = list.filter((x) => x.allocatedAt !== undefined).map((x) => (x.allocatedAt! - x.arrival) / 1000);
-      const kind = key === byQueueKey ? "queue" : "user";
       const peak: Res = {};
       for (const [, k, n, r, v] of series) if (k === kind && n === name) peak[r] = Math.max(peak[r] ?? 0, v);
       return { name, asks: list.length, allocated: waits.length, waitP50s: pct(waits, 50), waitP99s: pct(waits, 99), quotaHeld: list.filter((x) => x.held).length, peak };
     });
   };
-  const byQueueKey = (t: Track) => t.queue;
   return {
     endSeconds: now / 1000,
-    queues: stats(byQueueKey),
-    users: stats((t) => t.user),
+    queues: stats("queue"),
+    users: stats("user"),
     unplaced: pendingCount(),
     rejectedApplications: rejected,
     series,

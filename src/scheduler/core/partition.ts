@@ -191,11 +191,11 @@ export class Partition {
   // ---------------------------------------------------------------- applications
 
   /**
-   * Places and adds an application.
+   * Places and adds an application. A forced application (`application.create.force`) without a user runs as
+   * `nobody` in group `nogroup` (§4.7).
    * @returns the leaf queue path, or throws with the rejection reason (the app is then kept as rejected)
    */
   addApplication(id: string, queueName: string, user: string, groups: readonly string[], tags: Record<string, string>, now: number): string {
-    // (user and groups may be replaced below for forced applications)
     if (this.apps.has(id)) throw new Error(`adding application ${id} to partition ${this.name}, but application already existed`);
     try {
       const forced = isForced(tags);
