@@ -17,12 +17,13 @@ import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME, MUTATE_PATH, VALIDATE_CONF_PATH
 import type { AdmissionLookups } from "../admission/decision.js";
 import type { NamespaceInfo } from "../admission/namespaces.js";
 import { decide } from "../admission/review.js";
+import { type WebhookTarget, mutatingWebhookConfiguration, validatingWebhookConfiguration } from "../admission/webhooks.js";
 import type { k8s } from "../kube/client.js";
 import type { CachedInformer } from "../kube/informers.js";
 import { generateCa, generateServerCert } from "../pki/certificates.js";
 import { schedulerQueueValidator } from "../server/scheduler-client.js";
 import { DEFAULT_ROTATION_POLICY, scalePolicy } from "../pki/rotation.js";
-import type { AdmissionTls } from "./admission-tls.js";
+import type { WebhookTls } from "./webhook-tls.js";
 import { type TlsMaterial, type WebhookServer, startWebhookServer } from "../server/webhook-server.js";
 
 export interface AdmissionOptions {
@@ -34,7 +35,7 @@ export interface AdmissionOptions {
   /**
    * Directory for `tls.crt`/`tls.key`/`ca.crt`; existing files are used, missing ones generated. Standalone: default
    * `.corral/admission-certs`. Cluster mode: when set, these certificates are served and nothing is registered;
-   * when unset, the CAs live in the Secret and the controller registers its webhooks and rotates (admission-tls.ts).
+   * when unset, the CAs live in the Secret and the controller registers its webhooks and rotates (webhook-tls.ts).
    */
   certDir?: string;
   /** Cluster mode: register with `clientConfig.url` = this base URL (out of cluster) instead of the Service. */
@@ -62,7 +63,7 @@ export interface AdmissionHandle {
   /** PEM CA bundle clients must trust (the generated or provided `ca.crt`, or both Secret CAs). */
   caBundle: string;
   /** Cluster mode with Secret-managed CAs: the certificate/registration manager. */
-  tls?: AdmissionTls;
+  tls?: WebhookTls;
   log: Logger;
   close(): Promise<void>;
 }
@@ -232,26 +233,33 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
   ])];
   let tls: TlsMaterial;
   let caBundlePem: string;
-  let managed: AdmissionTls | undefined;
+  let managed: WebhookTls | undefined;
   if (opts.standalone || opts.certDir) {
     const t = await ensureCertDir(opts.certDir ?? ".corral/admission-certs", sans, log);
     tls = t;
     caBundlePem = t.ca;
   } else {
-    const { AdmissionTls } = await import("./admission-tls.js");
+    const { WebhookTls } = await import("./webhook-tls.js");
     const { k8s } = await import("../kube/client.js");
     const policy = scalePolicy(DEFAULT_ROTATION_POLICY, opts.pkiTimeScale ?? 1);
-    managed = new AdmissionTls({
+    managed = new WebhookTls({
       kc: kcForTls!,
       secrets: kcForTls!.makeApiClient(k8s.CoreV1Api),
       secretName: opts.secretName ?? "admission-controller-secrets",
       policy,
       now: () => new Date(),
       sans,
-      target: () => opts.register === false ? undefined
-        : opts.webhookUrl ? { mode: "url", url: opts.webhookUrl }
-        : { mode: "service", name: store.current.amServiceName, namespace: store.current.namespace, port: 443 },
-      config: () => store.current,
+      namespace: () => store.current.namespace,
+      webhooks: (bundle) => {
+        if (opts.register === false) return undefined;
+        const cfg = store.current;
+        const target: WebhookTarget = opts.webhookUrl ? { mode: "url", url: opts.webhookUrl } : { mode: "service", name: cfg.amServiceName, namespace: cfg.namespace, port: 443 };
+        const settings = {
+          target, caBundle: bundle, mutateFailurePolicy: cfg.mutateFailurePolicy, validateFailurePolicy: cfg.validateFailurePolicy,
+          timeoutSeconds: cfg.webhookTimeoutSeconds, mutatingName: cfg.mutatingConfigurationName, validatingName: cfg.validatingConfigurationName,
+        };
+        return [mutatingWebhookConfiguration(settings), validatingWebhookConfiguration(settings)] as k8s.KubernetesObject[];
+      },
       resyncMs: (opts.resyncSeconds ?? 60) * 1000,
       propagationMs: (opts.caPropagationSeconds ?? 5) * 1000,
       log,

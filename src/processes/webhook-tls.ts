@@ -1,5 +1,5 @@
 /**
- * Certificates and webhook registration of a running admission controller (design 000 "Admission controller
+ * Certificates and webhook registration of a running webhook process (admission controller, bootstrapper) (design 000 "Admission controller
  * deployment"): the shared CA Secret, the ephemeral server certificate, self-registration, and the background task
  * that rotates CAs and repairs the webhook configurations.
  *
@@ -12,8 +12,6 @@
  * Replicas share the Secret and converge on its content; every write carries a resourceVersion.
  */
 import type { Logger } from "pino";
-import type { AdmissionConfig } from "../admission/config.js";
-import { type WebhookTarget, mutatingWebhookConfiguration, validatingWebhookConfiguration } from "../admission/webhooks.js";
 import { applyObject } from "../kube/apply.js";
 import type { k8s } from "../kube/client.js";
 import { ensureCas, type SecretApi } from "../pki/ca-store.js";
@@ -21,7 +19,7 @@ import { generateServerCert } from "../pki/certificates.js";
 import { type CaInfo, type RotationPolicy, caBundle, nextRotation, serverCertWindow, signingCa } from "../pki/rotation.js";
 import type { TlsMaterial } from "../server/webhook-server.js";
 
-export interface AdmissionTlsOptions {
+export interface WebhookTlsOptions {
   kc: k8s.KubeConfig;
   secrets: SecretApi;
   secretName: string;
@@ -30,9 +28,13 @@ export interface AdmissionTlsOptions {
   now: () => Date;
   /** DNS names and IPs for the server certificate. */
   sans: string[];
-  /** Where the API server reaches the webhooks; undefined: do not register. */
-  target: () => WebhookTarget | undefined;
-  config: () => AdmissionConfig;
+  /** Namespace of the CA Secret. */
+  namespace: () => string;
+  /**
+   * The webhook configurations to keep registered for a caBundle (PEM); undefined: do not register.
+   * Read at every reconcile, so configuration changes (names, policies) apply at the next resync.
+   */
+  webhooks: (caBundle: string) => k8s.KubernetesObject[] | undefined;
   /** Resync period, milliseconds. */
   resyncMs: number;
   /** Wait between publishing a new caBundle and serving a certificate signed by a new CA, milliseconds. */
@@ -40,7 +42,7 @@ export interface AdmissionTlsOptions {
   log: Logger;
 }
 
-export class AdmissionTls {
+export class WebhookTls {
   private serving?: { signer: string; tls: TlsMaterial };
   private cas?: [CaInfo, CaInfo];
   private chain: Promise<void> = Promise.resolve();
@@ -50,7 +52,7 @@ export class AdmissionTls {
   /** Completed reconciles (for tests and /readyz). */
   reconciles = 0;
 
-  constructor(private readonly o: AdmissionTlsOptions) {}
+  constructor(private readonly o: WebhookTlsOptions) {}
 
   /** First reconcile: CAs (90-day rule) and the server certificate to start serving with. */
   async initial(): Promise<TlsMaterial> {
@@ -84,8 +86,7 @@ export class AdmissionTls {
   }
 
   private async loadCas(withinMs: number): Promise<[CaInfo, CaInfo]> {
-    const cfg = this.o.config();
-    const r = await ensureCas(this.o.secrets, cfg.namespace, this.o.secretName, this.o.now, this.o.policy, withinMs, this.o.log);
+    const r = await ensureCas(this.o.secrets, this.o.namespace(), this.o.secretName, this.o.now, this.o.policy, withinMs, this.o.log);
     this.cas = r.cas;
     return r.cas;
   }
@@ -106,20 +107,15 @@ export class AdmissionTls {
   private async reconcile(reason: string): Promise<void> {
     if (this.stopped) return;
     const cas = await this.loadCas(reason === "start" ? this.o.policy.renewWithinMs : this.o.policy.rotateWithinMs);
-    const target = this.o.target();
-    if (target) {
-      const cfg = this.o.config();
-      const settings = {
-        target, caBundle: caBundle(cas), mutateFailurePolicy: cfg.mutateFailurePolicy, validateFailurePolicy: cfg.validateFailurePolicy,
-        timeoutSeconds: cfg.webhookTimeoutSeconds, mutatingName: cfg.mutatingConfigurationName, validatingName: cfg.validatingConfigurationName,
-      };
-      const m = await applyObject(this.o.kc, mutatingWebhookConfiguration(settings) as k8s.KubernetesObject, this.o.log);
-      const v = await applyObject(this.o.kc, validatingWebhookConfiguration(settings) as k8s.KubernetesObject, this.o.log);
-      if (m !== "unchanged" || v !== "unchanged") this.o.log.info({ reason, mutating: m, validating: v }, "webhook configurations reconciled");
+    const desired = this.o.webhooks(caBundle(cas));
+    if (desired) {
+      const results = [];
+      for (const obj of desired) results.push(await applyObject(this.o.kc, obj, this.o.log));
+      if (results.some((x) => x !== "unchanged")) this.o.log.info({ reason, results }, "webhook configurations reconciled");
     }
     const signer = signingCa(cas).fingerprint;
     if (this.serving && this.serving.signer !== signer) {
-      if (target && this.o.propagationMs > 0) await new Promise((r) => setTimeout(r, this.o.propagationMs));
+      if (desired && this.o.propagationMs > 0) await new Promise((r) => setTimeout(r, this.o.propagationMs));
       this.serving = await this.issue(cas);
       this.swap?.(this.serving.tls);
       this.o.log.info({ reason }, "serving certificate rotated");
