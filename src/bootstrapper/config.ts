@@ -48,6 +48,22 @@ export const bootstrapperConfigSchema = z.object({
   namespaceFeatures: z.record(z.string(), z.array(featureKey)).default({ "kyma-system": [ALL_ALIAS], "istio-system": [ALL_ALIAS] }),
   /** Features customers may opt into; default every known one. */
   availableFeatures: z.array(featureKey).default(FEATURES.map((f) => FEATURE_PREFIX + f)),
+  /** The scan that repairs pods the webhook missed. */
+  housekeeping: z.object({
+    intervalSeconds: z.number().positive().default(60),
+    dryRun: z.boolean().default(false),
+    /** Evictions per minute, cluster-wide. */
+    evictionsPerMinute: z.number().positive().default(30),
+  }).strict().default({ intervalSeconds: 60, dryRun: false, evictionsPerMinute: 30 }),
+  /** Shared resources copied from one namespace into the others. */
+  sync: z.object({
+    sourceNamespace: z.string().min(1).default("kyma-system"),
+    resources: z.array(z.object({ kind: z.enum(["Secret", "ConfigMap"]), name: z.string().min(1) }).strict()).default([]),
+    /** Only namespaces with all these labels get copies (empty: every namespace). */
+    namespaceLabels: z.record(z.string(), z.string()).default({}),
+    deleteCopiesWithSource: z.boolean().default(true),
+    resyncSeconds: z.number().positive().default(60),
+  }).strict().default({ sourceNamespace: "kyma-system", resources: [], namespaceLabels: {}, deleteCopiesWithSource: true, resyncSeconds: 60 }),
 }).strict();
 
 export type BootstrapperConfig = z.infer<typeof bootstrapperConfigSchema> & { revision: string };
