@@ -102,6 +102,30 @@ export function buildCli(): Command {
       process.stdout.write(stringify(mutatingWebhookConfiguration(settings)) + "---\n" + stringify(validatingWebhookConfiguration(settings)));
     });
 
+  program.command("bootstrapper")
+    .description("Run the runtime bootstrapper: fail-open pod manipulation webhook, housekeeping and shared-resource sync")
+    .option("--host <address>", "address to listen on", "0.0.0.0")
+    .addOption(new Option("--port <port>", "HTTPS port").default(9443).argParser(port))
+    .option("--kubeconfig <file>", "kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
+    .option("--webhook-url <url>", "register the webhook with this https base URL (out of cluster) instead of the Service")
+    .option("--no-register", "do not create or update the webhook configuration")
+    .option("--secret-name <name>", "Secret holding the two CAs", "rt-bootstrapper-webhook-secrets")
+    .addOption(new Option("--resync-seconds <n>", "reconcile period of CAs and the webhook configuration").default(60).argParser(positive))
+    .addOption(new Option("--ca-propagation-seconds <n>", "wait after publishing a new caBundle before serving a certificate from a new CA").default(5).argParser(nonNegative))
+    .action(async (o) => {
+      const { runBootstrapper } = await import("../processes/bootstrapper.js");
+      const h = await runBootstrapper({
+        host: o.host, port: o.port, kubeconfig: o.kubeconfig, webhookUrl: o.webhookUrl, register: o.register,
+        secretName: o.secretName, resyncSeconds: o.resyncSeconds, caPropagationSeconds: o.caPropagationSeconds,
+      });
+      const stop = async () => {
+        await h.close();
+        process.exit(0);
+      };
+      process.once("SIGTERM", () => void stop());
+      process.once("SIGINT", () => void stop());
+    });
+
   program.command("scheduler")
     .description("Run the scheduler REST API (YuniKorn-compatible); --standalone needs no cluster")
     .option("--standalone", "run without an API server", false)

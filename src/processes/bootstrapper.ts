@@ -1,0 +1,282 @@
+/**
+ * The `corral bootstrapper` process (design 003): the fail-open pod manipulation webhook, the housekeeping loop that
+ * evicts controller-owned pods the webhook missed, and the controller that copies shared resources into namespaces.
+ * Reuses the webhook server, the Secret-backed CAs and self-registration of the admission controller.
+ */
+import type { Logger } from "pino";
+import { Counter } from "prom-client";
+import { ANNOTATION_MODIFIED, type BootstrapperConfig, CONFIGMAP_KEY, CONFIGMAP_NAME, parseBootstrapperConfig } from "../bootstrapper/config.js";
+import { planHousekeeping } from "../bootstrapper/housekeeping.js";
+import { reviewBootstrap } from "../bootstrapper/review.js";
+import { LABEL_MANAGED_BY, MANAGED_BY, type SyncObject, planSync } from "../bootstrapper/sync.js";
+import { applyObject } from "../kube/apply.js";
+import { k8s, loadKubeConfig } from "../kube/client.js";
+import { type CachedInformer, startInformer } from "../kube/informers.js";
+import { DEFAULT_ROTATION_POLICY, scalePolicy } from "../pki/rotation.js";
+import { WebhookMetrics } from "../server/metrics.js";
+import { type WebhookServer, startWebhookServer } from "../server/webhook-server.js";
+import { createLogger } from "../util/logger.js";
+import { WebhookTls } from "./webhook-tls.js";
+
+export const BOOTSTRAPPER_WEBHOOK_CONFIGURATION = "rt-bootstrapper-mutating-webhook-configuration";
+export const BOOTSTRAPPER_WEBHOOK = "mpod-v1.kb.io";
+export const BOOTSTRAPPER_PATH = "/mutate--v1-pod";
+export const BOOTSTRAPPER_SERVICE = "rt-bootstrapper-webhook-service";
+
+export interface BootstrapperOptions {
+  host: string;
+  port: number;
+  kubeconfig?: string;
+  /** Register with this https base URL (out of cluster) instead of the Service. */
+  webhookUrl?: string;
+  register?: boolean;
+  secretName?: string;
+  resyncSeconds?: number;
+  caPropagationSeconds?: number;
+  pkiTimeScale?: number;
+  env?: Readonly<Record<string, string | undefined>>;
+  logger?: Logger;
+}
+
+export interface BootstrapperHandle {
+  server: WebhookServer;
+  log: Logger;
+  /** Runs housekeeping now (tests, config changes). */
+  housekeep(): Promise<void>;
+  /** Runs the shared-resource sync now. */
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The fail-open MutatingWebhookConfiguration (design 003: a webhook outage never blocks pod creation). */
+export function bootstrapperWebhookConfiguration(target: { url?: string; service?: { name: string; namespace: string } }, caBundle: string): k8s.KubernetesObject {
+  const ca = Buffer.from(caBundle).toString("base64");
+  return {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "MutatingWebhookConfiguration",
+    metadata: { name: BOOTSTRAPPER_WEBHOOK_CONFIGURATION, labels: { "app.kubernetes.io/name": "rt-bootstrapper" } },
+    webhooks: [{
+      name: BOOTSTRAPPER_WEBHOOK,
+      clientConfig: target.url ? { url: `${target.url.replace(/\/$/, "")}${BOOTSTRAPPER_PATH}`, caBundle: ca }
+        : { service: { ...target.service!, path: BOOTSTRAPPER_PATH, port: 443 }, caBundle: ca },
+      rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"], scope: "Namespaced" }],
+      failurePolicy: "Ignore",
+      timeoutSeconds: 2,
+      sideEffects: "None",
+      matchPolicy: "Equivalent",
+      reinvocationPolicy: "Never",
+      admissionReviewVersions: ["v1"],
+      objectSelector: { matchExpressions: [{ key: "app.kubernetes.io/name", operator: "NotIn", values: ["rt-bootstrapper"] }] },
+      namespaceSelector: { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system"] }] },
+    }],
+  } as k8s.KubernetesObject;
+}
+
+export async function runBootstrapper(opts: BootstrapperOptions): Promise<BootstrapperHandle> {
+  const env = opts.env ?? process.env;
+  const log = opts.logger ?? createLogger("corral-bootstrapper", env.LOG_LEVEL ?? "info");
+  const namespace = env.NAMESPACE ?? "kyma-system";
+  const kc = loadKubeConfig(opts.kubeconfig);
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const closers: (() => Promise<void> | void)[] = [];
+
+  const [namespaces, configMaps, pods] = await Promise.all([
+    startInformer<k8s.V1Namespace>(kc, "/api/v1/namespaces", () => core.listNamespace(), "namespaces", log),
+    startInformer<k8s.V1ConfigMap>(kc, `/api/v1/namespaces/${namespace}/configmaps`, () => core.listNamespacedConfigMap({ namespace }), "configmaps", log),
+    startInformer<k8s.V1Pod>(kc, "/api/v1/pods", () => core.listPodForAllNamespaces(), "pods", log),
+  ]);
+  for (const inf of [namespaces, configMaps, pods] as CachedInformer<k8s.KubernetesObject>[]) closers.push(() => inf.stop());
+  const nsAnnotations = (n: string) => namespaces.get(n)?.metadata?.annotations;
+
+  // Configuration: last good one stays when an update is invalid.
+  let cfg: BootstrapperConfig | undefined;
+  const reload = (why: string) => {
+    const text = configMaps.get(CONFIGMAP_NAME, namespace)?.data?.[CONFIGMAP_KEY];
+    if (text === undefined) {
+      if (!cfg) log.warn({ why }, `ConfigMap ${namespace}/${CONFIGMAP_NAME} key ${CONFIGMAP_KEY} not found; pods pass unchanged`);
+      return false;
+    }
+    const r = parseBootstrapperConfig(text);
+    if (!r.ok) {
+      log.error({ why, error: r.error }, "bootstrapper configuration rejected; keeping the last good one");
+      return false;
+    }
+    if (cfg?.revision === r.config.revision) return false;
+    cfg = r.config;
+    log.info({ why, revision: cfg.revision }, "bootstrapper configuration applied");
+    return true;
+  };
+  reload("start");
+
+  const metrics = new WebhookMetrics();
+  const hk = {
+    scanned: new Counter({ name: "corral_bootstrapper_housekeeping_pods_scanned_total", help: "Pods in scope scanned by housekeeping", registers: [metrics.registry] }),
+    missing: new Counter({ name: "corral_bootstrapper_housekeeping_pods_missing_total", help: "Pods found missing a manipulation", registers: [metrics.registry] }),
+    evicted: new Counter({ name: "corral_bootstrapper_housekeeping_pods_evicted_total", help: "Controller-owned pods evicted to be recreated", registers: [metrics.registry] }),
+    skipped: new Counter({ name: "corral_bootstrapper_housekeeping_pods_skipped_total", help: "Pods left alone (bare pods, eviction refused, rate limit, dry run)", labelNames: ["reason"], registers: [metrics.registry] }),
+  };
+
+  // Housekeeping: evict controller-owned pods missing manipulations, one per owner per round, rate-limited.
+  const reported = new Set<string>();
+  let tokens = 0;
+  let lastRefill = Date.now();
+  const housekeep = async () => {
+    if (!cfg) return;
+    const c = cfg;
+    const now = Date.now();
+    tokens = Math.min(c.housekeeping.evictionsPerMinute, tokens + ((now - lastRefill) / 60_000) * c.housekeeping.evictionsPerMinute);
+    lastRefill = now;
+    const plan = planHousekeeping(pods.list() as unknown as Parameters<typeof planHousekeeping>[0], c, nsAnnotations);
+    hk.scanned.inc(plan.scanned);
+    hk.missing.inc(plan.missing.length);
+    for (const p of plan.evict) {
+      if (c.housekeeping.dryRun) {
+        log.info({ pod: `${p.namespace}/${p.name}`, missing: p.missing }, "housekeeping (dry run): would evict");
+        hk.skipped.inc({ reason: "dry-run" });
+        continue;
+      }
+      if (tokens < 1) {
+        hk.skipped.inc({ reason: "rate-limit" });
+        continue;
+      }
+      tokens -= 1;
+      try {
+        await core.createNamespacedPodEviction({ name: p.name, namespace: p.namespace, body: { apiVersion: "policy/v1beta1", kind: "Eviction", metadata: { name: p.name, namespace: p.namespace } } as k8s.V1Eviction });
+        hk.evicted.inc();
+        log.info({ pod: `${p.namespace}/${p.name}`, owner: p.owner, missing: p.missing }, "housekeeping: evicted pod missing manipulations");
+      } catch (err) {
+        hk.skipped.inc({ reason: "eviction-refused" });
+        log.warn({ pod: `${p.namespace}/${p.name}`, err: (err as { code?: number }).code ?? (err as Error).message }, "housekeeping: eviction refused (PodDisruptionBudget?)");
+      }
+    }
+    for (const p of plan.bare) {
+      hk.skipped.inc({ reason: "bare-pod" });
+      const id = `${p.namespace}/${p.name}`;
+      if (reported.has(id)) continue;
+      reported.add(id);
+      await core.createNamespacedEvent({ namespace: p.namespace, body: {
+        metadata: { generateName: `${p.name}.` },
+        involvedObject: { kind: "Pod", name: p.name, namespace: p.namespace, apiVersion: "v1" },
+        reason: "MissingManipulations", type: "Warning", source: { component: "corral-bootstrapper" },
+        message: `pod was created without runtime manipulations (${p.missing.join(", ")}); it has no controller, so it is not restarted: delete and recreate it`,
+        firstTimestamp: new Date(), lastTimestamp: new Date(), count: 1,
+      } }).catch((err: Error) => log.warn({ pod: id, err: err.message }, "could not record event"));
+    }
+  };
+
+  // Shared-resource sync.
+  const sync = async () => {
+    if (!cfg || cfg.sync.resources.length === 0) return;
+    const c = cfg;
+    const sources: SyncObject[] = [];
+    for (const r of c.sync.resources) {
+      try {
+        const o = r.kind === "Secret"
+          ? await core.readNamespacedSecret({ name: r.name, namespace: c.sync.sourceNamespace })
+          : await core.readNamespacedConfigMap({ name: r.name, namespace: c.sync.sourceNamespace });
+        sources.push({ kind: r.kind, metadata: { name: r.name, namespace: c.sync.sourceNamespace }, data: o.data ?? {}, type: (o as k8s.V1Secret).type });
+      } catch (err) {
+        if ((err as { code?: number }).code !== 404) throw err;
+      }
+    }
+    const selector = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
+    const [secrets, cms] = await Promise.all([
+      core.listSecretForAllNamespaces({ labelSelector: selector }),
+      core.listConfigMapForAllNamespaces({ labelSelector: selector }),
+    ]);
+    const copies: SyncObject[] = [
+      ...secrets.items.map((s) => ({ kind: "Secret" as const, metadata: s.metadata as SyncObject["metadata"], data: s.data ?? {}, type: s.type })),
+      ...cms.items.map((s) => ({ kind: "ConfigMap" as const, metadata: s.metadata as SyncObject["metadata"], data: s.data ?? {} })),
+    ];
+    const plan = planSync(c, sources, namespaces.list().map((n) => ({ name: n.metadata!.name!, labels: n.metadata?.labels, terminating: n.status?.phase === "Terminating" })), copies);
+    for (const o of plan.apply) {
+      await applyObject(kc, { apiVersion: "v1", ...o } as k8s.KubernetesObject, log).catch((err: Error) => log.warn({ object: `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`, err: err.message }, "sync write failed"));
+    }
+    for (const d of plan.delete) {
+      const del = d.kind === "Secret" ? core.deleteNamespacedSecret({ name: d.name, namespace: d.namespace }) : core.deleteNamespacedConfigMap({ name: d.name, namespace: d.namespace });
+      await del.then(() => log.info({ object: `${d.kind} ${d.namespace}/${d.name}` }, "sync: copy removed"), () => undefined);
+    }
+    if (plan.apply.length > 0) log.info({ written: plan.apply.map((o) => `${o.metadata.namespace}/${o.metadata.name}`) }, "sync: copies written");
+  };
+
+  // Serialised background work with debounce, triggered by events and timers.
+  let chain = Promise.resolve();
+  const run = (what: "housekeep" | "sync") => {
+    chain = chain.then(() => (what === "housekeep" ? housekeep() : sync())).catch((err: Error) => log.error({ err: err.message, task: what }, "background task failed"));
+    return chain;
+  };
+  let syncTimer: NodeJS.Timeout | undefined;
+  const soonSync = () => {
+    if (syncTimer) return;
+    syncTimer = setTimeout(() => {
+      syncTimer = undefined;
+      void run("sync");
+    }, 200);
+  };
+  for (const verb of ["add", "update", "delete"] as const) {
+    configMaps.on(verb, (cm) => {
+      if (cm.metadata?.name === CONFIGMAP_NAME && reload(`${verb} ConfigMap`)) {
+        void run("housekeep");
+        soonSync();
+      }
+    });
+    namespaces.on(verb, () => soonSync());
+  }
+  const syncInformers = await Promise.all([
+    startInformer<k8s.V1Secret>(kc, "/api/v1/secrets", () => core.listSecretForAllNamespaces({ labelSelector: `${LABEL_MANAGED_BY}=${MANAGED_BY}` }), "managed-secrets", log),
+  ]).catch(() => []);
+  for (const inf of syncInformers) {
+    closers.push(() => inf.stop());
+    for (const verb of ["update", "delete"] as const) inf.on(verb, () => soonSync());
+  }
+  const tick = () => {
+    if (!cfg) return 60_000;
+    return cfg.housekeeping.intervalSeconds * 1000;
+  };
+  let hkTimer: NodeJS.Timeout;
+  const scheduleHousekeeping = () => {
+    hkTimer = setTimeout(() => {
+      void run("housekeep").then(scheduleHousekeeping);
+    }, tick());
+    hkTimer.unref();
+  };
+  scheduleHousekeeping();
+  const syncInterval = setInterval(() => void run("sync"), (cfg?.sync.resyncSeconds ?? 60) * 1000);
+  syncInterval.unref();
+  closers.push(() => {
+    clearTimeout(hkTimer);
+    clearInterval(syncInterval);
+    if (syncTimer) clearTimeout(syncTimer);
+  });
+
+  // Certificates and the fail-open registration.
+  const tls = new WebhookTls({
+    kc, secrets: core, secretName: opts.secretName ?? "rt-bootstrapper-webhook-secrets",
+    policy: scalePolicy(DEFAULT_ROTATION_POLICY, opts.pkiTimeScale ?? 1), now: () => new Date(),
+    sans: ["localhost", "127.0.0.1", "::1", BOOTSTRAPPER_SERVICE, `${BOOTSTRAPPER_SERVICE}.${namespace}`, `${BOOTSTRAPPER_SERVICE}.${namespace}.svc`,
+      ...(opts.webhookUrl ? [new URL(opts.webhookUrl).hostname] : [])],
+    namespace: () => namespace,
+    webhooks: (bundle) => opts.register === false ? undefined
+      : [bootstrapperWebhookConfiguration(opts.webhookUrl ? { url: opts.webhookUrl } : { service: { name: BOOTSTRAPPER_SERVICE, namespace } }, bundle)],
+    resyncMs: (opts.resyncSeconds ?? 60) * 1000,
+    propagationMs: (opts.caPropagationSeconds ?? 5) * 1000,
+    log,
+  });
+  const server = await startWebhookServer({
+    host: opts.host, port: opts.port, tls: await tls.initial(), logger: log, metrics,
+    routes: [{ path: BOOTSTRAPPER_PATH, name: "bootstrap", decide: (r) => (cfg ? reviewBootstrap(r, cfg, { namespaceAnnotations: nsAnnotations }) : { allowed: true, ops: [], warnings: [], notes: [] }) }],
+  });
+  await tls.start((t) => server.setCertificate(t));
+  closers.push(() => tls.stop());
+  void run("sync");
+  log.info({ port: server.port, namespace, marker: ANNOTATION_MODIFIED }, "bootstrapper serving");
+  return {
+    server, log,
+    housekeep: () => run("housekeep"),
+    sync: () => run("sync"),
+    close: async () => {
+      await server.close();
+      for (const c of closers) await c();
+    },
+  };
+}
