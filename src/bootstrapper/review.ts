@@ -7,19 +7,19 @@ import { type Decision, type Note, allow } from "../admission/decision.js";
 import type { AdmissionRequest } from "../server/admission-review.js";
 import { addAt, withEntries, type PatchOp } from "../util/json-patch.js";
 import { ANNOTATION_APPLIED, ANNOTATION_MODIFIED, type BootstrapperConfig, type Feature } from "./config.js";
-import { applyFips, applyLandscape } from "./features/environment.js";
-import { applyPullSecret } from "./features/pull-secret.js";
-import { applyRegistry } from "./features/registry.js";
-import { applyTrustBundle } from "./features/trust-bundle.js";
-import type { Container, PodParts } from "./features/types.js";
+import { fipsOps, landscapeOps } from "./features/environment.js";
+import { pullSecretOps } from "./features/pull-secret.js";
+import { registryOps } from "./features/registry.js";
+import { trustBundleOps } from "./features/trust-bundle.js";
+import type { PodView } from "./features/types.js";
 import { enabledFeatures } from "./opt-in.js";
 
-const MANIPULATIONS: Record<Feature, (p: PodParts, cfg: BootstrapperConfig) => boolean> = {
-  "alter-img-registry": applyRegistry,
-  "add-img-pull-secret": applyPullSecret,
-  "add-cluster-trust-bundle": applyTrustBundle,
-  "set-fips-mode": applyFips,
-  "set-landscape": applyLandscape,
+const MANIPULATIONS: Record<Feature, (p: PodView, cfg: BootstrapperConfig) => PatchOp[]> = {
+  "alter-img-registry": registryOps,
+  "add-img-pull-secret": pullSecretOps,
+  "add-cluster-trust-bundle": trustBundleOps,
+  "set-fips-mode": fipsOps,
+  "set-landscape": landscapeOps,
 };
 
 export interface BootstrapperLookups {
@@ -27,7 +27,6 @@ export interface BootstrapperLookups {
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const arr = <T>(v: unknown): T[] | undefined => (Array.isArray(v) ? (structuredClone(v) as T[]) : undefined);
 
 /** The features a pod should have and those it records having (for housekeeping). */
 export function appliedFeatures(annotations: Readonly<Record<string, string>> | undefined): Feature[] {
@@ -36,26 +35,34 @@ export function appliedFeatures(annotations: Readonly<Record<string, string>> | 
   return v.split("@")[0]!.split(",").filter(Boolean) as Feature[];
 }
 
-/** Applies the enabled manipulations to a pod object; returns the JSON Patch ops and the features that changed it. */
+/**
+ * The JSON Patch that applies the enabled manipulations to a pod, and the features that changed something.
+ * Manipulations touch different fields, so their ops combine; the markers are added when anything changed.
+ */
 export function manipulatePod(pod: Record<string, unknown>, features: readonly Feature[], cfg: BootstrapperConfig): { ops: PatchOp[]; applied: Feature[] } {
-  const spec = isObj(pod.spec) ? pod.spec : {};
+  const view = { spec: isObj(pod.spec) ? pod.spec : {} } as PodView;
   const meta = isObj(pod.metadata) ? pod.metadata : {};
-  const parts: PodParts = {
-    containers: arr<Container>(spec.containers) ?? [],
-    initContainers: arr<Container>(spec.initContainers) ?? [],
-    ephemeralContainers: arr<Container>(spec.ephemeralContainers) ?? [],
-    volumes: arr(spec.volumes) ?? [],
-    imagePullSecrets: arr(spec.imagePullSecrets) ?? [],
-  };
-  const before = JSON.stringify(parts);
-  const applied = features.filter((f) => MANIPULATIONS[f](parts, cfg));
-  if (applied.length === 0 || JSON.stringify(parts) === before) return { ops: [], applied: [] };
   const ops: PatchOp[] = [];
-  for (const key of ["containers", "initContainers", "ephemeralContainers", "volumes", "imagePullSecrets"] as const) {
-    const original = spec[key];
-    const next = parts[key];
-    if (JSON.stringify(original ?? []) !== JSON.stringify(next) && (next.length > 0 || original !== undefined)) ops.push(addAt(pod, ["spec", key], next));
+  const applied: Feature[] = [];
+  // Two manipulations may both create the same missing array (e.g. `env` for FIPS and landscape): merge those, as a
+  // second `add` of the whole array would replace the first.
+  const created = new Map<string, unknown[]>();
+  for (const f of features) {
+    const o = MANIPULATIONS[f](view, cfg);
+    if (o.length === 0) continue;
+    applied.push(f);
+    for (const op of o) {
+      const prior = op.op === "add" && Array.isArray(op.value) ? created.get(op.path) : undefined;
+      if (prior) {
+        prior.push(...(op.value as unknown[]));
+        continue;
+      }
+      if (op.op === "add" && Array.isArray(op.value)) created.set(op.path, (op.value = [...op.value]) as unknown[]);
+      ops.push(op);
+    }
   }
+  if (applied.length === 0) return { ops: [], applied: [] };
+  if (!isObj(pod.spec)) return { ops: [], applied: [] };
   const annotations = withEntries(meta.annotations as Record<string, string> | undefined, {
     [ANNOTATION_MODIFIED]: "true",
     [ANNOTATION_APPLIED]: `${applied.join(",")}@${cfg.revision}`,

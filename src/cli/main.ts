@@ -106,6 +106,9 @@ export function buildCli(): Command {
     .description("Run the runtime bootstrapper: fail-open pod manipulation webhook, housekeeping and shared-resource sync")
     .option("--host <address>", "address to listen on", "0.0.0.0")
     .addOption(new Option("--port <port>", "HTTPS port").default(9443).argParser(port))
+    .option("--standalone", "no cluster: the webhook only, configuration from --config, certificate in --cert-dir", false)
+    .option("--config <file>", "standalone: the rt-bootstrapper-config.json content")
+    .option("--cert-dir <dir>", "standalone: tls.crt/tls.key/ca.crt (generated when missing)", ".corral/bootstrapper-certs")
     .option("--kubeconfig <file>", "kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
     .option("--webhook-url <url>", "register the webhook with this https base URL (out of cluster) instead of the Service")
     .option("--no-register", "do not create or update the webhook configuration")
@@ -113,8 +116,9 @@ export function buildCli(): Command {
     .addOption(new Option("--resync-seconds <n>", "reconcile period of CAs and the webhook configuration").default(60).argParser(positive))
     .addOption(new Option("--ca-propagation-seconds <n>", "wait after publishing a new caBundle before serving a certificate from a new CA").default(5).argParser(nonNegative))
     .action(async (o) => {
-      const { runBootstrapper } = await import("../processes/bootstrapper.js");
-      const h = await runBootstrapper({
+      const { runBootstrapper, runBootstrapperStandalone } = await import("../processes/bootstrapper.js");
+      if (o.standalone && !o.config) throw new Error("--standalone needs --config <rt-bootstrapper-config.json>");
+      const h = o.standalone ? await runBootstrapperStandalone({ host: o.host, port: o.port, configFile: o.config, certDir: o.certDir }) : await runBootstrapper({
         host: o.host, port: o.port, kubeconfig: o.kubeconfig, webhookUrl: o.webhookUrl, register: o.register,
         secretName: o.secretName, resyncSeconds: o.resyncSeconds, caPropagationSeconds: o.caPropagationSeconds,
       });

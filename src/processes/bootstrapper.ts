@@ -72,6 +72,27 @@ export function bootstrapperWebhookConfiguration(target: { url?: string; service
   } as k8s.KubernetesObject;
 }
 
+/**
+ * Without a cluster (`--standalone`): the webhook only, configuration from a JSON file, a self-signed certificate in
+ * `certDir`; for trying it out and for the benchmark.
+ * @throws Error naming the field when the configuration file is invalid
+ */
+export async function runBootstrapperStandalone(o: { host: string; port: number; configFile: string; certDir: string; logger?: Logger }): Promise<BootstrapperHandle> {
+  const { readFile } = await import("node:fs/promises");
+  const { ensureCertDir } = await import("./admission.js");
+  const log = o.logger ?? createLogger("corral-bootstrapper", process.env.LOG_LEVEL ?? "info");
+  const r = parseBootstrapperConfig(await readFile(o.configFile, "utf8"));
+  if (!r.ok) throw new Error(`${o.configFile}: ${r.error}`);
+  const cfg = r.config;
+  const tls = await ensureCertDir(o.certDir, ["localhost", "127.0.0.1", "::1"], log);
+  const server = await startWebhookServer({
+    host: o.host, port: o.port, tls, logger: log,
+    routes: [{ path: BOOTSTRAPPER_PATH, name: "bootstrap", decide: (req) => reviewBootstrap(req, cfg, { namespaceAnnotations: () => undefined }) }],
+  });
+  log.info({ port: server.port, standalone: true }, "bootstrapper serving");
+  return { server, log, housekeep: async () => undefined, sync: async () => undefined, close: () => server.close() };
+}
+
 export async function runBootstrapper(opts: BootstrapperOptions): Promise<BootstrapperHandle> {
   const env = opts.env ?? process.env;
   const log = opts.logger ?? createLogger("corral-bootstrapper", env.LOG_LEVEL ?? "info");

@@ -2,26 +2,24 @@
  * Environment (`set-fips-mode`, `set-landscape`; reference §4.4-4.5): variables added to every init and regular
  * container. A variable the container already defines is kept as it is (upstream overwrites it).
  */
+import type { PatchOp } from "../../util/json-patch.js";
 import type { BootstrapperConfig } from "../config.js";
-import type { PodParts } from "./types.js";
+import { type PodView, appendOps, containersOf } from "./types.js";
 
-function ensure(p: PodParts, vars: Readonly<Record<string, string>>): boolean {
-  let changed = false;
-  for (const c of [...p.initContainers, ...p.containers]) {
-    const env = (c.env ??= []);
-    for (const [name, value] of Object.entries(vars)) {
-      if (env.some((e) => e.name === name)) continue;
-      env.push({ name, value });
-      changed = true;
-    }
+function ensure(pod: PodView, vars: Readonly<Record<string, string>>): PatchOp[] {
+  const ops: PatchOp[] = [];
+  for (const [path, c] of containersOf(pod, ["initContainers", "containers"])) {
+    const env = c.env;
+    const missing = Object.entries(vars).filter(([name]) => !(Array.isArray(env) && env.some((e) => e?.name === name))).map(([name, value]) => ({ name, value }));
+    ops.push(...appendOps(env, `${path}/env`, missing));
   }
-  return changed;
+  return ops;
 }
 
-export function applyFips(p: PodParts, cfg: BootstrapperConfig): boolean {
-  return ensure(p, cfg.fipsVariables);
+export function fipsOps(pod: PodView, cfg: BootstrapperConfig): PatchOp[] {
+  return ensure(pod, cfg.fipsVariables);
 }
 
-export function applyLandscape(p: PodParts, cfg: BootstrapperConfig): boolean {
-  return cfg.landscape ? ensure(p, { [cfg.landscape.variable]: cfg.landscape.value }) : false;
+export function landscapeOps(pod: PodView, cfg: BootstrapperConfig): PatchOp[] {
+  return cfg.landscape ? ensure(pod, { [cfg.landscape.variable]: cfg.landscape.value }) : [];
 }

@@ -1,9 +1,10 @@
 /** Image pull secret (`add-img-pull-secret`; reference §4.2): add the configured Secret to imagePullSecrets if absent. */
+import type { PatchOp } from "../../util/json-patch.js";
 import type { BootstrapperConfig } from "../config.js";
-import type { PodParts } from "./types.js";
+import { type PodView, appendOps } from "./types.js";
 
-export function applyPullSecret(p: PodParts, cfg: BootstrapperConfig): boolean {
-  if (p.imagePullSecrets.some((s) => s.name === cfg.imagePullSecretName)) return false;
-  p.imagePullSecrets.push({ name: cfg.imagePullSecretName });
-  return true;
+export function pullSecretOps(pod: PodView, cfg: BootstrapperConfig): PatchOp[] {
+  const list = pod.spec.imagePullSecrets;
+  if (Array.isArray(list) && list.some((s) => s?.name === cfg.imagePullSecretName)) return [];
+  return appendOps(list, "/spec/imagePullSecrets", [{ name: cfg.imagePullSecretName }]);
 }

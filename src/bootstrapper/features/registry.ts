@@ -5,8 +5,9 @@
  * registry segment and are left alone, unless `matchDockerHub` is on: they then count as `docker.io/library/nginx`,
  * `docker.io/team/app` and a `docker.io` override rewrites them. Idempotent unless a target host is also a source key.
  */
+import type { PatchOp } from "../../util/json-patch.js";
 import type { BootstrapperConfig } from "../config.js";
-import { type PodParts, allContainers } from "./types.js";
+import { type PodView, containersOf } from "./types.js";
 
 /** The rewritten image, or the same string when no override applies. */
 export function rewriteImage(image: string, overrides: Readonly<Record<string, string>>, matchDockerHub: boolean): string {
@@ -23,15 +24,12 @@ export function rewriteImage(image: string, overrides: Readonly<Record<string, s
   return `${target.replace(/\/+$/, "")}/${slash < 0 ? `library/${image}` : image}`;
 }
 
-export function applyRegistry(p: PodParts, cfg: BootstrapperConfig): boolean {
-  let changed = false;
-  for (const c of allContainers(p)) {
+export function registryOps(pod: PodView, cfg: BootstrapperConfig): PatchOp[] {
+  const ops: PatchOp[] = [];
+  for (const [path, c] of containersOf(pod, ["initContainers", "containers", "ephemeralContainers"])) {
     if (typeof c.image !== "string") continue;
     const next = rewriteImage(c.image, cfg.overrides, cfg.matchDockerHub);
-    if (next !== c.image) {
-      c.image = next;
-      changed = true;
-    }
+    if (next !== c.image) ops.push({ op: "replace", path: `${path}/image`, value: next });
   }
-  return changed;
+  return ops;
 }

@@ -1,4 +1,9 @@
-/** The parts of a Pod the manipulations touch, as copies the features may change in place. */
+/**
+ * The read-only view of a Pod the manipulations work on. Manipulations never copy the pod: each returns the JSON Patch
+ * ops that make its change (a few small ops rather than whole rewritten arrays, which made the webhook 4× slower).
+ */
+import type { PatchOp } from "../../util/json-patch.js";
+
 export interface Container {
   name: string;
   image?: string;
@@ -7,13 +12,31 @@ export interface Container {
   [k: string]: unknown;
 }
 
-export interface PodParts {
-  containers: Container[];
-  initContainers: Container[];
-  ephemeralContainers: Container[];
-  volumes: { name: string; [k: string]: unknown }[];
-  imagePullSecrets: { name: string }[];
+export type ContainerKind = "initContainers" | "containers" | "ephemeralContainers";
+
+export interface PodView {
+  spec: {
+    containers?: Container[];
+    initContainers?: Container[];
+    ephemeralContainers?: Container[];
+    volumes?: { name: string; [k: string]: unknown }[];
+    imagePullSecrets?: { name: string }[];
+    [k: string]: unknown;
+  };
 }
 
-/** Every container kind, for manipulations that apply to all. */
-export const allContainers = (p: PodParts): Container[] => [...p.initContainers, ...p.containers, ...p.ephemeralContainers];
+/** Each container with the path of its kind and index. */
+export function* containersOf(pod: PodView, kinds: readonly ContainerKind[]): Generator<[string, Container]> {
+  for (const kind of kinds) {
+    const list = pod.spec[kind];
+    if (!Array.isArray(list)) continue;
+    for (let i = 0; i < list.length; i++) yield [`/spec/${kind}/${i}`, list[i]!];
+  }
+}
+
+/** Ops appending `items` to the array at `path` (creating it when absent). */
+export function appendOps(existing: unknown, path: string, items: unknown[]): PatchOp[] {
+  if (items.length === 0) return [];
+  if (!Array.isArray(existing)) return [{ op: "add", path, value: items }];
+  return items.map((value) => ({ op: "add", path: `${path}/-`, value }));
+}
