@@ -20,6 +20,7 @@ export interface CachedInformer<T extends k8s.KubernetesObject> {
  * @param list the matching list call
  * @param what name for logs, e.g. `namespaces`
  * @param retryMs delay before restarting after a watch error, milliseconds
+ * @param labelSelector restricts list and watch (the list call must use the same selector)
  */
 export async function startInformer<T extends k8s.KubernetesObject>(
   kc: k8s.KubeConfig,
@@ -28,8 +29,9 @@ export async function startInformer<T extends k8s.KubernetesObject>(
   what: string,
   log: Logger,
   retryMs = 2000,
+  labelSelector?: string,
 ): Promise<CachedInformer<T>> {
-  const informer = k8s.makeInformer<T>(kc, path, list);
+  const informer = k8s.makeInformer<T>(kc, path, list, labelSelector);
   let synced = false;
   let stopped = false;
   informer.on("error", (err: unknown) => {

@@ -243,13 +243,18 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
     });
     namespaces.on(verb, () => soonSync());
   }
-  const syncInformers = await Promise.all([
-    startInformer<k8s.V1Secret>(kc, "/api/v1/secrets", () => core.listSecretForAllNamespaces({ labelSelector: `${LABEL_MANAGED_BY}=${MANAGED_BY}` }), "managed-secrets", log),
-  ]).catch(() => []);
+  // Copies edited or deleted, and sources changed in the source namespace (as configured at start), trigger a sync.
+  const sourceNs = cfg?.sync.sourceNamespace ?? namespace;
+  const syncInformers: CachedInformer<k8s.KubernetesObject>[] = await Promise.all([
+    startInformer<k8s.V1Secret>(kc, "/api/v1/secrets", () => core.listSecretForAllNamespaces({ labelSelector: `${LABEL_MANAGED_BY}=${MANAGED_BY}` }), "managed-secrets", log, 2000, `${LABEL_MANAGED_BY}=${MANAGED_BY}`),
+    startInformer<k8s.V1ConfigMap>(kc, "/api/v1/configmaps", () => core.listConfigMapForAllNamespaces({ labelSelector: `${LABEL_MANAGED_BY}=${MANAGED_BY}` }), "managed-configmaps", log, 2000, `${LABEL_MANAGED_BY}=${MANAGED_BY}`),
+    startInformer<k8s.V1Secret>(kc, `/api/v1/namespaces/${sourceNs}/secrets`, () => core.listNamespacedSecret({ namespace: sourceNs }), "source-secrets", log),
+  ]);
   for (const inf of syncInformers) {
     closers.push(() => inf.stop());
-    for (const verb of ["update", "delete"] as const) inf.on(verb, () => soonSync());
+    for (const verb of ["add", "update", "delete"] as const) inf.on(verb, () => soonSync());
   }
+  for (const verb of ["update", "delete"] as const) configMaps.on(verb, () => soonSync());
   const tick = () => {
     if (!cfg) return 60_000;
     return cfg.housekeeping.intervalSeconds * 1000;

@@ -2,9 +2,12 @@
  * Runtime bootstrapper on the real control plane: manipulations in opted-in namespaces, fail-open with housekeeping
  * repairing the pods created while it was down, shared-resource sync, and both webhooks on one pod.
  */
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
-import { type CorralProcess, type Testbed, kubeConfigFor, prepareNamespace, startCorral, waitFor } from "../../src/testbed/testbed.js";
+import { type CorralProcess, PROJECT_ROOT, type Testbed, kubeConfigFor, prepareNamespace, startCorral, waitFor } from "../../src/testbed/testbed.js";
 import { freePort, startAdmission, testbed } from "./harness.js";
 
 const CFG_NS = "kyma-system";
@@ -122,5 +125,18 @@ describe("runtime bootstrapper", () => {
     expect(JSON.parse(p.metadata!.annotations!["yunikorn.apache.org/user.info"]!).user).toBe("alice");
     expect(p.metadata!.annotations!["rt-bootstrapper.kyma-project.io/modified"]).toBe("true");
     expect(p.metadata!.labels!.applicationId).toBe("yunikorn-opted-autogen");
+  });
+
+  it("the deploy/bootstrapper manifests are accepted by the API server (server-side dry run)", async () => {
+    const run = promisify(execFile);
+    const { stdout: rendered } = await run("kubectl", ["kustomize", join(PROJECT_ROOT, "deploy", "bootstrapper")]);
+    // Kubernetes 1.20 serves PodDisruptionBudget as policy/v1beta1 only.
+    const manifests = rendered.replace(/apiVersion: policy\/v1\nkind: PodDisruptionBudget/g, "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget");
+    const p = run("kubectl", ["--kubeconfig", tb.kubeconfig.admin, "apply", "--dry-run=server", "-f", "-"]);
+    p.child.stdin!.end(manifests);
+    const { stdout } = await p;
+    for (const kind of ["serviceaccount", "clusterrole", "clusterrolebinding", "role", "rolebinding", "configmap", "service", "deployment", "poddisruptionbudget"]) {
+      expect(stdout).toMatch(new RegExp(`^${kind}[./].*\\(server dry run\\)`, "m"));
+    }
   });
 });
