@@ -27,13 +27,34 @@ function nonNegative(value: string): number {
   return n;
 }
 
+/** Closes the process's servers on SIGTERM/SIGINT, then exits 0. */
+function stopOnSignals(close: () => Promise<void>, log?: { info(o: object, m: string): void }): void {
+  const stop = async (signal: string) => {
+    log?.info({ signal }, "shutting down");
+    await close();
+    process.exit(0);
+  };
+  process.once("SIGTERM", () => void stop("SIGTERM"));
+  process.once("SIGINT", () => void stop("SIGINT"));
+}
+
+/** The flags of a process that keeps its CAs in a Secret and registers its own webhooks (admission, bootstrapper). */
+function registrationOptions(cmd: Command, defaultSecret: string): Command {
+  return cmd
+    .option("--webhook-url <url>", "register the webhooks with this https base URL (out of cluster) instead of the Service")
+    .option("--no-register", "do not create or update the webhook configurations")
+    .option("--secret-name <name>", "Secret holding the two CAs", defaultSecret)
+    .addOption(new Option("--resync-seconds <n>", "reconcile period of CAs and webhook configurations").default(60).argParser(positive))
+    .addOption(new Option("--ca-propagation-seconds <n>", "wait after publishing a new caBundle before serving a certificate from a new CA").default(5).argParser(nonNegative));
+}
+
 /** Builds the command tree (exported for tests and the README's flag table). */
 export function buildCli(): Command {
   const program = new Command("corral")
     .description("Admission and scheduling for Kubernetes batch workloads, compatible with Apache YuniKorn")
     .showHelpAfterError();
 
-  program.command("admission")
+  const admission = program.command("admission")
     .description("Run the admission controller: mutating webhook (/mutate) and config validation (/validate-conf) over HTTPS")
     .option("--standalone", "run without an API server; lookups and keys come from --config", false)
     .option("--config <file>", "YAML or JSON map of configuration keys (see `corral config-keys`)")
@@ -41,12 +62,8 @@ export function buildCli(): Command {
     .addOption(new Option("--port <port>", "HTTPS port").default(DEFAULT_ADMISSION_PORT).argParser(port))
     .option("--cert-dir <dir>", "serve tls.crt/tls.key from this directory (generated with a self-signed CA when missing); standalone default .corral/admission-certs. In a cluster, leave unset to keep the CAs in a Secret, register the webhooks and rotate automatically")
     .option("--san <name>", "extra DNS name or IP address for a generated server certificate (repeatable)", collect, [])
-    .option("--kubeconfig <file>", "kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
-    .option("--webhook-url <url>", "register the webhooks with this https base URL (out of cluster) instead of the Service")
-    .option("--no-register", "do not create or update the webhook configurations")
-    .option("--secret-name <name>", "Secret holding the two CAs", "admission-controller-secrets")
-    .addOption(new Option("--resync-seconds <n>", "reconcile period of CAs and webhook configurations").default(60).argParser(positive))
-    .addOption(new Option("--ca-propagation-seconds <n>", "wait after publishing a new caBundle before serving a certificate from a new CA").default(5).argParser(nonNegative))
+    .option("--kubeconfig <file>", "kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
+  registrationOptions(admission, "admission-controller-secrets")
     .addOption(new Option("--pki-time-scale <n>", "divide every certificate lifetime by n (testing rotation)").default(1).argParser(positive))
     .action(async (o) => {
       const handle = await runAdmission({
@@ -55,13 +72,7 @@ export function buildCli(): Command {
         secretName: o.secretName, resyncSeconds: o.resyncSeconds, caPropagationSeconds: o.caPropagationSeconds,
         pkiTimeScale: o.pkiTimeScale,
       });
-      const stop = async (sig: string) => {
-        handle.log.info({ signal: sig }, "shutting down");
-        await handle.close();
-        process.exit(0);
-      };
-      process.once("SIGTERM", () => void stop("SIGTERM"));
-      process.once("SIGINT", () => void stop("SIGINT"));
+      stopOnSignals(() => handle.close(), handle.log);
     });
 
   program.command("mutate")
@@ -102,19 +113,15 @@ export function buildCli(): Command {
       process.stdout.write(stringify(mutatingWebhookConfiguration(settings)) + "---\n" + stringify(validatingWebhookConfiguration(settings)));
     });
 
-  program.command("bootstrapper")
+  const bootstrapper = program.command("bootstrapper")
     .description("Run the runtime bootstrapper: fail-open pod manipulation webhook, housekeeping and shared-resource sync")
     .option("--host <address>", "address to listen on", "0.0.0.0")
     .addOption(new Option("--port <port>", "HTTPS port").default(9443).argParser(port))
     .option("--standalone", "no cluster: the webhook only, configuration from --config, certificate in --cert-dir", false)
     .option("--config <file>", "standalone: the rt-bootstrapper-config.json content")
     .option("--cert-dir <dir>", "standalone: tls.crt/tls.key/ca.crt (generated when missing)", ".corral/bootstrapper-certs")
-    .option("--kubeconfig <file>", "kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
-    .option("--webhook-url <url>", "register the webhook with this https base URL (out of cluster) instead of the Service")
-    .option("--no-register", "do not create or update the webhook configuration")
-    .option("--secret-name <name>", "Secret holding the two CAs", "rt-bootstrapper-webhook-secrets")
-    .addOption(new Option("--resync-seconds <n>", "reconcile period of CAs and the webhook configuration").default(60).argParser(positive))
-    .addOption(new Option("--ca-propagation-seconds <n>", "wait after publishing a new caBundle before serving a certificate from a new CA").default(5).argParser(nonNegative))
+    .option("--kubeconfig <file>", "kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
+  registrationOptions(bootstrapper, "rt-bootstrapper-webhook-secrets")
     .action(async (o) => {
       const { runBootstrapper, runBootstrapperStandalone } = await import("../processes/bootstrapper.js");
       if (o.standalone && !o.config) throw new Error("--standalone needs --config <rt-bootstrapper-config.json>");
@@ -122,12 +129,7 @@ export function buildCli(): Command {
         host: o.host, port: o.port, kubeconfig: o.kubeconfig, webhookUrl: o.webhookUrl, register: o.register,
         secretName: o.secretName, resyncSeconds: o.resyncSeconds, caPropagationSeconds: o.caPropagationSeconds,
       });
-      const stop = async () => {
-        await h.close();
-        process.exit(0);
-      };
-      process.once("SIGTERM", () => void stop());
-      process.once("SIGINT", () => void stop());
+      stopOnSignals(() => h.close());
     });
 
   program.command("scheduler")
@@ -168,12 +170,7 @@ export function buildCli(): Command {
       }, 100);
       loop.unref();
       const rest = await startRestServer({ host: o.host, port: o.port, log, core: c, config: () => validateSchedulerConfig(decodeQueuesYaml(c.config)) });
-      const stop = async () => {
-        await rest.close();
-        process.exit(0);
-      };
-      process.once("SIGTERM", () => void stop());
-      process.once("SIGINT", () => void stop());
+      stopOnSignals(() => rest.close());
     });
 
   program.command("simulate")
