@@ -1,0 +1,96 @@
+/**
+ * Kubernetes objects → core resources (apache/yunikorn-k8shim pkg/common/resource.go GetPodResource; yunikorn-shim
+ * reference §2.7). `cpu` becomes `vcore` in millicores, every other resource keeps its name as an integer (memory in
+ * bytes); both round up, as Kubernetes' Quantity.Value()/MilliValue() do. Only requests count.
+ */
+import type { Res } from "../core/resources.js";
+
+const DECIMAL: Record<string, number> = { "": 0, n: -9, u: -6, m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const BINARY: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
+
+/**
+ * A Kubernetes quantity (`500m`, `1.5Gi`, `2e3`, `128974848`) scaled by 10^scale (3 for millis), rounded up.
+ * @throws Error naming the value when it is not a quantity
+ */
+export function parseK8sQuantity(value: string | number, scale = 0): number {
+  if (typeof value === "number") return Math.ceil(value * 10 ** scale);
+  const m = /^([+-]?)(\d+\.?\d*|\.\d+)(?:(Ki|Mi|Gi|Ti|Pi|Ei)|([eE][+-]?\d+)|(n|u|m|k|M|G|T|P|E)?)$/.exec(value.trim());
+  if (!m) throw new Error(`invalid quantity ${JSON.stringify(value)}`);
+  const sign = m[1] === "-" ? -1 : 1;
+  const num = Number(m[2]);
+  let v: number;
+  if (m[3]) v = num * 2 ** BINARY[m[3]]! * 10 ** scale;
+  else {
+    const exp = m[4] ? Number(m[4].slice(1)) : DECIMAL[m[5] ?? ""]!;
+    v = num * 10 ** (exp + scale);
+  }
+  // Guard against floating-point noise before rounding up (1.1 * 10^3 = 1100.0000000000002).
+  const r = Math.round(v);
+  return sign * (Math.abs(v - r) < 1e-9 * Math.max(1, Math.abs(v)) ? r : Math.ceil(v));
+}
+
+/** A ResourceList (`{cpu: "500m", memory: "1Gi"}`) as core resources. */
+export function toCoreResource(list: Readonly<Record<string, string | number>> | undefined): Res {
+  const out: Res = {};
+  for (const [k, v] of Object.entries(list ?? {})) {
+    if (k === "cpu") out.vcore = parseK8sQuantity(v, 3);
+    else out[k] = parseK8sQuantity(v);
+  }
+  return out;
+}
+
+interface ContainerLike {
+  name?: string;
+  resources?: { requests?: Record<string, string | number> };
+  restartPolicy?: string;
+}
+
+export interface PodLike {
+  spec?: {
+    containers?: ContainerLike[];
+    initContainers?: ContainerLike[];
+    overhead?: Record<string, string | number>;
+    resources?: { requests?: Record<string, string | number> };
+  };
+  status?: { containerStatuses?: { name: string; allocatedResources?: Record<string, string | number> }[] };
+}
+
+const add = (a: Res, b: Res): Res => {
+  const r: Res = { ...a };
+  for (const k in b) r[k] = (r[k] ?? 0) + b[k]!;
+  return r;
+};
+const max = (a: Res, b: Res): Res => {
+  const r: Res = { ...a };
+  for (const k in b) r[k] = Math.max(r[k] ?? 0, b[k]!);
+  return r;
+};
+
+/**
+ * The resources a pod asks for: `pods: 1` + regular containers (each the max of its requests and its allocated
+ * resources, for in-place resize) + running sidecars, against the largest init step; pod-level requests override cpu
+ * and memory; overhead is added.
+ * @throws Error when a quantity is malformed (the caller rejects the pod with the message)
+ */
+export function podResource(pod: PodLike): Res {
+  const statuses = new Map((pod.status?.containerStatuses ?? []).map((s) => [s.name, s]));
+  const container = (c: ContainerLike): Res => {
+    let r = toCoreResource(c.resources?.requests);
+    const st = c.name ? statuses.get(c.name) : undefined;
+    if (st?.allocatedResources) r = max(r, toCoreResource(st.allocatedResources));
+    return r;
+  };
+  let res: Res = { pods: 1 };
+  for (const c of pod.spec?.containers ?? []) res = add(res, container(c));
+  let sidecars: Res = {};
+  let initMax: Res = {};
+  for (const ic of pod.spec?.initContainers ?? []) {
+    const icr = toCoreResource(ic.resources?.requests);
+    initMax = max(initMax, add(icr, sidecars));
+    if (ic.restartPolicy === "Always") sidecars = add(sidecars, icr);
+  }
+  res = max(add(res, sidecars), initMax);
+  const podLevel = toCoreResource(pod.spec?.resources?.requests);
+  for (const k of ["vcore", "memory"]) if (podLevel[k] !== undefined) res[k] = podLevel[k]!;
+  return add(res, toCoreResource(pod.spec?.overhead));
+}
