@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { allocationOf, applicationIdOf, applicationRequest, identityOf, nodeInfoOf } from "../../../src/scheduler/shim/translate.js";
+
+const pod = (o: { labels?: Record<string, string>; annotations?: Record<string, string>; scheduler?: string; node?: string } = {}) => ({
+  metadata: { name: "p", namespace: "team-a", uid: "uid-1", labels: o.labels, annotations: o.annotations, creationTimestamp: "2026-11-21T10:00:00Z" },
+  spec: { schedulerName: o.scheduler ?? "yunikorn", nodeName: o.node, priority: 5, containers: [{ resources: { requests: { cpu: "250m", memory: "1Gi" } } }] },
+});
+
+describe("pod translation", () => {
+  it("application id by YuniKorn's precedence; foreign pods have none", () => {
+    expect(applicationIdOf(pod({ labels: { "yunikorn.apache.org/app-id": "canon", applicationId: "legacy" } }))).toBe("canon");
+    expect(applicationIdOf(pod({ labels: { "spark-app-selector": "spark-1" } }))).toBe("spark-1");
+    expect(applicationIdOf(pod())).toBe("yunikorn-team-a-autogen");
+    expect(applicationIdOf(pod({ scheduler: "default-scheduler" }))).toBeUndefined();
+  });
+  it("identity only from user.info; groups as given (design 002)", () => {
+    expect(identityOf(pod({ annotations: { "yunikorn.apache.org/user.info": '{"user":"alice","groups":["users","devops"]}' } }))).toEqual({ user: "alice", groups: ["users", "devops"] });
+    expect(identityOf(pod({ annotations: { "yunikorn.apache.org/user.info": "{" } }))).toEqual({ user: "nobody", groups: [] });
+    expect(identityOf(pod({ labels: { "yunikorn.apache.org/username": "mallory" } }))).toEqual({ user: "nobody", groups: [] });
+  });
+  it("application request and ask", () => {
+    const p = pod({ labels: { queue: "root.batch", disableStateAware: "true" }, annotations: { "yunikorn.apache.org/user.info": '{"user":"bob","groups":["users"]}' } });
+    expect(applicationRequest(p, "app")).toEqual({ applicationID: "app", queueName: "root.batch", ugi: { user: "bob", groups: ["users"] }, tags: { namespace: "team-a", disableStateAware: "true" } });
+    expect(allocationOf(p, "app")).toEqual({ allocationKey: "uid-1", applicationID: "app", resourcePerAlloc: { vcore: 250, memory: 2 ** 30, pods: 1 }, priority: 5, nodeID: undefined, allocationTags: { creationTime: "1795255200" } });
+    expect(allocationOf(pod({ node: "n1" }), "app").nodeID).toBe("n1");
+    expect(applicationRequest(pod({ node: "n1" }), "app").tags!["application.create.force"]).toBe("true");
+  });
+  it("nodes: allocatable as capacity, cordoned nodes unschedulable", () => {
+    expect(nodeInfoOf({ metadata: { name: "n1" }, status: { allocatable: { cpu: "4", memory: "16Gi", pods: "110" } } }))
+      .toEqual({ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000, memory: 16 * 2 ** 30, pods: 110 }, attributes: { "si/hostname": "n1", "si/rackname": "/rack-default" } });
+    expect(nodeInfoOf({ metadata: { name: "n2" }, spec: { unschedulable: true } }).action).toBe("CREATE_DRAIN");
+  });
+});
