@@ -55,7 +55,6 @@ export const DEFAULT_CONFIGMAP_NAME = "yunikorn-defaults";
 /** Webhook paths and the default port (cmd/admissioncontroller/main.go). */
 export const MUTATE_PATH = "/mutate";
 export const VALIDATE_CONF_PATH = "/validate-conf";
-export const HEALTH_PATH = "/health";
 export const DEFAULT_ADMISSION_PORT = 9089;
 
 /** Webhook configuration and entry names (webhook_manager.go). */

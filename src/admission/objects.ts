@@ -22,7 +22,7 @@ export interface PodSlice {
   [key: string]: unknown;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isObject } from "../util/objects.js";
 
 const typeName = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
 

@@ -17,12 +17,12 @@
  */
 import { ANNOTATION_USER_INFO, CANONICAL_LABEL_APPLICATION_ID, LABEL_APPLICATION_ID, SPARK_LABEL_APP_ID } from "./constants.js";
 import type { AdmissionConfig } from "./config.js";
-import { type Decision, type DecisionContext, allow, refuse } from "./decision.js";
+import { type AdmissionLookups, type Decision, type DecisionContext, allow, refuse } from "./decision.js";
 import { type UserInfo, isSystemUser, notAllowedMessage, parseUserInfoAnnotation, trustReason, userInfoAnnotationValue, userInfoStep } from "./identity.js";
 import { shouldLabelNamespace, shouldProcessNamespace } from "./namespaces.js";
 import { type ObjectMeta, decodeMeta } from "./objects.js";
-import type { AdmissionLookups } from "./decision.js";
 import { addAt, withEntries } from "../util/json-patch.js";
+import { isObject } from "../util/objects.js";
 
 /** Path of the pod template inside each workload kind. */
 export const WORKLOAD_TEMPLATE_PATHS: Readonly<Record<string, readonly string[]>> = {
@@ -41,7 +41,6 @@ export function isWorkloadKind(kind: string): boolean {
 
 type Template = { ok: true; meta: ObjectMeta; template: Record<string, unknown> } | { ok: false; error: string };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Reads the pod template metadata of a workload object, naming the missing or malformed field. */
 export function readTemplate(kind: string, obj: unknown, what = kind): Template {

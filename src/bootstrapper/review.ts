@@ -26,7 +26,7 @@ export interface BootstrapperLookups {
   namespaceAnnotations(name: string): Readonly<Record<string, string>> | undefined;
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isObject as isObj } from "../util/objects.js";
 
 /** The features a pod should have and those it records having (for housekeeping). */
 export function appliedFeatures(annotations: Readonly<Record<string, string>> | undefined): Feature[] {
@@ -40,7 +40,8 @@ export function appliedFeatures(annotations: Readonly<Record<string, string>> | 
  * Manipulations touch different fields, so their ops combine; the markers are added when anything changed.
  */
 export function manipulatePod(pod: Record<string, unknown>, features: readonly Feature[], cfg: BootstrapperConfig): { ops: PatchOp[]; applied: Feature[] } {
-  const view = { spec: isObj(pod.spec) ? pod.spec : {} } as PodView;
+  if (!isObj(pod.spec)) return { ops: [], applied: [] };
+  const view = { spec: pod.spec } as PodView;
   const meta = isObj(pod.metadata) ? pod.metadata : {};
   const ops: PatchOp[] = [];
   const applied: Feature[] = [];
@@ -62,7 +63,6 @@ export function manipulatePod(pod: Record<string, unknown>, features: readonly F
     }
   }
   if (applied.length === 0) return { ops: [], applied: [] };
-  if (!isObj(pod.spec)) return { ops: [], applied: [] };
   const annotations = withEntries(meta.annotations as Record<string, string> | undefined, {
     [ANNOTATION_MODIFIED]: "true",
     [ANNOTATION_APPLIED]: `${applied.join(",")}@${cfg.revision}`,

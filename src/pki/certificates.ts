@@ -7,6 +7,7 @@
  */
 import "reflect-metadata";
 import { webcrypto } from "node:crypto";
+import { isIP } from "node:net";
 import * as x509 from "@peculiar/x509";
 
 x509.cryptoProvider.set(webcrypto as unknown as Crypto);
@@ -30,8 +31,8 @@ export interface CaOptions {
 
 export interface ServerCertOptions {
   commonName: string;
-  dnsNames: string[];
-  ipAddresses?: string[];
+  /** DNS names and IP addresses (IPv4 or IPv6), in any mix; empty entries are skipped. */
+  sans: string[];
   notBefore: Date;
   notAfter: Date;
 }
@@ -78,15 +79,12 @@ export async function generateCa(opts: CaOptions): Promise<KeyPairPem> {
   return { certPem: cert.toString("pem") + "\n", keyPem: await exportKey(keys.privateKey) };
 }
 
-/** A server certificate for `dnsNames`/`ipAddresses`, signed by `ca`. */
+/** A server certificate for `sans` (DNS names and IPs), signed by `ca`. */
 export async function generateServerCert(ca: KeyPairPem, opts: ServerCertOptions): Promise<KeyPairPem> {
   const caCert = new x509.X509Certificate(ca.certPem);
   const caKey = await importKey(ca.keyPem);
   const keys = (await webcrypto.subtle.generateKey(ALG, true, ["sign", "verify"])) as unknown as CryptoKeyPair;
-  const names: x509.JsonGeneralName[] = [
-    ...opts.dnsNames.filter((n) => n !== "").map((value) => ({ type: "dns" as const, value })),
-    ...(opts.ipAddresses ?? []).map((value) => ({ type: "ip" as const, value })),
-  ];
+  const names: x509.JsonGeneralName[] = opts.sans.filter((n) => n !== "").map((value) => ({ type: isIP(value) ? "ip" as const : "dns" as const, value }));
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serial(),
     subject: `CN=${escapeDn(opts.commonName)}, O=${CERT_ORGANIZATION}`,

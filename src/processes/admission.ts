@@ -6,6 +6,7 @@
  * Standalone mode: no API server; the config file gives the keys and the namespace/PriorityClass lookups.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { isIP } from "node:net";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { createLogger } from "../util/logger.js";
@@ -130,9 +131,7 @@ export async function ensureCertDir(dir: string, sans: string[], log: Logger): P
   const notBefore = new Date(now - 5 * 60_000);
   const notAfter = new Date(now + 365 * 24 * 3600_000);
   const caPair = await generateCa({ commonName: "corral-admission-ca", notBefore, notAfter });
-  const ips = sans.filter((s) => /^[0-9.]+$|:/.test(s));
-  const dns = sans.filter((s) => !ips.includes(s));
-  const server = await generateServerCert(caPair, { commonName: dns[0] ?? "localhost", dnsNames: dns, ipAddresses: ips, notBefore, notAfter });
+  const server = await generateServerCert(caPair, { commonName: sans.find((s) => isIP(s) === 0) ?? "localhost", sans, notBefore, notAfter });
   await writeFile(join(dir, "ca.crt"), caPair.certPem, { mode: 0o644 });
   await writeFile(join(dir, "tls.crt"), server.certPem + caPair.certPem, { mode: 0o644 });
   await writeFile(join(dir, "tls.key"), server.keyPem, { mode: 0o600 });

@@ -93,12 +93,10 @@ export class WebhookTls {
 
   private async issue(cas: [CaInfo, CaInfo]): Promise<{ signer: string; tls: TlsMaterial }> {
     const signer = signingCa(cas);
-    const ips = this.o.sans.filter((s) => /^[0-9.]+$|:/.test(s));
-    const dns = this.o.sans.filter((s) => !ips.includes(s));
     const window = serverCertWindow(signer, this.o.now(), this.o.policy);
     const cert = await generateServerCert({ certPem: signer.certPem, keyPem: signer.keyPem }, {
-      commonName: dns.find((d) => d.endsWith(".svc")) ?? dns[0] ?? "localhost",
-      dnsNames: dns, ipAddresses: ips, ...window,
+      commonName: this.o.sans.find((d) => d.endsWith(".svc")) ?? "localhost",
+      sans: this.o.sans, ...window,
     });
     this.o.log.info({ signer: signer.fingerprint.slice(0, 23), notAfter: window.notAfter.toISOString() }, "server certificate issued");
     return { signer: signer.fingerprint, tls: { key: cert.keyPem, cert: cert.certPem + signer.certPem } };

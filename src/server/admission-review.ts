@@ -3,6 +3,7 @@
  * k8s.io/api/admission/v1/types.go). Pure: decoding never throws on user input; it returns a typed error.
  */
 import type { UserInfo } from "../admission/identity.js";
+import { isObject } from "../util/objects.js";
 
 export interface GroupVersionKind {
   group: string;
@@ -87,7 +88,6 @@ export function decodeAdmissionReview(body: unknown): DecodeResult {
   return { ok: true, apiVersion, request };
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * Why `req` is not a usable AdmissionRequest (the fields every decision relies on), or undefined.

@@ -1,3 +1,5 @@
+import { isObject } from "./objects.js";
+
 /**
  * JSON Patch (RFC 6902) construction helpers. Patches are built against the object as the API server sent it, so
  * every `add` targets a parent that exists: when a parent is missing the op adds the nearest missing ancestor with the
@@ -17,9 +19,6 @@ export function escapePointerSegment(segment: string): string {
   return segment.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /**
  * An `add` op that sets `root[segments...] = value`, creating missing parents.

@@ -36,7 +36,7 @@ function post(path: string, body: string | Buffer | undefined, contentType: stri
 beforeAll(async () => {
   const now = Date.now();
   const caPair = await generateCa({ notBefore: new Date(now - 60_000), notAfter: new Date(now + 86_400_000) });
-  const srv = await generateServerCert(caPair, { commonName: "localhost", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"], notBefore: new Date(now - 60_000), notAfter: new Date(now + 86_400_000) });
+  const srv = await generateServerCert(caPair, { commonName: "localhost", sans: ["localhost", "127.0.0.1"], notBefore: new Date(now - 60_000), notAfter: new Date(now + 86_400_000) });
   ca = caPair.certPem;
   server = await startWebhookServer({
     host: "127.0.0.1", port: 0, tls: { key: srv.keyPem, cert: srv.certPem }, logger: pino({ level: "silent" }),
@@ -146,7 +146,7 @@ describe("webhook HTTPS server", () => {
   it("swaps the certificate for new connections without restarting", async () => {
     const now = Date.now();
     const ca2 = await generateCa({ notBefore: new Date(now - 60_000), notAfter: new Date(now + 86_400_000) });
-    const srv2 = await generateServerCert(ca2, { commonName: "localhost", dnsNames: ["localhost"], notBefore: new Date(now - 60_000), notAfter: new Date(now + 86_400_000) });
+    const srv2 = await generateServerCert(ca2, { commonName: "localhost", sans: ["localhost"], notBefore: new Date(now - 60_000), notAfter: new Date(now + 86_400_000) });
     const oldCa = ca;
     server.setCertificate({ key: srv2.keyPem, cert: srv2.certPem });
     ca = ca2.certPem;

@@ -4,8 +4,6 @@
  */
 export type Res = Record<string, number>;
 
-export const EMPTY: Readonly<Res> = Object.freeze({});
-
 export function add(a: Readonly<Res>, b: Readonly<Res>): Res {
   const r: Res = Object.assign({}, a);
   for (const k in b) r[k] = (r[k] ?? 0) + b[k]!;
@@ -67,27 +65,6 @@ export function isZero(r: Readonly<Res> | undefined): boolean {
   if (!r) return true;
   for (const k in r) if (r[k] !== 0) return false;
   return true;
-}
-
-export function hasNegative(r: Readonly<Res>): boolean {
-  for (const k in r) if (r[k]! < 0) return true;
-  return false;
-}
-
-/** Component-wise min where a type missing on one side is unlimited. */
-export function minUndef(a: Readonly<Res> | undefined, b: Readonly<Res> | undefined): Res | undefined {
-  if (!a) return b ? { ...b } : undefined;
-  if (!b) return { ...a };
-  const r: Res = { ...a };
-  for (const k in b) r[k] = r[k] === undefined ? b[k]! : Math.min(r[k]!, b[k]!);
-  return r;
-}
-
-/** Drops zero entries. */
-export function prune(r: Readonly<Res>): Res {
-  const out: Res = {};
-  for (const k in r) if (r[k] !== 0) out[k] = r[k]!;
-  return out;
 }
 
 /** `{memory: 10, vcore: 2000}` as `map[memory:10 vcore:2000]` (Go's %v, as YuniKorn prints resources). */

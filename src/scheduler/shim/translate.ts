@@ -76,7 +76,3 @@ export function nodeInfoOf(node: { metadata?: { name?: string }; spec?: { unsche
   };
 }
 
-/** True for pods that no longer hold resources. */
-export function isTerminated(pod: PodObject): boolean {
-  return pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
-}

@@ -28,7 +28,7 @@ describe("inspectSlot", () => {
 
   it("rejects a server (non-CA) certificate in a CA slot", async () => {
     const a = await ca(0, 365);
-    const srv = await generateServerCert(a, { commonName: "x", dnsNames: ["x"], notBefore: at(0), notAfter: at(10) });
+    const srv = await generateServerCert(a, { commonName: "x", sans: ["x"], notBefore: at(0), notAfter: at(10) });
     expect(inspectSlot(srv.certPem, srv.keyPem, at(1), 0)).toEqual({ valid: false, reason: "certificate is not a CA" });
   });
 });
@@ -136,7 +136,7 @@ describe("certificate generation cost", () => {
   it("generates a CA and a server certificate in well under 100 ms (ECDSA P-256; RSA 4096 takes seconds)", async () => {
     const t = performance.now();
     const c = await ca(0, 365);
-    await generateServerCert(c, { commonName: "s", dnsNames: ["s.ns.svc"], notBefore: at(0), notAfter: at(10) });
+    await generateServerCert(c, { commonName: "s", sans: ["s.ns.svc"], notBefore: at(0), notAfter: at(10) });
     expect(performance.now() - t).toBeLessThan(500);
   });
 });
