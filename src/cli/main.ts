@@ -10,6 +10,13 @@ import { readFileSync } from "node:fs";
 import { stringify } from "yaml";
 import { mutatingWebhookConfiguration, validatingWebhookConfiguration, type WebhookTarget } from "../admission/webhooks.js";
 
+/** A positive integer flag value. @throws InvalidArgumentError otherwise */
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
+  return n;
+}
+
 function port(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError("must be a port number (0-65535)");
@@ -133,20 +140,45 @@ export function buildCli(): Command {
     });
 
   program.command("scheduler")
-    .description("Run the scheduler REST API (YuniKorn-compatible); --standalone needs no cluster")
-    .option("--standalone", "run without an API server", false)
-    .option("--config <file>", "queues.yaml (default: one partition with root.default)")
+    .description("Run the scheduler: the Kubernetes shim around the core (standalone: binds pods itself; plugin: kube-scheduler extender), or --standalone without a cluster")
+    .option("--standalone", "run without an API server (REST API over --config or --scenario only)", false)
+    .addOption(new Option("--mode <mode>", "cluster mode: standalone (corral binds pods) or plugin (kube-scheduler extender: POST /scheduler/filter and /scheduler/bind)").choices(["standalone", "plugin"]).default("standalone"))
+    .option("--kubeconfig <file>", "kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
+    .option("--namespace <ns>", "namespace of the yunikorn-configs/yunikorn-defaults ConfigMaps and the leader Lease (env NAMESPACE)", process.env.NAMESPACE ?? "default")
+    .option("--scheduler-name <name>", "spec.schedulerName of the pods to schedule", "yunikorn")
+    .option("--policy-group <name>", "service.policyGroup: the queue configuration is the ConfigMap key <name>.yaml", "queues")
+    .option("--config <file>", "--standalone: queues.yaml (default: one partition with root.default)")
     .option("--host <address>", "address to listen on", "0.0.0.0")
-    .addOption(new Option("--port <port>", "HTTP port of the REST API").default(9080).argParser(port))
-    .option("--scenario <file>", "standalone: load the nodes and applications of a simulate scenario at start (its queues replace --config)")
+    .addOption(new Option("--port <port>", "HTTP port of the REST API (plugin mode: also the extender verbs)").default(9080).argParser(port))
+    .option("--scenario <file>", "--standalone: load the nodes and applications of a simulate scenario at start (its queues replace --config)")
+    .addOption(new Option("--interval-ms <ms>", "milliseconds between scheduling cycles when no event triggers one").default(100).argParser(positiveInt))
+    .addOption(new Option("--bind-concurrency <n>", "binding calls in flight at once").default(32).argParser(positiveInt))
+    .addOption(new Option("--bind-attempts <n>", "attempts per binding before the allocation is rolled back").default(5).argParser(positiveInt))
+    .addOption(new Option("--event-queue-limit <n>", "events and pod status writes queued at most (oldest dropped beyond)").default(10000).argParser(positiveInt))
+    .addOption(new Option("--resync-seconds <s>", "seconds between full resyncs of the informer caches").default(60).argParser(positiveInt))
+    .option("--leader-elect", "campaign for a coordination.k8s.io Lease; only the leader schedules", false)
+    .option("--lease-name <name>", "name of the leader Lease", "corral-scheduler")
+    .option("--identity <id>", "leader election identity (default: hostname_pid)")
     .action(async (o) => {
-      if (!o.standalone) throw new Error("only --standalone is available so far: the Kubernetes shim is not built yet");
+      const { createLogger } = await import("../util/logger.js");
+      const log = createLogger("corral-scheduler", process.env.LOG_LEVEL ?? "info");
+      if (!o.standalone) {
+        const { hostname } = await import("node:os");
+        const { runScheduler } = await import("../processes/scheduler.js");
+        const s = await runScheduler({
+          kubeconfig: o.kubeconfig, namespace: o.namespace, schedulerName: o.schedulerName, mode: o.mode, host: o.host, port: o.port,
+          policyGroup: o.policyGroup, intervalMs: o.intervalMs, bindConcurrency: o.bindConcurrency, bindAttempts: o.bindAttempts,
+          eventQueueLimit: o.eventQueueLimit, resyncSeconds: o.resyncSeconds, leaderElect: o.leaderElect, leaseName: o.leaseName,
+          identity: o.identity ?? `${hostname()}_${process.pid}`, log,
+        });
+        stopOnSignals(() => s.close());
+        return;
+      }
       const { readFile } = await import("node:fs/promises");
       const { decodeQueuesYaml } = await import("../scheduler/core/config.js");
       const { validateSchedulerConfig } = await import("../scheduler/core/validate.js");
       const { SchedulerCore, DEFAULT_CONFIG } = await import("../scheduler/core/scheduler.js");
       const { startRestServer } = await import("../scheduler/rest/server.js");
-      const { createLogger } = await import("../util/logger.js");
       const { parseScenario } = await import("../scheduler/simulate.js");
       const scenario = o.scenario ? parseScenario(await readFile(o.scenario, "utf8")) : undefined;
       const text = scenario ? scenario.queues : o.config ? await readFile(o.config, "utf8") : DEFAULT_CONFIG;
@@ -156,18 +188,17 @@ export function buildCli(): Command {
       } catch (err) {
         throw new Error(`${o.config ?? "default config"}: ${(err as Error).message}`);
       }
-      const log = createLogger("corral-scheduler", process.env.LOG_LEVEL ?? "info");
       const c = core;
       if (scenario) {
         const { loadScenario } = await import("../scheduler/simulate.js");
         const r = loadScenario(c, scenario);
         log.info({ nodes: r.nodes, applications: r.applications, rejected: r.rejected }, "scenario loaded");
       }
-      // The scheduling loop: a cycle every 100 ms, as upstream's schedule() timer.
+      // The scheduling loop: a cycle every --interval-ms, as upstream's schedule() timer.
       const loop = setInterval(() => {
         for (const a of c.schedule()) log.info({ application: a.appId, allocation: a.key, node: a.nodeId, queue: a.queue }, "allocated");
         for (const s of c.stateChanges()) log.info({ application: s.appId, from: s.from, to: s.to }, "application state");
-      }, 100);
+      }, o.intervalMs);
       loop.unref();
       const rest = await startRestServer({ host: o.host, port: o.port, log, core: c, config: () => validateSchedulerConfig(decodeQueuesYaml(c.config)) });
       stopOnSignals(() => rest.close());

@@ -196,6 +196,9 @@ export class Partition {
    * @returns the leaf queue path, or throws with the rejection reason (the app is then kept as rejected)
    */
   addApplication(id: string, queueName: string, user: string, groups: readonly string[], tags: Record<string, string>, now: number): string {
+    // A completed application's id may be used again (a new run of the same job): the old record is dropped.
+    if (this.apps.get(id)?.state === "Completed") this.apps.delete(id);
+    this.rejected.delete(id);
     if (this.apps.has(id)) throw new Error(`adding application ${id} to partition ${this.name}, but application already existed`);
     try {
       const forced = isForced(tags);
@@ -501,6 +504,30 @@ export class Partition {
         return { key: ask.key, appId: app.id, nodeId: n.id, resource: { ...ask.resource }, queue: q.path };
       }
     }
+    return undefined;
+  }
+
+  /**
+   * Why a pending ask was not allocated in the last cycle, as the shim reports it (yunikorn-shim reference §2.12):
+   * `Skipped` — held by a quota (queue max, user/group limit, maxapplications), `Failed` — no node has room, or
+   * undefined when nothing blocks it (it is allocated in the next cycle) or it is not pending.
+   */
+  pendingReason(appId: string, key: string): { state: "Skipped" | "Failed"; reason: string } | undefined {
+    const app = this.apps.get(appId);
+    const ask = app?.asks.get(key);
+    if (!app || !ask || ask.node) return undefined;
+    if (app.state === "Accepted") {
+      for (let x: Queue | undefined = app.queue; x; x = x.parent) {
+        if (x.maxApps > 0 && x.runningApps + 1 > x.maxApps) return { state: "Skipped", reason: `queue ${x.path} running applications limit ${x.maxApps} reached` };
+      }
+      const rb = this.limits.runBlock(app.id, app.queue.path, app.user, app.groups);
+      if (rb) return { state: "Skipped", reason: rb };
+    }
+    const hb = this.limits.headroomBlock(app.id, app.queue.path, app.user, app.groups, ask.resource);
+    if (hb) return { state: "Skipped", reason: hb };
+    const qb = this.queueBlock(app.queue, ask.resource);
+    if (qb) return { state: qb.startsWith("cluster") ? "Failed" : "Skipped", reason: qb };
+    if (!this.pickNode(ask)) return { state: "Failed", reason: `no node has ${format(ask.resource)} free (nodes: ${this.nodes.size})` };
     return undefined;
   }
 

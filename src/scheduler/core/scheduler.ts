@@ -224,6 +224,16 @@ export class SchedulerCore {
     return out;
   }
 
+  /** Why a pending ask is held (see `Partition.pendingReason`); undefined when it is not held or unknown. */
+  pendingReason(appId: string, allocationKey: string, partition?: string): { state: "Skipped" | "Failed"; reason: string } | undefined {
+    return this.partition(partition)?.pendingReason(appId, allocationKey);
+  }
+
+  /** Leaf queue of an application, or undefined when the core does not hold it. */
+  applicationQueue(appId: string, partition?: string): string | undefined {
+    return this.partition(partition)?.apps.get(appId)?.queue.path;
+  }
+
   /** Application state changes since the last call (UpdatedApplication messages). */
   stateChanges(): (AppStateChange & { partition: string })[] {
     return [...this.partitions.entries()].flatMap(([name, p]) => p.drainStateChanges().map((c) => ({ ...c, partition: name })));

@@ -27,6 +27,10 @@ export interface RestOptions {
   core?: SchedulerCore;
   /** Largest request body accepted, bytes (default 3 MiB). */
   bodyLimitBytes?: number;
+  /** Metrics registry to serve (default: a new one); the shim registers its own metrics in it. */
+  registry?: Registry;
+  /** Further routes, keyed `METHOD /path` (the shim's extender verbs and state dump). */
+  routes?: Record<string, (req: IncomingMessage, res: ServerResponse) => void>;
 }
 
 const JSON_HEADERS = {
@@ -35,7 +39,7 @@ const JSON_HEADERS = {
   "access-control-allow-headers": "X-Requested-With,Content-Type,Accept,Origin",
 };
 
-function json(res: ServerResponse, status: number, body: unknown, methods = "GET, OPTIONS"): void {
+export function json(res: ServerResponse, status: number, body: unknown, methods = "GET, OPTIONS"): void {
   res.writeHead(status, { ...JSON_HEADERS, "access-control-allow-methods": methods });
   res.end(JSON.stringify(body));
 }
@@ -45,7 +49,7 @@ function error(res: ServerResponse, status: number, message: string): void {
   json(res, status, { status_code: status, message, description: message });
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
+export function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -70,7 +74,7 @@ export interface RestServer {
 }
 
 export async function startRestServer(o: RestOptions): Promise<RestServer> {
-  const registry = new Registry();
+  const registry = o.registry ?? new Registry();
   collectDefaultMetrics({ register: registry, prefix: "yunikorn_" });
   if (o.core) registerCoreMetrics(registry, o.core);
   const limit = o.bodyLimitBytes ?? 3 * 1024 * 1024;
@@ -97,10 +101,13 @@ export async function startRestServer(o: RestOptions): Promise<RestServer> {
           res.end(t);
         }, (err: Error) => error(res, 500, err.message));
         return;
-      default:
+      default: {
+        const extra = o.routes?.[route];
+        if (extra) return extra(req, res);
         if (req.method === "OPTIONS") return json(res, 200, {}, "GET, OPTIONS, POST");
         if (req.method === "GET" && o.core && serveCore(o.core, path, req.url ?? "", res)) return;
         error(res, 404, "Not found");
+      }
     }
   });
   await new Promise<void>((resolve, reject) => {

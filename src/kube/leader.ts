@@ -1,0 +1,129 @@
+/**
+ * Leader election on a coordination.k8s.io/v1 Lease, as client-go's leaderelection package does it: the holder
+ * renews `spec.renewTime` every `retryPeriod`; another candidate takes the Lease only after `leaseDuration` without a
+ * renewal; a leader that cannot renew within `renewDeadline` stops leading. Writes use the Lease's resourceVersion,
+ * so two candidates can never both win the same term (the loser gets 409 Conflict).
+ *
+ * `leaseDecision` is the pure rule; `runLeaderElection` is the edge.
+ */
+import type { Logger } from "pino";
+import { k8s } from "./client.js";
+
+export interface LeaseTimings {
+  /** Seconds a Lease is valid after its last renewal (client-go default 15). */
+  leaseDurationSeconds: number;
+  /** Seconds a leader keeps trying to renew before giving up (default 10). */
+  renewDeadlineSeconds: number;
+  /** Seconds between attempts (default 2). */
+  retryPeriodSeconds: number;
+}
+
+export const DEFAULT_LEASE_TIMINGS: LeaseTimings = { leaseDurationSeconds: 15, renewDeadlineSeconds: 10, retryPeriodSeconds: 2 };
+
+export interface LeaseView {
+  holderIdentity?: string;
+  /** Milliseconds since the epoch. */
+  renewTime?: number;
+  leaseDurationSeconds?: number;
+}
+
+/**
+ * What a candidate does with the Lease it read.
+ * @param lease the Lease's spec, or undefined when there is none
+ * @param now milliseconds since the epoch
+ * @returns `create` (no Lease), `renew` (we hold it), `acquire` (free or expired), `wait` (someone else holds it)
+ */
+export function leaseDecision(lease: LeaseView | undefined, identity: string, now: number): "create" | "renew" | "acquire" | "wait" {
+  if (!lease) return "create";
+  if (lease.holderIdentity === identity) return "renew";
+  if (!lease.holderIdentity) return "acquire";
+  const expires = (lease.renewTime ?? 0) + (lease.leaseDurationSeconds ?? DEFAULT_LEASE_TIMINGS.leaseDurationSeconds) * 1000;
+  return now >= expires ? "acquire" : "wait";
+}
+
+export interface LeaderElectionOptions {
+  kc: k8s.KubeConfig;
+  namespace: string;
+  name: string;
+  identity: string;
+  log: Logger;
+  timings?: LeaseTimings;
+  /** Called once, when this candidate becomes the leader. */
+  onStartedLeading: () => void;
+  /** Called once, when a leader loses the Lease (the process should exit, as Kubernetes components do). */
+  onStoppedLeading: () => void;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
+
+/** Campaigns for the Lease until stopped; returns a stop function. */
+export function runLeaderElection(o: LeaderElectionOptions): () => void {
+  const api = o.kc.makeApiClient(k8s.CoordinationV1Api);
+  const t = o.timings ?? DEFAULT_LEASE_TIMINGS;
+  let stopped = false;
+  let leading = false;
+  let lastRenew = 0;
+
+  const attempt = async (): Promise<boolean> => {
+    let current: k8s.V1Lease | undefined;
+    try {
+      current = await api.readNamespacedLease({ name: o.name, namespace: o.namespace });
+    } catch (err) {
+      if ((err as { code?: number }).code !== 404) throw err;
+    }
+    const s = current?.spec;
+    const view: LeaseView | undefined = current
+      ? { holderIdentity: s?.holderIdentity, renewTime: s?.renewTime ? new Date(s.renewTime as unknown as string).getTime() : undefined, leaseDurationSeconds: s?.leaseDurationSeconds }
+      : undefined;
+    const now = Date.now();
+    const decision = leaseDecision(view, o.identity, now);
+    if (decision === "wait") return false;
+    const spec: k8s.V1LeaseSpec = {
+      holderIdentity: o.identity,
+      leaseDurationSeconds: t.leaseDurationSeconds,
+      renewTime: new Date(now) as unknown as k8s.V1LeaseSpec["renewTime"],
+      acquireTime: (decision === "renew" ? s?.acquireTime : new Date(now)) as k8s.V1LeaseSpec["acquireTime"],
+      leaseTransitions: (s?.leaseTransitions ?? 0) + (decision === "acquire" ? 1 : 0),
+    };
+    if (decision === "create") {
+      await api.createNamespacedLease({ namespace: o.namespace, body: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: o.name, namespace: o.namespace }, spec } });
+    } else {
+      await api.replaceNamespacedLease({ name: o.name, namespace: o.namespace, body: { ...current!, spec } });
+    }
+    if (decision !== "renew") o.log.info({ lease: `${o.namespace}/${o.name}`, identity: o.identity, previous: view?.holderIdentity }, "acquired the leader lease");
+    return true;
+  };
+
+  void (async () => {
+    while (!stopped) {
+      try {
+        if (await attempt()) {
+          lastRenew = Date.now();
+          if (!leading) {
+            leading = true;
+            o.onStartedLeading();
+          }
+        } else if (leading) {
+          o.log.error({ lease: `${o.namespace}/${o.name}`, identity: o.identity }, "the leader lease is held by another candidate; stopping");
+          stopped = true;
+          o.onStoppedLeading();
+          return;
+        }
+      } catch (err) {
+        const code = (err as { code?: number }).code;
+        if (code !== 409) o.log.warn({ lease: `${o.namespace}/${o.name}`, err: (err as Error).message }, "leader election attempt failed");
+      }
+      if (leading && Date.now() - lastRenew > t.renewDeadlineSeconds * 1000) {
+        o.log.error({ lease: `${o.namespace}/${o.name}`, identity: o.identity }, "could not renew the leader lease in time; stopping");
+        stopped = true;
+        o.onStoppedLeading();
+        return;
+      }
+      await sleep(t.retryPeriodSeconds * 1000);
+    }
+  })();
+
+  return () => {
+    stopped = true;
+  };
+}

@@ -1,0 +1,400 @@
+/**
+ * `corral scheduler`: the Kubernetes shim around the scheduling core (design 000, 004; yunikorn-shim reference §2-§6).
+ *
+ * Start-up: REST API (healthcheck answers at once) → leader election on a Lease (optional) → informers for Nodes,
+ * Pods, the scheduler's ConfigMaps, Namespaces and PriorityClasses → recovery (config, then nodes, then every pod in
+ * creation order, so bound pods become allocations before anything new is scheduled) → event handlers → scheduling.
+ *
+ * Standalone mode binds pods itself (`pods/binding`, retried, rolled back to an ask on failure). Plugin mode serves
+ * the kube-scheduler extender verbs `POST /scheduler/filter` and `POST /scheduler/bind` on the REST port instead, for
+ * a kube-scheduler configured as in `deploy/scheduler/plugin-mode.yaml`.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "pino";
+import { Counter, Gauge, Registry } from "prom-client";
+import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME } from "../admission/constants.js";
+import { decodeQueuesYaml } from "../scheduler/core/config.js";
+import { SchedulerCore } from "../scheduler/core/scheduler.js";
+import { validateSchedulerConfig } from "../scheduler/core/validate.js";
+import { json, readBody, startRestServer } from "../scheduler/rest/server.js";
+import { flattenConfigMaps, queuesYamlOf } from "../scheduler/shim/config.js";
+import { type ObjectRef, type PodRef, type SchedulingMode, ShimContext, type ShimAction } from "../scheduler/shim/context.js";
+import type { PodObject } from "../scheduler/shim/translate.js";
+import { k8s, loadKubeConfig } from "../kube/client.js";
+import { type CachedInformer, startInformer } from "../kube/informers.js";
+import { runLeaderElection } from "../kube/leader.js";
+
+export interface SchedulerProcessOptions {
+  /** kubeconfig path (default: $KUBECONFIG, in-cluster, ~/.kube/config). */
+  kubeconfig?: string;
+  /** Namespace of the `yunikorn-configs` / `yunikorn-defaults` ConfigMaps and of the leader Lease. */
+  namespace: string;
+  /** `spec.schedulerName` of the pods to schedule. */
+  schedulerName: string;
+  mode: SchedulingMode;
+  host: string;
+  /** REST API port (plugin mode: also the extender verbs). */
+  port: number;
+  /** `service.policyGroup`: the queue configuration is the ConfigMap key `<policyGroup>.yaml`. */
+  policyGroup: string;
+  /** Milliseconds between scheduling cycles when no event triggers one. */
+  intervalMs: number;
+  /** Binding calls in flight at once. */
+  bindConcurrency: number;
+  /** Attempts per binding before the allocation is rolled back (backoff 0.25 s doubling). */
+  bindAttempts: number;
+  /** Events and status patches queued at most; beyond it the oldest are dropped (counted in metrics). */
+  eventQueueLimit: number;
+  /** Seconds between full resyncs of the informer caches into the shim (missed events are repaired). */
+  resyncSeconds: number;
+  leaderElect: boolean;
+  leaseName: string;
+  identity: string;
+  log: Logger;
+}
+
+export interface SchedulerProcess {
+  port: number;
+  ctx: ShimContext;
+  close(): Promise<void>;
+}
+
+const code = (err: unknown) => (err as { code?: number }).code;
+const bodyText = (err: unknown) => {
+  const b = (err as { body?: unknown }).body;
+  return typeof b === "string" ? b : b ? JSON.stringify(b) : (err as Error).message;
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A queue of async jobs with a concurrency bound. */
+class WorkQueue<T> {
+  private readonly items: T[] = [];
+  private active = 0;
+  constructor(private readonly concurrency: number, private readonly work: (item: T) => Promise<void>, private readonly limit = Number.POSITIVE_INFINITY, private readonly onDrop: () => void = () => {}) {}
+  push(item: T): void {
+    if (this.items.length >= this.limit) {
+      this.items.shift();
+      this.onDrop();
+    }
+    this.items.push(item);
+    this.pump();
+  }
+  get size(): number {
+    return this.items.length + this.active;
+  }
+  private pump(): void {
+    while (this.active < this.concurrency && this.items.length > 0) {
+      const it = this.items.shift()!;
+      this.active++;
+      void this.work(it).finally(() => {
+        this.active--;
+        this.pump();
+      });
+    }
+  }
+}
+
+/**
+ * Runs the scheduler against a cluster until `close()`.
+ * @throws Error when no kubeconfig can be loaded or the REST port cannot be bound
+ */
+export async function runScheduler(o: SchedulerProcessOptions): Promise<SchedulerProcess> {
+  const log = o.log;
+  const kc = loadKubeConfig(o.kubeconfig);
+  const coreApi = kc.makeApiClient(k8s.CoreV1Api);
+  const core = new SchedulerCore(() => Date.now());
+  let namespaces: CachedInformer<k8s.V1Namespace> | undefined;
+  let priorityClasses: CachedInformer<k8s.V1PriorityClass> | undefined;
+  const ctx = new ShimContext(core, {
+    schedulerName: o.schedulerName,
+    mode: o.mode,
+    namespaceAnnotations: (ns) => namespaces?.get(ns)?.metadata?.annotations,
+    priorityClassValue: (name) => priorityClasses?.get(name)?.value,
+  });
+
+  const registry = new Registry();
+  const m = {
+    binds: new Counter({ name: "corral_scheduler_binds_total", help: "Binding calls by result", labelNames: ["result"], registers: [registry] }),
+    events: new Counter({ name: "corral_scheduler_events_total", help: "Events and pod status writes by result (sent, failed, dropped)", labelNames: ["result"], registers: [registry] }),
+    configReloads: new Counter({ name: "corral_scheduler_config_reloads_total", help: "Queue configuration reloads by result", labelNames: ["result"], registers: [registry] }),
+    tasks: new Gauge({ name: "corral_scheduler_tasks", help: "Managed pods by task state", labelNames: ["state"], registers: [registry], collect() {
+      this.reset();
+      for (const [k, v] of Object.entries(ctx.stats())) this.set({ state: k }, v);
+    } }),
+    leader: new Gauge({ name: "corral_scheduler_is_leader", help: "1 while this replica holds the leader Lease", registers: [registry] }),
+  };
+
+  let ready = false;
+  let leading = false;
+  const configState: { error?: string; loadedAt?: string } = {};
+
+  // ------------------------------------------------------------------ actions
+  const podBody = (p: PodRef) => ({ kind: "Pod", namespace: p.namespace, name: p.name, uid: p.uid, apiVersion: "v1" });
+  const eventBody = (obj: ObjectRef, type: string, reason: string, message: string) => {
+    const now = new Date();
+    return {
+      metadata: { generateName: `${obj.name}.`, namespace: obj.namespace ?? "default" },
+      involvedObject: obj.kind === "Pod" ? podBody(obj as PodRef) : { kind: obj.kind, name: obj.name, namespace: obj.namespace, uid: obj.uid, apiVersion: "v1" },
+      reason, message: message.slice(0, 1024), type,
+      source: { component: o.schedulerName }, reportingComponent: o.schedulerName, reportingInstance: o.identity,
+      firstTimestamp: now, lastTimestamp: now, count: 1,
+    };
+  };
+  type StatusJob = Exclude<ShimAction, { kind: "bind" }>;
+  const statusQueue = new WorkQueue<StatusJob>(4, async (a) => {
+    try {
+      if (a.kind === "event") {
+        await coreApi.createNamespacedEvent({ namespace: a.object.namespace ?? "default", body: eventBody(a.object, a.type, a.reason, a.message) as k8s.CoreV1Event });
+      } else if (a.kind === "condition") {
+        const body = { status: { conditions: [{ type: "PodScheduled", status: "False", reason: a.reason, message: a.message, lastTransitionTime: new Date().toISOString() }] } };
+        await coreApi.patchNamespacedPodStatus({ name: a.pod.name, namespace: a.pod.namespace, body }, k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.StrategicMergePatch));
+      } else if (a.kind === "activate") {
+        const body = { metadata: { annotations: { "scheduling.corral.dev/allocated-node": a.node } } };
+        await coreApi.patchNamespacedPod({ name: a.pod.name, namespace: a.pod.namespace, body }, k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch));
+      }
+      m.events.inc({ result: "sent" });
+    } catch (err) {
+      m.events.inc({ result: "failed" });
+      if (code(err) !== 404) log.warn({ action: a.kind, err: bodyText(err) }, "could not write event or pod status");
+    }
+  }, o.eventQueueLimit, () => m.events.inc({ result: "dropped" }));
+
+  /** POSTs the Binding; resolves to an error text, or undefined on success. `gone`: the pod no longer exists. */
+  const postBinding = async (pod: PodRef, node: string): Promise<{ error?: string; gone?: boolean }> => {
+    let last = "";
+    for (let i = 0; i < o.bindAttempts; i++) {
+      try {
+        await coreApi.createNamespacedPodBinding({ name: pod.name, namespace: pod.namespace, body: {
+          apiVersion: "v1", kind: "Binding", metadata: { name: pod.name, namespace: pod.namespace, uid: pod.uid }, target: { apiVersion: "v1", kind: "Node", name: node },
+        } });
+        return {};
+      } catch (err) {
+        const c = code(err);
+        last = `${c ?? ""} ${bodyText(err)}`.trim();
+        if (c === 404) return { error: last, gone: true };
+        if (c === 409) {
+          // already bound: by us (a retry after a lost response) is success, elsewhere is a conflict the informer resolves
+          const live = pods?.get(pod.name, pod.namespace);
+          if (live?.spec?.nodeName === node) return {};
+          return { error: last };
+        }
+        if (c !== undefined && c >= 400 && c < 500 && c !== 429) return { error: last };
+      }
+      await sleep(250 * 2 ** i);
+    }
+    return { error: last };
+  };
+
+  const bindQueue = new WorkQueue<{ pod: PodRef; node: string }>(o.bindConcurrency, async ({ pod, node }) => {
+    const r = await postBinding(pod, node);
+    if (!r.error) {
+      m.binds.inc({ result: "bound" });
+      run(ctx.bindSucceeded(pod.uid, node));
+    } else {
+      m.binds.inc({ result: r.gone ? "pod-gone" : "failed" });
+      log.warn({ pod: `${pod.namespace}/${pod.name}`, node, err: r.error }, "binding failed; allocation rolled back");
+      run(ctx.bindFailed(pod.uid, node, r.error, r.gone));
+      kick();
+    }
+  });
+
+  function run(actions: ShimAction[]): void {
+    for (const a of actions) {
+      if (a.kind === "bind") bindQueue.push(a);
+      else statusQueue.push(a);
+    }
+  }
+
+  // ------------------------------------------------------------------ scheduling loop
+  let kicked = false;
+  const cycle = () => {
+    kicked = false;
+    if (!ready) return;
+    const actions = ctx.schedule();
+    if (actions.length > 0) log.debug({ allocations: actions.length }, "scheduling cycle");
+    run(actions);
+  };
+  function kick(): void {
+    if (kicked) return;
+    kicked = true;
+    setImmediate(cycle);
+  }
+
+  // ------------------------------------------------------------------ config
+  let configMaps: CachedInformer<k8s.V1ConfigMap> | undefined;
+  const reloadConfig = () => {
+    const defaults = configMaps?.get(DEFAULT_CONFIGMAP_NAME, o.namespace);
+    const configs = configMaps?.get(CONFIGMAP_NAME, o.namespace);
+    let text: string;
+    try {
+      text = queuesYamlOf(flattenConfigMaps([defaults, configs]), o.policyGroup);
+    } catch (err) {
+      return reportConfigError((err as Error).message, configs ?? defaults);
+    }
+    if (text === core.config) return;
+    const r = core.updateConfiguration(text);
+    if (!r.ok) return reportConfigError(r.error, configs ?? defaults);
+    configState.error = undefined;
+    configState.loadedAt = new Date().toISOString();
+    m.configReloads.inc({ result: "applied" });
+    log.info({ configmap: `${o.namespace}/${CONFIGMAP_NAME}`, key: `${o.policyGroup}.yaml` }, "queue configuration applied");
+    run(ctx.retryRejected());
+    kick();
+  };
+  const reportConfigError = (error: string, cm: k8s.V1ConfigMap | undefined) => {
+    configState.error = error;
+    m.configReloads.inc({ result: "rejected" });
+    log.error({ configmap: `${o.namespace}/${cm?.metadata?.name ?? CONFIGMAP_NAME}`, err: error }, "queue configuration rejected; the running configuration stays in force");
+    if (cm?.metadata?.name) {
+      run([{ kind: "event", object: { kind: "ConfigMap", namespace: o.namespace, name: cm.metadata.name, uid: cm.metadata.uid }, type: "Warning", reason: "ConfigRejected", message: `queue configuration not applied, the previous one stays in force: ${error}` }]);
+    }
+  };
+
+  // ------------------------------------------------------------------ extender verbs (plugin mode)
+  const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
+    "GET /ws/v1/scheduler/shim": (_req, res) => json(res, 200, { ready, mode: o.mode, schedulerName: o.schedulerName, leader: leading, config: configState, tasks: ctx.stats(), queued: { binds: bindQueue.size, status: statusQueue.size } }),
+  };
+  if (o.mode === "plugin") {
+    routes["POST /scheduler/filter"] = (req, res) => {
+      readBody(req, 16 * 1024 * 1024).then((text) => {
+        if (!ready) return json(res, 503, { Error: "scheduler not ready" });
+        let args: { Pod?: PodObject; NodeNames?: string[] | null; Nodes?: { items?: { metadata?: { name?: string } }[] } | null };
+        try {
+          args = JSON.parse(text);
+        } catch (err) {
+          return json(res, 400, { Error: `ExtenderArgs is not JSON: ${(err as Error).message}` });
+        }
+        if (!args.Pod?.metadata?.uid) return json(res, 400, { Error: "ExtenderArgs.Pod with metadata.uid is required" });
+        const names = args.NodeNames ?? (args.Nodes?.items ?? []).map((n) => n.metadata?.name ?? "");
+        const { result, actions } = ctx.filter(args.Pod, names);
+        run(actions);
+        if (!args.NodeNames && args.Nodes) {
+          // nodeCacheCapable: false — answer with Node objects (reference §5.1)
+          const keep = new Set(result.NodeNames);
+          return json(res, 200, { ...result, Nodes: { items: (args.Nodes.items ?? []).filter((n) => keep.has(n.metadata?.name ?? "")) }, NodeNames: null });
+        }
+        json(res, 200, result);
+      }, (err: Error) => json(res, 400, { Error: err.message }));
+    };
+    routes["POST /scheduler/bind"] = (req, res) => {
+      readBody(req, 1024 * 1024).then(async (text) => {
+        let args: { PodName?: string; PodNamespace?: string; PodUID?: string; Node?: string };
+        try {
+          args = JSON.parse(text);
+        } catch (err) {
+          return json(res, 200, { Error: `ExtenderBindingArgs is not JSON: ${(err as Error).message}` });
+        }
+        if (!args.PodName || !args.PodNamespace || !args.PodUID || !args.Node) return json(res, 200, { Error: "ExtenderBindingArgs needs PodName, PodNamespace, PodUID and Node" });
+        const refused = ctx.bindAllowed(args.PodUID, args.Node);
+        if (refused) return json(res, 200, { Error: refused });
+        const pod = { name: args.PodName, namespace: args.PodNamespace, uid: args.PodUID };
+        const r = await postBinding(pod, args.Node);
+        if (!r.error) {
+          m.binds.inc({ result: "bound" });
+          run(ctx.bindSucceeded(args.PodUID, args.Node));
+          return json(res, 200, { Error: "" });
+        }
+        m.binds.inc({ result: r.gone ? "pod-gone" : "failed" });
+        run(ctx.bindFailed(args.PodUID, args.Node, r.error, r.gone));
+        kick();
+        json(res, 200, { Error: r.error });
+      }, (err: Error) => json(res, 200, { Error: err.message }));
+    };
+  }
+
+  const rest = await startRestServer({
+    host: o.host, port: o.port, log, core, registry, routes,
+    config: () => validateSchedulerConfig(decodeQueuesYaml(core.config.trim() === "" ? "partitions: [{name: default, queues: [{name: root}]}]" : core.config)),
+  });
+
+  // ------------------------------------------------------------------ informers, recovery, handlers
+  let pods: CachedInformer<k8s.V1Pod> | undefined;
+  let nodes: CachedInformer<k8s.V1Node> | undefined;
+  const timers: NodeJS.Timeout[] = [];
+  let stopLeading: (() => void) | undefined;
+
+  const start = async () => {
+    [namespaces, priorityClasses, configMaps, nodes, pods] = await Promise.all([
+      startInformer<k8s.V1Namespace>(kc, "/api/v1/namespaces", () => coreApi.listNamespace(), "namespaces", log),
+      startInformer<k8s.V1PriorityClass>(kc, "/apis/scheduling.k8s.io/v1/priorityclasses", () => kc.makeApiClient(k8s.SchedulingV1Api).listPriorityClass(), "priorityclasses", log),
+      startInformer<k8s.V1ConfigMap>(kc, `/api/v1/namespaces/${o.namespace}/configmaps`, () => coreApi.listNamespacedConfigMap({ namespace: o.namespace }), "configmaps", log),
+      startInformer<k8s.V1Node>(kc, "/api/v1/nodes", () => coreApi.listNode(), "nodes", log),
+      startInformer<k8s.V1Pod>(kc, "/api/v1/pods", () => coreApi.listPodForAllNamespaces(), "pods", log),
+    ]);
+    // Recovery (reference §3.4): config, nodes, then pods oldest first; nothing is scheduled until all are in.
+    reloadConfig();
+    const t0 = Date.now();
+    for (const n of nodes.list()) run(ctx.syncNode(n));
+    const all = pods.list().sort((a, b) => new Date(a.metadata?.creationTimestamp ?? 0).getTime() - new Date(b.metadata?.creationTimestamp ?? 0).getTime());
+    for (const p of all) run(ctx.syncPod(p as PodObject));
+    log.info({ nodes: ctx.nodes.size, pods: all.length, ...ctx.stats(), ms: Date.now() - t0 }, "state recovered from the cluster");
+
+    configMaps.on("add", reloadConfig);
+    configMaps.on("update", reloadConfig);
+    configMaps.on("delete", reloadConfig);
+    nodes.on("add", (n) => { run(ctx.syncNode(n)); kick(); });
+    nodes.on("update", (n) => { run(ctx.syncNode(n)); kick(); });
+    nodes.on("delete", (n) => { run(ctx.deleteNode(n.metadata?.name ?? "")); kick(); });
+    pods.on("add", (p) => { run(ctx.syncPod(p as PodObject)); kick(); });
+    pods.on("update", (p) => { run(ctx.syncPod(p as PodObject)); kick(); });
+    pods.on("delete", (p) => { ctx.deletePod(p as PodObject); kick(); });
+
+    ready = true;
+    kick();
+    timers.push(setInterval(kick, o.intervalMs));
+    timers.push(setInterval(() => run(ctx.holdReasons()), 1000));
+    timers.push(setInterval(resync, o.resyncSeconds * 1000));
+    log.info({ mode: o.mode, schedulerName: o.schedulerName }, "scheduling");
+  };
+
+  /** Level-triggered repair: every cached object is synced again; tasks whose pod vanished are released. */
+  const resync = () => {
+    if (!pods || !nodes) return;
+    const live = new Set<string>();
+    for (const n of nodes.list()) run(ctx.syncNode(n));
+    for (const name of [...ctx.nodes.keys()]) if (!nodes.get(name)) run(ctx.deleteNode(name));
+    for (const p of pods.list()) {
+      if (p.metadata?.uid) live.add(p.metadata.uid);
+      run(ctx.syncPod(p as PodObject));
+    }
+    for (const [uid, t] of [...ctx.tasks]) if (!live.has(uid)) ctx.deletePod({ metadata: { uid, name: t.pod.name, namespace: t.pod.namespace } });
+    kick();
+  };
+
+  const startOnce = () => start().catch((err: Error) => {
+    log.fatal({ err: err.message }, "scheduler start failed");
+    process.exitCode = 1;
+    void close();
+  });
+  if (o.leaderElect) {
+    stopLeading = runLeaderElection({
+      kc, namespace: o.namespace, name: o.leaseName, identity: o.identity, log,
+      onStartedLeading: () => {
+        m.leader.set(1);
+        leading = true;
+        log.info({ identity: o.identity }, "leading: starting the scheduler");
+        void startOnce();
+      },
+      onStoppedLeading: () => {
+        m.leader.set(0);
+        // As Kubernetes components do: a replica that lost the Lease exits and is restarted as a follower.
+        log.fatal({ identity: o.identity }, "lost the leader Lease; exiting");
+        process.exit(1);
+      },
+    });
+  } else {
+    m.leader.set(1);
+    leading = true;
+    void startOnce();
+  }
+
+  async function close(): Promise<void> {
+    ready = false;
+    stopLeading?.();
+    for (const t of timers) clearInterval(t);
+    await Promise.all([pods, nodes, configMaps, namespaces, priorityClasses].map((i) => i?.stop().catch(() => undefined)));
+    await rest.close();
+  }
+
+  return { port: rest.port, ctx, close };
+}

@@ -1,0 +1,14 @@
+/**
+ * The queue configuration in the scheduler's ConfigMaps (yunikorn-shim reference §6, upstream
+ * pkg/conf/schedulerconf.go). Flattening (`yunikorn-defaults` first, `yunikorn-configs` second, `.gz` binaryData
+ * gunzipped) is the admission controller's `flattenConfigMaps`, so both read the maps the same way. Pure.
+ */
+export { flattenConfigMaps } from "../../admission/config-validation.js";
+
+/** Default `service.policyGroup`: the queue configuration is the key `queues.yaml`. */
+export const DEFAULT_POLICY_GROUP = "queues";
+
+/** The queue configuration text in a flat map (`<policyGroup>.yaml`), or "" (the core's default) when absent. */
+export function queuesYamlOf(flat: Record<string, string>, policyGroup = DEFAULT_POLICY_GROUP): string {
+  return flat[`${policyGroup}.yaml`] ?? "";
+}

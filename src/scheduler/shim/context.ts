@@ -1,0 +1,538 @@
+/**
+ * The Kubernetes shim's state (yunikorn-shim reference §2-§4): Kubernetes objects in, calls to the core and actions
+ * out. Pure — no API calls, no timers, no clock of its own; `src/processes/scheduler.ts` feeds it informer events and
+ * carries out the actions it returns (bind, event, pod condition, activate).
+ *
+ * Every pod handler is level-triggered and idempotent (`syncPod` may see the same pod any number of times), so the
+ * initial list, a watch restart or a periodic resync never double-counts a pod.
+ *
+ * Tasks (one per managed pod, key = pod UID) move Asked → Allocated → Bound; a failed bind rolls the allocation back
+ * to an ask (upstream's SCHEDULING_FAILED_ON_RM release). In plugin mode (design 004, reference §4-5) an allocation
+ * is not bound by us: it waits as Allocated until kube-scheduler's `filter` call takes it (InProgress) and its
+ * `bind` call confirms it.
+ */
+import { ANNOTATION_APPLICATION_ID, CANONICAL_LABEL_APPLICATION_ID, LABEL_APPLICATION_ID, SPARK_LABEL_APP_ID } from "../../admission/constants.js";
+import type { AllocationMessage, CoreResponse, SchedulerCore } from "../core/scheduler.js";
+import { type Res, addTo, subFrom } from "../core/resources.js";
+import { podResource } from "./pod-resources.js";
+import { type PodObject, allocationOf, applicationIdOf, applicationRequest, nodeInfoOf } from "./translate.js";
+
+export type SchedulingMode = "standalone" | "plugin";
+
+export interface PodRef {
+  namespace: string;
+  name: string;
+  uid: string;
+}
+
+export interface ObjectRef {
+  kind: "Pod" | "Node" | "ConfigMap";
+  namespace?: string;
+  name: string;
+  uid?: string;
+}
+
+/** What the process must do against the API server. */
+export type ShimAction =
+  /** POST pods/{name}/binding (standalone mode, and plugin mode's `bind` verb). */
+  | { kind: "bind"; pod: PodRef; node: string }
+  /** Plugin mode: an allocation is ready; touch the pod so kube-scheduler retries it now (reference §5.4 Activate). */
+  | { kind: "activate"; pod: PodRef; node: string }
+  | { kind: "event"; object: ObjectRef; type: "Normal" | "Warning"; reason: string; message: string }
+  /** Set the pod's `PodScheduled=False` condition with this reason and message. */
+  | { kind: "condition"; pod: PodRef; reason: string; message: string };
+
+export interface NodeObject {
+  metadata?: { name?: string; uid?: string };
+  spec?: { unschedulable?: boolean };
+  status?: { allocatable?: Record<string, string> };
+}
+
+export type TaskState = "Asked" | "Rejected" | "Allocated" | "InProgress" | "Bound" | "Orphan";
+
+export interface Task {
+  pod: PodRef;
+  appId: string;
+  /** The ask as sent to the core (without node), re-sent after a rollback. */
+  ask: AllocationMessage;
+  state: TaskState;
+  /** Node of the allocation (Allocated, InProgress, Bound, Orphan). */
+  node?: string;
+  /** Last hold reported on the pod (`Skipped:reason` / `Failed:reason`), so events are sent on change only. */
+  held?: string;
+  /** Why the core rejected the ask or the application (Rejected). */
+  rejection?: string;
+  /** Plugin mode: kube-scheduler has been refused this pod at least once, so it must be activated. */
+  refused?: boolean;
+}
+
+/** kube-scheduler extender `filter` answer (k8s.io/kube-scheduler/extender/v1 ExtenderFilterResult). */
+export interface ExtenderFilterResult {
+  Nodes: null;
+  NodeNames: string[];
+  FailedNodes: Record<string, string>;
+  FailedAndUnresolvableNodes: Record<string, string>;
+  Error: string;
+}
+
+export interface ShimOptions {
+  /** `spec.schedulerName` of managed pods (default `yunikorn`). */
+  schedulerName?: string;
+  mode?: SchedulingMode;
+  /** Namespace annotations by namespace name, for application tags (reference §2.3). */
+  namespaceAnnotations?: (namespace: string) => Record<string, string> | undefined;
+  /** PriorityClass value by name, for pods without `spec.priority`. */
+  priorityClassValue?: (name: string) => number | undefined;
+}
+
+const NAMESPACE_TAGS: Record<string, string> = {
+  "yunikorn.apache.org/namespace.quota": "namespace.resourcequota",
+  "yunikorn.apache.org/namespace.guaranteed": "namespace.resourceguaranteed",
+  "yunikorn.apache.org/namespace.maxApps": "namespace.resourcemaxapps",
+  "yunikorn.apache.org/parentqueue": "namespace.parentqueue",
+};
+
+const refOf = (pod: PodObject): PodRef => ({ namespace: pod.metadata?.namespace ?? "default", name: pod.metadata?.name ?? "", uid: pod.metadata?.uid ?? "" });
+const podObject = (p: PodRef): ObjectRef => ({ kind: "Pod", namespace: p.namespace, name: p.name, uid: p.uid });
+const isTerminated = (pod: PodObject) => pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
+
+export class ShimContext {
+  readonly tasks = new Map<string, Task>();
+  /** Applications the core accepted: id → UIDs of their live tasks. */
+  readonly apps = new Map<string, Set<string>>();
+  /** Nodes registered with the core. */
+  readonly nodes = new Map<string, { capacity: Res; unschedulable: boolean }>();
+  /** Pods the core does not manage, by UID: their node and resources (reference §2.9). */
+  private readonly foreign = new Map<string, { node: string; res: Res }>();
+  private readonly occupied = new Map<string, Res>();
+  /** Tasks waiting in the core (Asked), for the hold-reason sweep. */
+  private readonly asked = new Set<string>();
+  readonly schedulerName: string;
+  readonly mode: SchedulingMode;
+
+  constructor(readonly core: SchedulerCore, private readonly o: ShimOptions = {}) {
+    this.schedulerName = o.schedulerName ?? "yunikorn";
+    this.mode = o.mode ?? "standalone";
+  }
+
+  /** The application id of a managed pod; undefined for a foreign pod (plugin mode: no id → default scheduling). */
+  applicationId(pod: PodObject): string | undefined {
+    if (pod.spec?.schedulerName !== this.schedulerName) return undefined;
+    if (this.mode === "plugin") {
+      const l = pod.metadata?.labels ?? {};
+      const a = pod.metadata?.annotations ?? {};
+      if (a["yunikorn.apache.org/ignore-application"] === "true") return undefined;
+      return [l[CANONICAL_LABEL_APPLICATION_ID], a[ANNOTATION_APPLICATION_ID], l[LABEL_APPLICATION_ID], l[SPARK_LABEL_APP_ID]].find((v) => v);
+    }
+    return applicationIdOf(pod, this.schedulerName);
+  }
+
+  // ------------------------------------------------------------------ nodes
+
+  /** Registers or updates a node (reference §2.8). Idempotent. */
+  syncNode(node: NodeObject): ShimAction[] {
+    const name = node.metadata?.name;
+    if (!name) return [];
+    const info = nodeInfoOf(node);
+    const unschedulable = node.spec?.unschedulable === true;
+    const known = this.nodes.get(name);
+    if (!known) {
+      const r = this.core.updateNode([{ ...info, occupiedResource: this.occupied.get(name) }]);
+      if (r.rejectedNodes.length > 0) {
+        return [{ kind: "event", object: { kind: "Node", name, uid: node.metadata?.uid }, type: "Warning", reason: "NodeRejected", message: `node ${name} is rejected by the scheduler: ${r.rejectedNodes[0]!.reason}` }];
+      }
+      this.nodes.set(name, { capacity: info.schedulableResource ?? {}, unschedulable });
+      // Pods that arrived before their node, and asks no node could hold before, get another chance.
+      return [...this.retryOrphans(name), ...this.retryRejected()];
+    }
+    const out: ShimAction[] = [];
+    if (!sameRes(known.capacity, info.schedulableResource ?? {})) {
+      known.capacity = info.schedulableResource ?? {};
+      this.core.updateNode([{ nodeID: name, action: "UPDATE", schedulableResource: known.capacity }]);
+      out.push(...this.retryRejected());
+    }
+    if (known.unschedulable !== unschedulable) {
+      known.unschedulable = unschedulable;
+      this.core.updateNode([{ nodeID: name, action: unschedulable ? "DRAIN_NODE" : "DRAIN_TO_SCHEDULABLE" }]);
+    }
+    return out;
+  }
+
+  /** Removes a node: allocations not yet bound go back to asks, bound pods wait as orphans for the node. */
+  deleteNode(name: string): ShimAction[] {
+    if (!this.nodes.has(name)) return [];
+    this.nodes.delete(name);
+    const released = this.core.updateNode([{ nodeID: name, action: "DECOMISSION" }]).released;
+    const out: ShimAction[] = [];
+    for (const a of released) {
+      const t = this.tasks.get(a.key);
+      if (!t) continue;
+      if (t.state === "Bound") {
+        t.state = "Orphan";
+      } else if (t.state === "Allocated" || t.state === "InProgress") {
+        t.state = "Asked";
+        t.node = undefined;
+        out.push(...this.submitAsk(t));
+      }
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ pods
+
+  /** Adds or updates a pod (informer add/update, resync). Idempotent. */
+  syncPod(pod: PodObject): ShimAction[] {
+    const uid = pod.metadata?.uid;
+    if (!uid) return [];
+    const appId = this.tasks.get(uid)?.appId ?? this.applicationId(pod);
+    if (!appId) {
+      const node = pod.spec?.nodeName;
+      if (!node || isTerminated(pod)) this.removeForeign(uid);
+      else this.setForeign(uid, node, pod);
+      return [];
+    }
+    const task = this.tasks.get(uid);
+    if (isTerminated(pod)) {
+      if (task) this.release(task);
+      return [];
+    }
+    if (!task) return this.createTask(pod, appId);
+    const nodeName = pod.spec?.nodeName;
+    if (nodeName && task.state !== "Bound") {
+      if (task.node === nodeName && (task.state === "Allocated" || task.state === "InProgress")) {
+        // the bind (ours or kube-scheduler's) was observed
+        this.unask(task);
+        task.state = "Bound";
+      } else if (task.state !== "Orphan") {
+        // bound by someone else, or to another node: the pod's placement is the truth
+        this.core.updateAllocation({ releases: [{ applicationID: task.appId, allocationKey: uid }] });
+        this.unask(task);
+        return this.recordBound(task, nodeName);
+      }
+    }
+    return [];
+  }
+
+  /** A pod was deleted (informer delete). */
+  deletePod(pod: PodObject): void {
+    const uid = pod.metadata?.uid;
+    if (!uid) return;
+    this.removeForeign(uid);
+    const t = this.tasks.get(uid);
+    if (t) this.release(t);
+  }
+
+  private createTask(pod: PodObject, appId: string): ShimAction[] {
+    const ref = refOf(pod);
+    let ask: AllocationMessage;
+    try {
+      ask = allocationOf(pod, appId);
+      if (pod.spec?.priority === undefined && (pod.spec as { priorityClassName?: string } | undefined)?.priorityClassName) {
+        ask.priority = this.o.priorityClassValue?.((pod.spec as { priorityClassName: string }).priorityClassName) ?? 0;
+      }
+    } catch (err) {
+      return [{ kind: "event", object: podObject(ref), type: "Warning", reason: "FailedScheduling", message: `pod ${ref.namespace}/${ref.name} cannot be scheduled: ${(err as Error).message}` }];
+    }
+    const nodeID = ask.nodeID;
+    ask = { ...ask, nodeID: undefined };
+    const task: Task = { pod: ref, appId, ask, state: "Asked" };
+    this.tasks.set(ref.uid, task);
+    const ensured = this.ensureApp(pod, appId);
+    if (ensured) {
+      task.state = "Rejected";
+      task.rejection = ensured;
+      return this.rejectedActions(task, "ApplicationRejected", `application ${appId} is rejected by the scheduler: ${ensured}`);
+    }
+    this.apps.get(appId)!.add(ref.uid);
+    if (nodeID) return this.recordBound(task, nodeID);
+    return this.submitAsk(task);
+  }
+
+  /** Records an allocation Kubernetes already made (recovery, or a pod bound by someone else). */
+  private recordBound(task: Task, node: string): ShimAction[] {
+    task.node = node;
+    if (!this.nodes.has(node)) {
+      task.state = "Orphan";
+      return [];
+    }
+    const r = this.core.updateAllocation({ allocations: [{ ...task.ask, nodeID: node }] });
+    task.state = r.rejectedAllocations.length > 0 ? "Orphan" : "Bound";
+    return [];
+  }
+
+  /** @returns the rejection reason, or undefined when the application is (now) known to the core */
+  private ensureApp(pod: PodObject, appId: string): string | undefined {
+    if (this.apps.has(appId)) return undefined;
+    const req = applicationRequest(pod, appId);
+    this.appRequests.set(appId, req);
+    const nsAnn = this.o.namespaceAnnotations?.(req.tags?.namespace ?? "default") ?? {};
+    for (const [ann, tag] of Object.entries(NAMESPACE_TAGS)) if (nsAnn[ann]) req.tags![tag] = nsAnn[ann]!;
+    const r: CoreResponse = this.core.updateApplication({ new: [req] });
+    if (r.rejectedApplications.length > 0) return r.rejectedApplications[0]!.reason;
+    this.apps.set(appId, new Set());
+    return undefined;
+  }
+
+  private submitAsk(task: Task): ShimAction[] {
+    const r = this.core.updateAllocation({ allocations: [task.ask] });
+    if (r.rejectedAllocations.length > 0) {
+      task.state = "Rejected";
+      task.rejection = r.rejectedAllocations[0]!.reason;
+      return this.rejectedActions(task, "TaskRejected", `Task ${task.pod.namespace}/${task.pod.name} is rejected by the scheduler: ${task.rejection}`);
+    }
+    task.state = "Asked";
+    task.held = undefined;
+    this.asked.add(task.pod.uid);
+    return [];
+  }
+
+  private rejectedActions(task: Task, reason: string, message: string): ShimAction[] {
+    return [
+      { kind: "event", object: podObject(task.pod), type: "Warning", reason, message },
+      { kind: "condition", pod: task.pod, reason: "Unschedulable", message },
+    ];
+  }
+
+  private unask(task: Task): void {
+    this.asked.delete(task.pod.uid);
+  }
+
+  /** Releases a task's ask or allocation and forgets it. */
+  private release(task: Task): void {
+    this.unask(task);
+    this.tasks.delete(task.pod.uid);
+    const app = this.apps.get(task.appId);
+    if (app) {
+      app.delete(task.pod.uid);
+      if (task.state !== "Rejected" && task.state !== "Orphan") {
+        this.core.updateAllocation({ releases: [{ applicationID: task.appId, allocationKey: task.pod.uid, message: "pod terminated" }] });
+      } else if (task.state === "Orphan" && task.node && this.nodes.has(task.node)) {
+        this.core.updateAllocation({ releases: [{ applicationID: task.appId, allocationKey: task.pod.uid }] });
+      }
+    }
+  }
+
+  private retryOrphans(node: string): ShimAction[] {
+    const out: ShimAction[] = [];
+    for (const t of this.tasks.values()) if (t.state === "Orphan" && t.node === node) out.push(...this.recordBound(t, node));
+    for (const [, f] of this.foreign) if (f.node === node) this.core.updateNode([{ nodeID: node, action: "UPDATE", occupiedResource: this.occupied.get(node) ?? {} }]);
+    return out;
+  }
+
+  /** Re-submits rejected tasks (after a node or config change). */
+  retryRejected(): ShimAction[] {
+    const out: ShimAction[] = [];
+    for (const t of this.tasks.values()) {
+      if (t.state !== "Rejected") continue;
+      if (!this.apps.has(t.appId)) {
+        const r = this.core.updateApplication({ new: [{ ...this.appRequestFor(t) }] });
+        if (r.rejectedApplications.length > 0) continue;
+        this.apps.set(t.appId, new Set());
+      }
+      this.apps.get(t.appId)!.add(t.pod.uid);
+      const before = t.rejection;
+      const actions = this.submitAsk(t);
+      if ((t.state as TaskState) === "Asked") t.rejection = undefined;
+      else if (t.rejection === before) continue; // same reason as before: already reported
+      out.push(...actions);
+    }
+    return out;
+  }
+
+  private readonly appRequests = new Map<string, ReturnType<typeof applicationRequest>>();
+  private appRequestFor(t: Task): ReturnType<typeof applicationRequest> {
+    return this.appRequests.get(t.appId) ?? { applicationID: t.appId, queueName: "", ugi: { user: "nobody" }, tags: { namespace: t.pod.namespace } };
+  }
+
+  // ------------------------------------------------------------------ foreign pods
+
+  private setForeign(uid: string, node: string, pod: PodObject): void {
+    let res: Res;
+    try {
+      res = podResource(pod);
+    } catch {
+      return;
+    }
+    const prev = this.foreign.get(uid);
+    if (prev && prev.node === node && sameRes(prev.res, res)) return;
+    if (prev) this.adjustOccupied(prev.node, prev.res, -1);
+    this.foreign.set(uid, { node, res });
+    this.adjustOccupied(node, res, 1);
+  }
+
+  private removeForeign(uid: string): void {
+    const prev = this.foreign.get(uid);
+    if (!prev) return;
+    this.foreign.delete(uid);
+    this.adjustOccupied(prev.node, prev.res, -1);
+  }
+
+  private adjustOccupied(node: string, res: Res, sign: 1 | -1): void {
+    const o = this.occupied.get(node) ?? {};
+    if (sign > 0) addTo(o, res);
+    else subFrom(o, res);
+    this.occupied.set(node, o);
+    if (this.nodes.has(node)) this.core.updateNode([{ nodeID: node, action: "UPDATE", occupiedResource: o }]);
+  }
+
+  // ------------------------------------------------------------------ scheduling
+
+  /**
+   * One scheduling pass: the core's new allocations become bind actions (standalone) or pending allocations with an
+   * activate action for pods kube-scheduler has already been refused (plugin); completed applications are forgotten.
+   */
+  schedule(): ShimAction[] {
+    const out: ShimAction[] = [];
+    for (const a of this.core.schedule()) {
+      const t = this.tasks.get(a.key);
+      if (!t || t.state !== "Asked") {
+        // the pod went away between the ask and the allocation: give the resources back
+        this.core.updateAllocation({ releases: [{ applicationID: a.appId, allocationKey: a.key }] });
+        continue;
+      }
+      this.unask(t);
+      t.state = "Allocated";
+      t.node = a.nodeId;
+      t.held = undefined;
+      if (this.mode === "standalone") out.push({ kind: "bind", pod: t.pod, node: a.nodeId });
+      else if (t.refused) out.push({ kind: "activate", pod: t.pod, node: a.nodeId });
+    }
+    for (const c of this.core.stateChanges()) {
+      if (c.to === "Completed" && this.apps.get(c.appId)?.size === 0) {
+        this.apps.delete(c.appId);
+        this.appRequests.delete(c.appId);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Reports why waiting pods are held, on change only (reference §2.12 UpdateContainerSchedulingState): quota →
+   * condition reason `SchedulingSkipped`, no node → `Unschedulable`, each with a `PodUnschedulable` event naming the
+   * queue or resource.
+   */
+  holdReasons(): ShimAction[] {
+    const out: ShimAction[] = [];
+    for (const uid of this.asked) {
+      const t = this.tasks.get(uid)!;
+      const r = this.core.pendingReason(t.appId, uid);
+      const key = r ? `${r.state}:${r.reason}` : undefined;
+      if (key === t.held) continue;
+      t.held = key;
+      if (!r) continue;
+      const who = `${t.pod.namespace}/${t.pod.name}`;
+      const message = r.state === "Skipped"
+        ? `Task ${who} is skipped from scheduling because the queue quota has been exceeded: ${r.reason}`
+        : `Task ${who} is pending for the requested resources become available: ${r.reason}`;
+      out.push(
+        { kind: "condition", pod: t.pod, reason: r.state === "Skipped" ? "SchedulingSkipped" : "Unschedulable", message: r.reason },
+        { kind: "event", object: podObject(t.pod), type: "Normal", reason: "PodUnschedulable", message },
+      );
+    }
+    return out;
+  }
+
+  /** The hold state of a task as the last sweep saw it (`Skipped` / `Failed`), for plugin-mode answers. */
+  private holdState(t: Task): string | undefined {
+    return t.held?.slice(0, t.held.indexOf(":"));
+  }
+
+  // ------------------------------------------------------------------ binding results
+
+  /** The bind of an allocation succeeded. */
+  bindSucceeded(uid: string, node: string): ShimAction[] {
+    const t = this.tasks.get(uid);
+    if (!t || t.node !== node || (t.state !== "Allocated" && t.state !== "InProgress")) return [];
+    t.state = "Bound";
+    return [{ kind: "event", object: podObject(t.pod), type: "Normal", reason: "Scheduled", message: `Successfully assigned ${t.pod.namespace}/${t.pod.name} to node ${node}` }];
+  }
+
+  /**
+   * The bind failed for good: the allocation is released and the pod asked again (reference §2.12, YUNIKORN-2884).
+   * `gone` = the pod no longer exists (404): the task is dropped instead.
+   */
+  bindFailed(uid: string, node: string, error: string, gone = false): ShimAction[] {
+    const t = this.tasks.get(uid);
+    if (!t || t.node !== node || (t.state !== "Allocated" && t.state !== "InProgress")) return [];
+    if (gone) {
+      this.release(t);
+      return [];
+    }
+    this.core.updateAllocation({ releases: [{ applicationID: t.appId, allocationKey: uid, message: "scheduling failed on RM" }] });
+    t.node = undefined;
+    return [
+      { kind: "event", object: podObject(t.pod), type: "Warning", reason: "PodBindFailure", message: `Failed to bind ${t.pod.namespace}/${t.pod.name} to node ${node}, it will be retried: ${error}` },
+      ...this.submitAsk(t),
+    ];
+  }
+
+  // ------------------------------------------------------------------ plugin mode (extender)
+
+  /**
+   * The extender `filter` verb (reference §5.4 decision table): a pod without an application id passes with every
+   * candidate; a managed pod passes only on the node the core allocated, which moves the allocation to in-progress.
+   * The core runs a cycle first, so a pod that fits is accepted on its first attempt.
+   * @param pod the pod kube-scheduler is placing (created here if the informer has not delivered it yet)
+   * @param candidates node names kube-scheduler found feasible
+   */
+  filter(pod: PodObject, candidates: readonly string[]): { result: ExtenderFilterResult; actions: ShimAction[] } {
+    const pass = (names: string[], failed: Record<string, string> = {}) => ({ Nodes: null, NodeNames: names, FailedNodes: {}, FailedAndUnresolvableNodes: failed, Error: "" });
+    const rejectAll = (msg: string) => pass([], Object.fromEntries(candidates.map((n) => [n, msg])));
+    const uid = pod.metadata?.uid ?? "";
+    const appId = this.tasks.get(uid)?.appId ?? this.applicationId(pod);
+    if (!appId) return { result: pass([...candidates]), actions: [] };
+    const actions = this.tasks.has(uid) ? [] : this.syncPod(pod);
+    let t = this.tasks.get(uid);
+    if (!t) return { result: rejectAll("Pod not ready for scheduling"), actions };
+    if (t.state === "InProgress") {
+      // seen again after a pass: kube-scheduler gave up on it; give the allocation back and ask again
+      actions.push(...this.bindFailed(uid, t.node!, "kube-scheduler retried the pod after its allocation was handed over"));
+      t.refused = true;
+      return { result: rejectAll("Pod is not ready for scheduling"), actions };
+    }
+    if (t.state === "Asked") actions.push(...this.schedule());
+    t = this.tasks.get(uid)!;
+    if (t.state === "Allocated") {
+      const node = t.node!;
+      if (candidates.includes(node)) {
+        t.state = "InProgress";
+        return { result: pass([node], Object.fromEntries(candidates.filter((n) => n !== node).map((n) => [n, "Pod is not fit for node"]))), actions };
+      }
+      t.refused = true;
+      return { result: rejectAll("Pod is not fit for node"), actions };
+    }
+    t.refused = true;
+    if (t.state === "Asked") {
+      const hold = this.holdState(t) ?? this.core.pendingReason(t.appId, uid)?.state;
+      return { result: rejectAll(hold === "Skipped" ? "Pod doesn't fit within queue" : hold === "Failed" ? "Pod is not ready for scheduling" : "Pod is pending scheduling"), actions };
+    }
+    return { result: rejectAll(`Pod unschedulable: ${t.state}`), actions };
+  }
+
+  /**
+   * The extender `bind` verb: may this pod be bound to `node`? Managed pods only on their in-progress allocation;
+   * foreign pods (default scheduling) always.
+   * @returns an error text, or undefined to go ahead with the binding
+   */
+  bindAllowed(uid: string, node: string): string | undefined {
+    const t = this.tasks.get(uid);
+    if (!t) return undefined;
+    if ((t.state === "InProgress" || t.state === "Allocated") && t.node === node) return undefined;
+    return `pod ${t.pod.namespace}/${t.pod.name} has no allocation on node ${node} (state ${t.state}${t.node ? `, allocated on ${t.node}` : ""})`;
+  }
+
+  /** Counts by task state, foreign pods and nodes (metrics, logs, tests). */
+  stats(): Record<string, number> {
+    const s: Record<string, number> = { nodes: this.nodes.size, foreignPods: this.foreign.size, applications: this.apps.size };
+    for (const t of this.tasks.values()) s[t.state] = (s[t.state] ?? 0) + 1;
+    return s;
+  }
+}
+
+function sameRes(a: Res, b: Res): boolean {
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) if (a[k] !== b[k]) return false;
+  return true;
+}
+
