@@ -166,6 +166,7 @@ KUBECONFIG_ALICE=$DIR/kubeconfig/alice.kubeconfig
 KUBECONFIG_BOB=$DIR/kubeconfig/bob.kubeconfig
 KUBECONFIG_FRONTEND=$DIR/kubeconfig/frontend.kubeconfig
 KUBECONFIG_SCHEDULER=$DIR/kubeconfig/kube-scheduler.kubeconfig
+CORRAL_TESTBED_BIN=$BIN
 EOF
 log "up: source $DIR/env"
 echo "$DIR/env"

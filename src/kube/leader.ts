@@ -54,10 +54,13 @@ export interface LeaderElectionOptions {
   onStoppedLeading: () => void;
 }
 
+/** A metav1.MicroTime: RFC 3339 with exactly six fractional digits (the API server refuses three). */
+const microTime = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z") as unknown as Date;
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
 
-/** Campaigns for the Lease until stopped; returns a stop function. */
-export function runLeaderElection(o: LeaderElectionOptions): () => void {
+/** Campaigns for the Lease until stopped; returns a stop function that also releases a held Lease. */
+export function runLeaderElection(o: LeaderElectionOptions): () => Promise<void> {
   const api = o.kc.makeApiClient(k8s.CoordinationV1Api);
   const t = o.timings ?? DEFAULT_LEASE_TIMINGS;
   let stopped = false;
@@ -81,8 +84,8 @@ export function runLeaderElection(o: LeaderElectionOptions): () => void {
     const spec: k8s.V1LeaseSpec = {
       holderIdentity: o.identity,
       leaseDurationSeconds: t.leaseDurationSeconds,
-      renewTime: new Date(now) as unknown as k8s.V1LeaseSpec["renewTime"],
-      acquireTime: (decision === "renew" ? s?.acquireTime : new Date(now)) as k8s.V1LeaseSpec["acquireTime"],
+      renewTime: microTime(now),
+      acquireTime: decision === "renew" && s?.acquireTime ? microTime(new Date(s.acquireTime as unknown as string).getTime()) : microTime(now),
       leaseTransitions: (s?.leaseTransitions ?? 0) + (decision === "acquire" ? 1 : 0),
     };
     if (decision === "create") {
@@ -123,7 +126,17 @@ export function runLeaderElection(o: LeaderElectionOptions): () => void {
     }
   })();
 
-  return () => {
+  return async () => {
     stopped = true;
+    if (!leading) return;
+    // Give the Lease up at once (client-go ReleaseOnCancel), so a follower need not wait for it to expire.
+    try {
+      const current = await api.readNamespacedLease({ name: o.name, namespace: o.namespace });
+      if (current.spec?.holderIdentity !== o.identity) return;
+      await api.replaceNamespacedLease({ name: o.name, namespace: o.namespace, body: { ...current, spec: { ...current.spec, holderIdentity: "", renewTime: microTime(Date.now()), acquireTime: microTime(Date.now()) } } });
+      o.log.info({ lease: `${o.namespace}/${o.name}`, identity: o.identity }, "released the leader lease");
+    } catch (err) {
+      o.log.warn({ lease: `${o.namespace}/${o.name}`, err: (err as Error).message }, "could not release the leader lease");
+    }
   };
 }

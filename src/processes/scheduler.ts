@@ -311,7 +311,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
   let pods: CachedInformer<k8s.V1Pod> | undefined;
   let nodes: CachedInformer<k8s.V1Node> | undefined;
   const timers: NodeJS.Timeout[] = [];
-  let stopLeading: (() => void) | undefined;
+  let stopLeading: (() => Promise<void>) | undefined;
 
   const start = async () => {
     [namespaces, priorityClasses, configMaps, nodes, pods] = await Promise.all([
@@ -390,7 +390,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
 
   async function close(): Promise<void> {
     ready = false;
-    stopLeading?.();
+    await stopLeading?.();
     for (const t of timers) clearInterval(t);
     await Promise.all([pods, nodes, configMaps, namespaces, priorityClasses].map((i) => i?.stop().catch(() => undefined)));
     await rest.close();

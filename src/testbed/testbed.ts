@@ -17,6 +17,8 @@ export type TestbedUser = "admin" | "alice" | "bob" | "frontend";
 export interface Testbed {
   dir: string;
   server: string;
+  /** Directory of the test bed's Kubernetes binaries (kube-scheduler). */
+  bin: string;
   kubeconfig: Record<TestbedUser | "scheduler", string>;
 }
 
@@ -53,6 +55,7 @@ export async function readTestbedEnv(envFile: string): Promise<Testbed> {
   return {
     dir: need("CORRAL_TESTBED_DIR"),
     server: need("CORRAL_APISERVER"),
+    bin: vars.CORRAL_TESTBED_BIN ?? join(process.env.CORRAL_TESTBED_CACHE ?? join(process.env.HOME ?? "", ".cache", "corral-testbed"), "bin"),
     kubeconfig: {
       admin: need("KUBECONFIG_ADMIN"), alice: need("KUBECONFIG_ALICE"), bob: need("KUBECONFIG_BOB"),
       frontend: need("KUBECONFIG_FRONTEND"), scheduler: need("KUBECONFIG_SCHEDULER"),
@@ -187,5 +190,124 @@ export async function prepareNamespace(admin: k8s.KubeConfig, namespace: string,
   await waitFor(`service account token in ${namespace}`, async () => {
     const sa = await core.readNamespacedServiceAccount({ name: "default", namespace });
     return (sa.secrets?.length ?? 0) > 0;
+  });
+}
+
+/**
+ * A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1beta1, what kube-scheduler v1.20 reads) with one
+ * profile for `schedulerName`. With `extenderUrl` it is corral's plugin mode: corral as the extender for filter and
+ * bind (see deploy/scheduler/plugin-mode.yaml for the annotated version). Without it, kube-scheduler's defaults.
+ * @param qps client QPS/burst (undefined: kube-scheduler's defaults, 50/100)
+ */
+export function kubeSchedulerConfig(o: { kubeconfig: string; schedulerName: string; healthzPort: number; extenderUrl?: string; qps?: number }): string {
+  const lines = [
+    "apiVersion: kubescheduler.config.k8s.io/v1beta1",
+    "kind: KubeSchedulerConfiguration",
+    "clientConnection:",
+    `  kubeconfig: ${JSON.stringify(o.kubeconfig)}`,
+    ...(o.qps ? [`  qps: ${o.qps}`, `  burst: ${o.qps * 2}`] : []),
+    "leaderElection:",
+    "  leaderElect: false",
+    // healthz/metrics on a port of its own (default 0.0.0.0:10251), so several instances can run side by side
+    `healthzBindAddress: "127.0.0.1:${o.healthzPort}"`,
+    `metricsBindAddress: "127.0.0.1:${o.healthzPort}"`,
+    ...(o.extenderUrl ? ["percentageOfNodesToScore: 100"] : []),
+    "profiles:",
+    `  - schedulerName: ${o.schedulerName}`,
+  ];
+  if (o.extenderUrl) {
+    lines.push(
+      "    plugins:",
+      "      postFilter:",
+      "        disabled:",
+      "          - name: DefaultPreemption",
+      "extenders:",
+      `  - urlPrefix: ${JSON.stringify(o.extenderUrl)}`,
+      "    filterVerb: filter",
+      "    bindVerb: bind",
+      "    nodeCacheCapable: true",
+      "    enableHTTPS: false",
+      "    httpTimeout: 5s",
+      "    ignorable: false",
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+export interface KubeSchedulerProcess {
+  proc: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the test bed's kube-scheduler v1.20.2 with `configYaml` (written next to the test bed's state), no
+ * serving ports, logs in `<dir>/logs/<name>.log`. Resolves once it has started its informers.
+ */
+export async function startKubeScheduler(tb: Testbed, name: string, configYaml: string): Promise<KubeSchedulerProcess> {
+  const { writeFile } = await import("node:fs/promises");
+  const { createWriteStream } = await import("node:fs");
+  const cfg = join(tb.dir, `${name}.yaml`);
+  await writeFile(cfg, configYaml);
+  const proc = spawn(join(tb.bin, "kube-scheduler"), ["--config", cfg, "--port", "0", "--secure-port", "0", "--v=1"], { stdio: ["ignore", "ignore", "pipe"] });
+  const log = createWriteStream(join(tb.dir, "logs", `${name}.log`));
+  let seen = "";
+  const started = new Promise<void>((res, rej) => {
+    proc.stderr!.on("data", (d: Buffer) => {
+      log.write(d);
+      if (seen.length < 100_000) seen += d.toString();
+      if (/Starting Kubernetes Scheduler|caches populated|Attempting to acquire|Caches are synced/i.test(seen)) res();
+    });
+    proc.on("exit", (code) => rej(new Error(`kube-scheduler ${name} exited with ${code}: ${seen.slice(-2000)}`)));
+  });
+  await Promise.race([started, new Promise((r) => setTimeout(r, 5000))]);
+  if (proc.exitCode !== null) await started;
+  return {
+    proc,
+    stop: async () => {
+      if (proc.exitCode !== null) return;
+      const exited = new Promise((r) => proc.once("exit", r));
+      proc.kill("SIGTERM");
+      await exited;
+      log.end();
+    },
+  };
+}
+
+/**
+ * Creates `count` Node objects with capacity and no kubelet (`<prefix>-<i>`); pods bound to them never run.
+ * No taints: the test bed runs no node lifecycle controller, so they stay schedulable.
+ */
+export async function createFakeNodes(admin: k8s.KubeConfig, prefix: string, count: number, allocatable: Record<string, string>): Promise<string[]> {
+  const core = admin.makeApiClient(k8s.CoreV1Api);
+  const names = Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
+  await Promise.all(names.map(async (name) => {
+    try {
+      await core.createNode({ body: { metadata: { name, labels: { "corral.test/fake-node": prefix } }, status: { capacity: allocatable, allocatable } } });
+    } catch (err) {
+      if ((err as { code?: number }).code !== 409) throw err;
+    }
+    // The TaintNodesByCondition admission plugin adds node.kubernetes.io/not-ready at creation; with no kubelet and no
+    // node lifecycle controller nothing would ever remove it, and kube-scheduler would refuse every node.
+    await core.patchNode({ name, body: { spec: { taints: null } } }, k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch));
+  }));
+  return names;
+}
+
+/** Deletes the fake nodes of `prefix`. */
+export async function deleteFakeNodes(admin: k8s.KubeConfig, prefix: string): Promise<void> {
+  const core = admin.makeApiClient(k8s.CoreV1Api);
+  await core.deleteCollectionNode({ labelSelector: `corral.test/fake-node=${prefix}` });
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+export async function freeTcpPort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once("error", rej);
+    srv.listen(0, "127.0.0.1", () => {
+      const a = srv.address();
+      srv.close(() => res(typeof a === "object" && a ? a.port : 0));
+    });
   });
 }

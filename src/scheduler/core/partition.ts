@@ -354,6 +354,11 @@ export class Partition {
     const ask: Ask = { key, appId, resource: { ...resource }, priority, createTime, requiredNode: opts.requiredNode };
     app.asks.set(key, ask);
     if (createTime < app.submissionTime) app.submissionTime = createTime;
+    if (app.state === "Completed") {
+      // a new pod of a finished application (same id): the application is reopened in its queue
+      app.queue.apps.set(app.id, app);
+      this.transition(app, "Accepted", now);
+    }
     if (app.state === "New") this.transition(app, "Accepted", now);
     if (app.state === "Completing") this.transition(app, "Running", now);
     if (opts.node) {
@@ -526,7 +531,8 @@ export class Partition {
     const hb = this.limits.headroomBlock(app.id, app.queue.path, app.user, app.groups, ask.resource);
     if (hb) return { state: "Skipped", reason: hb };
     const qb = this.queueBlock(app.queue, ask.resource);
-    if (qb) return { state: qb.startsWith("cluster") ? "Failed" : "Skipped", reason: qb };
+    if (qb && !qb.startsWith("cluster")) return { state: "Skipped", reason: qb };
+    if (qb) return { state: "Failed", reason: `no node has ${format(ask.resource)} free (${qb})` };
     if (!this.pickNode(ask)) return { state: "Failed", reason: `no node has ${format(ask.resource)} free (nodes: ${this.nodes.size})` };
     return undefined;
   }

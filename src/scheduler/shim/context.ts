@@ -64,6 +64,8 @@ export interface Task {
   rejection?: string;
   /** Plugin mode: kube-scheduler has been refused this pod at least once, so it must be activated. */
   refused?: boolean;
+  /** The Scheduled event of the current binding was produced. */
+  scheduledReported?: boolean;
 }
 
 /** kube-scheduler extender `filter` answer (k8s.io/kube-scheduler/extender/v1 ExtenderFilterResult). */
@@ -442,8 +444,12 @@ export class ShimContext {
   /** The bind of an allocation succeeded. */
   bindSucceeded(uid: string, node: string): ShimAction[] {
     const t = this.tasks.get(uid);
-    if (!t || t.node !== node || (t.state !== "Allocated" && t.state !== "InProgress")) return [];
+    // Bound already: the informer delivered the bound pod before the binding call returned
+    if (!t || t.node !== node || t.scheduledReported || (t.state !== "Allocated" && t.state !== "InProgress" && t.state !== "Bound")) return [];
     t.state = "Bound";
+    t.scheduledReported = true;
+    // plugin mode: kube-scheduler reports its own Scheduled event
+    if (this.mode === "plugin") return [];
     return [{ kind: "event", object: podObject(t.pod), type: "Normal", reason: "Scheduled", message: `Successfully assigned ${t.pod.namespace}/${t.pod.name} to node ${node}` }];
   }
 
@@ -483,7 +489,7 @@ export class ShimContext {
     if (!appId) return { result: pass([...candidates]), actions: [] };
     const actions = this.tasks.has(uid) ? [] : this.syncPod(pod);
     let t = this.tasks.get(uid);
-    if (!t) return { result: rejectAll("Pod not ready for scheduling"), actions };
+    if (!t) return { result: rejectAll("Pod is not ready for scheduling"), actions };
     if (t.state === "InProgress") {
       // seen again after a pass: kube-scheduler gave up on it; give the allocation back and ask again
       actions.push(...this.bindFailed(uid, t.node!, "kube-scheduler retried the pod after its allocation was handed over"));

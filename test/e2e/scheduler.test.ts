@@ -1,0 +1,338 @@
+/**
+ * The scheduler on the real control plane: fake Node objects (capacity, no kubelet), pods submitted by the test bed's
+ * users through the admission controller, queues from the `yunikorn-configs` ConfigMap (hot-reloaded), bindings and
+ * events read back from the API server. Bound pods never run; a case that needs completion marks pods Succeeded through
+ * the status subresource.
+ */
+import { createWriteStream } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { k8s } from "../../src/kube/client.js";
+import {
+  type CorralProcess, type KubeSchedulerProcess, type Testbed, createFakeNodes, deleteFakeNodes, freeTcpPort, kubeConfigFor,
+  kubeSchedulerConfig, prepareNamespace, startCorral, startKubeScheduler, waitFor,
+} from "../../src/testbed/testbed.js";
+import { freePort, startAdmission, testbed } from "./harness.js";
+
+const CONF_NS = "corral-sched";
+const NS = "batch";
+const PLAIN_NS = "plain";
+const NODES = "e2e-sched";
+const NODE_CPU = 4;
+
+let tb: Testbed;
+let admin: k8s.KubeConfig;
+let adm: { corral: CorralProcess; port: number } | undefined;
+let sched: { corral: CorralProcess; port: number } | undefined;
+const core = (user: "admin" | "alice" | "bob" = "admin") => kubeConfigFor(tb, user).makeApiClient(k8s.CoreV1Api);
+
+/** The test's queues; `fairMaxVcore` small blocks root.fair (its children then have no guarantees, which must fit). */
+const QUEUES = (fairMaxVcore: string, guaranteed = true) => `partitions:
+  - name: default
+    placementrules:
+      - name: provided
+        create: false
+      - name: user
+        create: true
+        parent: {name: fixed, value: users}
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: capped
+            resources: {max: {vcore: 2, memory: 8Gi}}
+          - name: fair
+            resources: {max: {vcore: ${fairMaxVcore}}}
+            queues:
+              - name: a
+${guaranteed ? "                resources: {guaranteed: {vcore: 4}}" : ""}
+              - name: b
+${guaranteed ? "                resources: {guaranteed: {vcore: 4}}" : ""}
+          - name: limited
+            limits:
+              - limit: alice is capped
+                users: [alice]
+                maxresources: {vcore: 1}
+          - name: big
+          - name: users
+            parent: true
+`;
+
+async function setQueues(yaml: string): Promise<void> {
+  const body = { metadata: { name: "yunikorn-configs", namespace: CONF_NS }, data: { "queues.yaml": yaml } };
+  try {
+    await core().replaceNamespacedConfigMap({ name: "yunikorn-configs", namespace: CONF_NS, body });
+  } catch (err) {
+    if ((err as { code?: number }).code !== 404) throw err;
+    await core().createNamespacedConfigMap({ namespace: CONF_NS, body });
+  }
+}
+
+function pod(name: string, o: { queue?: string; app?: string; cpu?: string } = {}): k8s.V1Pod {
+  const labels: Record<string, string> = {};
+  if (o.queue) labels["yunikorn.apache.org/queue"] = o.queue;
+  if (o.app) labels["yunikorn.apache.org/app-id"] = o.app;
+  return {
+    metadata: { name, labels },
+    spec: { containers: [{ name: "c", image: "registry.example.com/batch:1", resources: { requests: { cpu: o.cpu ?? "1", memory: "256Mi" } } }] },
+  };
+}
+
+/** The pod as the admission controller would route it (for cases that run without it). */
+const withSched = (p: k8s.V1Pod): k8s.V1Pod => ({ ...p, spec: { ...p.spec!, schedulerName: "yunikorn" } });
+
+async function create(user: "admin" | "alice" | "bob", pods: k8s.V1Pod[], ns = NS): Promise<void> {
+  for (const p of pods) await core(user).createNamespacedPod({ namespace: ns, body: p });
+}
+
+async function pods(prefix: string, ns = NS): Promise<k8s.V1Pod[]> {
+  return (await core().listNamespacedPod({ namespace: ns })).items.filter((p) => p.metadata!.name!.startsWith(prefix));
+}
+const bound = (ps: k8s.V1Pod[]) => ps.filter((p) => p.spec?.nodeName);
+
+async function succeed(name: string, ns = NS): Promise<void> {
+  await core().patchNamespacedPodStatus({ name, namespace: ns, body: { status: { phase: "Succeeded" } } }, k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch));
+}
+
+/** Force-deletes every pod of `ns` (no kubelet: graceful deletion of a bound pod would never finish). */
+async function clear(ns: string): Promise<void> {
+  const list = await core().listNamespacedPod({ namespace: ns });
+  await Promise.all(list.items.map((p) => core().deleteNamespacedPod({ name: p.metadata!.name!, namespace: ns, gracePeriodSeconds: 0 }).catch(() => undefined)));
+  await waitFor(`pods of ${ns} gone`, async () => (await core().listNamespacedPod({ namespace: ns })).items.length === 0);
+}
+
+async function events(ns: string, name: string): Promise<k8s.CoreV1Event[]> {
+  return (await core().listNamespacedEvent({ namespace: ns })).items.filter((e) => e.involvedObject.name === name);
+}
+
+async function rest<T>(port: number, path: string): Promise<T> {
+  const r = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { accept: "application/json" } });
+  return (await r.json()) as T;
+}
+
+/** cpu requested per node by the bound pods of `ns` (millicores). */
+async function cpuPerNode(ns: string): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const p of bound((await core().listNamespacedPod({ namespace: ns })).items)) {
+    if (p.status?.phase === "Succeeded" || p.status?.phase === "Failed") continue;
+    const c = p.spec!.containers[0]!.resources!.requests!.cpu!;
+    out.set(p.spec!.nodeName!, (out.get(p.spec!.nodeName!) ?? 0) + (c.endsWith("m") ? Number(c.slice(0, -1)) : Number(c) * 1000));
+  }
+  return out;
+}
+
+async function startScheduler(args: string[] = [], readyMsg = "scheduling"): Promise<{ corral: CorralProcess; port: number }> {
+  const port = freePort();
+  const out = createWriteStream(join(tb.dir, "logs", `corral-scheduler-${port}.log`));
+  const corral = await startCorral(["scheduler", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", tb.kubeconfig.admin, "--namespace", CONF_NS, "--resync-seconds", "5", ...args],
+    { env: { LOG_LEVEL: "debug" }, readyMsg, echo: (l) => out.write(`${l}\n`) });
+  return { corral, port };
+}
+
+beforeAll(async () => {
+  tb = await testbed();
+  admin = kubeConfigFor(tb, "admin");
+  // Pods left pending by earlier test files would otherwise be scheduled onto this file's nodes.
+  const all = await core().listPodForAllNamespaces();
+  await Promise.all(all.items.filter((p) => p.metadata?.namespace !== "kube-system").map((p) =>
+    core().deleteNamespacedPod({ name: p.metadata!.name!, namespace: p.metadata!.namespace!, gracePeriodSeconds: 0 }).catch(() => undefined)));
+  await prepareNamespace(admin, CONF_NS, []);
+  await prepareNamespace(admin, NS, ["alice", "bob"]);
+  await prepareNamespace(admin, PLAIN_NS, ["alice"]);
+  await setQueues(QUEUES("8"));
+  await createFakeNodes(admin, NODES, 4, { cpu: String(NODE_CPU), memory: "16Gi", pods: "110" });
+  sched = await startScheduler();
+  adm = await startAdmission(tb, CONF_NS, {
+    env: {
+      ADMISSION_CONTROLLER_DEFAULT_QUEUE: "",
+      ADMISSION_CONTROLLER_BYPASS_NAMESPACES: `^kube-system$,^${PLAIN_NS}$`,
+      SCHEDULER_SERVICE_ADDRESS: `127.0.0.1:${sched.port}`,
+    },
+  });
+}, 300_000);
+
+afterAll(async () => {
+  await sched?.corral.stop();
+  await adm?.corral.stop();
+  for (const ns of [NS, PLAIN_NS]) await clear(ns).catch(() => undefined);
+  await deleteFakeNodes(admin, NODES).catch(() => undefined);
+});
+
+describe("corral scheduler, standalone, on kube-apiserver v1.20.2", () => {
+  it("binds pods through pods/binding, records Scheduled events and keeps node capacity", async () => {
+    await create("alice", [pod("s-1", { queue: "root.big" }), pod("s-2", { queue: "root.big" })]);
+    const ps = await waitFor("2 pods bound", async () => { const b = bound(await pods("s-")); return b.length === 2 && b; });
+    const ev = await waitFor("Scheduled event", async () => (await events(NS, "s-1")).find((e) => e.reason === "Scheduled"));
+    expect(ev.message).toBe(`Successfully assigned ${NS}/s-1 to node ${ps.find((p) => p.metadata!.name === "s-1")!.spec!.nodeName}`);
+    // identity from the admission controller reached the core
+    const apps = await rest<{ applicationID: string; queueName: string; user: string }[]>(sched!.port, "/ws/v1/partition/default/applications/active");
+    expect(apps.find((a) => a.queueName === "root.big")).toBeDefined();
+    await clear(NS);
+  });
+
+  it("quota held: pods beyond root.capped's max wait with an event naming the queue, and run when others finish", async () => {
+    await create("alice", [1, 2, 3, 4].map((i) => pod(`cap-${i}`, { queue: "root.capped", app: "capped" })));
+    await waitFor("2 bound", async () => bound(await pods("cap-")).length === 2);
+    const waiting = (await pods("cap-")).filter((p) => !p.spec?.nodeName);
+    expect(waiting).toHaveLength(2);
+    const name = waiting[0]!.metadata!.name!;
+    const ev = await waitFor("PodUnschedulable event", async () => (await events(NS, name)).find((e) => e.reason === "PodUnschedulable"));
+    expect(ev.message).toContain("queue root.capped maximum");
+    const cond = await waitFor("PodScheduled condition", async () => (await core().readNamespacedPod({ name, namespace: NS })).status?.conditions?.find((c) => c.type === "PodScheduled"));
+    expect(cond).toMatchObject({ status: "False", reason: "SchedulingSkipped" });
+    expect(cond.message).toContain("root.capped");
+    // still held a while later
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(bound(await pods("cap-"))).toHaveLength(2);
+    const done = bound(await pods("cap-"))[0]!.metadata!.name!;
+    await succeed(done);
+    await waitFor("a held pod bound after one finished", async () => bound(await pods("cap-")).filter((p) => p.metadata!.name !== done).length === 2);
+    await clear(NS);
+  });
+
+  it("fairness: two queues with equal guarantees share a freed parent quota evenly (hot-reloaded config)", async () => {
+    const applied = () => sched!.corral.logs.filter((l) => l.msg === "queue configuration applied").length;
+    let before = applied();
+    await setQueues(QUEUES("100m", false));
+    await waitFor("config with root.fair max 100m applied", async () => applied() > before);
+    await create("alice", [0, 1, 2, 3, 4, 5, 6, 7].map((i) => pod(`fa-${i}`, { queue: "root.fair.a", app: "fair-a" })));
+    await create("bob", [0, 1, 2, 3, 4, 5, 6, 7].map((i) => pod(`fb-${i}`, { queue: "root.fair.b", app: "fair-b" })));
+    await waitFor("all 16 held", async () => {
+      const ps = [...(await pods("fa-")), ...(await pods("fb-"))];
+      return ps.filter((p) => p.status?.conditions?.some((c) => c.reason === "SchedulingSkipped")).length === 16;
+    });
+    expect(bound([...(await pods("fa-")), ...(await pods("fb-"))])).toHaveLength(0);
+    before = applied();
+    await setQueues(QUEUES("8"));
+    await waitFor("config with root.fair max 8 applied", async () => applied() > before);
+    await waitFor("8 bound", async () => bound([...(await pods("fa-")), ...(await pods("fb-"))]).length === 8);
+    await new Promise((r) => setTimeout(r, 500));
+    const a = bound(await pods("fa-")).length;
+    const b = bound(await pods("fb-")).length;
+    expect([a, b]).toEqual([4, 4]);
+    await clear(NS);
+  });
+
+  it("user limit: alice is capped at 1 vcore in root.limited, bob is not (identities from the admission controller)", async () => {
+    await create("alice", [0, 1, 2].map((i) => pod(`la-${i}`, { queue: "root.limited", app: "lim-alice" })));
+    await create("bob", [0, 1, 2].map((i) => pod(`lb-${i}`, { queue: "root.limited", app: "lim-bob" })));
+    await waitFor("bob's 3 bound", async () => bound(await pods("lb-")).length === 3);
+    await waitFor("alice's 1 bound", async () => bound(await pods("la-")).length === 1);
+    const held = (await pods("la-")).find((p) => !p.spec?.nodeName)!.metadata!.name!;
+    const ev = await waitFor("held event", async () => (await events(NS, held)).find((e) => e.reason === "PodUnschedulable"));
+    expect(ev.message).toContain("user alice");
+    expect(bound(await pods("la-"))).toHaveLength(1);
+    await clear(NS);
+  });
+
+  it("placement by user: pods without a queue land in root.users.<user>", async () => {
+    await create("alice", [pod("pa-0", { app: "place-alice" })]);
+    await create("bob", [pod("pb-0", { app: "place-bob" })]);
+    await waitFor("both bound", async () => bound([...(await pods("pa-")), ...(await pods("pb-"))]).length === 2);
+    const apps = await rest<{ applicationID: string; queueName: string }[]>(sched!.port, "/ws/v1/partition/default/applications/active");
+    expect(apps.find((a) => a.applicationID === "place-alice")?.queueName).toBe("root.users.alice");
+    expect(apps.find((a) => a.applicationID === "place-bob")?.queueName).toBe("root.users.bob");
+    await clear(NS);
+  });
+
+  it("restart mid-run: state rebuilt from bound pods, no node over capacity, no pod bound twice", async () => {
+    const n = 24;
+    await create("alice", Array.from({ length: n }, (_, i) => pod(`r-${String(i).padStart(2, "0")}`, { queue: "root.big", app: "restart" })));
+    await waitFor("some bound", async () => bound(await pods("r-")).length >= 4, 30_000, 50);
+    await sched!.corral.stop("SIGKILL");
+    const before = bound(await pods("r-")).map((p) => `${p.metadata!.name}@${p.spec!.nodeName}`);
+    sched = await startScheduler();
+    await waitFor("16 bound (cluster full)", async () => bound(await pods("r-")).length === 16, 30_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    const after = bound(await pods("r-"));
+    expect(after).toHaveLength(4 * NODE_CPU);
+    // pods bound before the restart kept their node
+    for (const b of before) expect(after.map((p) => `${p.metadata!.name}@${p.spec!.nodeName}`)).toContain(b);
+    for (const [, cpu] of await cpuPerNode(NS)) expect(cpu).toBeLessThanOrEqual(NODE_CPU * 1000);
+    const nodes = await rest<{ nodeID: string; allocated: Record<string, number> }[]>(sched!.port, "/ws/v1/partition/default/nodes");
+    const mine = nodes.filter((x) => x.nodeID.startsWith(NODES));
+    expect(mine.reduce((s, x) => s + (x.allocated.vcore ?? 0), 0)).toBe(16_000);
+    const recovered = sched!.corral.logs.find((l) => l.msg === "state recovered from the cluster")!;
+    expect(recovered.Bound).toBe(before.length);
+    await clear(NS);
+  });
+
+  it("an invalid queue configuration is refused by the scheduler and the running one stays in force", async () => {
+    // the admission controller's validating webhook would refuse it first; stop it to reach the scheduler
+    await adm!.corral.stop();
+    adm = undefined;
+    await kubeConfigFor(tb, "admin").makeApiClient(k8s.AdmissionregistrationV1Api).deleteValidatingWebhookConfiguration({ name: "yunikorn-admission-controller-validations" }).catch(() => undefined);
+    await kubeConfigFor(tb, "admin").makeApiClient(k8s.AdmissionregistrationV1Api).deleteMutatingWebhookConfiguration({ name: "yunikorn-admission-controller-mutations" }).catch(() => undefined);
+    try {
+      await setQueues("partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n          - name: capped\n            resources: {max: {vcore: -1}}\n");
+      const line = await sched!.corral.waitForLog((l) => String(l.msg).startsWith("queue configuration rejected"));
+      expect(String(line.err)).toMatch(/vcore|negative|invalid/i);
+      const ev = await waitFor("ConfigRejected event", async () => (await events(CONF_NS, "yunikorn-configs")).find((e) => e.reason === "ConfigRejected"));
+      expect(ev.type).toBe("Warning");
+      const cfg = await rest<{ partitions: { queues: { queues?: { name: string }[] }[] }[] }>(sched!.port, "/ws/v1/config");
+      expect(cfg.partitions[0]!.queues[0]!.queues!.map((q) => q.name)).toContain("limited");
+    } finally {
+      await setQueues(QUEUES("8"));
+    }
+  });
+});
+
+describe("leader election", () => {
+  it("two replicas: one leader schedules; when it dies the other takes over", async () => {
+    await sched!.corral.stop();
+    sched = undefined;
+    const one = await startScheduler(["--leader-elect", "--identity", "replica-1"], "scheduler REST API serving");
+    await one.corral.waitForLog((l) => l.msg === "scheduling", 30_000);
+    const two = await startScheduler(["--leader-elect", "--identity", "replica-2"], "scheduler REST API serving");
+    try {
+      await create("admin", [withSched(pod("le-0", { queue: "root.big", app: "le" }))]);
+      await waitFor("le-0 bound", async () => bound(await pods("le-")).length === 1);
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(two.corral.logs.some((l) => l.msg === "scheduling")).toBe(false);
+      const lease = await kubeConfigFor(tb, "admin").makeApiClient(k8s.CoordinationV1Api).readNamespacedLease({ name: "corral-scheduler", namespace: CONF_NS });
+      expect(lease.spec?.holderIdentity).toBe("replica-1");
+      await one.corral.stop("SIGKILL");
+      await two.corral.waitForLog((l) => l.msg === "scheduling", 40_000);
+      await create("admin", [withSched(pod("le-1", { queue: "root.big", app: "le" }))]);
+      await waitFor("le-1 bound by the new leader", async () => bound(await pods("le-")).length === 2);
+    } finally {
+      await one.corral.stop();
+      await two.corral.stop();
+      await clear(NS);
+    }
+  }, 120_000);
+});
+
+describe("plugin mode: kube-scheduler v1.20.2 with corral as its extender", () => {
+  let ks: KubeSchedulerProcess | undefined;
+  afterAll(async () => {
+    await ks?.stop();
+    await sched?.corral.stop();
+  });
+
+  it("managed pods go where the core allocated and wait for quota; a pod without an application id is placed by kube-scheduler alone", async () => {
+    sched = await startScheduler(["--mode", "plugin"]);
+    ks = await startKubeScheduler(tb, "kube-scheduler-plugin", kubeSchedulerConfig({
+      kubeconfig: tb.kubeconfig.scheduler, schedulerName: "yunikorn", healthzPort: await freeTcpPort(),
+      extenderUrl: `http://127.0.0.1:${sched.port}/scheduler`, qps: 200,
+    }));
+    await create("admin", [1, 2, 3].map((i) => withSched(pod(`pm-${i}`, { queue: "root.capped", app: "plugin-capped" }))));
+    await waitFor("2 bound", async () => bound(await pods("pm-")).length === 2, 30_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(bound(await pods("pm-"))).toHaveLength(2);
+    // the core's allocation is the node kube-scheduler bound to
+    const apps = await rest<{ applicationID: string; allocations?: { allocationKey: string; nodeId: string }[] }[]>(sched.port, "/ws/v1/partition/default/applications/active");
+    const allocs = apps.find((a) => a.applicationID === "plugin-capped")!.allocations!;
+    for (const p of bound(await pods("pm-"))) expect(allocs.find((a) => a.allocationKey === p.metadata!.uid)?.nodeId).toBe(p.spec!.nodeName);
+    // kube-scheduler's own event for the held pod comes from the extender's refusal
+    const held = (await pods("pm-")).find((p) => !p.spec?.nodeName)!.metadata!.name!;
+    await succeed(bound(await pods("pm-"))[0]!.metadata!.name!);
+    await waitFor("held pod bound after release", async () => (await core().readNamespacedPod({ name: held, namespace: NS })).spec?.nodeName, 40_000);
+
+    await create("admin", [withSched({ metadata: { name: "web-0" }, spec: { containers: [{ name: "web", image: "nginx:1.25" }] } })], PLAIN_NS);
+    const web = await waitFor("plain pod bound", async () => { const p = await core().readNamespacedPod({ name: "web-0", namespace: PLAIN_NS }); return p.spec?.nodeName ? p : undefined; }, 30_000);
+    expect(web.metadata?.labels?.["yunikorn.apache.org/app-id"]).toBeUndefined();
+    const appsAfter = await rest<{ applicationID: string }[]>(sched.port, "/ws/v1/partition/default/applications/active");
+    expect(appsAfter.some((a) => a.applicationID.includes(PLAIN_NS))).toBe(false);
+  }, 120_000);
+});
