@@ -20,7 +20,7 @@ import { json, readBody, startRestServer } from "../scheduler/rest/server.js";
 import { flattenConfigMaps, queuesYamlOf } from "../scheduler/shim/config.js";
 import { type ObjectRef, type PodRef, type SchedulingMode, ShimContext, type ShimAction } from "../scheduler/shim/context.js";
 import type { PodObject } from "../scheduler/shim/translate.js";
-import { k8s, loadKubeConfig } from "../kube/client.js";
+import { k8s, loadKubeConfig, makeKeepAliveApiClient } from "../kube/client.js";
 import { type CachedInformer, startInformer } from "../kube/informers.js";
 import { runLeaderElection } from "../kube/leader.js";
 
@@ -66,11 +66,11 @@ const bodyText = (err: unknown) => {
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A queue of async jobs with a concurrency bound. */
+/** A queue of async jobs with a concurrency bound (a number, or a function read before each start). */
 class WorkQueue<T> {
   private readonly items: T[] = [];
   private active = 0;
-  constructor(private readonly concurrency: number, private readonly work: (item: T) => Promise<void>, private readonly limit = Number.POSITIVE_INFINITY, private readonly onDrop: () => void = () => {}) {}
+  constructor(private readonly concurrency: number | (() => number), private readonly work: (item: T) => Promise<void>, private readonly limit = Number.POSITIVE_INFINITY, private readonly onDrop: () => void = () => {}) {}
   push(item: T): void {
     if (this.items.length >= this.limit) {
       this.items.shift();
@@ -82,8 +82,9 @@ class WorkQueue<T> {
   get size(): number {
     return this.items.length + this.active;
   }
-  private pump(): void {
-    while (this.active < this.concurrency && this.items.length > 0) {
+  pump(): void {
+    const limit = typeof this.concurrency === "number" ? this.concurrency : this.concurrency();
+    while (this.active < limit && this.items.length > 0) {
       const it = this.items.shift()!;
       this.active++;
       void this.work(it).finally(() => {
@@ -101,7 +102,7 @@ class WorkQueue<T> {
 export async function runScheduler(o: SchedulerProcessOptions): Promise<SchedulerProcess> {
   const log = o.log;
   const kc = loadKubeConfig(o.kubeconfig);
-  const coreApi = kc.makeApiClient(k8s.CoreV1Api);
+  const coreApi = makeKeepAliveApiClient(kc, k8s.CoreV1Api);
   const core = new SchedulerCore(() => Date.now());
   let namespaces: CachedInformer<k8s.V1Namespace> | undefined;
   let priorityClasses: CachedInformer<k8s.V1PriorityClass> | undefined;
@@ -141,7 +142,9 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     };
   };
   type StatusJob = Exclude<ShimAction, { kind: "bind" }>;
-  const statusQueue = new WorkQueue<StatusJob>(4, async (a) => {
+  // Bindings go first: while any is queued or in flight, events and status patches use one connection (they are
+  // informational; a binding is the scheduling decision). Otherwise four.
+  const statusQueue = new WorkQueue<StatusJob>(() => (bindQueue.size > 0 ? 1 : 4), async (a) => {
     try {
       if (a.kind === "event") {
         await coreApi.createNamespacedEvent({ namespace: a.object.namespace ?? "default", body: eventBody(a.object, a.type, a.reason, a.message) as k8s.CoreV1Event });
@@ -185,7 +188,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     return { error: last };
   };
 
-  const bindQueue = new WorkQueue<{ pod: PodRef; node: string }>(o.bindConcurrency, async ({ pod, node }) => {
+  const bindQueue: WorkQueue<{ pod: PodRef; node: string }> = new WorkQueue<{ pod: PodRef; node: string }>(o.bindConcurrency, async ({ pod, node }) => {
     const r = await postBinding(pod, node);
     if (!r.error) {
       m.binds.inc({ result: "bound" });
@@ -196,6 +199,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
       run(ctx.bindFailed(pod.uid, node, r.error, r.gone));
       kick();
     }
+    if (bindQueue.size <= 1) setImmediate(() => statusQueue.pump());
   });
 
   function run(actions: ShimAction[]): void {

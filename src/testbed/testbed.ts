@@ -84,6 +84,12 @@ export function kubeConfigFor(tb: Testbed, user: TestbedUser | "scheduler"): k8s
   return kc;
 }
 
+/** Processes started here; killed when this process exits, so a failed test never leaves one running. */
+const children = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const c of children) c.kill("SIGKILL");
+});
+
 export interface CorralProcess {
   proc: ChildProcess;
   /** Parsed JSON log lines so far. */
@@ -98,8 +104,8 @@ export interface CorralProcess {
  * @param readyMsg resolve once a log line with this `msg` appears
  * @throws Error when the process exits before `readyMsg` or after `timeoutMs` milliseconds
  */
-export async function startCorral(args: string[], opts: { env?: NodeJS.ProcessEnv; readyMsg: string; timeoutMs?: number; echo?: (line: string) => void }): Promise<CorralProcess> {
-  const proc = spawn(process.execPath, [join(PROJECT_ROOT, "bin", "corral.js"), ...args], {
+export async function startCorral(args: string[], opts: { env?: NodeJS.ProcessEnv; readyMsg: string; timeoutMs?: number; echo?: (line: string) => void; nodeArgs?: string[] }): Promise<CorralProcess> {
+  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), join(PROJECT_ROOT, "bin", "corral.js"), ...args], {
     env: { ...process.env, ...opts.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -134,7 +140,14 @@ export async function startCorral(args: string[], opts: { env?: NodeJS.ProcessEn
       void exited.then((code) => { clearTimeout(t); rej(new Error(`corral ${args[0]} exited with ${code}: ${stderr.slice(-2000)}`)); });
     });
   };
-  await waitForLog((l) => l.msg === opts.readyMsg, opts.timeoutMs ?? 60_000);
+  children.add(proc);
+  proc.once("exit", () => children.delete(proc));
+  try {
+    await waitForLog((l) => l.msg === opts.readyMsg, opts.timeoutMs ?? 60_000);
+  } catch (err) {
+    proc.kill("SIGKILL");
+    throw err;
+  }
   return {
     proc, logs, waitForLog,
     stop: async (signal: NodeJS.Signals = "SIGTERM") => {
@@ -249,6 +262,8 @@ export async function startKubeScheduler(tb: Testbed, name: string, configYaml: 
   const cfg = join(tb.dir, `${name}.yaml`);
   await writeFile(cfg, configYaml);
   const proc = spawn(join(tb.bin, "kube-scheduler"), ["--config", cfg, "--port", "0", "--secure-port", "0", "--v=1"], { stdio: ["ignore", "ignore", "pipe"] });
+  children.add(proc);
+  proc.once("exit", () => children.delete(proc));
   const log = createWriteStream(join(tb.dir, "logs", `${name}.log`));
   let seen = "";
   const started = new Promise<void>((res, rej) => {
