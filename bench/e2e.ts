@@ -7,7 +7,7 @@
  *   corral           `corral scheduler` (standalone: the core decides, corral binds)
  *   corral plugin    kube-scheduler v1.20.2 with corral as its extender (filter + bind), qps 500
  *
- * Each scheduler round: BENCH_PODS pending pods (default 2,000; 100m cpu, 128Mi) are created with the scheduler
+ * Every round runs on a freshly started control plane (empty etcd). Each scheduler round: BENCH_PODS pending pods (default 2,000; 100m cpu, 128Mi) are created with the scheduler
  * stopped, through the admission controller (on for every round); then the scheduler starts and a pod watch records
  * when each pod gets `spec.nodeName`. Rate = pods / (last bind − first bind); "wall" also counts start-up (process start
  * → last bind). Nodes: BENCH_NODES (default 100) fake Node objects, 32 cpu / 128Gi / 110 pods each.
@@ -16,13 +16,13 @@
  * ceiling,kube-scheduler,corral,plugin), BENCH_CORRAL_ARGS (extra `corral scheduler` flags),
  * BENCH_NODE_ARGS (node flags for corral, e.g. `--cpu-prof`).
  */
-import { createWriteStream } from "node:fs";
+import { createWriteStream, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { k8s, makeKeepAliveApiClient } from "../src/kube/client.js";
 import {
-  PROJECT_ROOT, type Testbed, createFakeNodes, deleteFakeNodes, freeTcpPort, kubeConfigFor, kubeSchedulerConfig, prepareNamespace,
-  startCorral, startKubeScheduler, testbedUp, waitFor,
+  type KubeSchedulerProcess, PROJECT_ROOT, type Testbed, createFakeNodes, freeTcpPort, kubeConfigFor, kubeSchedulerConfig, prepareNamespace,
+  startCorral, startKubeScheduler, testbedDown, testbedUp, waitFor,
 } from "../src/testbed/testbed.js";
 
 const PODS = Number(process.env.BENCH_PODS ?? 2000);
@@ -32,7 +32,36 @@ const ROUNDS = (process.env.BENCH_ROUNDS ?? "ceiling,kube-scheduler,corral,plugi
 const NS = "bench";
 const CONF_NS = "corral-bench";
 
-interface Row { round: string; pods: number; seconds: number; rate: number; wallSeconds?: number }
+interface Row {
+  round: string;
+  pods: number;
+  seconds: number;
+  rate: number;
+  wallSeconds?: number;
+  /** CPU milliseconds per pod over the measured window: the scheduler process(es), kube-apiserver, etcd. */
+  cpu?: { scheduler: number; apiserver: number; etcd: number };
+}
+
+/** user+system CPU of a process, milliseconds (/proc/<pid>/stat, clock ticks of 10 ms). */
+function cpuMs(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/** Pids of the test bed's processes (its `pids` file: "<name> <pid>" lines). */
+function testbedPids(tb: Testbed): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const line of readFileSync(join(tb.dir, "pids"), "utf8").split("\n")) {
+    const [name, pid] = line.trim().split(" ");
+    if (name && pid) out[name] = Number(pid);
+  }
+  return out;
+}
 
 const say = (s: string) => process.stderr.write(`[bench:e2e] ${s}\n`);
 
@@ -52,24 +81,24 @@ async function createPods(core: k8s.CoreV1Api, prefix: string): Promise<number> 
   return (performance.now() - t0) / 1000;
 }
 
-async function clearPods(core: k8s.CoreV1Api): Promise<void> {
-  await core.deleteCollectionNamespacedPod({ namespace: NS, gracePeriodSeconds: 0 });
-  await waitFor("pods deleted", async () => (await core.listNamespacedPod({ namespace: NS, limit: 1 })).items.length === 0, 120_000, 500);
-}
-
-/** Watches the namespace's pods; resolves with first/last bind times (ms) once all `count` are bound. */
-async function watchBinds(kc: k8s.KubeConfig, count: number, timeoutMs: number): Promise<{ first: number; last: number }> {
+/** Watches the namespace's pods: `firstBind` resolves at the first bound pod, `all` with first/last bind times (ms). */
+function watchBinds(kc: k8s.KubeConfig, count: number, timeoutMs: number): { firstBind: Promise<void>; all: Promise<{ first: number; last: number }> } {
   const seen = new Set<string>();
   let first = 0;
   let last = 0;
   const watch = new k8s.Watch(kc);
   let req: { abort(): void } | undefined;
-  return new Promise((resolve, reject) => {
+  let onFirst: () => void = () => undefined;
+  const firstBind = new Promise<void>((r) => (onFirst = r));
+  const all = new Promise<{ first: number; last: number }>((resolve, reject) => {
     const timer = setTimeout(() => { req?.abort(); reject(new Error(`only ${seen.size}/${count} pods bound after ${timeoutMs / 1000} s`)); }, timeoutMs);
     void watch.watch(`/api/v1/namespaces/${NS}/pods`, { allowWatchBookmarks: false }, (_type: string, pod: k8s.V1Pod) => {
       if (!pod.spec?.nodeName || seen.has(pod.metadata!.name!)) return;
       const now = performance.now();
-      if (seen.size === 0) first = now;
+      if (seen.size === 0) {
+        first = now;
+        onFirst();
+      }
       seen.add(pod.metadata!.name!);
       last = now;
       if (seen.size === count) {
@@ -81,24 +110,24 @@ async function watchBinds(kc: k8s.KubeConfig, count: number, timeoutMs: number):
       if (seen.size < count && err) say(`watch ended: ${(err as Error).message ?? err}`);
     }).then((r: { abort(): void }) => (req = r), reject);
   });
+  return { firstBind, all };
 }
 
-async function main(): Promise<void> {
-  say("starting the test bed");
+/**
+ * A freshly started control plane for one round (same binaries, empty etcd): no round inherits another's history.
+ * Measured without it: four successive corral rounds on one control plane went 640 → 452 pods/s while
+ * kube-apiserver's memory grew to 800 MiB.
+ */
+async function freshControlPlane(): Promise<{ tb: Testbed; admin: k8s.KubeConfig; core: k8s.CoreV1Api; sink: (name: string) => (l: string) => void; stop(): Promise<void> }> {
   const tb: Testbed = await testbedUp((l) => say(l));
   const admin = kubeConfigFor(tb, "admin");
   // kept-alive connections: the API server's ceiling, not the client's TLS handshakes (see makeKeepAliveApiClient)
   const core = makeKeepAliveApiClient(admin, k8s.CoreV1Api);
   await prepareNamespace(admin, CONF_NS, []);
   await prepareNamespace(admin, NS, []);
-  // Pods of earlier runs would be scheduled too.
-  await clearPods(core);
-  await deleteFakeNodes(admin, "bench").catch(() => undefined);
-  say(`creating ${NODES} fake nodes`);
   await createFakeNodes(admin, "bench", NODES, { cpu: "32", memory: "128Gi", pods: "110" });
+  const sink = (name: string) => { const s = createWriteStream(join(tb.dir, "logs", `${name}.log`)); return (l: string) => s.write(`${l}\n`); };
   const admPort = await freeTcpPort();
-  const logDir = join(tb.dir, "logs");
-  const sink = (name: string) => { const s = createWriteStream(join(logDir, `${name}.log`)); return (l: string) => s.write(`${l}\n`); };
   const adm = await startCorral(["admission", "--host", "127.0.0.1", "--port", String(admPort), "--kubeconfig", tb.kubeconfig.admin, "--webhook-url", `https://127.0.0.1:${admPort}`],
     { env: { NAMESPACE: CONF_NS, LOG_LEVEL: "info", ADMISSION_CONTROLLER_BYPASS_NAMESPACES: "^kube-system$" }, readyMsg: "admission controller serving", echo: sink("bench-admission") });
   await waitFor("admission webhook registered", async () => {
@@ -110,47 +139,64 @@ async function main(): Promise<void> {
     }
   });
   await new Promise((r) => setTimeout(r, 1000));
+  return { tb, admin, core, sink, stop: async () => { await adm.stop(); } };
+}
+
+async function main(): Promise<void> {
   const rows: Row[] = [];
+  let last: { stop(): Promise<void> } | undefined;
   try {
     for (const round of ROUNDS) {
+      say(`round ${round}: fresh control plane, ${NODES} nodes, admission controller on`);
+      const { tb, admin, core, sink, stop: stopAdmission } = await freshControlPlane();
+      last = { stop: stopAdmission };
       say(`round ${round}: ${PODS} pods`);
       if (round === "ceiling") {
         const s = await createPods(core, "ceil");
         rows.push({ round: "API server create ceiling (no scheduler)", pods: PODS, seconds: s, rate: PODS / s });
-        await clearPods(core);
+        await stopAdmission();
         continue;
       }
       await createPods(core, round.replace(/[^a-z]/g, ""));
       const done = watchBinds(admin, PODS, 600_000);
       const t0 = performance.now();
+      const pids = testbedPids(tb);
+      let schedPids: number[] = [];
+      let cpu0 = { scheduler: 0, apiserver: 0, etcd: 0 };
+      const sample = () => ({ scheduler: schedPids.reduce((a, p) => a + cpuMs(p), 0), apiserver: cpuMs(pids["kube-apiserver"]), etcd: cpuMs(pids.etcd) });
       let stop: () => Promise<unknown>;
       if (round === "kube-scheduler") {
         const ks = await startKubeScheduler(tb, "bench-kube-scheduler", kubeSchedulerConfig({ kubeconfig: tb.kubeconfig.scheduler, schedulerName: "yunikorn", healthzPort: await freeTcpPort() }));
+        schedPids = [ks.proc.pid!];
         stop = ks.stop;
       } else {
         const port = await freeTcpPort();
         const c = await startCorral(["scheduler", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", tb.kubeconfig.admin, "--namespace", CONF_NS, ...(round === "plugin" ? ["--mode", "plugin"] : []), ...(process.env.BENCH_CORRAL_ARGS ?? "").split(" ").filter(Boolean)],
           { env: { LOG_LEVEL: "info" }, readyMsg: "scheduler REST API serving", echo: sink(`bench-corral-${round}`), nodeArgs: (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean) });
-        let ks: { stop(): Promise<void> } | undefined;
+        let ks: KubeSchedulerProcess | undefined;
         if (round === "plugin") {
           ks = await startKubeScheduler(tb, "bench-kube-scheduler-plugin", kubeSchedulerConfig({ kubeconfig: tb.kubeconfig.scheduler, schedulerName: "yunikorn", healthzPort: await freeTcpPort(), extenderUrl: `http://127.0.0.1:${port}/scheduler`, qps: 500 }));
         }
+        schedPids = [c.proc.pid!, ...(ks ? [ks.proc.pid!] : [])];
         stop = async () => { await ks?.stop(); await c.stop(); };
       }
-      const { first, last } = await done;
+      // CPU from the first bind (sampled when the first pod is seen bound) to the last
+      const firstSeen = done.firstBind.then(() => (cpu0 = sample()));
+      const { first, last: lastBind } = await done.all;
+      await firstSeen;
+      const cpu1 = sample();
       await stop();
-      const seconds = (last - first) / 1000;
+      await stopAdmission();
+      const seconds = (lastBind - first) / 1000;
       rows.push({
         round: round === "kube-scheduler" ? "kube-scheduler v1.20.2 (defaults)" : round === "corral" ? "corral standalone" : "corral plugin mode (kube-scheduler + extender)",
-        pods: PODS, seconds, rate: (PODS - 1) / seconds, wallSeconds: (last - t0) / 1000,
+        pods: PODS, seconds, rate: (PODS - 1) / seconds, wallSeconds: (lastBind - t0) / 1000,
+        cpu: { scheduler: (cpu1.scheduler - cpu0.scheduler) / PODS, apiserver: (cpu1.apiserver - cpu0.apiserver) / PODS, etcd: (cpu1.etcd - cpu0.etcd) / PODS },
       });
-      await clearPods(core);
     }
   } finally {
-    await adm.stop();
-    await admin.makeApiClient(k8s.AdmissionregistrationV1Api).deleteMutatingWebhookConfiguration({ name: "yunikorn-admission-controller-mutations" }).catch(() => undefined);
-    await admin.makeApiClient(k8s.AdmissionregistrationV1Api).deleteValidatingWebhookConfiguration({ name: "yunikorn-admission-controller-validations" }).catch(() => undefined);
-    await deleteFakeNodes(admin, "bench").catch(() => undefined);
+    await last?.stop();
+    await testbedDown((l) => say(l));
   }
 
   const by = (prefix: string) => rows.find((r) => r.round.startsWith(prefix));
@@ -159,9 +205,9 @@ async function main(): Promise<void> {
   const lines = [
     `bench:e2e — ${PODS} pods, ${NODES} fake nodes, admission controller on, kube-apiserver v1.20.2 on 127.0.0.1`,
     "",
-    "| round | pods/s | seconds (first→last) | wall seconds (start→last bind) | vs kube-scheduler | vs create ceiling |",
-    "|---|---|---|---|---|---|",
-    ...rows.map((r) => `| ${r.round} | ${r.rate.toFixed(0)} | ${r.seconds.toFixed(2)} | ${r.wallSeconds?.toFixed(2) ?? "—"} | ${ks && r !== ceiling ? `${(r.rate / ks.rate).toFixed(1)}×` : "—"} | ${ceiling ? `${(r.rate / ceiling.rate).toFixed(2)}×` : "—"} |`),
+    "| round | pods/s | seconds (first→last) | wall seconds (start→last bind) | vs kube-scheduler | vs create ceiling | CPU ms/pod: scheduler, apiserver, etcd |",
+    "|---|---|---|---|---|---|---|",
+    ...rows.map((r) => `| ${r.round} | ${r.rate.toFixed(0)} | ${r.seconds.toFixed(2)} | ${r.wallSeconds?.toFixed(2) ?? "—"} | ${ks && r !== ceiling ? `${(r.rate / ks.rate).toFixed(1)}×` : "—"} | ${ceiling ? `${(r.rate / ceiling.rate).toFixed(2)}×` : "—"} | ${r.cpu ? `${r.cpu.scheduler.toFixed(2)}, ${r.cpu.apiserver.toFixed(2)}, ${r.cpu.etcd.toFixed(2)}` : "—"} |`),
     "",
     "Targets: corral standalone ≥ 10× kube-scheduler and ≥ 0.7× the create ceiling.",
   ];

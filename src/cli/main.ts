@@ -152,7 +152,7 @@ export function buildCli(): Command {
     .addOption(new Option("--port <port>", "HTTP port of the REST API (plugin mode: also the extender verbs)").default(9080).argParser(port))
     .option("--scenario <file>", "--standalone: load the nodes and applications of a simulate scenario at start (its queues replace --config)")
     .addOption(new Option("--interval-ms <ms>", "milliseconds between scheduling cycles when no event triggers one").default(100).argParser(positiveInt))
-    .addOption(new Option("--bind-concurrency <n>", "binding calls in flight at once").default(32).argParser(positiveInt))
+    .addOption(new Option("--bind-concurrency <n>", "binding calls in flight at once").default(64).argParser(positiveInt))
     .addOption(new Option("--bind-attempts <n>", "attempts per binding before the allocation is rolled back").default(5).argParser(positiveInt))
     .addOption(new Option("--event-queue-limit <n>", "events and pod status writes queued at most (oldest dropped beyond)").default(10000).argParser(positiveInt))
     .addOption(new Option("--resync-seconds <s>", "seconds between full resyncs of the informer caches").default(60).argParser(positiveInt))

@@ -3,6 +3,7 @@
  */
 import { createHash } from "node:crypto";
 import https from "node:https";
+import tls from "node:tls";
 import * as k8s from "@kubernetes/client-node";
 
 /**
@@ -42,7 +43,10 @@ export function makeKeepAliveApiClient<T>(kc: k8s.KubeConfig, api: new (config: 
     const id = createHash("sha256").update(JSON.stringify([o.ca, o.cert, o.key, o.pfx, o.servername, o.rejectUnauthorized].map((v) => (Buffer.isBuffer(v) ? v.toString("base64") : v ?? null)))).digest("hex");
     let agent = agents.get(id);
     if (!agent) {
-      agent = new https.Agent({ ...o, keepAlive: true, maxSockets });
+      // One secure context for every connection, and no PEM text in the agent's options: Node's agent builds a
+      // connection-pool key from its options on every request, and a TLS context per new socket from ca/cert/key.
+      const secureContext = tls.createSecureContext({ ca: o.ca, cert: o.cert, key: o.key, pfx: o.pfx, passphrase: o.passphrase });
+      agent = new https.Agent({ keepAlive: true, maxSockets, secureContext, servername: o.servername, rejectUnauthorized: o.rejectUnauthorized });
       agents.set(id, agent);
     }
     return { at: Date.now(), headers: probe.getHeaders(), agent };

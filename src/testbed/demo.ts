@@ -1,10 +1,15 @@
 /**
  * The local demo (`npm run demo`): a real kube-apiserver sends pods and workloads submitted by different users through
- * corral's admission webhooks; prints what each object became, then shuts everything down.
+ * corral's admission webhooks; then corral's scheduler places pods on fake nodes — standalone, then in plugin mode
+ * behind kube-scheduler v1.20.2 — with queues, a quota and per-user placement; prints what each object became, then
+ * shuts everything down.
  */
 import { ANNOTATION_USER_INFO } from "../admission/constants.js";
 import { k8s } from "../kube/client.js";
-import { type CorralProcess, type Testbed, type TestbedUser, kubeConfigFor, prepareNamespace, startCorral, testbedDown, testbedUp, waitFor } from "./testbed.js";
+import {
+  type CorralProcess, type KubeSchedulerProcess, type Testbed, type TestbedUser, createFakeNodes, freeTcpPort, kubeConfigFor, kubeSchedulerConfig,
+  prepareNamespace, startCorral, startKubeScheduler, testbedDown, testbedUp, waitFor,
+} from "./testbed.js";
 
 const NS = "team-a";
 const CORRAL_NS = "corral";
@@ -65,6 +70,7 @@ export async function runDemo(): Promise<void> {
   say("corral demo: bringing up the local Kubernetes test bed (the first run builds kube-apiserver v1.20.2 from Debian's sources, ~10 min)");
   let tb: Testbed | undefined;
   let corral: CorralProcess | undefined;
+  const processes: { stop(): Promise<unknown> }[] = [];
   try {
     tb = await testbedUp((l) => say(`  ${l}`));
     const admin = kubeConfigFor(tb, "admin");
@@ -143,9 +149,99 @@ export async function runDemo(): Promise<void> {
     await new Promise((r) => setTimeout(r, 400)); // corral flushes its buffered log every 200 ms
     const admissions = corral.logs.filter((l) => l.msg === "admission").length;
     say(`corral answered ${admissions} AdmissionReviews; the pods were created by the controllers on behalf of the users who submitted the workloads.`);
+    say("");
+    await schedulingDemo(tb, processes);
   } finally {
     say("shutting down");
+    for (const p of processes.reverse()) await p.stop();
     await corral?.stop();
     if (tb) await testbedDown((l) => say(`  ${l}`));
   }
+}
+
+const QUEUES = `partitions:
+  - name: default
+    placementrules:
+      - name: provided
+        create: false
+      - name: user
+        create: true
+        parent: {name: fixed, value: users}
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: analytics
+            resources: {max: {vcore: 2, memory: 16Gi}}
+          - name: users
+            parent: true
+`;
+
+interface PlacedRow { pod: string; user: string; queue: string; node: string }
+
+async function printPlacement(tb: Testbed, restPort: number, names: string[]): Promise<void> {
+  const core = kubeConfigFor(tb, "admin").makeApiClient(k8s.CoreV1Api);
+  const apps = await (await fetch(`http://127.0.0.1:${restPort}/ws/v1/partition/default/applications/active`)).json() as { applicationID: string; queueName: string; user?: string }[];
+  const rows: PlacedRow[] = [{ pod: "POD", user: "USER", queue: "QUEUE (scheduler)", node: "NODE / WHY WAITING" }];
+  for (const name of names) {
+    const p = await core.readNamespacedPod({ namespace: NS, name });
+    const appId = p.metadata?.labels?.applicationId ?? "";
+    const ui = JSON.parse(p.metadata?.annotations?.[ANNOTATION_USER_INFO] ?? "{}") as { user?: string };
+    const cond = p.status?.conditions?.find((c) => c.type === "PodScheduled" && c.status === "False");
+    const node = p.status?.phase === "Succeeded" ? `${p.spec?.nodeName} (finished)` : p.spec?.nodeName ?? `pending: ${cond?.message ?? "-"}`;
+    rows.push({ pod: name, user: ui.user ?? "-", queue: apps.find((a) => a.applicationID === appId)?.queueName ?? "-", node });
+  }
+  const keys = Object.keys(rows[0]!) as (keyof PlacedRow)[];
+  const widths = keys.map((k) => Math.max(...rows.map((r) => r[k].length)));
+  for (const r of rows) say(keys.map((k, i) => r[k].padEnd(widths[i]!)).join("  ").trimEnd());
+}
+
+/** Scheduling on fake nodes: standalone, then plugin mode. */
+async function schedulingDemo(tb: Testbed, processes: { stop(): Promise<unknown> }[]): Promise<void> {
+  const admin = kubeConfigFor(tb, "admin");
+  const core = (u: TestbedUser) => kubeConfigFor(tb, u).makeApiClient(k8s.CoreV1Api);
+  say("scheduling: 3 nodes without a kubelet (4 cpu, 8Gi each); queues in ConfigMap corral/yunikorn-configs:");
+  say("  root.analytics (max 2 cpu), root.users.<user> for pods that name no existing queue (placement rules provided, user)");
+  await createFakeNodes(admin, "demo-node", 3, { cpu: "4", memory: "8Gi", pods: "110" });
+  const cm = await core("admin").readNamespacedConfigMap({ namespace: CORRAL_NS, name: "yunikorn-configs" });
+  await core("admin").replaceNamespacedConfigMap({ namespace: CORRAL_NS, name: "yunikorn-configs", body: { ...cm, data: { ...cm.data, "queues.yaml": QUEUES } } });
+  const restPort = 19080;
+  let sched = await startCorral(["scheduler", "--host", "127.0.0.1", "--port", String(restPort), "--kubeconfig", tb.kubeconfig.admin, "--namespace", CORRAL_NS], { readyMsg: "scheduling" });
+  processes.push(sched);
+  say(`corral scheduler (standalone) is binding pods; REST API on http://127.0.0.1:${restPort}/ws/v1/`);
+  const pod = (name: string, labels: Record<string, string>, cpu: string): k8s.V1Pod => ({
+    metadata: { name, labels }, spec: { containers: [{ name: "main", image: "registry.example.com/spark:3.5", resources: { requests: { cpu, memory: "1Gi" } } }] },
+  });
+  for (const i of [1, 2, 3]) await core("alice").createNamespacedPod({ namespace: NS, body: pod(`spark-exec-${i}`, { "spark-app-selector": "spark-0100", queue: "root.analytics" }, "1") });
+  for (const i of [1, 2]) await core("bob").createNamespacedPod({ namespace: NS, body: pod(`bob-train-${i}`, { applicationId: "bob-train" }, "1") });
+  const names = ["spark-exec-1", "spark-exec-2", "spark-exec-3", "bob-train-1", "bob-train-2"];
+  const isBound = async (n: string) => Boolean((await core("admin").readNamespacedPod({ namespace: NS, name: n })).spec?.nodeName);
+  await waitFor("4 pods bound", async () => (await Promise.all(names.map(isBound))).filter(Boolean).length === 4);
+  await waitFor("the held pod's condition", async () => (await core("admin").readNamespacedPod({ namespace: NS, name: "spark-exec-3" })).status?.conditions?.some((c) => c.reason === "SchedulingSkipped"));
+  say("");
+  await printPlacement(tb, restPort, names);
+  say("");
+  say("spark-exec-1 finishes (marked Succeeded: there is no kubelet); the held executor fits root.analytics now");
+  await core("admin").patchNamespacedPodStatus({ namespace: NS, name: "spark-exec-1", body: { status: { phase: "Succeeded" } } }, k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch));
+  await waitFor("spark-exec-3 bound", () => isBound("spark-exec-3"));
+  await printPlacement(tb, restPort, names);
+  say("");
+
+  say("plugin mode: corral stops binding; kube-scheduler v1.20.2 asks corral (extender filter + bind) and keeps its own plugins");
+  await sched.stop();
+  sched = await startCorral(["scheduler", "--mode", "plugin", "--host", "127.0.0.1", "--port", String(restPort), "--kubeconfig", tb.kubeconfig.admin, "--namespace", CORRAL_NS], { readyMsg: "scheduling" });
+  processes.push(sched);
+  const ks: KubeSchedulerProcess = await startKubeScheduler(tb, "demo-kube-scheduler", kubeSchedulerConfig({
+    kubeconfig: tb.kubeconfig.scheduler, schedulerName: "yunikorn", healthzPort: await freeTcpPort(), extenderUrl: `http://127.0.0.1:${restPort}/scheduler`, qps: 500,
+  }));
+  processes.push(ks);
+  await core("alice").createNamespacedPod({ namespace: NS, body: pod("spark-exec-4", { "spark-app-selector": "spark-0100", queue: "root.analytics" }, "1") });
+  await core("bob").createNamespacedPod({ namespace: NS, body: pod("bob-eval", { applicationId: "bob-eval" }, "2") });
+  await waitFor("bob-eval bound by kube-scheduler", () => isBound("bob-eval"), 60_000);
+  await new Promise((r) => setTimeout(r, 1500));
+  await printPlacement(tb, restPort, [...names, "spark-exec-4", "bob-eval"]);
+  say("");
+  say("spark-exec-4 waits: root.analytics is at its 2 cpu; kube-scheduler's FailedScheduling event carries corral's reason:");
+  const ev = (await core("admin").listNamespacedEvent({ namespace: NS })).items.filter((e) => e.involvedObject.name === "spark-exec-4").map((e) => `  ${e.reason}: ${e.message}`);
+  for (const l of [...new Set(ev)].slice(0, 3)) say(l);
 }

@@ -235,6 +235,26 @@ describe("corral scheduler, standalone, on kube-apiserver v1.20.2", () => {
     await clear(NS);
   });
 
+  it("node selector and taints: the core places pods only where kube-scheduler's rules would", async () => {
+    const merge = k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch);
+    await core().patchNode({ name: `${NODES}-1`, body: { metadata: { labels: { disk: "ssd" } } } }, merge);
+    await core().patchNode({ name: `${NODES}-2`, body: { spec: { taints: [{ key: "dedicated", value: "gpu", effect: "NoSchedule" }] } } }, merge);
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      const ssd = pod("sel-ssd", { queue: "root.big", app: "sel" });
+      ssd.spec!.nodeSelector = { disk: "ssd" };
+      await create("alice", [ssd, ...Array.from({ length: 8 }, (_, i) => pod(`sel-any-${i}`, { queue: "root.big", app: "sel" }))]);
+      await waitFor("9 bound", async () => bound(await pods("sel-")).length === 9);
+      const ps = await pods("sel-");
+      expect(ps.find((p) => p.metadata!.name === "sel-ssd")!.spec!.nodeName).toBe(`${NODES}-1`);
+      for (const p of ps) expect(p.spec!.nodeName).not.toBe(`${NODES}-2`);
+    } finally {
+      await core().patchNode({ name: `${NODES}-1`, body: { metadata: { labels: { disk: null } } } }, merge);
+      await core().patchNode({ name: `${NODES}-2`, body: { spec: { taints: null } } }, merge);
+      await clear(NS);
+    }
+  });
+
   it("restart mid-run: state rebuilt from bound pods, no node over capacity, no pod bound twice", async () => {
     const n = 24;
     await create("alice", Array.from({ length: n }, (_, i) => pod(`r-${String(i).padStart(2, "0")}`, { queue: "root.big", app: "restart" })));

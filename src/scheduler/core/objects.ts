@@ -100,6 +100,8 @@ export interface Ask {
   /** Milliseconds since the epoch. */
   readonly createTime: number;
   readonly requiredNode?: string;
+  /** The resource manager's node check (YuniKorn's Predicates callback); undefined: any node with room. */
+  readonly predicate?: (nodeId: string) => boolean;
   /** Node the ask was allocated on, when allocated. */
   node?: string;
 }

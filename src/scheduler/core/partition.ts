@@ -341,7 +341,7 @@ export class Partition {
    * Adds a pending ask, or records an allocation the resource manager already made (`node` set: recovery).
    * @throws Error with upstream's texts for an unknown app or node, empty or negative resources
    */
-  addAsk(appId: string, key: string, resource: Res, priority: number, createTime: number, now: number, opts: { node?: string; requiredNode?: string } = {}): void {
+  addAsk(appId: string, key: string, resource: Res, priority: number, createTime: number, now: number, opts: { node?: string; requiredNode?: string; predicate?: (nodeId: string) => boolean } = {}): void {
     const app = this.apps.get(appId);
     if (!app) throw new Error(`failed to find application ${appId}`);
     if (app.asks.has(key)) throw new Error(`duplicate allocation key ${key} for application ${appId}`);
@@ -351,7 +351,7 @@ export class Partition {
     if (!opts.node && this.nodes.size > 0 && !this.fitsSomeNode(resource)) {
       throw new Error(`ask ${key} requests ${format(resource)}, more than any node provides (nodes: ${this.nodes.size})`);
     }
-    const ask: Ask = { key, appId, resource: { ...resource }, priority, createTime, requiredNode: opts.requiredNode };
+    const ask: Ask = { key, appId, resource: { ...resource }, priority, createTime, requiredNode: opts.requiredNode, predicate: opts.predicate };
     app.asks.set(key, ask);
     if (createTime < app.submissionTime) app.submissionTime = createTime;
     if (app.state === "Completed") {
@@ -462,10 +462,31 @@ export class Partition {
   private pickNode(ask: Ask): Node | undefined {
     if (ask.requiredNode) {
       const n = this.nodes.get(ask.requiredNode);
-      return n && n.schedulable && n.fits(ask.resource) ? n : undefined;
+      return n && n.schedulable && n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id)) ? n : undefined;
     }
-    for (const n of this.nodeIndex.values()) if (n.fits(ask.resource)) return n;
+    for (const n of this.nodeIndex.values()) if (n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id))) return n;
     return undefined;
+  }
+
+  /** Moves an allocation to `nodeId` when that node is schedulable, has room and passes the ask's predicate. */
+  relocate(appId: string, key: string, nodeId: string): boolean {
+    const ask = this.apps.get(appId)?.asks.get(key);
+    const to = this.nodes.get(nodeId);
+    if (!ask?.node || !to || !to.schedulable) return false;
+    if (ask.node === nodeId) return true;
+    if (!to.fits(ask.resource) || (ask.predicate && !ask.predicate(nodeId))) return false;
+    const from = this.nodes.get(ask.node);
+    const id = `${appId}\u0000${key}`;
+    if (from) {
+      subFrom(from.allocated, ask.resource);
+      from.allocations.delete(id);
+      this.reindex(from);
+    }
+    addTo(to.allocated, ask.resource);
+    to.allocations.add(id);
+    this.reindex(to);
+    ask.node = nodeId;
+    return true;
   }
 
   private fairMax(q: Queue): Res | undefined {
@@ -533,7 +554,12 @@ export class Partition {
     const qb = this.queueBlock(app.queue, ask.resource);
     if (qb && !qb.startsWith("cluster")) return { state: "Skipped", reason: qb };
     if (qb) return { state: "Failed", reason: `no node has ${format(ask.resource)} free (${qb})` };
-    if (!this.pickNode(ask)) return { state: "Failed", reason: `no node has ${format(ask.resource)} free (nodes: ${this.nodes.size})` };
+    if (!this.pickNode(ask)) {
+      if (ask.predicate && this.pickNode({ ...ask, predicate: undefined })) {
+        return { state: "Failed", reason: `no node with ${format(ask.resource)} free matches the pod's node selector, affinity or tolerations` };
+      }
+      return { state: "Failed", reason: `no node has ${format(ask.resource)} free (nodes: ${this.nodes.size})` };
+    }
     return undefined;
   }
 

@@ -42,6 +42,11 @@ export interface AllocationMessage {
   nodeID?: string;
   /** `creationTime` (Unix seconds), `yunikorn.apache.org/requiredNode`. */
   allocationTags?: Record<string, string>;
+  /**
+   * The RM's node check, called for nodes with room before one is chosen (YuniKorn: the shim's `Predicates`
+   * callback, yunikorn-shim reference §2.12). Must be fast and pure; undefined: any node with room.
+   */
+  predicate?: (nodeID: string) => boolean;
 }
 
 export interface AllocationRelease {
@@ -190,6 +195,7 @@ export class SchedulerCore {
         p.addAsk(a.applicationID, a.allocationKey, a.resourcePerAlloc, a.priority ?? 0, Number.isFinite(created) && created > 0 ? created * 1000 : now, now, {
           node: a.nodeID || undefined,
           requiredNode: a.allocationTags?.["yunikorn.apache.org/requiredNode"],
+          predicate: a.predicate,
         });
       } catch (err) {
         out.rejectedAllocations.push({ id: a.allocationKey, reason: (err as Error).message });
@@ -227,6 +233,14 @@ export class SchedulerCore {
   /** Why a pending ask is held (see `Partition.pendingReason`); undefined when it is not held or unknown. */
   pendingReason(appId: string, allocationKey: string, partition?: string): { state: "Skipped" | "Failed"; reason: string } | undefined {
     return this.partition(partition)?.pendingReason(appId, allocationKey);
+  }
+
+  /**
+   * Moves an allocation to another node with room that passes the ask's predicate (queue and user usage unchanged).
+   * @returns false when the allocation, the node or the room is missing
+   */
+  relocate(appId: string, allocationKey: string, nodeId: string, partition?: string): boolean {
+    return this.partition(partition)?.relocate(appId, allocationKey, nodeId) ?? false;
   }
 
   /** Leaf queue of an application, or undefined when the core does not hold it. */

@@ -15,6 +15,7 @@ import { ANNOTATION_APPLICATION_ID, CANONICAL_LABEL_APPLICATION_ID, LABEL_APPLIC
 import type { AllocationMessage, CoreResponse, SchedulerCore } from "../core/scheduler.js";
 import { type Res, addTo, subFrom } from "../core/resources.js";
 import { podResource } from "./pod-resources.js";
+import { type NodeView, type PodConstraints, type Taint, nodeRejection } from "./predicates.js";
 import { type PodObject, allocationOf, applicationIdOf, applicationRequest, nodeInfoOf } from "./translate.js";
 
 export type SchedulingMode = "standalone" | "plugin";
@@ -43,8 +44,8 @@ export type ShimAction =
   | { kind: "condition"; pod: PodRef; reason: string; message: string };
 
 export interface NodeObject {
-  metadata?: { name?: string; uid?: string };
-  spec?: { unschedulable?: boolean };
+  metadata?: { name?: string; uid?: string; labels?: Record<string, string> };
+  spec?: { unschedulable?: boolean; taints?: Taint[] };
   status?: { allocatable?: Record<string, string> };
 }
 
@@ -104,6 +105,8 @@ export class ShimContext {
   readonly apps = new Map<string, Set<string>>();
   /** Nodes registered with the core. */
   readonly nodes = new Map<string, { capacity: Res; unschedulable: boolean }>();
+  /** Labels and taints of every node, for the predicates (kept for nodes the core has not accepted too). */
+  private readonly nodeViews = new Map<string, NodeView>();
   /** Pods the core does not manage, by UID: their node and resources (reference §2.9). */
   private readonly foreign = new Map<string, { node: string; res: Res }>();
   private readonly occupied = new Map<string, Res>();
@@ -137,6 +140,7 @@ export class ShimContext {
     if (!name) return [];
     const info = nodeInfoOf(node);
     const unschedulable = node.spec?.unschedulable === true;
+    this.nodeViews.set(name, { name, labels: node.metadata?.labels ?? {}, taints: node.spec?.taints ?? [] });
     const known = this.nodes.get(name);
     if (!known) {
       const r = this.core.updateNode([{ ...info, occupiedResource: this.occupied.get(name) }]);
@@ -162,6 +166,7 @@ export class ShimContext {
 
   /** Removes a node: allocations not yet bound go back to asks, bound pods wait as orphans for the node. */
   deleteNode(name: string): ShimAction[] {
+    this.nodeViews.delete(name);
     if (!this.nodes.has(name)) return [];
     this.nodes.delete(name);
     const released = this.core.updateNode([{ nodeID: name, action: "DECOMISSION" }]).released;
@@ -236,7 +241,8 @@ export class ShimContext {
       return [{ kind: "event", object: podObject(ref), type: "Warning", reason: "FailedScheduling", message: `pod ${ref.namespace}/${ref.name} cannot be scheduled: ${(err as Error).message}` }];
     }
     const nodeID = ask.nodeID;
-    ask = { ...ask, nodeID: undefined };
+    const constraints = pod.spec as PodConstraints;
+    ask = { ...ask, nodeID: undefined, predicate: (n) => this.nodeFits(constraints, n) };
     const task: Task = { pod: ref, appId, ask, state: "Asked" };
     this.tasks.set(ref.uid, task);
     const ensured = this.ensureApp(pod, appId);
@@ -344,6 +350,12 @@ export class ShimContext {
   private readonly appRequests = new Map<string, ReturnType<typeof applicationRequest>>();
   private appRequestFor(t: Task): ReturnType<typeof applicationRequest> {
     return this.appRequests.get(t.appId) ?? { applicationID: t.appId, queueName: "", ugi: { user: "nobody" }, tags: { namespace: t.pod.namespace } };
+  }
+
+  /** The predicates for one node (see predicates.ts); an unknown node never fits. */
+  private nodeFits(constraints: PodConstraints, node: string): boolean {
+    const v = this.nodeViews.get(node);
+    return v !== undefined && nodeRejection(constraints, v) === undefined;
   }
 
   // ------------------------------------------------------------------ foreign pods
@@ -503,6 +515,15 @@ export class ShimContext {
       if (candidates.includes(node)) {
         t.state = "InProgress";
         return { result: pass([node], Object.fromEntries(candidates.filter((n) => n !== node).map((n) => [n, "Pod is not fit for node"]))), actions };
+      }
+      // kube-scheduler's own plugins (ports, volumes, pod affinity…) ruled the node out: move the allocation to a
+      // candidate with room, when the core agrees
+      for (const c of candidates) {
+        if (this.core.relocate(t.appId, uid, c)) {
+          t.node = c;
+          t.state = "InProgress";
+          return { result: pass([c], Object.fromEntries(candidates.filter((n) => n !== c).map((n) => [n, "Pod is not fit for node"]))), actions };
+        }
       }
       t.refused = true;
       return { result: rejectAll("Pod is not fit for node"), actions };
