@@ -494,7 +494,10 @@ export class ShimContext {
    * @param candidates node names kube-scheduler found feasible
    */
   filter(pod: PodObject, candidates: readonly string[]): { result: ExtenderFilterResult; actions: ShimAction[] } {
-    const pass = (names: string[], failed: Record<string, string> = {}) => ({ Nodes: null, NodeNames: names, FailedNodes: {}, FailedAndUnresolvableNodes: failed, Error: "" });
+    // Refused nodes go in both maps: FailedAndUnresolvableNodes (Kubernetes ≥ 1.21: no preemption attempt; it takes
+    // precedence over FailedNodes) and FailedNodes, the only map v1.20 reads (without it the reasons are lost and
+    // kube-scheduler reports "0/N nodes are available").
+    const pass = (names: string[], failed: Record<string, string> = {}) => ({ Nodes: null, NodeNames: names, FailedNodes: { ...failed }, FailedAndUnresolvableNodes: failed, Error: "" });
     const rejectAll = (msg: string) => pass([], Object.fromEntries(candidates.map((n) => [n, msg])));
     const uid = pod.metadata?.uid ?? "";
     const appId = this.tasks.get(uid)?.appId ?? this.applicationId(pod);

@@ -713,7 +713,7 @@ describe("ShimContext plugin mode (extender verbs)", () => {
     expect(result).toEqual({
       Nodes: null,
       NodeNames: [allocated],
-      FailedNodes: {},
+      FailedNodes: Object.fromEntries(ALL.filter((n) => n !== allocated).map((n) => [n, "Pod is not fit for node"])),
       FailedAndUnresolvableNodes: Object.fromEntries(ALL.filter((n) => n !== allocated).map((n) => [n, "Pod is not fit for node"])),
       Error: "",
     });
@@ -729,7 +729,8 @@ describe("ShimContext plugin mode (extender verbs)", () => {
     // seen again while in progress: kube-scheduler gave up on it
     const again = ctx.filter(p, ALL);
     expect(again.result).toEqual({
-      Nodes: null, NodeNames: [], FailedNodes: {}, Error: "",
+      Nodes: null, NodeNames: [], Error: "",
+      FailedNodes: Object.fromEntries(ALL.map((n) => [n, "Pod is not ready for scheduling"])),
       FailedAndUnresolvableNodes: Object.fromEntries(ALL.map((n) => [n, "Pod is not ready for scheduling"])),
     });
     expect(again.actions).toEqual([expect.objectContaining({ kind: "event", type: "Warning", reason: "PodBindFailure" })]);
@@ -763,7 +764,7 @@ describe("ShimContext plugin mode (extender verbs)", () => {
     ctx.syncNode(node("n1"));
     const p = managed("m");
     const r = ctx.filter(p, ["n2", "n3"]);
-    expect(r.result).toEqual({ Nodes: null, NodeNames: [], FailedNodes: {}, FailedAndUnresolvableNodes: { n2: "Pod is not fit for node", n3: "Pod is not fit for node" }, Error: "" });
+    expect(r.result).toEqual({ Nodes: null, NodeNames: [], FailedNodes: { n2: "Pod is not fit for node", n3: "Pod is not fit for node" }, FailedAndUnresolvableNodes: { n2: "Pod is not fit for node", n3: "Pod is not fit for node" }, Error: "" });
     expect(ctx.tasks.get("uid-m")).toMatchObject({ state: "Allocated", node: "n1", refused: true });
     expect(ctx.filter(p, ["n2", "n1"]).result).toMatchObject({ NodeNames: ["n1"], FailedAndUnresolvableNodes: { n2: "Pod is not fit for node" } });
     expect(ctx.tasks.get("uid-m")!.state).toBe("InProgress");
@@ -787,7 +788,7 @@ describe("ShimContext plugin mode (extender verbs)", () => {
     expect(ctx.filter(q("a"), ALL).result.NodeNames).toHaveLength(1);
     expect(ctx.filter(q("b"), ALL).result.NodeNames).toHaveLength(1);
     const r = ctx.filter(q("c"), ALL);
-    expect(r.result).toEqual({ Nodes: null, NodeNames: [], FailedNodes: {}, Error: "", FailedAndUnresolvableNodes: Object.fromEntries(ALL.map((n) => [n, "Pod doesn't fit within queue"])) });
+    expect(r.result).toEqual({ Nodes: null, NodeNames: [], FailedNodes: Object.fromEntries(ALL.map((n) => [n, "Pod doesn't fit within queue"])), Error: "", FailedAndUnresolvableNodes: Object.fromEntries(ALL.map((n) => [n, "Pod doesn't fit within queue"])) });
     expect(ctx.tasks.get("uid-c")).toMatchObject({ state: "Asked", refused: true });
   });
 
