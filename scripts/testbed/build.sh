@@ -22,17 +22,27 @@ have_binaries() {
   done
   [ -f "$BIN/VERSION" ] && [ "$(cat "$BIN/VERSION")" = "$WANT_VERSION recipe $RECIPE" ] || return 1
   command -v etcd >/dev/null 2>&1 || [ -x /usr/bin/etcd ] || return 1
+  command -v etcdctl >/dev/null 2>&1 || return 1
   return 0
 }
-
-if have_binaries; then
-  log "cached: $BIN ($WANT_VERSION)"
-  exit 0
-fi
 
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
+
+# kubectl (the e2e tests use it): any installed one, else Debian's kubernetes-client (same source package, v1.20)
+ensure_kubectl() {
+  command -v kubectl >/dev/null 2>&1 && return 0
+  log "installing kubectl (kubernetes-client)"
+  $SUDO apt-get install -y -qq --no-install-recommends kubernetes-client >/dev/null 2>&1 ||
+    { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends kubernetes-client >/dev/null; }
+}
+
+if have_binaries; then
+  ensure_kubectl
+  log "cached: $BIN ($WANT_VERSION)"
+  exit 0
+fi
 
 # 1. A deb-src entry for the Debian mirror this machine already uses.
 SRC_FILE=/etc/apt/sources.list.d/corral-testbed-src.sources
@@ -57,6 +67,7 @@ log "installing build tools and etcd-server"
 $SUDO apt-get install -y -qq --no-install-recommends \
   dpkg-dev rsync golang-1.19-go golang-github-modern-go-reflect2-dev etcd-server etcd-client build-essential \
   ca-certificates openssl curl >/dev/null
+ensure_kubectl
 
 mkdir -p "$CACHE/src" "$BIN"
 cd "$CACHE/src"
