@@ -4,12 +4,17 @@
  * events read back from the API server. Bound pods never run; a case that needs completion marks pods Succeeded through
  * the status subresource.
  */
+import { execFile } from "node:child_process";
 import { createWriteStream } from "node:fs";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
+import { parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import {
-  type CorralProcess, type KubeSchedulerProcess, type Testbed, createFakeNodes, deleteFakeNodes, freeTcpPort, kubeConfigFor,
+  type CorralProcess, type KubeSchedulerProcess, PROJECT_ROOT, type Testbed, createFakeNodes, deleteFakeNodes, freeTcpPort, kubeConfigFor,
   kubeSchedulerConfig, prepareNamespace, startCorral, startKubeScheduler, waitFor,
 } from "../../src/testbed/testbed.js";
 import { freePort, startAdmission, testbed } from "./harness.js";
@@ -295,6 +300,65 @@ describe("corral scheduler, standalone, on kube-apiserver v1.20.2", () => {
       await setQueues(QUEUES("8"));
     }
   });
+});
+
+describe("deploy/scheduler", () => {
+  it("manifests pass a server-side dry run; the RBAC is what the scheduler uses: no 403, every rule used", async () => {
+    const run = promisify(execFile);
+    const { stdout: rendered } = await run("kubectl", ["kustomize", join(PROJECT_ROOT, "deploy", "scheduler")], { maxBuffer: 10 << 20 });
+    const objects = parseAllDocuments(rendered).map((d) => d.toJS() as { kind: string; metadata: { name: string }; rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[] });
+    const kubectl = (args: string[], stdin: string) => {
+      const p = run("kubectl", ["--kubeconfig", tb.kubeconfig.admin, ...args], { maxBuffer: 10 << 20 });
+      p.child.stdin!.end(stdin);
+      return p;
+    };
+    await prepareNamespace(admin, "yunikorn", []);
+    const { stdout } = await kubectl(["apply", "--dry-run=server", "-f", "-"], rendered);
+    for (const kind of ["serviceaccount", "clusterrole", "clusterrolebinding", "role", "rolebinding", "service", "deployment"]) {
+      expect(stdout).toMatch(new RegExp(`^${kind}[./].*\\(server dry run\\)`, "m"));
+    }
+    const rbac = objects.filter((o) => ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"].includes(o.kind));
+    await kubectl(["apply", "-f", "-"], rbac.map((o) => JSON.stringify(o)).join("\n"));
+    const secret = await waitFor("service account token", async () => (await core().readNamespacedServiceAccount({ name: "corral-scheduler", namespace: "yunikorn" })).secrets?.[0]?.name);
+    const token = Buffer.from((await core().readNamespacedSecret({ name: secret, namespace: "yunikorn" })).data!.token!, "base64").toString();
+    const kubeconfig = join(await mkdtemp(join(tmpdir(), "corral-sa-")), "kubeconfig");
+    await writeFile(kubeconfig, JSON.stringify({
+      apiVersion: "v1", kind: "Config", "current-context": "sa",
+      clusters: [{ name: "tb", cluster: { server: tb.server, "certificate-authority": join(tb.dir, "pki", "ca.crt") } }],
+      users: [{ name: "sa", user: { token } }],
+      contexts: [{ name: "sa", context: { cluster: "tb", user: "sa" } }],
+    }));
+    await core().createNamespacedConfigMap({ namespace: "yunikorn", body: { metadata: { name: "yunikorn-configs" }, data: { "queues.yaml": QUEUES("8") } } }).catch(() => undefined);
+
+    await sched!.corral.stop();
+    const port = freePort();
+    const sa = await startCorral(["scheduler", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", kubeconfig, "--namespace", "yunikorn", "--leader-elect", "--identity", "rbac"],
+      { env: { LOG_LEVEL: "info" }, readyMsg: "scheduling" });
+    try {
+      // bindings, a quota hold (status patch + events)
+      const held = [1, 2, 3].map((i) => withSched(pod(`rb-${i}`, { queue: "root.capped", app: "rbac" })));
+      await create("admin", held);
+      await waitFor("2 bound", async () => bound(await pods("rb-")).length === 2);
+      await waitFor("held pod's condition", async () => (await pods("rb-")).some((p) => p.status?.conditions?.some((c) => c.reason === "SchedulingSkipped")));
+      await waitFor("Scheduled events", async () => (await core().listNamespacedEvent({ namespace: NS })).items.some((e) => e.reason === "Scheduled" && (e.involvedObject.name ?? "").startsWith("rb-")));
+    } finally {
+      await sa.stop();
+      await clear(NS);
+      sched = await startScheduler();
+    }
+    const user = "system:serviceaccount:yunikorn:corral-scheduler";
+    const audit = (await readFile(join(tb.dir, "logs", "audit.log"), "utf8")).split("\n").filter(Boolean).map((l) => JSON.parse(l) as { user?: { username?: string }; objectRef?: { apiGroup?: string; resource: string; subresource?: string }; verb: string; stage: string; responseStatus?: { code?: number } })
+      .filter((e) => e.user?.username === user && e.objectRef && e.stage === "ResponseComplete");
+    expect(audit.filter((e) => e.responseStatus?.code === 403).map((e) => `${e.verb} ${e.objectRef!.resource}`)).toEqual([]);
+    const res = (e: (typeof audit)[number]) => `${e.objectRef!.apiGroup ?? ""}/${e.objectRef!.resource}${e.objectRef!.subresource ? `/${e.objectRef!.subresource}` : ""}/${e.verb === "watch" ? "watch" : e.verb}`;
+    const used = new Set(audit.map(res));
+    const granted = new Set<string>();
+    for (const o of rbac.filter((x) => x.kind === "ClusterRole" || x.kind === "Role")) {
+      for (const rule of o.rules!) for (const g of rule.apiGroups) for (const r of rule.resources) for (const v of rule.verbs) granted.add(`${g}/${r}/${v}`);
+    }
+    // pods patch is plugin mode's activation only
+    expect([...used].sort()).toEqual([...granted].filter((g) => g !== "/pods/patch").sort());
+  }, 120_000);
 });
 
 describe("leader election", () => {
