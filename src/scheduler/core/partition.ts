@@ -208,6 +208,7 @@ export class Partition {
         groups = ["nogroup"];
       }
       const leaf = this.place(queueName, user, groups, tags);
+      if (!leaf.managed) applyNamespaceTags(leaf, tags);
       const disable = (tags["application.stateaware.disable"] ?? tags.disableStateAware ?? "") !== "";
       const app = new App(id, leaf, user, groups.length > 0 ? groups : [user], now, disable, tags);
       leaf.apps.set(id, app);
@@ -658,4 +659,33 @@ function filterAllows(rule: PlacementRuleConfig, user: string, groups: readonly 
   const hit = matches(f.users, user) || groups.some((g) => matches(f.groups, g));
   const deny = (f.type ?? "").toLowerCase() === "deny";
   return deny ? !hit : hit;
+}
+
+/** si.Resource JSON (`{"resources":{"memory":{"value":1000}}}`) → Res of its positive values; undefined when none or malformed. */
+function siResource(json: string | undefined): Res | undefined {
+  if (!json) return undefined;
+  try {
+    const v = JSON.parse(json) as { resources?: Record<string, { value?: unknown }> };
+    const out: Res = {};
+    for (const [k, q] of Object.entries(v.resources ?? {})) if (typeof q?.value === "number" && q.value > 0) out[k] = q.value;
+    return Object.keys(out).length > 0 ? out : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Namespace limits carried by application tags (`namespace.resourcequota`, `namespace.resourceguaranteed`,
+ * `namespace.resourcemaxapps`, set by the shim from namespace annotations) onto a dynamic leaf queue when an
+ * application is added to it; managed (configured) queues keep their configuration (yunikorn-core reference §1.3).
+ * Tag names are matched case-insensitively.
+ */
+function applyNamespaceTags(q: Queue, tags: Record<string, string>): void {
+  const tag = (name: string) => Object.entries(tags).find(([k]) => k.toLowerCase() === name)?.[1];
+  const max = siResource(tag("namespace.resourcequota"));
+  if (max) q.max = max;
+  const guaranteed = siResource(tag("namespace.resourceguaranteed"));
+  if (guaranteed) q.guaranteed = guaranteed;
+  const maxApps = Number(tag("namespace.resourcemaxapps"));
+  if (Number.isInteger(maxApps) && maxApps > 0) q.maxApps = maxApps;
 }

@@ -16,7 +16,7 @@ import type { AllocationMessage, CoreResponse, SchedulerCore } from "../core/sch
 import { type Res, addTo, subFrom } from "../core/resources.js";
 import { podResource } from "./pod-resources.js";
 import { type NodeView, type PodConstraints, type Taint, nodeRejection } from "./predicates.js";
-import { type PodObject, allocationOf, applicationIdOf, applicationRequest, nodeInfoOf } from "./translate.js";
+import { type PodObject, allocationOf, applicationIdOf, applicationRequest, namespaceTags, nodeInfoOf } from "./translate.js";
 
 export type SchedulingMode = "standalone" | "plugin";
 
@@ -87,13 +87,6 @@ export interface ShimOptions {
   /** PriorityClass value by name, for pods without `spec.priority`. */
   priorityClassValue?: (name: string) => number | undefined;
 }
-
-const NAMESPACE_TAGS: Record<string, string> = {
-  "yunikorn.apache.org/namespace.quota": "namespace.resourcequota",
-  "yunikorn.apache.org/namespace.guaranteed": "namespace.resourceguaranteed",
-  "yunikorn.apache.org/namespace.maxApps": "namespace.resourcemaxapps",
-  "yunikorn.apache.org/parentqueue": "namespace.parentqueue",
-};
 
 const refOf = (pod: PodObject): PodRef => ({ namespace: pod.metadata?.namespace ?? "default", name: pod.metadata?.name ?? "", uid: pod.metadata?.uid ?? "" });
 const podObject = (p: PodRef): ObjectRef => ({ kind: "Pod", namespace: p.namespace, name: p.name, uid: p.uid });
@@ -273,8 +266,7 @@ export class ShimContext {
     if (this.apps.has(appId)) return undefined;
     const req = applicationRequest(pod, appId);
     this.appRequests.set(appId, req);
-    const nsAnn = this.o.namespaceAnnotations?.(req.tags?.namespace ?? "default") ?? {};
-    for (const [ann, tag] of Object.entries(NAMESPACE_TAGS)) if (nsAnn[ann]) req.tags![tag] = nsAnn[ann]!;
+    Object.assign(req.tags!, namespaceTags(this.o.namespaceAnnotations?.(req.tags?.namespace ?? "default") ?? {}));
     const r: CoreResponse = this.core.updateApplication({ new: [req] });
     if (r.rejectedApplications.length > 0) return r.rejectedApplications[0]!.reason;
     this.apps.set(appId, new Set());

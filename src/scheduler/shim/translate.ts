@@ -76,3 +76,42 @@ export function nodeInfoOf(node: { metadata?: { name?: string }; spec?: { unsche
   };
 }
 
+/**
+ * Application tags from the namespace's annotations (yunikorn-shim reference §2.3): `yunikorn.apache.org/namespace.quota`
+ * (JSON map of Kubernetes quantities; fallback: the deprecated `namespace.max.cpu` / `namespace.max.memory`) →
+ * `namespace.resourcequota`, `…/namespace.guaranteed` → `namespace.resourceguaranteed` (both as si.Resource JSON,
+ * zero values left out), `…/namespace.maxApps` (integer ≥ 0) → `namespace.resourcemaxapps`, `…/parentqueue` →
+ * `namespace.parentqueue`. A malformed annotation is left out (the namespace then has no such limit).
+ */
+export function namespaceTags(ann: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const si = (m: Record<string, string | number>): string | undefined => {
+    try {
+      const r = toCoreResource(m);
+      const resources = Object.fromEntries(Object.entries(r).filter(([, v]) => v > 0).map(([k, v]) => [k, { value: v }]));
+      return Object.keys(resources).length > 0 ? JSON.stringify({ resources }) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const json = (raw: string | undefined): Record<string, string | number> | undefined => {
+    if (!raw) return undefined;
+    try {
+      const v = JSON.parse(raw) as unknown;
+      return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, string | number>) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const legacy: Record<string, string> = {};
+  if (ann["yunikorn.apache.org/namespace.max.cpu"]) legacy.cpu = ann["yunikorn.apache.org/namespace.max.cpu"];
+  if (ann["yunikorn.apache.org/namespace.max.memory"]) legacy.memory = ann["yunikorn.apache.org/namespace.max.memory"];
+  const quota = si(json(ann["yunikorn.apache.org/namespace.quota"]) ?? legacy);
+  if (quota) out["namespace.resourcequota"] = quota;
+  const guaranteed = si(json(ann["yunikorn.apache.org/namespace.guaranteed"]) ?? {});
+  if (guaranteed) out["namespace.resourceguaranteed"] = guaranteed;
+  const maxApps = ann["yunikorn.apache.org/namespace.maxApps"];
+  if (maxApps !== undefined && /^\d+$/.test(maxApps)) out["namespace.resourcemaxapps"] = maxApps;
+  if (ann["yunikorn.apache.org/parentqueue"]) out["namespace.parentqueue"] = ann["yunikorn.apache.org/parentqueue"];
+  return out;
+}

@@ -664,9 +664,23 @@ describe("ShimContext options", () => {
     expect(ctx.tasks.size).toBe(0);
     ctx.syncPod(pod("mine", { scheduler: "corral" }));
     const app = part.apps.get("yunikorn-team-a-autogen")!;
-    expect(app.tags).toMatchObject({ namespace: "team-a", "namespace.resourcequota": ns["yunikorn.apache.org/namespace.quota"], "namespace.parentqueue": "root.tenants" });
+    expect(app.tags).toMatchObject({ namespace: "team-a", "namespace.resourcequota": '{"resources":{"vcore":{"value":2000}}}', "namespace.parentqueue": "root.tenants" });
     expect(Object.values(app.tags)).not.toContain("x");
     expect(binds(ctx.schedule())).toHaveLength(1);
+  });
+
+  it("a namespace quota caps the namespace's dynamic queue (tag placement); configured queues keep their own max", () => {
+    const ns = { "yunikorn.apache.org/namespace.quota": '{"cpu": "2", "memory": "100Gi"}', "yunikorn.apache.org/namespace.maxApps": "5" };
+    const { ctx, part } = setup(undefined, { namespaceAnnotations: (n) => (n === "team-a" ? ns : undefined) });
+    ctx.syncNode(node("n1"));
+    for (const i of [1, 2, 3]) ctx.syncPod(pod(`q${i}`));
+    expect(binds(ctx.schedule())).toHaveLength(2);
+    const q = part.find("root.team-a")!;
+    expect(q.max).toEqual({ vcore: 2000, memory: 100 * GI });
+    expect(q.maxApps).toBe(5);
+    const held = ctx.holdReasons().find((a) => a.kind === "condition");
+    expect(held).toMatchObject({ reason: "SchedulingSkipped", pod: { name: "q3" } });
+    expect((held as { message: string }).message).toContain("root.team-a");
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { allocationOf, applicationIdOf, applicationRequest, identityOf, nodeInfoOf } from "../../../src/scheduler/shim/translate.js";
+import { allocationOf, applicationIdOf, applicationRequest, identityOf, namespaceTags, nodeInfoOf } from "../../../src/scheduler/shim/translate.js";
 
 const pod = (o: { labels?: Record<string, string>; annotations?: Record<string, string>; scheduler?: string; node?: string } = {}) => ({
   metadata: { name: "p", namespace: "team-a", uid: "uid-1", labels: o.labels, annotations: o.annotations, creationTimestamp: "2026-11-21T10:00:00Z" },
@@ -29,5 +29,26 @@ describe("pod translation", () => {
     expect(nodeInfoOf({ metadata: { name: "n1" }, status: { allocatable: { cpu: "4", memory: "16Gi", pods: "110" } } }))
       .toEqual({ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000, memory: 16 * 2 ** 30, pods: 110 }, attributes: { "si/hostname": "n1", "si/rackname": "/rack-default" } });
     expect(nodeInfoOf({ metadata: { name: "n2" }, spec: { unschedulable: true } }).action).toBe("CREATE_DRAIN");
+  });
+});
+
+describe("namespaceTags", () => {
+  it("encodes quota and guarantee as si.Resource JSON, keeps maxApps and parentqueue, drops what does not parse", () => {
+    expect(namespaceTags({
+      "yunikorn.apache.org/namespace.quota": '{"cpu":"1","memory":"256M","nvidia.com/gpu":"1"}',
+      "yunikorn.apache.org/namespace.guaranteed": '{"cpu":"500m"}',
+      "yunikorn.apache.org/namespace.maxApps": "3",
+      "yunikorn.apache.org/parentqueue": "root.tenants",
+    })).toEqual({
+      "namespace.resourcequota": '{"resources":{"vcore":{"value":1000},"memory":{"value":256000000},"nvidia.com/gpu":{"value":1}}}',
+      "namespace.resourceguaranteed": '{"resources":{"vcore":{"value":500}}}',
+      "namespace.resourcemaxapps": "3",
+      "namespace.parentqueue": "root.tenants",
+    });
+    // deprecated keys as the fallback; zero values left out; malformed input ignored
+    expect(namespaceTags({ "yunikorn.apache.org/namespace.max.cpu": "2", "yunikorn.apache.org/namespace.max.memory": "0" }))
+      .toEqual({ "namespace.resourcequota": '{"resources":{"vcore":{"value":2000}}}' });
+    expect(namespaceTags({ "yunikorn.apache.org/namespace.quota": "{not json", "yunikorn.apache.org/namespace.maxApps": "-1" })).toEqual({});
+    expect(namespaceTags({ "yunikorn.apache.org/namespace.quota": '{"cpu":"lots"}' })).toEqual({});
   });
 });
