@@ -105,6 +105,8 @@ export class ShimContext {
   private readonly occupied = new Map<string, Res>();
   /** Tasks waiting in the core (Asked), for the hold-reason sweep. */
   private readonly asked = new Set<string>();
+  /** The rest of the current hold-reason sweep. */
+  private sweep: string[] = [];
   readonly schedulerName: string;
   readonly mode: SchedulingMode;
 
@@ -416,11 +418,17 @@ export class ShimContext {
    * Reports why waiting pods are held, on change only (reference §2.12 UpdateContainerSchedulingState): quota →
    * condition reason `SchedulingSkipped`, no node → `Unschedulable`, each with a `PodUnschedulable` event naming the
    * queue or resource.
+   * @param max tasks checked in this call at most (the sweep resumes at the next call)
    */
-  holdReasons(): ShimAction[] {
+  holdReasons(max = 2000): ShimAction[] {
     const out: ShimAction[] = [];
-    for (const uid of this.asked) {
-      const t = this.tasks.get(uid)!;
+    // At most `max` tasks per call, continuing where the last call stopped: a large backlog is swept over several
+    // calls instead of stalling one (each check may walk the nodes).
+    if (this.sweep.length === 0) this.sweep = [...this.asked];
+    const batch = this.sweep.splice(0, max);
+    for (const uid of batch) {
+      const t = this.tasks.get(uid);
+      if (!t || !this.asked.has(uid)) continue;
       const r = this.core.pendingReason(t.appId, uid);
       const key = r ? `${r.state}:${r.reason}` : undefined;
       if (key === t.held) continue;

@@ -817,3 +817,21 @@ describe("ShimContext plugin mode (extender verbs)", () => {
     expect(sa.applicationId(pod("x"))).toBe("yunikorn-team-a-autogen");
   });
 });
+
+describe("hold-reason sweep", () => {
+  it("a large backlog is reported over several calls, each pod once", () => {
+    const { ctx } = setup(QUOTA_CFG);
+    ctx.syncNode(node("n1"));
+    for (let i = 0; i < 7; i++) ctx.syncPod(pod(`h${i}`, { labels: { "yunikorn.apache.org/queue": "root.q" } }));
+    ctx.schedule();
+    const names = (acts: ShimAction[]) => acts.filter((a) => a.kind === "condition").map((a) => (a as { pod: { name: string } }).pod.name);
+    const first = names(ctx.holdReasons(2));
+    const second = names(ctx.holdReasons(2));
+    const third = names(ctx.holdReasons(2));
+    expect(first).toHaveLength(2);
+    expect(second).toHaveLength(2);
+    expect(third).toHaveLength(1);
+    expect(new Set([...first, ...second, ...third]).size).toBe(5);
+    expect(names(ctx.holdReasons(2))).toEqual([]);
+  });
+});
