@@ -241,7 +241,8 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     configState.error = undefined;
     configState.loadedAt = new Date().toISOString();
     m.configReloads.inc({ result: "applied" });
-    log.info({ configmap: `${o.namespace}/${CONFIGMAP_NAME}`, key: `${o.policyGroup}.yaml` }, "queue configuration applied");
+    if (text.trim() === "") log.info({ namespace: o.namespace, key: `${o.policyGroup}.yaml` }, "queue configuration applied: no such key in yunikorn-defaults or yunikorn-configs, using the default configuration");
+    else log.info({ configmap: `${o.namespace}/${configs ? CONFIGMAP_NAME : DEFAULT_CONFIGMAP_NAME}`, key: `${o.policyGroup}.yaml` }, "queue configuration applied");
     run(ctx.retryRejected());
     kick();
   };
