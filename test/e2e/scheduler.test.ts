@@ -8,7 +8,7 @@ import { execFile } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,6 +20,8 @@ import {
 import { freePort, startAdmission, testbed } from "./harness.js";
 
 const CONF_NS = "corral-sched";
+/** Namespace the deploy/scheduler manifests are rendered into for the RBAC check. */
+const DEPLOY_NS = "corral-sched-rbac";
 const NS = "batch";
 const PLAIN_NS = "plain";
 const NODES = "e2e-sched";
@@ -63,13 +65,13 @@ ${guaranteed ? "                resources: {guaranteed: {vcore: 4}}" : ""}
             parent: true
 `;
 
-async function setQueues(yaml: string): Promise<void> {
-  const body = { metadata: { name: "yunikorn-configs", namespace: CONF_NS }, data: { "queues.yaml": yaml } };
+async function setQueues(yaml: string, namespace = CONF_NS): Promise<void> {
+  const body = { metadata: { name: "yunikorn-configs", namespace }, data: { "queues.yaml": yaml } };
   try {
-    await core().replaceNamespacedConfigMap({ name: "yunikorn-configs", namespace: CONF_NS, body });
+    await core().replaceNamespacedConfigMap({ name: "yunikorn-configs", namespace, body });
   } catch (err) {
     if ((err as { code?: number }).code !== 404) throw err;
-    await core().createNamespacedConfigMap({ namespace: CONF_NS, body });
+    await core().createNamespacedConfigMap({ namespace, body });
   }
 }
 
@@ -305,22 +307,27 @@ describe("corral scheduler, standalone, on kube-apiserver v1.20.2", () => {
 describe("deploy/scheduler", () => {
   it("manifests pass a server-side dry run; the RBAC is what the scheduler uses: no 403, every rule used", async () => {
     const run = promisify(execFile);
-    const { stdout: rendered } = await run("kubectl", ["kustomize", join(PROJECT_ROOT, "deploy", "scheduler")], { maxBuffer: 10 << 20 });
+    // rendered into a namespace of its own (kustomize overlay), so nothing here touches other tests' namespaces
+    const overlay = await mkdtemp(join(tmpdir(), "corral-kustomize-"));
+    await writeFile(join(overlay, "kustomization.yaml"), `namespace: ${DEPLOY_NS}\nresources:\n  - ${relative(overlay, join(PROJECT_ROOT, "deploy", "scheduler"))}\n`);
+    const { stdout: rendered } = await run("kubectl", ["kustomize", overlay], { maxBuffer: 10 << 20 });
     const objects = parseAllDocuments(rendered).map((d) => d.toJS() as { kind: string; metadata: { name: string }; rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[] });
     const kubectl = (args: string[], stdin: string) => {
       const p = run("kubectl", ["--kubeconfig", tb.kubeconfig.admin, ...args], { maxBuffer: 10 << 20 });
       p.child.stdin!.end(stdin);
       return p;
     };
-    await prepareNamespace(admin, "yunikorn", []);
+    await prepareNamespace(admin, DEPLOY_NS, []);
     const { stdout } = await kubectl(["apply", "--dry-run=server", "-f", "-"], rendered);
     for (const kind of ["serviceaccount", "clusterrole", "clusterrolebinding", "role", "rolebinding", "service", "deployment"]) {
       expect(stdout).toMatch(new RegExp(`^${kind}[./].*\\(server dry run\\)`, "m"));
     }
     const rbac = objects.filter((o) => ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"].includes(o.kind));
+    // the overlay moves the objects; the bindings' subjects must follow them
+    for (const o of rbac as { subjects?: { kind: string; namespace?: string }[] }[]) for (const sub of o.subjects ?? []) if (sub.kind === "ServiceAccount") sub.namespace = DEPLOY_NS;
     await kubectl(["apply", "-f", "-"], rbac.map((o) => JSON.stringify(o)).join("\n"));
-    const secret = await waitFor("service account token", async () => (await core().readNamespacedServiceAccount({ name: "corral-scheduler", namespace: "yunikorn" })).secrets?.[0]?.name);
-    const token = Buffer.from((await core().readNamespacedSecret({ name: secret, namespace: "yunikorn" })).data!.token!, "base64").toString();
+    const secret = await waitFor("service account token", async () => (await core().readNamespacedServiceAccount({ name: "corral-scheduler", namespace: DEPLOY_NS })).secrets?.[0]?.name);
+    const token = Buffer.from((await core().readNamespacedSecret({ name: secret, namespace: DEPLOY_NS })).data!.token!, "base64").toString();
     const kubeconfig = join(await mkdtemp(join(tmpdir(), "corral-sa-")), "kubeconfig");
     await writeFile(kubeconfig, JSON.stringify({
       apiVersion: "v1", kind: "Config", "current-context": "sa",
@@ -328,11 +335,11 @@ describe("deploy/scheduler", () => {
       users: [{ name: "sa", user: { token } }],
       contexts: [{ name: "sa", context: { cluster: "tb", user: "sa" } }],
     }));
-    await core().createNamespacedConfigMap({ namespace: "yunikorn", body: { metadata: { name: "yunikorn-configs" }, data: { "queues.yaml": QUEUES("8") } } }).catch(() => undefined);
+    await setQueues(QUEUES("8"), DEPLOY_NS);
 
     await sched!.corral.stop();
     const port = freePort();
-    const sa = await startCorral(["scheduler", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", kubeconfig, "--namespace", "yunikorn", "--leader-elect", "--identity", "rbac"],
+    const sa = await startCorral(["scheduler", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", kubeconfig, "--namespace", DEPLOY_NS, "--leader-elect", "--identity", "rbac"],
       { env: { LOG_LEVEL: "info" }, readyMsg: "scheduling" });
     try {
       // bindings, a quota hold (status patch + events)
@@ -346,7 +353,7 @@ describe("deploy/scheduler", () => {
       await clear(NS);
       sched = await startScheduler();
     }
-    const user = "system:serviceaccount:yunikorn:corral-scheduler";
+    const user = `system:serviceaccount:${DEPLOY_NS}:corral-scheduler`;
     const audit = (await readFile(join(tb.dir, "logs", "audit.log"), "utf8")).split("\n").filter(Boolean).map((l) => JSON.parse(l) as { user?: { username?: string }; objectRef?: { apiGroup?: string; resource: string; subresource?: string }; verb: string; stage: string; responseStatus?: { code?: number } })
       .filter((e) => e.user?.username === user && e.objectRef && e.stage === "ResponseComplete");
     expect(audit.filter((e) => e.responseStatus?.code === 403).map((e) => `${e.verb} ${e.objectRef!.resource}`)).toEqual([]);
