@@ -5,7 +5,7 @@
  */
 import { execFile } from "node:child_process";
 import { X509Certificate } from "node:crypto";
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import type { Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -15,7 +15,7 @@ import { parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import { type CorralProcess, PROJECT_ROOT, type Testbed, kubeConfigFor, prepareNamespace, waitFor } from "../../src/testbed/testbed.js";
-import { freePort, roundRobin, startAdmission, testbed } from "./harness.js";
+import { auditedCalls, freePort, grantedRules, roundRobin, serviceAccountKubeconfig, startAdmission, testbed } from "./harness.js";
 
 const run = promisify(execFile);
 const UI = "yunikorn.apache.org/user.info";
@@ -186,18 +186,7 @@ describe("admission controller deployment", () => {
     const rendered = await render(ns);
     const rbacOnly = parseAllDocuments(rendered).map((d) => d.toJS()).filter((o) => ["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"].includes(o.kind));
     await kubectl(["apply", "-f", "-"], rbacOnly.map((o) => JSON.stringify(o)).join("\n"));
-    const sa = await waitFor("service account token", async () => {
-      const a = await core.readNamespacedServiceAccount({ name: "yunikorn-admission-controller", namespace: ns });
-      return a.secrets?.[0]?.name;
-    });
-    const token = Buffer.from((await core.readNamespacedSecret({ name: sa, namespace: ns })).data!.token!, "base64").toString();
-    const kubeconfig = join(await mkdtemp(join(tmpdir(), "corral-sa-")), "kubeconfig");
-    await writeFile(kubeconfig, JSON.stringify({
-      apiVersion: "v1", kind: "Config", "current-context": "sa",
-      clusters: [{ name: "tb", cluster: { server: tb.server, "certificate-authority": join(tb.dir, "pki", "ca.crt") } }],
-      users: [{ name: "sa", user: { token } }],
-      contexts: [{ name: "sa", context: { cluster: "tb", user: "sa" } }],
-    }));
+    const kubeconfig = await serviceAccountKubeconfig(tb, ns, "yunikorn-admission-controller");
     // Fresh start: no webhook configurations, no Secret → create paths; fast PKI → update paths.
     for (const del of [() => adm.deleteMutatingWebhookConfiguration({ name: MUTATING }), () => adm.deleteValidatingWebhookConfiguration({ name: VALIDATING })]) await del().catch(() => undefined);
     const r = await startAdmission(tb, ns, { kubeconfig, args: FAST_PKI });
@@ -207,18 +196,9 @@ describe("admission controller deployment", () => {
     expect(mutated(await alicePod("team-b"))).toBe(true);
     await stopAll();
 
-    const user = `system:serviceaccount:${ns}:yunikorn-admission-controller`;
-    const events = (await readFile(join(tb.dir, "logs", "audit.log"), "utf8")).split("\n").filter(Boolean).map((l) => JSON.parse(l))
-      .filter((e) => e.user?.username === user && e.objectRef && e.stage === "ResponseComplete");
-    const forbidden = events.filter((e) => e.responseStatus?.code === 403);
-    expect(forbidden.map((e) => `${e.verb} ${e.objectRef.resource}`)).toEqual([]);
-    const used = new Set(events.map((e) => `${e.objectRef.apiGroup ?? ""}/${e.objectRef.resource}/${e.verb}`));
-    const granted = new Set<string>();
-    for (const o of rbacOnly.filter((x) => x.kind === "ClusterRole" || x.kind === "Role")) {
-      for (const rule of o.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[]) {
-        for (const g of rule.apiGroups) for (const res of rule.resources) for (const v of rule.verbs) granted.add(`${g}/${res}/${v}`);
-      }
-    }
+    const { forbidden, used } = await auditedCalls(tb, `system:serviceaccount:${ns}:yunikorn-admission-controller`);
+    expect(forbidden).toEqual([]);
+    const granted = grantedRules(rbacOnly);
     expect([...used].sort()).toEqual([...granted].sort());
   });
 });

@@ -1,11 +1,16 @@
 /**
  * Shared steps of the e2e tests: corral admission processes on the test bed, registering their own webhooks in url
- * mode; a TCP round-robin in front of several replicas plays the part of a Service.
+ * mode; a TCP round-robin in front of several replicas plays the part of a Service; ServiceAccount kubeconfigs and
+ * the audit-log check that a deploy/ RBAC is what a process uses.
  */
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { connect, createServer, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { pino } from "pino";
 import { inject } from "vitest";
-import { type CorralProcess, type Testbed, readTestbedEnv, startCorral } from "../../src/testbed/testbed.js";
+import { k8s } from "../../src/kube/client.js";
+import { type CorralProcess, type Testbed, kubeConfigFor, readTestbedEnv, startCorral, waitFor } from "../../src/testbed/testbed.js";
 
 export const quiet = pino({ level: "silent" });
 
@@ -51,4 +56,50 @@ export async function roundRobin(port: number, backends: number[]): Promise<Serv
   });
   await new Promise<void>((r) => server.listen(port, "127.0.0.1", () => r()));
   return server;
+}
+
+/** Writes a kubeconfig (token auth) for ServiceAccount `namespace/name` on the test bed, once its token exists. */
+export async function serviceAccountKubeconfig(tb: Testbed, namespace: string, name: string): Promise<string> {
+  const core = kubeConfigFor(tb, "admin").makeApiClient(k8s.CoreV1Api);
+  const secret = await waitFor(`token of ${namespace}/${name}`, async () => (await core.readNamespacedServiceAccount({ name, namespace })).secrets?.[0]?.name);
+  const token = Buffer.from((await core.readNamespacedSecret({ name: secret, namespace })).data!.token!, "base64").toString();
+  const file = join(await mkdtemp(join(tmpdir(), "corral-sa-")), "kubeconfig");
+  await writeFile(file, JSON.stringify({
+    apiVersion: "v1", kind: "Config", "current-context": "sa",
+    clusters: [{ name: "tb", cluster: { server: tb.server, "certificate-authority": join(tb.dir, "pki", "ca.crt") } }],
+    users: [{ name: "sa", user: { token } }],
+    contexts: [{ name: "sa", context: { cluster: "tb", user: "sa" } }],
+  }));
+  return file;
+}
+
+interface AuditEvent {
+  user?: { username?: string };
+  objectRef?: { apiGroup?: string; resource: string; subresource?: string };
+  verb: string;
+  stage: string;
+  responseStatus?: { code?: number };
+}
+
+/**
+ * What `user` did according to the test bed's audit log (service-account requests only): refused calls as
+ * "verb resource", and the calls made as "group/resource[/subresource]/verb".
+ */
+export async function auditedCalls(tb: Testbed, user: string): Promise<{ forbidden: string[]; used: Set<string> }> {
+  const events = (await readFile(join(tb.dir, "logs", "audit.log"), "utf8")).split("\n").filter(Boolean).map((l) => JSON.parse(l) as AuditEvent)
+    .filter((e) => e.user?.username === user && e.objectRef && e.stage === "ResponseComplete");
+  return {
+    forbidden: events.filter((e) => e.responseStatus?.code === 403).map((e) => `${e.verb} ${e.objectRef!.resource}`),
+    used: new Set(events.map((e) => `${e.objectRef!.apiGroup ?? ""}/${e.objectRef!.resource}${e.objectRef!.subresource ? `/${e.objectRef!.subresource}` : ""}/${e.verb}`)),
+  };
+}
+
+/** The "group/resource/verb" triples granted by the Roles and ClusterRoles among `objects`. */
+export function grantedRules(objects: readonly { kind: string; rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[] }[]): Set<string> {
+  const granted = new Set<string>();
+  for (const o of objects) {
+    if (o.kind !== "ClusterRole" && o.kind !== "Role") continue;
+    for (const rule of o.rules ?? []) for (const g of rule.apiGroups) for (const r of rule.resources) for (const v of rule.verbs) granted.add(`${g}/${r}/${v}`);
+  }
+  return granted;
 }

@@ -6,7 +6,7 @@
  */
 import { execFile } from "node:child_process";
 import { createWriteStream } from "node:fs";
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
@@ -17,7 +17,7 @@ import {
   type CorralProcess, type KubeSchedulerProcess, PROJECT_ROOT, type Testbed, createFakeNodes, deleteFakeNodes, freeTcpPort, kubeConfigFor,
   kubeSchedulerConfig, prepareNamespace, startCorral, startKubeScheduler, waitFor,
 } from "../../src/testbed/testbed.js";
-import { freePort, startAdmission, testbed } from "./harness.js";
+import { auditedCalls, freePort, grantedRules, serviceAccountKubeconfig, startAdmission, testbed } from "./harness.js";
 
 const CONF_NS = "corral-sched";
 /** Namespace the deploy/scheduler manifests are rendered into for the RBAC check. */
@@ -326,15 +326,7 @@ describe("deploy/scheduler", () => {
     // the overlay moves the objects; the bindings' subjects must follow them
     for (const o of rbac as { subjects?: { kind: string; namespace?: string }[] }[]) for (const sub of o.subjects ?? []) if (sub.kind === "ServiceAccount") sub.namespace = DEPLOY_NS;
     await kubectl(["apply", "-f", "-"], rbac.map((o) => JSON.stringify(o)).join("\n"));
-    const secret = await waitFor("service account token", async () => (await core().readNamespacedServiceAccount({ name: "corral-scheduler", namespace: DEPLOY_NS })).secrets?.[0]?.name);
-    const token = Buffer.from((await core().readNamespacedSecret({ name: secret, namespace: DEPLOY_NS })).data!.token!, "base64").toString();
-    const kubeconfig = join(await mkdtemp(join(tmpdir(), "corral-sa-")), "kubeconfig");
-    await writeFile(kubeconfig, JSON.stringify({
-      apiVersion: "v1", kind: "Config", "current-context": "sa",
-      clusters: [{ name: "tb", cluster: { server: tb.server, "certificate-authority": join(tb.dir, "pki", "ca.crt") } }],
-      users: [{ name: "sa", user: { token } }],
-      contexts: [{ name: "sa", context: { cluster: "tb", user: "sa" } }],
-    }));
+    const kubeconfig = await serviceAccountKubeconfig(tb, DEPLOY_NS, "corral-scheduler");
     await setQueues(QUEUES("8"), DEPLOY_NS);
 
     await sched!.corral.stop();
@@ -353,16 +345,9 @@ describe("deploy/scheduler", () => {
       await clear(NS);
       sched = await startScheduler();
     }
-    const user = `system:serviceaccount:${DEPLOY_NS}:corral-scheduler`;
-    const audit = (await readFile(join(tb.dir, "logs", "audit.log"), "utf8")).split("\n").filter(Boolean).map((l) => JSON.parse(l) as { user?: { username?: string }; objectRef?: { apiGroup?: string; resource: string; subresource?: string }; verb: string; stage: string; responseStatus?: { code?: number } })
-      .filter((e) => e.user?.username === user && e.objectRef && e.stage === "ResponseComplete");
-    expect(audit.filter((e) => e.responseStatus?.code === 403).map((e) => `${e.verb} ${e.objectRef!.resource}`)).toEqual([]);
-    const res = (e: (typeof audit)[number]) => `${e.objectRef!.apiGroup ?? ""}/${e.objectRef!.resource}${e.objectRef!.subresource ? `/${e.objectRef!.subresource}` : ""}/${e.verb === "watch" ? "watch" : e.verb}`;
-    const used = new Set(audit.map(res));
-    const granted = new Set<string>();
-    for (const o of rbac.filter((x) => x.kind === "ClusterRole" || x.kind === "Role")) {
-      for (const rule of o.rules!) for (const g of rule.apiGroups) for (const r of rule.resources) for (const v of rule.verbs) granted.add(`${g}/${r}/${v}`);
-    }
+    const { forbidden, used } = await auditedCalls(tb, `system:serviceaccount:${DEPLOY_NS}:corral-scheduler`);
+    expect(forbidden).toEqual([]);
+    const granted = grantedRules(rbac);
     // pods patch is plugin mode's activation only
     expect([...used].sort()).toEqual([...granted].filter((g) => g !== "/pods/patch").sort());
   }, 120_000);
