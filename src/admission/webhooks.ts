@@ -44,13 +44,15 @@ export const MUTATE_RULE = {
   scope: "Namespaced",
 };
 
-function clientConfig(target: WebhookTarget, path: string, caBundle: string): Record<string, unknown> {
+/** A webhook's `clientConfig`: URL or Service (port 443 unless given) plus the base64 CA bundle. */
+export function clientConfig(target: WebhookTarget, path: string, caBundle: string): Record<string, unknown> {
   const ca = Buffer.from(caBundle).toString("base64");
   if (target.mode === "url") return { url: `${target.url.replace(/\/$/, "")}${path}`, caBundle: ca };
   return { service: { name: target.name, namespace: target.namespace, path, port: target.port ?? 443 }, caBundle: ca };
 }
 
-function namespaceSelector(excluded: string[]): Record<string, unknown> {
+/** Selects every namespace except `excluded` (by `kubernetes.io/metadata.name`, Kubernetes ≥ 1.21). */
+export function namespaceSelector(excluded: string[]): Record<string, unknown> {
   return { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: excluded }] };
 }
 
@@ -94,4 +96,13 @@ export function validatingWebhookConfiguration(s: WebhookSettings): Record<strin
       admissionReviewVersions: ["v1"],
     }],
   };
+}
+
+/**
+ * Subject alternative names of a webhook's serving certificate: loopback, the Service's DNS names in `namespace`,
+ * the host of `webhookUrl` (IPv6 brackets removed) and `extra`, without duplicates.
+ */
+export function webhookSans(service: string, namespace: string, webhookUrl?: string, extra: readonly string[] = []): string[] {
+  const urlHost = webhookUrl ? new URL(webhookUrl).hostname.replace(/^\[|\]$/g, "") : undefined;
+  return [...new Set(["localhost", "127.0.0.1", "::1", service, `${service}.${namespace}`, `${service}.${namespace}.svc`, ...(urlHost ? [urlHost] : []), ...extra])];
 }

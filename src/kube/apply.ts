@@ -25,13 +25,21 @@ function statusCode(err: unknown): number | undefined {
 
 export type ApplyResult = "created" | "updated" | "unchanged";
 
+/** One object client per KubeConfig: its API discovery cache then serves every call instead of one lookup each. */
+const objectApis = new WeakMap<k8s.KubeConfig, k8s.KubernetesObjectApi>();
+
 /**
- * Makes the live object hold `desired` (cluster-scoped or namespaced; apiVersion, kind and metadata.name required).
+ * Makes the live object hold `desired` (cluster-scoped or namespaced; apiVersion, kind and metadata.name required):
+ * labels and annotations are merged into the live ones, every other desired field replaces the live one.
  * @param attempts how many create/update rounds before giving up on conflicts
  * @throws Error after `attempts` conflicting rounds, or on any other API error
  */
 export async function applyObject(kc: k8s.KubeConfig, desired: k8s.KubernetesObject, log: Logger, attempts = 10): Promise<ApplyResult> {
-  const api = k8s.KubernetesObjectApi.makeApiClient(kc);
+  let api = objectApis.get(kc);
+  if (!api) {
+    api = k8s.KubernetesObjectApi.makeApiClient(kc);
+    objectApis.set(kc, api);
+  }
   const id = `${desired.kind} ${desired.metadata?.namespace ? `${desired.metadata.namespace}/` : ""}${desired.metadata?.name}`;
   for (let i = 0; i < attempts; i++) {
     let live: k8s.KubernetesObject | undefined;
@@ -46,9 +54,12 @@ export async function applyObject(kc: k8s.KubeConfig, desired: k8s.KubernetesObj
         log.info({ object: id }, "created");
         return "created";
       }
+      // labels and annotations are merged (others' keys kept), everything else is replaced
       const { metadata: _m, ...rest } = desired;
-      if (containsDesired(rest, live) && containsDesired(desired.metadata?.labels ?? {}, live.metadata?.labels ?? {})) return "unchanged";
-      const next = { ...live, ...rest, metadata: { ...live.metadata, labels: { ...live.metadata?.labels, ...desired.metadata?.labels } } };
+      const labels = desired.metadata?.labels ?? {};
+      const annotations = desired.metadata?.annotations ?? {};
+      if (containsDesired(rest, live) && containsDesired(labels, live.metadata?.labels ?? {}) && containsDesired(annotations, live.metadata?.annotations ?? {})) return "unchanged";
+      const next = { ...live, ...rest, metadata: { ...live.metadata, labels: { ...live.metadata?.labels, ...labels }, annotations: { ...live.metadata?.annotations, ...annotations } } };
       await api.replace(next);
       log.info({ object: id }, "updated");
       return "updated";

@@ -5,9 +5,8 @@
 import type { Logger } from "pino";
 import { k8s } from "./client.js";
 
+/** An informer whose first list is loaded (`startInformer` resolves only then). */
 export interface CachedInformer<T extends k8s.KubernetesObject> {
-  /** True once the first list has been loaded. */
-  synced(): boolean;
   get(name: string, namespace?: string): T | undefined;
   list(): T[];
   on(verb: "add" | "update" | "delete", cb: (obj: T) => void): void;
@@ -32,7 +31,6 @@ export async function startInformer<T extends k8s.KubernetesObject>(
   labelSelector?: string,
 ): Promise<CachedInformer<T>> {
   const informer = k8s.makeInformer<T>(kc, path, list, labelSelector);
-  let synced = false;
   let stopped = false;
   informer.on("error", (err: unknown) => {
     if (stopped) return;
@@ -51,10 +49,8 @@ export async function startInformer<T extends k8s.KubernetesObject>(
       await new Promise((r) => setTimeout(r, retryMs));
     }
   }
-  synced = true;
   log.info({ informer: what, objects: informer.list().length }, "informer synced");
   return {
-    synced: () => synced,
     get: (name, namespace) => informer.get(name, namespace),
     list: () => [...informer.list()],
     on: (verb, cb) => informer.on(verb, cb),

@@ -18,7 +18,7 @@ import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME, MUTATE_PATH, VALIDATE_CONF_PATH
 import type { AdmissionLookups } from "../admission/decision.js";
 import type { NamespaceInfo } from "../admission/namespaces.js";
 import { decide } from "../admission/review.js";
-import { type WebhookTarget, mutatingWebhookConfiguration, validatingWebhookConfiguration } from "../admission/webhooks.js";
+import { type WebhookTarget, mutatingWebhookConfiguration, validatingWebhookConfiguration, webhookSans } from "../admission/webhooks.js";
 import type { k8s } from "../kube/client.js";
 import type { CachedInformer } from "../kube/informers.js";
 import { generateCa, generateServerCert } from "../pki/certificates.js";
@@ -148,7 +148,6 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
   let fileLayer: ConfigLayer[] = [];
   let lookups: AdmissionLookups;
   let cmLookups: ConfigMapLookups = { configMap: () => undefined };
-  let ready = () => true;
   let store: AdmissionConfigStore;
   let kcForTls: k8s.KubeConfig | undefined;
 
@@ -176,7 +175,7 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
     const core = kc.makeApiClient(k8s.CoreV1Api);
     const scheduling = kc.makeApiClient(k8s.SchedulingV1Api);
     const ns = store.current.namespace;
-    let synced = false;
+    // startInformer resolves after the first list: past this point every cache is synced
     const [namespaces, priorityClasses, configMaps] = await Promise.all([
       startInformer<k8s.V1Namespace>(kc, "/api/v1/namespaces", () => core.listNamespace(), "namespaces", log),
       startInformer<k8s.V1PriorityClass>(kc, "/apis/scheduling.k8s.io/v1/priorityclasses", () => scheduling.listPriorityClass(), "priorityclasses", log),
@@ -217,19 +216,11 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
         if (name === CONFIGMAP_NAME || name === DEFAULT_CONFIGMAP_NAME) reload(`${verb} ConfigMap ${ns}/${name}`);
       });
     }
-    synced = true;
-    ready = () => synced && namespaces.synced() && configMaps.synced();
   }
 
   const cfg0 = store.current;
   const svc = cfg0.amServiceName;
-  const urlHost = opts.webhookUrl ? new URL(opts.webhookUrl).hostname.replace(/^\[|\]$/g, "") : undefined;
-  const sans = [...new Set([
-    "localhost", "127.0.0.1", "::1",
-    svc, `${svc}.${cfg0.namespace}`, `${svc}.${cfg0.namespace}.svc`,
-    ...(urlHost ? [urlHost] : []),
-    ...(opts.extraSans ?? []),
-  ])];
+  const sans = webhookSans(svc, cfg0.namespace, opts.webhookUrl, opts.extraSans);
   let tls: TlsMaterial;
   let caBundlePem: string;
   let managed: WebhookTls | undefined;
@@ -274,7 +265,7 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
     port: opts.port,
     tls,
     logger: log,
-    ready: () => ready() && (!managed || managed.reconciles > 0),
+    ready: () => !managed || managed.reconciles > 0,
     routes: [
       { path: MUTATE_PATH, name: "mutate", decide: (r) => decide(r, store.current, finalLookups) },
       {

@@ -17,6 +17,8 @@ import { WebhookMetrics } from "../server/metrics.js";
 import { type WebhookServer, startWebhookServer } from "../server/webhook-server.js";
 import { createLogger } from "../util/logger.js";
 import { WebhookTls } from "./webhook-tls.js";
+import { type WebhookTarget, clientConfig, namespaceSelector, webhookSans } from "../admission/webhooks.js";
+import { allow } from "../admission/decision.js";
 
 export const BOOTSTRAPPER_WEBHOOK_CONFIGURATION = "rt-bootstrapper-mutating-webhook-configuration";
 export const BOOTSTRAPPER_WEBHOOK = "mpod-v1.kb.io";
@@ -49,16 +51,14 @@ export interface BootstrapperHandle {
 }
 
 /** The fail-open MutatingWebhookConfiguration (design 003: a webhook outage never blocks pod creation). */
-export function bootstrapperWebhookConfiguration(target: { url?: string; service?: { name: string; namespace: string } }, caBundle: string): k8s.KubernetesObject {
-  const ca = Buffer.from(caBundle).toString("base64");
+export function bootstrapperWebhookConfiguration(target: WebhookTarget, caBundle: string): k8s.KubernetesObject {
   return {
     apiVersion: "admissionregistration.k8s.io/v1",
     kind: "MutatingWebhookConfiguration",
     metadata: { name: BOOTSTRAPPER_WEBHOOK_CONFIGURATION, labels: { "app.kubernetes.io/name": "rt-bootstrapper" } },
     webhooks: [{
       name: BOOTSTRAPPER_WEBHOOK,
-      clientConfig: target.url ? { url: `${target.url.replace(/\/$/, "")}${BOOTSTRAPPER_PATH}`, caBundle: ca }
-        : { service: { ...target.service!, path: BOOTSTRAPPER_PATH, port: 443 }, caBundle: ca },
+      clientConfig: clientConfig(target, BOOTSTRAPPER_PATH, caBundle),
       rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"], scope: "Namespaced" }],
       failurePolicy: "Ignore",
       timeoutSeconds: 2,
@@ -67,7 +67,7 @@ export function bootstrapperWebhookConfiguration(target: { url?: string; service
       reinvocationPolicy: "Never",
       admissionReviewVersions: ["v1"],
       objectSelector: { matchExpressions: [{ key: "app.kubernetes.io/name", operator: "NotIn", values: ["rt-bootstrapper"] }] },
-      namespaceSelector: { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system"] }] },
+      namespaceSelector: namespaceSelector(["kube-system"]),
     }],
   } as k8s.KubernetesObject;
 }
@@ -279,18 +279,17 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
   const tls = new WebhookTls({
     kc, secrets: core, secretName: opts.secretName ?? "rt-bootstrapper-webhook-secrets",
     policy: scalePolicy(DEFAULT_ROTATION_POLICY, opts.pkiTimeScale ?? 1), now: () => new Date(),
-    sans: ["localhost", "127.0.0.1", "::1", BOOTSTRAPPER_SERVICE, `${BOOTSTRAPPER_SERVICE}.${namespace}`, `${BOOTSTRAPPER_SERVICE}.${namespace}.svc`,
-      ...(opts.webhookUrl ? [new URL(opts.webhookUrl).hostname] : [])],
+    sans: webhookSans(BOOTSTRAPPER_SERVICE, namespace, opts.webhookUrl),
     namespace: () => namespace,
     webhooks: (bundle) => opts.register === false ? undefined
-      : [bootstrapperWebhookConfiguration(opts.webhookUrl ? { url: opts.webhookUrl } : { service: { name: BOOTSTRAPPER_SERVICE, namespace } }, bundle)],
+      : [bootstrapperWebhookConfiguration(opts.webhookUrl ? { mode: "url", url: opts.webhookUrl } : { mode: "service", name: BOOTSTRAPPER_SERVICE, namespace }, bundle)],
     resyncMs: (opts.resyncSeconds ?? 60) * 1000,
     propagationMs: (opts.caPropagationSeconds ?? 5) * 1000,
     log,
   });
   const server = await startWebhookServer({
     host: opts.host, port: opts.port, tls: await tls.initial(), logger: log, metrics,
-    routes: [{ path: BOOTSTRAPPER_PATH, name: "bootstrap", decide: (r) => (cfg ? reviewBootstrap(r, cfg, { namespaceAnnotations: nsAnnotations }) : { allowed: true, ops: [], warnings: [], notes: [] }) }],
+    routes: [{ path: BOOTSTRAPPER_PATH, name: "bootstrap", decide: (r) => (cfg ? reviewBootstrap(r, cfg, { namespaceAnnotations: nsAnnotations }) : allow()) }],
   });
   await tls.start((t) => server.setCertificate(t));
   closers.push(() => tls.stop());

@@ -132,3 +132,4 @@ export class WebhookTls {
     this.timer.unref();
   }
 }
+
