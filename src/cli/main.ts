@@ -175,8 +175,6 @@ export function buildCli(): Command {
         return;
       }
       const { readFile } = await import("node:fs/promises");
-      const { decodeQueuesYaml } = await import("../scheduler/core/config.js");
-      const { validateSchedulerConfig } = await import("../scheduler/core/validate.js");
       const { SchedulerCore, DEFAULT_CONFIG } = await import("../scheduler/core/scheduler.js");
       const { startRestServer } = await import("../scheduler/rest/server.js");
       const { parseScenario } = await import("../scheduler/simulate.js");
@@ -200,7 +198,7 @@ export function buildCli(): Command {
         for (const s of c.stateChanges()) log.info({ application: s.appId, from: s.from, to: s.to }, "application state");
       }, o.intervalMs);
       loop.unref();
-      const rest = await startRestServer({ host: o.host, port: o.port, log, core: c, config: () => validateSchedulerConfig(decodeQueuesYaml(c.config)) });
+      const rest = await startRestServer({ host: o.host, port: o.port, log, core: c, config: () => c.appliedConfig });
       stopOnSignals(() => rest.close());
     });
 

@@ -13,9 +13,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { Counter, Gauge, Registry } from "prom-client";
 import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME } from "../admission/constants.js";
-import { decodeQueuesYaml } from "../scheduler/core/config.js";
 import { SchedulerCore } from "../scheduler/core/scheduler.js";
-import { validateSchedulerConfig } from "../scheduler/core/validate.js";
 import { json, readBody, startRestServer } from "../scheduler/rest/server.js";
 import { flattenConfigMaps, queuesYamlOf } from "../scheduler/shim/config.js";
 import { type ObjectRef, type PodRef, type SchedulingMode, ShimContext, type ShimAction } from "../scheduler/shim/context.js";
@@ -309,7 +307,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
 
   const rest = await startRestServer({
     host: o.host, port: o.port, log, core, registry, routes,
-    config: () => validateSchedulerConfig(decodeQueuesYaml(core.config.trim() === "" ? "partitions: [{name: default, queues: [{name: root}]}]" : core.config)),
+    config: () => core.appliedConfig,
   });
 
   // ------------------------------------------------------------------ informers, recovery, handlers

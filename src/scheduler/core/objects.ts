@@ -62,11 +62,13 @@ export class Queue {
     public submitAcl: Acl,
     public adminAcl: Acl,
     readonly managed: boolean,
-  ) {}
-
-  get path(): string {
-    return this.parent ? `${this.parent.path}.${this.name}` : this.name;
+  ) {
+    this.path = parent ? `${parent.path}.${name}` : name;
   }
+
+  /** Full dotted name (`root.a.b`); fixed, as a queue never moves. */
+  readonly path: string;
+
 
   /** Adds to pending/allocated here and on every ancestor. */
   incPending(r: Res): void {
@@ -114,8 +116,6 @@ export class Application {
   readonly allocated: Res = {};
   state: AppState = "New";
   stateSince: number;
-  /** The group the user's group limits are tracked under (fixed at first use). */
-  limitGroups?: Map<string, string | undefined>;
 
   constructor(
     readonly id: string,

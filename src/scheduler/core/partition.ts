@@ -197,7 +197,7 @@ export class Partition {
    */
   addApplication(id: string, queueName: string, user: string, groups: readonly string[], tags: Record<string, string>, now: number): string {
     // A completed application's id may be used again (a new run of the same job): the old record is dropped.
-    if (this.apps.get(id)?.state === "Completed") this.apps.delete(id);
+    if (this.apps.get(id)?.state === "Completed") this.removeApplication(id, now);
     this.rejected.delete(id);
     if (this.apps.has(id)) throw new Error(`adding application ${id} to partition ${this.name}, but application already existed`);
     try {
@@ -387,7 +387,7 @@ export class Partition {
       }
       subFrom(app.allocated, ask.resource);
       app.queue.decAllocated(ask.resource);
-      const stillRunning = [...app.asks.values()].some((a) => a.node);
+      const stillRunning = !isZero(app.allocated); // asks are strictly positive: zero means none allocated
       this.limits.track(app.id, app.queue.path, app.user, app.groups, ask.resource, -1, stillRunning);
     } else {
       subFrom(app.pending, ask.resource);
@@ -440,7 +440,7 @@ export class Partition {
         app.queue.apps.delete(app.id);
       } else if ((app.state === "Completed" || app.state === "Failed") && age >= 3 * 86_400_000) {
         this.transition(app, "Expired", now);
-        this.apps.delete(app.id);
+        this.removeApplication(app.id, now);
       }
     }
   }

@@ -10,12 +10,6 @@ export function add(a: Readonly<Res>, b: Readonly<Res>): Res {
   return r;
 }
 
-export function sub(a: Readonly<Res>, b: Readonly<Res>): Res {
-  const r: Res = Object.assign({}, a);
-  for (const k in b) r[k] = (r[k] ?? 0) - b[k]!;
-  return r;
-}
-
 /** In place: a += b. */
 export function addTo(a: Res, b: Readonly<Res>): void {
   for (const k in b) a[k] = (a[k] ?? 0) + b[k]!;

@@ -5,7 +5,7 @@
  * new allocations. No Kubernetes, no I/O, no clock of its own: time comes from the injected `now()` (milliseconds).
  * Groups come from the caller (design 002): the core never resolves them.
  */
-import { type PartitionConfig, decodeQueuesYaml } from "./config.js";
+import { type PartitionConfig, type SchedulerConfig, decodeQueuesYaml } from "./config.js";
 import { type Allocation, type AppStateChange, Partition } from "./partition.js";
 import type { Res } from "./resources.js";
 import { validateSchedulerConfig } from "./validate.js";
@@ -90,6 +90,7 @@ export const DEFAULT_CONFIG = `partitions:
 export class SchedulerCore {
   readonly partitions = new Map<string, Partition>();
   private configText = DEFAULT_CONFIG;
+  private applied!: SchedulerConfig;
 
   /** @throws Error when the initial config is invalid */
   constructor(private readonly now: () => number, config: string = DEFAULT_CONFIG) {
@@ -97,8 +98,14 @@ export class SchedulerCore {
     if (!r.ok) throw new Error(r.error);
   }
 
+  /** The queue configuration text last applied ("" = the default). */
   get config(): string {
     return this.configText;
+  }
+
+  /** The configuration in force, as validated (the default one when the text is empty); REST `GET /ws/v1/config`. */
+  get appliedConfig(): SchedulerConfig {
+    return this.applied;
   }
 
   /**
@@ -106,9 +113,11 @@ export class SchedulerCore {
    * place (queues added/changed, removed ones drain), new partitions are created.
    */
   updateConfiguration(yaml: string): { ok: true } | { ok: false; error: string } {
+    let validated: SchedulerConfig;
     let parts: PartitionConfig[];
     try {
-      parts = validateSchedulerConfig(decodeQueuesYaml(yaml.trim() === "" ? DEFAULT_CONFIG : yaml)).partitions;
+      validated = validateSchedulerConfig(decodeQueuesYaml(yaml.trim() === "" ? DEFAULT_CONFIG : yaml));
+      parts = validated.partitions;
       // dry run: build every partition before touching the live ones
       for (const pc of parts) new Partition(pc.name, structuredClone(pc));
     } catch (err) {
@@ -120,6 +129,7 @@ export class SchedulerCore {
       else this.partitions.set(pc.name, new Partition(pc.name, pc));
     }
     this.configText = yaml;
+    this.applied = validated;
     return { ok: true };
   }
 

@@ -141,7 +141,7 @@ function serveCore(core: SchedulerCore, path: string, url: string, res: ServerRe
     case "queue": {
       const q = arg ? p.find(arg) : undefined;
       if (!q) error(res, 404, "Queue not found");
-      else json(res, 200, queueInfo(p, q, url.includes("subtree")));
+      else json(res, 200, queueInfo(p, q, new URL(url, "http://localhost").searchParams.has("subtree")));
       return true;
     }
     case "nodes":

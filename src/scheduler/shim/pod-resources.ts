@@ -3,7 +3,7 @@
  * reference §2.7). `cpu` becomes `vcore` in millicores, every other resource keeps its name as an integer (memory in
  * bytes); both round up, as Kubernetes' Quantity.Value()/MilliValue() do. Only requests count.
  */
-import type { Res } from "../core/resources.js";
+import { type Res, add } from "../core/resources.js";
 
 const DECIMAL: Record<string, number> = { "": 0, n: -9, u: -6, m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 const BINARY: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
@@ -55,11 +55,6 @@ export interface PodLike {
   status?: { containerStatuses?: { name: string; allocatedResources?: Record<string, string | number> }[] };
 }
 
-const add = (a: Res, b: Res): Res => {
-  const r: Res = { ...a };
-  for (const k in b) r[k] = (r[k] ?? 0) + b[k]!;
-  return r;
-};
 const max = (a: Res, b: Res): Res => {
   const r: Res = { ...a };
   for (const k in b) r[k] = Math.max(r[k] ?? 0, b[k]!);
