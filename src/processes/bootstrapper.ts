@@ -10,6 +10,7 @@ import { planHousekeeping } from "../bootstrapper/housekeeping.js";
 import { reviewBootstrap } from "../bootstrapper/review.js";
 import { LABEL_MANAGED_BY, MANAGED_BY, type SyncObject, planSync } from "../bootstrapper/sync.js";
 import { applyObject } from "../kube/apply.js";
+import { eventFor } from "../kube/events.js";
 import { k8s, loadKubeConfig } from "../kube/client.js";
 import { type CachedInformer, startInformer } from "../kube/informers.js";
 import { DEFAULT_ROTATION_POLICY, scalePolicy } from "../pki/rotation.js";
@@ -175,13 +176,8 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
       const id = `${p.namespace}/${p.name}`;
       if (reported.has(id)) continue;
       reported.add(id);
-      await core.createNamespacedEvent({ namespace: p.namespace, body: {
-        metadata: { generateName: `${p.name}.` },
-        involvedObject: { kind: "Pod", name: p.name, namespace: p.namespace, apiVersion: "v1" },
-        reason: "MissingManipulations", type: "Warning", source: { component: "corral-bootstrapper" },
-        message: `pod was created without runtime manipulations (${p.missing.join(", ")}); it has no controller, so it is not restarted: delete and recreate it`,
-        firstTimestamp: new Date(), lastTimestamp: new Date(), count: 1,
-      } }).catch((err: Error) => log.warn({ pod: id, err: err.message }, "could not record event"));
+      await core.createNamespacedEvent({ namespace: p.namespace, body: eventFor({ kind: "Pod", name: p.name, namespace: p.namespace }, "Warning", "MissingManipulations",
+        `pod was created without runtime manipulations (${p.missing.join(", ")}); it has no controller, so it is not restarted: delete and recreate it`, "corral-bootstrapper") }).catch((err: Error) => log.warn({ pod: id, err: err.message }, "could not record event"));
     }
   };
 

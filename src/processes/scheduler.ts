@@ -16,9 +16,11 @@ import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME } from "../admission/constants.j
 import { SchedulerCore } from "../scheduler/core/scheduler.js";
 import { json, readBody, startRestServer } from "../scheduler/rest/server.js";
 import { flattenConfigMaps, queuesYamlOf } from "../scheduler/shim/config.js";
-import { type ObjectRef, type PodRef, type SchedulingMode, ShimContext, type ShimAction } from "../scheduler/shim/context.js";
+import { type PodRef, type SchedulingMode, ShimContext, type ShimAction } from "../scheduler/shim/context.js";
+import { bindErrorOutcome, filterReply, parseFilterArgs } from "../scheduler/shim/extender.js";
 import type { PodObject } from "../scheduler/shim/translate.js";
 import { k8s, loadKubeConfig, makeKeepAliveApiClient } from "../kube/client.js";
+import { eventFor } from "../kube/events.js";
 import { type CachedInformer, startInformer } from "../kube/informers.js";
 import { runLeaderElection } from "../kube/leader.js";
 
@@ -128,24 +130,13 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
   const configState: { error?: string; loadedAt?: string } = {};
 
   // ------------------------------------------------------------------ actions
-  const podBody = (p: PodRef) => ({ kind: "Pod", namespace: p.namespace, name: p.name, uid: p.uid, apiVersion: "v1" });
-  const eventBody = (obj: ObjectRef, type: string, reason: string, message: string) => {
-    const now = new Date();
-    return {
-      metadata: { generateName: `${obj.name}.`, namespace: obj.namespace ?? "default" },
-      involvedObject: obj.kind === "Pod" ? podBody(obj as PodRef) : { kind: obj.kind, name: obj.name, namespace: obj.namespace, uid: obj.uid, apiVersion: "v1" },
-      reason, message: message.slice(0, 1024), type,
-      source: { component: o.schedulerName }, reportingComponent: o.schedulerName, reportingInstance: o.identity,
-      firstTimestamp: now, lastTimestamp: now, count: 1,
-    };
-  };
   type StatusJob = Exclude<ShimAction, { kind: "bind" }>;
   // Bindings go first: while any is queued or in flight, events and status patches use one connection (they are
   // informational; a binding is the scheduling decision). Otherwise four.
   const statusQueue = new WorkQueue<StatusJob>(() => (bindQueue.size > 0 ? 1 : 4), async (a) => {
     try {
       if (a.kind === "event") {
-        await coreApi.createNamespacedEvent({ namespace: a.object.namespace ?? "default", body: eventBody(a.object, a.type, a.reason, a.message) as k8s.CoreV1Event });
+        await coreApi.createNamespacedEvent({ namespace: a.object.namespace ?? "default", body: eventFor(a.object, a.type, a.reason, a.message, o.schedulerName, o.identity) });
       } else if (a.kind === "condition") {
         const body = { status: { conditions: [{ type: "PodScheduled", status: "False", reason: a.reason, message: a.message, lastTransitionTime: new Date().toISOString() }] } };
         await coreApi.patchNamespacedPodStatus({ name: a.pod.name, namespace: a.pod.namespace, body }, k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.StrategicMergePatch));
@@ -172,31 +163,31 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
       } catch (err) {
         const c = code(err);
         last = `${c ?? ""} ${bodyText(err)}`.trim();
-        if (c === 404) return { error: last, gone: true };
-        if (c === 409) {
-          // already bound: by us (a retry after a lost response) is success, elsewhere is a conflict the informer resolves
-          const live = pods?.get(pod.name, pod.namespace);
-          if (live?.spec?.nodeName === node) return {};
-          return { error: last };
-        }
-        if (c !== undefined && c >= 400 && c < 500 && c !== 429) return { error: last };
+        const outcome = bindErrorOutcome(c, pods?.get(pod.name, pod.namespace)?.spec?.nodeName, node);
+        if (outcome === "bound") return {};
+        if (outcome === "gone") return { error: last, gone: true };
+        if (outcome === "fatal") return { error: last };
       }
       await sleep(250 * 2 ** i);
     }
     return { error: last };
   };
 
-  const bindQueue: WorkQueue<{ pod: PodRef; node: string }> = new WorkQueue<{ pod: PodRef; node: string }>(o.bindConcurrency, async ({ pod, node }) => {
-    const r = await postBinding(pod, node);
+  /** Reports a binding's result to the shim (both modes): metrics, Scheduled event or rollback. */
+  const settleBind = (pod: PodRef, node: string, r: { error?: string; gone?: boolean }) => {
     if (!r.error) {
       m.binds.inc({ result: "bound" });
       run(ctx.bindSucceeded(pod.uid, node));
-    } else {
-      m.binds.inc({ result: r.gone ? "pod-gone" : "failed" });
-      log.warn({ pod: `${pod.namespace}/${pod.name}`, node, err: r.error }, "binding failed; allocation rolled back");
-      run(ctx.bindFailed(pod.uid, node, r.error, r.gone));
-      kick();
+      return;
     }
+    m.binds.inc({ result: r.gone ? "pod-gone" : "failed" });
+    log.warn({ pod: `${pod.namespace}/${pod.name}`, node, err: r.error }, "binding failed; allocation rolled back");
+    run(ctx.bindFailed(pod.uid, node, r.error, r.gone));
+    kick();
+  };
+
+  const bindQueue: WorkQueue<{ pod: PodRef; node: string }> = new WorkQueue<{ pod: PodRef; node: string }>(o.bindConcurrency, async ({ pod, node }) => {
+    settleBind(pod, node, await postBinding(pod, node));
     if (bindQueue.size <= 1) setImmediate(() => statusQueue.pump());
   });
 
@@ -261,22 +252,11 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     routes["POST /scheduler/filter"] = (req, res) => {
       readBody(req, 16 * 1024 * 1024).then((text) => {
         if (!ready) return json(res, 503, { Error: "scheduler not ready" });
-        let args: { Pod?: PodObject; NodeNames?: string[] | null; Nodes?: { items?: { metadata?: { name?: string } }[] } | null };
-        try {
-          args = JSON.parse(text);
-        } catch (err) {
-          return json(res, 400, { Error: `ExtenderArgs is not JSON: ${(err as Error).message}` });
-        }
-        if (!args.Pod?.metadata?.uid) return json(res, 400, { Error: "ExtenderArgs.Pod with metadata.uid is required" });
-        const names = args.NodeNames ?? (args.Nodes?.items ?? []).map((n) => n.metadata?.name ?? "");
-        const { result, actions } = ctx.filter(args.Pod, names);
+        const parsed = parseFilterArgs(text);
+        if (!parsed.ok) return json(res, 400, { Error: parsed.error });
+        const { result, actions } = ctx.filter(parsed.args.Pod, parsed.candidates);
         run(actions);
-        if (!args.NodeNames && args.Nodes) {
-          // nodeCacheCapable: false — answer with Node objects (reference §5.1)
-          const keep = new Set(result.NodeNames);
-          return json(res, 200, { ...result, Nodes: { items: (args.Nodes.items ?? []).filter((n) => keep.has(n.metadata?.name ?? "")) }, NodeNames: null });
-        }
-        json(res, 200, result);
+        json(res, 200, filterReply(parsed.args, result));
       }, (err: Error) => json(res, 400, { Error: err.message }));
     };
     routes["POST /scheduler/bind"] = (req, res) => {
@@ -292,15 +272,8 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
         if (refused) return json(res, 200, { Error: refused });
         const pod = { name: args.PodName, namespace: args.PodNamespace, uid: args.PodUID };
         const r = await postBinding(pod, args.Node);
-        if (!r.error) {
-          m.binds.inc({ result: "bound" });
-          run(ctx.bindSucceeded(args.PodUID, args.Node));
-          return json(res, 200, { Error: "" });
-        }
-        m.binds.inc({ result: r.gone ? "pod-gone" : "failed" });
-        run(ctx.bindFailed(args.PodUID, args.Node, r.error, r.gone));
-        kick();
-        json(res, 200, { Error: r.error });
+        settleBind(pod, args.Node, r);
+        json(res, 200, { Error: r.error ?? "" });
       }, (err: Error) => json(res, 200, { Error: err.message }));
     };
   }
@@ -327,10 +300,8 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     // Recovery (reference §3.4): config, nodes, then pods oldest first; nothing is scheduled until all are in.
     reloadConfig();
     const t0 = Date.now();
-    for (const n of nodes.list()) run(ctx.syncNode(n));
-    const all = pods.list().sort((a, b) => new Date(a.metadata?.creationTimestamp ?? 0).getTime() - new Date(b.metadata?.creationTimestamp ?? 0).getTime());
-    for (const p of all) run(ctx.syncPod(p as PodObject));
-    log.info({ nodes: ctx.nodes.size, pods: all.length, ...ctx.stats(), ms: Date.now() - t0 }, "state recovered from the cluster");
+    run(ctx.syncAll(nodes.list(), pods.list() as PodObject[]));
+    log.info({ nodes: ctx.nodes.size, pods: pods.list().length, ...ctx.stats(), ms: Date.now() - t0 }, "state recovered from the cluster");
 
     configMaps.on("add", reloadConfig);
     configMaps.on("update", reloadConfig);
@@ -350,17 +321,10 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     log.info({ mode: o.mode, schedulerName: o.schedulerName }, "scheduling");
   };
 
-  /** Level-triggered repair: every cached object is synced again; tasks whose pod vanished are released. */
+  /** Level-triggered repair from the caches (missed watch events). */
   const resync = () => {
     if (!pods || !nodes) return;
-    const live = new Set<string>();
-    for (const n of nodes.list()) run(ctx.syncNode(n));
-    for (const name of [...ctx.nodes.keys()]) if (!nodes.get(name)) run(ctx.deleteNode(name));
-    for (const p of pods.list()) {
-      if (p.metadata?.uid) live.add(p.metadata.uid);
-      run(ctx.syncPod(p as PodObject));
-    }
-    for (const [uid, t] of [...ctx.tasks]) if (!live.has(uid)) ctx.deletePod({ metadata: { uid, name: t.pod.name, namespace: t.pod.namespace } });
+    run(ctx.syncAll(nodes.list(), pods.list() as PodObject[]));
     kick();
   };
 

@@ -13,6 +13,7 @@ import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
+import { parseK8sQuantity } from "../../src/scheduler/shim/pod-resources.js";
 import {
   type CorralProcess, type KubeSchedulerProcess, PROJECT_ROOT, type Testbed, createFakeNodes, deleteFakeNodes, freeTcpPort, kubeConfigFor,
   kubeSchedulerConfig, prepareNamespace, startCorral, startKubeScheduler, waitFor,
@@ -123,7 +124,7 @@ async function cpuPerNode(ns: string): Promise<Map<string, number>> {
   for (const p of bound((await core().listNamespacedPod({ namespace: ns })).items)) {
     if (p.status?.phase === "Succeeded" || p.status?.phase === "Failed") continue;
     const c = p.spec!.containers[0]!.resources!.requests!.cpu!;
-    out.set(p.spec!.nodeName!, (out.get(p.spec!.nodeName!) ?? 0) + (c.endsWith("m") ? Number(c.slice(0, -1)) : Number(c) * 1000));
+    out.set(p.spec!.nodeName!, (out.get(p.spec!.nodeName!) ?? 0) + parseK8sQuantity(c, 3));
   }
   return out;
 }
@@ -323,8 +324,6 @@ describe("deploy/scheduler", () => {
       expect(stdout).toMatch(new RegExp(`^${kind}[./].*\\(server dry run\\)`, "m"));
     }
     const rbac = objects.filter((o) => ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"].includes(o.kind));
-    // the overlay moves the objects; the bindings' subjects must follow them
-    for (const o of rbac as { subjects?: { kind: string; namespace?: string }[] }[]) for (const sub of o.subjects ?? []) if (sub.kind === "ServiceAccount") sub.namespace = DEPLOY_NS;
     await kubectl(["apply", "-f", "-"], rbac.map((o) => JSON.stringify(o)).join("\n"));
     const kubeconfig = await serviceAccountKubeconfig(tb, DEPLOY_NS, "corral-scheduler");
     await setQueues(QUEUES("8"), DEPLOY_NS);

@@ -11,12 +11,12 @@
  * is not bound by us: it waits as Allocated until kube-scheduler's `filter` call takes it (InProgress) and its
  * `bind` call confirms it.
  */
-import { ANNOTATION_APPLICATION_ID, CANONICAL_LABEL_APPLICATION_ID, LABEL_APPLICATION_ID, SPARK_LABEL_APP_ID } from "../../admission/constants.js";
-import type { AllocationMessage, CoreResponse, SchedulerCore } from "../core/scheduler.js";
+import { ANNOTATION_IGNORE_APPLICATION } from "../../admission/constants.js";
+import type { AddApplicationRequest, AllocationMessage, CoreResponse, SchedulerCore } from "../core/scheduler.js";
 import { type Res, addTo, subFrom } from "../core/resources.js";
 import { podResource } from "./pod-resources.js";
 import { type NodeView, type PodConstraints, type Taint, nodeRejection } from "./predicates.js";
-import { type PodObject, allocationOf, applicationIdOf, applicationRequest, namespaceTags, nodeInfoOf } from "./translate.js";
+import { type PodObject, allocationOf, applicationIdOf, applicationRequest, explicitApplicationId, namespaceTags, nodeInfoOf } from "./translate.js";
 
 export type SchedulingMode = "standalone" | "plugin";
 
@@ -56,6 +56,8 @@ export interface Task {
   appId: string;
   /** The ask as sent to the core (without node), re-sent after a rollback. */
   ask: AllocationMessage;
+  /** The application as this pod describes it, submitted when the core does not hold the application. */
+  app: AddApplicationRequest;
   state: TaskState;
   /** Node of the allocation (Allocated, InProgress, Bound, Orphan). */
   node?: string;
@@ -96,10 +98,8 @@ export class ShimContext {
   readonly tasks = new Map<string, Task>();
   /** Applications the core accepted: id → UIDs of their live tasks. */
   readonly apps = new Map<string, Set<string>>();
-  /** Nodes registered with the core. */
-  readonly nodes = new Map<string, { capacity: Res; unschedulable: boolean }>();
-  /** Labels and taints of every node, for the predicates (kept for nodes the core has not accepted too). */
-  private readonly nodeViews = new Map<string, NodeView>();
+  /** Nodes registered with the core, with their labels and taints for the predicates. */
+  readonly nodes = new Map<string, { capacity: Res; unschedulable: boolean; view: NodeView }>();
   /** Pods the core does not manage, by UID: their node and resources (reference §2.9). */
   private readonly foreign = new Map<string, { node: string; res: Res }>();
   private readonly occupied = new Map<string, Res>();
@@ -119,10 +119,8 @@ export class ShimContext {
   applicationId(pod: PodObject): string | undefined {
     if (pod.spec?.schedulerName !== this.schedulerName) return undefined;
     if (this.mode === "plugin") {
-      const l = pod.metadata?.labels ?? {};
-      const a = pod.metadata?.annotations ?? {};
-      if (a["yunikorn.apache.org/ignore-application"] === "true") return undefined;
-      return [l[CANONICAL_LABEL_APPLICATION_ID], a[ANNOTATION_APPLICATION_ID], l[LABEL_APPLICATION_ID], l[SPARK_LABEL_APP_ID]].find((v) => v);
+      if (pod.metadata?.annotations?.[ANNOTATION_IGNORE_APPLICATION] === "true") return undefined;
+      return explicitApplicationId(pod);
     }
     return applicationIdOf(pod, this.schedulerName);
   }
@@ -135,17 +133,18 @@ export class ShimContext {
     if (!name) return [];
     const info = nodeInfoOf(node);
     const unschedulable = node.spec?.unschedulable === true;
-    this.nodeViews.set(name, { name, labels: node.metadata?.labels ?? {}, taints: node.spec?.taints ?? [] });
+    const view: NodeView = { name, labels: node.metadata?.labels ?? {}, taints: node.spec?.taints ?? [] };
     const known = this.nodes.get(name);
     if (!known) {
       const r = this.core.updateNode([{ ...info, occupiedResource: this.occupied.get(name) }]);
       if (r.rejectedNodes.length > 0) {
         return [{ kind: "event", object: { kind: "Node", name, uid: node.metadata?.uid }, type: "Warning", reason: "NodeRejected", message: `node ${name} is rejected by the scheduler: ${r.rejectedNodes[0]!.reason}` }];
       }
-      this.nodes.set(name, { capacity: info.schedulableResource ?? {}, unschedulable });
+      this.nodes.set(name, { capacity: info.schedulableResource ?? {}, unschedulable, view });
       // Pods that arrived before their node, and asks no node could hold before, get another chance.
       return [...this.retryOrphans(name), ...this.retryRejected()];
     }
+    known.view = view;
     const out: ShimAction[] = [];
     if (!sameRes(known.capacity, info.schedulableResource ?? {})) {
       known.capacity = info.schedulableResource ?? {};
@@ -161,7 +160,6 @@ export class ShimContext {
 
   /** Removes a node: allocations not yet bound go back to asks, bound pods wait as orphans for the node. */
   deleteNode(name: string): ShimAction[] {
-    this.nodeViews.delete(name);
     if (!this.nodes.has(name)) return [];
     this.nodes.delete(name);
     const released = this.core.updateNode([{ nodeID: name, action: "DECOMISSION" }]).released;
@@ -181,6 +179,30 @@ export class ShimContext {
   }
 
   // ------------------------------------------------------------------ pods
+
+  /**
+   * Brings the state in line with complete lists of nodes and pods (start-up recovery, reference §3.4, and periodic
+   * resync): nodes first, then pods oldest first, so bound pods become allocations before anything is asked; nodes,
+   * managed pods and foreign pods missing from the lists are removed.
+   */
+  syncAll(nodes: readonly NodeObject[], pods: readonly PodObject[]): ShimAction[] {
+    const out: ShimAction[] = [];
+    const liveNodes = new Set<string>();
+    for (const n of nodes) {
+      if (n.metadata?.name) liveNodes.add(n.metadata.name);
+      out.push(...this.syncNode(n));
+    }
+    for (const name of [...this.nodes.keys()]) if (!liveNodes.has(name)) out.push(...this.deleteNode(name));
+    const created = (p: PodObject) => new Date(p.metadata?.creationTimestamp ?? 0).getTime();
+    const livePods = new Set<string>();
+    for (const p of [...pods].sort((a, b) => created(a) - created(b))) {
+      if (p.metadata?.uid) livePods.add(p.metadata.uid);
+      out.push(...this.syncPod(p));
+    }
+    for (const [uid, t] of [...this.tasks]) if (!livePods.has(uid)) this.release(t);
+    for (const uid of [...this.foreign.keys()]) if (!livePods.has(uid)) this.removeForeign(uid);
+    return out;
+  }
 
   /** Adds or updates a pod (informer add/update, resync). Idempotent. */
   syncPod(pod: PodObject): ShimAction[] {
@@ -238,9 +260,11 @@ export class ShimContext {
     const nodeID = ask.nodeID;
     const constraints = pod.spec as PodConstraints;
     ask = { ...ask, nodeID: undefined, predicate: (n) => this.nodeFits(constraints, n) };
-    const task: Task = { pod: ref, appId, ask, state: "Asked" };
+    const app = applicationRequest(pod, appId);
+    Object.assign(app.tags!, namespaceTags(this.o.namespaceAnnotations?.(app.tags?.namespace ?? "default") ?? {}));
+    const task: Task = { pod: ref, appId, ask, app, state: "Asked" };
     this.tasks.set(ref.uid, task);
-    const ensured = this.ensureApp(pod, appId);
+    const ensured = this.ensureApp(app);
     if (ensured) {
       task.state = "Rejected";
       task.rejection = ensured;
@@ -264,14 +288,11 @@ export class ShimContext {
   }
 
   /** @returns the rejection reason, or undefined when the application is (now) known to the core */
-  private ensureApp(pod: PodObject, appId: string): string | undefined {
-    if (this.apps.has(appId)) return undefined;
-    const req = applicationRequest(pod, appId);
-    this.appRequests.set(appId, req);
-    Object.assign(req.tags!, namespaceTags(this.o.namespaceAnnotations?.(req.tags?.namespace ?? "default") ?? {}));
+  private ensureApp(req: AddApplicationRequest): string | undefined {
+    if (this.apps.has(req.applicationID)) return undefined;
     const r: CoreResponse = this.core.updateApplication({ new: [req] });
     if (r.rejectedApplications.length > 0) return r.rejectedApplications[0]!.reason;
-    this.apps.set(appId, new Set());
+    this.apps.set(req.applicationID, new Set());
     return undefined;
   }
 
@@ -316,8 +337,8 @@ export class ShimContext {
 
   private retryOrphans(node: string): ShimAction[] {
     const out: ShimAction[] = [];
+    // (foreign pods on the node were passed as occupied resources when it was registered)
     for (const t of this.tasks.values()) if (t.state === "Orphan" && t.node === node) out.push(...this.recordBound(t, node));
-    for (const [, f] of this.foreign) if (f.node === node) this.core.updateNode([{ nodeID: node, action: "UPDATE", occupiedResource: this.occupied.get(node) ?? {} }]);
     return out;
   }
 
@@ -326,11 +347,7 @@ export class ShimContext {
     const out: ShimAction[] = [];
     for (const t of this.tasks.values()) {
       if (t.state !== "Rejected") continue;
-      if (!this.apps.has(t.appId)) {
-        const r = this.core.updateApplication({ new: [{ ...this.appRequestFor(t) }] });
-        if (r.rejectedApplications.length > 0) continue;
-        this.apps.set(t.appId, new Set());
-      }
+      if (this.ensureApp(t.app)) continue;
       this.apps.get(t.appId)!.add(t.pod.uid);
       const before = t.rejection;
       const actions = this.submitAsk(t);
@@ -341,14 +358,9 @@ export class ShimContext {
     return out;
   }
 
-  private readonly appRequests = new Map<string, ReturnType<typeof applicationRequest>>();
-  private appRequestFor(t: Task): ReturnType<typeof applicationRequest> {
-    return this.appRequests.get(t.appId) ?? { applicationID: t.appId, queueName: "", ugi: { user: "nobody" }, tags: { namespace: t.pod.namespace } };
-  }
-
   /** The predicates for one node (see predicates.ts); an unknown node never fits. */
   private nodeFits(constraints: PodConstraints, node: string): boolean {
-    const v = this.nodeViews.get(node);
+    const v = this.nodes.get(node)?.view;
     return v !== undefined && nodeRejection(constraints, v) === undefined;
   }
 
@@ -406,10 +418,7 @@ export class ShimContext {
       else if (t.refused) out.push({ kind: "activate", pod: t.pod, node: a.nodeId });
     }
     for (const c of this.core.stateChanges()) {
-      if (c.to === "Completed" && this.apps.get(c.appId)?.size === 0) {
-        this.apps.delete(c.appId);
-        this.appRequests.delete(c.appId);
-      }
+      if (c.to === "Completed" && this.apps.get(c.appId)?.size === 0) this.apps.delete(c.appId);
     }
     return out;
   }

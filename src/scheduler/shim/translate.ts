@@ -4,6 +4,7 @@
  * groups are taken as given, the core never resolves them); an unreadable annotation counts as user `nobody`.
  */
 import { ANNOTATION_APPLICATION_ID, ANNOTATION_USER_INFO, CANONICAL_LABEL_APPLICATION_ID, CANONICAL_LABEL_QUEUE_NAME, LABEL_APPLICATION_ID, LABEL_QUEUE_NAME, SPARK_LABEL_APP_ID } from "../../admission/constants.js";
+import { generateApplicationId } from "../../admission/pod.js";
 import type { AddApplicationRequest, AllocationMessage, NodeInfo } from "../core/scheduler.js";
 import { type PodLike, podResource, toCoreResource } from "./pod-resources.js";
 
@@ -15,13 +16,20 @@ export interface PodObject extends PodLike {
 
 export const DEFAULT_USER = "nobody";
 
-/** The application id of a pod the scheduler manages, or undefined for a foreign pod (§2.2). */
-export function applicationIdOf(pod: PodObject, schedulerName = "yunikorn"): string | undefined {
-  if (pod.spec?.schedulerName !== schedulerName) return undefined;
+/** The application id a pod names (label `yunikorn.apache.org/app-id`, annotation, label `applicationId`, `spark-app-selector`), if any (§2.2). */
+export function explicitApplicationId(pod: PodObject): string | undefined {
   const l = pod.metadata?.labels ?? {};
   const a = pod.metadata?.annotations ?? {};
-  const id = [l[CANONICAL_LABEL_APPLICATION_ID], a[ANNOTATION_APPLICATION_ID], l[LABEL_APPLICATION_ID], l[SPARK_LABEL_APP_ID]].find((v) => v);
-  return id ?? `yunikorn-${pod.metadata?.namespace ?? "default"}-autogen`;
+  return [l[CANONICAL_LABEL_APPLICATION_ID], a[ANNOTATION_APPLICATION_ID], l[LABEL_APPLICATION_ID], l[SPARK_LABEL_APP_ID]].find((v) => v);
+}
+
+/**
+ * The application id of a pod the scheduler manages, or undefined for a foreign pod (§2.2); a pod naming none gets
+ * the namespace's generated id, the same the admission controller writes.
+ */
+export function applicationIdOf(pod: PodObject, schedulerName = "yunikorn"): string | undefined {
+  if (pod.spec?.schedulerName !== schedulerName) return undefined;
+  return explicitApplicationId(pod) ?? generateApplicationId(pod.metadata?.namespace ?? "default", false);
 }
 
 /** User and groups from the user.info annotation (missing or malformed → nobody, no groups). */

@@ -835,3 +835,24 @@ describe("hold-reason sweep", () => {
     expect(names(ctx.holdReasons(2))).toEqual([]);
   });
 });
+
+describe("syncAll (recovery and resync)", () => {
+  it("bound pods become allocations before anything is asked; what vanished from the lists is removed", () => {
+    const { ctx, part } = setup();
+    // newest first in the list: sorting by creation makes the bound pod an allocation first
+    const bound = pod("old-bound", { node: "n1" });
+    bound.metadata!.creationTimestamp = "2026-01-05T08:00:00Z";
+    const waiting = pod("new-waiting");
+    const foreign = pod("web", { scheduler: "default-scheduler", node: "n1", cpu: "2" });
+    ctx.syncAll([node("n1"), node("n2")], [waiting, foreign, bound]);
+    expect(ctx.tasks.get("uid-old-bound")).toMatchObject({ state: "Bound", node: "n1" });
+    expect(ctx.tasks.get("uid-new-waiting")!.state).toBe("Asked");
+    expect(part.nodes.get("n1")!.occupied.vcore).toBe(2000);
+    // a resync where the foreign pod, the waiting pod and node n2 are gone (their delete events were missed)
+    ctx.syncAll([node("n1")], [bound]);
+    expect(ctx.tasks.has("uid-new-waiting")).toBe(false);
+    expect(part.nodes.get("n1")!.occupied.vcore ?? 0).toBe(0);
+    expect(ctx.nodes.has("n2")).toBe(false);
+    expect(ctx.stats()).toMatchObject({ nodes: 1, foreignPods: 0, Bound: 1 });
+  });
+});
