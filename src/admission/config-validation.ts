@@ -14,7 +14,7 @@ import { gunzipSync } from "node:zlib";
 import { z } from "zod";
 import type { AdmissionRequest } from "../server/admission-review.js";
 import { formatZodError } from "../util/zod.js";
-import { type AdmissionConfig, formatConfigErrors, parseAdmissionConfig } from "./config.js";
+import { type AdmissionConfig, type ConfigLayer, formatConfigErrors, parseAdmissionConfig } from "./config.js";
 import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME } from "./constants.js";
 import { type Decision, allow, refuse } from "./decision.js";
 
@@ -71,6 +71,8 @@ export interface ConfigMapLookups {
 /**
  * Validates a ConfigMap admission request.
  * @param validateQueues the scheduler client (injected; tests pass a local function)
+ * @param parse how the running controller parses its configuration with the changed ConfigMaps as the last layer
+ *   (its environment and `--config` file first, e.g. `service.policyGroup`); default: the ConfigMaps alone
  * @returns the decision; never throws on malformed input
  */
 export async function validateConfigMap(
@@ -78,6 +80,7 @@ export async function validateConfigMap(
   cfg: AdmissionConfig,
   lookups: ConfigMapLookups,
   validateQueues: QueueValidator,
+  parse: (cmLayer: ConfigLayer) => ReturnType<typeof parseAdmissionConfig> = (l) => parseAdmissionConfig({ NAMESPACE: cfg.namespace }, [l]),
 ): Promise<Decision> {
   if (request.kind.kind !== "ConfigMap") return allow();
   if (request.operation !== "CREATE" && request.operation !== "UPDATE") return allow();
@@ -99,7 +102,7 @@ export async function validateConfigMap(
     return refuse(`ConfigMap ${namespace}/${name}: ${(err as Error).message}`, 400);
   }
 
-  const own = parseAdmissionConfig({ NAMESPACE: cfg.namespace }, [{ name: `ConfigMap ${namespace}/${name}`, data: flat }]);
+  const own = parse({ name: `ConfigMap ${namespace}/${name}`, data: flat });
   if (!own.ok) {
     return refuse(`invalid admission controller configuration: ${formatConfigErrors(own.errors)}`, 400);
   }

@@ -412,9 +412,14 @@ export class AdmissionConfigStore {
     return this.cfg;
   }
 
+  /** Parses `layers` as `update` would (same environment), without applying them; used to check a change first. */
+  parse(layers: readonly ConfigLayer[]): ReturnType<typeof parseAdmissionConfig> {
+    return parseAdmissionConfig(this.env, layers);
+  }
+
   update(layers: readonly ConfigLayer[]): ConfigUpdate {
     if (!this.cfg.enableConfigHotRefresh) return { status: "ignored" };
-    const r = parseAdmissionConfig(this.env, layers);
+    const r = this.parse(layers);
     if (!r.ok) return { status: "rejected", errors: r.errors };
     const key = JSON.stringify(describeConfig(r.config));
     if (key === this.lastKey) return { status: "unchanged" };

@@ -95,11 +95,13 @@ export function mutateWorkloadCreate(req: WorkloadRequest, ctx: DecisionContext)
   const t = readTemplate(kind, req.object);
   if (!t.ok) return refuse(t.error, 400);
   const labels = t.meta.labels ?? {};
-  if (!templateInScope(cfg, lookups, namespace, labels)) return allow();
   const annotations = t.meta.annotations ?? {};
   const what = `${kind} ${namespace}/${req.name ?? ""}`;
+  // The identity check comes before the scope check, as for pods: a template forged in a namespace corral does not
+  // process would otherwise reach pods through the trusted controller that creates them.
   const ui = userInfoStep(cfg, req.userInfo, annotations, labels, what);
   if (!ui.ok) return refuse(ui.message, ui.code);
+  if (!templateInScope(cfg, lookups, namespace, labels)) return allow();
   const ops = ui.annotations ? [addAt(req.object, annotationsPatchPath(kind), ui.annotations)] : [];
   return allow(ops, ui.warnings, ui.notes);
 }
@@ -119,13 +121,11 @@ export function mutateWorkloadUpdate(req: WorkloadRequest, ctx: DecisionContext)
   const before = prev.meta.annotations?.[ANNOTATION_USER_INFO];
   const after = next.meta.annotations?.[ANNOTATION_USER_INFO];
   if (before === after) return allow();
-  if (!templateInScope(cfg, lookups, namespace, next.meta.labels ?? {}) &&
-      !templateInScope(cfg, lookups, namespace, prev.meta.labels ?? {})) {
-    return allow();
-  }
   const what = `${kind} ${namespace}/${req.name ?? ""}`;
   if (after === undefined) {
-    if (cfg.bypassAuth) return allow();
+    // re-stamping is a mutation: only where corral processes templates (the identity check below applies everywhere)
+    const inScope = templateInScope(cfg, lookups, namespace, next.meta.labels ?? {}) || templateInScope(cfg, lookups, namespace, prev.meta.labels ?? {});
+    if (cfg.bypassAuth || !inScope) return allow();
     const stamped = withEntries(next.meta.annotations, { [ANNOTATION_USER_INFO]: userInfoAnnotationValue(req.userInfo) });
     return allow([addAt(req.object, annotationsPatchPath(kind), stamped)], [],
       [{ level: "info", msg: `${what}: template user.info removed by update; re-stamped with ${req.userInfo?.username ?? ""}` }]);

@@ -25,7 +25,7 @@ import { generateCa, generateServerCert } from "../pki/certificates.js";
 import { schedulerQueueValidator } from "../server/scheduler-client.js";
 import { DEFAULT_ROTATION_POLICY, scalePolicy } from "../pki/rotation.js";
 import type { WebhookTls } from "./webhook-tls.js";
-import { type TlsMaterial, type WebhookServer, startWebhookServer } from "../server/webhook-server.js";
+import { type TlsMaterial, startWebhookServer } from "../server/webhook-server.js";
 
 export interface AdmissionOptions {
   standalone: boolean;
@@ -59,12 +59,6 @@ export interface AdmissionOptions {
 }
 
 export interface AdmissionHandle {
-  server: WebhookServer;
-  store: AdmissionConfigStore;
-  /** PEM CA bundle clients must trust (the generated or provided `ca.crt`, or both Secret CAs). */
-  caBundle: string;
-  /** Cluster mode with Secret-managed CAs: the certificate/registration manager. */
-  tls?: WebhookTls;
   log: Logger;
   close(): Promise<void>;
 }
@@ -222,12 +216,9 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
   const svc = cfg0.amServiceName;
   const sans = webhookSans(svc, cfg0.namespace, opts.webhookUrl, opts.extraSans);
   let tls: TlsMaterial;
-  let caBundlePem: string;
   let managed: WebhookTls | undefined;
   if (opts.standalone || opts.certDir) {
-    const t = await ensureCertDir(opts.certDir ?? ".corral/admission-certs", sans, log);
-    tls = t;
-    caBundlePem = t.ca;
+    tls = await ensureCertDir(opts.certDir ?? ".corral/admission-certs", sans, log);
   } else {
     const { WebhookTls } = await import("./webhook-tls.js");
     const { k8s } = await import("../kube/client.js");
@@ -243,7 +234,8 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
       webhooks: (bundle) => {
         if (opts.register === false) return undefined;
         const cfg = store.current;
-        const target: WebhookTarget = opts.webhookUrl ? { mode: "url", url: opts.webhookUrl } : { mode: "service", name: cfg.amServiceName, namespace: cfg.namespace, port: 443 };
+        // the Service named in the serving certificate's SANs (fixed at start, as the certificate is)
+        const target: WebhookTarget = opts.webhookUrl ? { mode: "url", url: opts.webhookUrl } : { mode: "service", name: svc, namespace: cfg0.namespace, port: 443 };
         const settings = {
           target, caBundle: bundle, mutateFailurePolicy: cfg.mutateFailurePolicy, validateFailurePolicy: cfg.validateFailurePolicy,
           timeoutSeconds: cfg.webhookTimeoutSeconds, mutatingName: cfg.mutatingConfigurationName, validatingName: cfg.validatingConfigurationName,
@@ -255,7 +247,6 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
       log,
     });
     tls = await managed.initial();
-    caBundlePem = "";
     closers.push(async () => managed!.stop());
   }
   const finalLookups = lookups!;
@@ -273,24 +264,17 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
         name: "validate-conf",
         decide: (r) => {
           const c = store.current;
-          return validateConfigMap(r, c, cmLookups, schedulerQueueValidator(c.schedulerServiceAddress, c.schedulerValidationTimeoutMs));
+          return validateConfigMap(r, c, cmLookups, schedulerQueueValidator(c.schedulerServiceAddress, c.schedulerValidationTimeoutMs),
+            (cmLayer) => store.parse([...fileLayer, cmLayer]));
         },
       },
     ],
   });
-  if (managed) {
-    await managed.start((t) => server.setCertificate(t));
-    caBundlePem = managed.currentCas ? (await import("../pki/rotation.js")).caBundle(managed.currentCas) : "";
-  }
+  if (managed) await managed.start((t) => server.setCertificate(t));
   log.info({ port: server.port, host: opts.host, standalone: opts.standalone, namespace: cfg0.namespace }, "admission controller serving");
   return {
-    server,
-    store,
-    caBundle: caBundlePem,
-    tls: managed,
     log,
     close: async () => {
-      managed?.stop();
       await server.close();
       for (const c of closers) await c().catch(() => undefined);
     },

@@ -65,6 +65,15 @@ describe("workload CREATE stamps the pod template", () => {
     expect(review(req, cfg, EMPTY_LOOKUPS).patch).toBeUndefined();
   });
 
+  it("a forged template identity is refused in a bypassed namespace too (its controller would carry it into pods)", () => {
+    const obj = workload("Deployment", { labels: { app: "web" }, annotations: { [UI]: '{"user":"bob"}' } });
+    const res = review({ ...workloadRequest("Deployment", obj, ALICE), namespace: "kube-system" }, cfg, EMPTY_LOOKUPS);
+    expect(res.allowed).toBe(false);
+    expect(res.status?.message).toMatch(/user alice with groups .* is not allowed/);
+    const upd = review({ ...workloadRequest("Deployment", obj, ALICE, "UPDATE", workload("Deployment")), namespace: "kube-system" }, cfg, EMPTY_LOOKUPS);
+    expect(upd.allowed).toBe(false);
+  });
+
   it("a workload without a template is denied naming the path", () => {
     const res = review(workloadRequest("Deployment", { kind: "Deployment", metadata: { name: "x" }, spec: {} }), cfg, EMPTY_LOOKUPS);
     expect(res.allowed).toBe(false);
