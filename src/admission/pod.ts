@@ -54,12 +54,9 @@ export function generateApplicationId(namespace: string, unique: boolean, podUid
 
 const nonEmpty = (v: string | undefined): v is string => v !== undefined && v !== "";
 
-export interface ResolvedLabels {
+interface ResolvedLabels {
   /** The complete new label map (original labels plus additions). */
   labels: Record<string, string>;
-  appId: string;
-  generated: boolean;
-  queue: string | undefined;
   warnings: string[];
   notes: Note[];
 }
@@ -88,7 +85,7 @@ function setBoth(out: Record<string, string>, legacy: string, canonical: string,
  * `yunikorn.apache.org/queue`, else the configured default. The resolved values are written to both spellings so
  * YuniKorn-era and newer tooling agree; a conflicting value is replaced and reported as a warning.
  */
-export function resolvePodLabels(
+function resolvePodLabels(
   cfg: AdmissionConfig,
   namespace: string,
   labels: Readonly<Record<string, string>>,
@@ -98,15 +95,9 @@ export function resolvePodLabels(
   const out: Record<string, string> = withEntries(labels, {});
   const warnings: string[] = [];
   const notes: Note[] = [];
-  const candidates: [string, string | undefined][] = [
-    [`label ${LABEL_APPLICATION_ID}`, labels[LABEL_APPLICATION_ID]],
-    [`label ${CANONICAL_LABEL_APPLICATION_ID}`, labels[CANONICAL_LABEL_APPLICATION_ID]],
-    [`annotation ${ANNOTATION_APPLICATION_ID}`, annotations[ANNOTATION_APPLICATION_ID]],
-    [`label ${SPARK_LABEL_APP_ID}`, labels[SPARK_LABEL_APP_ID]],
-  ];
-  const found = candidates.find(([, v]) => nonEmpty(v));
+  const found = [labels[LABEL_APPLICATION_ID], labels[CANONICAL_LABEL_APPLICATION_ID], annotations[ANNOTATION_APPLICATION_ID], labels[SPARK_LABEL_APP_ID]].find(nonEmpty);
   const generated = found === undefined;
-  const appId = found ? found[1]! : generateApplicationId(namespace, cfg.generateUniqueAppId, podUid);
+  const appId = found ?? generateApplicationId(namespace, cfg.generateUniqueAppId, podUid);
 
   setBoth(out, LABEL_APPLICATION_ID, CANONICAL_LABEL_APPLICATION_ID, appId, "application id", warnings, notes);
 
@@ -114,14 +105,14 @@ export function resolvePodLabels(
   if (queue !== undefined) setBoth(out, LABEL_QUEUE_NAME, CANONICAL_LABEL_QUEUE_NAME, queue, "queue", warnings, notes);
 
   if (generated && out[LABEL_DISABLE_STATE_AWARE] === undefined) out[LABEL_DISABLE_STATE_AWARE] = "true";
-  return { labels: out, appId, generated, queue, warnings, notes };
+  return { labels: out, warnings, notes };
 }
 
 /**
  * Value of the allow-preemption annotation (yunikorn-admission reference §4.3): a pod's own exact "true"/"false" is
  * kept; otherwise "false" only when its PriorityClass is annotated allow-preemption "false".
  */
-export function allowPreemptionValue(
+function allowPreemptionValue(
   podAnnotations: Readonly<Record<string, string>>,
   priorityClassName: string | undefined,
   lookups: AdmissionLookups,

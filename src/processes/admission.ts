@@ -122,8 +122,8 @@ export async function ensureCertDir(dir: string, sans: string[], log: Logger): P
   if (cert && key) return { cert, key, ca: ca ?? cert };
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const now = Date.now();
-  const notBefore = new Date(now - 5 * 60_000);
-  const notAfter = new Date(now + 365 * 24 * 3600_000);
+  const notBefore = new Date(now - DEFAULT_ROTATION_POLICY.notBeforeSkewMs);
+  const notAfter = new Date(now + DEFAULT_ROTATION_POLICY.validityMs);
   const caPair = await generateCa({ commonName: "corral-admission-ca", notBefore, notAfter });
   const server = await generateServerCert(caPair, { commonName: sans.find((s) => isIP(s) === 0) ?? "localhost", sans, notBefore, notAfter });
   await writeFile(join(dir, "ca.crt"), caPair.certPem, { mode: 0o644 });

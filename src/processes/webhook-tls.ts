@@ -104,7 +104,8 @@ export class WebhookTls {
 
   private async reconcile(reason: string): Promise<void> {
     if (this.stopped) return;
-    const cas = await this.loadCas(reason === "start" ? this.o.policy.renewWithinMs : this.o.policy.rotateWithinMs);
+    // at start, initial() has just loaded (and if needed renewed) the CAs with the start rule: no second read
+    const cas = reason === "start" ? this.cas ?? await this.loadCas(this.o.policy.renewWithinMs) : await this.loadCas(this.o.policy.rotateWithinMs);
     const desired = this.o.webhooks(caBundle(cas));
     if (desired) {
       const results = [];

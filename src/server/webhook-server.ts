@@ -17,9 +17,9 @@ import { type IncomingMessage, type ServerResponse } from "node:http";
 import { type Server, createServer } from "node:https";
 import type { Socket } from "node:net";
 import type { Logger } from "pino";
-import type { Decision } from "../admission/decision.js";
+import { type Decision, refuse } from "../admission/decision.js";
 import { toResponse } from "../admission/review.js";
-import { type AdmissionRequest, decodeAdmissionReview, encodeAdmissionReview } from "./admission-review.js";
+import { type AdmissionRequest, decodeAdmissionReview, deny, encodeAdmissionReview } from "./admission-review.js";
 import { WebhookMetrics } from "./metrics.js";
 
 /** A webhook route: path and decision. The decision must not throw on bad input (it denies instead). */
@@ -123,7 +123,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     const failed = (r: AdmissionRequest, err: unknown): Decision => {
       // A decision must not throw; if one does, deny with the error rather than crash or hang the API server.
       rlog.error({ err, uid: r.uid }, "decision failed");
-      return { allowed: false, ops: [], message: `internal error: ${(err as Error).message}`, code: 500, warnings: [], notes: [] };
+      return refuse(`internal error: ${(err as Error).message}`, 500);
     };
     posts.set(route.path, (req, res, raw) => {
       const start = performance.now();
@@ -138,7 +138,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
       const decoded = decodeAdmissionReview(parsed);
       if (!decoded.ok) {
         count(route.name, "", "", "invalid");
-        const body = encodeAdmissionReview(decoded.apiVersion, { uid: decoded.uid, allowed: false, status: { code: 400, message: decoded.message } });
+        const body = encodeAdmissionReview(decoded.apiVersion, deny(decoded.uid, decoded.message, 400));
         answer(res, start, body, { uid: decoded.uid, allowed: false, reason: decoded.message });
         return;
       }
