@@ -4,6 +4,7 @@
  * housekeeping can tell what a pod got. Fail-open: a pod it cannot read is admitted unchanged, with a warning.
  */
 import { type Decision, type Note, allow } from "../admission/decision.js";
+import { decodePod } from "../admission/objects.js";
 import type { AdmissionRequest } from "../server/admission-review.js";
 import { addAt, withEntries, type PatchOp } from "../util/json-patch.js";
 import { ANNOTATION_APPLIED, ANNOTATION_MODIFIED, type BootstrapperConfig, type Feature } from "./config.js";
@@ -74,14 +75,15 @@ export function manipulatePod(pod: Record<string, unknown>, features: readonly F
 /** The `/mutate` decision of the bootstrapper webhook. Never denies. */
 export function reviewBootstrap(request: AdmissionRequest, cfg: BootstrapperConfig, lookups: BootstrapperLookups): Decision {
   if (request.kind.kind !== "Pod" || request.operation !== "CREATE" || request.subResource) return allow();
-  const pod = request.object;
-  if (!isObj(pod) || (pod.metadata !== undefined && !isObj(pod.metadata)) || (pod.spec !== undefined && !isObj(pod.spec))) {
+  const decoded = decodePod(request.object);
+  if (!decoded.ok) {
     const msg = "pod could not be read; admitted without runtime manipulations";
-    return allow([], [msg], [{ level: "warn", msg }]);
+    return allow([], [msg], [{ level: "warn", msg: `${msg}: ${decoded.error}` }]);
   }
-  const meta = (pod.metadata ?? {}) as { annotations?: Record<string, string>; name?: string; generateName?: string };
+  const pod = decoded.pod as unknown as Record<string, unknown>;
+  const meta = decoded.pod.metadata ?? {};
   const namespace = request.namespace || "default";
-  const features = enabledFeatures(cfg, namespace, lookups.namespaceAnnotations(namespace), isObj(meta.annotations) ? meta.annotations : undefined);
+  const features = enabledFeatures(cfg, namespace, lookups.namespaceAnnotations(namespace), meta.annotations ?? undefined);
   if (features.length === 0) return allow();
   const { ops, applied } = manipulatePod(pod, features, cfg);
   const notes: Note[] = applied.length ? [{ level: "debug", msg: `pod ${namespace}/${meta.name ?? meta.generateName ?? ""}: ${applied.join(", ")}` }] : [];

@@ -171,6 +171,9 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
         log.warn({ pod: `${p.namespace}/${p.name}`, err: (err as { code?: number }).code ?? (err as Error).message }, "housekeeping: eviction refused (PodDisruptionBudget?)");
       }
     }
+    // report each bare pod once, and forget pods that are gone or repaired
+    const bare = new Set(plan.bare.map((p) => `${p.namespace}/${p.name}`));
+    for (const id of reported) if (!bare.has(id)) reported.delete(id);
     for (const p of plan.bare) {
       hk.skipped.inc({ reason: "bare-pod" });
       const id = `${p.namespace}/${p.name}`;
@@ -181,29 +184,20 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
     }
   };
 
-  // Shared-resource sync.
+  // Shared-resource sync, from the informers' caches (sources in the source namespace, managed copies everywhere).
+  let syncCaches: { secrets: CachedInformer<k8s.V1Secret>; configMaps: CachedInformer<k8s.V1ConfigMap>; managedSecrets: CachedInformer<k8s.V1Secret>; managedConfigMaps: CachedInformer<k8s.V1ConfigMap> } | undefined;
   const sync = async () => {
-    if (!cfg || cfg.sync.resources.length === 0) return;
+    if (!cfg || cfg.sync.resources.length === 0 || !syncCaches) return;
     const c = cfg;
+    const sc = syncCaches;
     const sources: SyncObject[] = [];
     for (const r of c.sync.resources) {
-      try {
-        const o = r.kind === "Secret"
-          ? await core.readNamespacedSecret({ name: r.name, namespace: c.sync.sourceNamespace })
-          : await core.readNamespacedConfigMap({ name: r.name, namespace: c.sync.sourceNamespace });
-        sources.push({ kind: r.kind, metadata: { name: r.name, namespace: c.sync.sourceNamespace }, data: o.data ?? {}, type: (o as k8s.V1Secret).type });
-      } catch (err) {
-        if ((err as { code?: number }).code !== 404) throw err;
-      }
+      const o = r.kind === "Secret" ? sc.secrets.get(r.name, c.sync.sourceNamespace) : sc.configMaps.get(r.name, c.sync.sourceNamespace);
+      if (o) sources.push({ kind: r.kind, metadata: { name: r.name, namespace: c.sync.sourceNamespace }, data: o.data ?? {}, type: (o as k8s.V1Secret).type });
     }
-    const selector = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
-    const [secrets, cms] = await Promise.all([
-      core.listSecretForAllNamespaces({ labelSelector: selector }),
-      core.listConfigMapForAllNamespaces({ labelSelector: selector }),
-    ]);
     const copies: SyncObject[] = [
-      ...secrets.items.map((s) => ({ kind: "Secret" as const, metadata: s.metadata as SyncObject["metadata"], data: s.data ?? {}, type: s.type })),
-      ...cms.items.map((s) => ({ kind: "ConfigMap" as const, metadata: s.metadata as SyncObject["metadata"], data: s.data ?? {} })),
+      ...sc.managedSecrets.list().map((s) => ({ kind: "Secret" as const, metadata: s.metadata as SyncObject["metadata"], data: s.data ?? {}, type: s.type })),
+      ...sc.managedConfigMaps.list().map((s) => ({ kind: "ConfigMap" as const, metadata: s.metadata as SyncObject["metadata"], data: s.data ?? {} })),
     ];
     const plan = planSync(c, sources, namespaces.list().map((n) => ({ name: n.metadata!.name!, labels: n.metadata?.labels, terminating: n.status?.phase === "Terminating" })), copies);
     for (const o of plan.apply) {
@@ -241,16 +235,18 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
   }
   // Copies edited or deleted, and sources changed in the source namespace (as configured at start), trigger a sync.
   const sourceNs = cfg?.sync.sourceNamespace ?? namespace;
-  const syncInformers: CachedInformer<k8s.KubernetesObject>[] = await Promise.all([
-    startInformer<k8s.V1Secret>(kc, "/api/v1/secrets", () => core.listSecretForAllNamespaces({ labelSelector: `${LABEL_MANAGED_BY}=${MANAGED_BY}` }), "managed-secrets", log, 2000, `${LABEL_MANAGED_BY}=${MANAGED_BY}`),
-    startInformer<k8s.V1ConfigMap>(kc, "/api/v1/configmaps", () => core.listConfigMapForAllNamespaces({ labelSelector: `${LABEL_MANAGED_BY}=${MANAGED_BY}` }), "managed-configmaps", log, 2000, `${LABEL_MANAGED_BY}=${MANAGED_BY}`),
+  const managed = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
+  const [managedSecrets, managedConfigMaps, sourceSecrets, sourceConfigMaps] = await Promise.all([
+    startInformer<k8s.V1Secret>(kc, "/api/v1/secrets", () => core.listSecretForAllNamespaces({ labelSelector: managed }), "managed-secrets", log, 2000, managed),
+    startInformer<k8s.V1ConfigMap>(kc, "/api/v1/configmaps", () => core.listConfigMapForAllNamespaces({ labelSelector: managed }), "managed-configmaps", log, 2000, managed),
     startInformer<k8s.V1Secret>(kc, `/api/v1/namespaces/${sourceNs}/secrets`, () => core.listNamespacedSecret({ namespace: sourceNs }), "source-secrets", log),
+    startInformer<k8s.V1ConfigMap>(kc, `/api/v1/namespaces/${sourceNs}/configmaps`, () => core.listNamespacedConfigMap({ namespace: sourceNs }), "source-configmaps", log),
   ]);
-  for (const inf of syncInformers) {
+  syncCaches = { secrets: sourceSecrets, configMaps: sourceConfigMaps, managedSecrets, managedConfigMaps };
+  for (const inf of [managedSecrets, managedConfigMaps, sourceSecrets, sourceConfigMaps] as CachedInformer<k8s.KubernetesObject>[]) {
     closers.push(() => inf.stop());
     for (const verb of ["add", "update", "delete"] as const) inf.on(verb, () => soonSync());
   }
-  for (const verb of ["update", "delete"] as const) configMaps.on(verb, () => soonSync());
   const tick = () => {
     if (!cfg) return 60_000;
     return cfg.housekeeping.intervalSeconds * 1000;
