@@ -6,8 +6,9 @@
  */
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { parseQuantity } from "./core/quantity.js";
-import type { Res } from "./core/resources.js";
+import { toRes } from "./core/partition-config.js";
+import { parseResource } from "./core/quantity.js";
+import { type Res, addTo } from "./core/resources.js";
 import { SchedulerCore } from "./core/scheduler.js";
 import { formatZodError } from "../util/zod.js";
 
@@ -47,10 +48,9 @@ function ms(d: number | string): number {
   return Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as "ms" | "s" | "m" | "h"];
 }
 
+/** @throws Error on a malformed quantity or one above 2^53 (as the core's own configuration) */
 function res(q: Record<string, string | number>): Res {
-  const out: Res = {};
-  for (const [k, v] of Object.entries(q)) out[k] = Number(parseQuantity(k, String(v)));
-  return out;
+  return toRes(parseResource(Object.fromEntries(Object.entries(q).map(([k, v]) => [k, String(v)]))));
 }
 
 /**
@@ -155,7 +155,7 @@ export function simulate(s: Scenario): SimulationReport {
       const [appId] = id.split("\u0000") as [string];
       const app = p.apps.get(appId);
       if (!app) continue;
-      if (p.queueBlock(app.queue, t.resource)?.startsWith("queue") || p.limits.headroomBlock(app.id, app.queue.path, app.user, app.groups, t.resource)) t.held = true;
+      if (p.quotaBlock(app, t.resource)) t.held = true;
     }
     // sample
     const t = now / 1000;
@@ -165,7 +165,7 @@ export function simulate(s: Scenario): SimulationReport {
       const tr = asks.get(`${r.app}\u0000${r.key}`)!;
       for (const [m, name] of [[byQueue, tr.queue], [byUser, tr.user]] as const) {
         const cur = m.get(name) ?? {};
-        for (const k in tr.resource) cur[k] = (cur[k] ?? 0) + tr.resource[k]!;
+        addTo(cur, tr.resource);
         m.set(name, cur);
       }
     }
@@ -181,7 +181,9 @@ export function simulate(s: Scenario): SimulationReport {
     const groups = new Map<string, Track[]>();
     for (const tr of asks.values()) {
       const k = kind === "queue" ? tr.queue : tr.user;
-      groups.set(k, [...(groups.get(k) ?? []), tr]);
+      const list = groups.get(k);
+      if (list) list.push(tr);
+      else groups.set(k, [tr]);
     }
     return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, list]) => {
       const waits = list.filter((x) => x.allocatedAt !== undefined).map((x) => (x.allocatedAt! - x.arrival) / 1000);

@@ -173,7 +173,7 @@ export class Partition {
     if (!n) return [];
     const released: Allocation[] = [];
     for (const key of [...n.allocations]) {
-      const [appId, askKey] = splitKey(key);
+      const [appId, askKey] = splitAllocationId(key);
       const app = this.apps.get(appId);
       const ask = app?.asks.get(askKey);
       if (app && ask) {
@@ -379,12 +379,7 @@ export class Partition {
     if (!app || !ask) return;
     app.asks.delete(key);
     if (ask.node) {
-      const n = this.nodes.get(ask.node);
-      if (n) {
-        subFrom(n.allocated, ask.resource);
-        n.allocations.delete(`${appId}\u0000${key}`);
-        this.reindex(n);
-      }
+      this.detach(ask);
       subFrom(app.allocated, ask.resource);
       app.queue.decAllocated(ask.resource);
       const stillRunning = !isZero(app.allocated); // asks are strictly positive: zero means none allocated
@@ -400,11 +395,25 @@ export class Partition {
     }
   }
 
-  private commit(app: Application, ask: Ask, node: Node, now: number): void {
+  /** Puts an allocation on a node (usage, allocation set, node order). */
+  private attach(ask: Ask, node: Node): void {
     ask.node = node.id;
     addTo(node.allocated, ask.resource);
-    node.allocations.add(`${app.id}\u0000${ask.key}`);
+    node.allocations.add(allocationId(ask.appId, ask.key));
     this.reindex(node);
+  }
+
+  /** Takes an allocation off its node (the node may be gone already). */
+  private detach(ask: Ask): void {
+    const n = ask.node ? this.nodes.get(ask.node) : undefined;
+    if (!n) return;
+    subFrom(n.allocated, ask.resource);
+    n.allocations.delete(allocationId(ask.appId, ask.key));
+    this.reindex(n);
+  }
+
+  private commit(app: Application, ask: Ask, node: Node, now: number): void {
+    this.attach(ask, node);
     addTo(app.allocated, ask.resource);
     app.queue.incAllocated(ask.resource);
     this.limits.track(app.id, app.queue.path, app.user, app.groups, ask.resource, 1, true);
@@ -476,17 +485,8 @@ export class Partition {
     if (!ask?.node || !to || !to.schedulable) return false;
     if (ask.node === nodeId) return true;
     if (!to.fits(ask.resource) || (ask.predicate && !ask.predicate(nodeId))) return false;
-    const from = this.nodes.get(ask.node);
-    const id = `${appId}\u0000${key}`;
-    if (from) {
-      subFrom(from.allocated, ask.resource);
-      from.allocations.delete(id);
-      this.reindex(from);
-    }
-    addTo(to.allocated, ask.resource);
-    to.allocations.add(id);
-    this.reindex(to);
-    ask.node = nodeId;
+    this.detach(ask);
+    this.attach(ask, to);
     return true;
   }
 
@@ -511,7 +511,7 @@ export class Partition {
     const apps = [...q.apps.values()].filter((a) => a.hasPending() && (a.state === "Accepted" || a.state === "Starting" || a.state === "Running"));
     apps.sort(this.appOrder(q));
     for (const app of apps) {
-      if (app.state === "Accepted" && !this.canRun(app)) continue;
+      if (app.state === "Accepted" && this.runBlock(app)) continue;
       let chosen: [Ask, Node] | undefined;
       for (const ask of app.pendingAsks.values()) {
         if (this.limits.headroomBlock(app.id, q.path, app.user, app.groups, ask.resource)) continue;
@@ -543,18 +543,10 @@ export class Partition {
     const app = this.apps.get(appId);
     const ask = app?.asks.get(key);
     if (!app || !ask || ask.node) return undefined;
-    if (app.state === "Accepted") {
-      for (let x: Queue | undefined = app.queue; x; x = x.parent) {
-        if (x.maxApps > 0 && x.runningApps + 1 > x.maxApps) return { state: "Skipped", reason: `queue ${x.path} running applications limit ${x.maxApps} reached` };
-      }
-      const rb = this.limits.runBlock(app.id, app.queue.path, app.user, app.groups);
-      if (rb) return { state: "Skipped", reason: rb };
-    }
-    const hb = this.limits.headroomBlock(app.id, app.queue.path, app.user, app.groups, ask.resource);
-    if (hb) return { state: "Skipped", reason: hb };
-    const qb = this.queueBlock(app.queue, ask.resource);
-    if (qb && !qb.startsWith("cluster")) return { state: "Skipped", reason: qb };
-    if (qb) return { state: "Failed", reason: `no node has ${format(ask.resource)} free (${qb})` };
+    const quota = this.quotaBlock(app, ask.resource);
+    if (quota) return { state: "Skipped", reason: quota };
+    const cluster = this.clusterBlock(ask.resource);
+    if (cluster) return { state: "Failed", reason: `no node has ${format(ask.resource)} free (${cluster})` };
     if (!this.pickNode(ask)) {
       if (ask.predicate && this.pickNode({ ...ask, predicate: undefined })) {
         return { state: "Failed", reason: `no node with ${format(ask.resource)} free matches the pod's node selector, affinity or tolerations` };
@@ -564,29 +556,48 @@ export class Partition {
     return undefined;
   }
 
-  /** Why an ask does not fit the queue maxima on its path (undefined: it fits). */
-  queueBlock(q: Queue, r: Res): string | undefined {
-    for (let x: Queue | undefined = q; x; x = x.parent) {
-      if (!x.parent) {
-        // root: its max is the cluster size; a type no node provides does not fit
-        for (const k in r) if ((x.allocated[k] ?? 0) + r[k]! > (x.max?.[k] ?? 0)) return `cluster capacity ${format(x.max)} reached`;
-      } else if (!fitsWithin(x.max, x.allocated, r)) {
-        return `queue ${x.path} maximum ${format(x.max)} reached (used ${format(x.allocated)})`;
-      }
+  /**
+   * Why a quota holds an ask of `app` back (maxapplications while the app waits to run, user/group limits, queue
+   * maxima below root), or undefined.
+   */
+  quotaBlock(app: Application, r: Res): string | undefined {
+    if (app.state === "Accepted") {
+      const rb = this.runBlock(app);
+      if (rb) return rb;
+    }
+    return this.limits.headroomBlock(app.id, app.queue.path, app.user, app.groups, r) ?? this.queueMaxBlock(app.queue, r);
+  }
+
+  /** Why an ask does not fit the maxima of the queues on its path below root (undefined: it fits). */
+  private queueMaxBlock(q: Queue, r: Res): string | undefined {
+    for (let x: Queue | undefined = q; x?.parent; x = x.parent) {
+      if (!fitsWithin(x.max, x.allocated, r)) return `queue ${x.path} maximum ${format(x.max)} reached (used ${format(x.allocated)})`;
     }
     return undefined;
+  }
+
+  /** Root's max is the cluster size; a resource type no node provides never fits. */
+  private clusterBlock(r: Res): string | undefined {
+    const x = this.root;
+    for (const k in r) if ((x.allocated[k] ?? 0) + r[k]! > (x.max?.[k] ?? 0)) return `cluster capacity ${format(x.max)} reached`;
+    return undefined;
+  }
+
+  /** Why an ask does not fit the queue maxima on its path, root (the cluster size) last; undefined: it fits. */
+  queueBlock(q: Queue, r: Res): string | undefined {
+    return this.queueMaxBlock(q, r) ?? this.clusterBlock(r);
   }
 
   private queueFits(q: Queue, r: Res): boolean {
     return this.queueBlock(q, r) === undefined;
   }
 
-  /** maxapplications of queues (running apps) and of user/group limits. */
-  private canRun(app: Application): boolean {
+  /** Why `app` may not start running: maxapplications of its queues, or of user/group limits. */
+  private runBlock(app: Application): string | undefined {
     for (let x: Queue | undefined = app.queue; x; x = x.parent) {
-      if (x.maxApps > 0 && x.runningApps + 1 > x.maxApps) return false;
+      if (x.maxApps > 0 && x.runningApps + 1 > x.maxApps) return `queue ${x.path} running applications limit ${x.maxApps} reached`;
     }
-    return this.limits.runBlock(app.id, app.queue.path, app.user, app.groups) === undefined;
+    return this.limits.runBlock(app.id, app.queue.path, app.user, app.groups);
   }
 
   private appOrder(q: Queue): (a: Application, b: Application) => number {
@@ -627,9 +638,15 @@ function sumShare(r: Res): number {
   return s;
 }
 
-function splitKey(k: string): [string, string] {
-  const i = k.indexOf("\u0000");
-  return [k.slice(0, i), k.slice(i + 1)];
+/** Key of an allocation in `Node.allocations`: application id and ask key. */
+export function allocationId(appId: string, key: string): string {
+  return `${appId}\u0000${key}`;
+}
+
+/** The application id and ask key of an `allocationId`. */
+export function splitAllocationId(id: string): [string, string] {
+  const i = id.indexOf("\u0000");
+  return [id.slice(0, i), id.slice(i + 1)];
 }
 
 /** `application.create.force` tag (key case-insensitive, Go ParseBool true spellings). */

@@ -6,6 +6,7 @@
  */
 import { type LimitConfig, type PartitionConfig, type PlacementRuleConfig, type QueueConfig, type SchedulerConfig, decodeQueuesYaml } from "./config.js";
 import { type Resource, add, fitsInMaxUndef, formatResource, isZero, minMaxUndef, parseResource, strictlyPositive } from "./quantity.js";
+import { toRes } from "./partition-config.js";
 
 export const QUEUE_NAME = /^[a-zA-Z0-9_:#/@-]{1,64}$/;
 const LIMIT_USER = /^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$/;
@@ -29,12 +30,20 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** Parses a resource map; values the core cannot hold exactly (above 2^53, see toRes) are refused here already. */
 function parseOrFail(map: Record<string, string> | undefined): Resource {
+  let r: Resource;
   try {
-    return parseResource(map);
+    r = parseResource(map);
   } catch (err) {
     return fail((err as Error).message);
   }
+  try {
+    toRes(r);
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+  return r;
 }
 
 /** Step 1: root queue insertion. */

@@ -3,7 +3,7 @@
  * reference §3.1). Times are Unix nanoseconds unless noted; resources are `{name: integer}`.
  */
 import type { Application, Queue } from "../core/objects.js";
-import type { Partition } from "../core/partition.js";
+import { type Partition, splitAllocationId } from "../core/partition.js";
 import type { Res } from "../core/resources.js";
 
 const ns = (ms: number) => ms * 1_000_000;
@@ -80,7 +80,7 @@ export function nodeInfo(p: Partition, id: string): Record<string, unknown> | un
     nodeID: n.id, hostName: n.attributes["si/hostname"] ?? "", rackName: n.attributes["si/rackname"] ?? "", attributes: n.attributes,
     capacity: n.capacity, allocated: clean(n.allocated) ?? {}, occupied: clean(n.occupied) ?? {}, available, utilized,
     allocations: [...n.allocations].map((k) => {
-      const [appId, key] = k.split("\u0000") as [string, string];
+      const [appId, key] = splitAllocationId(k);
       const ask = p.apps.get(appId)?.asks.get(key);
       return { allocationKey: key, applicationId: appId, nodeId: n.id, resource: ask?.resource ?? {}, priority: String(ask?.priority ?? 0) };
     }),
@@ -119,4 +119,11 @@ export function health(partitions: Iterable<Partition>): { Healthy: boolean; Hea
   }).map((p) => p.name);
   checks.push({ Name: "Consistency of data", Succeeded: badCapacity.length === 0, Description: "Check if a partition's capacity equals the sum of its nodes' capacity", DiagnosisMessage: badCapacity.length ? `Partitions: ${badCapacity.join(",")}` : "" });
   return { Healthy: checks.every((c) => c.Succeeded), HealthChecks: checks };
+}
+
+/** `applications/{active|completed|rejected}`: active = not Completed, Failed, Expired or Rejected; rejected ones by reason. */
+export function applicationsInfo(p: Partition, state: "active" | "completed" | "rejected"): unknown[] {
+  if (state === "rejected") return [...p.rejected.entries()].map(([id, msg]) => ({ applicationID: id, partition: p.name, applicationState: "Rejected", rejectedMessage: msg }));
+  const done = ["Completed", "Failed", "Expired", "Rejected"];
+  return [...p.apps.values()].filter((a) => (state === "active" ? !done.includes(a.state) : a.state === "Completed")).map((a) => applicationInfo(p, a));
 }

@@ -14,7 +14,7 @@ import type { Queue } from "../core/objects.js";
 import { stringify } from "yaml";
 import type { SchedulerConfig } from "../core/config.js";
 import type { SchedulerCore } from "../core/scheduler.js";
-import { applicationInfo, health, nodeInfo, partitionInfo, queueInfo, userUsage } from "./dao.js";
+import { applicationInfo, applicationsInfo, health, nodeInfo, partitionInfo, queueInfo, userUsage } from "./dao.js";
 import { validateQueuesYaml } from "../core/validate.js";
 
 export interface RestOptions {
@@ -154,10 +154,8 @@ function serveCore(core: SchedulerCore, path: string, url: string, res: ServerRe
       return true;
     }
     case "applications": {
-      const apps = [...p.apps.values()];
-      if (arg === "active") json(res, 200, apps.filter((a) => !["Completed", "Failed", "Expired", "Rejected"].includes(a.state)).map((a) => applicationInfo(p, a)));
-      else if (arg === "completed") json(res, 200, apps.filter((a) => a.state === "Completed").map((a) => applicationInfo(p, a)));
-      else if (arg === "rejected") json(res, 200, [...p.rejected.entries()].map(([id, msg]) => ({ applicationID: id, partition: p.name, applicationState: "Rejected", rejectedMessage: msg })));
+      const list = arg === "active" || arg === "completed" || arg === "rejected" ? applicationsInfo(p, arg) : undefined;
+      if (list) json(res, 200, list);
       else error(res, 400, "Only following application states are allowed: active, rejected, completed");
       return true;
     }

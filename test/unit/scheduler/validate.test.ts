@@ -155,3 +155,10 @@ describe("normalisation", () => {
     expect(r.allowed).toBe(true);
   });
 });
+
+describe("values the core cannot hold exactly", () => {
+  it("validate-conf refuses a quantity above 2^53, as the core's configuration update does", () => {
+    const r = validateQueuesYaml("partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n          - name: a\n            resources: {max: {memory: 1E}}\n");
+    expect(r).toEqual({ allowed: false, reason: "resource memory=1000000000000000000 is too large (max 9007199254740991)" });
+  });
+});
