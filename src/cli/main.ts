@@ -220,7 +220,8 @@ export function buildCli(): Command {
     .action(async (file: string) => {
       const { readFile } = await import("node:fs/promises");
       const { validateQueuesYaml } = await import("../scheduler/core/validate.js");
-      const text = file === "-" ? await new Promise<string>((res) => { let s = ""; process.stdin.setEncoding("utf8").on("data", (d) => (s += d)).on("end", () => res(s)); }) : await readFile(file, "utf8");
+      const { text: streamText } = await import("node:stream/consumers");
+      const text = file === "-" ? await streamText(process.stdin) : await readFile(file, "utf8");
       const r = validateQueuesYaml(text);
       if (r.allowed) process.stdout.write("OK\n");
       else {

@@ -2,6 +2,7 @@
  * `corral mutate`: offline dry run of the admission decision over a multi-document manifest.
  */
 import { readFile } from "node:fs/promises";
+import { text as streamText } from "node:stream/consumers";
 import fjp from "fast-json-patch";
 import { parseAllDocuments, stringify } from "yaml";
 import { AdmissionConfigStore } from "../admission/config.js";
@@ -29,10 +30,7 @@ interface K8sObject {
 }
 
 async function readManifests(path: string): Promise<K8sObject[]> {
-  const text = path === "-" ? await new Promise<string>((res, rej) => {
-    let s = "";
-    process.stdin.setEncoding("utf8").on("data", (d) => (s += d)).on("end", () => res(s)).on("error", rej);
-  }) : await readFile(path, "utf8");
+  const text = path === "-" ? await streamText(process.stdin) : await readFile(path, "utf8");
   const docs = parseAllDocuments(text);
   const out: K8sObject[] = [];
   for (const [i, d] of docs.entries()) {

@@ -15,7 +15,7 @@ import { z } from "zod";
 import { type ConfigMapData, type ConfigMapLookups, flattenConfigMaps, validateConfigMap } from "../admission/config-validation.js";
 import { AdmissionConfigStore, type ConfigLayer, describeConfig, formatConfigErrors } from "../admission/config.js";
 import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME, MUTATE_PATH, VALIDATE_CONF_PATH } from "../admission/constants.js";
-import type { AdmissionLookups } from "../admission/decision.js";
+import { type AdmissionLookups, EMPTY_LOOKUPS } from "../admission/decision.js";
 import type { NamespaceInfo } from "../admission/namespaces.js";
 import { decide } from "../admission/review.js";
 import { type WebhookTarget, mutatingWebhookConfiguration, validatingWebhookConfiguration, webhookSans } from "../admission/webhooks.js";
@@ -159,7 +159,7 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
   log.level = store.current.logLevel;
 
   if (opts.standalone) {
-    lookups ??= { namespace: () => undefined, priorityClass: () => undefined };
+    lookups ??= EMPTY_LOOKUPS;
   } else {
     // Loaded only in cluster mode: the Kubernetes client is most of the process's memory (~60 MiB).
     const { k8s, loadKubeConfig } = await import("../kube/client.js");
