@@ -13,7 +13,7 @@ import { mutatingWebhookConfiguration, validatingWebhookConfiguration, type Webh
 /** A positive integer flag value. @throws InvalidArgumentError otherwise */
 function positiveInt(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("must be a positive integer");
   return n;
 }
 
