@@ -10,7 +10,8 @@
  * the same inputs give the same schedule.
  */
 import type { PartitionConfig, PlacementRuleConfig, QueueConfig } from "./config.js";
-import { LimitTracker } from "./limits.js";
+import { formatLimitHold } from "./ugm/hold.js";
+import { LimitTracker } from "./ugm/tracker.js";
 import { BTree } from "../../util/btree.js";
 import { Acl, type Application, type Ask, Node, Queue, nodeOrder, type NodeOrder } from "./objects.js";
 import { Application as App } from "./objects.js";
@@ -383,7 +384,7 @@ export class Partition {
       subFrom(app.allocated, ask.resource);
       app.queue.decAllocated(ask.resource);
       const stillRunning = !isZero(app.allocated); // asks are strictly positive: zero means none allocated
-      this.limits.track(app.id, app.queue.path, app.user, app.groups, ask.resource, -1, stillRunning);
+      this.limits.track(app, ask.resource, -1, stillRunning);
     } else {
       subFrom(app.pending, ask.resource);
       app.queue.decPending(ask.resource);
@@ -416,7 +417,7 @@ export class Partition {
     this.attach(ask, node);
     addTo(app.allocated, ask.resource);
     app.queue.incAllocated(ask.resource);
-    this.limits.track(app.id, app.queue.path, app.user, app.groups, ask.resource, 1, true);
+    this.limits.track(app, ask.resource, 1, true);
     if (app.state === "Accepted") {
       this.incRunning(app.queue);
       this.transition(app, app.stateAwareDisabled ? "Running" : "Starting", now);
@@ -514,7 +515,7 @@ export class Partition {
       if (app.state === "Accepted" && this.runBlock(app)) continue;
       let chosen: [Ask, Node] | undefined;
       for (const ask of app.pendingAsks.values()) {
-        if (this.limits.headroomBlock(app.id, q.path, app.user, app.groups, ask.resource)) continue;
+        if (this.limits.headroom(app, ask.resource)) continue;
         if (!this.queueFits(q, ask.resource)) continue;
         const n = this.pickNode(ask);
         if (n) {
@@ -565,7 +566,8 @@ export class Partition {
       const rb = this.runBlock(app);
       if (rb) return rb;
     }
-    return this.limits.headroomBlock(app.id, app.queue.path, app.user, app.groups, r) ?? this.queueMaxBlock(app.queue, r);
+    const hold = this.limits.headroom(app, r);
+    return (hold && formatLimitHold(hold)) ?? this.queueMaxBlock(app.queue, r);
   }
 
   /** Why an ask does not fit the maxima of the queues on its path below root (undefined: it fits). */
@@ -597,7 +599,8 @@ export class Partition {
     for (let x: Queue | undefined = app.queue; x; x = x.parent) {
       if (x.maxApps > 0 && x.runningApps + 1 > x.maxApps) return `queue ${x.path} running applications limit ${x.maxApps} reached`;
     }
-    return this.limits.runBlock(app.id, app.queue.path, app.user, app.groups);
+    const hold = this.limits.runHold(app);
+    return hold && formatLimitHold(hold);
   }
 
   private appOrder(q: Queue): (a: Application, b: Application) => number {

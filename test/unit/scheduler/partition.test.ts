@@ -8,6 +8,7 @@ import { decodeQueuesYaml } from "../../../src/scheduler/core/config.js";
 import { type Allocation, Partition } from "../../../src/scheduler/core/partition.js";
 import { validateSchedulerConfig } from "../../../src/scheduler/core/validate.js";
 import type { Res } from "../../../src/scheduler/core/resources.js";
+import { formatLimitHold } from "../../../src/scheduler/core/ugm/hold.js";
 
 const partitionFrom = (yaml: string) => new Partition("default", validateSchedulerConfig(decodeQueuesYaml(yaml)).partitions[0]!);
 const drain = (p: Partition, now = 0): Allocation[] => {
@@ -131,7 +132,7 @@ describe("limits, placement and reload", () => {
     const allocs = drain(p);
     expect(allocs.filter((x) => x.appId === "a")).toHaveLength(2);
     expect(allocs.filter((x) => x.appId === "b")).toHaveLength(4);
-    expect(p.limits.headroomBlock("a", "root.shared", "alice", ["users"], ASK)).toBe("user alice quota reached on root.shared");
+    expect(formatLimitHold(p.limits.headroom(p.apps.get("a")!, ASK)!)).toBe("user alice quota reached on root.shared");
   });
 
   it("queue maxapplications holds back a third application", () => {
