@@ -4,7 +4,8 @@
  *
  * For each rule's queue: an existing queue must be a leaf, allow the user to submit and not be draining; a queue
  * that does not exist yet needs the deepest existing ancestor to allow the user to submit (corral also requires that
- * ancestor to be a parent that is not draining; upstream fails the application when creating the queue then fails).
+ * ancestor to be a parent that is not draining; upstream rejects the application when the ancestor is a leaf, as the
+ * creation fails, and creates the queue below a draining one).
  * Otherwise the next rule is tried. After the last rule gives nothing, `root.default` is tried when it exists.
  * `root.@recovery@` is only for forced applications and bypasses every check for them; for any other application it
  * is never a usable queue, whichever rule names it (upstream: its ACL check always fails).
