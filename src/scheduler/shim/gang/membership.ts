@@ -7,6 +7,7 @@
  * a Warning event naming the problem (upstream's behaviour; refusing the pod at admission would break workloads that
  * run unchanged on YuniKorn). See docs/gang-scheduling.md.
  */
+import { parseGoBool } from "../../../util/go-strconv.js";
 import type { PodObject } from "../translate.js";
 import { ANNOTATION_PLACEHOLDER_FLAG, ANNOTATION_SCHEDULING_POLICY_PARAMETERS, ANNOTATION_TASK_GROUP_NAME, ANNOTATION_TASK_GROUPS } from "./constants.js";
 import { type IgnoredParameter, type SchedulingPolicyParameters, parseSchedulingPolicyParameters } from "./policy-parameters.js";
@@ -53,13 +54,6 @@ export function gangSpecOf(pod: PodObject, o: GangOptions = {}): GangSpecResult 
 export function taskGroupNameOf(pod: PodObject, o: GangOptions = {}): string | undefined {
   if (o.disableGangScheduling) return undefined;
   return pod.metadata?.annotations?.[ANNOTATION_TASK_GROUP_NAME] || undefined;
-}
-
-/** Go's strconv.ParseBool. */
-function parseGoBool(v: string): boolean | undefined {
-  if (["1", "t", "T", "TRUE", "true", "True"].includes(v)) return true;
-  if (["0", "f", "F", "FALSE", "false", "False"].includes(v)) return false;
-  return undefined;
 }
 
 /** True for a placeholder pod: annotation `internal.yunikorn.apache.org/placeholder` is a Go boolean true (`true`, `1`, `T` …). */

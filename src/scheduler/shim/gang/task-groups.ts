@@ -18,6 +18,7 @@
  * The nested Kubernetes objects (tolerations, affinity, spread constraints) are passed to placeholders as written;
  * the API server validates them when the placeholder is created.
  */
+import { isObject } from "../../../util/objects.js";
 import { parseK8sQuantity } from "../pod-resources.js";
 import { ANNOTATION_TASK_GROUPS } from "./constants.js";
 
@@ -63,7 +64,6 @@ const FIELDS = {
 
 const INT32_MAX = 2 ** 31 - 1;
 const describe = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "a list" : typeof v === "string" ? JSON.stringify(v) : typeof v === "object" ? "an object" : String(v));
-const isObject = (v: unknown): v is KubeObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
 class Refused extends Error {
   constructor(readonly field: string | undefined, readonly problem: string) {
