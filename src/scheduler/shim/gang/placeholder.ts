@@ -96,8 +96,7 @@ export interface PlaceholderOptions {
  */
 export function buildPlaceholder(o: PlaceholderOptions): V1Pod {
   const tg = o.taskGroup;
-  const requests: Record<string, string> = {};
-  for (const [k, v] of Object.entries(tg.minResource)) if (k !== "") requests[k] = v;
+  const requests = (): Record<string, string> => Object.fromEntries(Object.entries(tg.minResource).filter(([k]) => k !== ""));
   const annotations: Record<string, string> = { ...tg.annotations, [ANNOTATION_PLACEHOLDER_FLAG]: "true", [ANNOTATION_TASK_GROUP_NAME]: tg.name };
   if (o.gang.taskGroupsDefinition) annotations[ANNOTATION_TASK_GROUPS] = o.gang.taskGroupsDefinition;
   if (o.gang.schedulingParamsDefinition) annotations[ANNOTATION_SCHEDULING_POLICY_PARAMETERS] = o.gang.schedulingParamsDefinition;
@@ -127,7 +126,7 @@ export function buildPlaceholder(o: PlaceholderOptions): V1Pod {
         name: PLACEHOLDER_CONTAINER_NAME,
         image: c.image,
         imagePullPolicy: "IfNotPresent",
-        resources: { requests: { ...requests }, limits: { ...requests } },
+        resources: { requests: requests(), limits: requests() },
         securityContext: { privileged: false, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } },
       }],
       restartPolicy: PLACEHOLDER_RESTART_POLICY,

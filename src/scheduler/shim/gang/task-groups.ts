@@ -14,7 +14,8 @@
  *  - `minMember × quantity`, or its sum over the groups, is not an exact integer in corral's range (below 2^53;
  *    upstream's bound is int64, corral's core counts in JavaScript numbers);
  *  - corral only: two groups share a name (the user guide requires unique names, upstream does not check and then
- *    counts the groups wrongly), or a resource name is empty (upstream leaves it off the placeholder but counts it).
+ *    counts the groups wrongly), or a resource name is not a Kubernetes qualified name (upstream passes it on and
+ *    the API server refuses the placeholder; an empty one upstream leaves off the placeholder but counts).
  * The nested Kubernetes objects (tolerations, affinity, spread constraints) are passed to placeholders as written;
  * the API server validates them when the placeholder is created.
  */
@@ -64,6 +65,14 @@ const FIELDS = {
 
 const INT32_MAX = 2 ** 31 - 1;
 const describe = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "a list" : typeof v === "string" ? JSON.stringify(v) : typeof v === "object" ? "an object" : String(v));
+
+/** A Kubernetes qualified name, as resource names are (`memory`, `hugepages-1Gi`, `nvidia.com/gpu`). */
+function isResourceName(n: string): boolean {
+  const slash = n.indexOf("/");
+  const [prefix, name] = slash < 0 ? [undefined, n] : [n.slice(0, slash), n.slice(slash + 1)];
+  if (prefix !== undefined && (prefix.length > 253 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(prefix))) return false;
+  return name.length <= 63 && /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(name);
+}
 
 class Refused extends Error {
   constructor(readonly field: string | undefined, readonly problem: string) {
@@ -117,13 +126,12 @@ function decodeGroup(entry: unknown): { group: Partial<TaskGroup>; present: Set<
           break;
         }
         if (!isObject(v)) throw new Refused(f, `must be an object of quantities, got ${describe(v)}`);
-        group.minResource = {};
-        for (const [r, q] of Object.entries(v)) {
-          if (q === null) group.minResource[r] = "0";
-          else if (typeof q === "string") group.minResource[r] = q.trim();
-          else if (typeof q === "number") group.minResource[r] = String(q);
-          else throw new Refused(`${f}.${r}`, `must be a quantity (string or number), got ${describe(q)}`);
-        }
+        group.minResource = Object.fromEntries(Object.entries(v).map(([r, q]) => {
+          if (q === null) return [r, "0"];
+          if (typeof q === "string") return [r, q.trim()];
+          if (typeof q === "number") return [r, String(q)];
+          throw new Refused(`${f}.${r}`, `must be a quantity (string or number), got ${describe(q)}`);
+        }));
         break;
       case "labels":
       case "annotations":
@@ -157,7 +165,7 @@ function checkResources(g: TaskGroup, totals: Map<string, number>): void {
   const seen = new Map<string, string>([["pods", "the placeholder count"]]);
   for (const [name, q] of Object.entries(g.minResource)) {
     const field = `minResource.${name}`;
-    if (name === "") throw new Refused(field, "resource name is empty");
+    if (!isResourceName(name)) throw new Refused(field, `${JSON.stringify(name)} is not a resource name (\`name\` or \`prefix/name\`, as \`memory\` or \`nvidia.com/gpu\`)`);
     const key = name === "cpu" ? "vcore" : name;
     const other = seen.get(key);
     if (other !== undefined) throw new Refused(field, `collides with ${other === "the placeholder count" ? other : JSON.stringify(other)} (both count as ${JSON.stringify(key)})`);

@@ -89,8 +89,8 @@ describe("parseTaskGroups: accepted", () => {
     expect(r).toEqual({ ok: true, taskGroups: [{ name: "b", minMember: 2, minResource: { cpu: "500m" }, nodeSelector: { k: "v" } }] });
   });
   it("quantities: numbers become their decimal text, null is 0, an empty minResource is allowed", () => {
-    const r = parseTaskGroups('[{"name":"g","minMember":2,"minResource":{"cpu":0.5,"memory":null,"nvidia.com/gpu":1}},{"name":"h","minMember":1,"minResource":{}}]');
-    expect(r.ok && r.taskGroups.map((g) => g.minResource)).toEqual([{ cpu: "0.5", memory: "0", "nvidia.com/gpu": "1" }, {}]);
+    const r = parseTaskGroups('[{"name":"g","minMember":2,"minResource":{"cpu":0.5,"memory":null,"nvidia.com/gpu":1,"hugepages-2Mi":" 4Mi "}},{"name":"h","minMember":1,"minResource":{}}]');
+    expect(r.ok && r.taskGroups.map((g) => g.minResource)).toEqual([{ cpu: "0.5", memory: "0", "nvidia.com/gpu": "1", "hugepages-2Mi": "4Mi" }, {}]);
   });
   it("upstream's representable case is accepted (utils_test.go TestGetTaskGroupsFromAnnotationValidatesResources)", () => {
     expect(parseTaskGroups('[{"name":"g","minMember":2,"minResource":{"cpu":"1","memory":"1Gi"}}]').ok).toBe(true);
@@ -117,7 +117,9 @@ describe("parseTaskGroups: refused with the problem named", () => {
     ["upstream: explicit pods collides with the implicit count", `[{"name":"a","minMember":2147483647,"minResource":{}},{"name":"b","minMember":1,"minResource":{"pods":"9223372036854775807"}}]`, { index: 1, group: "b", field: "minResource.pods", problem: 'collides with the placeholder count (both count as "pods")' }],
     ["aggregate across groups above 2^53", `[{"name":"a","minMember":1,"minResource":{"memory":"4Pi"}},{"name":"b","minMember":1,"minResource":{"memory":"4Pi"}}]`, { index: 1, field: "minResource.memory", problem: 'the sum over all task groups of "memory" is too large (must stay below 2^53)' }],
     ["duplicate names (the user guide requires unique names)", `[{"name":"exec","minMember":1,"minResource":{}},{"name":"exec","minMember":2,"minResource":{}}]`, { index: 1, group: "exec", field: "name", problem: '"exec" is already the name of task group 0; names must be unique within the application' }],
-    ["empty resource name", `[{"name":"g","minMember":1,"minResource":{"":"1"}}]`, { field: "minResource.", problem: "resource name is empty" }],
+    ["empty resource name", `[{"name":"g","minMember":1,"minResource":{"":"1"}}]`, { field: "minResource.", problem: '"" is not a resource name (`name` or `prefix/name`, as `memory` or `nvidia.com/gpu`)' }],
+    ["a resource name Kubernetes refuses", `[{"name":"g","minMember":1,"minResource":{"GPU/x":"1"}}]`, { field: "minResource.GPU/x", problem: expect.stringContaining("is not a resource name") }],
+    ["__proto__ is not a resource name (and is never silently dropped)", `[{"name":"g","minMember":1,"minResource":{"__proto__":"1"}}]`, { field: "minResource.__proto__", problem: expect.stringContaining("is not a resource name") }],
     ["not a quantity", `[{"name":"g","minMember":1,"minResource":{"memory":"lots"}}]`, { field: "minResource.memory", problem: '"lots" is not a Kubernetes quantity' }],
     ["a quantity of the wrong JSON type", `[{"name":"g","minMember":1,"minResource":{"memory":true}}]`, { field: "minResource.memory", problem: "must be a quantity (string or number), got true" }],
     ["minMember as a string (Go cannot unmarshal it into int32)", `[{"name":"g","minMember":"2","minResource":{}}]`, { field: "minMember", problem: 'must be an integer (int32), got "2"' }],
