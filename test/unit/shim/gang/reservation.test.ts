@@ -57,3 +57,44 @@ describe("checkGangSubmission (partition.go AddApplication)", () => {
     expect(checkGangSubmission({ ...base, ...over })).toMatchObject(want);
   });
 });
+
+describe("accepted task groups always reserve exactly (upstream TestValidatedTaskGroupsNeverProduceNegativePlaceholderAsk)", () => {
+  // upstream's grid: quantities × resource names × minMember for group a, group b with minMember 1
+  const strs = ["0", "1", "500m", "1.5", "2", "1Gi", "5E", "5P", "9223372036854775807", "9223372036854775808", "18446744073709551616"];
+  const keys = ["cpu", "vcore", "memory", "pods", "nvidia.com/gpu"];
+  const members = [1, 2, 2000000000, 2147483647];
+  const SUFFIX: Record<string, [bigint, bigint]> = {
+    "": [1n, 1n], m: [1n, 1000n], k: [10n ** 3n, 1n], M: [10n ** 6n, 1n], G: [10n ** 9n, 1n], T: [10n ** 12n, 1n], P: [10n ** 15n, 1n], E: [10n ** 18n, 1n],
+    Ki: [1n << 10n, 1n], Mi: [1n << 20n, 1n], Gi: [1n << 30n, 1n],
+  };
+  /** The exact quantity (cpu in millicores), rounded up: an oracle independent of the parser under test. */
+  const exact = (key: string, q: string): bigint => {
+    const m = /^(\d+)(?:\.(\d+))?(m|k|M|G|T|P|E|Ki|Mi|Gi)?$/.exec(q)!;
+    const frac = m[2] ?? "";
+    const [mul, div] = SUFFIX[m[3] ?? ""]!;
+    const num = BigInt(m[1]! + frac) * mul * (key === "cpu" ? 1000n : 1n);
+    const den = 10n ** BigInt(frac.length) * div;
+    return (num + den - 1n) / den;
+  };
+  const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+  it("over the grid: an accepted annotation's reservation matches big-integer arithmetic; everything representable is accepted", () => {
+    let accepted = 0;
+    for (const k1 of keys) for (const k2 of keys) for (const s of strs) for (const m of members) {
+      const raw = `[{"name":"a","minMember":${m},"minResource":{${JSON.stringify(k1)}:${JSON.stringify(s)}}},{"name":"b","minMember":1,"minResource":{${JSON.stringify(k2)}:${JSON.stringify(s)}}}]`;
+      const want = new Map<string, bigint>([["pods", BigInt(m) + 1n]]);
+      const canon = (k: string) => (k === "cpu" ? "vcore" : k);
+      const a = BigInt(m) * exact(k1, s);
+      const b = exact(k2, s);
+      want.set(canon(k1), (want.get(canon(k1)) ?? 0n) + a);
+      want.set(canon(k2), (want.get(canon(k2)) ?? 0n) + b);
+      const representable = k1 !== "pods" && k2 !== "pods" && a <= SAFE && b <= SAFE && [...want.values()].every((v) => v <= SAFE);
+      const r = parseTaskGroups(raw);
+      expect(r.ok, raw).toBe(representable);
+      if (!r.ok) continue;
+      accepted++;
+      const got = gangReservation(r.taskGroups);
+      for (const [key, v] of want) expect(BigInt(got[key] ?? 0), `${key} of ${raw}`).toBe(v);
+    }
+    expect(accepted).toBe(358); // of 1100: the rest hold an explicit `pods` or exceed 2^53
+  });
+});
