@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
 import { type NodeObject, type ShimAction, ShimContext, type ShimOptions } from "../../../src/scheduler/shim/context.js";
 import type { PodObject } from "../../../src/scheduler/shim/translate.js";
+import { TRUST_QUEUES } from "../../fixtures/trust-queues.js";
 
 const GI = 2 ** 30;
 const T0 = Date.parse("2026-01-05T10:00:00Z");
@@ -859,29 +860,6 @@ describe("syncAll (recovery and resync)", () => {
 
 // ---------------------------------------------------------------------------------------------------------------
 
-/** bob alone may submit to root.teamb; other applications go to root.tenants.<namespace>; alice is capped at 2 cores. */
-const TRUST_CFG = `partitions:
-  - name: default
-    placementrules:
-      - name: provided
-        create: false
-      - name: tag
-        value: namespace
-        create: true
-        parent: {name: fixed, value: root.tenants}
-    queues:
-      - name: root
-        queues:
-          - name: teamb
-            submitacl: bob
-          - name: tenants
-            parent: true
-            submitacl: "*"
-        limits:
-          - limit: alice is capped
-            users: [alice]
-            maxresources: {vcore: 2}
-`;
 
 /** A pod of `user` in `ns` naming application `app` (none: the namespace's generated id). */
 function userPod(name: string, o: { ns: string; user: string; app?: string; queue?: string; cpu?: string; node?: string; created?: string; label?: string }): PodObject {
@@ -913,7 +891,7 @@ describe("ShimContext application keying: a pod never joins an application of an
     { name: "an id spelled like another key's derived id does not capture that key", pods: [{ ns: "team-b", user: "bob", app: "x" }, { ns: "team-a", user: "alice", app: "x~team-c~bob", label: "yunikorn.apache.org/app-id" }, { ns: "team-c", user: "bob", app: "x" }],
       expected: [{ id: "x", user: "bob", queue: "root.tenants.team-b" }, { id: "x~team-c~bob", user: "alice", queue: "root.tenants.team-a" }, { id: "x~team-c~bob~2", user: "bob", queue: "root.tenants.team-c", event: "Warning" }] },
   ])("$name", ({ pods, expected }) => {
-    const { ctx, part } = setup(TRUST_CFG);
+    const { ctx, part } = setup(TRUST_QUEUES);
     ctx.syncNode(node("n1", "16", "64Gi"));
     pods.forEach((r, i) => {
       const actions = ctx.syncPod(userPod(`p${i}`, { ...r, cpu: "100m" }));
@@ -947,7 +925,7 @@ describe("ShimContext application keying: a pod never joins an application of an
   });
 
   it("alice's 3-cpu pod with bob's applicationId is held by her own limit; bob's usage and queue are untouched", () => {
-    const { ctx, part } = setup(TRUST_CFG);
+    const { ctx, part } = setup(TRUST_QUEUES);
     ctx.syncNode(node("n1", "8", "64Gi"));
     ctx.syncPod(userPod("driver", { ns: "team-b", user: "bob", app: "spark-bob-1", queue: "root.teamb", cpu: "1" }));
     expect(binds(ctx.schedule())).toHaveLength(1);
@@ -972,7 +950,7 @@ describe("ShimContext application keying: a pod never joins an application of an
       userPod("b-0", { ns: "team-b", user: "bob", app: "same-second", node: "n1", created: "2026-01-05T08:00:07Z" }),
     ];
     const mapping = (order: PodObject[]) => {
-      const { ctx } = setup(TRUST_CFG);
+      const { ctx } = setup(TRUST_QUEUES);
       ctx.syncAll([node("n1", "16", "64Gi")], order);
       return Object.fromEntries([...ctx.tasks.values()].map((t) => [t.pod.name, t.appId]));
     };
@@ -982,7 +960,7 @@ describe("ShimContext application keying: a pod never joins an application of an
   });
 
   it("a plain id passes to another key only once the core no longer holds the first owner's application", () => {
-    const { ctx, clock, part } = setup(TRUST_CFG);
+    const { ctx, clock, part } = setup(TRUST_QUEUES);
     ctx.syncNode(node("n1", "16", "64Gi"));
     const b = userPod("b", { ns: "team-b", user: "bob", app: "etl" });
     ctx.syncPod(b);
@@ -1004,7 +982,7 @@ describe("ShimContext application keying: a pod never joins an application of an
   });
 
   it("plugin mode: the extender's filter uses the same keying", () => {
-    const { ctx, part } = setup(TRUST_CFG, { mode: "plugin" });
+    const { ctx, part } = setup(TRUST_QUEUES, { mode: "plugin" });
     ctx.syncNode(node("n1", "8", "64Gi"));
     const bob = userPod("driver", { ns: "team-b", user: "bob", app: "spark-bob-1", queue: "root.teamb", cpu: "1" });
     expect(ctx.filter(bob, ["n1"]).result.NodeNames).toEqual(["n1"]);
@@ -1020,7 +998,7 @@ describe("ShimContext application keying: a pod never joins an application of an
 
 describe("ShimContext pods bound before the scheduler saw them (preset spec.nodeName)", () => {
   it("are recorded, and those over a limit are reported with the limit and the numbers; further pods are held", () => {
-    const { ctx, part } = setup(TRUST_CFG);
+    const { ctx, part } = setup(TRUST_QUEUES);
     ctx.syncNode(node("n1", "8", "64Gi"));
     const preset = (i: number, cpu: string) => userPod(`np-${i}`, { ns: "team-a", user: "alice", app: "direct", node: "n1", cpu });
     expect(ctx.syncPod(preset(0, "1"))).toEqual([]);
