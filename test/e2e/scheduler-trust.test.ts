@@ -8,7 +8,10 @@ import { createWriteStream } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
-import { type CorralProcess, type Testbed, createFakeNodes, deleteFakeNodes, kubeConfigFor, prepareNamespace, startCorral, waitFor } from "../../src/testbed/testbed.js";
+import {
+  type CorralProcess, type KubeSchedulerProcess, type Testbed, createFakeNodes, deleteFakeNodes, freeTcpPort, kubeConfigFor, kubeSchedulerConfig, prepareNamespace,
+  startCorral, startKubeScheduler, waitFor,
+} from "../../src/testbed/testbed.js";
 import { TRUST_QUEUES as QUEUES } from "../fixtures/trust-queues.js";
 import { freePort, startAdmission, testbed } from "./harness.js";
 
@@ -59,10 +62,10 @@ async function clear(ns: string): Promise<void> {
   await waitFor(`pods of ${ns} gone`, async () => (await core().listNamespacedPod({ namespace: ns })).items.length === 0);
 }
 
-async function startScheduler(): Promise<{ corral: CorralProcess; port: number }> {
+async function startScheduler(args: string[] = []): Promise<{ corral: CorralProcess; port: number }> {
   const port = freePort();
   const out = createWriteStream(join(tb.dir, "logs", `corral-scheduler-trust-${port}.log`));
-  const corral = await startCorral(["scheduler", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", tb.kubeconfig.admin, "--namespace", CONF_NS, "--resync-seconds", "5"],
+  const corral = await startCorral(["scheduler", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", tb.kubeconfig.admin, "--namespace", CONF_NS, "--resync-seconds", "5", ...args],
     { env: { LOG_LEVEL: "debug" }, readyMsg: "scheduling", echo: (l) => out.write(`${l}\n`) });
   return { corral, port };
 }
@@ -107,33 +110,36 @@ afterAll(async () => {
   await deleteFakeNodes(kubeConfigFor(tb, "admin"), NODES).catch(() => undefined);
 });
 
-describe("attack: joining another user's application", () => {
-  it("alice reuses bob's applicationId spark-bob-1: her pod is its own application, charged to her, not in root.teamb, held by her limit", async () => {
-    const bob = await create("bob", NS_B, pod("bob-driver", { app: "spark-bob-1", queue: "root.teamb" }));
-    await waitFor("bob's driver bound", () => nodeOf(NS_B, "bob-driver"));
-    const alice = await create("alice", NS_A, pod("alice-steal", { app: "spark-bob-1", queue: "root.teamb", cpu: "3" }));
-    const own = `spark-bob-1~${NS_A}~alice`;
-    expect(await outcome(NS_A, "alice-steal")).toBe("held");
-    expect((await eventOf(NS_A, "alice-steal", "PodUnschedulable"))!.message).toContain("user alice quota reached on root");
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(await nodeOf(NS_A, "alice-steal")).toBeUndefined();
-    expect(await rootUsage("bob")).toBe(1000);
-    const notJoined = await waitFor("ApplicationNotJoined event", () => eventOf(NS_A, "alice-steal", "ApplicationNotJoined"));
-    expect(notJoined.type).toBe("Warning");
-    expect(notJoined.message).toBe(`application spark-bob-1 belongs to another namespace: this pod was not joined to it and runs as its own application ${own}, charged to user alice`);
+/** Attack: bob runs spark-bob-1 in root.teamb; alice creates a 3-cpu pod in her namespace with the same applicationId. */
+async function reuseBobsApplicationId(): Promise<void> {
+  const bob = await create("bob", NS_B, pod("bob-driver", { app: "spark-bob-1", queue: "root.teamb" }));
+  await waitFor("bob's driver bound", () => nodeOf(NS_B, "bob-driver"));
+  const alice = await create("alice", NS_A, pod("alice-steal", { app: "spark-bob-1", queue: "root.teamb", cpu: "3" }));
+  const own = `spark-bob-1~${NS_A}~alice`;
+  expect(await outcome(NS_A, "alice-steal")).toBe("held");
+  expect((await eventOf(NS_A, "alice-steal", "PodUnschedulable"))!.message).toContain("user alice quota reached on root");
+  await new Promise((r) => setTimeout(r, 1500));
+  expect(await nodeOf(NS_A, "alice-steal")).toBeUndefined();
+  expect(await rootUsage("bob")).toBe(1000);
+  const notJoined = await waitFor("ApplicationNotJoined event", () => eventOf(NS_A, "alice-steal", "ApplicationNotJoined"));
+  expect(notJoined.type).toBe("Warning");
+  expect(notJoined.message).toBe(`application spark-bob-1 belongs to another namespace: this pod was not joined to it and runs as its own application ${own}, charged to user alice`);
 
-    const bobs = await app("spark-bob-1");
-    expect({ user: bobs.user, queue: bobs.queueName, allocations: bobs.allocations?.map((a) => a.allocationKey) }).toEqual({ user: "bob", queue: "root.teamb", allocations: [bob.metadata!.uid] });
-    expect(bobs.requests ?? []).toEqual([]);
-    const hers = await app(own);
-    expect({ user: hers.user, queue: hers.queueName, requests: hers.requests?.map((a) => a.allocationKey) }).toEqual({ user: "alice", queue: `root.tenants.${NS_A}`, requests: [alice.metadata!.uid] });
-    // the mapping is visible: the pods' id, the core's id, whose it is
-    const mapping = await rest<ShimApp[]>("/ws/v1/scheduler/shim/applications");
-    expect(mapping.filter((a) => a.podApplicationID === "spark-bob-1").map(({ applicationID, namespace, user }) => ({ applicationID, namespace, user })))
-      .toEqual([{ applicationID: "spark-bob-1", namespace: NS_B, user: "bob" }, { applicationID: own, namespace: NS_A, user: "alice" }]);
-    const line = await sched!.corral.waitForLog((l) => l.podApplicationId === "spark-bob-1");
-    expect(line).toMatchObject({ applicationId: own, user: "alice", differs: "namespace", pod: `${NS_A}/alice-steal` });
-  });
+  const bobs = await app("spark-bob-1");
+  expect({ user: bobs.user, queue: bobs.queueName, allocations: bobs.allocations?.map((a) => a.allocationKey) }).toEqual({ user: "bob", queue: "root.teamb", allocations: [bob.metadata!.uid] });
+  expect(bobs.requests ?? []).toEqual([]);
+  const hers = await app(own);
+  expect({ user: hers.user, queue: hers.queueName, requests: hers.requests?.map((a) => a.allocationKey) }).toEqual({ user: "alice", queue: `root.tenants.${NS_A}`, requests: [alice.metadata!.uid] });
+  // the mapping is visible: the pods' id, the core's id, whose it is
+  const mapping = await rest<ShimApp[]>("/ws/v1/scheduler/shim/applications");
+  expect(mapping.filter((a) => a.podApplicationID === "spark-bob-1").map(({ applicationID, namespace, user }) => ({ applicationID, namespace, user })))
+    .toEqual([{ applicationID: "spark-bob-1", namespace: NS_B, user: "bob" }, { applicationID: own, namespace: NS_A, user: "alice" }]);
+  const line = await sched!.corral.waitForLog((l) => l.podApplicationId === "spark-bob-1");
+  expect(line).toMatchObject({ applicationId: own, user: "alice", differs: "namespace", pod: `${NS_A}/alice-steal` });
+}
+
+describe("attack: joining another user's application", () => {
+  it("alice reuses bob's applicationId spark-bob-1: her pod is its own application, charged to her, not in root.teamb, held by her limit", reuseBobsApplicationId);
 
   it("alice names bob's generated id (yunikorn-trust-b-autogen): bob's allowance is not spent", async () => {
     await create("bob", NS_B, pod("bob-auto-0"));
@@ -211,5 +217,21 @@ describe("attack: preset spec.nodeName", () => {
     const held = await waitFor("alice's pod held", () => eventOf(NS_A, "later", "PodUnschedulable"));
     expect(held.message).toContain("user alice quota reached on root");
     expect(await nodeOf(NS_A, "later")).toBeUndefined();
+  });
+});
+
+describe("attack: joining another user's application, plugin mode (kube-scheduler v1.20.2 with corral as its extender)", () => {
+  let ks: KubeSchedulerProcess | undefined;
+  afterAll(async () => {
+    await ks?.stop();
+  });
+
+  it("alice reuses bob's applicationId spark-bob-1: the extender answers for her own application, held by her limit", async () => {
+    await sched!.corral.stop();
+    sched = await startScheduler(["--mode", "plugin"]);
+    ks = await startKubeScheduler(tb, "kube-scheduler-trust", kubeSchedulerConfig({
+      kubeconfig: tb.kubeconfig.scheduler, schedulerName: "yunikorn", healthzPort: await freeTcpPort(), extenderUrl: `http://127.0.0.1:${sched.port}/scheduler`,
+    }));
+    await reuseBobsApplicationId();
   });
 });
