@@ -229,6 +229,7 @@ describe("attack: joining another user's application, plugin mode (kube-schedule
   it("alice reuses bob's applicationId spark-bob-1: the extender answers for her own application, held by her limit", async () => {
     await sched!.corral.stop();
     sched = await startScheduler(["--mode", "plugin"]);
+    adm ??= await startAdm(); // (the test before stops it, and may have failed before starting it again)
     ks = await startKubeScheduler(tb, "kube-scheduler-trust", kubeSchedulerConfig({
       kubeconfig: tb.kubeconfig.scheduler, schedulerName: "yunikorn", healthzPort: await freeTcpPort(), extenderUrl: `http://127.0.0.1:${sched.port}/scheduler`,
     }));
