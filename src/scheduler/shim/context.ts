@@ -147,7 +147,10 @@ export class ShimContext {
     this.mode = o.mode ?? "standalone";
   }
 
-  /** The application id of a managed pod; undefined for a foreign pod (plugin mode: no id → default scheduling). */
+  /**
+   * The application id a managed pod names; undefined for a foreign pod (plugin mode: no id → default scheduling).
+   * The core application it joins may be a derived one (`Task.appId`, app-keys.ts).
+   */
   applicationId(pod: PodObject): string | undefined {
     if (pod.spec?.schedulerName !== this.schedulerName) return undefined;
     if (this.mode === "plugin") {
