@@ -230,6 +230,22 @@ export function buildCli(): Command {
       }
     });
 
+  program.command("scheduler-config")
+    .description("Print the KubeSchedulerConfiguration of plugin mode (corral as kube-scheduler's extender) in the API version that kube-scheduler of --kube-version reads")
+    .requiredOption("--kube-version <version>", "Kubernetes version of the cluster, e.g. 1.20, v1.30.4 (kubectl version)")
+    .option("--url-prefix <url>", "corral's extender endpoint", "http://yunikorn-service.corral.svc:9080/scheduler")
+    .option("--lock-namespace <ns>", "namespace of kube-scheduler's leader-election lock", "corral")
+    .action(async (o) => {
+      const { parseKubeVersion } = await import("../kube/discovery.js");
+      const { kubeSchedulerConfigApiVersion, pluginModeSchedulerConfig } = await import("../kube/scheduler-config.js");
+      const version = parseKubeVersion(o.kubeVersion);
+      if (!version) throw new Error(`--kube-version ${JSON.stringify(o.kubeVersion)}: expected major.minor such as 1.30 or v1.30.4`);
+      const api = kubeSchedulerConfigApiVersion(version);
+      if (!api.ok) throw new Error(`--kube-version ${o.kubeVersion}: ${api.error}`);
+      process.stdout.write(`# kube-scheduler --config <this file>; plugin mode for Kubernetes ${version.major}.${version.minor} (docs/plugin-mode.md)\n`);
+      process.stdout.write(stringify(pluginModeSchedulerConfig({ apiVersion: api.apiVersion, urlPrefix: o.urlPrefix, leaderElectionNamespace: o.lockNamespace })));
+    });
+
   program.command("config-keys")
     .description("List the admission controller's configuration keys with defaults and environment variables")
     .action(() => {
