@@ -57,8 +57,10 @@ function registrationOptions(cmd: Command, defaultSecret: string): Command {
 
 /** Builds the command tree (exported for tests and the README's flag table). */
 export function buildCli(): Command {
+  const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
   const program = new Command("corral")
     .description("Admission and scheduling for Kubernetes batch workloads, compatible with Apache YuniKorn")
+    .version(`corral ${version} (Node.js ${process.version})`, "-V, --version", "print corral's version and the Node.js version it runs on")
     .showHelpAfterError();
 
   const admission = program.command("admission")

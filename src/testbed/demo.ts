@@ -68,7 +68,7 @@ function printTable(rows: Row[]): void {
 
 /** Runs the demo; resolves when everything is shut down. */
 export async function runDemo(): Promise<void> {
-  say("corral demo: bringing up the local Kubernetes test bed (the first run builds kube-apiserver v1.20.2 from Debian's sources, ~10 min)");
+  say(`corral demo on Node.js ${process.version}: bringing up the local Kubernetes test bed (the first run builds kube-apiserver v1.20.2 from Debian's sources, ~10 min)`);
   let tb: Testbed | undefined;
   let corral: CorralProcess | undefined;
   const processes: { stop(): Promise<unknown> }[] = [];
