@@ -13,7 +13,7 @@ for (const name of ["unit", "e2e"]) {
   startTime = Math.min(startTime, r.startTime);
 }
 
-const runtimes = new Map([["npm scripts", new Set([process.version])]]);
+const runtimes = new Map([["npm scripts (this summary)", new Set([process.version])]]);
 const dir = new URL("runtime/", reports);
 let files = [];
 try {
