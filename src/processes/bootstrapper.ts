@@ -105,6 +105,7 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
   // Eviction is policy/v1 from Kubernetes 1.22 and policy/v1beta1 before (gone from 1.25): the server says which.
   const apiVersions = await discoverApiVersions(kc);
   log.info({ kubernetes: `${apiVersions.kubernetes.major}.${apiVersions.kubernetes.minor}`, eviction: apiVersions.eviction ?? "not served" }, "API versions from discovery");
+  if (!apiVersions.namespaceNameLabel) log.warn("namespaces carry no kubernetes.io/metadata.name label before Kubernetes 1.21: the webhook's namespaceSelector cannot exclude kube-system unless it is labelled by hand");
 
   const [namespaces, configMaps, pods] = await Promise.all([
     startInformer<k8s.V1Namespace>(kc, "/api/v1/namespaces", () => core.listNamespace(), "namespaces", log),
