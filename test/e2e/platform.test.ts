@@ -4,7 +4,6 @@
  * version run by the test bed's real kube-scheduler.
  */
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { parse, stringify } from "yaml";
@@ -12,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import { chooseApiVersions, discoverApiVersions } from "../../src/kube/discovery.js";
 import { type KubeSchedulerProcess, PROJECT_ROOT, type Testbed, freeTcpPort, kubeConfigFor, prepareNamespace, startKubeScheduler, waitFor } from "../../src/testbed/testbed.js";
+import { VERSIONS_1_20, discoveryDocuments } from "../fixtures/discovery/documents.js";
 import { testbed } from "./harness.js";
 
 const run = promisify(execFile);
@@ -28,21 +28,11 @@ afterAll(async () => {
   await ks?.stop();
 });
 
-const fixture = (file: string) => JSON.parse(readFileSync(join(PROJECT_ROOT, "test/fixtures/discovery/v1.20", file), "utf8"));
-
 describe("API versions on the test bed", () => {
   it("discovery on the live 1.20 server chooses every fallback, as over the recorded 1.20 documents", async () => {
     const live = await discoverApiVersions(kubeConfigFor(tb, "admin"));
-    expect(live).toEqual({
-      kubernetes: { major: 1, minor: 20 },
-      eviction: "policy/v1beta1",
-      cronJob: "batch/v1beta1",
-      podDisruptionBudget: "policy/v1beta1",
-      kubeSchedulerConfiguration: "kubescheduler.config.k8s.io/v1beta1",
-      namespaceNameLabel: false,
-    });
-    const recorded = chooseApiVersions({ gitVersion: fixture("version.json").gitVersion, core: fixture("api-v1.json"), groups: fixture("apis.json"), batchV1: fixture("apis-batch-v1.json") });
-    expect(recorded).toEqual({ ok: true, versions: live });
+    expect(live).toEqual(VERSIONS_1_20);
+    expect(chooseApiVersions(discoveryDocuments("v1.20"))).toEqual({ ok: true, versions: live });
   });
 
   it("kube-scheduler v1.20.2 runs the configuration `corral scheduler-config --kube-version <server>` prints", async () => {

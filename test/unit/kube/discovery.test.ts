@@ -1,31 +1,14 @@
 /**
- * The API version choice over discovery documents of Kubernetes 1.20 (the test bed) and 1.35 (the newest release in
- * the supported range), written from the Kubernetes API reference (test/fixtures/discovery/README.md).
+ * The API version choice over discovery documents of Kubernetes 1.20 (the test bed, recorded) and 1.35 (the newest
+ * release in the supported range, written from the Kubernetes API reference): test/fixtures/discovery/README.md.
  */
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { type DiscoveryDocuments, chooseApiVersions, fetchDiscoveryDocuments, parseKubeVersion } from "../../../src/kube/discovery.js";
-
-const FIXTURES = new URL("../../fixtures/discovery/", import.meta.url);
-const json = (release: string, file: string) => JSON.parse(readFileSync(new URL(`${release}/${file}`, FIXTURES), "utf8"));
-function documents(release: string): DiscoveryDocuments {
-  return { gitVersion: json(release, "version.json").gitVersion, core: json(release, "api-v1.json"), groups: json(release, "apis.json"), batchV1: json(release, "apis-batch-v1.json") };
-}
+import { chooseApiVersions, fetchDiscoveryDocuments, parseKubeVersion } from "../../../src/kube/discovery.js";
+import { VERSIONS_1_20, discoveryDocument as json, discoveryDocuments as documents } from "../../fixtures/discovery/documents.js";
 
 describe("chooseApiVersions", () => {
   it("Kubernetes 1.20: the beta versions (policy/v1beta1, batch/v1beta1, scheduler config v1beta1), no name label", () => {
-    const r = chooseApiVersions(documents("v1.20"));
-    expect(r).toEqual({
-      ok: true,
-      versions: {
-        kubernetes: { major: 1, minor: 20 },
-        eviction: "policy/v1beta1",
-        cronJob: "batch/v1beta1",
-        podDisruptionBudget: "policy/v1beta1",
-        kubeSchedulerConfiguration: "kubescheduler.config.k8s.io/v1beta1",
-        namespaceNameLabel: false,
-      },
-    });
+    expect(chooseApiVersions(documents("v1.20"))).toEqual({ ok: true, versions: VERSIONS_1_20 });
   });
 
   it("Kubernetes 1.35: every API on v1", () => {
