@@ -33,6 +33,8 @@ export interface WebhookSettings {
   validatingName?: string;
   /** Namespaces never sent to the webhooks (needs the `kubernetes.io/metadata.name` label, Kubernetes ≥ 1.21). */
   excludedNamespaces?: string[];
+  /** The CronJob group/version the cluster serves (kube/discovery.ts); unset: every version (`*`). */
+  cronJobApiVersion?: string;
 }
 
 /** The resources the mutating webhook receives. */
@@ -43,6 +45,20 @@ export const MUTATE_RULE = {
   resources: ["pods", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs", "replicationcontrollers"],
   scope: "Namespaced",
 };
+
+/**
+ * The mutating webhook's rules: {@link MUTATE_RULE}, with CronJobs in a rule of their own naming the version the
+ * cluster serves (`batch/v1` from 1.21, `batch/v1beta1` before) when `cronJobApiVersion` is known. With
+ * `matchPolicy: Equivalent` a CronJob sent in the other version (1.21–1.24 serve both) still reaches the webhook.
+ */
+export function mutateRules(cronJobApiVersion?: string): Record<string, unknown>[] {
+  if (!cronJobApiVersion) return [MUTATE_RULE];
+  const [group, version] = cronJobApiVersion.split("/");
+  return [
+    { ...MUTATE_RULE, resources: MUTATE_RULE.resources.filter((r) => r !== "cronjobs") },
+    { ...MUTATE_RULE, apiGroups: [group], apiVersions: [version], resources: ["cronjobs"] },
+  ];
+}
 
 /** A webhook's `clientConfig`: URL or Service (port 443 unless given) plus the base64 CA bundle. */
 export function clientConfig(target: WebhookTarget, path: string, caBundle: string): Record<string, unknown> {
@@ -66,7 +82,7 @@ export function mutatingWebhookConfiguration(s: WebhookSettings): Record<string,
     webhooks: [{
       name: MUTATE_PODS_WEBHOOK,
       clientConfig: clientConfig(s.target, MUTATE_PATH, s.caBundle),
-      rules: [MUTATE_RULE],
+      rules: mutateRules(s.cronJobApiVersion),
       failurePolicy: s.mutateFailurePolicy ?? "Fail",
       matchPolicy: "Equivalent",
       sideEffects: "None",

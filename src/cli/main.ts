@@ -57,8 +57,10 @@ function registrationOptions(cmd: Command, defaultSecret: string): Command {
 
 /** Builds the command tree (exported for tests and the README's flag table). */
 export function buildCli(): Command {
+  const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
   const program = new Command("corral")
     .description("Admission and scheduling for Kubernetes batch workloads, compatible with Apache YuniKorn")
+    .version(`corral ${version} (Node.js ${process.version})`, "-V, --version", "print corral's version and the Node.js version it runs on")
     .showHelpAfterError();
 
   const admission = program.command("admission")
@@ -228,6 +230,22 @@ export function buildCli(): Command {
         process.stdout.write(`invalid: ${r.reason}\n`);
         process.exitCode = 1;
       }
+    });
+
+  program.command("scheduler-config")
+    .description("Print the KubeSchedulerConfiguration of plugin mode (corral as kube-scheduler's extender) in the API version that kube-scheduler of --kube-version reads")
+    .requiredOption("--kube-version <version>", "Kubernetes version of the cluster, e.g. 1.20, v1.30.4 (kubectl version)")
+    .option("--url-prefix <url>", "corral's extender endpoint", "http://yunikorn-service.corral.svc:9080/scheduler")
+    .option("--lock-namespace <ns>", "namespace of kube-scheduler's leader-election lock", "corral")
+    .action(async (o) => {
+      const { parseKubeVersion } = await import("../kube/discovery.js");
+      const { kubeSchedulerConfigApiVersion, pluginModeSchedulerConfig } = await import("../kube/scheduler-config.js");
+      const version = parseKubeVersion(o.kubeVersion);
+      if (!version) throw new Error(`--kube-version ${JSON.stringify(o.kubeVersion)}: expected major.minor such as 1.30 or v1.30.4`);
+      const api = kubeSchedulerConfigApiVersion(version);
+      if (!api.ok) throw new Error(`--kube-version ${o.kubeVersion}: ${api.error}`);
+      process.stdout.write(`# kube-scheduler --config <this file>; plugin mode for Kubernetes ${version.major}.${version.minor} (docs/plugin-mode.md)\n`);
+      process.stdout.write(stringify(pluginModeSchedulerConfig({ apiVersion: api.apiVersion, urlPrefix: o.urlPrefix, leaderElectionNamespace: o.lockNamespace })));
     });
 
   program.command("config-keys")

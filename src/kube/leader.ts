@@ -54,8 +54,11 @@ export interface LeaderElectionOptions {
   onStoppedLeading: () => void;
 }
 
-/** A metav1.MicroTime: RFC 3339 with exactly six fractional digits (the API server refuses three). */
-const microTime = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z") as unknown as Date;
+/**
+ * A metav1.MicroTime: RFC 3339 with exactly six fractional digits (the API server refuses three). client-node 2.x's
+ * `V1MicroTime` serialises so; test/integration/lease-microtime.test.ts checks the body the client really sends.
+ */
+export const microTime = (ms: number): k8s.V1MicroTime => new k8s.V1MicroTime(ms);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
 

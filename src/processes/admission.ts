@@ -222,6 +222,13 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
   } else {
     const { WebhookTls } = await import("./webhook-tls.js");
     const { k8s } = await import("../kube/client.js");
+    const { discoverApiVersions } = await import("../kube/discovery.js");
+    // the webhook's CronJob rule names the version the cluster serves (batch/v1 from 1.21, batch/v1beta1 before)
+    const apiVersions = opts.register === false ? undefined : await discoverApiVersions(kcForTls!);
+    if (apiVersions) log.info({ kubernetes: `${apiVersions.kubernetes.major}.${apiVersions.kubernetes.minor}`, cronJob: apiVersions.cronJob ?? "not served" }, "API versions from discovery");
+    if (apiVersions && !apiVersions.namespaceNameLabel) {
+      log.warn("namespaces carry no kubernetes.io/metadata.name label before Kubernetes 1.21: the webhook's namespaceSelector cannot exclude kube-system unless it is labelled by hand (bypassNamespaces still leaves its pods alone)");
+    }
     const policy = scalePolicy(DEFAULT_ROTATION_POLICY, opts.pkiTimeScale ?? 1);
     managed = new WebhookTls({
       kc: kcForTls!,
@@ -239,6 +246,7 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
         const settings = {
           target, caBundle: bundle, mutateFailurePolicy: cfg.mutateFailurePolicy, validateFailurePolicy: cfg.validateFailurePolicy,
           timeoutSeconds: cfg.webhookTimeoutSeconds, mutatingName: cfg.mutatingConfigurationName, validatingName: cfg.validatingConfigurationName,
+          cronJobApiVersion: apiVersions?.cronJob,
         };
         return [mutatingWebhookConfiguration(settings), validatingWebhookConfiguration(settings)] as k8s.KubernetesObject[];
       },

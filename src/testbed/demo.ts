@@ -6,6 +6,7 @@
  */
 import { ANNOTATION_USER_INFO } from "../admission/constants.js";
 import { k8s } from "../kube/client.js";
+import { discoverApiVersions } from "../kube/discovery.js";
 import {
   type CorralProcess, type KubeSchedulerProcess, type Testbed, type TestbedUser, createFakeNodes, freeTcpPort, kubeConfigFor, kubeSchedulerConfig,
   prepareNamespace, startCorral, startKubeScheduler, testbedDown, testbedUp, waitFor,
@@ -67,7 +68,7 @@ function printTable(rows: Row[]): void {
 
 /** Runs the demo; resolves when everything is shut down. */
 export async function runDemo(): Promise<void> {
-  say("corral demo: bringing up the local Kubernetes test bed (the first run builds kube-apiserver v1.20.2 from Debian's sources, ~10 min)");
+  say(`corral demo on Node.js ${process.version}: bringing up the local Kubernetes test bed (the first run builds kube-apiserver v1.20.2 from Debian's sources, ~10 min)`);
   let tb: Testbed | undefined;
   let corral: CorralProcess | undefined;
   const processes: { stop(): Promise<unknown> }[] = [];
@@ -118,8 +119,10 @@ export async function runDemo(): Promise<void> {
       const j = await kubeConfigFor(tb!, "admin").makeApiClient(k8s.BatchV1Api).readNamespacedJob({ namespace: NS, name: "etl" });
       return describePodLike(j.spec?.template.metadata, undefined);
     });
-    await submit("alice", "CronJob team-a/nightly (template)", { apiVersion: "batch/v1beta1", kind: "CronJob", metadata: { name: "nightly", namespace: NS }, spec: { schedule: "0 3 * * *", jobTemplate: { spec: { template: { spec: { restartPolicy: "Never", containers: container } } } } } } as k8s.KubernetesObject, async () => {
-      const c = await objects("admin").read({ apiVersion: "batch/v1beta1", kind: "CronJob", metadata: { name: "nightly", namespace: NS } }) as unknown as { spec: { jobTemplate: { spec: { template: { metadata?: k8s.V1ObjectMeta; spec?: { schedulerName?: string } } } } } };
+    // CronJob: batch/v1beta1 on the 1.20 test bed, batch/v1 from 1.21 (discovery says which)
+    const cronJobApiVersion = (await discoverApiVersions(admin)).cronJob ?? "batch/v1";
+    await submit("alice", "CronJob team-a/nightly (template)", { apiVersion: cronJobApiVersion, kind: "CronJob", metadata: { name: "nightly", namespace: NS }, spec: { schedule: "0 3 * * *", jobTemplate: { spec: { template: { spec: { restartPolicy: "Never", containers: container } } } } } } as k8s.KubernetesObject, async () => {
+      const c = await objects("admin").read({ apiVersion: cronJobApiVersion, kind: "CronJob", metadata: { name: "nightly", namespace: NS } }) as unknown as { spec: { jobTemplate: { spec: { template: { metadata?: k8s.V1ObjectMeta; spec?: { schedulerName?: string } } } } } };
       return describePodLike(c.spec.jobTemplate.spec.template.metadata, undefined);
     });
     await submit("frontend", "Pod team-a/carol-notebook", { apiVersion: "v1", kind: "Pod", metadata: { name: "carol-notebook", namespace: NS, annotations: { [ANNOTATION_USER_INFO]: '{"user":"carol","groups":["data-science"]}' } }, spec: { containers: container } } as k8s.KubernetesObject, readPod(NS, "carol-notebook"));

@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import { type Testbed, kubeConfigFor, prepareNamespace, waitFor } from "../../src/testbed/testbed.js";
+import { discoverApiVersions } from "../../src/kube/discovery.js";
 import { startAdmission, testbed } from "./harness.js";
 import type { CorralProcess } from "../../src/testbed/testbed.js";
 
@@ -97,7 +98,7 @@ describe("admission controller on kube-apiserver v1.20.2", () => {
     expect(line.allowed).toBe(true);
   });
 
-  it("Job and CronJob (batch/v1beta1) templates are stamped; the Job's pods carry bob", async () => {
+  it("Job and CronJob (the version discovery chose: batch/v1beta1 on 1.20) templates are stamped; the Job's pods carry bob", async () => {
     const batch = kubeConfigFor(tb, "bob").makeApiClient(k8s.BatchV1Api);
     await batch.createNamespacedJob({
       namespace: NS,
@@ -108,9 +109,13 @@ describe("admission controller on kube-apiserver v1.20.2", () => {
     const pod = await waitFor("the Job's pod", async () => (await api("admin").listNamespacedPod({ namespace: NS, labelSelector: "job-name=etl" })).items[0]);
     expect(JSON.parse(pod.metadata!.annotations![UI]!)).toEqual({ user: "bob", groups: ["users", "system:authenticated"] });
 
-    // CronJob is batch/v1beta1 on v1.20: created with kubectl as alice.
+    // CronJob is batch/v1beta1 on v1.20 (batch/v1 from 1.21): discovery says which; created with kubectl as alice.
+    const { cronJob, kubernetes } = await discoverApiVersions(admin);
+    expect(cronJob).toBe(kubernetes.minor >= 21 ? "batch/v1" : "batch/v1beta1");
+    const registered = await admin.makeApiClient(k8s.AdmissionregistrationV1Api).readMutatingWebhookConfiguration({ name: "yunikorn-admission-controller-mutations" });
+    expect(registered.webhooks![0]!.rules).toContainEqual(expect.objectContaining({ apiGroups: ["batch"], apiVersions: [cronJob!.split("/")[1]], resources: ["cronjobs"] }));
     const manifest = JSON.stringify({
-      apiVersion: "batch/v1beta1", kind: "CronJob", metadata: { name: "nightly", namespace: NS },
+      apiVersion: cronJob, kind: "CronJob", metadata: { name: "nightly", namespace: NS },
       spec: { schedule: "0 3 * * *", jobTemplate: { spec: { template: { spec: { restartPolicy: "Never", containers: [{ name: "c", image: "busybox:1.36" }] } } } } },
     });
     await kubectl("alice", ["apply", "-f", "-"], manifest);

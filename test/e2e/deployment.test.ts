@@ -5,17 +5,14 @@
  */
 import { execFile } from "node:child_process";
 import { X509Certificate } from "node:crypto";
-import { mkdtemp, writeFile } from "node:fs/promises";
 import type { Server } from "node:net";
-import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
 import { connect } from "node:tls";
 import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
-import { type CorralProcess, PROJECT_ROOT, type Testbed, kubeConfigFor, prepareNamespace, waitFor } from "../../src/testbed/testbed.js";
-import { auditedCalls, freePort, grantedRules, roundRobin, serviceAccountKubeconfig, startAdmission, testbed } from "./harness.js";
+import { type CorralProcess, type Testbed, kubeConfigFor, prepareNamespace, waitFor } from "../../src/testbed/testbed.js";
+import { auditedCalls, freePort, grantedRules, renderDeploy, roundRobin, serviceAccountKubeconfig, startAdmission, testbed } from "./harness.js";
 
 const run = promisify(execFile);
 const UI = "yunikorn.apache.org/user.info";
@@ -204,11 +201,10 @@ describe("admission controller deployment", () => {
 });
 
 async function render(namespace: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "corral-kustomize-"));
-  await writeFile(join(dir, "kustomization.yaml"), `namespace: ${namespace}\nresources:\n  - ${relative(dir, join(PROJECT_ROOT, "deploy", "base"))}\n`);
-  const { stdout } = await run("kubectl", ["kustomize", dir], { maxBuffer: 10 << 20 });
-  // The test bed is Kubernetes 1.20: PodDisruptionBudget is policy/v1beta1 there (policy/v1 from 1.21).
-  return stdout.replace(/apiVersion: policy\/v1\nkind: PodDisruptionBudget/g, "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget");
+  // Kubernetes 1.20 serves PodDisruptionBudget as policy/v1beta1 only: renderDeploy adds the documented component.
+  const rendered = await renderDeploy(tb, "base", namespace);
+  expect(rendered).toContain("apiVersion: policy/v1beta1\nkind: PodDisruptionBudget");
+  return rendered;
 }
 
 async function kubectl(args: string[], stdin: string): Promise<{ stdout: string; stderr: string }> {

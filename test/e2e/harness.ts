@@ -103,3 +103,26 @@ export function grantedRules(objects: readonly { kind: string; rules?: { apiGrou
   }
   return granted;
 }
+
+/**
+ * Renders `deploy/<dir>` with kubectl kustomize for the test bed: in `namespace` when given, and with the
+ * deploy/components/kubernetes-1.20 component when discovery says the cluster serves PodDisruptionBudgets as
+ * policy/v1beta1 only (as 1.20 does) — the documented way to install on 1.20, chosen as corral chooses versions.
+ */
+export async function renderDeploy(tb: Testbed, dir: string, namespace?: string): Promise<string> {
+  const { execFile } = await import("node:child_process");
+  const { promisify } = await import("node:util");
+  const { relative } = await import("node:path");
+  const { PROJECT_ROOT } = await import("../../src/testbed/testbed.js");
+  const { discoverApiVersions } = await import("../../src/kube/discovery.js");
+  const versions = await discoverApiVersions(kubeConfigFor(tb, "admin"));
+  const overlay = await mkdtemp(join(tmpdir(), "corral-kustomize-"));
+  const rel = (p: string) => relative(overlay, join(PROJECT_ROOT, "deploy", p));
+  await writeFile(join(overlay, "kustomization.yaml"), [
+    ...(namespace ? [`namespace: ${namespace}`] : []),
+    "resources:", `  - ${rel(dir)}`,
+    ...(versions.podDisruptionBudget === "policy/v1beta1" ? ["components:", `  - ${rel("components/kubernetes-1.20")}`] : []),
+  ].join("\n") + "\n");
+  const { stdout } = await promisify(execFile)("kubectl", ["kustomize", overlay], { maxBuffer: 10 << 20 });
+  return stdout;
+}
