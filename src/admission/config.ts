@@ -47,6 +47,8 @@ export interface AdmissionConfig {
   readonly bypassAuth: boolean;
   /** Users matching `systemUsers` may create objects that carry user.info. */
   readonly trustControllers: boolean;
+  /** Refuse pods (and templates) routed to the scheduler that preset `spec.nodeName`, unless from a trusted controller. */
+  readonly refusePresetNodeName: boolean;
   readonly systemUsers: RegexList;
   readonly externalUsers: RegexList;
   readonly externalGroups: RegexList;
@@ -159,6 +161,10 @@ export const ADMISSION_CONFIG_KEYS: Readonly<Record<string, KeySpec>> = {
     field: "trustControllers", kind: "bool", default: "true",
     env: ["ADMISSION_CONTROLLER_TRUST_CONTROLLERS", "ADMISSION_CONTROLLER_BYPASS_CONTROLLERS"],
     doc: "users matching systemUsers may create objects that already carry user.info",
+  },
+  "admissionController.accessControl.refusePresetNodeName": {
+    field: "refusePresetNodeName", kind: "bool", default: "true", env: ["ADMISSION_CONTROLLER_REFUSE_PRESET_NODE_NAME"],
+    doc: "refuse pods and pod templates for the scheduler that already name a node (spec.nodeName), which would bypass queue and user limits; trusted controllers and kubelets' mirror pods excepted",
   },
   "admissionController.accessControl.systemUsers": {
     field: "systemUsers", kind: "regexList", default: "^system:serviceaccount:kube-system:,^system:kube-controller-manager$",

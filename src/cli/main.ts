@@ -107,6 +107,7 @@ export function buildCli(): Command {
     .option("--url <url>", "out-of-cluster base URL, e.g. https://127.0.0.1:9089")
     .option("--service <name>", "in-cluster Service name", "yunikorn-admission-controller-service")
     .option("--service-namespace <ns>", "namespace of the Service", "default")
+    .option("--controller-namespace <ns>", "the controller's namespace, kept out of the mutating webhook (default: --service-namespace; with --url: none)")
     .addOption(new Option("--service-port <port>", "Service port").default(443).argParser(port))
     .addOption(new Option("--failure-policy <policy>", "failure policy of the mutating webhook").choices(["Fail", "Ignore"]).default("Fail"))
     .addOption(new Option("--timeout <seconds>", "webhook timeout in seconds (1-30)").default(5).argParser((v) => {
@@ -116,7 +117,9 @@ export function buildCli(): Command {
     }))
     .action((o) => {
       const target: WebhookTarget = o.url ? { mode: "url", url: o.url } : { mode: "service", name: o.service, namespace: o.serviceNamespace, port: o.servicePort };
-      const settings = { target, caBundle: readFileSync(o.caFile, "utf8"), mutateFailurePolicy: o.failurePolicy, timeoutSeconds: o.timeout };
+      const settings = {
+        target, caBundle: readFileSync(o.caFile, "utf8"), controllerNamespace: o.controllerNamespace, mutateFailurePolicy: o.failurePolicy, timeoutSeconds: o.timeout,
+      };
       process.stdout.write(stringify(mutatingWebhookConfiguration(settings)) + "---\n" + stringify(validatingWebhookConfiguration(settings)));
     });
 

@@ -237,7 +237,7 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
         // the Service named in the serving certificate's SANs (fixed at start, as the certificate is)
         const target: WebhookTarget = opts.webhookUrl ? { mode: "url", url: opts.webhookUrl } : { mode: "service", name: svc, namespace: cfg0.namespace, port: 443 };
         const settings = {
-          target, caBundle: bundle, mutateFailurePolicy: cfg.mutateFailurePolicy, validateFailurePolicy: cfg.validateFailurePolicy,
+          target, caBundle: bundle, controllerNamespace: cfg0.namespace, mutateFailurePolicy: cfg.mutateFailurePolicy, validateFailurePolicy: cfg.validateFailurePolicy,
           timeoutSeconds: cfg.webhookTimeoutSeconds, mutatingName: cfg.mutatingConfigurationName, validatingName: cfg.validatingConfigurationName,
         };
         return [mutatingWebhookConfiguration(settings), validatingWebhookConfiguration(settings)] as k8s.KubernetesObject[];
