@@ -256,6 +256,8 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
     port: opts.port,
     tls,
     logger: log,
+    // The API server gives up after the webhook's timeoutSeconds: a request still arriving after that is not its.
+    requestTimeoutMs: (cfg0.webhookTimeoutSeconds + 1) * 1000,
     ready: () => !managed || managed.reconciles > 0,
     routes: [
       { path: MUTATE_PATH, name: "mutate", decide: (r) => decide(r, store.current, finalLookups) },
