@@ -69,11 +69,13 @@ export interface AdmissionConfig {
   readonly validatingConfigurationName: string;
   readonly mutateFailurePolicy: "Fail" | "Ignore";
   readonly validateFailurePolicy: "Fail" | "Ignore";
+  /** The pods/status UPDATE check: its failurePolicy, or `Off` (not registered). */
+  readonly podStatusPolicy: "Fail" | "Ignore" | "Off";
   /** Webhook timeout the API server applies, seconds (1-30). */
   readonly webhookTimeoutSeconds: number;
 }
 
-type KeyKind = "string" | "bool" | "regexList" | "queue" | "dnsLabel" | "dnsSubdomain" | "hostPort" | "level" | "labelKey" | "millis" | "failurePolicy" | "seconds";
+type KeyKind = "string" | "bool" | "regexList" | "queue" | "dnsLabel" | "dnsSubdomain" | "hostPort" | "level" | "labelKey" | "millis" | "failurePolicy" | "statusPolicy" | "seconds";
 
 interface KeySpec {
   field: keyof AdmissionConfig;
@@ -124,6 +126,10 @@ export const ADMISSION_CONFIG_KEYS: Readonly<Record<string, KeySpec>> = {
   "admissionController.webHook.validateFailurePolicy": {
     field: "validateFailurePolicy", kind: "failurePolicy", default: "Ignore", env: [],
     doc: "failurePolicy of the ConfigMap validating webhook (YuniKorn: Ignore)",
+  },
+  "admissionController.webHook.podStatusPolicy": {
+    field: "podStatusPolicy", kind: "statusPolicy", default: "Ignore", env: [],
+    doc: "pods/status UPDATEs that change user.info are refused by a validating webhook with this failurePolicy (Fail or Ignore); Off registers none",
   },
   "admissionController.webHook.timeoutSeconds": {
     field: "webhookTimeoutSeconds", kind: "seconds", default: "5", env: [],
@@ -291,6 +297,9 @@ function parseValue(kind: KeyKind, value: string): unknown {
       return value;
     case "failurePolicy":
       if (value !== "Fail" && value !== "Ignore") throw new Error("must be Fail or Ignore");
+      return value;
+    case "statusPolicy":
+      if (value !== "Fail" && value !== "Ignore" && value !== "Off") throw new Error("must be Fail, Ignore or Off");
       return value;
     case "seconds": {
       const n = Number(value);

@@ -70,6 +70,8 @@ export const DEFAULT_CONFIGMAP_NAME = "yunikorn-defaults";
 /** Webhook paths and the default port (cmd/admissioncontroller/main.go). */
 export const MUTATE_PATH = "/mutate";
 export const VALIDATE_CONF_PATH = "/validate-conf";
+/** corral's addition: the pods/status UPDATE check (user.info must not change through the status subresource). */
+export const VALIDATE_PODS_PATH = "/validate-pods";
 export const DEFAULT_ADMISSION_PORT = 9089;
 
 /** Webhook configuration and entry names (webhook_manager.go). */
@@ -77,6 +79,7 @@ export const MUTATING_WEBHOOK_CONFIGURATION = "yunikorn-admission-controller-mut
 export const VALIDATING_WEBHOOK_CONFIGURATION = "yunikorn-admission-controller-validations";
 export const MUTATE_PODS_WEBHOOK = "admission-webhook.yunikorn.mutate-pods";
 export const VALIDATE_CONF_WEBHOOK = "admission-webhook.yunikorn.validate-conf";
+export const VALIDATE_POD_STATUS_WEBHOOK = "admission-webhook.yunikorn.validate-pod-status";
 
 /** Maximum length of a label value (Kubernetes validation). */
 export const LABEL_VALUE_MAX_LENGTH = 63;

@@ -16,6 +16,8 @@ import {
   NAMESPACE_NAME_LABEL,
   VALIDATE_CONF_PATH,
   VALIDATE_CONF_WEBHOOK,
+  VALIDATE_PODS_PATH,
+  VALIDATE_POD_STATUS_WEBHOOK,
   VALIDATING_WEBHOOK_CONFIGURATION,
 } from "./constants.js";
 
@@ -34,6 +36,8 @@ export interface WebhookSettings {
   mutateFailurePolicy?: "Fail" | "Ignore";
   /** Failure policy of the validating webhook. Default `Ignore`, as YuniKorn. */
   validateFailurePolicy?: "Fail" | "Ignore";
+  /** The pods/status UPDATE check: its failure policy, or `Off` for none. Default `Ignore`. */
+  podStatusPolicy?: "Fail" | "Ignore" | "Off";
   /** Seconds the API server waits for an answer (1-30). Default 5. */
   timeoutSeconds?: number;
   mutatingName?: string;
@@ -109,8 +113,24 @@ export function mutatingWebhookConfiguration(s: WebhookSettings): Record<string,
   };
 }
 
-/** ValidatingWebhookConfiguration (admissionregistration.k8s.io/v1) for the scheduler ConfigMaps. */
+/**
+ * ValidatingWebhookConfiguration (admissionregistration.k8s.io/v1): the scheduler ConfigMaps, and (corral's
+ * addition, unless `podStatusPolicy` is `Off`) pods/status UPDATEs, which can change metadata — user.info included —
+ * without passing the pods rule of the mutating webhook.
+ */
 export function validatingWebhookConfiguration(s: WebhookSettings): Record<string, unknown> {
+  const statusPolicy = s.podStatusPolicy ?? "Ignore";
+  const podStatus = statusPolicy === "Off" ? [] : [{
+    name: VALIDATE_POD_STATUS_WEBHOOK,
+    clientConfig: clientConfig(s.target, VALIDATE_PODS_PATH, s.caBundle),
+    rules: [{ operations: ["UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods/status"], scope: "Namespaced" }],
+    failurePolicy: statusPolicy,
+    matchPolicy: "Equivalent",
+    sideEffects: "None",
+    timeoutSeconds: s.timeoutSeconds ?? 5,
+    admissionReviewVersions: ["v1"],
+    namespaceSelector: namespaceSelector(excludedNamespaceNames(s)),
+  }];
   return {
     apiVersion: "admissionregistration.k8s.io/v1",
     kind: "ValidatingWebhookConfiguration",
@@ -124,7 +144,7 @@ export function validatingWebhookConfiguration(s: WebhookSettings): Record<strin
       sideEffects: "None",
       timeoutSeconds: s.timeoutSeconds ?? 5,
       admissionReviewVersions: ["v1"],
-    }],
+    }, ...podStatus],
   };
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { defaultAdmissionConfig, parseAdmissionConfig } from "../../../src/admission/config.js";
 import { EMPTY_LOOKUPS, type AdmissionLookups } from "../../../src/admission/decision.js";
 import { generateApplicationId } from "../../../src/admission/pod.js";
-import { review } from "../../../src/admission/review.js";
+import { review, validatePodStatus } from "../../../src/admission/review.js";
 import { ALICE, BOB, RS_CONTROLLER, pod, podCreate, podUpdate } from "../../fixtures/reviews.js";
 import { applyResponse, patchOps } from "../../helpers/patch.js";
 
@@ -364,5 +364,34 @@ describe("preset spec.nodeName (placement.ts)", () => {
   it("a nodeName of the wrong type is refused naming the field", () => {
     const res = review(podCreate(onNode({}, 7 as unknown as string)), cfg, EMPTY_LOOKUPS);
     expect(res.status).toEqual({ code: 400, message: "cannot decode pod: spec.nodeName: must be a string, got number" });
+  });
+});
+
+describe("pods/status UPDATE (validate-pods)", () => {
+  const UI = "yunikorn.apache.org/user.info";
+  const stored = pod({ annotations: { [UI]: '{"user":"alice"}' } });
+  const status = (next: unknown, user: object) => ({ ...podUpdate(next, stored, user), subResource: "status" });
+  const NODE = { username: "system:node:node-1", groups: ["system:nodes"] };
+
+  it("a status write that changes user.info is refused, whoever asks", () => {
+    const forged = pod({ annotations: { [UI]: '{"user":"bob"}' } });
+    for (const who of [NODE, RS_CONTROLLER, { username: "admin", groups: ["system:masters"] }]) {
+      const d = validatePodStatus(status(forged, who));
+      expect(d.allowed).toBe(false);
+      expect(d.message).toMatch(/^user info annotation change is not allowed: changing yunikorn.apache.org\/user.info/);
+    }
+    expect(validatePodStatus(status(pod(), NODE)).message).toMatch(/removing/);
+  });
+
+  it("a kubelet-style status write (metadata unchanged) is allowed without a patch", () => {
+    const next = structuredClone(stored);
+    (next as { status: Record<string, unknown> }).status = { phase: "Running", conditions: [{ type: "Ready", status: "True" }] };
+    expect(validatePodStatus(status(next, NODE))).toMatchObject({ allowed: true, ops: [] });
+  });
+
+  it("anything else sent to validate-pods is allowed untouched", () => {
+    expect(validatePodStatus(podCreate(pod()))).toMatchObject({ allowed: true, ops: [] });
+    // the mutate path routes a status update the same way
+    expect(review(status(pod({ annotations: { [UI]: '{"user":"bob"}' } }), NODE), cfg, EMPTY_LOOKUPS).allowed).toBe(false);
   });
 });

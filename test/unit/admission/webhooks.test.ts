@@ -66,4 +66,15 @@ describe("webhook configurations: nothing a tenant can set keeps her objects out
     const b = bootstrapperWebhookConfiguration(service, CA) as unknown as Record<string, unknown>;
     expect(hooks(b)[0]!.namespaceSelector).toEqual(namespaceSelector(["kube-system"]));
   });
+
+  it("the validating configuration checks pods/status UPDATE (Ignore by default; Fail; Off registers none)", () => {
+    const entries = (policy?: "Fail" | "Ignore" | "Off") => hooks(validatingWebhookConfiguration({ target: service, caBundle: CA, podStatusPolicy: policy })) as (Hook & { name: string; failurePolicy: string; clientConfig: { service: { path: string } } })[];
+    const status = entries().find((h) => h.name === "admission-webhook.yunikorn.validate-pod-status")!;
+    expect(status.rules).toEqual([{ operations: ["UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods/status"], scope: "Namespaced" }]);
+    expect(status.failurePolicy).toBe("Ignore");
+    expect(status.clientConfig.service.path).toBe("/validate-pods");
+    expect(status.namespaceSelector).toEqual(namespaceSelector(["kube-system", "corral"]));
+    expect(entries("Fail").find((h) => h.name === status.name)!.failurePolicy).toBe("Fail");
+    expect(entries("Off").map((h) => h.name)).toEqual(["admission-webhook.yunikorn.validate-conf"]);
+  });
 });
