@@ -90,7 +90,7 @@ describe("hostile callers", () => {
     const timer = setInterval(() => {
       void s.metrics.inFlightBytes.get().then((g) => (peak = Math.max(peak, g.values[0]?.value ?? 0)));
     }, 1);
-    const replies = await Promise.all(Array.from({ length: 24 }, () => post(s.port, "/mutate", body).catch((err: Error) => ({ status: -1, body: err.message, headers: {}, ms: 0 }))));
+    const replies = await Promise.all(Array.from({ length: 24 }, () => post(s.port, "/mutate", body).catch((err: Error): Reply => ({ status: -1, body: err.message, headers: {}, ms: 0 }))));
     clearInterval(timer);
     const refused = replies.filter((r) => r.status === 429);
     const served = replies.filter((r) => r.status === 200);
