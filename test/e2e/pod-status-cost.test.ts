@@ -23,7 +23,7 @@ let adm: { corral: CorralProcess; port: number };
 let core: k8s.CoreV1Api;
 
 /** corral's count of validate-pods calls and the seconds it spent answering them (its /metrics). */
-function statusCalls(): Promise<{ calls: number; seconds: number }> {
+function statusCalls(): Promise<{ calls: number; seconds: number; rejected: number }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: "127.0.0.1", port: adm.port, path: "/metrics", rejectUnauthorized: false }, (res) => {
       let body = "";
@@ -32,7 +32,9 @@ function statusCalls(): Promise<{ calls: number; seconds: number }> {
         let calls = 0;
         for (const m of body.matchAll(/^corral_admission_requests_total\{webhook="validate-pods"[^}]*\} (\d+)/gm)) calls += Number(m[1]);
         const seconds = Number(/^corral_admission_duration_seconds_sum\{webhook="validate-pods"\} ([\d.e+-]+)/m.exec(body)?.[1] ?? 0);
-        resolve({ calls, seconds });
+        let rejected = 0;
+        for (const m of body.matchAll(/^corral_admission_rejected_total\{webhook="validate-pods"[^}]*\} (\d+)/gm)) rejected += Number(m[1]);
+        resolve({ calls, seconds, rejected });
       });
     });
     req.on("error", reject);
@@ -119,7 +121,7 @@ describe("pods/status check cost", () => {
       const [m1, cpu1] = [await statusCalls(), await corralCpuMs()];
       const calls = m1.calls - m0.calls;
       return {
-        ...client, webhookCalls: calls, corralCpuMs: cpu1 - cpu0,
+        ...client, webhookCalls: calls, refusedBeforeDecision: m1.rejected - m0.rejected, corralCpuMs: cpu1 - cpu0,
         corralMsPerCall: calls > 0 ? Math.round(((m1.seconds - m0.seconds) * 1000 / calls) * 1000) / 1000 : 0,
       };
     };
