@@ -8,14 +8,6 @@
 export const DEFAULT_SCHEDULER_NAME = "yunikorn";
 
 /**
- * Label `app: yunikorn`: YuniKorn's objectSelector skips every object carrying it. corral does not: any tenant can set
- * a label on her own object, so it must not decide whether the webhooks see it. corral labels its own objects with it
- * (selectors of deploy/), nothing more.
- */
-export const LABEL_APP = "app";
-export const YUNIKORN_POD_APP_VALUE = "yunikorn";
-
-/**
  * Namespace label that keeps a namespace out of the webhooks (value `"true"`). Namespaces are cluster-scoped, so only
  * someone allowed to create or update Namespaces (a cluster administrator) can set it; tenants with the `edit` role in
  * their namespaces cannot. Needed on Kubernetes 1.20, where namespaces have no `kubernetes.io/metadata.name` label.
