@@ -4,6 +4,7 @@
  * Each test performs one attack through the API server and reads the outcome back: refused, or charged to alice.
  */
 import { spawn } from "node:child_process";
+import { connect } from "node:tls";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
@@ -236,6 +237,26 @@ describe("8: pods/status", () => {
 });
 
 describe("7: hostile direct callers", () => {
+  it("a slow-body connection to the webhook port is closed once the webhook timeout (5 s) has passed, not after 75 s", async () => {
+    const t0 = performance.now();
+    const { ms, answer } = await new Promise<{ ms: number; answer: string }>((resolve, reject) => {
+      let answer = "";
+      const sock = connect({ host: "127.0.0.1", port: adm.port, rejectUnauthorized: false }, () => {
+        sock.write("POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{");
+        // one byte a second, as a slowloris would
+        const drip = setInterval(() => sock.write(" "), 1000);
+        sock.on("close", () => clearInterval(drip));
+      });
+      sock.on("data", (d: Buffer) => (answer += d.toString()));
+      sock.on("close", () => resolve({ ms: performance.now() - t0, answer }));
+      sock.on("error", () => undefined);
+      setTimeout(() => reject(new Error("connection still open after 20 s")), 20_000).unref();
+    });
+    expect(answer).toMatch(/^HTTP\/1.1 408/);
+    expect(ms).toBeGreaterThan(5000);
+    expect(ms).toBeLessThan(9000);
+  });
+
   it("48 callers flooding the webhook port with 1.9 MiB label-heavy reviews: pod creates through the API server succeed or fail fast, RSS stays under 256 MiB", async () => {
     const pid = adm.corral.proc.pid!;
     const rssKiB = async (field: "VmRSS" | "VmHWM") => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(await readFile(`/proc/${pid}/status`, "utf8"))![1]);
