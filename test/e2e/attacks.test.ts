@@ -129,20 +129,25 @@ describe("hole 1: objects labelled app: yunikorn", () => {
     }
   });
 
-  it("three-step UPDATE (add app: yunikorn, change the template's user.info, remove the label) is refused at step two", async () => {
-    await create("alice", workload("Deployment", "three-step"));
-    // 1. add the label, on the Deployment and on its template
-    await kubectl("alice", ["label", "deployment", "three-step", "-n", NS, "app=yunikorn"]);
-    await kubectl("alice", ["patch", "deployment", "three-step", "-n", NS, "--type", "merge", "-p",
-      JSON.stringify({ spec: { template: { metadata: { labels: { app: "yunikorn" } } } } })]);
+  /** A merge patch that sets `meta` on the pod template of `kind`. */
+  const templatePatch = (kind: string, meta: object) => {
+    const template = { metadata: meta };
+    return JSON.stringify(kind === "CronJob" ? { spec: { jobTemplate: { spec: { template } } } } : { spec: { template } });
+  };
+  it.each(Object.keys(WORKLOAD_API))("three-step UPDATE on a %s (add app: yunikorn, change the template's user.info, remove the label) is refused at step two", async (kind) => {
+    const name = `three-${kind.toLowerCase()}`;
+    const resource = kind.toLowerCase();
+    await create("alice", workload(kind, name));
+    // 1. add the label, on the workload and on its template (a Job's template is immutable: the workload only)
+    await kubectl("alice", ["label", resource, name, "-n", NS, "app=yunikorn"]);
+    if (kind !== "Job") await kubectl("alice", ["patch", resource, name, "-n", NS, "--type", "merge", "-p", templatePatch(kind, { labels: { app: "yunikorn" } })]);
     // 2. change the template's identity
-    const msg = await denial(kubectl("alice", ["patch", "deployment", "three-step", "-n", NS, "--type", "merge", "-p",
-      JSON.stringify({ spec: { template: { metadata: { annotations: { [UI]: FORGED_BOB } } } } })]));
+    const msg = await denial(kubectl("alice", ["patch", resource, name, "-n", NS, "--type", "merge", "-p", templatePatch(kind, { annotations: { [UI]: FORGED_BOB } })]));
     expect(msg).toContain(NOT_ALLOWED);
     // 3. remove the label: the template still names alice, and so do its pods
-    await kubectl("alice", ["label", "deployment", "three-step", "-n", NS, "app-"]);
-    expect(await templateIdentity("admin", "Deployment", NS, "three-step")).toEqual(ALICE);
-    for (const p of await podsOf(NS, "three-step")) expect(identity(p)).toEqual(ALICE);
+    await kubectl("alice", ["label", resource, name, "-n", NS, "app-"]);
+    expect(await templateIdentity("admin", kind, NS, name)).toEqual(ALICE);
+    if (kind === "Deployment") for (const p of await podsOf(NS, name)) expect(identity(p)).toEqual(ALICE);
   });
 });
 
