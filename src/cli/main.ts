@@ -109,8 +109,10 @@ export function buildCli(): Command {
     .option("--url <url>", "out-of-cluster base URL, e.g. https://127.0.0.1:9089")
     .option("--service <name>", "in-cluster Service name", "yunikorn-admission-controller-service")
     .option("--service-namespace <ns>", "namespace of the Service", "default")
+    .option("--controller-namespace <ns>", "the controller's namespace, kept out of the mutating webhook (default: --service-namespace; with --url: none)")
     .addOption(new Option("--service-port <port>", "Service port").default(443).argParser(port))
     .addOption(new Option("--failure-policy <policy>", "failure policy of the mutating webhook").choices(["Fail", "Ignore"]).default("Fail"))
+    .addOption(new Option("--pod-status-policy <policy>", "failure policy of the pods/status check, or Off").choices(["Fail", "Ignore", "Off"]).default("Ignore"))
     .addOption(new Option("--timeout <seconds>", "webhook timeout in seconds (1-30)").default(5).argParser((v) => {
       const n = Number(v);
       if (!Number.isInteger(n) || n < 1 || n > 30) throw new InvalidArgumentError("must be 1-30");
@@ -118,7 +120,10 @@ export function buildCli(): Command {
     }))
     .action((o) => {
       const target: WebhookTarget = o.url ? { mode: "url", url: o.url } : { mode: "service", name: o.service, namespace: o.serviceNamespace, port: o.servicePort };
-      const settings = { target, caBundle: readFileSync(o.caFile, "utf8"), mutateFailurePolicy: o.failurePolicy, timeoutSeconds: o.timeout };
+      const settings = {
+        target, caBundle: readFileSync(o.caFile, "utf8"), controllerNamespace: o.controllerNamespace, mutateFailurePolicy: o.failurePolicy, podStatusPolicy: o.podStatusPolicy,
+        timeoutSeconds: o.timeout,
+      };
       process.stdout.write(stringify(mutatingWebhookConfiguration(settings)) + "---\n" + stringify(validatingWebhookConfiguration(settings)));
     });
 

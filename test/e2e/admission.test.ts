@@ -2,16 +2,13 @@
  * End to end on the real control plane: kube-apiserver sends real pods and workloads through corral's webhooks,
  * as different authenticated X.509 users; every assertion reads objects back from the API server.
  */
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import { type Testbed, kubeConfigFor, prepareNamespace, waitFor } from "../../src/testbed/testbed.js";
 import { discoverApiVersions } from "../../src/kube/discovery.js";
-import { startAdmission, testbed } from "./harness.js";
+import { type TestUser, denial, kubectlAs, startAdmission, testbed } from "./harness.js";
 import type { CorralProcess } from "../../src/testbed/testbed.js";
 
-const run = promisify(execFile);
 const NS = "team-a";
 const CORRAL_NS = "corral";
 const UI = "yunikorn.apache.org/user.info";
@@ -27,17 +24,6 @@ function podBody(name: string, extra: { labels?: Record<string, string>; annotat
     metadata: { name, ...extra },
     spec: { containers: [{ name: "c", image: "registry.example.com/busybox:1.36", command: ["sleep", "3600"] }] },
   };
-}
-
-async function denial(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    const e = err as { code?: number; body?: string };
-    const body = typeof e.body === "string" ? JSON.parse(e.body) : e.body;
-    return `${e.code} ${(body as { message?: string })?.message ?? String(err)}`;
-  }
-  throw new Error("expected the API server to refuse the request");
 }
 
 beforeAll(async () => {
@@ -186,15 +172,6 @@ describe("admission controller on kube-apiserver v1.20.2", () => {
   });
 });
 
-async function kubectl(user: "admin" | "alice" | "bob" | "frontend", args: string[], stdin?: string): Promise<{ stdout: string; stderr: string }> {
-  const p = run("kubectl", ["--kubeconfig", tb.kubeconfig[user], ...args], { timeout: 30_000 });
-  if (stdin !== undefined) {
-    p.child.stdin!.end(stdin);
-  }
-  try {
-    return await p;
-  } catch (err) {
-    const e = err as { stderr?: string; message: string };
-    throw Object.assign(new Error(e.stderr || e.message), { code: 0, body: JSON.stringify({ message: e.stderr || e.message }) });
-  }
+function kubectl(user: TestUser, args: string[], stdin?: string): Promise<{ stdout: string; stderr: string }> {
+  return kubectlAs(tb, user, args, stdin);
 }

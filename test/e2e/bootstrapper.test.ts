@@ -136,7 +136,7 @@ describe("runtime bootstrapper", () => {
     const p = run("kubectl", ["--kubeconfig", tb.kubeconfig.admin, "apply", "--dry-run=server", "-f", "-"]);
     p.child.stdin!.end(manifests);
     const { stdout } = await p;
-    for (const kind of ["serviceaccount", "clusterrole", "clusterrolebinding", "role", "rolebinding", "configmap", "service", "deployment", "poddisruptionbudget"]) {
+    for (const kind of ["serviceaccount", "clusterrole", "clusterrolebinding", "role", "rolebinding", "configmap", "service", "deployment", "poddisruptionbudget", "networkpolicy"]) {
       expect(stdout).toMatch(new RegExp(`^${kind}[./].*\\(server dry run\\)`, "m"));
     }
   });
