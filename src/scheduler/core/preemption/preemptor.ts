@@ -161,15 +161,21 @@ export function decidePreemption(snapshot: PreemptionSnapshot, ask: PreemptionAs
   const fitsAsIs = fitIn(node.available, ask.resource);
   const extra = additionalVictims(snapshot, ask, vq, nodeVictims, fitsAsIs);
   if (!extra.ok) return none(ref, { reason: "does-not-help", nodesExamined: examined });
-  const all = nodeVictims.concat(fitsAsIs ? extra.victims : []);
-  if (all.length === 0) return none(ref, { reason: "does-not-help", nodesExamined: examined });
+  // On the node: the victims up to the search's index, the shortest prefix that makes the ask fit. (Upstream trims
+  // them again by comparing their total with the ask on shared types only, which can drop a victim the node needs
+  // and evict the rest for nothing.) For queue quota (the node fits as is): victims in order until they cover the ask.
+  const chosen: Candidate[] = fitsAsIs ? [] : nodeVictims;
   const total: Res = {};
-  const chosen: Candidate[] = [];
-  for (const v of all) {
-    if (!fitsAsIs && v.alloc.nodeId !== node.id) continue;
-    if (strictlyGreaterThanOnlyExisting(ask.resource, total)) chosen.push(v);
-    for (const k in v.alloc.resource) total[k] = (total[k] ?? 0) + v.alloc.resource[k]!;
+  if (fitsAsIs) {
+    for (const v of extra.victims) {
+      if (!strictlyGreaterThanOnlyExisting(ask.resource, total)) break;
+      chosen.push(v);
+      for (const k in v.alloc.resource) total[k] = (total[k] ?? 0) + v.alloc.resource[k]!;
+    }
+  } else {
+    for (const v of chosen) for (const k in v.alloc.resource) total[k] = (total[k] ?? 0) + v.alloc.resource[k]!;
   }
+  if (chosen.length === 0) return none(ref, { reason: "does-not-help", nodesExamined: examined });
   if (strictlyGreaterThanOnlyExisting(ask.resource, total)) return none(ref, { reason: "shortfall", nodeId: node.id, victimsTotal: total });
   const helps: Helps = fitsAsIs ? { rule: "frees-queue-quota", fence: vq.fence } : { rule: "frees-node", nodeId: node.id };
   const victims: Victim[] = chosen.map((c) => {
