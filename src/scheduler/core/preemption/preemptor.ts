@@ -18,7 +18,7 @@ import type { Res } from "../resources.js";
 import { equalsOrEmpty, fitIn, fitInActual, strictlyGreaterThanOnlyExisting } from "./arith.js";
 import { askQueueTakes, duplicateAll, isAskQueueUnderGuaranteed, removeVictim } from "./guarantee.js";
 import { type Candidate, type PreemptionPredicate, chooseNode } from "./node-search.js";
-import type { Helps, NoPreemptionReason, PreemptionResult, PreemptorRef, Victim } from "./result.js";
+import { type Helps, type NoPreemptionReason, type PreemptionResult, type PreemptorRef, type Victim, victimAllocation } from "./result.js";
 import type { PreemptionSnapshot } from "./snapshot.js";
 import { type AskForVictims, type VictimQueues, candidateRule, compareVictims, findVictimQueues } from "./victims.js";
 
@@ -178,13 +178,8 @@ export function decidePreemption(snapshot: PreemptionSnapshot, ask: PreemptionAs
   if (chosen.length === 0) return none(ref, { reason: "does-not-help", nodesExamined: examined });
   if (strictlyGreaterThanOnlyExisting(ask.resource, total)) return none(ref, { reason: "shortfall", nodeId: node.id, victimsTotal: total });
   const helps: Helps = fitsAsIs ? { rule: "frees-queue-quota", fence: vq.fence } : { rule: "frees-node", nodeId: node.id };
-  const victims: Victim[] = chosen.map((c) => {
-    const a = c.alloc;
-    return {
-      allocationKey: a.key, applicationId: a.applicationId, queuePath: a.queuePath, nodeId: a.nodeId, resource: a.resource,
-      priority: a.priority, createTime: a.createTime, placeholder: a.placeholder, originator: a.originator, allowPreemption: a.allowPreemption,
-      queueRule: vq.leaves.get(a.queuePath)!.queueRule, priorityRule: c.priorityRule, helps,
-    };
-  });
+  const victims: Victim[] = chosen.map((c) => ({
+    ...victimAllocation(c.alloc), queueRule: vq.leaves.get(c.alloc.queuePath)!.queueRule, priorityRule: c.priorityRule, helps,
+  }));
   return { outcome: "preempting", ask: ref, nodeId: node.id, victims, fence: vq.fence, cancelledReservations: choice.cancelledReservations, nodesExamined: examined };
 }

@@ -4,6 +4,7 @@
  * upstream allocation-log texts are given per reason (apache/yunikorn-core pkg/common/errors.go).
  */
 import type { Res } from "../resources.js";
+import type { PreemptionAllocation } from "./snapshot.js";
 
 /** The ask that preempts. */
 export interface PreemptorRef {
@@ -41,7 +42,8 @@ export type Helps =
   | { readonly rule: "frees-node"; readonly nodeId: string }
   | { readonly rule: "frees-queue-quota"; readonly fence: string };
 
-export interface Victim {
+/** The victim allocation as reported (a copy of its snapshot fields). */
+export interface VictimAllocation {
   readonly allocationKey: string;
   readonly applicationId: string;
   readonly queuePath: string;
@@ -52,6 +54,18 @@ export interface Victim {
   readonly placeholder: boolean;
   readonly originator: boolean;
   readonly allowPreemption: boolean;
+}
+
+/** The reported fields of an allocation chosen as victim. */
+export function victimAllocation(a: PreemptionAllocation): VictimAllocation {
+  return {
+    allocationKey: a.key, applicationId: a.applicationId, queuePath: a.queuePath, nodeId: a.nodeId, resource: a.resource, priority: a.priority,
+    createTime: a.createTime, placeholder: a.placeholder, originator: a.originator, allowPreemption: a.allowPreemption,
+  };
+}
+
+/** A victim of ask-triggered preemption with the rules that allowed it. */
+export interface Victim extends VictimAllocation {
   readonly queueRule: QueueOverGuarantee;
   readonly priorityRule: PriorityAllowance;
   readonly helps: Helps;
