@@ -2,7 +2,7 @@
  * Property test of the preemption decision: over random queue trees (guarantees, preemption and priority policies,
  * offsets), nodes full of allocations (priorities, opt-outs, originators, placeholders) and asks, every preemption
  * the decision returns keeps rules 1-5 and 7 of the preemption issue, each checked by an independent computation
- * from the input data.
+ * from the input data; and the early-stopping node search decides exactly as the full one.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -124,6 +124,11 @@ describe("preemption properties", () => {
       const c = build(raw);
       const snapshot = clusterSnapshot({ queues: c.queues, nodes: c.nodes, allocations: c.allocations });
       const r = decidePreemption(snapshot, c.ask, { now: NOW, enabled: true, nodesTried: c.nodesTried });
+      // The early-stopping search (no resource-manager check) decides exactly as the full one.
+      const full = decidePreemption(snapshot, c.ask, {
+        now: NOW, enabled: true, nodesTried: c.nodesTried, predicate: ({ startIndex }) => ({ success: true, index: startIndex }),
+      });
+      expect(r).toEqual(full);
       outcomes[r.outcome === "none" ? r.reason : r.outcome] = (outcomes[r.outcome === "none" ? r.reason : r.outcome] ?? 0) + 1;
       if (r.outcome !== "preempting") return;
       preempted++;

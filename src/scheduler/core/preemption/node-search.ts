@@ -11,7 +11,7 @@
  * pod, so its cost does not grow with the number of nodes once candidates are found.
  */
 import type { Res } from "../resources.js";
-import { equalsOrEmpty, fitIn, subEliminateNegative } from "./arith.js";
+import { equalsOrEmpty, fitIn, isZero, subEliminateNegative } from "./arith.js";
 import { type QueueSnapshot, askQueueTakes, duplicateAll, removeVictim } from "./guarantee.js";
 import type { CancelledReservation, PriorityAllowance } from "./result.js";
 import type { PreemptionAllocation, PreemptionNode, PreemptionSnapshot } from "./snapshot.js";
@@ -69,38 +69,19 @@ export function solutionScore(victims: readonly Candidate[], index: number): num
  * (calculateVictimsByNode): pass one keeps, in order, the candidates whose queue stays at or above its guarantee and
  * whose room the ask's queue can still take within its guarantee — those that shrink the node's shortfall first, the
  * others after; pass two re-checks the guarantees in that order and finds the index.
+ * With `full` false (no resource-manager check will look past the index) both passes stop early: pass one once the
+ * shortfall is gone, pass two at the index; when that finds no index the full computation decides, so the answer is
+ * the same.
  * @returns undefined when the node cannot be made to fit; `{startIndex: -1, victims: []}` when the ask fits as is
  */
 export function victimsOnNode(
-  ask: Readonly<Res>, askPath: string, available: Readonly<Res>, candidates: readonly Candidate[], queues: ReadonlyMap<string, QueueSnapshot>,
+  ask: Readonly<Res>, askPath: string, available: Readonly<Res>, candidates: readonly Candidate[], queues: ReadonlyMap<string, QueueSnapshot>, full = true,
 ): { startIndex: number; victims: Candidate[] } | undefined {
   if (fitIn(available, ask)) return { startIndex: -1, victims: [] };
-  let work = duplicateAll(queues);
-  const askQueue = work.get(askPath);
-  if (!askQueue) return undefined;
-  let nodeAvailable: Res = { ...available };
-  const head: Candidate[] = [], tail: Candidate[] = [];
-  for (const c of candidates) {
-    const r = c.alloc.resource;
-    const q = removeVictim(work, c.alloc, ask, askPath);
-    if (!q) continue;
-    if (!askQueueTakes(askQueue, q, r)) break;
-    const shortfall = subEliminateNegative(ask, nodeAvailable);
-    const after: Res = { ...nodeAvailable };
-    for (const k in r) after[k] = (after[k] ?? 0) + r[k]!;
-    if (equalsOrEmpty(shortfall, subEliminateNegative(ask, after))) {
-      askQueue.removeAllocation(r);
-      q.addAllocation(r);
-      tail.push(c);
-    } else {
-      nodeAvailable = after;
-      head.push(c);
-    }
-  }
-  const ordered = head.concat(tail);
+  const ordered = orderOnNode(ask, askPath, available, candidates, queues, full);
   if (ordered.length === 0) return undefined;
-  work = duplicateAll(queues);
-  nodeAvailable = { ...available };
+  const work = duplicateAll(queues);
+  const nodeAvailable: Res = { ...available };
   const victims: Candidate[] = [];
   let index = -1;
   for (const c of ordered) {
@@ -109,8 +90,42 @@ export function victimsOnNode(
     for (const k in r) nodeAvailable[k] = (nodeAvailable[k] ?? 0) + r[k]!;
     if (index < 0 && fitIn(nodeAvailable, ask)) index = victims.length;
     victims.push(c);
+    if (!full && index >= 0) break;
   }
-  return index < 0 ? undefined : { startIndex: index, victims };
+  if (index < 0) return full ? undefined : victimsOnNode(ask, askPath, available, candidates, queues, true);
+  return { startIndex: index, victims };
+}
+
+/** Pass one of calculateVictimsByNode: candidates that shrink the shortfall, then the others. */
+function orderOnNode(
+  ask: Readonly<Res>, askPath: string, available: Readonly<Res>, candidates: readonly Candidate[], queues: ReadonlyMap<string, QueueSnapshot>, full: boolean,
+): Candidate[] {
+  const work = duplicateAll(queues);
+  const askQueue = work.get(askPath);
+  if (!askQueue) return [];
+  let nodeAvailable: Res = { ...available };
+  let shortfall = subEliminateNegative(ask, nodeAvailable);
+  const head: Candidate[] = [], tail: Candidate[] = [];
+  for (const c of candidates) {
+    if (!full && isZero(shortfall)) break;
+    const r = c.alloc.resource;
+    const q = removeVictim(work, c.alloc, ask, askPath);
+    if (!q) continue;
+    if (!askQueueTakes(askQueue, q, r)) break;
+    const after: Res = { ...nodeAvailable };
+    for (const k in r) after[k] = (after[k] ?? 0) + r[k]!;
+    const newShortfall = subEliminateNegative(ask, after);
+    if (equalsOrEmpty(shortfall, newShortfall)) {
+      askQueue.removeAllocation(r);
+      q.addAllocation(r);
+      tail.push(c);
+    } else {
+      nodeAvailable = after;
+      shortfall = newShortfall;
+      head.push(c);
+    }
+  }
+  return head.concat(tail);
 }
 
 export interface NodeSearchOptions {
@@ -186,7 +201,7 @@ export function chooseNode(
       if (priorityRule) candidates.push({ alloc, priorityRule });
     }
     candidates.sort((a, b) => compareVictims(a.alloc, b.alloc));
-    const found = victimsOnNode(ask.resource, ask.queuePath, node.available, candidates, victimQueues.queues);
+    const found = victimsOnNode(ask.resource, ask.queuePath, node.available, candidates, victimQueues.queues, opts.predicate !== undefined);
     if (!found || (found.victims.length === 0 && opts.nodesTried)) continue;
     batch.push({ check: { nodeId: node.id, node, victims: found.victims, startIndex: found.startIndex }, cancelled });
     if (batch.length >= opts.batchSize && runBatch()) return { choice: best!.choice, examined };
