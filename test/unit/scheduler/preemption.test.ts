@@ -300,7 +300,7 @@ describe("ask-triggered preemption", () => {
       });
     });
 
-    it("cancels a lower-priority reservation older than the wait limit to use its node, keeps a younger one", () => {
+    it("cancels a lower-priority reservation older than the wait limit to use its node, keeps a younger one; a node reserved for the ask is used (initWorkingState)", () => {
       const reservation = { askKey: "big", applicationId: "c", priority: -1, createTime: NOW - 121 * MIN };
       const spec = (createTime: number) => ({
         queues, nodes: [{ id: "n1", capacity: { cpu: 2 }, reservations: [{ ...reservation, createTime }] }], allocations: [alloc("b1", "b", "root.b", "n1", { cpu: 2 })],
@@ -309,6 +309,8 @@ describe("ask-triggered preemption", () => {
         outcome: "preempting", nodeId: "n1", cancelledReservations: [{ nodeId: "n1", askKey: "big", applicationId: "c" }],
       });
       expect(decidePreemption(clusterSnapshot(spec(NOW - 60 * MIN)), ask("root.a", { cpu: 2 }), { now: NOW, enabled: true })).toMatchObject({ outcome: "none", reason: "does-not-help" });
+      const own = { queues, nodes: [{ id: "n1", capacity: { cpu: 2 }, reservations: [{ ...reservation, askKey: "ask", createTime: NOW }] }], allocations: [alloc("b1", "b", "root.b", "n1", { cpu: 2 })] };
+      expect(decidePreemption(clusterSnapshot(own), ask("root.a", { cpu: 2 }), { now: NOW, enabled: true })).toMatchObject({ outcome: "preempting", nodeId: "n1", cancelledReservations: [] });
     });
   });
 

@@ -149,7 +149,8 @@ export interface NodeChoice {
 function nodeUsable(node: PreemptionNode, ask: AskForVictims, now: number): { usable: boolean; cancelled: CancelledReservation[] } {
   const cancelled: CancelledReservation[] = [];
   let reservedByOther = false;
-  const others = (node.reservations ?? []).filter((r) => r.askKey !== ask.key);
+  const reservations = node.reservations ?? [];
+  const others = reservations.some((r) => r.askKey === ask.key) ? [] : reservations;
   if (others.length > 0) {
     reservedByOther = true;
     for (const r of others) {

@@ -14,6 +14,7 @@
  * ordinary → opted-out → originator, lower priority, younger, smaller first; nothing is preempted when the victims
  * together are smaller than the ask.
  */
+import { DEFAULT_PREEMPTION_DELAY_MS } from "../queue-properties.js";
 import type { Res } from "../resources.js";
 import { equalsOrEmpty, fitIn, fitInActual, strictlyGreaterThanOnlyExisting } from "./arith.js";
 import { askQueueTakes, duplicateAll, isAskQueueUnderGuaranteed, removeVictim } from "./guarantee.js";
@@ -147,7 +148,7 @@ export function decidePreemption(snapshot: PreemptionSnapshot, ask: PreemptionAs
   const ref: PreemptorRef = { key: ask.key, applicationId: ask.applicationId, queuePath: ask.queuePath };
   if (!options.enabled) return none(ref, { reason: "disabled" });
   const queue = snapshot.queue(ask.queuePath);
-  const pre = checkPreconditions(ask, queue?.preemptionDelayMs ?? 30_000, options.now);
+  const pre = checkPreconditions(ask, queue?.preemptionDelayMs ?? DEFAULT_PREEMPTION_DELAY_MS, options.now);
   if (pre) return none(ref, pre);
   const vq = findVictimQueues(snapshot, ask);
   if (!vq || !queueGuaranteesAllow(snapshot, ask, vq)) return none(ref, { reason: "queue-guarantees" });
