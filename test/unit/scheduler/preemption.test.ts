@@ -84,6 +84,40 @@ describe("ask-triggered preemption", () => {
     });
   });
 
+  describe("guarantees through the hierarchy", () => {
+    it("a sibling without guarantee under an over-guarantee parent gives to a starving sibling (TestTryPreemptionOnNodeWithOGParentAndUGPreemptor)", () => {
+      const allocations = [1, 2, 3, 4, 5, 6].map((i) => alloc(`alloc${i}`, "app1", "root.parent.child1", i % 2 === 0 ? "node1" : "node2", { first: 1 }, { createTime: NOW - i * MIN }));
+      const r = decidePreemption(clusterSnapshot({
+        queues: [{ path: "root.parent", max: { first: 20 }, guaranteed: { first: 2 } }, { path: "root.parent.child1" }, { path: "root.parent.child2", max: { first: 10 }, guaranteed: { first: 1 } }],
+        nodes: [{ id: "node1", capacity: { first: 3, pods: 1 } }, { id: "node2", capacity: { first: 3, pods: 1 } }],
+        allocations,
+      }), { ...ask("root.parent.child2", { first: 1 }), key: "alloc7" }, {
+        now: NOW, enabled: true, predicate: ({ nodeId, startIndex }) => ({ success: nodeId === "node2", index: startIndex }),
+      });
+      expect(r).toMatchObject({
+        outcome: "preempting", nodeId: "node2",
+        victims: [{ allocationKey: "alloc1", queueRule: { queue: "root.parent.child1", guaranteed: undefined } }],
+      });
+    });
+
+    it("siblings under an under-guarantee parent: the over-guarantee sibling gives, only down to its guarantee (TestTryPreemption_OnNode_UGParent_With_UGPreemptorChild_OGVictimChild_As_Siblings)", () => {
+      const r = decide(
+        [
+          { path: "root.parent", max: { vcores: 20 } }, { path: "root.parent.parent1", guaranteed: { vcores: 10 } }, { path: "root.parent.parent2" },
+          { path: "root.parent.parent1.child1", guaranteed: { vcores: 1 } }, { path: "root.parent.parent1.child2", guaranteed: { vcores: 1 } },
+          { path: "root.parent.parent2.child3" },
+        ],
+        [{ id: "node1", capacity: { vcores: 2 } }],
+        [
+          alloc("alloc1", "app1", "root.parent.parent1.child1", "node1", { vcores: 1 }, { createTime: NOW - 2 * MIN }),
+          alloc("alloc2", "app2", "root.parent.parent1.child1", "node1", { vcores: 1 }, { createTime: NOW - MIN }),
+        ],
+        { ...ask("root.parent.parent1.child2", { vcores: 1 }), key: "alloc3" },
+      );
+      expect(keys(r)).toEqual(["alloc2"]);
+    });
+  });
+
   describe("rule 2: never its own application (upstream: never its own queue)", () => {
     it("tasks of the ask's own application and queue are not victims", () => {
       const r = decide(
