@@ -363,17 +363,17 @@ describe("ask-triggered preemption", () => {
 
 describe("guarantee arithmetic (preemption_queue_test.go)", () => {
   it("remaining guarantee takes the tighter of queue and parents; unset when no guarantee anywhere (TestGetRemainingGuaranteedResource)", () => {
-    const root = new QueueSnapshot("root", undefined, false, { cpu: 10 }, undefined, undefined, undefined);
-    const parent = new QueueSnapshot("root.p", root, false, { cpu: 8 }, undefined, { cpu: 6 }, undefined);
-    const leaf = new QueueSnapshot("root.p.l", parent, true, { cpu: 3 }, undefined, { cpu: 5, mem: 4 }, undefined);
+    const root = new QueueSnapshot({ path: "root", leaf: false, allocated: { cpu: 10 } });
+    const parent = new QueueSnapshot({ path: "root.p", parent: root, leaf: false, allocated: { cpu: 8 }, guaranteed: { cpu: 6 } });
+    const leaf = new QueueSnapshot({ path: "root.p.l", parent, leaf: true, allocated: { cpu: 3 }, guaranteed: { cpu: 5, mem: 4 } });
     expect(leaf.remainingGuaranteed()).toEqual({ cpu: -2, mem: 4 });
-    expect(new QueueSnapshot("root.x", root, true, { cpu: 1 }, undefined, undefined, undefined).remainingGuaranteed()).toBeUndefined();
+    expect(new QueueSnapshot({ path: "root.x", parent: root, leaf: true, allocated: { cpu: 1 } }).remainingGuaranteed()).toBeUndefined();
   });
 
   it("preemptable resource: usage above guarantee only, bounded by parents (TestGetPreemptableResource)", () => {
-    const root = new QueueSnapshot("root", undefined, false, { cpu: 10 }, undefined, undefined, undefined);
-    const parent = new QueueSnapshot("root.p", root, false, { cpu: 8, mem: 10 }, undefined, { cpu: 6, mem: 20 }, undefined);
-    const leaf = new QueueSnapshot("root.p.l", parent, true, { cpu: 8, mem: 10 }, { cpu: 1 }, { cpu: 3, mem: 5 }, undefined);
+    const root = new QueueSnapshot({ path: "root", leaf: false, allocated: { cpu: 10 } });
+    const parent = new QueueSnapshot({ path: "root.p", parent: root, leaf: false, allocated: { cpu: 8, mem: 10 }, guaranteed: { cpu: 6, mem: 20 } });
+    const leaf = new QueueSnapshot({ path: "root.p.l", parent, leaf: true, allocated: { cpu: 8, mem: 10 }, preempting: { cpu: 1 }, guaranteed: { cpu: 3, mem: 5 } });
     expect(parent.preemptable()).toEqual({ cpu: 2 });
     expect(leaf.preemptable()).toEqual({ cpu: 2, mem: 5 });
   });

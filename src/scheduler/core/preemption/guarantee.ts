@@ -11,16 +11,26 @@ import type { PreemptionQueue, PreemptionSnapshot } from "./snapshot.js";
 
 /** A mutable copy of a queue's usage for what-if removal of victims. */
 export class QueueSnapshot {
-  constructor(
-    readonly path: string,
-    readonly parent: QueueSnapshot | undefined,
-    readonly leaf: boolean,
-    public allocated: Res,
-    readonly preempting: MaybeRes,
-    readonly guaranteed: MaybeRes,
-    /** The ask's queue snapshot (set on every queue of the working set). */
-    public askQueue: QueueSnapshot | undefined,
-  ) {}
+  readonly path: string;
+  readonly parent: QueueSnapshot | undefined;
+  readonly leaf: boolean;
+  allocated: Res;
+  readonly preempting: MaybeRes;
+  readonly guaranteed: MaybeRes;
+  /** The ask's queue snapshot (set on the queues of the ask's path and on those created after it). */
+  askQueue: QueueSnapshot | undefined;
+
+  constructor(o: {
+    path: string; parent?: QueueSnapshot; leaf: boolean; allocated: Readonly<Res>; preempting?: MaybeRes; guaranteed?: MaybeRes; askQueue?: QueueSnapshot;
+  }) {
+    this.path = o.path;
+    this.parent = o.parent;
+    this.leaf = o.leaf;
+    this.allocated = { ...o.allocated };
+    this.preempting = o.preempting;
+    this.guaranteed = o.guaranteed;
+    this.askQueue = o.askQueue;
+  }
 
   /** Usage: this queue and its parents. */
   addAllocation(r: Readonly<Res>): void {
@@ -68,7 +78,7 @@ export class QueueSnapshot {
     const existing = into.get(this.path);
     if (existing) return existing;
     const parent = this.parent?.duplicate(into);
-    const copy = new QueueSnapshot(this.path, parent, this.leaf, { ...this.allocated }, this.preempting, this.guaranteed, this.askQueue);
+    const copy = new QueueSnapshot({ ...this, parent });
     into.set(this.path, copy);
     return copy;
   }
@@ -91,7 +101,7 @@ export function snapshotQueue(snapshot: PreemptionSnapshot, cache: Map<string, Q
   const q: PreemptionQueue | undefined = snapshot.queue(path);
   if (!q) return undefined;
   const parent = q.parent !== undefined ? snapshotQueue(snapshot, cache, q.parent, askPath) : undefined;
-  const s = new QueueSnapshot(q.path, parent, q.isLeaf, { ...q.allocated }, q.preempting, q.guaranteed, cache.get(askPath));
+  const s = new QueueSnapshot({ path: q.path, parent, leaf: q.isLeaf, allocated: q.allocated, preempting: q.preempting, guaranteed: q.guaranteed, askQueue: cache.get(askPath) });
   cache.set(path, s);
   return s;
 }
@@ -128,7 +138,7 @@ function isAncestorOrSelf(path: string, ask: string): boolean {
  * @param q the victim's queue in the working set, victim already removed
  * @param remainingBefore its remaining guarantee before the removal
  */
-export function victimKeepsGuarantee(q: QueueSnapshot, ask: Readonly<Res>, askPath: string, victim: Readonly<Res>, remainingBefore: Res | undefined): boolean {
+function victimKeepsGuarantee(q: QueueSnapshot, ask: Readonly<Res>, askPath: string, victim: Readonly<Res>, remainingBefore: Res | undefined): boolean {
   if (!strictlyGreaterThanOrEquals(q.preemptable(), {})) return false;
   if (remainingBefore !== undefined && !isVictimQueueOverGuaranteed(ask, remainingBefore)) return false;
   for (let s: QueueSnapshot | undefined = q; s && !isAncestorOrSelf(s.path, askPath); s = s.parent) {

@@ -64,6 +64,20 @@ export function solutionScore(victims: readonly Candidate[], index: number): num
   return (originator ? SCORE_ORIGINATOR : 0) + (optedOut ? SCORE_OPTED_OUT : 0) + index + 1;
 }
 
+export interface NodeVictimsInput {
+  /** The ask's resources and leaf queue. */
+  readonly ask: Readonly<Res>;
+  readonly askPath: string;
+  /** The node's available resources. */
+  readonly available: Readonly<Res>;
+  /** The node's candidates in victim order. */
+  readonly candidates: readonly Candidate[];
+  /** Working set of queue snapshots (copied, not changed). */
+  readonly queues: ReadonlyMap<string, QueueSnapshot>;
+  /** Compute the whole ordered list (a resource-manager check may look past the index). */
+  readonly full: boolean;
+}
+
 /**
  * Victims on one node in the order to try and the index of the first prefix that frees enough room
  * (calculateVictimsByNode): pass one keeps, in order, the candidates whose queue stays at or above its guarantee and
@@ -74,11 +88,10 @@ export function solutionScore(victims: readonly Candidate[], index: number): num
  * the same.
  * @returns undefined when the node cannot be made to fit; `{startIndex: -1, victims: []}` when the ask fits as is
  */
-export function victimsOnNode(
-  ask: Readonly<Res>, askPath: string, available: Readonly<Res>, candidates: readonly Candidate[], queues: ReadonlyMap<string, QueueSnapshot>, full = true,
-): { startIndex: number; victims: Candidate[] } | undefined {
+export function victimsOnNode(o: NodeVictimsInput): { startIndex: number; victims: Candidate[] } | undefined {
+  const { ask, askPath, available, queues, full } = o;
   if (fitIn(available, ask)) return { startIndex: -1, victims: [] };
-  const ordered = orderOnNode(ask, askPath, available, candidates, queues, full);
+  const ordered = orderOnNode(o);
   if (ordered.length === 0) return undefined;
   const work = duplicateAll(queues);
   const nodeAvailable: Res = { ...available };
@@ -92,14 +105,12 @@ export function victimsOnNode(
     victims.push(c);
     if (!full && index >= 0) break;
   }
-  if (index < 0) return full ? undefined : victimsOnNode(ask, askPath, available, candidates, queues, true);
+  if (index < 0) return full ? undefined : victimsOnNode({ ...o, full: true });
   return { startIndex: index, victims };
 }
 
 /** Pass one of calculateVictimsByNode: candidates that shrink the shortfall, then the others. */
-function orderOnNode(
-  ask: Readonly<Res>, askPath: string, available: Readonly<Res>, candidates: readonly Candidate[], queues: ReadonlyMap<string, QueueSnapshot>, full: boolean,
-): Candidate[] {
+function orderOnNode({ ask, askPath, available, candidates, queues, full }: NodeVictimsInput): Candidate[] {
   const work = duplicateAll(queues);
   const askQueue = work.get(askPath);
   if (!askQueue) return [];
@@ -202,7 +213,9 @@ export function chooseNode(
       if (priorityRule) candidates.push({ alloc, priorityRule });
     }
     candidates.sort((a, b) => compareVictims(a.alloc, b.alloc));
-    const found = victimsOnNode(ask.resource, ask.queuePath, node.available, candidates, victimQueues.queues, opts.predicate !== undefined);
+    const found = victimsOnNode({
+      ask: ask.resource, askPath: ask.queuePath, available: node.available, candidates, queues: victimQueues.queues, full: opts.predicate !== undefined,
+    });
     if (!found || (found.victims.length === 0 && opts.nodesTried)) continue;
     batch.push({ check: { nodeId: node.id, node, victims: found.victims, startIndex: found.startIndex }, cancelled });
     if (batch.length >= opts.batchSize && runBatch()) return { choice: best!.choice, examined };
