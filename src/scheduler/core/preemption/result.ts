@@ -17,7 +17,7 @@ export interface PreemptorRef {
 export interface QueueOverGuarantee {
   readonly rule: "victim-queue-over-guarantee";
   readonly queue: string;
-  /** The victim queue's guaranteed resources (undefined: no guarantee on the queue or its parents). */
+  /** The victim queue's own guaranteed resources (undefined: none set on it; its parents may still have one). */
   readonly guaranteed?: Readonly<Res>;
   /** The victim queue's usage before any victim of this decision was taken. */
   readonly allocated: Readonly<Res>;
