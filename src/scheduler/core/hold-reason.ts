@@ -5,21 +5,7 @@
  * nothing parses the text back.
  */
 import { type Res, format } from "./resources.js";
-
-/** A user or group limit on the application's queue path (user/group tracking, apache/yunikorn-core pkg/scheduler/ugm). */
-export interface LimitHoldReason {
-  readonly kind: "limit";
-  /** `user` or `group` limit. */
-  readonly holder: "user" | "group";
-  /** User name, or the group the application is tracked under. */
-  readonly name: string;
-  /** Queue path where the limit is configured. */
-  readonly queuePath: string;
-  /** `resources`: maxresources would be exceeded; `applications`: maxapplications reached. */
-  readonly limit: "resources" | "applications";
-  /** maxapplications, for `applications`. */
-  readonly maxApplications?: number;
-}
+import { type LimitHold, formatLimitHold } from "./ugm/hold.js";
 
 export type HoldReason =
   /** A queue below root would exceed its max (quota, `Skipped`). Resources in core units. */
@@ -28,7 +14,8 @@ export type HoldReason =
   | { readonly kind: "clusterCapacity"; readonly capacity: Readonly<Res>; readonly used: Readonly<Res>; readonly ask: Readonly<Res> }
   /** maxapplications of a queue on the path is reached while the application waits to run (`Skipped`). */
   | { readonly kind: "queueMaxApplications"; readonly queuePath: string; readonly maxApplications: number }
-  | LimitHoldReason
+  /** A user or group limit on the application's queue path (ugm/hold.ts) (`Skipped`). */
+  | { readonly kind: "limit"; readonly hold: LimitHold }
   /** No schedulable node has the ask free now (`Failed`). */
   | { readonly kind: "noNodeFits"; readonly ask: Readonly<Res>; readonly nodes: number }
   /** Nodes have room, but none passes the resource manager's predicate (selector, affinity, taints) (`Failed`). */
@@ -64,9 +51,7 @@ export function formatHoldReason(r: HoldReason): string {
     case "queueMaxApplications":
       return `queue ${r.queuePath} running applications limit ${r.maxApplications} reached`;
     case "limit":
-      return r.limit === "resources"
-        ? `${r.holder} ${r.name} quota reached on ${r.queuePath}`
-        : `${r.holder} ${r.name} running applications limit ${r.maxApplications} reached on ${r.queuePath}`;
+      return formatLimitHold(r.hold);
     case "noNodeFits":
       return `no node has ${format(r.ask)} free (nodes: ${r.nodes})`;
     case "noNodeMatches":

@@ -11,8 +11,8 @@
  * capacity are never exceeded. Every tie is broken by a stable key (path, id, key), so the same inputs give the same
  * schedule.
  */
-import type { PartitionConfig, PlacementRuleConfig, QueueConfig } from "./config.js";
-import { LimitTracker } from "./limits.js";
+import type { PartitionConfig, QueueConfig } from "./config.js";
+import { LimitTracker } from "./ugm/tracker.js";
 import { BTree } from "../../util/btree.js";
 import { type Allocation, type AllocationResult } from "./allocation-result.js";
 import { type AllocationContext, Application, type Ask, type Decision } from "./application.js";
@@ -24,7 +24,9 @@ import { Node, type NodeOrder, allocationId, nodeOrder } from "./node.js";
 import { parseResource } from "./quantity.js";
 import { Acl, Queue, type SortPolicy } from "./queue.js";
 import { type Res, addTo, fitsIn, fitsWithin, format, hasPositive, isZero, strictlyPositive, subFrom } from "./resources.js";
-import { QUEUE_NAME } from "./validate.js";
+import { PlacementManager } from "./placement/manager.js";
+import { tagValue } from "./placement/tag.js";
+import { PlacementRefusedError, isRecoveryQueue } from "./placement/types.js";
 
 export type { Allocation, AllocationResult } from "./allocation-result.js";
 
@@ -81,7 +83,7 @@ export class Partition {
    */
   private nodeIndex = new BTree<NodeOrder, Node>(undefined, nodeOrder);
   root!: Queue;
-  private rules: PlacementRuleConfig[] = [];
+  private placement = new PlacementManager([]);
   nodeSortPolicy: "fair" | "binpacking" = "fair";
   weights: Record<string, number> = { vcore: 1, memory: 1 };
   /** State changes since the last drain (see `drainStateChanges`). */
@@ -160,7 +162,7 @@ export class Partition {
       }
     };
     markDraining(this.root);
-    this.rules = cfg.placementrules ?? [];
+    this.placement = new PlacementManager(cfg.placementrules ?? []);
     this.nodeSortPolicy = cfg.nodesortpolicy?.type === "binpacking" ? "binpacking" : "fair";
     this.weights = { vcore: 1, memory: 1, ...(cfg.nodesortpolicy?.resourceweights ?? {}) };
     this.limits.load(rootCfg);
@@ -327,76 +329,24 @@ export class Partition {
     this.limits.forget(app.id);
   }
 
-  /** Queue for an application: placement rules in order, else the provided queue, else root.default (§4.8). */
+  /**
+   * Queue for an application: the placement rules (placement/manager.ts), the queue created when it does not exist.
+   * @throws PlacementRefusedError with the rejection reason
+   */
   private place(queueName: string, user: string, groups: readonly string[], tags: Record<string, string>): Queue {
-    const rules = this.rules.length > 0 ? this.rules : [{ name: "provided", create: false }];
-    for (const rule of rules) {
-      if (!filterAllows(rule, user, groups)) continue;
-      const target = this.ruleTarget(rule, queueName, user, tags);
-      if (!target) continue;
-      const q = this.resolve(target, !!rule.create, user, groups);
-      if (q) return q;
-    }
-    if (isForced(tags)) {
-      // Forced applications (already running in the cluster) that no rule places go to the recovery queue,
-      // which bypasses ACLs (§4.8).
-      let rec = this.find("root.@recovery@");
-      if (!rec) {
-        rec = new Queue({ name: "@recovery@", parent: this.root, leaf: true, managed: false });
-        this.root.children.set("@recovery@", rec);
-      }
+    const r = this.placement.place({ user, groups, tags, queueName, forced: isForced(tags) }, { queue: (path) => this.find(path) });
+    if (r.type === "refused") throw new PlacementRefusedError(r.refusal);
+    return this.find(r.path) ?? this.resolve(r.path);
+  }
+
+  /** Creates the queue placement chose: missing parents and the leaf, or the recovery queue (fifo, no ACL). */
+  private resolve(path: string): Queue {
+    if (isRecoveryQueue(path)) {
+      const rec = new Queue({ name: "@recovery@", parent: this.root, leaf: true, managed: false });
+      this.root.children.set("@recovery@", rec);
       return rec;
     }
-    const def = this.find("root.default");
-    if (def && def.isLeaf && !def.draining && def.canSubmit(user, groups)) return def;
-    throw new Error("application rejected: no placement rule matched");
-  }
-
-  private ruleTarget(rule: PlacementRuleConfig, queueName: string, user: string, tags: Record<string, string>): string | undefined {
-    const clean = (v: string) => v.replace(/\./g, "_dot_");
-    let name: string | undefined;
-    switch (rule.name.toLowerCase()) {
-      case "provided":
-        if (!queueName) return undefined;
-        if (queueName.toLowerCase().startsWith("root.")) return queueName.toLowerCase();
-        name = clean(queueName);
-        break;
-      case "user":
-        name = clean(user);
-        break;
-      case "tag": {
-        const key = Object.keys(tags).find((k) => k.toLowerCase() === (rule.value ?? "").toLowerCase());
-        const v = key ? tags[key] : undefined;
-        if (!v) return undefined;
-        if (v.toLowerCase().startsWith("root.")) return v.toLowerCase();
-        name = clean(v);
-        break;
-      }
-      case "fixed": {
-        const v = (rule.value ?? "").toLowerCase();
-        if (v.startsWith("root")) return v;
-        name = v;
-        break;
-      }
-      default:
-        return undefined;
-    }
-    let parent = "root";
-    if (rule.parent) {
-      const p = this.ruleTarget(rule.parent, queueName, user, tags);
-      if (!p) return undefined;
-      parent = p.startsWith("root") ? p : `root.${p}`;
-    }
-    return `${parent}.${name!.toLowerCase()}`;
-  }
-
-  /** The leaf queue at `path`, created when allowed; undefined when this rule cannot use it. */
-  private resolve(path: string, create: boolean, user: string, groups: readonly string[]): Queue | undefined {
     const parts = path.split(".");
-    if (parts[0] !== "root" || parts.slice(1).some((p) => !QUEUE_NAME.test(p))) return undefined;
-    const existing = this.find(path);
-    if (existing) return existing.isLeaf && !existing.draining && existing.canSubmit(user, groups) ? existing : undefined;
-    if (!create) return undefined;
     let q = this.root;
     let i = 1;
     for (; i < parts.length; i++) {
@@ -404,7 +354,6 @@ export class Partition {
       if (!c) break;
       q = c;
     }
-    if (q.isLeaf || q.draining || !q.canSubmit(user, groups)) return undefined;
     for (; i < parts.length; i++) {
       const leaf = i === parts.length - 1;
       // A dynamic leaf gets its parent's child template; a dynamic parent inherits the template itself.
@@ -487,13 +436,13 @@ export class Partition {
     this.detach(ask);
     subFrom(app.allocated, ask.resource);
     app.queue.decAllocated(ask.resource);
-    this.limits.track(app.id, app.queue.path, app.user, app.groups, ask.resource, -1, true);
+    this.limits.track(app, ask.resource, -1, true);
     ask.resource = { ...resource };
     ask.priority = priority;
     if (node) this.attach(ask, node);
     addTo(app.allocated, ask.resource);
     app.queue.incAllocated(ask.resource);
-    this.limits.track(app.id, app.queue.path, app.user, app.groups, ask.resource, 1, true);
+    this.limits.track(app, ask.resource, 1, true);
     this.freeEpoch++;
     app.queue.update(app);
   }
@@ -509,7 +458,7 @@ export class Partition {
       subFrom(app.allocated, ask.resource);
       app.queue.decAllocated(ask.resource);
       const stillRunning = !isZero(app.allocated); // asks are strictly positive: zero means none allocated
-      this.limits.track(app.id, app.queue.path, app.user, app.groups, ask.resource, -1, stillRunning);
+      this.limits.track(app, ask.resource, -1, stillRunning);
       this.freeEpoch++;
     } else {
       if (ask.reservedNode) this.unreserve(ask);
@@ -543,7 +492,7 @@ export class Partition {
     ask.allocatedAt = now;
     addTo(app.allocated, ask.resource);
     app.queue.incAllocated(ask.resource);
-    this.limits.track(app.id, app.queue.path, app.user, app.groups, ask.resource, 1, true);
+    this.limits.track(app, ask.resource, 1, true);
     if (app.state === "Accepted") this.fire(app, app.stateAwareDisabled ? "runApplication" : "startApplication", now);
     else if (app.state === "Starting") this.fire(app, "runApplication", now);
   }
@@ -887,8 +836,8 @@ export class Partition {
 
   /** User and group headroom (limits on the application's queue path). */
   private limitHold(app: Application, r: Res): HoldReason | undefined {
-    const text = this.limits.headroomBlock(app.id, app.queue.path, app.user, app.groups, r);
-    return text === undefined ? undefined : { kind: "placementRefused", message: text };
+    const hold = this.limits.headroom(app, r);
+    return hold && { kind: "limit", hold };
   }
 
   /** Why `app` may not start running: maxapplications of its queues, or of user/group limits. */
@@ -896,8 +845,8 @@ export class Partition {
     for (let x: Queue | undefined = app.queue; x; x = x.parent) {
       if (x.maxApps > 0 && x.runningApps + 1 > x.maxApps) return { kind: "queueMaxApplications", queuePath: x.path, maxApplications: x.maxApps };
     }
-    const text = this.limits.runBlock(app.id, app.queue.path, app.user, app.groups);
-    return text === undefined ? undefined : { kind: "placementRefused", message: text };
+    const hold = this.limits.runHold(app);
+    return hold && { kind: "limit", hold };
   }
 
   /** True when some node's total capacity could hold `r` (a type no node has never fits). */
@@ -915,31 +864,7 @@ export function splitAllocationId(id: string): [string, string] {
 
 /** `application.create.force` tag (key case-insensitive, Go ParseBool true spellings). */
 function isForced(tags: Record<string, string>): boolean {
-  const k = Object.keys(tags).find((x) => x.toLowerCase() === "application.create.force");
-  return k !== undefined && ["1", "t", "T", "true", "TRUE", "True"].includes(tags[k]!);
-}
-
-/**
- * A rule's filter (§2.5): no filter allows everyone. A single-entry list is a regular expression, longer lists are
- * literal names; a user or group match yields the filter type (allow, or deny), no match the opposite.
- */
-function filterAllows(rule: PlacementRuleConfig, user: string, groups: readonly string[]): boolean {
-  const f = rule.filter;
-  if (!f || ((f.users ?? []).length === 0 && (f.groups ?? []).length === 0)) return true;
-  const matches = (list: string[] | undefined, name: string) => {
-    if (!list || list.length === 0) return false;
-    if (list.length === 1) {
-      try {
-        return new RegExp(list[0]!).test(name);
-      } catch {
-        return list[0] === name;
-      }
-    }
-    return list.includes(name);
-  };
-  const hit = matches(f.users, user) || groups.some((g) => matches(f.groups, g));
-  const deny = (f.type ?? "").toLowerCase() === "deny";
-  return deny ? !hit : hit;
+  return ["1", "t", "T", "true", "TRUE", "True"].includes(tagValue(tags, "application.create.force"));
 }
 
 /** si.Resource JSON (`{"resources":{"memory":{"value":1000}}}`) → Res of its positive values; undefined when none or malformed. */
@@ -958,11 +883,13 @@ function siResource(json: string | undefined): Res | undefined {
 /**
  * Namespace limits carried by application tags (`namespace.resourcequota`, `namespace.resourceguaranteed`,
  * `namespace.resourcemaxapps`, set by the shim from namespace annotations) onto a dynamic leaf queue when an
- * application is added to it; managed (configured) queues keep their configuration (yunikorn-core reference §1.3).
+ * application is added to it; managed (configured) queues keep their configuration, and the recovery queue takes none
+ * (yunikorn-core reference §1.3; upstream partition.go AddApplication).
  * Tag names are matched case-insensitively.
  */
 function applyNamespaceTags(q: Queue, tags: Record<string, string>): void {
-  const tag = (name: string) => Object.entries(tags).find(([k]) => k.toLowerCase() === name)?.[1];
+  if (isRecoveryQueue(q.path)) return;
+  const tag = (name: string) => tagValue(tags, name);
   const max = siResource(tag("namespace.resourcequota"));
   if (max) q.max = max;
   const guaranteed = siResource(tag("namespace.resourceguaranteed"));

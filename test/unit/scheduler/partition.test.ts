@@ -10,6 +10,7 @@ import { formatHoldReason } from "../../../src/scheduler/core/hold-reason.js";
 import { Partition } from "../../../src/scheduler/core/partition.js";
 import { validateSchedulerConfig } from "../../../src/scheduler/core/validate.js";
 import type { Res } from "../../../src/scheduler/core/resources.js";
+import { formatLimitHold } from "../../../src/scheduler/core/ugm/hold.js";
 
 const partitionFrom = (yaml: string) => new Partition({ name: "default", config: validateSchedulerConfig(decodeQueuesYaml(yaml)).partitions[0]! });
 const drain = (p: Partition, now = 0): Allocation[] => {
@@ -136,7 +137,7 @@ describe("limits, placement and reload", () => {
     const allocs = drain(p);
     expect(allocs.filter((x) => x.appId === "a")).toHaveLength(2);
     expect(allocs.filter((x) => x.appId === "b")).toHaveLength(4);
-    expect(p.limits.headroomBlock("a", "root.shared", "alice", ["users"], ASK)).toBe("user alice quota reached on root.shared");
+    expect(formatLimitHold(p.limits.headroom(p.apps.get("a")!, ASK)!)).toBe("user alice quota reached on root.shared");
   });
 
   it("queue maxapplications holds back a third application", () => {
