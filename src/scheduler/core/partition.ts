@@ -173,11 +173,14 @@ export class Partition {
   }
 
   private reindex(n: Node): void {
+    const indexed = n.schedulable && this.nodes.has(n.id);
+    const u = indexed ? n.usage(this.weights) : 0;
+    const score = this.nodeSortPolicy === "binpacking" ? -u : u;
+    if (indexed && n.sortKey?.score === score) return;
     if (n.sortKey) this.nodeIndex.delete(n.sortKey);
     n.sortKey = undefined;
-    if (!n.schedulable || !this.nodes.has(n.id)) return;
-    const u = n.usage(this.weights);
-    n.sortKey = { score: this.nodeSortPolicy === "binpacking" ? -u : u, id: n.id };
+    if (!indexed) return;
+    n.sortKey = { score, id: n.id };
     this.nodeIndex.set(n.sortKey, n);
   }
 
