@@ -384,7 +384,8 @@ export class Partition {
    * Adds a pending ask, or records an allocation the resource manager already made (`node` set: recovery, or an ask
    * reported as bound). An existing key is updated, not refused (UpdateAllocation, reference §1.4): a pending ask
    * takes the new size and priority; a pending ask reported with a node becomes that allocation; an allocation takes
-   * the new size (in-place resize) and node. Usage may exceed queue maxima then: the resource manager already bound it.
+   * the new size (in-place resize) and node. Reported with a node, usage may exceed queue maxima (the resource manager
+   * already bound it); a resize without a node must fit the node's free space and the queue maxima.
    * A finished application (Completed) that gets an ask runs again as a new instance with the same id.
    * @throws Error with upstream's texts for an unknown app or node, empty or negative resources
    */
@@ -434,11 +435,18 @@ export class Partition {
       app.queue.update(app);
       return;
     }
-    // an allocation: resized in place and/or on another node (the resource manager's truth)
+    // an allocation: resized in place and/or on another node. Reported with its node it is the resource manager's
+    // truth; without one it is a resize request, refused when the node or the queue maxima have no room for it.
     const node = this.nodes.get(opts.node ?? ask.node);
     this.detach(ask);
     subFrom(app.allocated, ask.resource);
     app.queue.decAllocated(ask.resource);
+    if (!opts.node && (!node?.fits(resource) || this.queueMaxHold(app.queue, resource))) {
+      addTo(app.allocated, ask.resource);
+      app.queue.incAllocated(ask.resource);
+      if (node) this.attach(ask, node);
+      throw new Error(`allocation ${ask.key} of application ${app.id} cannot be resized to ${format(resource)}: no room on node ${ask.node} or in queue ${app.queue.path}`);
+    }
     this.limits.track(app, ask.resource, -1, true);
     ask.resource = { ...resource };
     ask.priority = priority;
