@@ -92,8 +92,11 @@ export class Partition {
   private readonly reservations = new Map<string, Reservation>();
   /** Bumped whenever room may have appeared (a release, a node change): reservations are retried only then. */
   private freeEpoch = 0;
-  /** Queue orders must be rebuilt (fair max or configuration changed). */
-  private orderDirty = true;
+  /**
+   * Queue orders are stale: `full` after a configuration change (policies, guarantees: rebuilt), `fairMax` after the
+   * cluster size changed (fair maxima recomputed, only the keys that depend on them re-keyed).
+   */
+  private orderDirty: "none" | "fairMax" | "full" = "full";
   private readonly timers = new BTree<TimerKey, [Application, AppEvent]>(undefined, timerOrder);
   private readonly timerOf = new Map<Application, TimerKey>();
   private serials = new WeakMap<Application, number>();
@@ -168,7 +171,8 @@ export class Partition {
     this.limits.load(rootCfg);
     this.updateRootMax();
     for (const n of this.nodes.values()) this.reindex(n);
-    this.orderDirty = true;
+    this.orderDirty = "full";
+    this.refreshOrder();
     this.freeEpoch++;
   }
 
@@ -189,23 +193,25 @@ export class Partition {
 
   private updateRootMax(): void {
     this.root.max = isZero(this.clusterCapacity) ? {} : { ...this.clusterCapacity };
-    this.orderDirty = true;
+    if (this.orderDirty === "none") this.orderDirty = "fairMax";
   }
 
   /**
    * Recomputes every queue's fair max (reference §4.3: root = cluster size; a child overrides the types its own max
-   * sets) and rebuilds the orders. Runs only after the cluster size or the configuration changed, never per
-   * allocation.
+   * sets) and brings the orders up to date: after a configuration change every order is rebuilt; after a change of the
+   * cluster size only keys that use a fair max are recomputed (children of every parent, applications of fair leaves
+   * without a guaranteed), and only those that changed move. Never per allocation.
    */
   private refreshOrder(): void {
+    const full = this.orderDirty === "full";
     const walk = (q: Queue) => {
       q.fairMax = !q.parent ? q.max : q.max ? { ...q.parent.fairMax, ...q.max } : q.parent.fairMax;
-      q.clearOrder();
+      if (full) q.clearOrder();
       for (const c of q.children.values()) walk(c);
-      q.rebuildOrder();
+      if (full || !q.isLeaf || (q.sortPolicy === "fair" && !q.guaranteed)) q.rebuildOrder();
     };
     walk(this.root);
-    this.orderDirty = false;
+    this.orderDirty = "none";
   }
 
   /** The fair max of a queue created or changed after the last rebuild. */
@@ -287,7 +293,7 @@ export class Partition {
       if (!leaf.managed) {
         const before = JSON.stringify([leaf.max, leaf.guaranteed]);
         applyNamespaceTags(leaf, tags);
-        if (JSON.stringify([leaf.max, leaf.guaranteed]) !== before) this.orderDirty = true;
+        if (JSON.stringify([leaf.max, leaf.guaranteed]) !== before) this.orderDirty = "full";
       }
       this.setFairMax(leaf);
       const disable = (tags["application.stateaware.disable"] ?? tags.disableStateAware ?? "") !== "";
@@ -626,7 +632,7 @@ export class Partition {
       }
     };
     walk(this.root);
-    if (removed.length > 0) this.orderDirty = true;
+    if (removed.length > 0) this.orderDirty = "full";
     return removed;
   }
 
@@ -643,7 +649,7 @@ export class Partition {
    * nothing can change now.
    */
   tryAllocate(now: number): AllocationResult | undefined {
-    if (this.orderDirty) this.refreshOrder();
+    if (this.orderDirty !== "none") this.refreshOrder();
     if (!hasPositive(this.root.pending)) return undefined;
     const reserved = this.reservations.size > 0 ? this.tryReservedAllocate(now) : undefined;
     if (reserved) return reserved;

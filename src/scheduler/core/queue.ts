@@ -209,7 +209,10 @@ export class Queue {
     }
   }
 
-  /** Places this leaf's applications, or this parent's children, in order again (after `clearOrder`, bottom-up). */
+  /**
+   * Places this leaf's applications, or this parent's children, in order again (after `clearOrder`, or to re-key after
+   * fair maxima changed; bottom-up). Members whose key did not change stay where they are.
+   */
   rebuildOrder(): void {
     if (this.isLeaf) {
       for (const a of this.apps.values()) {
