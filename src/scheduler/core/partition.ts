@@ -166,7 +166,13 @@ export class Partition {
     this.reservations.epoch++;
   }
 
+  /** Node ids changed: ranks and the node index are rebuilt before the index is used next. */
+  private ranksDirty = false;
+  private readonly ranks = new Map<string, number>();
+
+  /** Re-keys a node in the index after its usage or schedulable flag changed (O(log n)). */
   private reindex(n: Node): void {
+    if (this.ranksDirty) return;
     const indexed = n.schedulable && this.nodes.has(n.id);
     const u = indexed ? n.usage(this.weights) : 0;
     const score = this.nodeSortPolicy === "binpacking" ? -u : u;
@@ -174,8 +180,23 @@ export class Partition {
     if (n.sortKey) this.nodeIndex.delete(n.sortKey);
     n.sortKey = undefined;
     if (!indexed) return;
-    n.sortKey = { score, id: n.id };
+    n.sortKey = { score, rank: this.ranks.get(n.id)!, id: n.id };
     this.nodeIndex.set(n.sortKey, n);
+  }
+
+  /** The node index, rebuilt after nodes came or went (ranks follow the sorted node ids). */
+  private nodeOrder(): BTree<NodeOrder, Node> {
+    if (this.ranksDirty) {
+      this.ranksDirty = false;
+      this.ranks.clear();
+      [...this.nodes.keys()].sort().forEach((id, i) => this.ranks.set(id, i));
+      this.nodeIndex.clear();
+      for (const n of this.nodes.values()) {
+        n.sortKey = undefined;
+        this.reindex(n);
+      }
+    }
+    return this.nodeIndex;
   }
 
   /** Sum of node capacities, kept incrementally (the root queue's max, §4.3). */
@@ -217,7 +238,7 @@ export class Partition {
     const n = new Node({ id, capacity, occupied, schedulable, attributes });
     this.nodes.set(id, n);
     addTo(this.clusterCapacity, n.capacity);
-    this.reindex(n);
+    this.ranksDirty = true;
     this.updateRootMax();
     this.reservations.epoch++;
   }
@@ -624,7 +645,7 @@ export class Partition {
     runHold: (app) => this.runHold(app),
     askHold: (app, ask) => this.limitHold(app, ask.resource) ?? this.queueHold(app.queue, ask.resource),
     pickNode: (ask) => this.pickNode(ask),
-    reservationNode: (ask, now) => this.reservations.choose(ask, this.nodeIndex.values(), now),
+    reservationNode: (ask, now) => this.reservations.choose(ask, this.nodeOrder().values(), now),
   };
 
   private apply(d: Decision, now: number): AllocationResult {
@@ -651,7 +672,7 @@ export class Partition {
       const n = this.nodes.get(ask.requiredNode);
       return n && n.schedulable && !n.reservation && n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id)) ? n : undefined;
     }
-    for (const n of this.nodeIndex.values()) {
+    for (const n of this.nodeOrder().values()) {
       if (!n.reservation && n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id))) return n;
     }
     return undefined;
