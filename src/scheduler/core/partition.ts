@@ -73,6 +73,8 @@ export class Partition {
   readonly rejected = new Map<string, Application>();
   /** Completed and failed application instances, until they expire (an id may run again). */
   readonly terminated = new Map<number, Application>();
+  /** The latest completed or failed instance of each application id (lookups without a scan). */
+  readonly lastTerminated = new Map<string, Application>();
   readonly limits = new LimitTracker();
   /**
    * Schedulable nodes in allocation order. Only a node whose usage changed is re-keyed (O(log n)), so choosing a node
@@ -547,6 +549,7 @@ export class Partition {
       case "Failed":
         this.detachApp(app);
         this.terminated.set(this.timers.serial(app), app);
+        this.lastTerminated.set(app.id, app);
         this.timers.set(app, { at: now + TERMINATED_TIMEOUT_MS, event: "expireApplication" });
         break;
       case "Rejected":
@@ -555,6 +558,7 @@ export class Partition {
       case "Expired":
         this.timers.set(app, undefined);
         this.terminated.delete(this.timers.serial(app));
+        if (this.lastTerminated.get(app.id) === app) this.lastTerminated.delete(app.id);
         if (this.rejected.get(app.id) === app) this.rejected.delete(app.id);
         break;
       default:
@@ -564,9 +568,8 @@ export class Partition {
 
   /** A completed application that gets a new ask runs again: a new instance in the same queue, or placed again. */
   private reopen(appId: string, now: number): Application | undefined {
-    let last: Application | undefined;
-    for (const a of this.terminated.values()) if (a.id === appId && a.state === "Completed") last = a;
-    if (!last) return undefined;
+    const last = this.lastTerminated.get(appId);
+    if (last?.state !== "Completed") return undefined;
     const q = last.queue;
     if (this.find(q.path) === q && q.isLeaf && !q.draining) {
       const app = new Application({
