@@ -311,6 +311,7 @@ export class Partition {
     } catch (err) {
       const app = new Application({ id, queue: this.root, user, groups, submissionTime: now, tags, requestedQueue: queueName });
       app.rejectedMessage = (err as Error).message;
+      if (err instanceof PlacementRefusedError) app.rejection = { kind: "placementRefused", refusal: err.refusal };
       this.life.fire(app, "rejectApplication", now);
       throw err;
     }

@@ -292,9 +292,4 @@ export class Queue {
     }
     return undefined;
   }
-
-  /** Members with work, in order (tests, the read API). */
-  ordered(): (Queue | Application)[] {
-    return [...this.order.values()];
-  }
 }
