@@ -9,7 +9,7 @@
 import type { LimitConfig, QueueConfig } from "./config.js";
 import { parseResource } from "./quantity.js";
 import { type Res, addTo, fitsWithin, subFrom } from "./resources.js";
-import { toRes } from "./partition-config.js";
+
 
 export interface Limit {
   maxResources?: Res;
@@ -155,6 +155,6 @@ export class LimitTracker {
 }
 
 function fromConfig(l: LimitConfig): Limit {
-  const res = l.maxresources && Object.keys(l.maxresources).length > 0 ? toRes(parseResource(l.maxresources)) : undefined;
+  const res = l.maxresources && Object.keys(l.maxresources).length > 0 ? parseResource(l.maxresources) : undefined;
   return { maxResources: res, maxApps: l.maxapplications ?? 0 };
 }

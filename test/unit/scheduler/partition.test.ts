@@ -5,14 +5,19 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeQueuesYaml } from "../../../src/scheduler/core/config.js";
-import { type Allocation, Partition } from "../../../src/scheduler/core/partition.js";
+import { type Allocation, allocationOf } from "../../../src/scheduler/core/allocation-result.js";
+import { formatHoldReason } from "../../../src/scheduler/core/hold-reason.js";
+import { Partition } from "../../../src/scheduler/core/partition.js";
 import { validateSchedulerConfig } from "../../../src/scheduler/core/validate.js";
 import type { Res } from "../../../src/scheduler/core/resources.js";
 
-const partitionFrom = (yaml: string) => new Partition("default", validateSchedulerConfig(decodeQueuesYaml(yaml)).partitions[0]!);
+const partitionFrom = (yaml: string) => new Partition({ name: "default", config: validateSchedulerConfig(decodeQueuesYaml(yaml)).partitions[0]! });
 const drain = (p: Partition, now = 0): Allocation[] => {
   const out: Allocation[] = [];
-  for (let a = p.tryAllocate(now); a; a = p.tryAllocate(now)) out.push(a);
+  for (let r = p.tryAllocate(now); r; r = p.tryAllocate(now)) {
+    const a = allocationOf(r);
+    if (a) out.push(a);
+  }
   return out;
 };
 const NODE = { memory: 100_000_000, vcore: 20_000 };
@@ -48,7 +53,7 @@ describe("worked scenarios (yunikorn-core reference §4.12)", () => {
     expect(more.map((a) => a.key).sort()).toEqual(["b1", "b2"]);
     expect(p.find("root.leaf")!.allocated.memory).toBe(120_000_000);
     expect(p.find("root.leaf")!.pending.memory).toBe(200_000_000);
-    expect(p.queueBlock(p.find("root.leaf")!, { memory: 100_000_000 })).toMatch(/queue root.leaf maximum map\[memory:150000000 vcore:20000\] reached/);
+    expect(formatHoldReason(p.queueHold(p.find("root.leaf")!, { memory: 100_000_000 })!)).toMatch(/queue root.leaf maximum map\[memory:150000000 vcore:20000\] reached/);
   });
 
   it("10/10 fairness between two queues", () => {
@@ -230,11 +235,13 @@ describe("limits, placement and reload", () => {
     expect(() => p.addAsk("a", "k", {}, 0, 0, 0)).toThrow("allocation contains no resources");
     expect(() => p.addNode("n1", NODE)).toThrow(/node name must be unique/);
     expect(() => p.addApplication("e", "root.shared", "", [], {}, 0)).toThrow("empty user cannot resolve");
-    expect(p.rejected.get("e")).toBe("empty user cannot resolve");
+    expect(p.rejected.get("e")!.rejectedMessage).toBe("empty user cannot resolve");
     expect(() => p.addAsk("a", "huge", { memory: 10 * NODE.memory }, 0, 0, 0)).toThrow("ask huge requests map[memory:1000000000], more than any node provides (nodes: 1)");
     expect(() => p.addAsk("a", "gpu", { "nvidia.com/gpu": 1 }, 0, 0, 0)).toThrow(/more than any node provides/);
     expect(() => p.addAsk("a", "dup", ASK, 0, 0, 0)).not.toThrow();
-    expect(() => p.addAsk("a", "dup", ASK, 0, 0, 0)).toThrow("duplicate allocation key dup for application a");
+    // an existing key is an update (UpdateAllocation), not a duplicate: see "UpdateAllocation for an existing key"
+    expect(() => p.addAsk("a", "dup", ASK, 0, 0, 0)).not.toThrow();
+    expect(p.apps.get("a")!.asks.size).toBe(1);
   });
 });
 
