@@ -41,6 +41,8 @@ export function queueInfo(q: QueueView, partition = ""): Record<string, unknown>
     parent: q.parent, childNames: q.childNames,
     maxRunningApps: q.maxApplications, runningApps: q.runningApplications, currentPriority: q.priority ?? 0,
     sortingPolicy: q.sortPolicy, prioritySorting: q.prioritySorting,
+    // corral neither preempts nor fences queues
+    preemptionEnabled: false, isPreemptionFence: false, isPriorityFence: false,
   };
   if (max) out.absUsedCapacity = percent(q.allocated, max);
   if (q.children) out.children = q.children.map((c) => queueInfo(c));
