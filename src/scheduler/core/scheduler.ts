@@ -277,6 +277,7 @@ export class SchedulerCore {
           predicate: a.predicate,
         });
         if (a.allocationTags) this.tags.set(`${p.name}\0${allocationId(a.applicationID, a.allocationKey)}`, { ...a.allocationTags });
+        this.collect(); // the state change the ask caused (New → Accepted) comes first, as upstream
         const app = p.apps.get(a.applicationID);
         if (a.nodeID && !wasAllocated && app) this.allocated(p, { key: a.allocationKey, appId: a.applicationID, nodeId: a.nodeID, resource: a.resourcePerAlloc, queue: app.queue.path });
         else if (!a.nodeID && !before) this.emit(appEvent(now, { objectID: a.applicationID, referenceID: a.allocationKey, changeType: ChangeType.ADD, detail: ChangeDetail.APP_REQUEST, resource: a.resourcePerAlloc }));
@@ -436,6 +437,7 @@ export class SchedulerCore {
   /** Events of one scheduling result (allocations, reservations). */
   private resultEvents(p: Partition, r: AllocationResult): void {
     const now = this.now();
+    this.collect(); // the state change the allocation caused (Accepted → Starting) comes first, as upstream
     switch (r.kind) {
       case "reserved":
       case "unreserved":
