@@ -108,6 +108,8 @@ export class SchedulerCore {
   private configText = DEFAULT_CONFIG;
   private applied!: SchedulerConfig;
   private readonly emit: EventSink;
+  /** An event sink was given: records are built (none are built otherwise). */
+  private readonly tracking: boolean;
   /** State changes drained from the partitions, until `stateChanges()` hands them out. */
   private changes: (AppStateChange & { partition: string })[] = [];
   /** `partition \0 appId` → largest usage reached (ApplicationDAOInfo maxUsedResource). */
@@ -122,6 +124,7 @@ export class SchedulerCore {
   /** @throws Error when the initial config is invalid */
   constructor(private readonly now: () => number, config: string = DEFAULT_CONFIG, opts: SchedulerCoreOptions = {}) {
     this.emit = opts.events ?? (() => {});
+    this.tracking = opts.events !== undefined;
     const r = this.updateConfiguration(config);
     if (!r.ok) throw new Error(r.error);
   }
@@ -280,7 +283,7 @@ export class SchedulerCore {
         this.collect(); // the state change the ask caused (New → Accepted) comes first, as upstream
         const app = p.apps.get(a.applicationID);
         if (a.nodeID && !wasAllocated && app) this.allocated(p, { key: a.allocationKey, appId: a.applicationID, nodeId: a.nodeID, resource: a.resourcePerAlloc, queue: app.queue.path });
-        else if (!a.nodeID && !before) this.emit(appEvent(now, { objectID: a.applicationID, referenceID: a.allocationKey, changeType: ChangeType.ADD, detail: ChangeDetail.APP_REQUEST, resource: a.resourcePerAlloc }));
+        else if (!a.nodeID && !before && this.tracking) this.emit(appEvent(now, { objectID: a.applicationID, referenceID: a.allocationKey, changeType: ChangeType.ADD, detail: ChangeDetail.APP_REQUEST, resource: a.resourcePerAlloc }));
       } catch (err) {
         out.rejectedAllocations.push({ id: a.allocationKey, reason: (err as Error).message });
       }
@@ -360,7 +363,7 @@ export class SchedulerCore {
     const h = this.holdReason(appId, allocationKey, partition);
     const r = h && { state: holdState(h), reason: formatHoldReason(h) };
     const p = this.partition(partition);
-    if (p) {
+    if (p && this.tracking) {
       // A REQUEST event when the hold reason of an ask changes (upstream ask_events: held by a quota, unschedulable, fits again).
       const k = `${p.name}\0${allocationId(appId, allocationKey)}`;
       const text = r ? (r.state === "Skipped" ? `Request '${allocationKey}' is held: ${r.reason}` : `Unschedulable request '${allocationKey}': ${r.reason}`) : undefined;
@@ -423,11 +426,12 @@ export class SchedulerCore {
     for (const [name, p] of this.partitions) {
       for (const c of p.drainStateChanges()) {
         this.changes.push({ ...c, partition: name });
+        if (c.to === "Expired") this.maxUsed.delete(`${name}\0${c.appId}`);
+        if (!this.tracking) continue;
         if (c.to === "Completed" || c.to === "Failed") {
           const app = [...p.terminated.values()].reverse().find((a) => a.id === c.appId);
           if (app) this.emit(queueEvent(c.at, { objectID: app.queue.path, referenceID: c.appId, changeType: ChangeType.REMOVE, detail: ChangeDetail.QUEUE_APP }));
         }
-        if (c.to === "Expired") this.maxUsed.delete(`${name}\0${c.appId}`);
         const detail = appStateDetail(c.to);
         if (detail !== undefined) this.emit(appEvent(c.at, { objectID: c.appId, changeType: ChangeType.SET, detail }));
       }
@@ -437,6 +441,11 @@ export class SchedulerCore {
   /** Events of one scheduling result (allocations, reservations). */
   private resultEvents(p: Partition, r: AllocationResult): void {
     const now = this.now();
+    if (!this.tracking) {
+      const a = allocationOf(r);
+      if (a) this.allocated(p, a);
+      return;
+    }
     this.collect(); // the state change the allocation caused (Accepted → Starting) comes first, as upstream
     switch (r.kind) {
       case "reserved":
@@ -468,6 +477,7 @@ export class SchedulerCore {
       for (const k in app.allocated) if (app.allocated[k]! > (max[k] ?? 0)) max[k] = app.allocated[k]!;
       this.maxUsed.set(key, max);
     }
+    if (!this.tracking) return;
     this.emit(appEvent(now, { objectID: a.appId, referenceID: a.key, changeType: ChangeType.ADD, detail: ChangeDetail.APP_ALLOC, resource: a.resource }));
     this.emit(nodeEvent(now, { objectID: a.nodeId, referenceID: a.key, changeType: ChangeType.ADD, detail: ChangeDetail.NODE_ALLOC, resource: a.resource }));
     if (app) this.emit(userGroupEvent(now, { objectID: app.user, referenceID: a.queue, changeType: ChangeType.ADD, detail: ChangeDetail.UG_USER_RESOURCE, resource: a.resource }));
@@ -477,6 +487,7 @@ export class SchedulerCore {
   private released(p: Partition, a: Allocation, detail: ChangeDetail, user = p.apps.get(a.appId)?.user): void {
     const now = this.now();
     this.tags.delete(`${p.name}\0${allocationId(a.appId, a.key)}`);
+    if (!this.tracking) return;
     this.emit(appEvent(now, { objectID: a.appId, referenceID: a.key, changeType: ChangeType.REMOVE, detail, resource: a.resource }));
     this.emit(nodeEvent(now, { objectID: a.nodeId, referenceID: a.key, changeType: ChangeType.REMOVE, detail: ChangeDetail.NODE_ALLOC, resource: a.resource }));
     if (user !== undefined) this.emit(userGroupEvent(now, { objectID: user, referenceID: a.queue, changeType: ChangeType.REMOVE, detail: ChangeDetail.UG_USER_RESOURCE, resource: a.resource }));
@@ -487,6 +498,7 @@ export class SchedulerCore {
     const id = `${p.name}\0${allocationId(appId, key)}`;
     this.tags.delete(id);
     this.holds.delete(id);
+    if (!this.tracking) return;
     this.emit(appEvent(this.now(), { objectID: appId, referenceID: key, changeType: ChangeType.REMOVE, detail, resource }));
   }
 
