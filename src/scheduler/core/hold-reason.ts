@@ -4,22 +4,9 @@
  * pod conditions and events, the extender's refusals, the simulator and REST call `formatHoldReason` / `holdState`;
  * nothing parses the text back.
  */
-import { type Res, format } from "./resources.js";
-
-/** A user or group limit on the application's queue path (user/group tracking, apache/yunikorn-core pkg/scheduler/ugm). */
-export interface LimitHoldReason {
-  readonly kind: "limit";
-  /** `user` or `group` limit. */
-  readonly holder: "user" | "group";
-  /** User name, or the group the application is tracked under. */
-  readonly name: string;
-  /** Queue path where the limit is configured. */
-  readonly queuePath: string;
-  /** `resources`: maxresources would be exceeded; `applications`: maxapplications reached. */
-  readonly limit: "resources" | "applications";
-  /** maxapplications, for `applications`. */
-  readonly maxApplications?: number;
-}
+import type { Queue } from "./queue.js";
+import { type Res, fitsWithin, format } from "./resources.js";
+import { type LimitHold, formatLimitHold } from "./ugm/hold.js";
 
 export type HoldReason =
   /** A queue below root would exceed its max (quota, `Skipped`). Resources in core units. */
@@ -28,7 +15,8 @@ export type HoldReason =
   | { readonly kind: "clusterCapacity"; readonly capacity: Readonly<Res>; readonly used: Readonly<Res>; readonly ask: Readonly<Res> }
   /** maxapplications of a queue on the path is reached while the application waits to run (`Skipped`). */
   | { readonly kind: "queueMaxApplications"; readonly queuePath: string; readonly maxApplications: number }
-  | LimitHoldReason
+  /** A user or group limit on the application's queue path (ugm/hold.ts) (`Skipped`). */
+  | { readonly kind: "limit"; readonly hold: LimitHold }
   /** No schedulable node has the ask free now (`Failed`). */
   | { readonly kind: "noNodeFits"; readonly ask: Readonly<Res>; readonly nodes: number }
   /** Nodes have room, but none passes the resource manager's predicate (selector, affinity, taints) (`Failed`). */
@@ -64,9 +52,7 @@ export function formatHoldReason(r: HoldReason): string {
     case "queueMaxApplications":
       return `queue ${r.queuePath} running applications limit ${r.maxApplications} reached`;
     case "limit":
-      return r.limit === "resources"
-        ? `${r.holder} ${r.name} quota reached on ${r.queuePath}`
-        : `${r.holder} ${r.name} running applications limit ${r.maxApplications} reached on ${r.queuePath}`;
+      return formatLimitHold(r.hold);
     case "noNodeFits":
       return `no node has ${format(r.ask)} free (nodes: ${r.nodes})`;
     case "noNodeMatches":
@@ -76,4 +62,28 @@ export function formatHoldReason(r: HoldReason): string {
     case "placementRefused":
       return r.message;
   }
+}
+
+/** The first queue below root on `q`'s path whose max `r` would exceed (upstream `TryIncAllocatedResource`), or undefined. */
+export function queueMaxHold(q: Queue, r: Readonly<Res>): HoldReason | undefined {
+  for (let x: Queue | undefined = q; x?.parent; x = x.parent) {
+    if (!fitsWithin(x.max, x.allocated, r)) return { kind: "queueMax", queuePath: x.path, max: { ...x.max }, used: { ...x.allocated }, ask: { ...r } };
+  }
+  return undefined;
+}
+
+/** Root's max is the cluster size: `r` on top of what is allocated must fit it; a type no node provides never fits. */
+export function clusterHold(root: Queue, r: Readonly<Res>): HoldReason | undefined {
+  for (const k in r) {
+    if ((root.allocated[k] ?? 0) + r[k]! > (root.max?.[k] ?? 0)) return { kind: "clusterCapacity", capacity: { ...root.max }, used: { ...root.allocated }, ask: { ...r } };
+  }
+  return undefined;
+}
+
+/** The first queue on `q`'s path whose maxapplications one more running application would exceed, or undefined. */
+export function queueRunHold(q: Queue): HoldReason | undefined {
+  for (let x: Queue | undefined = q; x; x = x.parent) {
+    if (x.maxApps > 0 && x.runningApps + 1 > x.maxApps) return { kind: "queueMaxApplications", queuePath: x.path, maxApplications: x.maxApps };
+  }
+  return undefined;
 }

@@ -11,20 +11,25 @@
  * capacity are never exceeded. Every tie is broken by a stable key (path, id, key), so the same inputs give the same
  * schedule.
  */
-import type { PartitionConfig, PlacementRuleConfig, QueueConfig } from "./config.js";
-import { LimitTracker } from "./limits.js";
+import type { PartitionConfig, QueueConfig } from "./config.js";
+import { LimitTracker } from "./ugm/tracker.js";
 import { BTree } from "../../util/btree.js";
 import { type Allocation, type AllocationResult } from "./allocation-result.js";
 import { type AllocationContext, Application, type Ask, type Decision } from "./application.js";
 import {
   type AppEvent, type AppState, COMPLETING_TIMEOUT_MS, RUNNING_STATES, STARTING_TIMEOUT_MS, TERMINATED_TIMEOUT_MS, nextState,
 } from "./application-state.js";
-import type { HoldReason } from "./hold-reason.js";
+import { type HoldReason, clusterHold, queueMaxHold, queueRunHold } from "./hold-reason.js";
 import { Node, type NodeOrder, allocationId, nodeOrder } from "./node.js";
 import { parseResource } from "./quantity.js";
 import { Acl, Queue, type SortPolicy } from "./queue.js";
-import { type Res, addTo, fitsIn, fitsWithin, format, hasPositive, isZero, strictlyPositive, subFrom } from "./resources.js";
-import { QUEUE_NAME } from "./validate.js";
+import { type Res, addTo, fitsIn, format, hasPositive, isZero, strictlyPositive, subFrom } from "./resources.js";
+import { PlacementManager } from "./placement/manager.js";
+import { tagValue } from "./placement/tag.js";
+import { PlacementRefusedError, isRecoveryQueue } from "./placement/types.js";
+import { AppTimers } from "./app-timers.js";
+import { applyNamespaceTags } from "./namespace-tags.js";
+import { Reservations } from "./reservations.js";
 
 export type { Allocation, AllocationResult } from "./allocation-result.js";
 
@@ -59,12 +64,6 @@ const res = (m: Record<string, string> | undefined): Res | undefined => {
 const sortPolicyOf = (props: Record<string, string> | undefined): SortPolicy => (props?.["application.sort.policy"] === "fair" ? "fair" : "fifo");
 const sortPriorityOf = (props: Record<string, string> | undefined) => (props?.["application.sort.priority"] ?? "enabled").toLowerCase() !== "disabled";
 
-interface Reservation { appId: string; key: string; nodeId: string; since: number; /** `freeEpoch` at the last attempt. */ tried: number }
-
-/** A timer of the application life cycle: fires `event` for the application instance at `at`. */
-interface TimerKey { at: number; serial: number }
-const timerOrder = (a: TimerKey, b: TimerKey) => a.at - b.at || a.serial - b.serial;
-
 export class Partition {
   readonly name: string;
   readonly nodes = new Map<string, Node>();
@@ -81,28 +80,24 @@ export class Partition {
    */
   private nodeIndex = new BTree<NodeOrder, Node>(undefined, nodeOrder);
   root!: Queue;
-  private rules: PlacementRuleConfig[] = [];
+  private placement = new PlacementManager([]);
   nodeSortPolicy: "fair" | "binpacking" = "fair";
   weights: Record<string, number> = { vcore: 1, memory: 1 };
   /** State changes since the last drain (see `drainStateChanges`). */
   private changes: AppStateChange[] = [];
-  /** Reservations by `allocationId(appId, key)`, in the order they were made. */
-  private readonly reservations = new Map<string, Reservation>();
-  /** Bumped whenever room may have appeared (a release, a node change): reservations are retried only then. */
-  private freeEpoch = 0;
-  /** Queue orders must be rebuilt (fair max or configuration changed). */
-  private orderDirty = true;
-  private readonly timers = new BTree<TimerKey, [Application, AppEvent]>(undefined, timerOrder);
-  private readonly timerOf = new Map<Application, TimerKey>();
-  private serials = new WeakMap<Application, number>();
-  private nextSerial = 0;
+  private readonly reservations: Reservations;
+  /**
+   * Queue orders are stale: `full` after a configuration change (policies, guarantees: rebuilt), `fairMax` after the
+   * cluster size changed (fair maxima recomputed, only the keys that depend on them re-keyed).
+   */
+  private orderDirty: "none" | "fairMax" | "full" = "full";
+  private readonly timers = new AppTimers();
   private lastCleanup: number | undefined;
-  private readonly reservationDelay: number;
   private readonly cleanupInterval: number;
 
   constructor(o: PartitionOptions) {
     this.name = o.name;
-    this.reservationDelay = o.reservationDelayMs ?? RESERVATION_DELAY_MS;
+    this.reservations = new Reservations(o.reservationDelayMs ?? RESERVATION_DELAY_MS);
     this.cleanupInterval = o.queueCleanupIntervalMs ?? QUEUE_CLEANUP_INTERVAL_MS;
     this.applyConfig(o.config);
   }
@@ -160,22 +155,26 @@ export class Partition {
       }
     };
     markDraining(this.root);
-    this.rules = cfg.placementrules ?? [];
+    this.placement = new PlacementManager(cfg.placementrules ?? []);
     this.nodeSortPolicy = cfg.nodesortpolicy?.type === "binpacking" ? "binpacking" : "fair";
     this.weights = { vcore: 1, memory: 1, ...(cfg.nodesortpolicy?.resourceweights ?? {}) };
     this.limits.load(rootCfg);
     this.updateRootMax();
     for (const n of this.nodes.values()) this.reindex(n);
-    this.orderDirty = true;
-    this.freeEpoch++;
+    this.orderDirty = "full";
+    this.refreshOrder();
+    this.reservations.epoch++;
   }
 
   private reindex(n: Node): void {
+    const indexed = n.schedulable && this.nodes.has(n.id);
+    const u = indexed ? n.usage(this.weights) : 0;
+    const score = this.nodeSortPolicy === "binpacking" ? -u : u;
+    if (indexed && n.sortKey?.score === score) return;
     if (n.sortKey) this.nodeIndex.delete(n.sortKey);
     n.sortKey = undefined;
-    if (!n.schedulable || !this.nodes.has(n.id)) return;
-    const u = n.usage(this.weights);
-    n.sortKey = { score: this.nodeSortPolicy === "binpacking" ? -u : u, id: n.id };
+    if (!indexed) return;
+    n.sortKey = { score, id: n.id };
     this.nodeIndex.set(n.sortKey, n);
   }
 
@@ -184,23 +183,25 @@ export class Partition {
 
   private updateRootMax(): void {
     this.root.max = isZero(this.clusterCapacity) ? {} : { ...this.clusterCapacity };
-    this.orderDirty = true;
+    if (this.orderDirty === "none") this.orderDirty = "fairMax";
   }
 
   /**
    * Recomputes every queue's fair max (reference §4.3: root = cluster size; a child overrides the types its own max
-   * sets) and rebuilds the orders. Runs only after the cluster size or the configuration changed, never per
-   * allocation.
+   * sets) and brings the orders up to date: after a configuration change every order is rebuilt; after a change of the
+   * cluster size only keys that use a fair max are recomputed (children of every parent, applications of fair leaves
+   * without a guaranteed), and only those that changed move. Never per allocation.
    */
   private refreshOrder(): void {
+    const full = this.orderDirty === "full";
     const walk = (q: Queue) => {
       q.fairMax = !q.parent ? q.max : q.max ? { ...q.parent.fairMax, ...q.max } : q.parent.fairMax;
-      q.clearOrder();
+      if (full) q.clearOrder();
       for (const c of q.children.values()) walk(c);
-      q.rebuildOrder();
+      if (full || !q.isLeaf || (q.sortPolicy === "fair" && !q.guaranteed)) q.rebuildOrder();
     };
     walk(this.root);
-    this.orderDirty = false;
+    this.orderDirty = "none";
   }
 
   /** The fair max of a queue created or changed after the last rebuild. */
@@ -218,7 +219,7 @@ export class Partition {
     addTo(this.clusterCapacity, n.capacity);
     this.reindex(n);
     this.updateRootMax();
-    this.freeEpoch++;
+    this.reservations.epoch++;
   }
 
   /** New capacity, occupied resources or schedulable flag. @throws Error for an unknown node */
@@ -235,7 +236,7 @@ export class Partition {
     if (update.schedulable !== undefined) n.schedulable = update.schedulable;
     if (!n.schedulable && n.reservation) this.unreserveNode(n);
     this.reindex(n);
-    this.freeEpoch++;
+    this.reservations.epoch++;
   }
 
   /** Removes a node; its allocations and its reservation are released; the allocations are returned. */
@@ -256,7 +257,7 @@ export class Partition {
     subFrom(this.clusterCapacity, n.capacity);
     this.reindex(n);
     this.updateRootMax();
-    this.freeEpoch++;
+    this.reservations.epoch++;
     return released;
   }
 
@@ -279,11 +280,7 @@ export class Partition {
         groups = ["nogroup"];
       }
       const leaf = this.place(queueName, user, groups, tags);
-      if (!leaf.managed) {
-        const before = JSON.stringify([leaf.max, leaf.guaranteed]);
-        applyNamespaceTags(leaf, tags);
-        if (JSON.stringify([leaf.max, leaf.guaranteed]) !== before) this.orderDirty = true;
-      }
+      if (applyNamespaceTags(leaf, tags)) this.orderDirty = "full";
       this.setFairMax(leaf);
       const disable = (tags["application.stateaware.disable"] ?? tags.disableStateAware ?? "") !== "";
       const app = new Application({
@@ -313,7 +310,7 @@ export class Partition {
     }
     // no asks left: the application is not in a running state any more (removeAsk completed it)
     this.detachApp(app);
-    this.setTimer(app, undefined);
+    this.timers.set(app, undefined);
     return released;
   }
 
@@ -327,76 +324,24 @@ export class Partition {
     this.limits.forget(app.id);
   }
 
-  /** Queue for an application: placement rules in order, else the provided queue, else root.default (§4.8). */
+  /**
+   * Queue for an application: the placement rules (placement/manager.ts), the queue created when it does not exist.
+   * @throws PlacementRefusedError with the rejection reason
+   */
   private place(queueName: string, user: string, groups: readonly string[], tags: Record<string, string>): Queue {
-    const rules = this.rules.length > 0 ? this.rules : [{ name: "provided", create: false }];
-    for (const rule of rules) {
-      if (!filterAllows(rule, user, groups)) continue;
-      const target = this.ruleTarget(rule, queueName, user, tags);
-      if (!target) continue;
-      const q = this.resolve(target, !!rule.create, user, groups);
-      if (q) return q;
-    }
-    if (isForced(tags)) {
-      // Forced applications (already running in the cluster) that no rule places go to the recovery queue,
-      // which bypasses ACLs (§4.8).
-      let rec = this.find("root.@recovery@");
-      if (!rec) {
-        rec = new Queue({ name: "@recovery@", parent: this.root, leaf: true, managed: false });
-        this.root.children.set("@recovery@", rec);
-      }
+    const r = this.placement.place({ user, groups, tags, queueName, forced: isForced(tags) }, { queue: (path) => this.find(path) });
+    if (r.type === "refused") throw new PlacementRefusedError(r.refusal);
+    return this.find(r.path) ?? this.resolve(r.path);
+  }
+
+  /** Creates the queue placement chose: missing parents and the leaf, or the recovery queue (fifo, no ACL). */
+  private resolve(path: string): Queue {
+    if (isRecoveryQueue(path)) {
+      const rec = new Queue({ name: "@recovery@", parent: this.root, leaf: true, managed: false });
+      this.root.children.set("@recovery@", rec);
       return rec;
     }
-    const def = this.find("root.default");
-    if (def && def.isLeaf && !def.draining && def.canSubmit(user, groups)) return def;
-    throw new Error("application rejected: no placement rule matched");
-  }
-
-  private ruleTarget(rule: PlacementRuleConfig, queueName: string, user: string, tags: Record<string, string>): string | undefined {
-    const clean = (v: string) => v.replace(/\./g, "_dot_");
-    let name: string | undefined;
-    switch (rule.name.toLowerCase()) {
-      case "provided":
-        if (!queueName) return undefined;
-        if (queueName.toLowerCase().startsWith("root.")) return queueName.toLowerCase();
-        name = clean(queueName);
-        break;
-      case "user":
-        name = clean(user);
-        break;
-      case "tag": {
-        const key = Object.keys(tags).find((k) => k.toLowerCase() === (rule.value ?? "").toLowerCase());
-        const v = key ? tags[key] : undefined;
-        if (!v) return undefined;
-        if (v.toLowerCase().startsWith("root.")) return v.toLowerCase();
-        name = clean(v);
-        break;
-      }
-      case "fixed": {
-        const v = (rule.value ?? "").toLowerCase();
-        if (v.startsWith("root")) return v;
-        name = v;
-        break;
-      }
-      default:
-        return undefined;
-    }
-    let parent = "root";
-    if (rule.parent) {
-      const p = this.ruleTarget(rule.parent, queueName, user, tags);
-      if (!p) return undefined;
-      parent = p.startsWith("root") ? p : `root.${p}`;
-    }
-    return `${parent}.${name!.toLowerCase()}`;
-  }
-
-  /** The leaf queue at `path`, created when allowed; undefined when this rule cannot use it. */
-  private resolve(path: string, create: boolean, user: string, groups: readonly string[]): Queue | undefined {
     const parts = path.split(".");
-    if (parts[0] !== "root" || parts.slice(1).some((p) => !QUEUE_NAME.test(p))) return undefined;
-    const existing = this.find(path);
-    if (existing) return existing.isLeaf && !existing.draining && existing.canSubmit(user, groups) ? existing : undefined;
-    if (!create) return undefined;
     let q = this.root;
     let i = 1;
     for (; i < parts.length; i++) {
@@ -404,7 +349,6 @@ export class Partition {
       if (!c) break;
       q = c;
     }
-    if (q.isLeaf || q.draining || !q.canSubmit(user, groups)) return undefined;
     for (; i < parts.length; i++) {
       const leaf = i === parts.length - 1;
       // A dynamic leaf gets its parent's child template; a dynamic parent inherits the template itself.
@@ -432,7 +376,8 @@ export class Partition {
    * Adds a pending ask, or records an allocation the resource manager already made (`node` set: recovery, or an ask
    * reported as bound). An existing key is updated, not refused (UpdateAllocation, reference §1.4): a pending ask
    * takes the new size and priority; a pending ask reported with a node becomes that allocation; an allocation takes
-   * the new size (in-place resize) and node. Usage may exceed queue maxima then: the resource manager already bound it.
+   * the new size (in-place resize) and node. Reported with a node, usage may exceed queue maxima (the resource manager
+   * already bound it); a resize without a node must fit the node's free space and the queue maxima.
    * A finished application (Completed) that gets an ask runs again as a new instance with the same id.
    * @throws Error with upstream's texts for an unknown app or node, empty or negative resources
    */
@@ -482,19 +427,26 @@ export class Partition {
       app.queue.update(app);
       return;
     }
-    // an allocation: resized in place and/or on another node (the resource manager's truth)
+    // an allocation: resized in place and/or on another node. Reported with its node it is the resource manager's
+    // truth; without one it is a resize request, refused when the node or the queue maxima have no room for it.
     const node = this.nodes.get(opts.node ?? ask.node);
     this.detach(ask);
     subFrom(app.allocated, ask.resource);
     app.queue.decAllocated(ask.resource);
-    this.limits.track(app.id, app.queue.path, app.user, app.groups, ask.resource, -1, true);
+    if (!opts.node && (!node?.fits(resource) || queueMaxHold(app.queue, resource))) {
+      addTo(app.allocated, ask.resource);
+      app.queue.incAllocated(ask.resource);
+      if (node) this.attach(ask, node);
+      throw new Error(`allocation ${ask.key} of application ${app.id} cannot be resized to ${format(resource)}: no room on node ${ask.node} or in queue ${app.queue.path}`);
+    }
+    this.limits.track(app, ask.resource, -1, true);
     ask.resource = { ...resource };
     ask.priority = priority;
     if (node) this.attach(ask, node);
     addTo(app.allocated, ask.resource);
     app.queue.incAllocated(ask.resource);
-    this.limits.track(app.id, app.queue.path, app.user, app.groups, ask.resource, 1, true);
-    this.freeEpoch++;
+    this.limits.track(app, ask.resource, 1, true);
+    this.reservations.epoch++;
     app.queue.update(app);
   }
 
@@ -509,8 +461,8 @@ export class Partition {
       subFrom(app.allocated, ask.resource);
       app.queue.decAllocated(ask.resource);
       const stillRunning = !isZero(app.allocated); // asks are strictly positive: zero means none allocated
-      this.limits.track(app.id, app.queue.path, app.user, app.groups, ask.resource, -1, stillRunning);
-      this.freeEpoch++;
+      this.limits.track(app, ask.resource, -1, stillRunning);
+      this.reservations.epoch++;
     } else {
       if (ask.reservedNode) this.unreserve(ask);
       subFrom(app.pending, ask.resource);
@@ -543,7 +495,7 @@ export class Partition {
     ask.allocatedAt = now;
     addTo(app.allocated, ask.resource);
     app.queue.incAllocated(ask.resource);
-    this.limits.track(app.id, app.queue.path, app.user, app.groups, ask.resource, 1, true);
+    this.limits.track(app, ask.resource, 1, true);
     if (app.state === "Accepted") this.fire(app, app.stateAwareDisabled ? "runApplication" : "startApplication", now);
     else if (app.state === "Starting") this.fire(app, "runApplication", now);
   }
@@ -565,44 +517,28 @@ export class Partition {
     if (to !== "Rejected") this.changes.push({ appId: app.id, from, to, at: now });
     switch (to) {
       case "Starting":
-        this.setTimer(app, [now + STARTING_TIMEOUT_MS, "runApplication"]);
+        this.timers.set(app, { at: now + STARTING_TIMEOUT_MS, event: "runApplication" });
         break;
       case "Completing":
-        this.setTimer(app, [now + COMPLETING_TIMEOUT_MS, "completeApplication"]);
+        this.timers.set(app, { at: now + COMPLETING_TIMEOUT_MS, event: "completeApplication" });
         break;
       case "Completed":
       case "Failed":
         this.detachApp(app);
-        this.terminated.set(this.serial(app), app);
-        this.setTimer(app, [now + TERMINATED_TIMEOUT_MS, "expireApplication"]);
+        this.terminated.set(this.timers.serial(app), app);
+        this.timers.set(app, { at: now + TERMINATED_TIMEOUT_MS, event: "expireApplication" });
         break;
       case "Rejected":
-        this.setTimer(app, [now + TERMINATED_TIMEOUT_MS, "expireApplication"]);
+        this.timers.set(app, { at: now + TERMINATED_TIMEOUT_MS, event: "expireApplication" });
         break;
       case "Expired":
-        this.setTimer(app, undefined);
-        this.terminated.delete(this.serial(app));
+        this.timers.set(app, undefined);
+        this.terminated.delete(this.timers.serial(app));
         if (this.rejected.get(app.id) === app) this.rejected.delete(app.id);
         break;
       default:
-        this.setTimer(app, undefined);
+        this.timers.set(app, undefined);
     }
-  }
-
-  private serial(app: Application): number {
-    let s = this.serials.get(app);
-    if (s === undefined) this.serials.set(app, (s = this.nextSerial++));
-    return s;
-  }
-
-  private setTimer(app: Application, timer: [number, AppEvent] | undefined): void {
-    const old = this.timerOf.get(app);
-    if (old) this.timers.delete(old);
-    this.timerOf.delete(app);
-    if (!timer) return;
-    const key = { at: timer[0], serial: this.serial(app) };
-    this.timers.set(key, [app, timer[1]]);
-    this.timerOf.set(app, key);
   }
 
   /** A completed application that gets a new ask runs again: a new instance in the same queue, or placed again. */
@@ -634,14 +570,7 @@ export class Partition {
    * queues and empty drained queues are removed.
    */
   tick(now: number): void {
-    for (;;) {
-      const k = this.timers.minKey();
-      if (!k || k.at > now) break;
-      const [app, event] = this.timers.get(k)!;
-      this.timers.delete(k);
-      this.timerOf.delete(app);
-      this.fire(app, event, now);
-    }
+    for (let t = this.timers.take(now); t; t = this.timers.take(now)) this.fire(t[0], t[1], now);
     if (this.lastCleanup === undefined || now - this.lastCleanup >= this.cleanupInterval) {
       this.lastCleanup = now;
       this.removeEmptyQueues();
@@ -666,7 +595,7 @@ export class Partition {
       }
     };
     walk(this.root);
-    if (removed.length > 0) this.orderDirty = true;
+    if (removed.length > 0) this.orderDirty = "full";
     return removed;
   }
 
@@ -683,7 +612,7 @@ export class Partition {
    * nothing can change now.
    */
   tryAllocate(now: number): AllocationResult | undefined {
-    if (this.orderDirty) this.refreshOrder();
+    if (this.orderDirty !== "none") this.refreshOrder();
     if (!hasPositive(this.root.pending)) return undefined;
     const reserved = this.reservations.size > 0 ? this.tryReservedAllocate(now) : undefined;
     if (reserved) return reserved;
@@ -695,12 +624,12 @@ export class Partition {
     runHold: (app) => this.runHold(app),
     askHold: (app, ask) => this.limitHold(app, ask.resource) ?? this.queueHold(app.queue, ask.resource),
     pickNode: (ask) => this.pickNode(ask),
-    reservationNode: (ask, now) => this.reservationNode(ask, now),
+    reservationNode: (ask, now) => this.reservations.choose(ask, this.nodeIndex.values(), now),
   };
 
   private apply(d: Decision, now: number): AllocationResult {
     if (d.kind === "reserve") {
-      this.reserve(d.ask, d.node, now);
+      this.reservations.reserve(d.ask, d.node, now);
       return { kind: "reserved", appId: d.app.id, key: d.ask.key, nodeId: d.node.id };
     }
     return { kind: "allocated", allocation: this.allocate(d.app, d.ask, d.node, now) };
@@ -730,50 +659,15 @@ export class Partition {
 
   // ---------------------------------------------------------------- reservations (reference §4.6)
 
-  /**
-   * The node an ask that no node takes now should reserve: once the ask is older than the reservation delay, among
-   * the schedulable, unreserved nodes whose total capacity fits it and that pass its predicate, the one with the best
-   * (lowest) fit score, first in node order on ties. Asks with a required node do not reserve.
-   */
-  private reservationNode(ask: Ask, now: number): Node | undefined {
-    if (ask.requiredNode || now - ask.createTime < this.reservationDelay) return undefined;
-    let best: Node | undefined, bestScore = Number.POSITIVE_INFINITY;
-    for (const n of this.nodeIndex.values()) {
-      if (n.reservation || !n.fitsCapacity(ask.resource) || (ask.predicate && !ask.predicate(n.id))) continue;
-      const s = n.fitScore(ask.resource);
-      if (s < bestScore) {
-        best = n;
-        bestScore = s;
-      }
-    }
-    return best;
-  }
-
-  private reserve(ask: Ask, node: Node, now: number): void {
-    ask.reservedNode = node.id;
-    node.reservation = { appId: ask.appId, key: ask.key, since: now };
-    this.reservations.set(allocationId(ask.appId, ask.key), { appId: ask.appId, key: ask.key, nodeId: node.id, since: now, tried: this.freeEpoch });
-  }
-
   /** Releases the reservation of a pending ask (placed, removed, changed). */
   private unreserve(ask: Ask): void {
-    const id = allocationId(ask.appId, ask.key);
-    const r = this.reservations.get(id);
-    this.reservations.delete(id);
-    const n = r ? this.nodes.get(r.nodeId) : undefined;
-    if (n?.reservation?.appId === ask.appId && n.reservation.key === ask.key) n.reservation = undefined;
-    ask.reservedNode = undefined;
+    this.reservations.release(ask, ask, this.nodes.get(ask.reservedNode ?? ""));
   }
 
   /** Releases the reservation on a node (node removed or unschedulable); the ask goes back to the normal walk. */
   private unreserveNode(n: Node): void {
     const r = n.reservation!;
-    const ask = this.apps.get(r.appId)?.asks.get(r.key);
-    if (ask) this.unreserve(ask);
-    else {
-      this.reservations.delete(allocationId(r.appId, r.key));
-      n.reservation = undefined;
-    }
+    this.reservations.release(this.apps.get(r.appId)?.asks.get(r.key), r, n);
   }
 
   /**
@@ -783,16 +677,14 @@ export class Partition {
    */
   private tryReservedAllocate(now: number): AllocationResult | undefined {
     for (const r of this.reservations.values()) {
-      if (r.tried === this.freeEpoch) continue;
-      r.tried = this.freeEpoch;
+      if (r.tried === this.reservations.epoch) continue;
+      r.tried = this.reservations.epoch;
       const app = this.apps.get(r.appId);
       const ask = app?.asks.get(r.key);
       const node = this.nodes.get(r.nodeId);
       if (!app || !ask || ask.node || !node) {
         // defensive: every path that ends an ask or a node releases its reservation
-        this.reservations.delete(allocationId(r.appId, r.key));
-        if (node?.reservation?.key === r.key && node.reservation.appId === r.appId) node.reservation = undefined;
-        if (ask) ask.reservedNode = undefined;
+        this.reservations.release(ask, r, node);
         return { kind: "unreserved", appId: r.appId, key: r.key, nodeId: r.nodeId, cause: node ? "askRemoved" : "nodeRemoved" };
       }
       if (app.state === "Accepted" && this.runHold(app)) continue;
@@ -808,7 +700,7 @@ export class Partition {
 
   /** Reservations in the order made (read API, tests). */
   reservationList(): { appId: string; key: string; nodeId: string; since: number }[] {
-    return [...this.reservations.values()].map(({ appId, key, nodeId, since }) => ({ appId, key, nodeId, since }));
+    return this.reservations.list();
   }
 
   /** Moves an allocation to `nodeId` when that node is schedulable, has room and passes the ask's predicate. */
@@ -820,7 +712,7 @@ export class Partition {
     if (to.reservation || !to.fits(ask.resource) || (ask.predicate && !ask.predicate(nodeId))) return false;
     this.detach(ask);
     this.attach(ask, to);
-    this.freeEpoch++;
+    this.reservations.epoch++;
     return true;
   }
 
@@ -838,7 +730,7 @@ export class Partition {
     if (!app || !ask || ask.node) return undefined;
     const quota = this.quotaHold(app, ask.resource);
     if (quota) return quota;
-    const cluster = this.clusterHold(ask.resource);
+    const cluster = clusterHold(this.root, ask.resource);
     if (cluster) return cluster;
     if (ask.reservedNode) {
       const n = this.nodes.get(ask.reservedNode);
@@ -860,44 +752,26 @@ export class Partition {
       const rb = this.runHold(app);
       if (rb) return rb;
     }
-    return this.limitHold(app, r) ?? this.queueMaxHold(app.queue, r);
-  }
-
-  /** Why an ask does not fit the maxima of the queues on its path below root (undefined: it fits). */
-  private queueMaxHold(q: Queue, r: Res): HoldReason | undefined {
-    for (let x: Queue | undefined = q; x?.parent; x = x.parent) {
-      if (!fitsWithin(x.max, x.allocated, r)) return { kind: "queueMax", queuePath: x.path, max: { ...x.max }, used: { ...x.allocated }, ask: { ...r } };
-    }
-    return undefined;
-  }
-
-  /** Root's max is the cluster size; a resource type no node provides never fits. */
-  private clusterHold(r: Res): HoldReason | undefined {
-    const x = this.root;
-    for (const k in r) {
-      if ((x.allocated[k] ?? 0) + r[k]! > (x.max?.[k] ?? 0)) return { kind: "clusterCapacity", capacity: { ...x.max }, used: { ...x.allocated }, ask: { ...r } };
-    }
-    return undefined;
+    return this.limitHold(app, r) ?? queueMaxHold(app.queue, r);
   }
 
   /** Why an ask does not fit the queue maxima on its path, root (the cluster size) last; undefined: it fits. */
   queueHold(q: Queue, r: Res): HoldReason | undefined {
-    return this.queueMaxHold(q, r) ?? this.clusterHold(r);
+    return queueMaxHold(q, r) ?? clusterHold(this.root, r);
   }
 
   /** User and group headroom (limits on the application's queue path). */
   private limitHold(app: Application, r: Res): HoldReason | undefined {
-    const text = this.limits.headroomBlock(app.id, app.queue.path, app.user, app.groups, r);
-    return text === undefined ? undefined : { kind: "placementRefused", message: text };
+    const hold = this.limits.headroom(app, r);
+    return hold && { kind: "limit", hold };
   }
 
   /** Why `app` may not start running: maxapplications of its queues, or of user/group limits. */
   private runHold(app: Application): HoldReason | undefined {
-    for (let x: Queue | undefined = app.queue; x; x = x.parent) {
-      if (x.maxApps > 0 && x.runningApps + 1 > x.maxApps) return { kind: "queueMaxApplications", queuePath: x.path, maxApplications: x.maxApps };
-    }
-    const text = this.limits.runBlock(app.id, app.queue.path, app.user, app.groups);
-    return text === undefined ? undefined : { kind: "placementRefused", message: text };
+    const q = queueRunHold(app.queue);
+    if (q) return q;
+    const hold = this.limits.runHold(app);
+    return hold && { kind: "limit", hold };
   }
 
   /** True when some node's total capacity could hold `r` (a type no node has never fits). */
@@ -907,66 +781,7 @@ export class Partition {
   }
 }
 
-/** The application id and ask key of an `allocationId`. */
-export function splitAllocationId(id: string): [string, string] {
-  const i = id.indexOf("\u0000");
-  return [id.slice(0, i), id.slice(i + 1)];
-}
-
 /** `application.create.force` tag (key case-insensitive, Go ParseBool true spellings). */
 function isForced(tags: Record<string, string>): boolean {
-  const k = Object.keys(tags).find((x) => x.toLowerCase() === "application.create.force");
-  return k !== undefined && ["1", "t", "T", "true", "TRUE", "True"].includes(tags[k]!);
-}
-
-/**
- * A rule's filter (§2.5): no filter allows everyone. A single-entry list is a regular expression, longer lists are
- * literal names; a user or group match yields the filter type (allow, or deny), no match the opposite.
- */
-function filterAllows(rule: PlacementRuleConfig, user: string, groups: readonly string[]): boolean {
-  const f = rule.filter;
-  if (!f || ((f.users ?? []).length === 0 && (f.groups ?? []).length === 0)) return true;
-  const matches = (list: string[] | undefined, name: string) => {
-    if (!list || list.length === 0) return false;
-    if (list.length === 1) {
-      try {
-        return new RegExp(list[0]!).test(name);
-      } catch {
-        return list[0] === name;
-      }
-    }
-    return list.includes(name);
-  };
-  const hit = matches(f.users, user) || groups.some((g) => matches(f.groups, g));
-  const deny = (f.type ?? "").toLowerCase() === "deny";
-  return deny ? !hit : hit;
-}
-
-/** si.Resource JSON (`{"resources":{"memory":{"value":1000}}}`) → Res of its positive values; undefined when none or malformed. */
-function siResource(json: string | undefined): Res | undefined {
-  if (!json) return undefined;
-  try {
-    const v = JSON.parse(json) as { resources?: Record<string, { value?: unknown }> };
-    const out: Res = {};
-    for (const [k, q] of Object.entries(v.resources ?? {})) if (typeof q?.value === "number" && q.value > 0) out[k] = q.value;
-    return Object.keys(out).length > 0 ? out : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Namespace limits carried by application tags (`namespace.resourcequota`, `namespace.resourceguaranteed`,
- * `namespace.resourcemaxapps`, set by the shim from namespace annotations) onto a dynamic leaf queue when an
- * application is added to it; managed (configured) queues keep their configuration (yunikorn-core reference §1.3).
- * Tag names are matched case-insensitively.
- */
-function applyNamespaceTags(q: Queue, tags: Record<string, string>): void {
-  const tag = (name: string) => Object.entries(tags).find(([k]) => k.toLowerCase() === name)?.[1];
-  const max = siResource(tag("namespace.resourcequota"));
-  if (max) q.max = max;
-  const guaranteed = siResource(tag("namespace.resourceguaranteed"));
-  if (guaranteed) q.guaranteed = guaranteed;
-  const maxApps = Number(tag("namespace.resourcemaxapps"));
-  if (Number.isInteger(maxApps) && maxApps > 0) q.maxApps = maxApps;
+  return ["1", "t", "T", "true", "TRUE", "True"].includes(tagValue(tags, "application.create.force"));
 }

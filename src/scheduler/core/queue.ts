@@ -52,6 +52,13 @@ export const sortKeyOrder = (a: SortKey, b: SortKey): number => {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 };
 
+function sameKey(a: SortKey | undefined, b: SortKey | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.id !== b.id || a.v.length !== b.v.length) return false;
+  for (let i = 0; i < a.v.length; i++) if (a.v[i] !== b.v[i]) return false;
+  return true;
+}
+
 export type SortPolicy = "fifo" | "fair";
 
 /** childtemplate: applied to dynamic leaf children created by placement (§2.1, §2.3). */
@@ -202,7 +209,10 @@ export class Queue {
     }
   }
 
-  /** Places this leaf's applications, or this parent's children, in order again (after `clearOrder`, bottom-up). */
+  /**
+   * Places this leaf's applications, or this parent's children, in order again (after `clearOrder`, or to re-key after
+   * fair maxima changed; bottom-up). Members whose key did not change stay where they are.
+   */
   rebuildOrder(): void {
     if (this.isLeaf) {
       for (const a of this.apps.values()) {
@@ -217,13 +227,19 @@ export class Queue {
     }
   }
 
+  /** Moves a member to `key` and `priority` (undefined: out of the order); a key that did not change is left alone. */
   private position(m: Queue | Application, key: SortKey | undefined, priority: number | undefined): void {
-    if (m.orderKey) this.order.delete(m.orderKey);
-    m.orderKey = key;
-    if (key) this.order.set(key, m);
-    if (m.prioKey) this.priorities.delete(m.prioKey);
-    m.prioKey = priority === undefined ? undefined : { v: [-priority], id: key!.id };
-    if (m.prioKey) this.priorities.set(m.prioKey, true);
+    if (!sameKey(m.orderKey, key)) {
+      if (m.orderKey) this.order.delete(m.orderKey);
+      m.orderKey = key;
+      if (key) this.order.set(key, m);
+    }
+    const prio = priority === undefined ? undefined : { v: [-priority], id: key!.id };
+    if (!sameKey(m.prioKey, prio)) {
+      if (m.prioKey) this.priorities.delete(m.prioKey);
+      m.prioKey = prio;
+      if (prio) this.priorities.set(prio, true);
+    }
   }
 
   private childKey(c: Queue): SortKey {

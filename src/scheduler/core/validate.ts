@@ -7,10 +7,11 @@
 import { type LimitConfig, type PartitionConfig, type PlacementRuleConfig, type QueueConfig, type SchedulerConfig, decodeQueuesYaml } from "./config.js";
 import { parseResource } from "./quantity.js";
 import { type Res as Resource, add, fitsInMaxUndef, format as formatResource, isZero, minMaxUndef, strictlyPositive } from "./resources.js";
+import { goRegExp } from "./placement/regexp.js";
 
 export const QUEUE_NAME = /^[a-zA-Z0-9_:#/@-]{1,64}$/;
-const LIMIT_USER = /^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$/;
-const LIMIT_GROUP = /^[_a-zA-Z][a-zA-Z0-9:_.-]*$/;
+export const LIMIT_USER = /^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$/;
+export const LIMIT_GROUP = /^[_a-zA-Z][a-zA-Z0-9:_.-]*$/;
 const RULE_NAME = /^[_a-zA-Z][a-zA-Z0-9_]*$/;
 const FILTER_USER = /^[_a-zA-Z][a-zA-Z0-9_.@-]*[$]?$/;
 const FILTER_GROUP = /^[_a-zA-Z][a-zA-Z0-9_-]*$/;
@@ -146,13 +147,7 @@ function checkQueueResource(q: QueueConfig, parentMax: Resource | undefined): Re
 
 function isRegexpOrName(v: string, name: RegExp): boolean {
   if (name.test(v)) return true;
-  if (!/[\^$*+?()[{}|]/.test(v)) return false;
-  try {
-    new RegExp(v);
-    return true;
-  } catch {
-    return false;
-  }
+  return /[\^$*+?()[{}|]/.test(v) && goRegExp(v) !== undefined;
 }
 
 function checkRule(r: PlacementRuleConfig): void {

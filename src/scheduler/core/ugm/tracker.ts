@@ -1,0 +1,240 @@
+/**
+ * User and group usage against their limits (apache/yunikorn-core pkg/scheduler/ugm manager.go, user_tracker.go,
+ * group_tracker.go, queue_tracker.go; yunikorn-core reference §2.6, §4.7).
+ *
+ * - Usage is tracked for every user at every level of the application's queue path (root … leaf): resources of its
+ *   allocations and the applications that have at least one allocation ("running" for `maxapplications`).
+ * - At each level the user's named limit applies, else the queue's wildcard user limit.
+ * - An application is tracked under at most one group, resolved when it is first checked or tracked
+ *   (`ensureGroupInternal`): from the leaf up, the first level where one of the configured named groups (config
+ *   order) is one of the user's groups gives that group; else a wildcard group limit at that level gives the shared
+ *   group `*`; else the next level up; none: the application is not tracked under any group. That group's limits
+ *   apply at every level.
+ * - The link is dropped when the application's last allocation is released (upstream `removeApp`).
+ * - A configuration that removes a group's limit on a queue (`clearEarlierSetGroupLimits`) stops tracking that group
+ *   for the applications at or below that queue: their usage leaves the group and their link is dropped. Unlike
+ *   upstream (which re-resolves at the application's next check and leaves its existing usage uncounted), the
+ *   application is resolved again at once under the new configuration and its current usage moves to the group it
+ *   resolves to, so group totals always equal the sum of their applications'.
+ * Groups come from the caller (design 002: the core never resolves them).
+ */
+import type { QueueConfig } from "../config.js";
+import { type Res, addTo, fitsWithin, subFrom } from "../resources.js";
+import type { LimitHold } from "./hold.js";
+import { type Limit, type LimitTable, WILDCARD, groupLimit, limitTable, limitedGroups } from "./limits.js";
+
+/** What the tracker needs of an application (the core's Application has these fields). */
+export interface TrackedApp {
+  readonly id: string;
+  readonly user: string;
+  /** The user's groups as the resource manager sent them. */
+  readonly groups: readonly string[];
+  /** The application's leaf queue. */
+  readonly queue: { readonly path: string };
+}
+
+/** Usage of one user or group on one queue path. */
+export interface Usage {
+  /** Allocated resources in core units. */
+  res: Res;
+  /** Applications with at least one allocation. */
+  apps: Set<string>;
+}
+
+/** A running application's tracked state: what moves when its group link changes. */
+interface RunningApp {
+  readonly app: TrackedApp;
+  readonly res: Res;
+}
+
+const NO_USAGE: Usage = { res: {}, apps: new Set() };
+
+export class LimitTracker {
+  private table: LimitTable = new Map();
+  private readonly users = new Map<string, Map<string, Usage>>();
+  private readonly groups = new Map<string, Map<string, Usage>>();
+  /** Application → the group it is tracked under (undefined: resolved to none); absent: not resolved yet. */
+  private readonly links = new Map<string, string | undefined>();
+  private readonly running = new Map<string, RunningApp>();
+
+  /**
+   * (Re)loads the limits from the validated queue tree (root first). Group limits that are gone stop applying to the
+   * applications tracked under them at or below that queue; those applications are resolved again (see the module
+   * comment).
+   */
+  load(root: QueueConfig): void {
+    const next = limitTable(root);
+    const unlinked: string[] = [];
+    for (const [path, level] of this.table) {
+      const now = new Set(limitedGroups(next.get(path)));
+      for (const group of limitedGroups(level)) {
+        if (now.has(group)) continue;
+        for (const [appId, g] of this.links) {
+          if (g !== group) continue;
+          const r = this.running.get(appId);
+          const leaf = r?.app.queue.path;
+          if (leaf !== undefined && leaf !== path && !leaf.startsWith(`${path}.`)) continue;
+          if (r) this.charge(this.groups, group, r.app, r.res, -1, false);
+          this.links.delete(appId);
+          if (r) unlinked.push(appId);
+        }
+      }
+    }
+    this.table = next;
+    for (const appId of unlinked) {
+      const r = this.running.get(appId)!;
+      const group = this.groupOf(r.app);
+      if (group !== undefined) this.charge(this.groups, group, r.app, r.res, 1, true);
+    }
+  }
+
+  /** The group `app` is tracked under (undefined: no group limit applies); resolved and linked on first use. */
+  groupOf(app: TrackedApp): string | undefined {
+    if (this.links.has(app.id)) return this.links.get(app.id);
+    const group = this.resolveGroup(app.groups, app.queue.path);
+    this.links.set(app.id, group);
+    return group;
+  }
+
+  /** Upstream `ensureGroupInternal`: the leaf first, then each parent. */
+  private resolveGroup(userGroups: readonly string[], leafPath: string): string | undefined {
+    if (userGroups.length === 0) return undefined;
+    const levels = prefixes(leafPath);
+    for (let i = levels.length - 1; i >= 0; i--) {
+      const level = this.table.get(levels[i]!);
+      if (!level) continue;
+      for (const [g] of level.groups) if (userGroups.includes(g)) return g;
+      if (level.wildcardGroup) return WILDCARD;
+    }
+    return undefined;
+  }
+
+  /** The user's limit on one queue: named, else the wildcard user limit. */
+  private userLimit(path: string, user: string): { limit: Limit; wildcard: boolean } | undefined {
+    const level = this.table.get(path);
+    const named = level?.users.get(user);
+    if (named) return { limit: named, wildcard: false };
+    return level?.wildcardUser ? { limit: level.wildcardUser, wildcard: true } : undefined;
+  }
+
+  private static usageOf(map: Map<string, Map<string, Usage>>, name: string, path: string): Usage {
+    return map.get(name)?.get(path) ?? NO_USAGE;
+  }
+
+  /**
+   * The user or group limit that `ask` would exceed for `app`, or undefined when both have headroom for it. Levels
+   * are checked from root to leaf, the user before the group at each level.
+   */
+  headroom(app: TrackedApp, ask: Readonly<Res>): LimitHold | undefined {
+    const group = this.groupOf(app);
+    for (const path of prefixes(app.queue.path)) {
+      const ul = this.userLimit(path, app.user);
+      if (ul?.limit.maxResources) {
+        const used = LimitTracker.usageOf(this.users, app.user, path).res;
+        if (!fitsWithin(ul.limit.maxResources, used, ask)) {
+          return { kind: "user", name: app.user, queuePath: path, wildcard: ul.wildcard, limit: { type: "resources", max: { ...ul.limit.maxResources }, used: { ...used }, ask: { ...ask } } };
+        }
+      }
+      if (group === undefined) continue;
+      const gl = groupLimit(this.table.get(path), group);
+      if (gl?.maxResources) {
+        const used = LimitTracker.usageOf(this.groups, group, path).res;
+        if (!fitsWithin(gl.maxResources, used, ask)) {
+          return { kind: "group", name: group, queuePath: path, wildcard: group === WILDCARD, limit: { type: "resources", max: { ...gl.maxResources }, used: { ...used }, ask: { ...ask } } };
+        }
+      }
+    }
+    return undefined;
+  }
+
+  /** The user or group `maxapplications` that keeps `app` from starting to run, or undefined (upstream `CanRunApp`). */
+  runHold(app: TrackedApp): LimitHold | undefined {
+    const group = this.groupOf(app);
+    for (const path of prefixes(app.queue.path)) {
+      const ul = this.userLimit(path, app.user);
+      if (ul && ul.limit.maxApps > 0) {
+        const apps = LimitTracker.usageOf(this.users, app.user, path).apps;
+        if (!apps.has(app.id) && apps.size + 1 > ul.limit.maxApps) {
+          return { kind: "user", name: app.user, queuePath: path, wildcard: ul.wildcard, limit: { type: "applications", max: ul.limit.maxApps, running: apps.size } };
+        }
+      }
+      if (group === undefined) continue;
+      const gl = groupLimit(this.table.get(path), group);
+      if (gl && gl.maxApps > 0) {
+        const apps = LimitTracker.usageOf(this.groups, group, path).apps;
+        if (!apps.has(app.id) && apps.size + 1 > gl.maxApps) {
+          return { kind: "group", name: group, queuePath: path, wildcard: group === WILDCARD, limit: { type: "applications", max: gl.maxApps, running: apps.size } };
+        }
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Records an allocation (`sign` +1) or its release (−1) of `r` for `app`; `running` says whether the app still has
+   * allocations afterwards. When it has none its group link is dropped (resolved again on its next allocation).
+   */
+  track(app: TrackedApp, r: Readonly<Res>, sign: 1 | -1, running: boolean): void {
+    const group = this.groupOf(app);
+    this.charge(this.users, app.user, app, r, sign, running);
+    if (group !== undefined) this.charge(this.groups, group, app, r, sign, running);
+    if (running) {
+      let rec = this.running.get(app.id);
+      if (!rec) this.running.set(app.id, (rec = { app, res: {} }));
+      if (sign > 0) addTo(rec.res, r);
+      else subFrom(rec.res, r);
+    } else {
+      this.running.delete(app.id);
+      this.links.delete(app.id);
+    }
+  }
+
+  /** Adds (or removes) `r` and the app's running mark on every level of its queue path for one user or group. */
+  private charge(map: Map<string, Map<string, Usage>>, name: string, app: TrackedApp, r: Readonly<Res>, sign: 1 | -1, running: boolean): void {
+    let byPath = map.get(name);
+    if (!byPath) map.set(name, (byPath = new Map()));
+    for (const path of prefixes(app.queue.path)) {
+      let u = byPath.get(path);
+      if (!u) byPath.set(path, (u = { res: {}, apps: new Set() }));
+      if (sign > 0) addTo(u.res, r);
+      else subFrom(u.res, r);
+      if (running) u.apps.add(app.id);
+      else u.apps.delete(app.id);
+    }
+  }
+
+  /** Usage for the REST API: name → queue path → resources and running apps. */
+  snapshot(kind: "users" | "groups"): ReadonlyMap<string, ReadonlyMap<string, Usage>> {
+    return kind === "users" ? this.users : this.groups;
+  }
+
+  /** Drops what is kept for a removed application (its group link). */
+  forget(appId: string): void {
+    this.links.delete(appId);
+    this.running.delete(appId);
+  }
+}
+
+/** `root.a.b` → `root`, `root.a`, `root.a.b`. */
+const prefixCache = new Map<string, readonly string[]>();
+
+/** `root.a.b` → `root`, `root.a`, `root.a.b` (cached: queue paths are few and fixed). */
+function prefixes(leafPath: string): readonly string[] {
+  let cached = prefixCache.get(leafPath);
+  if (!cached) {
+    if (prefixCache.size > 100_000) prefixCache.clear();
+    prefixCache.set(leafPath, (cached = splitPrefixes(leafPath)));
+  }
+  return cached;
+}
+
+function splitPrefixes(leafPath: string): string[] {
+  const out: string[] = [];
+  let i = leafPath.indexOf(".");
+  while (i >= 0) {
+    out.push(leafPath.slice(0, i));
+    i = leafPath.indexOf(".", i + 1);
+  }
+  out.push(leafPath);
+  return out;
+}
