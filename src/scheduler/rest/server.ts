@@ -23,6 +23,7 @@ import type { EventSystem } from "../events/system.js";
 import { ACTIVE_STATUSES, applicationInfo, lookupsOf } from "./app-dao.js";
 import { type BuildInfo, History, clustersInfo, countsOf, nodeUtilizations, placementRules } from "./cluster-dao.js";
 import { health, nodeInfo, partitionInfo, queueInfo, userUsage } from "./dao.js";
+import { clientAddress } from "./forward.js";
 import { RestError, Router, error, json } from "./router.js";
 
 export { json } from "./router.js";
@@ -285,8 +286,8 @@ function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { histor
 
 /**
  * `/ws/v1/events/batch` and `/ws/v1/events/stream` (upstream handlers.go getEvents, getStream). The per-host stream
- * limit counts the client's address (upstream counts the request's Host header, which every client behind one
- * Service shares).
+ * limit counts the client's address — the original client's when a follower forwarded the request (upstream counts
+ * the request's Host header, which every client behind one Service shares).
  */
 function addEventRoutes(r: Router, events: EventSystem | undefined): void {
   const tracking = () => {
@@ -302,7 +303,7 @@ function addEventRoutes(r: Router, events: EventSystem | undefined): void {
   r.add("GET", "/ws/v1/events/stream", ({ req, res, query }) => {
     const ev = tracking();
     const count = parseUint(query.get("count"), 0);
-    const host = req.socket.remoteAddress ?? "unknown";
+    const host = clientAddress(req);
     let started = false;
     const handle = ev.openStream({
       host, name: `${host}:${req.socket.remotePort ?? ""}`, count,
