@@ -174,6 +174,8 @@ export class SchedulerCore {
 
   updateNode(nodes: NodeInfo[]): CoreResponse {
     const out = emptyResponse();
+    // one time for the call: its records keep the order of their ids
+    const now = this.now();
     for (const n of nodes) {
       const p = this.partition(n.partition);
       if (!p) {
@@ -186,28 +188,28 @@ export class SchedulerCore {
           case "CREATE_DRAIN":
             p.addNode(n.nodeID, n.schedulableResource ?? {}, n.occupiedResource ?? {}, n.action === "CREATE", n.attributes ?? {});
             out.acceptedNodes.push(n.nodeID);
-            this.emit(nodeEvent(this.now(), { objectID: n.nodeID, message: "Node added to the scheduler", changeType: ChangeType.ADD, detail: ChangeDetail.DETAILS_NONE, resource: n.schedulableResource ?? {} }));
-            this.emit(nodeEvent(this.now(), { objectID: n.nodeID, message: `schedulable: ${n.action === "CREATE"}`, changeType: ChangeType.SET, detail: ChangeDetail.NODE_SCHEDULABLE }));
+            this.emit(nodeEvent(now, { objectID: n.nodeID, message: "Node added to the scheduler", changeType: ChangeType.ADD, detail: ChangeDetail.DETAILS_NONE, resource: n.schedulableResource ?? {} }));
+            this.emit(nodeEvent(now, { objectID: n.nodeID, message: `schedulable: ${n.action === "CREATE"}`, changeType: ChangeType.SET, detail: ChangeDetail.NODE_SCHEDULABLE }));
             break;
           case "UPDATE":
             p.updateNode(n.nodeID, { capacity: n.schedulableResource, occupied: n.occupiedResource });
-            if (n.schedulableResource) this.emit(nodeEvent(this.now(), { objectID: n.nodeID, changeType: ChangeType.SET, detail: ChangeDetail.NODE_CAPACITY, resource: n.schedulableResource }));
-            if (n.occupiedResource) this.emit(nodeEvent(this.now(), { objectID: n.nodeID, changeType: ChangeType.SET, detail: ChangeDetail.NODE_OCCUPIED, resource: n.occupiedResource }));
+            if (n.schedulableResource) this.emit(nodeEvent(now, { objectID: n.nodeID, changeType: ChangeType.SET, detail: ChangeDetail.NODE_CAPACITY, resource: n.schedulableResource }));
+            if (n.occupiedResource) this.emit(nodeEvent(now, { objectID: n.nodeID, changeType: ChangeType.SET, detail: ChangeDetail.NODE_OCCUPIED, resource: n.occupiedResource }));
             break;
           case "DRAIN_NODE":
           case "DRAIN_TO_SCHEDULABLE": {
             const schedulable = n.action === "DRAIN_TO_SCHEDULABLE";
             const was = p.nodes.get(n.nodeID)?.schedulable;
             p.updateNode(n.nodeID, { schedulable });
-            if (was !== schedulable) this.emit(nodeEvent(this.now(), { objectID: n.nodeID, message: `schedulable: ${schedulable}`, changeType: ChangeType.SET, detail: ChangeDetail.NODE_SCHEDULABLE }));
+            if (was !== schedulable) this.emit(nodeEvent(now, { objectID: n.nodeID, message: `schedulable: ${schedulable}`, changeType: ChangeType.SET, detail: ChangeDetail.NODE_SCHEDULABLE }));
             break;
           }
           case "DECOMISSION": {
             const known = p.nodes.has(n.nodeID);
-            const released = p.removeNode(n.nodeID, this.now());
-            for (const a of released) this.released(p, a, ChangeDetail.ALLOC_NODEREMOVED);
+            const released = p.removeNode(n.nodeID, now);
+            for (const a of released) this.released(p, a, ChangeDetail.ALLOC_NODEREMOVED, now);
             out.released.push(...released);
-            if (known) this.emit(nodeEvent(this.now(), { objectID: n.nodeID, message: "Node removed from the scheduler", changeType: ChangeType.REMOVE, detail: ChangeDetail.NODE_DECOMISSION }));
+            if (known) this.emit(nodeEvent(now, { objectID: n.nodeID, message: "Node removed from the scheduler", changeType: ChangeType.REMOVE, detail: ChangeDetail.NODE_DECOMISSION }));
             break;
           }
         }
@@ -221,13 +223,13 @@ export class SchedulerCore {
 
   updateApplication(req: { new?: AddApplicationRequest[]; remove?: { applicationID: string; partitionName?: string }[] }): CoreResponse {
     const out = emptyResponse();
+    const now = this.now();
     for (const a of req.new ?? []) {
       const p = this.partition(a.partitionName);
       if (!p) {
         out.rejectedApplications.push({ id: a.applicationID, reason: `Failed to add application ${a.applicationID} to partition ${a.partitionName}, partition doesn't exist` });
         continue;
       }
-      const now = this.now();
       try {
         const leaf = p.addApplication(a.applicationID, a.queueName, a.ugi.user, a.ugi.groups ?? [], a.tags ?? {}, now);
         out.acceptedApplications.push(a.applicationID);
@@ -254,12 +256,12 @@ export class SchedulerCore {
       if (!p || !app) continue;
       const pending = [...app.asks.values()].filter((x) => !x.node);
       const queue = app.queue.path;
-      const released = p.removeApplication(r.applicationID, this.now());
-      for (const x of pending) this.askRemoved(p, r.applicationID, x.key, x.resource, ChangeDetail.REQUEST_CANCEL);
-      for (const x of released) this.released(p, x, ChangeDetail.ALLOC_CANCEL, app.user);
+      const released = p.removeApplication(r.applicationID, now);
+      for (const x of pending) this.askRemoved(p, r.applicationID, x.key, x.resource, ChangeDetail.REQUEST_CANCEL, now);
+      for (const x of released) this.released(p, x, ChangeDetail.ALLOC_CANCEL, now, app.user);
       out.released.push(...released);
-      this.emit(queueEvent(this.now(), { objectID: queue, referenceID: r.applicationID, changeType: ChangeType.REMOVE, detail: ChangeDetail.QUEUE_APP }));
-      this.emit(appEvent(this.now(), { objectID: r.applicationID, changeType: ChangeType.REMOVE, detail: ChangeDetail.DETAILS_NONE }));
+      this.emit(queueEvent(now, { objectID: queue, referenceID: r.applicationID, changeType: ChangeType.REMOVE, detail: ChangeDetail.QUEUE_APP }));
+      this.emit(appEvent(now, { objectID: r.applicationID, changeType: ChangeType.REMOVE, detail: ChangeDetail.DETAILS_NONE }));
     }
     this.collect();
     return out;
@@ -286,7 +288,7 @@ export class SchedulerCore {
         if (a.allocationTags) this.tags.set(`${p.name}\0${allocationId(a.applicationID, a.allocationKey)}`, { ...a.allocationTags });
         this.collect(); // the state change the ask caused (New → Accepted) comes first, as upstream
         const app = p.apps.get(a.applicationID);
-        if (a.nodeID && !wasAllocated && app) this.allocated(p, { key: a.allocationKey, appId: a.applicationID, nodeId: a.nodeID, resource: a.resourcePerAlloc, queue: app.queue.path });
+        if (a.nodeID && !wasAllocated && app) this.allocated(p, { key: a.allocationKey, appId: a.applicationID, nodeId: a.nodeID, resource: a.resourcePerAlloc, queue: app.queue.path }, now);
         else if (!a.nodeID && !before && this.tracking) this.emit(appEvent(now, { objectID: a.applicationID, referenceID: a.allocationKey, changeType: ChangeType.ADD, detail: ChangeDetail.APP_REQUEST, resource: a.resourcePerAlloc }));
       } catch (err) {
         out.rejectedAllocations.push({ id: a.allocationKey, reason: (err as Error).message });
@@ -302,8 +304,8 @@ export class SchedulerCore {
         if (!ask) continue;
         const node = ask.node;
         p.removeAsk(r.applicationID, k, now);
-        if (node) this.released(p, { key: k, appId: app.id, nodeId: node, resource: ask.resource, queue: app.queue.path }, ChangeDetail.ALLOC_CANCEL, app.user);
-        else this.askRemoved(p, app.id, k, ask.resource, ChangeDetail.REQUEST_CANCEL);
+        if (node) this.released(p, { key: k, appId: app.id, nodeId: node, resource: ask.resource, queue: app.queue.path }, ChangeDetail.ALLOC_CANCEL, now, app.user);
+        else this.askRemoved(p, app.id, k, ask.resource, ChangeDetail.REQUEST_CANCEL, now);
       }
     }
     this.collect();
@@ -338,7 +340,7 @@ export class SchedulerCore {
         const r = p.tryAllocate(now);
         if (!r) break;
         out.push(r);
-        this.resultEvents(p, r);
+        this.resultEvents(p, r, now);
         if (allocationOf(r)) allocated++;
       }
     }
@@ -396,8 +398,9 @@ export class SchedulerCore {
     const from = ask?.node;
     if (!p || !p.relocate(appId, allocationKey, nodeId)) return false;
     if (from && from !== nodeId) {
-      this.emit(nodeEvent(this.now(), { objectID: from, referenceID: allocationKey, changeType: ChangeType.REMOVE, detail: ChangeDetail.NODE_ALLOC, resource: ask!.resource }));
-      this.emit(nodeEvent(this.now(), { objectID: nodeId, referenceID: allocationKey, changeType: ChangeType.ADD, detail: ChangeDetail.NODE_ALLOC, resource: ask!.resource }));
+      const now = this.now();
+      this.emit(nodeEvent(now, { objectID: from, referenceID: allocationKey, changeType: ChangeType.REMOVE, detail: ChangeDetail.NODE_ALLOC, resource: ask!.resource }));
+      this.emit(nodeEvent(now, { objectID: nodeId, referenceID: allocationKey, changeType: ChangeType.ADD, detail: ChangeDetail.NODE_ALLOC, resource: ask!.resource }));
     }
     return true;
   }
@@ -458,11 +461,10 @@ export class SchedulerCore {
   }
 
   /** Events of one scheduling result (allocations, reservations). */
-  private resultEvents(p: Partition, r: AllocationResult): void {
-    const now = this.now();
+  private resultEvents(p: Partition, r: AllocationResult, now: number): void {
     if (!this.tracking) {
       const a = allocationOf(r);
-      if (a) this.allocated(p, a);
+      if (a) this.allocated(p, a, now);
       return;
     }
     this.collect(); // the state change the allocation caused (Accepted → Starting) comes first, as upstream
@@ -476,18 +478,17 @@ export class SchedulerCore {
         break;
       case "allocatedReserved":
         this.emit(nodeEvent(now, { objectID: r.reservedNode, referenceID: r.allocation.key, changeType: ChangeType.REMOVE, detail: ChangeDetail.NODE_RESERVATION, resource: r.allocation.resource }));
-        this.allocated(p, r.allocation);
+        this.allocated(p, r.allocation, now);
         break;
       default: {
         const a = allocationOf(r);
-        if (a) this.allocated(p, a);
+        if (a) this.allocated(p, a, now);
       }
     }
   }
 
   /** Events and largest usage of a new allocation (scheduled, or recovered from the RM). */
-  private allocated(p: Partition, a: Allocation): void {
-    const now = this.now();
+  private allocated(p: Partition, a: Allocation, now: number): void {
     const app = p.apps.get(a.appId);
     this.holds.delete(`${p.name}\0${allocationId(a.appId, a.key)}`);
     if (app) {
@@ -503,8 +504,7 @@ export class SchedulerCore {
   }
 
   /** Events of a released allocation; its tags are forgotten. */
-  private released(p: Partition, a: Allocation, detail: ChangeDetail, user = p.apps.get(a.appId)?.user): void {
-    const now = this.now();
+  private released(p: Partition, a: Allocation, detail: ChangeDetail, now: number, user = p.apps.get(a.appId)?.user): void {
     this.tags.delete(`${p.name}\0${allocationId(a.appId, a.key)}`);
     if (!this.tracking) return;
     this.emit(appEvent(now, { objectID: a.appId, referenceID: a.key, changeType: ChangeType.REMOVE, detail, resource: a.resource }));
@@ -513,12 +513,12 @@ export class SchedulerCore {
   }
 
   /** Event of a pending ask removed before it was allocated; its tags and hold reason are forgotten. */
-  private askRemoved(p: Partition, appId: string, key: string, resource: Res, detail: ChangeDetail): void {
+  private askRemoved(p: Partition, appId: string, key: string, resource: Res, detail: ChangeDetail, now: number): void {
     const id = `${p.name}\0${allocationId(appId, key)}`;
     this.tags.delete(id);
     this.holds.delete(id);
     if (!this.tracking) return;
-    this.emit(appEvent(this.now(), { objectID: appId, referenceID: key, changeType: ChangeType.REMOVE, detail, resource }));
+    this.emit(appEvent(now, { objectID: appId, referenceID: key, changeType: ChangeType.REMOVE, detail, resource }));
   }
 
   // ---------------------------------------------------------------- read API (read.ts views)

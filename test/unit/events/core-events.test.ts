@@ -93,4 +93,19 @@ describe("SchedulerCore events", () => {
       [T.NODE, "n1", "", C.REMOVE, D.NODE_DECOMISSION],
     ]);
   });
+
+  it("timestamps never go back in the order records are emitted, even with a clock that moves during a call", () => {
+    let t = 0;
+    const ev: EventRecord[] = [];
+    const core = new SchedulerCore(() => (t += 7), CFG, { events: (e) => ev.push(e) });
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000 } }, { nodeID: "n2", action: "CREATE", schedulableResource: { vcore: 4000 } }]);
+    core.updateApplication({ new: [{ applicationID: "a", queueName: "root.a", ugi: { user: "u" } }] });
+    core.updateAllocation({ allocations: [1, 2, 3, 4].map((i) => ({ allocationKey: `k${i}`, applicationID: "a", resourcePerAlloc: { vcore: 1000 } })) });
+    core.schedule();
+    core.updateAllocation({ releases: [{ applicationID: "a" }] });
+    core.updateNode([{ nodeID: "n2", action: "DECOMISSION" }]);
+    const times = ev.map((e) => e.timestampNano);
+    expect(ev.length).toBeGreaterThan(20);
+    expect(times).toEqual([...times].sort((x, y) => x - y));
+  });
 });
