@@ -90,8 +90,9 @@ export class Application {
   stateSince: number;
   /** Every state the application was in, oldest first. */
   readonly stateLog: StateLogEntry[];
-  /** Why the application was rejected (state Rejected). */
+  /** Why the application was rejected (state Rejected), and the typed placement refusal when placement refused it. */
   rejectedMessage?: string;
+  rejection?: HoldReason;
   /** Position in the leaf queue's order and priority index (maintained by the queue). */
   orderKey?: SortKey;
   prioKey?: SortKey;

@@ -4,6 +4,7 @@
  * pod conditions and events, the extender's refusals, the simulator and REST call `formatHoldReason` / `holdState`;
  * nothing parses the text back.
  */
+import { type PlacementRefusal, formatPlacementRefusal } from "./placement/types.js";
 import type { Queue } from "./queue.js";
 import { type Res, fitsWithin, format } from "./resources.js";
 import { type LimitHold, formatLimitHold } from "./ugm/hold.js";
@@ -23,8 +24,8 @@ export type HoldReason =
   | { readonly kind: "noNodeMatches"; readonly ask: Readonly<Res> }
   /** The ask reserved `nodeId` and waits for it to have room (node reservation, reference §4.6) (`Failed`). */
   | { readonly kind: "reservation"; readonly nodeId: string; readonly ask: Readonly<Res>; readonly available: Readonly<Res> }
-  /** Placement refused the application (rejections; not a pending-ask hold). */
-  | { readonly kind: "placementRefused"; readonly message: string };
+  /** Placement refused the application (its rejection, placement/types.ts; not a pending-ask hold). */
+  | { readonly kind: "placementRefused"; readonly refusal: PlacementRefusal };
 
 /**
  * The shim's scheduling state for a hold: `Skipped` — a quota (queue max, user/group limit, maxapplications),
@@ -60,7 +61,7 @@ export function formatHoldReason(r: HoldReason): string {
     case "reservation":
       return `waiting on node ${r.nodeId} reserved for it to have ${format(r.ask)} free (available ${format(r.available)})`;
     case "placementRefused":
-      return r.message;
+      return formatPlacementRefusal(r.refusal);
   }
 }
 

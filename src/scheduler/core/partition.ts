@@ -16,9 +16,6 @@ import { LimitTracker } from "./ugm/tracker.js";
 import { BTree } from "../../util/btree.js";
 import { type Allocation, type AllocationResult } from "./allocation-result.js";
 import { type AllocationContext, Application, type Ask, type Decision } from "./application.js";
-import {
-  type AppEvent, type AppState, COMPLETING_TIMEOUT_MS, RUNNING_STATES, STARTING_TIMEOUT_MS, TERMINATED_TIMEOUT_MS, nextState,
-} from "./application-state.js";
 import { type HoldReason, clusterHold, queueMaxHold, queueRunHold } from "./hold-reason.js";
 import { Node, type NodeOrder, allocationId, nodeOrder } from "./node.js";
 import { parseResource } from "./quantity.js";
@@ -27,19 +24,13 @@ import { type Res, addTo, fitsIn, format, hasPositive, isZero, strictlyPositive,
 import { PlacementManager } from "./placement/manager.js";
 import { tagValue } from "./placement/tag.js";
 import { PlacementRefusedError, isRecoveryQueue } from "./placement/types.js";
-import { AppTimers } from "./app-timers.js";
+import { type AppStateChange, Lifecycle } from "./lifecycle.js";
 import { applyNamespaceTags } from "./namespace-tags.js";
 import { Reservations } from "./reservations.js";
 
 export type { Allocation, AllocationResult } from "./allocation-result.js";
 
-/** An application state change, for the resource manager (UpdatedApplication). */
-export interface AppStateChange {
-  appId: string;
-  from: AppState;
-  to: AppState;
-  at: number;
-}
+export type { AppStateChange } from "./lifecycle.js";
 
 /** Upstream delays (reference §4.1, §4.6, §6), milliseconds. */
 export const RESERVATION_DELAY_MS = 2_000;
@@ -69,12 +60,19 @@ export class Partition {
   readonly nodes = new Map<string, Node>();
   /** Active applications (not Completed, Failed, Rejected or Expired). */
   readonly apps = new Map<string, Application>();
+  private readonly life = new Lifecycle((app) => this.detachApp(app));
   /** Rejected applications by id, until they expire. */
-  readonly rejected = new Map<string, Application>();
+  get rejected(): Map<string, Application> {
+    return this.life.rejected;
+  }
   /** Completed and failed application instances, until they expire (an id may run again). */
-  readonly terminated = new Map<number, Application>();
-  /** The latest completed or failed instance of each application id (lookups without a scan). */
-  readonly lastTerminated = new Map<string, Application>();
+  get terminated(): ReadonlyMap<number, Application> {
+    return this.life.terminated;
+  }
+  /** The latest completed or failed instance of each application id. */
+  get lastTerminated(): ReadonlyMap<string, Application> {
+    return this.life.lastTerminated;
+  }
   readonly limits = new LimitTracker();
   /**
    * Schedulable nodes in allocation order. Only a node whose usage changed is re-keyed (O(log n)), so choosing a node
@@ -85,15 +83,12 @@ export class Partition {
   private placement = new PlacementManager([]);
   nodeSortPolicy: "fair" | "binpacking" = "fair";
   weights: Record<string, number> = { vcore: 1, memory: 1 };
-  /** State changes since the last drain (see `drainStateChanges`). */
-  private changes: AppStateChange[] = [];
   private readonly reservations: Reservations;
   /**
    * Queue orders are stale: `full` after a configuration change (policies, guarantees: rebuilt), `fairMax` after the
    * cluster size changed (fair maxima recomputed, only the keys that depend on them re-keyed).
    */
   private orderDirty: "none" | "fairMax" | "full" = "full";
-  private readonly timers = new AppTimers();
   private lastCleanup: number | undefined;
   private readonly cleanupInterval: number;
 
@@ -293,7 +288,7 @@ export class Partition {
    * @returns the leaf queue path, or throws with the rejection reason
    */
   addApplication(id: string, queueName: string, user: string, groups: readonly string[], tags: Record<string, string>, now: number): string {
-    this.rejected.delete(id);
+    this.life.rejected.delete(id);
     if (this.apps.has(id)) throw new Error(`adding application ${id} to partition ${this.name}, but application already existed`);
     try {
       const forced = isForced(tags);
@@ -316,8 +311,8 @@ export class Partition {
     } catch (err) {
       const app = new Application({ id, queue: this.root, user, groups, submissionTime: now, tags, requestedQueue: queueName });
       app.rejectedMessage = (err as Error).message;
-      this.fire(app, "rejectApplication", now);
-      this.rejected.set(id, app);
+      if (err instanceof PlacementRefusedError) app.rejection = { kind: "placementRefused", refusal: err.refusal };
+      this.life.fire(app, "rejectApplication", now);
       throw err;
     }
   }
@@ -333,7 +328,7 @@ export class Partition {
     }
     // no asks left: the application is not in a running state any more (removeAsk completed it)
     this.detachApp(app);
-    this.timers.set(app, undefined);
+    this.life.forget(app);
     return released;
   }
 
@@ -418,7 +413,7 @@ export class Partition {
     const ask: Ask = { key, appId, resource: { ...resource }, priority, createTime, requiredNode: opts.requiredNode, predicate: opts.predicate };
     app.asks.set(key, ask);
     if (createTime < app.submissionTime) app.submissionTime = createTime;
-    if (app.state === "New" || app.state === "Completing") this.fire(app, "runApplication", now);
+    if (app.state === "New" || app.state === "Completing") this.life.fire(app, "runApplication", now);
     if (opts.node) {
       // Recovered: usage may exceed max (the RM already bound it).
       this.commit(app, ask, this.nodes.get(opts.node)!, now);
@@ -493,7 +488,7 @@ export class Partition {
       app.deletePending(ask);
     }
     if (app.asks.size === 0 && (app.state === "Accepted" || app.state === "Starting" || app.state === "Running")) {
-      this.fire(app, "completeApplication", now);
+      this.life.fire(app, "completeApplication", now);
     }
     app.queue.update(app);
   }
@@ -519,56 +514,15 @@ export class Partition {
     addTo(app.allocated, ask.resource);
     app.queue.incAllocated(ask.resource);
     this.limits.track(app, ask.resource, 1, true);
-    if (app.state === "Accepted") this.fire(app, app.stateAwareDisabled ? "runApplication" : "startApplication", now);
-    else if (app.state === "Starting") this.fire(app, "runApplication", now);
+    if (app.state === "Accepted") this.life.fire(app, app.stateAwareDisabled ? "runApplication" : "startApplication", now);
+    else if (app.state === "Starting") this.life.fire(app, "runApplication", now);
   }
 
-  // ---------------------------------------------------------------- life cycle
-
-  /**
-   * Moves an application by the event table (application-state.ts) and runs what entering the new state means:
-   * running counts up the queue path (exactly once per entry into and exit from Starting/Running), timers, leaving
-   * the queue for Completed/Failed, and the change record for the resource manager (not for Rejected, as upstream).
-   */
-  private fire(app: Application, event: AppEvent, now: number): void {
-    const from = app.state;
-    const to = nextState(from, event);
-    if (to === from) return;
-    app.enter(to, now);
-    const delta = (RUNNING_STATES.has(to) ? 1 : 0) - (RUNNING_STATES.has(from) ? 1 : 0);
-    if (delta !== 0) for (let q: Queue | undefined = app.queue; q; q = q.parent) q.runningApps += delta;
-    if (to !== "Rejected") this.changes.push({ appId: app.id, from, to, at: now });
-    switch (to) {
-      case "Starting":
-        this.timers.set(app, { at: now + STARTING_TIMEOUT_MS, event: "runApplication" });
-        break;
-      case "Completing":
-        this.timers.set(app, { at: now + COMPLETING_TIMEOUT_MS, event: "completeApplication" });
-        break;
-      case "Completed":
-      case "Failed":
-        this.detachApp(app);
-        this.terminated.set(this.timers.serial(app), app);
-        this.lastTerminated.set(app.id, app);
-        this.timers.set(app, { at: now + TERMINATED_TIMEOUT_MS, event: "expireApplication" });
-        break;
-      case "Rejected":
-        this.timers.set(app, { at: now + TERMINATED_TIMEOUT_MS, event: "expireApplication" });
-        break;
-      case "Expired":
-        this.timers.set(app, undefined);
-        this.terminated.delete(this.timers.serial(app));
-        if (this.lastTerminated.get(app.id) === app) this.lastTerminated.delete(app.id);
-        if (this.rejected.get(app.id) === app) this.rejected.delete(app.id);
-        break;
-      default:
-        this.timers.set(app, undefined);
-    }
-  }
+  // ---------------------------------------------------------------- life cycle (lifecycle.ts)
 
   /** A completed application that gets a new ask runs again: a new instance in the same queue, or placed again. */
   private reopen(appId: string, now: number): Application | undefined {
-    const last = this.lastTerminated.get(appId);
+    const last = this.life.lastTerminated.get(appId);
     if (last?.state !== "Completed") return undefined;
     const q = last.queue;
     if (this.find(q.path) === q && q.isLeaf && !q.draining) {
@@ -594,7 +548,7 @@ export class Partition {
    * queues and empty drained queues are removed.
    */
   tick(now: number): void {
-    for (let t = this.timers.take(now); t; t = this.timers.take(now)) this.fire(t[0], t[1], now);
+    this.life.tick(now);
     if (this.lastCleanup === undefined || now - this.lastCleanup >= this.cleanupInterval) {
       this.lastCleanup = now;
       this.removeEmptyQueues();
@@ -624,9 +578,7 @@ export class Partition {
   }
 
   drainStateChanges(): AppStateChange[] {
-    const c = this.changes;
-    this.changes = [];
-    return c;
+    return this.life.drainChanges();
   }
 
   // ---------------------------------------------------------------- scheduling

@@ -5,7 +5,7 @@
  * milliseconds, as upstream), resources in YuniKorn's units (memory bytes, vcore millicores).
  *
  * corral extensions (as the core's read API has them): a pending request's `holdReason` (typed, with `state` and
- * `message`) and `reservedNodeId`.
+ * `message`) and `reservedNodeId`; a rejected application's typed `rejectionReason`.
  *
  * Not reported because corral does not have them yet: `placeholderData`, `placeholder`/`taskGroupName` (no gang
  * scheduling: left out, as upstream does for false/empty values), `allocationLog` (the hold reason is in
@@ -86,6 +86,7 @@ export function applicationInfo(a: ApplicationView, l: DaoLookups): Record<strin
     requests: a.asks.map((x) => askInfo(a.id, x, l)),
     allocations: a.allocations.map((x) => allocationInfo(x, l)),
     applicationState: a.state, user: a.user, groups: a.groups, rejectedMessage: a.rejectedMessage,
+    rejectionReason: a.rejection && holdInfo(a.rejection),
     stateLog: log.map((e) => ({ time: ns(e.time), applicationState: e.state })),
     maxRequestPriority: a.maxPendingPriority ?? 0,
     startTime: started?.time,

@@ -140,6 +140,7 @@ export class LimitTracker {
    * are checked from root to leaf, the user before the group at each level.
    */
   headroom(app: TrackedApp, ask: Readonly<Res>): LimitHold | undefined {
+    if (this.table.size === 0) return undefined; // no limits configured (the group is linked at the first charge)
     const group = this.groupOf(app);
     for (const path of prefixes(app.queue.path)) {
       const ul = this.userLimit(path, app.user);
@@ -183,6 +184,7 @@ export class LimitTracker {
 
   /** The user or group `maxapplications` that keeps `app` from starting to run, or undefined (upstream `CanRunApp`). */
   runHold(app: TrackedApp): LimitHold | undefined {
+    if (this.table.size === 0) return undefined; // no limits configured (the group is linked at the first charge)
     const group = this.groupOf(app);
     for (const path of prefixes(app.queue.path)) {
       const ul = this.userLimit(path, app.user);
