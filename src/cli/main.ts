@@ -159,6 +159,7 @@ export function buildCli(): Command {
     .option("--leader-elect", "campaign for a coordination.k8s.io Lease; only the leader schedules", false)
     .option("--lease-name <name>", "name of the leader Lease", "corral-scheduler")
     .option("--identity <id>", "leader election identity (default: hostname_pid)")
+    .option("--advertise-address <url>", "with --leader-elect: REST base URL other replicas reach this one at, published on the Lease; followers forward REST reads to the leader's (default: http://$POD_IP:<port> when POD_IP is set)")
     .action(async (o) => {
       const { createLogger } = await import("../util/logger.js");
       const log = createLogger("corral-scheduler", process.env.LOG_LEVEL ?? "info");
@@ -170,6 +171,7 @@ export function buildCli(): Command {
           policyGroup: o.policyGroup, intervalMs: o.intervalMs, bindConcurrency: o.bindConcurrency, bindAttempts: o.bindAttempts,
           eventQueueLimit: o.eventQueueLimit, resyncSeconds: o.resyncSeconds, leaderElect: o.leaderElect, leaseName: o.leaseName,
           identity: o.identity ?? `${hostname()}_${process.pid}`, log,
+          advertiseAddress: o.advertiseAddress ?? (process.env.POD_IP ? `http://${process.env.POD_IP}:${o.port}` : undefined),
         });
         stopOnSignals(() => s.close());
         return;

@@ -81,9 +81,9 @@ describe("scheduler REST API over a running core", () => {
       const app = (await get("/ws/v1/partition/default/application/app-1")).body;
       expect(app).toMatchObject({ applicationID: "app-1", queueName: "root.a", user: "alice", groups: ["users"], usedResource: { memory: 80, vcore: 200 } });
       expect(app.requests.map((x: { allocationKey: string }) => x.allocationKey)).toEqual(["k3"]);
-      expect((await get("/ws/v1/partition/default/applications/rejected")).body).toEqual([{ applicationID: "app-2", partition: "default", applicationState: "Rejected", rejectedMessage: "application rejected: no placement rule matched" }]);
+      expect((await get("/ws/v1/partition/default/applications/rejected")).body).toMatchObject([{ applicationID: "app-2", partition: "default", applicationState: "Rejected", rejectedMessage: "application rejected: no placement rule matched" }]);
       expect((await get("/ws/v1/partition/default/applications/bogus")).status).toBe(400);
-      expect((await get("/ws/v1/partition/default/usage/users")).body).toContainEqual({ userName: "alice", queues: expect.arrayContaining([{ queuePath: "root.a", resourceUsage: { memory: 80, vcore: 200 }, runningApplications: ["app-1"] }]) });
+      expect((await get("/ws/v1/partition/default/usage/users")).body).toContainEqual({ userName: "alice", queues: { queuePath: "root", resourceUsage: { memory: 80, vcore: 200 }, runningApplications: ["app-1"], children: [{ queuePath: "root.a", resourceUsage: { memory: 80, vcore: 200 }, runningApplications: ["app-1"] }] } });
       expect(await get("/ws/v1/partition/nope/queues")).toEqual({ status: 404, body: { status_code: 404, message: "Partition not found", description: "Partition not found" } });
       expect((await get("/ws/v1/partition/default/application/none")).body.message).toBe("Application not found");
       const metrics = await (await fetch(`http://127.0.0.1:${r.port}/ws/v1/metrics`)).text();

@@ -5,8 +5,9 @@
  * new allocations. No Kubernetes, no I/O, no clock of its own: time comes from the injected `now()` (milliseconds).
  * Groups come from the caller (design 002): the core never resolves them.
  */
+import { ChangeDetail, ChangeType, type EventSink, appEvent, appStateDetail, nodeEvent, queueEvent, requestEvent, userGroupEvent } from "../events/record.js";
 import { type PartitionConfig, type SchedulerConfig, decodeQueuesYaml } from "./config.js";
-import { type Allocation, type AppStateChange, Partition } from "./partition.js";
+import { type Allocation, type AppStateChange, Partition, allocationId } from "./partition.js";
 import type { Res } from "./resources.js";
 import { validateSchedulerConfig } from "./validate.js";
 
@@ -87,13 +88,46 @@ export const DEFAULT_CONFIG = `partitions:
         submitacl: '*'
 `;
 
+export interface SchedulerCoreOptions {
+  /**
+   * Receives YuniKorn's event records (APP, REQUEST, NODE, QUEUE, USERGROUP; si.EventRecord) as the core's calls
+   * change its state; called synchronously, so it must be cheap (the event system batches its fan-out).
+   */
+  events?: EventSink;
+}
+
+/**
+ * What the REST API reports about an application beyond its live state (ApplicationDAOInfo `stateLog`,
+ * `finishedTime`, `maxUsedResource`; times in Unix milliseconds). Kept from the core's own results.
+ */
+export interface ApplicationHistory {
+  stateLog: { time: number; applicationState: string }[];
+  /** When it entered Completed, Failed, Rejected or Expired. */
+  finishedTime?: number;
+  /** Largest usage reached, per resource type. */
+  maxUsedResource: Res;
+}
+
+const FINISHED = new Set(["Completed", "Failed", "Rejected", "Expired"]);
+
 export class SchedulerCore {
   readonly partitions = new Map<string, Partition>();
   private configText = DEFAULT_CONFIG;
   private applied!: SchedulerConfig;
+  private readonly emit: EventSink;
+  /** State changes drained from the partitions, until `stateChanges()` hands them out. */
+  private changes: (AppStateChange & { partition: string })[] = [];
+  /** `partition \0 appId` → history; `partition \0 appId \0 key` → the ask's allocationTags. */
+  private readonly histories = new Map<string, ApplicationHistory>();
+  private readonly tags = new Map<string, Readonly<Record<string, string>>>();
+  /** Last hold reason reported per pending ask (REQUEST events on change). */
+  private readonly holds = new Map<string, string>();
+  /** Dynamic queues already announced (QUEUE_DYNAMIC). */
+  private readonly dynamicQueues = new Set<string>();
 
   /** @throws Error when the initial config is invalid */
-  constructor(private readonly now: () => number, config: string = DEFAULT_CONFIG) {
+  constructor(private readonly now: () => number, config: string = DEFAULT_CONFIG, opts: SchedulerCoreOptions = {}) {
+    this.emit = opts.events ?? (() => {});
     const r = this.updateConfiguration(config);
     if (!r.ok) throw new Error(r.error);
   }
@@ -151,24 +185,36 @@ export class SchedulerCore {
           case "CREATE_DRAIN":
             p.addNode(n.nodeID, n.schedulableResource ?? {}, n.occupiedResource ?? {}, n.action === "CREATE", n.attributes ?? {});
             out.acceptedNodes.push(n.nodeID);
+            this.emit(nodeEvent(this.now(), { objectID: n.nodeID, message: "Node added to the scheduler", changeType: ChangeType.ADD, detail: ChangeDetail.DETAILS_NONE, resource: n.schedulableResource ?? {} }));
+            this.emit(nodeEvent(this.now(), { objectID: n.nodeID, message: `schedulable: ${n.action === "CREATE"}`, changeType: ChangeType.SET, detail: ChangeDetail.NODE_SCHEDULABLE }));
             break;
           case "UPDATE":
             p.updateNode(n.nodeID, { capacity: n.schedulableResource, occupied: n.occupiedResource });
+            if (n.schedulableResource) this.emit(nodeEvent(this.now(), { objectID: n.nodeID, changeType: ChangeType.SET, detail: ChangeDetail.NODE_CAPACITY, resource: n.schedulableResource }));
+            if (n.occupiedResource) this.emit(nodeEvent(this.now(), { objectID: n.nodeID, changeType: ChangeType.SET, detail: ChangeDetail.NODE_OCCUPIED, resource: n.occupiedResource }));
             break;
           case "DRAIN_NODE":
-            p.updateNode(n.nodeID, { schedulable: false });
+          case "DRAIN_TO_SCHEDULABLE": {
+            const schedulable = n.action === "DRAIN_TO_SCHEDULABLE";
+            const was = p.nodes.get(n.nodeID)?.schedulable;
+            p.updateNode(n.nodeID, { schedulable });
+            if (was !== schedulable) this.emit(nodeEvent(this.now(), { objectID: n.nodeID, message: `schedulable: ${schedulable}`, changeType: ChangeType.SET, detail: ChangeDetail.NODE_SCHEDULABLE }));
             break;
-          case "DRAIN_TO_SCHEDULABLE":
-            p.updateNode(n.nodeID, { schedulable: true });
+          }
+          case "DECOMISSION": {
+            const known = p.nodes.has(n.nodeID);
+            const released = p.removeNode(n.nodeID, this.now());
+            for (const a of released) this.released(p, a, ChangeDetail.ALLOC_NODEREMOVED);
+            out.released.push(...released);
+            if (known) this.emit(nodeEvent(this.now(), { objectID: n.nodeID, message: "Node removed from the scheduler", changeType: ChangeType.REMOVE, detail: ChangeDetail.NODE_DECOMISSION }));
             break;
-          case "DECOMISSION":
-            out.released.push(...p.removeNode(n.nodeID, this.now()));
-            break;
+          }
         }
       } catch (err) {
         out.rejectedNodes.push({ id: n.nodeID, reason: (err as Error).message });
       }
     }
+    this.collect();
     return out;
   }
 
@@ -180,14 +226,43 @@ export class SchedulerCore {
         out.rejectedApplications.push({ id: a.applicationID, reason: `Failed to add application ${a.applicationID} to partition ${a.partitionName}, partition doesn't exist` });
         continue;
       }
+      const now = this.now();
+      const key = `${p.name}\0${a.applicationID}`;
       try {
-        p.addApplication(a.applicationID, a.queueName, a.ugi.user, a.ugi.groups ?? [], a.tags ?? {}, this.now());
+        const leaf = p.addApplication(a.applicationID, a.queueName, a.ugi.user, a.ugi.groups ?? [], a.tags ?? {}, now);
         out.acceptedApplications.push(a.applicationID);
+        this.histories.set(key, { stateLog: [], maxUsedResource: {} });
+        this.emit(appEvent(now, { objectID: a.applicationID, changeType: ChangeType.ADD, detail: ChangeDetail.APP_NEW }));
+        if (!p.find(leaf)?.managed && !this.dynamicQueues.has(`${p.name}\0${leaf}`)) {
+          this.dynamicQueues.add(`${p.name}\0${leaf}`);
+          this.emit(queueEvent(now, { objectID: leaf, changeType: ChangeType.ADD, detail: ChangeDetail.QUEUE_DYNAMIC }));
+        }
+        this.emit(queueEvent(now, { objectID: leaf, referenceID: a.applicationID, changeType: ChangeType.ADD, detail: ChangeDetail.QUEUE_APP }));
       } catch (err) {
-        out.rejectedApplications.push({ id: a.applicationID, reason: (err as Error).message });
+        const reason = (err as Error).message;
+        out.rejectedApplications.push({ id: a.applicationID, reason });
+        if (p.rejected.has(a.applicationID)) {
+          this.histories.set(key, { stateLog: [{ time: now, applicationState: "Rejected" }], finishedTime: now, maxUsedResource: {} });
+          this.emit(appEvent(now, { objectID: a.applicationID, changeType: ChangeType.ADD, detail: ChangeDetail.APP_NEW }));
+          this.emit(appEvent(now, { objectID: a.applicationID, message: reason, changeType: ChangeType.SET, detail: ChangeDetail.APP_REJECT }));
+        }
       }
     }
-    for (const r of req.remove ?? []) out.released.push(...(this.partition(r.partitionName)?.removeApplication(r.applicationID, this.now()) ?? []));
+    for (const r of req.remove ?? []) {
+      const p = this.partition(r.partitionName);
+      const app = p?.apps.get(r.applicationID);
+      if (!p || !app) continue;
+      const pending = [...app.asks.values()].filter((x) => !x.node);
+      const queue = app.queue.path;
+      const released = p.removeApplication(r.applicationID, this.now());
+      for (const x of pending) this.askRemoved(p, r.applicationID, x.key, x.resource, ChangeDetail.REQUEST_CANCEL);
+      for (const x of released) this.released(p, x, ChangeDetail.ALLOC_CANCEL, app.user);
+      out.released.push(...released);
+      this.emit(queueEvent(this.now(), { objectID: queue, referenceID: r.applicationID, changeType: ChangeType.REMOVE, detail: ChangeDetail.QUEUE_APP }));
+      this.emit(appEvent(this.now(), { objectID: r.applicationID, changeType: ChangeType.REMOVE, detail: ChangeDetail.DETAILS_NONE }));
+      this.histories.delete(`${p.name}\0${r.applicationID}`);
+    }
+    this.collect();
     return out;
   }
 
@@ -207,6 +282,9 @@ export class SchedulerCore {
           requiredNode: a.allocationTags?.["yunikorn.apache.org/requiredNode"],
           predicate: a.predicate,
         });
+        if (a.allocationTags) this.tags.set(`${p.name}\0${allocationId(a.applicationID, a.allocationKey)}`, { ...a.allocationTags });
+        if (a.nodeID) this.allocated(p, { key: a.allocationKey, appId: a.applicationID, nodeId: a.nodeID, resource: a.resourcePerAlloc, queue: p.apps.get(a.applicationID)!.queue.path });
+        else this.emit(appEvent(now, { objectID: a.applicationID, referenceID: a.allocationKey, changeType: ChangeType.ADD, detail: ChangeDetail.APP_REQUEST, resource: a.resourcePerAlloc }));
       } catch (err) {
         out.rejectedAllocations.push({ id: a.allocationKey, reason: (err as Error).message });
       }
@@ -216,8 +294,15 @@ export class SchedulerCore {
       const app = p?.apps.get(r.applicationID);
       if (!p || !app) continue;
       const keys = r.allocationKey ? [r.allocationKey] : [...app.asks.keys()];
-      for (const k of keys) p.removeAsk(r.applicationID, k, now);
+      for (const k of keys) {
+        const ask = app.asks.get(k);
+        if (!ask) continue;
+        p.removeAsk(r.applicationID, k, now);
+        if (ask.node) this.released(p, { key: k, appId: app.id, nodeId: ask.node, resource: ask.resource, queue: app.queue.path }, ChangeDetail.ALLOC_CANCEL, app.user);
+        else this.askRemoved(p, app.id, k, ask.resource, ChangeDetail.REQUEST_CANCEL);
+      }
     }
+    this.collect();
     return out;
   }
 
@@ -235,14 +320,33 @@ export class SchedulerCore {
         const a = p.tryAllocate(now);
         if (!a) break;
         out.push(a);
+        this.allocated(p, a);
       }
     }
+    this.collect();
     return out;
   }
 
   /** Why a pending ask is held (see `Partition.pendingReason`); undefined when it is not held or unknown. */
   pendingReason(appId: string, allocationKey: string, partition?: string): { state: "Skipped" | "Failed"; reason: string } | undefined {
-    return this.partition(partition)?.pendingReason(appId, allocationKey);
+    const p = this.partition(partition);
+    const r = p?.pendingReason(appId, allocationKey);
+    if (p) {
+      // A REQUEST event when the hold reason of an ask changes (upstream ask_events: held by a quota, unschedulable, fits again).
+      const k = `${p.name}\0${allocationId(appId, allocationKey)}`;
+      const text = r ? (r.state === "Skipped" ? `Request '${allocationKey}' is held: ${r.reason}` : `Unschedulable request '${allocationKey}': ${r.reason}`) : undefined;
+      const before = this.holds.get(k);
+      if (text !== before) {
+        const ask = p.apps.get(appId)?.asks.get(allocationKey);
+        if (text) this.holds.set(k, text);
+        else this.holds.delete(k);
+        if (ask && !ask.node) {
+          const message = text ?? `Request '${allocationKey}' has become schedulable in queue '${p.apps.get(appId)!.queue.path}'`;
+          this.emit(requestEvent(this.now(), { objectID: allocationKey, referenceID: appId, message, resource: ask.resource }));
+        }
+      }
+    }
+    return r;
   }
 
   /**
@@ -250,7 +354,15 @@ export class SchedulerCore {
    * @returns false when the allocation, the node or the room is missing
    */
   relocate(appId: string, allocationKey: string, nodeId: string, partition?: string): boolean {
-    return this.partition(partition)?.relocate(appId, allocationKey, nodeId) ?? false;
+    const p = this.partition(partition);
+    const ask = p?.apps.get(appId)?.asks.get(allocationKey);
+    const from = ask?.node;
+    if (!p || !p.relocate(appId, allocationKey, nodeId)) return false;
+    if (from && from !== nodeId) {
+      this.emit(nodeEvent(this.now(), { objectID: from, referenceID: allocationKey, changeType: ChangeType.REMOVE, detail: ChangeDetail.NODE_ALLOC, resource: ask!.resource }));
+      this.emit(nodeEvent(this.now(), { objectID: nodeId, referenceID: allocationKey, changeType: ChangeType.ADD, detail: ChangeDetail.NODE_ALLOC, resource: ask!.resource }));
+    }
+    return true;
   }
 
   /** Leaf queue of an application, or undefined when the core does not hold it. */
@@ -260,6 +372,72 @@ export class SchedulerCore {
 
   /** Application state changes since the last call (UpdatedApplication messages). */
   stateChanges(): (AppStateChange & { partition: string })[] {
-    return [...this.partitions.entries()].flatMap(([name, p]) => p.drainStateChanges().map((c) => ({ ...c, partition: name })));
+    this.collect();
+    const c = this.changes;
+    this.changes = [];
+    return c;
+  }
+
+  /** State log, finished time and largest usage of an application the core holds or rejected; undefined otherwise. */
+  applicationHistory(appId: string, partition?: string): Readonly<ApplicationHistory> | undefined {
+    return this.histories.get(`${partition || "default"}\0${appId}`);
+  }
+
+  /** The allocationTags the RM sent with an ask or allocation (the shim's pod metadata); undefined when none. */
+  allocationTags(appId: string, allocationKey: string, partition?: string): Readonly<Record<string, string>> | undefined {
+    return this.tags.get(`${partition || "default"}\0${allocationId(appId, allocationKey)}`);
+  }
+
+  /** Drains the partitions' state changes: kept for `stateChanges()`, logged per application, sent as APP events. */
+  private collect(): void {
+    for (const [name, p] of this.partitions) {
+      for (const c of p.drainStateChanges()) {
+        this.changes.push({ ...c, partition: name });
+        const key = `${name}\0${c.appId}`;
+        const h = this.histories.get(key);
+        if (h) {
+          h.stateLog.push({ time: c.at, applicationState: c.to });
+          if (FINISHED.has(c.to)) h.finishedTime = c.at;
+          else h.finishedTime = undefined;
+        }
+        if (c.to === "Expired") this.histories.delete(key);
+        if (c.to === "Completed" || c.to === "Expired") {
+          const app = p.apps.get(c.appId);
+          if (c.to === "Completed" && app) this.emit(queueEvent(c.at, { objectID: app.queue.path, referenceID: c.appId, changeType: ChangeType.REMOVE, detail: ChangeDetail.QUEUE_APP }));
+        }
+        const detail = appStateDetail(c.to);
+        if (detail !== undefined) this.emit(appEvent(c.at, { objectID: c.appId, changeType: ChangeType.SET, detail }));
+      }
+    }
+  }
+
+  /** Events and history of a new allocation (scheduled, or recovered from the RM). */
+  private allocated(p: Partition, a: Allocation): void {
+    const now = this.now();
+    const app = p.apps.get(a.appId);
+    this.holds.delete(`${p.name}\0${allocationId(a.appId, a.key)}`);
+    const h = this.histories.get(`${p.name}\0${a.appId}`);
+    if (h && app) for (const k in app.allocated) if (app.allocated[k]! > (h.maxUsedResource[k] ?? 0)) h.maxUsedResource[k] = app.allocated[k]!;
+    this.emit(appEvent(now, { objectID: a.appId, referenceID: a.key, changeType: ChangeType.ADD, detail: ChangeDetail.APP_ALLOC, resource: a.resource }));
+    this.emit(nodeEvent(now, { objectID: a.nodeId, referenceID: a.key, changeType: ChangeType.ADD, detail: ChangeDetail.NODE_ALLOC, resource: a.resource }));
+    if (app) this.emit(userGroupEvent(now, { objectID: app.user, referenceID: a.queue, changeType: ChangeType.ADD, detail: ChangeDetail.UG_USER_RESOURCE, resource: a.resource }));
+  }
+
+  /** Events of a released allocation; its tags are forgotten. */
+  private released(p: Partition, a: Allocation, detail: ChangeDetail, user = p.apps.get(a.appId)?.user): void {
+    const now = this.now();
+    this.tags.delete(`${p.name}\0${allocationId(a.appId, a.key)}`);
+    this.emit(appEvent(now, { objectID: a.appId, referenceID: a.key, changeType: ChangeType.REMOVE, detail, resource: a.resource }));
+    this.emit(nodeEvent(now, { objectID: a.nodeId, referenceID: a.key, changeType: ChangeType.REMOVE, detail: ChangeDetail.NODE_ALLOC, resource: a.resource }));
+    if (user !== undefined) this.emit(userGroupEvent(now, { objectID: user, referenceID: a.queue, changeType: ChangeType.REMOVE, detail: ChangeDetail.UG_USER_RESOURCE, resource: a.resource }));
+  }
+
+  /** Event of a pending ask removed before it was allocated; its tags and hold reason are forgotten. */
+  private askRemoved(p: Partition, appId: string, key: string, resource: Res, detail: ChangeDetail): void {
+    const id = `${p.name}\0${allocationId(appId, key)}`;
+    this.tags.delete(id);
+    this.holds.delete(id);
+    this.emit(appEvent(this.now(), { objectID: appId, referenceID: key, changeType: ChangeType.REMOVE, detail, resource }));
   }
 }
+

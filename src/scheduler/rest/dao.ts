@@ -2,19 +2,17 @@
  * REST response shapes, YuniKorn's JSON field names (apache/yunikorn-core pkg/webservice/dao; yunikorn-core
  * reference §3.1). Times are Unix nanoseconds unless noted; resources are `{name: integer}`.
  */
-import type { Application, Queue } from "../core/objects.js";
+import type { Queue } from "../core/objects.js";
 import { type Partition, splitAllocationId } from "../core/partition.js";
 import type { Res } from "../core/resources.js";
+import type { SchedulerCore } from "../core/scheduler.js";
+import { allocationInfo, clean, ns } from "./app-dao.js";
 
-const ns = (ms: number) => ms * 1_000_000;
-const clean = (r: Res | undefined): Res | undefined => {
-  if (!r) return undefined;
-  const out: Res = {};
-  for (const k in r) if (r[k] !== 0) out[k] = r[k]!;
-  return Object.keys(out).length > 0 ? out : undefined;
-};
-
-export function partitionInfo(p: Partition): Record<string, unknown> {
+/**
+ * PartitionInfo. `preemptionEnabled` is false: corral does not preempt. `lastStateTransitionTime`: the partition has
+ * been Active since the scheduler started (`startTime`, Unix ms).
+ */
+export function partitionInfo(p: Partition, startTime = 0): Record<string, unknown> {
   const capacity = clean(p.root.max) ?? {};
   const used = clean(p.root.allocated) ?? {};
   const utilization: Record<string, number> = {};
@@ -28,8 +26,8 @@ export function partitionInfo(p: Partition): Record<string, unknown> {
     clusterId: "mycluster", name: p.name,
     capacity: { capacity, usedCapacity: used, utilization },
     nodeSortingPolicy: { type: p.nodeSortPolicy, resourceWeights: p.weights },
-    preemptionEnabled: true, quotaPreemptionEnabled: false,
-    totalNodes: p.nodes.size, applications: states, totalContainers: containers, state: "Active",
+    preemptionEnabled: false, quotaPreemptionEnabled: false,
+    totalNodes: p.nodes.size, applications: states, totalContainers: containers, state: "Active", lastStateTransitionTime: ns(startTime),
   };
 }
 
@@ -52,25 +50,7 @@ export function queueInfo(p: Partition, q: Queue, withChildren: boolean, top = f
   return out;
 }
 
-export function applicationInfo(p: Partition, a: Application): Record<string, unknown> {
-  const asks = [...a.asks.values()];
-  return {
-    applicationID: a.id, usedResource: clean(a.allocated) ?? {}, pendingResource: clean(a.pending) ?? {},
-    partition: p.name, queueName: a.queue.path, submissionTime: ns(a.submissionTime),
-    requests: asks.filter((x) => !x.node).map((x) => ({
-      allocationKey: x.key, requestTime: ns(x.createTime), resource: x.resource, priority: String(x.priority),
-      requiredNodeId: x.requiredNode ?? "", applicationId: a.id,
-    })),
-    allocations: asks.filter((x) => x.node).map((x) => ({
-      allocationKey: x.key, resource: x.resource, priority: String(x.priority), nodeId: x.node, applicationId: a.id,
-      allocationTime: ns(x.createTime),
-    })),
-    applicationState: a.state, user: a.user, groups: [...a.groups],
-    maxRequestPriority: Number.isFinite(a.maxPendingPriority()) ? a.maxPendingPriority() : 0,
-  };
-}
-
-export function nodeInfo(p: Partition, id: string): Record<string, unknown> | undefined {
+export function nodeInfo(core: SchedulerCore, p: Partition, id: string): Record<string, unknown> | undefined {
   const n = p.nodes.get(id);
   if (!n) return undefined;
   const available = n.available();
@@ -79,23 +59,51 @@ export function nodeInfo(p: Partition, id: string): Record<string, unknown> | un
   return {
     nodeID: n.id, hostName: n.attributes["si/hostname"] ?? "", rackName: n.attributes["si/rackname"] ?? "", attributes: n.attributes,
     capacity: n.capacity, allocated: clean(n.allocated) ?? {}, occupied: clean(n.occupied) ?? {}, available, utilized,
-    allocations: [...n.allocations].map((k) => {
+    allocations: [...n.allocations].flatMap((k) => {
       const [appId, key] = splitAllocationId(k);
       const ask = p.apps.get(appId)?.asks.get(key);
-      return { allocationKey: key, applicationId: appId, nodeId: n.id, resource: ask?.resource ?? {}, priority: String(ask?.priority ?? 0) };
+      return ask ? [allocationInfo(core, p, appId, ask)] : [];
     }),
     schedulable: n.schedulable, isReserved: false,
   };
 }
 
-export function userUsage(p: Partition, kind: "users" | "groups"): Record<string, unknown>[] {
+/**
+ * UserResourceUsageDAOInfo / GroupResourceUsageDAOInfo: usage as a queue tree from root (`queues`), the group each
+ * application of a user is tracked under (`groups`, appId → group), a group's applications. Limits
+ * (`maxResources`, `maxApplications`) are not reported.
+ */
+export function userUsage(p: Partition, kind: "users" | "groups", only?: string): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const [name, byPath] of p.limits.snapshot(kind)) {
-    const queues = [...byPath.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, u]) => ({
-      queuePath: path, resourceUsage: clean(u.res) ?? {}, runningApplications: [...u.apps].sort(),
-    }));
-    out.push(kind === "users" ? { userName: name, queues } : { groupName: name, queues });
+    if (only !== undefined && name !== only) continue;
+    const tree = usageTree(byPath, "root");
+    if (kind === "groups") {
+      out.push({ groupName: name, ...(tree && tree.runningApplications ? { applications: tree.runningApplications } : {}), ...(tree ? { queues: tree } : {}) });
+      continue;
+    }
+    const groups: Record<string, string> = {};
+    for (const appId of byPath.get("root")?.apps ?? []) {
+      const app = p.apps.get(appId);
+      const g = app ? p.limits.groupOf(appId, app.queue.path, app.groups) : undefined;
+      if (g) groups[appId] = g;
+    }
+    out.push({ userName: name, ...(Object.keys(groups).length ? { groups } : {}), ...(tree ? { queues: tree } : {}) });
   }
+  return out.sort((a, b) => String(a.userName ?? a.groupName) < String(b.userName ?? b.groupName) ? -1 : 1);
+}
+
+function usageTree(byPath: ReadonlyMap<string, { res: Res; apps: ReadonlySet<string> }>, path: string): Record<string, unknown> | undefined {
+  const u = byPath.get(path);
+  if (!u) return undefined;
+  const prefix = `${path}.`;
+  const children = [...byPath.keys()].filter((k) => k.startsWith(prefix) && !k.slice(prefix.length).includes(".")).sort()
+    .map((k) => usageTree(byPath, k)!);
+  const out: Record<string, unknown> = { queuePath: path };
+  const res = clean(u.res);
+  if (res) out.resourceUsage = res;
+  if (u.apps.size > 0) out.runningApplications = [...u.apps].sort();
+  if (children.length > 0) out.children = children;
   return out;
 }
 
@@ -119,11 +127,4 @@ export function health(partitions: Iterable<Partition>): { Healthy: boolean; Hea
   }).map((p) => p.name);
   checks.push({ Name: "Consistency of data", Succeeded: badCapacity.length === 0, Description: "Check if a partition's capacity equals the sum of its nodes' capacity", DiagnosisMessage: badCapacity.length ? `Partitions: ${badCapacity.join(",")}` : "" });
   return { Healthy: checks.every((c) => c.Succeeded), HealthChecks: checks };
-}
-
-/** `applications/{active|completed|rejected}`: active = not Completed, Failed, Expired or Rejected; rejected ones by reason. */
-export function applicationsInfo(p: Partition, state: "active" | "completed" | "rejected"): unknown[] {
-  if (state === "rejected") return [...p.rejected.entries()].map(([id, msg]) => ({ applicationID: id, partition: p.name, applicationState: "Rejected", rejectedMessage: msg }));
-  const done = ["Completed", "Failed", "Expired", "Rejected"];
-  return [...p.apps.values()].filter((a) => (state === "active" ? !done.includes(a.state) : a.state === "Completed")).map((a) => applicationInfo(p, a));
 }
