@@ -85,7 +85,7 @@ export function userUsage(p: Partition, kind: "users" | "groups", only?: string)
     const groups: Record<string, string> = {};
     for (const appId of byPath.get("root")?.apps ?? []) {
       const app = p.apps.get(appId);
-      const g = app ? p.limits.groupOf(appId, app.queue.path, app.groups) : undefined;
+      const g = app ? p.limits.groupOf(app) : undefined;
       if (g) groups[appId] = g;
     }
     out.push({ userName: name, ...(Object.keys(groups).length ? { groups } : {}), ...(tree ? { queues: tree } : {}) });
