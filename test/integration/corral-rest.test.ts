@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SchedulerCore } from "../../src/scheduler/core/scheduler.js";
-import type { LimitInfo, PendingList } from "../../src/scheduler/rest/api-types.js";
+import type { ApplicationSummary, LimitInfo, NodeSummary, PendingList } from "../../src/scheduler/rest/api-types.js";
 import { type RestServer, startRestServer } from "../../src/scheduler/rest/server.js";
 import { CONTENT_SECURITY_POLICY, uiFile } from "../../src/scheduler/rest/ui-static.js";
 
@@ -112,6 +112,19 @@ describe("GET /ws/v1/corral/limits", () => {
       { queuePath: "root.limited", kind: "group", name: "dev", maxApplications: 4 },
       { queuePath: "root.limited", kind: "group", name: "*", maxApplications: 5 },
     ]);
+  });
+});
+
+describe("GET /ws/v1/corral/applications and /ws/v1/corral/nodes", () => {
+  it("summarise applications (counts, not lists) and nodes", async () => {
+    const apps = (await (await fetch(`${base()}/ws/v1/corral/applications`)).json()) as ApplicationSummary[];
+    const capped = apps.find((a) => a.applicationID === "capped-app")!;
+    expect(capped).toMatchObject({ queueName: "root.capped", user: "bob", groups: ["dev"], applicationState: "Running", running: 2, waiting: 1, usedResource: { vcore: 2000, memory: 2 * GI }, pendingResource: { vcore: 1000, memory: GI } });
+    expect(capped.submissionTime).toBeGreaterThanOrEqual(T0);
+    expect((await fetch(`${base()}/ws/v1/corral/applications?state=bogus`)).status).toBe(400);
+    const nodes = (await (await fetch(`${base()}/ws/v1/corral/nodes`)).json()) as NodeSummary[];
+    expect(nodes).toHaveLength(1);
+    expect(nodes[0]).toMatchObject({ nodeID: "n1", schedulable: true, allocations: 3, capacity: { vcore: 8000 }, allocated: { vcore: 3000 }, utilized: { vcore: 37 } });
   });
 });
 

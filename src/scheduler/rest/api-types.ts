@@ -223,3 +223,36 @@ export interface LimitInfo {
   maxResources?: Resource;
   maxApplications: number;
 }
+
+/**
+ * One application of `GET /ws/v1/corral/applications`: what a list needs, without the allocations, asks and state log
+ * of ApplicationDAOInfo (those come with `/ws/v1/partition/{p}/application/{id}`).
+ */
+export interface ApplicationSummary {
+  applicationID: string;
+  queueName: string;
+  user: string;
+  groups: string[];
+  applicationState: string;
+  /** Unix milliseconds. */
+  submissionTime: number;
+  /** Allocated (running) and pending asks. */
+  running: number;
+  waiting: number;
+  usedResource: Resource;
+  pendingResource: Resource;
+  rejectedMessage?: string;
+}
+
+/** One node of `GET /ws/v1/corral/nodes`: NodeDAOInfo's numbers with the allocations counted, not listed. */
+export interface NodeSummary {
+  nodeID: string;
+  schedulable: boolean;
+  capacity: Resource;
+  allocated: Resource;
+  occupied: Resource;
+  available: Resource;
+  /** Percent per resource type (allocated / capacity). */
+  utilized: Resource;
+  allocations: number;
+}

@@ -9,7 +9,8 @@ import type { Partition } from "../core/partition.js";
 import { type Res, fitsWithin } from "../core/resources.js";
 import type { SchedulerCore } from "../core/scheduler.js";
 import { limitTable } from "../core/ugm/limits.js";
-import type { HoldReasonInfo, LimitInfo, PendingList, PendingPod } from "./api-types.js";
+import type { ApplicationSummary, HoldReasonInfo, LimitInfo, NodeSummary, PendingList, PendingPod } from "./api-types.js";
+import { isActive } from "./app-dao.js";
 import { RestError, type Router, json } from "./router.js";
 
 const NAMESPACE_TAG = "kubernetes.io/meta/namespace";
@@ -109,8 +110,49 @@ export function limitsList(config: SchedulerConfig, partition: string): LimitInf
 }
 
 /**
- * `GET /ws/v1/corral/pending?partition=` and `GET /ws/v1/corral/limits?partition=` (partition default `default`;
- * unknown: 404 in YuniKorn's error body).
+ * The applications of a partition in one state group (as `applications/{active|completed|rejected}`), as summaries.
+ */
+export function applicationSummaries(p: Partition, state: "active" | "completed" | "rejected"): ApplicationSummary[] {
+  if (state === "rejected") {
+    return [...p.rejected.entries()].map(([id, message]) => ({
+      applicationID: id, queueName: "", user: "", groups: [], applicationState: "Rejected", submissionTime: 0, running: 0, waiting: 0,
+      usedResource: {}, pendingResource: {}, rejectedMessage: message,
+    }));
+  }
+  const out: ApplicationSummary[] = [];
+  for (const a of p.apps.values()) {
+    if (state === "active" ? !isActive(a) : a.state !== "Completed" && a.state !== "Failed") continue;
+    let running = 0;
+    for (const ask of a.asks.values()) if (ask.node) running++;
+    out.push({
+      applicationID: a.id, queueName: a.queue.path, user: a.user, groups: [...a.groups], applicationState: a.state,
+      submissionTime: a.submissionTime, running, waiting: a.asks.size - running, usedResource: nonZero(a.allocated), pendingResource: nonZero(a.pending),
+    });
+  }
+  return out;
+}
+
+/** Every node of a partition with its numbers, sorted by id. */
+export function nodeSummaries(p: Partition): NodeSummary[] {
+  return [...p.nodes.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((n) => {
+    const utilized: Res = {};
+    for (const k in n.capacity) utilized[k] = n.capacity[k]! > 0 ? Math.floor(((n.allocated[k] ?? 0) * 100) / n.capacity[k]!) : 0;
+    return {
+      nodeID: n.id, schedulable: n.schedulable, capacity: { ...n.capacity }, allocated: nonZero(n.allocated), occupied: nonZero(n.occupied),
+      available: n.available(), utilized, allocations: n.allocations.size,
+    };
+  });
+}
+
+function nonZero(r: Readonly<Res>): Res {
+  const out: Res = {};
+  for (const k in r) if (r[k] !== 0) out[k] = r[k]!;
+  return out;
+}
+
+/**
+ * corral's read routes, `?partition=` (default `default`; unknown: 404 in YuniKorn's error body): `pending`,
+ * `limits`, `applications?state=active|completed|rejected` (default active), `nodes`, under `/ws/v1/corral/`.
  */
 export function addCorralRoutes(r: Router, core: SchedulerCore, now: () => number = Date.now): void {
   const partition = (query: URLSearchParams): Partition => {
@@ -120,4 +162,11 @@ export function addCorralRoutes(r: Router, core: SchedulerCore, now: () => numbe
   };
   r.add("GET", "/ws/v1/corral/pending", ({ res, query }) => json(res, 200, pendingList(core, partition(query), now())));
   r.add("GET", "/ws/v1/corral/limits", ({ res, query }) => json(res, 200, limitsList(core.appliedConfig, partition(query).name)));
+  r.add("GET", "/ws/v1/corral/applications", ({ res, query }) => {
+    const p = partition(query);
+    const state = (query.get("state") || "active").toLowerCase();
+    if (state !== "active" && state !== "completed" && state !== "rejected") throw new RestError(400, "Only following application states are allowed: active, rejected, completed");
+    json(res, 200, applicationSummaries(p, state));
+  });
+  r.add("GET", "/ws/v1/corral/nodes", ({ res, query }) => json(res, 200, nodeSummaries(partition(query))));
 }
