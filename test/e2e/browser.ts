@@ -56,6 +56,9 @@ export async function openBrowser(o: { colorScheme?: "light" | "dark" } = {}): P
 export async function screenshot(page: Page, name: string): Promise<string> {
   await mkdir(REPORTS, { recursive: true });
   const file = join(REPORTS, `${name}.png`);
+  // no hover or focus ring in the picture
+  await page.mouse.move(0, 0);
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
   await page.screenshot({ path: file, fullPage: true });
   return file;
 }

@@ -123,7 +123,7 @@ class Live {
         retry = 500;
       }
     } catch (err) {
-      this.unreachable(`the scheduler does not answer (${(err as Error).message})`);
+      this.unreachable(`no answer from ${location.host} (${(err as Error).message})`);
     }
     setTimeout(() => void this.stream(), retry);
   }
@@ -139,7 +139,7 @@ class Live {
       }
       if (this.conn.state === "unreachable" || this.conn.state === "notLeader") this.setConn({ state: "connecting" });
     } catch (err) {
-      this.unreachable(`the scheduler does not answer (${(err as Error).message})`);
+      this.unreachable(`no answer from ${location.host} (${(err as Error).message})`);
     }
   }
 }
@@ -164,7 +164,7 @@ export async function getJson<T>(path: string): Promise<T> {
   try {
     r = await fetch(path, { cache: "no-store", headers: { accept: "application/json" } });
   } catch (err) {
-    live.unreachable(`the scheduler does not answer (${(err as Error).message})`);
+    live.unreachable(`no answer from ${location.host} (${(err as Error).message})`);
     throw new ApiError(0, "the scheduler does not answer");
   }
   if (!r.ok) {

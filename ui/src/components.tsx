@@ -132,9 +132,9 @@ export function Search(props: { id: string; label: string; value: string; onInpu
   );
 }
 
-/** A loading / error line for a page's data. */
-export function Status(props: { loading: boolean; error?: Error }): JSX.Element | null {
-  if (props.error) return <p class="error" role="status">Could not read the scheduler: {props.error.message}</p>;
+/** A loading / error line for a page's data (no line when the scheduler did not answer: the banner says so). */
+export function Status(props: { loading: boolean; error?: Error & { status?: number } }): JSX.Element | null {
+  if (props.error && props.error.status !== 0) return <p class="error" role="status">Could not read the scheduler: {props.error.message}</p>;
   if (props.loading) return <p class="muted" role="status">Loading…</p>;
   return null;
 }
