@@ -179,12 +179,15 @@ export function buildCli(): Command {
       const { readFile } = await import("node:fs/promises");
       const { SchedulerCore, DEFAULT_CONFIG } = await import("../scheduler/core/scheduler.js");
       const { startRestServer } = await import("../scheduler/rest/server.js");
+      const { EventSystem } = await import("../scheduler/events/system.js");
+      const { randomUUID } = await import("node:crypto");
       const { parseScenario } = await import("../scheduler/simulate.js");
+      const events = new EventSystem({ now: () => Date.now(), instanceUUID: randomUUID() });
       const scenario = o.scenario ? parseScenario(await readFile(o.scenario, "utf8")) : undefined;
       const text = scenario ? scenario.queues : o.config ? await readFile(o.config, "utf8") : DEFAULT_CONFIG;
       let core;
       try {
-        core = new SchedulerCore(() => Date.now(), text);
+        core = new SchedulerCore(() => Date.now(), text, { events: events.add });
       } catch (err) {
         throw new Error(`${o.config ?? "default config"}: ${(err as Error).message}`);
       }
@@ -200,7 +203,7 @@ export function buildCli(): Command {
         for (const s of c.stateChanges()) log.info({ application: s.appId, from: s.from, to: s.to }, "application state");
       }, o.intervalMs);
       loop.unref();
-      const rest = await startRestServer({ host: o.host, port: o.port, log, core: c, config: () => c.appliedConfig });
+      const rest = await startRestServer({ host: o.host, port: o.port, log, core: c, events, config: () => c.appliedConfig });
       stopOnSignals(() => rest.close());
     });
 

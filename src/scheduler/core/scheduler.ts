@@ -7,7 +7,14 @@
  */
 import { ChangeDetail, ChangeType, type EventSink, appEvent, appStateDetail, nodeEvent, queueEvent, requestEvent, userGroupEvent } from "../events/record.js";
 import { type PartitionConfig, type SchedulerConfig, decodeQueuesYaml } from "./config.js";
-import { type Allocation, type AppStateChange, Partition, allocationId } from "./partition.js";
+import { type Allocation, type AllocationResult, allocationOf } from "./allocation-result.js";
+import { type HoldReason, formatHoldReason, holdState } from "./hold-reason.js";
+import { allocationId } from "./node.js";
+import { type AppStateChange, Partition } from "./partition.js";
+import {
+  type ApplicationFilter, type ApplicationView, type NodeView, type PartitionView, type QueueView, type UsageView,
+  applicationView, applicationViews, findApplication, nodeView, partitionView, queueView, usageViews,
+} from "./read.js";
 import type { Res } from "./resources.js";
 import { validateSchedulerConfig } from "./validate.js";
 
@@ -96,29 +103,18 @@ export interface SchedulerCoreOptions {
   events?: EventSink;
 }
 
-/**
- * What the REST API reports about an application beyond its live state (ApplicationDAOInfo `stateLog`,
- * `finishedTime`, `maxUsedResource`; times in Unix milliseconds). Kept from the core's own results.
- */
-export interface ApplicationHistory {
-  stateLog: { time: number; applicationState: string }[];
-  /** When it entered Completed, Failed, Rejected or Expired. */
-  finishedTime?: number;
-  /** Largest usage reached, per resource type. */
-  maxUsedResource: Res;
-}
-
-const FINISHED = new Set(["Completed", "Failed", "Rejected", "Expired"]);
-
 export class SchedulerCore {
   readonly partitions = new Map<string, Partition>();
   private configText = DEFAULT_CONFIG;
   private applied!: SchedulerConfig;
   private readonly emit: EventSink;
+  /** An event sink was given: records are built (none are built otherwise). */
+  private readonly tracking: boolean;
   /** State changes drained from the partitions, until `stateChanges()` hands them out. */
   private changes: (AppStateChange & { partition: string })[] = [];
-  /** `partition \0 appId` → history; `partition \0 appId \0 key` → the ask's allocationTags. */
-  private readonly histories = new Map<string, ApplicationHistory>();
+  /** `partition \0 appId` → largest usage reached (ApplicationDAOInfo maxUsedResource). */
+  private readonly maxUsed = new Map<string, Res>();
+  /** `partition \0 allocationId` → the allocationTags the RM sent with the ask. */
   private readonly tags = new Map<string, Readonly<Record<string, string>>>();
   /** Last hold reason reported per pending ask (REQUEST events on change). */
   private readonly holds = new Map<string, string>();
@@ -128,6 +124,7 @@ export class SchedulerCore {
   /** @throws Error when the initial config is invalid */
   constructor(private readonly now: () => number, config: string = DEFAULT_CONFIG, opts: SchedulerCoreOptions = {}) {
     this.emit = opts.events ?? (() => {});
+    this.tracking = opts.events !== undefined;
     const r = this.updateConfiguration(config);
     if (!r.ok) throw new Error(r.error);
   }
@@ -153,14 +150,14 @@ export class SchedulerCore {
       validated = validateSchedulerConfig(decodeQueuesYaml(yaml.trim() === "" ? DEFAULT_CONFIG : yaml));
       parts = validated.partitions;
       // dry run: build every partition before touching the live ones
-      for (const pc of parts) new Partition(pc.name, structuredClone(pc));
+      for (const pc of parts) new Partition({ name: pc.name, config: structuredClone(pc) });
     } catch (err) {
       return { ok: false, error: `update of configuration failed: ${(err as Error).message}` };
     }
     for (const pc of parts) {
       const p = this.partitions.get(pc.name);
       if (p) p.applyConfig(pc);
-      else this.partitions.set(pc.name, new Partition(pc.name, pc));
+      else this.partitions.set(pc.name, new Partition({ name: pc.name, config: pc }));
     }
     this.configText = yaml;
     this.applied = validated;
@@ -227,11 +224,10 @@ export class SchedulerCore {
         continue;
       }
       const now = this.now();
-      const key = `${p.name}\0${a.applicationID}`;
       try {
         const leaf = p.addApplication(a.applicationID, a.queueName, a.ugi.user, a.ugi.groups ?? [], a.tags ?? {}, now);
         out.acceptedApplications.push(a.applicationID);
-        this.histories.set(key, { stateLog: [], maxUsedResource: {} });
+        this.maxUsed.delete(`${p.name}\0${a.applicationID}`);
         this.emit(appEvent(now, { objectID: a.applicationID, changeType: ChangeType.ADD, detail: ChangeDetail.APP_NEW }));
         if (!p.find(leaf)?.managed && !this.dynamicQueues.has(`${p.name}\0${leaf}`)) {
           this.dynamicQueues.add(`${p.name}\0${leaf}`);
@@ -242,7 +238,7 @@ export class SchedulerCore {
         const reason = (err as Error).message;
         out.rejectedApplications.push({ id: a.applicationID, reason });
         if (p.rejected.has(a.applicationID)) {
-          this.histories.set(key, { stateLog: [{ time: now, applicationState: "Rejected" }], finishedTime: now, maxUsedResource: {} });
+          // upstream: the application is created (APP_NEW), then rejected with the reason (no RM state update)
           this.emit(appEvent(now, { objectID: a.applicationID, changeType: ChangeType.ADD, detail: ChangeDetail.APP_NEW }));
           this.emit(appEvent(now, { objectID: a.applicationID, message: reason, changeType: ChangeType.SET, detail: ChangeDetail.APP_REJECT }));
         }
@@ -260,7 +256,6 @@ export class SchedulerCore {
       out.released.push(...released);
       this.emit(queueEvent(this.now(), { objectID: queue, referenceID: r.applicationID, changeType: ChangeType.REMOVE, detail: ChangeDetail.QUEUE_APP }));
       this.emit(appEvent(this.now(), { objectID: r.applicationID, changeType: ChangeType.REMOVE, detail: ChangeDetail.DETAILS_NONE }));
-      this.histories.delete(`${p.name}\0${r.applicationID}`);
     }
     this.collect();
     return out;
@@ -277,14 +272,18 @@ export class SchedulerCore {
       }
       try {
         const created = Number(a.allocationTags?.creationTime);
+        const before = p.apps.get(a.applicationID)?.asks.get(a.allocationKey);
+        const wasAllocated = before?.node !== undefined;
         p.addAsk(a.applicationID, a.allocationKey, a.resourcePerAlloc, a.priority ?? 0, Number.isFinite(created) && created > 0 ? created * 1000 : now, now, {
           node: a.nodeID || undefined,
           requiredNode: a.allocationTags?.["yunikorn.apache.org/requiredNode"],
           predicate: a.predicate,
         });
         if (a.allocationTags) this.tags.set(`${p.name}\0${allocationId(a.applicationID, a.allocationKey)}`, { ...a.allocationTags });
-        if (a.nodeID) this.allocated(p, { key: a.allocationKey, appId: a.applicationID, nodeId: a.nodeID, resource: a.resourcePerAlloc, queue: p.apps.get(a.applicationID)!.queue.path });
-        else this.emit(appEvent(now, { objectID: a.applicationID, referenceID: a.allocationKey, changeType: ChangeType.ADD, detail: ChangeDetail.APP_REQUEST, resource: a.resourcePerAlloc }));
+        this.collect(); // the state change the ask caused (New → Accepted) comes first, as upstream
+        const app = p.apps.get(a.applicationID);
+        if (a.nodeID && !wasAllocated && app) this.allocated(p, { key: a.allocationKey, appId: a.applicationID, nodeId: a.nodeID, resource: a.resourcePerAlloc, queue: app.queue.path });
+        else if (!a.nodeID && !before && this.tracking) this.emit(appEvent(now, { objectID: a.applicationID, referenceID: a.allocationKey, changeType: ChangeType.ADD, detail: ChangeDetail.APP_REQUEST, resource: a.resourcePerAlloc }));
       } catch (err) {
         out.rejectedAllocations.push({ id: a.allocationKey, reason: (err as Error).message });
       }
@@ -297,8 +296,9 @@ export class SchedulerCore {
       for (const k of keys) {
         const ask = app.asks.get(k);
         if (!ask) continue;
+        const node = ask.node;
         p.removeAsk(r.applicationID, k, now);
-        if (ask.node) this.released(p, { key: k, appId: app.id, nodeId: ask.node, resource: ask.resource, queue: app.queue.path }, ChangeDetail.ALLOC_CANCEL, app.user);
+        if (node) this.released(p, { key: k, appId: app.id, nodeId: node, resource: ask.resource, queue: app.queue.path }, ChangeDetail.ALLOC_CANCEL, app.user);
         else this.askRemoved(p, app.id, k, ask.resource, ChangeDetail.REQUEST_CANCEL);
       }
     }
@@ -312,36 +312,69 @@ export class SchedulerCore {
    */
   schedule(max = Number.POSITIVE_INFINITY): Allocation[] {
     const out: Allocation[] = [];
+    for (const r of this.scheduleResults(max)) {
+      const a = allocationOf(r);
+      if (a) out.push(a);
+    }
+    return out;
+  }
+
+  /**
+   * `schedule` with every result of the cycles (reference §4.1): allocations, and the reservations made and released
+   * on the way. At most `max` allocations.
+   */
+  scheduleResults(max = Number.POSITIVE_INFINITY): AllocationResult[] {
+    const out: AllocationResult[] = [];
+    let allocated = 0;
     const now = this.now();
     for (const name of [...this.partitions.keys()].sort()) {
       const p = this.partitions.get(name)!;
       p.tick(now);
-      while (out.length < max) {
-        const a = p.tryAllocate(now);
-        if (!a) break;
-        out.push(a);
-        this.allocated(p, a);
+      while (allocated < max) {
+        const r = p.tryAllocate(now);
+        if (!r) break;
+        out.push(r);
+        this.resultEvents(p, r);
+        if (allocationOf(r)) allocated++;
       }
     }
     this.collect();
     return out;
   }
 
-  /** Why a pending ask is held (see `Partition.pendingReason`); undefined when it is not held or unknown. */
-  pendingReason(appId: string, allocationKey: string, partition?: string): { state: "Skipped" | "Failed"; reason: string } | undefined {
+  /** Why a pending ask is held, as data (see `Partition.holdReason`); undefined when it is not held or unknown. */
+  holdReason(appId: string, allocationKey: string, partition?: string): HoldReason | undefined {
+    return this.partition(partition)?.holdReason(appId, allocationKey);
+  }
+
+  /** Only the quota part of `holdReason` (maxapplications, user/group limits, queue maxima): no node is looked at. */
+  quotaHold(appId: string, allocationKey: string, partition?: string): HoldReason | undefined {
     const p = this.partition(partition);
-    const r = p?.pendingReason(appId, allocationKey);
-    if (p) {
+    const app = p?.apps.get(appId);
+    const ask = app?.asks.get(allocationKey);
+    return ask && !ask.node ? p!.quotaHold(app!, ask.resource) : undefined;
+  }
+
+  /**
+   * `holdReason` formatted for callers that report text: `Skipped` (a quota) or `Failed` (no node) and the reason's
+   * text (`formatHoldReason`).
+   */
+  pendingReason(appId: string, allocationKey: string, partition?: string): { state: "Skipped" | "Failed"; reason: string } | undefined {
+    const h = this.holdReason(appId, allocationKey, partition);
+    const r = h && { state: holdState(h), reason: formatHoldReason(h) };
+    const p = this.partition(partition);
+    if (p && this.tracking) {
       // A REQUEST event when the hold reason of an ask changes (upstream ask_events: held by a quota, unschedulable, fits again).
       const k = `${p.name}\0${allocationId(appId, allocationKey)}`;
       const text = r ? (r.state === "Skipped" ? `Request '${allocationKey}' is held: ${r.reason}` : `Unschedulable request '${allocationKey}': ${r.reason}`) : undefined;
       const before = this.holds.get(k);
       if (text !== before) {
-        const ask = p.apps.get(appId)?.asks.get(allocationKey);
+        const app = p.apps.get(appId);
+        const ask = app?.asks.get(allocationKey);
         if (text) this.holds.set(k, text);
         else this.holds.delete(k);
-        if (ask && !ask.node) {
-          const message = text ?? `Request '${allocationKey}' has become schedulable in queue '${p.apps.get(appId)!.queue.path}'`;
+        if (app && ask && !ask.node) {
+          const message = text ?? `Request '${allocationKey}' has become schedulable in queue '${app.queue.path}'`;
           this.emit(requestEvent(this.now(), { objectID: allocationKey, referenceID: appId, message, resource: ask.resource }));
         }
       }
@@ -378,9 +411,9 @@ export class SchedulerCore {
     return c;
   }
 
-  /** State log, finished time and largest usage of an application the core holds or rejected; undefined otherwise. */
-  applicationHistory(appId: string, partition?: string): Readonly<ApplicationHistory> | undefined {
-    return this.histories.get(`${partition || "default"}\0${appId}`);
+  /** Largest usage an application reached (ApplicationDAOInfo maxUsedResource); undefined when it never had any. */
+  maxUsedResource(appId: string, partition?: string): Readonly<Res> | undefined {
+    return this.maxUsed.get(`${partition || "default"}\0${appId}`);
   }
 
   /** The allocationTags the RM sent with an ask or allocation (the shim's pod metadata); undefined when none. */
@@ -388,22 +421,16 @@ export class SchedulerCore {
     return this.tags.get(`${partition || "default"}\0${allocationId(appId, allocationKey)}`);
   }
 
-  /** Drains the partitions' state changes: kept for `stateChanges()`, logged per application, sent as APP events. */
+  /** Drains the partitions' state changes: kept for `stateChanges()` and sent as APP events. */
   private collect(): void {
     for (const [name, p] of this.partitions) {
       for (const c of p.drainStateChanges()) {
         this.changes.push({ ...c, partition: name });
-        const key = `${name}\0${c.appId}`;
-        const h = this.histories.get(key);
-        if (h) {
-          h.stateLog.push({ time: c.at, applicationState: c.to });
-          if (FINISHED.has(c.to)) h.finishedTime = c.at;
-          else h.finishedTime = undefined;
-        }
-        if (c.to === "Expired") this.histories.delete(key);
-        if (c.to === "Completed" || c.to === "Expired") {
-          const app = p.apps.get(c.appId);
-          if (c.to === "Completed" && app) this.emit(queueEvent(c.at, { objectID: app.queue.path, referenceID: c.appId, changeType: ChangeType.REMOVE, detail: ChangeDetail.QUEUE_APP }));
+        if (c.to === "Expired") this.maxUsed.delete(`${name}\0${c.appId}`);
+        if (!this.tracking) continue;
+        if (c.to === "Completed" || c.to === "Failed") {
+          const app = [...p.terminated.values()].reverse().find((a) => a.id === c.appId);
+          if (app) this.emit(queueEvent(c.at, { objectID: app.queue.path, referenceID: c.appId, changeType: ChangeType.REMOVE, detail: ChangeDetail.QUEUE_APP }));
         }
         const detail = appStateDetail(c.to);
         if (detail !== undefined) this.emit(appEvent(c.at, { objectID: c.appId, changeType: ChangeType.SET, detail }));
@@ -411,13 +438,46 @@ export class SchedulerCore {
     }
   }
 
-  /** Events and history of a new allocation (scheduled, or recovered from the RM). */
+  /** Events of one scheduling result (allocations, reservations). */
+  private resultEvents(p: Partition, r: AllocationResult): void {
+    const now = this.now();
+    if (!this.tracking) {
+      const a = allocationOf(r);
+      if (a) this.allocated(p, a);
+      return;
+    }
+    this.collect(); // the state change the allocation caused (Accepted → Starting) comes first, as upstream
+    switch (r.kind) {
+      case "reserved":
+      case "unreserved":
+        this.emit(nodeEvent(now, {
+          objectID: r.nodeId, referenceID: r.key, changeType: r.kind === "reserved" ? ChangeType.ADD : ChangeType.REMOVE,
+          detail: ChangeDetail.NODE_RESERVATION, resource: p.apps.get(r.appId)?.asks.get(r.key)?.resource,
+        }));
+        break;
+      case "allocatedReserved":
+        this.emit(nodeEvent(now, { objectID: r.reservedNode, referenceID: r.allocation.key, changeType: ChangeType.REMOVE, detail: ChangeDetail.NODE_RESERVATION, resource: r.allocation.resource }));
+        this.allocated(p, r.allocation);
+        break;
+      default: {
+        const a = allocationOf(r);
+        if (a) this.allocated(p, a);
+      }
+    }
+  }
+
+  /** Events and largest usage of a new allocation (scheduled, or recovered from the RM). */
   private allocated(p: Partition, a: Allocation): void {
     const now = this.now();
     const app = p.apps.get(a.appId);
     this.holds.delete(`${p.name}\0${allocationId(a.appId, a.key)}`);
-    const h = this.histories.get(`${p.name}\0${a.appId}`);
-    if (h && app) for (const k in app.allocated) if (app.allocated[k]! > (h.maxUsedResource[k] ?? 0)) h.maxUsedResource[k] = app.allocated[k]!;
+    if (app) {
+      const key = `${p.name}\0${a.appId}`;
+      const max = this.maxUsed.get(key) ?? {};
+      for (const k in app.allocated) if (app.allocated[k]! > (max[k] ?? 0)) max[k] = app.allocated[k]!;
+      this.maxUsed.set(key, max);
+    }
+    if (!this.tracking) return;
     this.emit(appEvent(now, { objectID: a.appId, referenceID: a.key, changeType: ChangeType.ADD, detail: ChangeDetail.APP_ALLOC, resource: a.resource }));
     this.emit(nodeEvent(now, { objectID: a.nodeId, referenceID: a.key, changeType: ChangeType.ADD, detail: ChangeDetail.NODE_ALLOC, resource: a.resource }));
     if (app) this.emit(userGroupEvent(now, { objectID: app.user, referenceID: a.queue, changeType: ChangeType.ADD, detail: ChangeDetail.UG_USER_RESOURCE, resource: a.resource }));
@@ -427,6 +487,7 @@ export class SchedulerCore {
   private released(p: Partition, a: Allocation, detail: ChangeDetail, user = p.apps.get(a.appId)?.user): void {
     const now = this.now();
     this.tags.delete(`${p.name}\0${allocationId(a.appId, a.key)}`);
+    if (!this.tracking) return;
     this.emit(appEvent(now, { objectID: a.appId, referenceID: a.key, changeType: ChangeType.REMOVE, detail, resource: a.resource }));
     this.emit(nodeEvent(now, { objectID: a.nodeId, referenceID: a.key, changeType: ChangeType.REMOVE, detail: ChangeDetail.NODE_ALLOC, resource: a.resource }));
     if (user !== undefined) this.emit(userGroupEvent(now, { objectID: user, referenceID: a.queue, changeType: ChangeType.REMOVE, detail: ChangeDetail.UG_USER_RESOURCE, resource: a.resource }));
@@ -437,7 +498,58 @@ export class SchedulerCore {
     const id = `${p.name}\0${allocationId(appId, key)}`;
     this.tags.delete(id);
     this.holds.delete(id);
+    if (!this.tracking) return;
     this.emit(appEvent(this.now(), { objectID: appId, referenceID: key, changeType: ChangeType.REMOVE, detail, resource }));
   }
-}
 
+  // ---------------------------------------------------------------- read API (read.ts views)
+
+  /** Partition names, sorted. */
+  partitionNames(): string[] {
+    return [...this.partitions.keys()].sort();
+  }
+
+  partitionView(partition?: string): PartitionView | undefined {
+    const p = this.partition(partition);
+    return p && partitionView(p);
+  }
+
+  /** The queue at `path` (default root), with its subtree when asked; undefined when unknown. */
+  queueView(path = "root", opts: { partition?: string; subtree?: boolean } = {}): QueueView | undefined {
+    const q = this.partition(opts.partition)?.find(path);
+    return q && queueView(q, opts.subtree ?? false);
+  }
+
+  /**
+   * Applications: active (default), completed (kept until they expire), rejected (with their reason), or all.
+   * `holds: false` leaves out the pending asks' hold reasons (cheaper: metrics).
+   */
+  applicationViews(filter: ApplicationFilter = "active", partition?: string, opts: { holds?: boolean } = {}): ApplicationView[] {
+    const p = this.partition(partition);
+    return p ? applicationViews(p, filter, opts.holds ?? true) : [];
+  }
+
+  /** One application with its state history: the active one, else its latest finished instance, else the rejected one. */
+  applicationView(appId: string, partition?: string): ApplicationView | undefined {
+    const p = this.partition(partition);
+    const a = p && findApplication(p, appId);
+    return a && applicationView(p!, a);
+  }
+
+  /** Nodes sorted by id, with their allocations and reservation. */
+  nodeViews(partition?: string): NodeView[] {
+    const p = this.partition(partition);
+    return p ? [...p.nodes.keys()].sort().map((id) => nodeView(p, id)!) : [];
+  }
+
+  nodeView(nodeId: string, partition?: string): NodeView | undefined {
+    const p = this.partition(partition);
+    return p && nodeView(p, nodeId);
+  }
+
+  /** Tracked user or group usage per queue path. */
+  usageViews(kind: "users" | "groups", partition?: string): UsageView[] {
+    const p = this.partition(partition);
+    return p ? usageViews(p, kind) : [];
+  }
+}

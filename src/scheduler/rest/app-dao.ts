@@ -1,17 +1,20 @@
 /**
  * Application, ask and allocation shapes of the REST API (apache/yunikorn-core pkg/webservice/dao
- * application_info.go, allocation_ask_info.go, allocation_info.go): JSON names exactly as upstream, `omitempty`
- * fields left out when empty or zero, times in Unix nanoseconds (`startTime` in Unix milliseconds, as upstream),
- * resources in YuniKorn's units (memory bytes, vcore millicores).
+ * application_info.go, allocation_ask_info.go, allocation_info.go), made from the core's read API: JSON names
+ * exactly as upstream, `omitempty` fields left out when empty or zero, times in Unix nanoseconds (`startTime` in Unix
+ * milliseconds, as upstream), resources in YuniKorn's units (memory bytes, vcore millicores).
+ *
+ * corral extensions (as the core's read API has them): a pending request's `holdReason` (typed, with `state` and
+ * `message`) and `reservedNodeId`.
  *
  * Not reported because corral does not have them yet: `placeholderData`, `placeholder`/`taskGroupName` (no gang
- * scheduling; left out, as upstream does for a false/empty value), `reservations`/`hasReserved` (no reservations),
- * `allocationLog` (the hold reason is on the pod's condition and in REQUEST events), `resourceHistory`.
+ * scheduling: left out, as upstream does for false/empty values), `allocationLog` (the hold reason is in
+ * `holdReason`, the pod's condition and REQUEST events), `resourceHistory`.
  */
-import type { Application, Ask } from "../core/objects.js";
-import type { Partition } from "../core/partition.js";
+import type { AllocationView, ApplicationView, AskView } from "../core/read.js";
 import type { Res } from "../core/resources.js";
 import type { SchedulerCore } from "../core/scheduler.js";
+import { holdInfo } from "./dao.js";
 
 export const ns = (ms: number) => ms * 1_000_000;
 
@@ -34,65 +37,60 @@ export function omitEmpty(o: Record<string, unknown>, keep: readonly string[] = 
   return out;
 }
 
-/** AllocationDAOInfo of an allocated ask. */
-export function allocationInfo(core: SchedulerCore, p: Partition, appId: string, ask: Ask): Record<string, unknown> {
+/** What the DAO needs beyond the views: the RM's allocationTags and the largest usage of an application. */
+export interface DaoLookups {
+  tags(appId: string, key: string): Readonly<Record<string, string>> | undefined;
+  maxUsed(appId: string): Readonly<Res> | undefined;
+}
+
+/** The lookups of one partition of a core. */
+export const lookupsOf = (core: SchedulerCore, partition: string): DaoLookups => ({
+  tags: (appId, key) => core.allocationTags(appId, key, partition),
+  maxUsed: (appId) => core.maxUsedResource(appId, partition),
+});
+
+/** AllocationDAOInfo: `requestTime` the ask's creation, `allocationTime` when the core allocated it. */
+export function allocationInfo(x: AllocationView, l: DaoLookups): Record<string, unknown> {
+  const at = x.allocatedAt ?? x.createTime;
   return omitEmpty({
-    allocationKey: ask.key, allocationTags: core.allocationTags(appId, ask.key, p.name), requestTime: ns(ask.createTime),
-    allocationTime: ns(ask.createTime), resource: clean(ask.resource), priority: String(ask.priority), nodeId: ask.node,
-    applicationId: appId,
+    allocationKey: x.key, allocationTags: l.tags(x.appId, x.key), requestTime: ns(x.createTime), allocationTime: ns(at),
+    allocationDelay: ns(Math.max(0, at - x.createTime)), resource: clean(x.resource), priority: String(x.priority), nodeId: x.nodeId,
+    applicationId: x.appId,
   }, ["allocationKey"]);
 }
 
 /** AllocationAskDAOInfo of a pending ask. */
-export function askInfo(core: SchedulerCore, p: Partition, appId: string, ask: Ask): Record<string, unknown> {
+export function askInfo(appId: string, x: AskView, l: DaoLookups): Record<string, unknown> {
   return omitEmpty({
-    allocationKey: ask.key, allocationTags: core.allocationTags(appId, ask.key, p.name), requestTime: ns(ask.createTime),
-    resource: clean(ask.resource), priority: String(ask.priority), requiredNodeId: ask.requiredNode, applicationId: appId,
+    allocationKey: x.key, allocationTags: l.tags(appId, x.key), requestTime: ns(x.createTime), resource: clean(x.resource),
+    priority: String(x.priority), requiredNodeId: x.requiredNode, applicationId: appId, reservedNodeId: x.reservedNode,
+    holdReason: x.hold && holdInfo(x.hold),
   }, ["allocationKey"]);
 }
 
-/** ApplicationDAOInfo of an application the partition holds. */
-export function applicationInfo(core: SchedulerCore, p: Partition, a: Application): Record<string, unknown> {
-  const asks = [...a.asks.values()];
-  const h = core.applicationHistory(a.id, p.name);
-  const started = h?.stateLog.find((e) => e.applicationState === "Starting" || e.applicationState === "Running");
-  const maxPriority = a.maxPendingPriority();
+const FINISHED = new Set(["Completed", "Failed", "Rejected", "Expired"]);
+
+/**
+ * ApplicationDAOInfo. `stateLog` lists the states entered (upstream logs transitions, so the initial New is not in
+ * it); `finishedTime` is when a Completed, Failed, Rejected or Expired application got there; `startTime` (Unix ms)
+ * when it first started running.
+ */
+export function applicationInfo(a: ApplicationView, l: DaoLookups): Record<string, unknown> {
+  const log = a.stateLog.filter((e, i) => !(i === 0 && e.state === "New"));
+  const last = a.stateLog.at(-1);
+  const started = a.stateLog.find((e) => e.state === "Starting" || e.state === "Running");
   return omitEmpty({
-    applicationID: a.id, usedResource: clean(a.allocated), maxUsedResource: clean(h?.maxUsedResource), pendingResource: clean(a.pending),
-    partition: p.name, queueName: a.queue.path, submissionTime: ns(a.submissionTime),
-    finishedTime: h?.finishedTime === undefined ? undefined : ns(h.finishedTime),
-    requests: asks.filter((x) => !x.node).map((x) => askInfo(core, p, a.id, x)),
-    allocations: asks.filter((x) => x.node).map((x) => allocationInfo(core, p, a.id, x)),
-    applicationState: a.state, user: a.user, groups: [...a.groups],
-    stateLog: (h?.stateLog ?? []).map((e) => ({ time: ns(e.time), applicationState: e.applicationState })),
-    maxRequestPriority: Number.isFinite(maxPriority) ? maxPriority : 0,
+    applicationID: a.id, usedResource: clean(a.allocated), maxUsedResource: clean(l.maxUsed(a.id)), pendingResource: clean(a.pending),
+    partition: a.partition, queueName: a.queue, submissionTime: ns(a.submissionTime),
+    finishedTime: FINISHED.has(a.state) && last ? ns(last.time) : undefined,
+    requests: a.asks.map((x) => askInfo(a.id, x, l)),
+    allocations: a.allocations.map((x) => allocationInfo(x, l)),
+    applicationState: a.state, user: a.user, groups: a.groups, rejectedMessage: a.rejectedMessage,
+    stateLog: log.map((e) => ({ time: ns(e.time), applicationState: e.state })),
+    maxRequestPriority: a.maxPendingPriority ?? 0,
     startTime: started?.time,
   }, ["applicationID", "partition", "queueName"]);
 }
 
-/** ApplicationDAOInfo of a rejected application (never placed: no queue). */
-export function rejectedInfo(core: SchedulerCore, p: Partition, id: string, message: string): Record<string, unknown> {
-  const h = core.applicationHistory(id, p.name);
-  return omitEmpty({
-    applicationID: id, partition: p.name, queueName: "", submissionTime: h?.stateLog[0] ? ns(h.stateLog[0].time) : undefined,
-    finishedTime: h?.finishedTime === undefined ? undefined : ns(h.finishedTime), applicationState: "Rejected", rejectedMessage: message,
-    stateLog: (h?.stateLog ?? []).map((e) => ({ time: ns(e.time), applicationState: e.applicationState })),
-  }, ["applicationID", "partition", "queueName"]);
-}
-
-const DONE = new Set(["Completed", "Failed", "Expired", "Rejected"]);
-
-/** Active = New, Accepted, Starting, Running, Completing, Failing, Resuming (upstream's virtual state). */
-export const isActive = (a: Application) => !DONE.has(a.state);
-
 /** The `?status=` values upstream allows for active applications. */
 export const ACTIVE_STATUSES = ["new", "accepted", "running", "completing", "failing", "resuming"] as const;
-
-/**
- * `applications/{active|completed|rejected}` of a partition; `status` narrows active ones to one state.
- */
-export function applicationsInfo(core: SchedulerCore, p: Partition, state: "active" | "completed" | "rejected", status?: string): unknown[] {
-  if (state === "rejected") return [...p.rejected.entries()].map(([id, msg]) => rejectedInfo(core, p, id, msg));
-  const apps = [...p.apps.values()].filter((a) => (state === "active" ? isActive(a) && (!status || a.state.toLowerCase() === status) : a.state === "Completed" || a.state === "Failed"));
-  return apps.map((a) => applicationInfo(core, p, a));
-}

@@ -4,7 +4,8 @@
  * getPartitionNodesUtilJSON, getPlacementRulesDAO). Pure functions of the core's state.
  */
 import type { PlacementRuleConfig, SchedulerConfig } from "../core/config.js";
-import type { Partition } from "../core/partition.js";
+import type { NodeView } from "../core/read.js";
+import type { SchedulerCore } from "../core/scheduler.js";
 import { ns } from "./app-dao.js";
 
 /** The id upstream's partitions report as `clusterId` (the RM id the shim registers). */
@@ -18,11 +19,11 @@ export interface BuildInfo {
 }
 
 /** ClusterDAOInfo, one per partition: scheduler start (Unix ms), the RM's build information, `clusterName` "kubernetes". */
-export function clustersInfo(partitions: Iterable<Partition>, startTime: number, build: BuildInfo): Record<string, unknown>[] {
-  return [...partitions].map((p) => ({
+export function clustersInfo(partitions: readonly string[], startTime: number, build: BuildInfo): Record<string, unknown>[] {
+  return partitions.map((p) => ({
     startTime: ns(startTime),
     rmBuildInformation: [{ ...build, rmId: CLUSTER_ID }],
-    partition: p.name,
+    partition: p,
     clusterName: "kubernetes",
   }));
 }
@@ -32,9 +33,9 @@ export function clustersInfo(partitions: Iterable<Partition>, startTime: number,
  * (allocated / capacity) "0-10%" … "90-100%", with the node count and names (omitted when zero/empty). A node goes to
  * bucket max(ceil(pct/10) − 1, 0), 100 % and above in the last one. Types and names are sorted.
  */
-export function nodeUtilizations(p: Partition): Record<string, unknown> {
+export function nodeUtilizations(partition: string, nodes: readonly NodeView[]): Record<string, unknown> {
   const buckets = new Map<string, string[][]>();
-  for (const n of [...p.nodes.values()].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+  for (const n of [...nodes].sort((a, b) => (a.id < b.id ? -1 : 1))) {
     for (const type in n.capacity) {
       const cap = n.capacity[type]!;
       const pct = cap > 0 ? Math.floor(((n.allocated[type] ?? 0) * 100) / cap) : 0;
@@ -51,7 +52,7 @@ export function nodeUtilizations(p: Partition): Record<string, unknown> {
       ...(names.length > 0 ? { numOfNodes: names.length, nodeNames: names } : {}),
     })),
   }));
-  return { clusterId: CLUSTER_ID, partition: p.name, ...(utilizations.length > 0 ? { utilizations } : {}) };
+  return { clusterId: CLUSTER_ID, partition, ...(utilizations.length > 0 ? { utilizations } : {}) };
 }
 
 /**
@@ -119,12 +120,13 @@ export class History {
 }
 
 /** The counts a history sample records (upstream metrics_collector.go): running applications, allocations. */
-export function countsOf(partitions: Iterable<Partition>): { applications: number; containers: number } {
+export function countsOf(core: SchedulerCore): { applications: number; containers: number } {
   let applications = 0;
   let containers = 0;
-  for (const p of partitions) {
-    for (const a of p.apps.values()) if (a.state === "Running" || a.state === "Starting") applications++;
-    for (const n of p.nodes.values()) containers += n.allocations.size;
+  for (const name of core.partitionNames()) {
+    const p = core.partitionView(name)!;
+    applications += (p.applications.Running ?? 0) + (p.applications.Starting ?? 0);
+    containers += p.allocations;
   }
   return { applications, containers };
 }

@@ -1,94 +1,77 @@
 /**
  * corral's own read endpoints (not in YuniKorn): `GET /ws/v1/corral/pending` — every waiting pod with why it waits, as
- * data — and `GET /ws/v1/corral/limits` — the user and group limits in force. Pure functions of the core's state;
- * resources in core units (memory bytes, vcore millicores), the dashboard makes human units.
+ * data —, `GET /ws/v1/corral/limits` — the user and group limits in force —, and list summaries of applications and
+ * nodes (counts instead of YuniKorn's full allocation lists, for pages with thousands of rows). Pure functions of the
+ * core's read API; resources in core units (memory bytes, vcore millicores), the dashboard makes human units.
  */
 import type { SchedulerConfig } from "../core/config.js";
-import type { Application, Ask, Queue } from "../core/objects.js";
-import type { Partition } from "../core/partition.js";
-import { type Res, fitsWithin } from "../core/resources.js";
+import type { HoldReason } from "../core/hold-reason.js";
+import type { Res } from "../core/resources.js";
 import type { SchedulerCore } from "../core/scheduler.js";
 import { limitTable } from "../core/ugm/limits.js";
 import type { ApplicationSummary, HoldReasonInfo, LimitInfo, NodeSummary, PendingList, PendingPod } from "./api-types.js";
-import { isActive } from "./app-dao.js";
+import { holdInfo } from "./dao.js";
 import { RestError, type Router, json } from "./router.js";
 
 const NAMESPACE_TAG = "kubernetes.io/meta/namespace";
 const POD_NAME_TAG = "kubernetes.io/meta/podName";
 
-/** A hold reason without the fields every kind shares (what the core decides; `state`/`message` are derived). */
-export type HoldData = HoldReasonInfo extends infer H ? H extends HoldReasonInfo ? Omit<H, "state" | "message"> : never : never;
+/** The hold kinds a pending ask can have (placement refusals are application rejections, never a pending hold). */
+type AskHold = Exclude<HoldReason, { kind: "placementRefused" }>;
 
-/**
- * The scheduling state of a hold (the shim's `Skipped` for a quota, `Failed` for no node) and its pod-condition text.
- * @param text the core's text for the same hold (the pod condition's message)
- */
-export function holdInfo(h: HoldData, text: string): HoldReasonInfo {
-  const quota = h.kind === "queueMax" || h.kind === "queueMaxApplications" || h.kind === "limit";
-  return { ...h, state: quota ? "Skipped" : "Failed", message: text } as HoldReasonInfo;
-}
-
-/**
- * Why `ask` of `app` waits, as data, in the order the core checks (Partition.pendingReason): maxapplications while the
- * application waits to run, user/group limits, queue maxima below root, the cluster size, then the nodes.
- *
- * The core reports its verdict as text only (`held`, from `Partition.pendingReason`); this derives the numbers from the
- * same state. The core's typed hold reason replaces the body with `core.holdReason(appId, key, partition)`.
- * @param held the core's verdict for the ask; undefined: nothing holds it
- */
-export function holdOf(p: Partition, app: Application, ask: Ask, held: { state: "Skipped" | "Failed"; reason: string } | undefined): HoldData | undefined {
-  if (!held) return undefined;
-  const r = ask.resource;
-  if (app.state === "Accepted") {
-    for (let x: Queue | undefined = app.queue; x; x = x.parent) {
-      if (x.maxApps > 0 && x.runningApps + 1 > x.maxApps) return { kind: "queueMaxApplications", queuePath: x.path, maxApplications: x.maxApps };
-    }
-    const run = p.limits.runHold(app);
-    if (run) return { kind: "limit", hold: limitHoldInfo(run) };
-  }
-  const limit = p.limits.headroom(app, r);
-  if (limit) return { kind: "limit", hold: limitHoldInfo(limit) };
-  for (let x: Queue | undefined = app.queue; x?.parent; x = x.parent) {
-    if (!fitsWithin(x.max, x.allocated, r)) return { kind: "queueMax", queuePath: x.path, max: { ...x.max }, used: { ...x.allocated }, ask: { ...r } };
-  }
-  const root = p.root;
-  for (const k in r) {
-    if ((root.allocated[k] ?? 0) + r[k]! > (root.max?.[k] ?? 0)) return { kind: "clusterCapacity", capacity: { ...root.max }, used: { ...root.allocated }, ask: { ...r } };
-  }
-  if (held.reason.includes("node selector")) return { kind: "noNodeMatches", ask: { ...r } };
-  return { kind: "noNodeFits", ask: { ...r }, nodes: p.nodes.size };
-}
-
-function limitHoldInfo(h: NonNullable<ReturnType<Partition["limits"]["headroom"]>>): Extract<HoldData, { kind: "limit" }>["hold"] {
-  const l = h.limit;
-  return {
-    kind: h.kind, name: h.name, queuePath: h.queuePath, wildcard: h.wildcard,
-    limit: l.type === "resources" ? { type: "resources", max: { ...l.max }, used: { ...l.used }, ask: { ...l.ask } } : { type: "applications", max: l.max, running: l.running },
-  };
+/** A pending ask's hold as the API shows it: the core's typed reason with its scheduling state and text (dao.ts). */
+export function pendingHold(h: AskHold): HoldReasonInfo {
+  return holdInfo(h) as HoldReasonInfo;
 }
 
 /**
  * Every pending ask of the partition with its pod (from the shim's allocationTags), application, user, queue, since
- * when it waits and why, oldest first (then by key).
+ * when it waits and why (the core's hold reason, as data), oldest first (then by key).
  */
-export function pendingList(core: SchedulerCore, p: Partition, now: number): PendingList {
+export function pendingList(core: SchedulerCore, partition: string, now: number): PendingList {
   const out: PendingPod[] = [];
-  for (const app of p.apps.values()) {
-    for (const ask of app.asks.values()) {
-      if (ask.node) continue;
-      const tags = core.allocationTags(app.id, ask.key, p.name) ?? {};
-      const held = p.pendingReason(app.id, ask.key);
-      const h = holdOf(p, app, ask, held);
+  for (const app of core.applicationViews("active", partition, { holds: true })) {
+    for (const ask of app.asks) {
+      const tags = core.allocationTags(app.id, ask.key, partition) ?? {};
+      const h = ask.hold && ask.hold.kind !== "placementRefused" ? ask.hold : undefined;
       out.push({
         namespace: tags[NAMESPACE_TAG] ?? "", pod: tags[POD_NAME_TAG] ?? "", allocationKey: ask.key, applicationId: app.id,
-        partition: p.name, queue: app.queue.path, user: app.user, groups: [...app.groups], applicationState: app.state,
-        resource: { ...ask.resource }, since: ask.createTime,
-        ...(h ? { hold: holdInfo(h, held!.reason) } : {}),
+        partition, queue: app.queue, user: app.user, groups: [...app.groups], applicationState: app.state,
+        resource: { ...ask.resource }, since: ask.createTime, ...(h ? { hold: pendingHold(h) } : {}),
       });
     }
   }
   out.sort((a, b) => a.since - b.since || (a.allocationKey < b.allocationKey ? -1 : a.allocationKey > b.allocationKey ? 1 : 0));
-  return { partition: p.name, time: now, pending: out };
+  return { partition, time: now, pending: out };
+}
+
+/**
+ * The applications of a partition in one state group (as `applications/{active|completed|rejected}`), as summaries.
+ */
+export function applicationSummaries(core: SchedulerCore, partition: string, state: "active" | "completed" | "rejected"): ApplicationSummary[] {
+  return core.applicationViews(state, partition, { holds: false }).map((a) => ({
+    applicationID: a.id, queueName: a.queue, user: a.user, groups: [...a.groups], applicationState: a.state, submissionTime: a.submissionTime,
+    running: a.allocations.length, waiting: a.asks.length, usedResource: nonZero(a.allocated), pendingResource: nonZero(a.pending),
+    ...(a.rejectedMessage ? { rejectedMessage: a.rejectedMessage } : {}),
+  }));
+}
+
+/** Every node of a partition with its numbers, sorted by id. */
+export function nodeSummaries(core: SchedulerCore, partition: string): NodeSummary[] {
+  return core.nodeViews(partition).map((n) => {
+    const utilized: Res = {};
+    for (const k in n.capacity) utilized[k] = n.capacity[k]! > 0 ? Math.floor(((n.allocated[k] ?? 0) * 100) / n.capacity[k]!) : 0;
+    return {
+      nodeID: n.id, schedulable: n.schedulable, capacity: { ...n.capacity }, allocated: nonZero(n.allocated), occupied: nonZero(n.occupied),
+      available: n.available, utilized, allocations: n.allocations.length,
+    };
+  });
+}
+
+function nonZero(r: Readonly<Res>): Res {
+  const out: Res = {};
+  for (const k in r) if (r[k] !== 0) out[k] = r[k]!;
+  return out;
 }
 
 /**
@@ -110,63 +93,22 @@ export function limitsList(config: SchedulerConfig, partition: string): LimitInf
 }
 
 /**
- * The applications of a partition in one state group (as `applications/{active|completed|rejected}`), as summaries.
- */
-export function applicationSummaries(p: Partition, state: "active" | "completed" | "rejected"): ApplicationSummary[] {
-  if (state === "rejected") {
-    return [...p.rejected.entries()].map(([id, message]) => ({
-      applicationID: id, queueName: "", user: "", groups: [], applicationState: "Rejected", submissionTime: 0, running: 0, waiting: 0,
-      usedResource: {}, pendingResource: {}, rejectedMessage: message,
-    }));
-  }
-  const out: ApplicationSummary[] = [];
-  for (const a of p.apps.values()) {
-    if (state === "active" ? !isActive(a) : a.state !== "Completed" && a.state !== "Failed") continue;
-    let running = 0;
-    for (const ask of a.asks.values()) if (ask.node) running++;
-    out.push({
-      applicationID: a.id, queueName: a.queue.path, user: a.user, groups: [...a.groups], applicationState: a.state,
-      submissionTime: a.submissionTime, running, waiting: a.asks.size - running, usedResource: nonZero(a.allocated), pendingResource: nonZero(a.pending),
-    });
-  }
-  return out;
-}
-
-/** Every node of a partition with its numbers, sorted by id. */
-export function nodeSummaries(p: Partition): NodeSummary[] {
-  return [...p.nodes.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((n) => {
-    const utilized: Res = {};
-    for (const k in n.capacity) utilized[k] = n.capacity[k]! > 0 ? Math.floor(((n.allocated[k] ?? 0) * 100) / n.capacity[k]!) : 0;
-    return {
-      nodeID: n.id, schedulable: n.schedulable, capacity: { ...n.capacity }, allocated: nonZero(n.allocated), occupied: nonZero(n.occupied),
-      available: n.available(), utilized, allocations: n.allocations.size,
-    };
-  });
-}
-
-function nonZero(r: Readonly<Res>): Res {
-  const out: Res = {};
-  for (const k in r) if (r[k] !== 0) out[k] = r[k]!;
-  return out;
-}
-
-/**
  * corral's read routes, `?partition=` (default `default`; unknown: 404 in YuniKorn's error body): `pending`,
  * `limits`, `applications?state=active|completed|rejected` (default active), `nodes`, under `/ws/v1/corral/`.
  */
 export function addCorralRoutes(r: Router, core: SchedulerCore, now: () => number = Date.now): void {
-  const partition = (query: URLSearchParams): Partition => {
-    const p = core.partitions.get(query.get("partition") || "default");
-    if (!p) throw new RestError(404, "Partition not found");
-    return p;
+  const partition = (query: URLSearchParams): string => {
+    const name = query.get("partition") || "default";
+    if (!core.partitionView(name)) throw new RestError(404, "Partition not found");
+    return name;
   };
   r.add("GET", "/ws/v1/corral/pending", ({ res, query }) => json(res, 200, pendingList(core, partition(query), now())));
-  r.add("GET", "/ws/v1/corral/limits", ({ res, query }) => json(res, 200, limitsList(core.appliedConfig, partition(query).name)));
+  r.add("GET", "/ws/v1/corral/limits", ({ res, query }) => json(res, 200, limitsList(core.appliedConfig, partition(query))));
   r.add("GET", "/ws/v1/corral/applications", ({ res, query }) => {
     const p = partition(query);
     const state = (query.get("state") || "active").toLowerCase();
     if (state !== "active" && state !== "completed" && state !== "rejected") throw new RestError(400, "Only following application states are allowed: active, rejected, completed");
-    json(res, 200, applicationSummaries(p, state));
+    json(res, 200, applicationSummaries(core, p, state));
   });
-  r.add("GET", "/ws/v1/corral/nodes", ({ res, query }) => json(res, 200, nodeSummaries(partition(query))));
+  r.add("GET", "/ws/v1/corral/nodes", ({ res, query }) => json(res, 200, nodeSummaries(core, partition(query))));
 }

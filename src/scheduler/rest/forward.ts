@@ -20,6 +20,14 @@ export const LEADER_ADDRESS_ANNOTATION = "scheduling.corral.dev/rest-address";
 /** Request header set on forwarded requests; response header naming the replica that answered. */
 export const FORWARDED_HEADER = "x-corral-forwarded";
 export const SERVED_BY_HEADER = "x-corral-served-by";
+/** The original client's address on a forwarded request (the leader counts event streams per client). */
+export const CLIENT_HEADER = "x-corral-client";
+
+/** The client a request comes from: the address a forwarding replica names, else the connection's peer. */
+export function clientAddress(req: IncomingMessage): string {
+  const named = req.headers[FORWARDED_HEADER] !== undefined ? req.headers[CLIENT_HEADER] : undefined;
+  return (typeof named === "string" && named) || req.socket.remoteAddress || "unknown";
+}
 
 export interface LeaderView {
   /** This replica holds the Lease. */
@@ -56,7 +64,7 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, target
   }
   const up = request({
     host: base.hostname, port: base.port || 80, method: req.method, path: req.url,
-    headers: { ...req.headers, host: base.host, [FORWARDED_HEADER]: identity },
+    headers: { ...req.headers, host: base.host, [FORWARDED_HEADER]: identity, [CLIENT_HEADER]: clientAddress(req) },
   }, (answer) => {
     res.writeHead(answer.statusCode ?? 502, answer.headers);
     answer.pipe(res);

@@ -16,15 +16,15 @@ import type { Logger } from "pino";
 import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { stringify } from "yaml";
 import type { SchedulerConfig } from "../core/config.js";
-import type { Queue } from "../core/objects.js";
-import type { Partition } from "../core/partition.js";
+import type { ApplicationView, QueueView } from "../core/read.js";
 import type { SchedulerCore } from "../core/scheduler.js";
 import { QUEUE_NAME, validateQueuesYaml } from "../core/validate.js";
 import type { EventSystem } from "../events/system.js";
-import { ACTIVE_STATUSES, applicationInfo, applicationsInfo, isActive } from "./app-dao.js";
+import { ACTIVE_STATUSES, applicationInfo, lookupsOf } from "./app-dao.js";
 import { type BuildInfo, History, clustersInfo, countsOf, nodeUtilizations, placementRules } from "./cluster-dao.js";
 import { addCorralRoutes } from "./corral-dao.js";
 import { health, nodeInfo, partitionInfo, queueInfo, userUsage } from "./dao.js";
+import { clientAddress } from "./forward.js";
 import { RestError, Router, error, json } from "./router.js";
 import { serveUi } from "./ui-static.js";
 
@@ -91,7 +91,7 @@ export async function startRestServer(o: RestOptions): Promise<RestServer> {
   const timers: NodeJS.Timeout[] = [];
   if (o.core) {
     const core = o.core;
-    const sample = () => history.record({ time: Date.now(), ...countsOf(core.partitions.values()) });
+    const sample = () => history.record({ time: Date.now(), ...countsOf(core) });
     sample();
     timers.push(setInterval(sample, o.historyIntervalMs ?? 60_000).unref());
   }
@@ -153,7 +153,10 @@ function routes(o: RestOptions & { registry: Registry; history: History; startTi
     res.writeHead(200, { "content-type": "application/x-yaml; charset=UTF-8" });
     res.end(stringify(o.config()));
   });
-  r.add("GET", "/ws/v1/scheduler/healthcheck", ({ res }) => json(res, 200, o.core ? health(o.core.partitions.values()) : { Healthy: true, HealthChecks: [] }));
+  r.add("GET", "/ws/v1/scheduler/healthcheck", ({ res }) => {
+    const core = o.core;
+    json(res, 200, core ? health(core.partitionNames().map((name) => ({ partition: core.partitionView(name)!, nodes: core.nodeViews(name) }))) : { Healthy: true, HealthChecks: [] });
+  });
   r.add("GET", "/ws/v1/metrics", async ({ res }) => {
     const t = await o.registry.metrics();
     res.writeHead(200, { "content-type": o.registry.contentType });
@@ -179,14 +182,13 @@ function routes(o: RestOptions & { registry: Registry; history: History; startTi
 }
 
 function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { history: History; startTime: number }): void {
-  const partition = (name: string): Partition => {
-    const p = core.partitions.get(name);
-    if (!p) throw new RestError(404, "Partition not found");
-    return p;
+  const partition = (name: string): string => {
+    if (!core.partitionView(name)) throw new RestError(404, "Partition not found");
+    return name;
   };
-  const queue = (p: Partition, path: string): Queue => {
+  const queue = (p: string, path: string, subtree = false): QueueView => {
     checkQueuePath(path);
-    const q = p.find(path);
+    const q = core.queueView(path, { partition: p, subtree });
     if (!q) throw new RestError(404, "Queue not found");
     return q;
   };
@@ -195,25 +197,25 @@ function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { histor
     if (status && !(ACTIVE_STATUSES as readonly string[]).includes(status)) throw new RestError(400, `Only following active statuses are allowed: ${ACTIVE_STATUSES.join(",")}`);
     return status || undefined;
   };
-  const queueApps = (p: Partition, q: Queue, status?: string) =>
-    [...q.apps.values()].filter((a) => isActive(a) && (!status || a.state.toLowerCase() === status)).map((a) => applicationInfo(core, p, a));
+  const apps = (p: string, list: ApplicationView[]) => list.map((a) => applicationInfo(a, lookupsOf(core, p)));
+  const queueApps = (p: string, q: QueueView, status?: string) =>
+    apps(p, core.applicationViews("active", p).filter((a) => a.queue === q.path && (!status || a.state.toLowerCase() === status)));
+  const nodes = (p: string) => core.nodeViews(p).map((n) => nodeInfo(n, lookupsOf(core, p)));
+  const allApps = (p: string) => [...apps(p, core.applicationViews("active", p)), ...apps(p, core.applicationViews("completed", p)), ...rejected(p)];
+  const rejected = (p: string) => core.applicationViews("rejected", p).map((a) => applicationInfo(a, lookupsOf(core, p)));
 
-  r.add("GET", "/ws/v1/clusters", ({ res }) => json(res, 200, clustersInfo(core.partitions.values(), o.startTime, o.build ?? NO_BUILD)));
-  r.add("GET", "/ws/v1/partitions", ({ res }) => json(res, 200, [...core.partitions.values()].map((p) => partitionInfo(p, o.startTime))));
-  r.add("GET", "/ws/v1/scheduler/node-utilizations", ({ res }) => json(res, 200, [...core.partitions.values()].map(nodeUtilizations)));
+  r.add("GET", "/ws/v1/clusters", ({ res }) => json(res, 200, clustersInfo(core.partitionNames(), o.startTime, o.build ?? NO_BUILD)));
+  r.add("GET", "/ws/v1/partitions", ({ res }) => json(res, 200, core.partitionNames().map((p) => partitionInfo(core.partitionView(p)!, o.startTime))));
+  r.add("GET", "/ws/v1/scheduler/node-utilizations", ({ res }) => json(res, 200, core.partitionNames().map((p) => nodeUtilizations(p, core.nodeViews(p)))));
   r.add("GET", "/ws/v1/history/apps", ({ res }) => json(res, 200, o.history.apps()));
   r.add("GET", "/ws/v1/history/containers", ({ res }) => json(res, 200, o.history.containers()));
-  r.add("GET", "/ws/v1/partition/:partition/placementrules", ({ res, params }) => {
-    partition(params.partition!);
-    json(res, 200, placementRules(core.appliedConfig, params.partition!));
-  });
+  r.add("GET", "/ws/v1/partition/:partition/placementrules", ({ res, params }) => json(res, 200, placementRules(core.appliedConfig, partition(params.partition!))));
   r.add("GET", "/ws/v1/partition/:partition/queues", ({ res, params }) => {
     const p = partition(params.partition!);
-    json(res, 200, queueInfo(p, p.root, true, true));
+    json(res, 200, queueInfo(core.queueView("root", { partition: p, subtree: true })!, p));
   });
   r.add("GET", "/ws/v1/partition/:partition/queue/:queue", ({ res, params, query }) => {
-    const p = partition(params.partition!);
-    json(res, 200, queueInfo(p, queue(p, params.queue!), query.has("subtree")));
+    json(res, 200, queueInfo(queue(partition(params.partition!), params.queue!, query.has("subtree"))));
   });
   r.add("GET", "/ws/v1/partition/:partition/queue/:queue/applications", ({ res, params }) => {
     const p = partition(params.partition!);
@@ -228,62 +230,61 @@ function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { histor
   r.add("GET", "/ws/v1/partition/:partition/queue/:queue/application/:application", ({ res, params }) => {
     const p = partition(params.partition!);
     const q = queue(p, params.queue!);
-    const a = p.apps.get(params.application!);
-    if (!a || a.queue !== q) throw new RestError(404, "Application not found");
-    json(res, 200, applicationInfo(core, p, a));
+    const a = core.applicationView(params.application!, p);
+    if (!a || a.queue !== q.path) throw new RestError(404, "Application not found");
+    json(res, 200, applicationInfo(a, lookupsOf(core, p)));
   });
-  r.add("GET", "/ws/v1/partition/:partition/nodes", ({ res, params }) => {
-    const p = partition(params.partition!);
-    json(res, 200, [...p.nodes.keys()].sort().map((id) => nodeInfo(core, p, id)));
-  });
+  r.add("GET", "/ws/v1/partition/:partition/nodes", ({ res, params }) => json(res, 200, nodes(partition(params.partition!))));
   r.add("GET", "/ws/v1/partition/:partition/node/:node", ({ res, params }) => {
-    const n = nodeInfo(core, partition(params.partition!), params.node!);
+    const p = partition(params.partition!);
+    const n = core.nodeView(params.node!, p);
     if (!n) throw new RestError(404, "Node not found");
-    json(res, 200, n);
+    json(res, 200, nodeInfo(n, lookupsOf(core, p)));
   });
   r.add("GET", "/ws/v1/partition/:partition/applications/:state", ({ res, params, query }) => {
     const p = partition(params.partition!);
     const state = params.state!.toLowerCase();
     if (state !== "active" && state !== "completed" && state !== "rejected") throw new RestError(400, "Only following application states are allowed: active, rejected, completed");
-    json(res, 200, applicationsInfo(core, p, state, state === "active" ? activeStatus(query) : undefined));
+    const status = state === "active" ? activeStatus(query) : undefined;
+    json(res, 200, apps(p, core.applicationViews(state, p).filter((a) => !status || a.state.toLowerCase() === status)));
   });
   r.add("GET", "/ws/v1/partition/:partition/application/:application", ({ res, params }) => {
     const p = partition(params.partition!);
-    const a = p.apps.get(params.application!);
+    const a = core.applicationView(params.application!, p);
     if (!a) throw new RestError(404, "Application not found");
-    json(res, 200, applicationInfo(core, p, a));
+    json(res, 200, applicationInfo(a, lookupsOf(core, p)));
   });
-  r.add("GET", "/ws/v1/partition/:partition/usage/users", ({ res, params }) => json(res, 200, userUsage(partition(params.partition!), "users")));
-  r.add("GET", "/ws/v1/partition/:partition/usage/groups", ({ res, params }) => json(res, 200, userUsage(partition(params.partition!), "groups")));
+  r.add("GET", "/ws/v1/partition/:partition/usage/users", ({ res, params }) => json(res, 200, userUsage(core.usageViews("users", partition(params.partition!)), "users")));
+  r.add("GET", "/ws/v1/partition/:partition/usage/groups", ({ res, params }) => json(res, 200, userUsage(core.usageViews("groups", partition(params.partition!)), "groups")));
   r.add("GET", "/ws/v1/partition/:partition/usage/user/:user", ({ res, params }) => {
     const p = partition(params.partition!);
     if (!USER_NAME.test(params.user!)) throw new RestError(400, "Invalid user name");
-    const u = userUsage(p, "users", params.user!)[0];
+    const u = userUsage(core.usageViews("users", p).filter((x) => x.name === params.user), "users")[0];
     if (!u) throw new RestError(404, "User not found");
     json(res, 200, u);
   });
   r.add("GET", "/ws/v1/partition/:partition/usage/group/:group", ({ res, params }) => {
     const p = partition(params.partition!);
     if (!GROUP_NAME.test(params.group!)) throw new RestError(400, "Invalid group name");
-    const g = userUsage(p, "groups", params.group!)[0];
+    const g = userUsage(core.usageViews("groups", p).filter((x) => x.name === params.group), "groups")[0];
     if (!g) throw new RestError(404, "Group not found");
     json(res, 200, g);
   });
   r.add("GET", "/debug/fullstatedump", ({ res }) => {
-    const parts = [...core.partitions.values()];
+    const parts = core.partitionNames();
     const dump = {
       timestamp: Date.now() * 1_000_000,
-      partitions: parts.map((p) => partitionInfo(p, o.startTime)),
-      applications: parts.flatMap((p) => [...applicationsInfo(core, p, "active"), ...applicationsInfo(core, p, "completed"), ...applicationsInfo(core, p, "rejected")]),
+      partitions: parts.map((p) => partitionInfo(core.partitionView(p)!, o.startTime)),
+      applications: parts.flatMap(allApps),
       appHistory: o.history.apps(),
-      nodes: parts.map((p) => ({ partitionName: p.name, nodesInfo: [...p.nodes.keys()].sort().map((id) => nodeInfo(core, p, id)) })),
+      nodes: parts.map((p) => ({ partitionName: p, nodesInfo: nodes(p) })),
       clusterInfo: clustersInfo(parts, o.startTime, o.build ?? NO_BUILD),
       containerHistory: o.history.containers(),
-      queues: parts.map((p) => queueInfo(p, p.root, true, true)),
+      queues: parts.map((p) => queueInfo(core.queueView("root", { partition: p, subtree: true })!, p)),
       rmDiagnostics: o.rmDiagnostics?.() ?? { empty: "Resource Manager did not register callback" },
       logLevel: o.log.level,
       config: o.config(),
-      placementRules: parts.map((p) => ({ partition: p.name, rules: placementRules(core.appliedConfig, p.name) })),
+      placementRules: parts.map((p) => ({ partition: p, rules: placementRules(core.appliedConfig, p) })),
       eventStreams: o.events?.streamsInfo() ?? [],
     };
     res.writeHead(200, { "content-type": "application/json; charset=UTF-8", "access-control-allow-origin": "*" });
@@ -293,8 +294,8 @@ function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { histor
 
 /**
  * `/ws/v1/events/batch` and `/ws/v1/events/stream` (upstream handlers.go getEvents, getStream). The per-host stream
- * limit counts the client's address (upstream counts the request's Host header, which every client behind one
- * Service shares).
+ * limit counts the client's address — the original client's when a follower forwarded the request (upstream counts
+ * the request's Host header, which every client behind one Service shares).
  */
 function addEventRoutes(r: Router, events: EventSystem | undefined): void {
   const tracking = () => {
@@ -310,7 +311,7 @@ function addEventRoutes(r: Router, events: EventSystem | undefined): void {
   r.add("GET", "/ws/v1/events/stream", ({ req, res, query }) => {
     const ev = tracking();
     const count = parseUint(query.get("count"), 0);
-    const host = req.socket.remoteAddress ?? "unknown";
+    const host = clientAddress(req);
     let started = false;
     const handle = ev.openStream({
       host, name: `${host}:${req.socket.remotePort ?? ""}`, count,
@@ -340,21 +341,21 @@ function addEventRoutes(r: Router, events: EventSystem | undefined): void {
  * `yunikorn_queue_resource{queue,state,resource}`, `yunikorn_queue_app{queue,state}`, `yunikorn_scheduler_node{state}`.
  */
 function registerCoreMetrics(registry: Registry, core: SchedulerCore): void {
-  const walk = (q: Queue, f: (q: Queue) => void) => {
+  const walk = (q: QueueView, f: (q: QueueView) => void) => {
     f(q);
-    for (const c of q.children.values()) walk(c, f);
+    for (const c of q.children ?? []) walk(c, f);
   };
   new Gauge({
     name: "yunikorn_queue_resource", help: "Queue resources by state (guaranteed, max, allocated, pending, maxRunningApps)",
     labelNames: ["queue", "state", "resource"], registers: [registry],
     collect() {
       this.reset();
-      for (const p of core.partitions.values()) {
-        walk(p.root, (q) => {
+      for (const name of core.partitionNames()) {
+        walk(core.queueView("root", { partition: name, subtree: true })!, (q) => {
           for (const [state, r] of [["guaranteed", q.guaranteed], ["max", q.max], ["allocated", q.allocated], ["pending", q.pending]] as const) {
             for (const k in r ?? {}) this.set({ queue: q.path, state, resource: k }, r![k]!);
           }
-          this.set({ queue: q.path, state: "maxRunningApps", resource: "" }, q.maxApps);
+          this.set({ queue: q.path, state: "maxRunningApps", resource: "" }, q.maxApplications);
         });
       }
     },
@@ -363,8 +364,8 @@ function registerCoreMetrics(registry: Registry, core: SchedulerCore): void {
     name: "yunikorn_queue_app", help: "Applications per queue by state", labelNames: ["queue", "state"], registers: [registry],
     collect() {
       this.reset();
-      for (const p of core.partitions.values()) {
-        for (const a of p.apps.values()) this.inc({ queue: a.queue.path, state: a.state.toLowerCase() });
+      for (const name of core.partitionNames()) {
+        for (const a of core.applicationViews("active", name, { holds: false })) this.inc({ queue: a.queue, state: a.state.toLowerCase() });
       }
     },
   });
@@ -372,7 +373,7 @@ function registerCoreMetrics(registry: Registry, core: SchedulerCore): void {
     name: "yunikorn_scheduler_node", help: "Nodes by state", labelNames: ["state"], registers: [registry],
     collect() {
       this.reset();
-      for (const p of core.partitions.values()) for (const n of p.nodes.values()) this.inc({ state: n.schedulable ? "active" : "draining" });
+      for (const name of core.partitionNames()) for (const n of core.nodeViews(name)) this.inc({ state: n.schedulable ? "active" : "draining" });
     },
   });
 }

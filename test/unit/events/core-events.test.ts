@@ -35,8 +35,8 @@ describe("SchedulerCore events", () => {
       [T.NODE, "n1", "", C.SET, D.NODE_SCHEDULABLE],
       [T.APP, "app-1", "", C.ADD, D.APP_NEW],
       [T.QUEUE, "root.a", "app-1", C.ADD, D.QUEUE_APP],
-      [T.APP, "app-1", "pod-1", C.ADD, D.APP_REQUEST],
       [T.APP, "app-1", "", C.SET, D.APP_ACCEPTED],
+      [T.APP, "app-1", "pod-1", C.ADD, D.APP_REQUEST],
       [T.APP, "app-1", "pod-1", C.ADD, D.APP_ALLOC],
       [T.NODE, "n1", "pod-1", C.ADD, D.NODE_ALLOC],
       [T.USERGROUP, "alice", "root.a", C.ADD, D.UG_USER_RESOURCE],
@@ -50,16 +50,12 @@ describe("SchedulerCore events", () => {
     expect(ev[0]!.resource).toEqual({ vcore: 4000, memory: 8 * G });
     expect(ev[1]!.message).toBe("schedulable: true");
     expect(ev[6]!.timestampNano).toBe(2_000_000_000);
-    expect(core.applicationHistory("app-1")).toEqual({
-      stateLog: [{ time: 1000, applicationState: "Accepted" }, { time: 2000, applicationState: "Starting" }, { time: 2000, applicationState: "Completing" }],
-      maxUsedResource: { vcore: 1000, memory: G },
-    });
+    expect(core.maxUsedResource("app-1")).toEqual({ vcore: 1000, memory: G });
     expect(core.allocationTags("app-1", "pod-1")).toBeUndefined(); // released: forgotten
     now = 40_000;
     core.schedule();
     expect(ev.at(-2)!.eventChangeDetail).toBe(D.QUEUE_APP);
     expect(ev.at(-1)).toMatchObject({ type: T.APP, eventChangeDetail: D.APP_COMPLETED });
-    expect(core.applicationHistory("app-1")!.finishedTime).toBe(40_000);
     // the shim's UpdatedApplication feed still gets every change
     expect(core.stateChanges().map((c) => c.to)).toEqual(["Accepted", "Starting", "Completing", "Completed"]);
   });
@@ -70,7 +66,7 @@ describe("SchedulerCore events", () => {
     core.updateApplication({ new: [{ applicationID: "bad", queueName: "", ugi: { user: "" } }] });
     expect(ev.map(short)).toEqual([[T.APP, "bad", "", C.ADD, D.APP_NEW], [T.APP, "bad", "", C.SET, D.APP_REJECT]]);
     expect(ev[1]!.message).toBe("empty user cannot resolve");
-    expect(core.applicationHistory("bad")).toEqual({ stateLog: [{ time: 5, applicationState: "Rejected" }], finishedTime: 5, maxUsedResource: {} });
+    expect(core.applicationView("bad")?.state).toBe("Rejected");
     ev.length = 0;
     for (const id of ["x", "y"]) core.updateApplication({ new: [{ applicationID: id, queueName: "", ugi: { user: "u" }, tags: { namespace: "team" } }] });
     expect(ev.filter((e) => e.type === T.QUEUE).map(short)).toEqual([

@@ -568,25 +568,25 @@ describe("ShimContext rejected asks", () => {
 
 describe("ShimContext application lifecycle", () => {
   it("an application whose pods all finished is forgotten once Completed, and its id can run again", () => {
-    const { ctx, clock, part } = setup();
+    const { ctx, clock, core } = setup();
     ctx.syncNode(node("n1"));
     const p = pod("p", { labels: { applicationId: "job" } });
     ctx.syncPod(p);
     const [b] = binds(ctx.schedule());
     ctx.bindSucceeded("uid-p", b!.node);
     ctx.syncPod(boundTo(p, b!.node, "Succeeded"));
-    expect(part.apps.get("job")!.state).toBe("Completing");
+    expect(core.applicationView("job")!.state).toBe("Completing");
     expect(ctx.apps.has("job")).toBe(true);
     clock.now += 31_000;
     ctx.schedule();
-    expect(part.apps.get("job")!.state).toBe("Completed");
+    expect(core.applicationView("job")!.state).toBe("Completed");
     expect(ctx.apps.has("job")).toBe(false);
     expect(ctx.stats()).toMatchObject({ applications: 0 });
 
     ctx.syncPod(pod("p2", { labels: { applicationId: "job" } }));
     expect(ctx.tasks.get("uid-p2")!.state).toBe("Asked");
     expect(binds(ctx.schedule())).toHaveLength(1);
-    expect(part.apps.get("job")!.state).toBe("Starting");
+    expect(core.applicationView("job")!.state).toBe("Starting");
   });
 
   // BUG (src/scheduler/shim/context.ts schedule(), the stateChanges loop: an application is forgotten only when its
@@ -598,7 +598,7 @@ describe("ShimContext application lifecycle", () => {
   // Completed application, which is in no queue any more, so it is never allocated (and holdReasons reports nothing)
   // although 32 cores are free. Expected: the ask is scheduled on the big node.
   it("a rejected pod retried after its application completed in the core is scheduled", () => {
-    const { ctx, clock, part } = setup();
+    const { ctx, clock, core } = setup();
     ctx.syncNode(node("n1"));
     const small = pod("a", { labels: { applicationId: "job" } });
     ctx.syncPod(small);
@@ -609,7 +609,7 @@ describe("ShimContext application lifecycle", () => {
     ctx.syncPod(boundTo(small, bind!.node, "Succeeded"));
     clock.now += 31_000;
     ctx.schedule();
-    expect(part.apps.get("job")!.state).toBe("Completed");
+    expect(core.applicationView("job")!.state).toBe("Completed");
     ctx.syncNode(node("big", "32", "64Gi"));
     expect(ctx.tasks.get("uid-b")!.state).toBe("Asked");
     // fails here: schedule() returns [] (and keeps doing so)
@@ -621,14 +621,14 @@ describe("ShimContext application lifecycle", () => {
   // the shim. A new pod of that application is then submitted to the Completed core application and never scheduled,
   // although its node is back and has room. Expected: the new pod is bound.
   it("a new pod of an application kept alive by an orphan is scheduled after the core completed it", () => {
-    const { ctx, clock, part } = setup();
+    const { ctx, clock, core } = setup();
     ctx.syncNode(node("n1"));
     ctx.syncPod(pod("a", { node: "n1", labels: { applicationId: "job" } }));
     ctx.deleteNode("n1");
     expect(ctx.tasks.get("uid-a")!.state).toBe("Orphan");
     clock.now += 31_000;
     ctx.schedule();
-    expect(part.apps.get("job")!.state).toBe("Completed");
+    expect(core.applicationView("job")!.state).toBe("Completed");
     ctx.syncNode(node("n1"));
     expect(ctx.tasks.get("uid-a")!.state).toBe("Bound");
     ctx.syncPod(pod("c", { labels: { applicationId: "job" } }));

@@ -216,7 +216,19 @@ export class LimitTracker {
 }
 
 /** `root.a.b` → `root`, `root.a`, `root.a.b`. */
-function prefixes(leafPath: string): string[] {
+const prefixCache = new Map<string, readonly string[]>();
+
+/** `root.a.b` → `root`, `root.a`, `root.a.b` (cached: queue paths are few and fixed). */
+function prefixes(leafPath: string): readonly string[] {
+  let cached = prefixCache.get(leafPath);
+  if (!cached) {
+    if (prefixCache.size > 100_000) prefixCache.clear();
+    prefixCache.set(leafPath, (cached = splitPrefixes(leafPath)));
+  }
+  return cached;
+}
+
+function splitPrefixes(leafPath: string): string[] {
   const out: string[] = [];
   let i = leafPath.indexOf(".");
   while (i >= 0) {
