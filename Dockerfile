@@ -1,11 +1,13 @@
-# corral image: node:20 runtime, compiled JavaScript, production dependencies only, non-root.
+# corral image: node:20 runtime, compiled JavaScript and the built dashboard (dist/ui), production dependencies only,
+# non-root.
 FROM node:20-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
-RUN npx tsc -p tsconfig.json && npm prune --omit=dev
+COPY ui ./ui
+RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 WORKDIR /app

@@ -19,9 +19,14 @@ const POD_NAME_TAG = "kubernetes.io/meta/podName";
 /** The hold kinds a pending ask can have (placement refusals are application rejections, never a pending hold). */
 type AskHold = Exclude<HoldReason, { kind: "placementRefused" }>;
 
+/** A hold reason without the fields the server derives (`state`, `message`): what the core decides. */
+type HoldData = HoldReasonInfo extends infer H ? (H extends HoldReasonInfo ? Omit<H, "state" | "message"> : never) : never;
+
 /** A pending ask's hold as the API shows it: the core's typed reason with its scheduling state and text (dao.ts). */
 export function pendingHold(h: AskHold): HoldReasonInfo {
-  return holdInfo(h) as HoldReasonInfo;
+  // compile-time check: the wire type (api-types.ts, shared with the dashboard) accepts every kind and field the core sends
+  const checked: HoldData = h;
+  return holdInfo(checked as AskHold) as HoldReasonInfo;
 }
 
 /**
