@@ -12,6 +12,8 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SchedulerCore } from "../../src/scheduler/core/scheduler.js";
 import { EventSystem } from "../../src/scheduler/events/system.js";
+import { forwardDecision } from "../../src/scheduler/rest/forward.js";
+import { error as restError } from "../../src/scheduler/rest/router.js";
 import { type RestServer, startRestServer } from "../../src/scheduler/rest/server.js";
 import { REPORTS, type OpenBrowser, openBrowser, screenshot, timeUntil } from "./browser.js";
 
@@ -132,5 +134,32 @@ describe(`dashboard with ${NODES} nodes and ${APPS} applications`, () => {
     expect(await page.locator("nav[aria-label='Nodes: pages'] span").textContent()).toBe(`Rows 4951–5000 of ${NODES.toLocaleString("en")}`);
     expect(requests.length).toBe(before);
     await page.close();
+  });
+});
+
+describe("a follower that knows no leader", () => {
+  it("shows the not-the-leader banner", async () => {
+    const core = new SchedulerCore(() => Date.now());
+    // as `corral scheduler --leader-elect` on a replica that does not lead and sees no leader address on the Lease
+    const follower = await startRestServer({
+      host: "127.0.0.1", port: 0, log: pino({ level: "silent" }), config: () => core.appliedConfig, core,
+      intercept: (req, res) => {
+        const d = forwardDecision(req.method ?? "GET", (req.url ?? "/").split("?")[0]!, false, { leading: false });
+        if (d.action !== "unavailable") return false;
+        restError(res, 503, d.reason);
+        return true;
+      },
+    });
+    const page = await browser.context.newPage();
+    try {
+      await page.goto(`http://127.0.0.1:${follower.port}/ui/#/queues`);
+      const banner = page.getByRole("alert");
+      await banner.waitFor();
+      expect(await banner.innerText()).toMatch(/^Not the leader\. no leader known/);
+      await screenshot(page, "not-leader");
+    } finally {
+      await page.close();
+      await follower.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 /** Shared pieces of the pages: usage bars, a sortable paginated table, times. */
 import type { ComponentChildren, JSX } from "preact";
 import { useMemo, useState } from "preact/hooks";
+import { live } from "./api.js";
 import { dateTime, duration, fraction, ofMax, quantity, resourceLabel } from "./format.js";
 
 /**
@@ -132,9 +133,10 @@ export function Search(props: { id: string; label: string; value: string; onInpu
   );
 }
 
-/** A loading / error line for a page's data (no line when the scheduler did not answer: the banner says so). */
+/** A loading / error line for a page's data (none while the banner says the scheduler or its leader cannot be read). */
 export function Status(props: { loading: boolean; error?: Error & { status?: number } }): JSX.Element | null {
-  if (props.error && props.error.status !== 0) return <p class="error" role="status">Could not read the scheduler: {props.error.message}</p>;
-  if (props.loading) return <p class="muted" role="status">Loading…</p>;
+  const banner = live.conn.state === "unreachable" || live.conn.state === "notLeader";
+  if (props.error && props.error.status !== 0 && !banner) return <p class="error" role="status">Could not read the scheduler: {props.error.message}</p>;
+  if (props.loading) return <p class="muted" role="status">{banner ? "No data yet." : "Loading…"}</p>;
   return null;
 }
