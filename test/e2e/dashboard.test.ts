@@ -164,7 +164,7 @@ describe("corral dashboard in Chromium", () => {
   it("Applications: after one of bob's pods completes, the held one shows as running, without a reload", async () => {
     await open("Applications", "Applications");
     await page.getByRole("table", { name: "Applications" }).getByRole("link", { name: "capped" }).click();
-    await page.getByRole("heading", { level: 2, name: "Application capped" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Application capped" }).waitFor();
     const running = page.getByRole("table", { name: "Running pods" });
     const waiting = page.getByRole("table", { name: "Waiting pods of the application" });
     await expect.poll(() => waiting.locator("tbody tr").innerText()).toMatch(/dash\/cap-\d/);

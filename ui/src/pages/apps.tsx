@@ -31,7 +31,7 @@ function AppDetail(props: { partition: string; id: string }): JSX.Element {
   const log = a?.stateLog ?? [];
   return (
     <section class="detail" aria-labelledby="app-detail-h">
-      <h2 id="app-detail-h">Application {props.id}</h2>
+      <h1 id="app-detail-h">Application {props.id}</h1>
       <p><a href={href("apps", {})}>Back to all applications</a></p>
       <Status loading={!a} error={app.error} />
       {a ? (
