@@ -5,20 +5,12 @@
  */
 import type { JSX } from "preact";
 import { useMemo } from "preact/hooks";
-import type { AllocationInfo, ApplicationInfo, ApplicationSummary, AskInfo } from "../../../src/scheduler/rest/api-types.js";
+import type { ApplicationInfo, ApplicationSummary } from "../../../src/scheduler/rest/api-types.js";
 import { enc, useApi } from "../api.js";
+import { podOf } from "../model.js";
 import { Ago, type Column, DataTable, Search, Status } from "../components.js";
 import { dateTime, duration, nsToMs, resources } from "../format.js";
 import { href, setParam } from "../route.js";
-
-const POD = "kubernetes.io/meta/podName";
-const NS = "kubernetes.io/meta/namespace";
-
-/** The pod of an allocation or ask, from the shim's allocationTags; the key when there is none. */
-export function podOf(a: AllocationInfo | AskInfo): string {
-  const t = a.allocationTags ?? {};
-  return t[POD] ? `${t[NS] ?? ""}/${t[POD]}` : a.allocationKey;
-}
 
 function inQueue(a: ApplicationSummary, queue: string): boolean {
   return !queue || a.queueName === queue || a.queueName.startsWith(`${queue}.`);

@@ -6,26 +6,10 @@
 import type { JSX } from "preact";
 import type { PendingList, QueueInfo, Resource } from "../../../src/scheduler/rest/api-types.js";
 import { enc, useApi } from "../api.js";
+import { fairOrder, fairShare } from "../model.js";
 import { Status, UsageBar } from "../components.js";
 import { num, resourceOrder } from "../format.js";
 import { href } from "../route.js";
-
-/**
- * A queue's fair share: its largest used / guaranteed over the types it guarantees, else used / max; 0 when it has
- * neither. Siblings with the smallest share are offered resources first.
- */
-export function fairShare(q: QueueInfo): number {
-  const used = q.allocatedResource ?? {};
-  const by = q.guaranteedResource && Object.keys(q.guaranteedResource).length > 0 ? q.guaranteedResource : q.maxResource ?? {};
-  let share = 0;
-  for (const k in by) if (by[k]! > 0) share = Math.max(share, (used[k] ?? 0) / by[k]!);
-  return share;
-}
-
-/** Children in fair-share order, ties by name. */
-export function fairOrder(children: readonly QueueInfo[]): QueueInfo[] {
-  return [...children].sort((a, b) => fairShare(a) - fairShare(b) || (a.queuename < b.queuename ? -1 : 1));
-}
 
 interface Row {
   q: QueueInfo;

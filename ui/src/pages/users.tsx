@@ -3,41 +3,12 @@
  * (the named limit, else the queue's wildcard limit), and the limits configured.
  */
 import type { JSX } from "preact";
-import type { LimitInfo, Resource, UsageInfo, UsageTree } from "../../../src/scheduler/rest/api-types.js";
+import type { LimitInfo, UsageInfo } from "../../../src/scheduler/rest/api-types.js";
 import { enc, useApi } from "../api.js";
+import { type UsageRow, usageRows } from "../model.js";
 import { type Column, DataTable, Search, Status, UsageBar } from "../components.js";
 import { resourceOrder, resources } from "../format.js";
 import { href, setParam } from "../route.js";
-
-export interface UsageRow {
-  kind: "user" | "group";
-  name: string;
-  queuePath: string;
-  usage: Resource;
-  running: string[];
-  limit?: LimitInfo;
-}
-
-/** The limit that applies to `name` on `queuePath`: the named one, else the wildcard. */
-export function limitFor(limits: readonly LimitInfo[], kind: "user" | "group", name: string, queuePath: string): LimitInfo | undefined {
-  const here = limits.filter((l) => l.kind === kind && l.queuePath === queuePath);
-  return here.find((l) => l.name === name) ?? here.find((l) => l.name === "*");
-}
-
-/** One row per queue level of each user's or group's usage tree, with the limit that applies. */
-export function usageRows(kind: "user" | "group", usage: readonly UsageInfo[], limits: readonly LimitInfo[]): UsageRow[] {
-  const out: UsageRow[] = [];
-  for (const u of usage) {
-    const name = (kind === "user" ? u.userName : u.groupName) ?? "";
-    const walk = (t: UsageTree | undefined) => {
-      if (!t) return;
-      out.push({ kind, name, queuePath: t.queuePath, usage: t.resourceUsage ?? {}, running: t.runningApplications ?? [], limit: limitFor(limits, kind, name, t.queuePath) });
-      for (const c of t.children ?? []) walk(c);
-    };
-    walk(u.queues);
-  }
-  return out;
-}
 
 function UsageTable(props: { label: string; kind: "user" | "group"; rows: UsageRow[] }): JSX.Element {
   const columns: Column<UsageRow>[] = [

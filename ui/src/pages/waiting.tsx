@@ -4,18 +4,13 @@
  */
 import type { JSX } from "preact";
 import { useMemo } from "preact/hooks";
-import type { PendingList, PendingPod } from "../../../src/scheduler/rest/api-types.js";
+import type { PendingList } from "../../../src/scheduler/rest/api-types.js";
 import { enc, useApi } from "../api.js";
+import { matches } from "../model.js";
 import { Ago, type Column, DataTable, Search, Status } from "../components.js";
 import { resources } from "../format.js";
 import { holdWords } from "../hold.js";
 import { href, setParam } from "../route.js";
-
-/** True when `q` (lower case, space-separated terms) matches the pod, application, user, namespace or queue. */
-export function matches(p: PendingPod, q: string): boolean {
-  const hay = `${p.namespace}/${p.pod} ${p.applicationId} ${p.user} ${p.queue} ${p.allocationKey}`.toLowerCase();
-  return q.split(/\s+/).filter(Boolean).every((t) => hay.includes(t));
-}
 
 export function WaitingPage(props: { partition: string; query: string; kind: string }): JSX.Element {
   const list = useApi<PendingList>(`/ws/v1/corral/pending?partition=${enc(props.partition)}`);
