@@ -73,6 +73,8 @@ export class Partition {
   readonly rejected = new Map<string, Application>();
   /** Completed and failed application instances, until they expire (an id may run again). */
   readonly terminated = new Map<number, Application>();
+  /** The latest completed or failed instance of each application id (lookups without a scan). */
+  readonly lastTerminated = new Map<string, Application>();
   readonly limits = new LimitTracker();
   /**
    * Schedulable nodes in allocation order. Only a node whose usage changed is re-keyed (O(log n)), so choosing a node
@@ -166,7 +168,13 @@ export class Partition {
     this.reservations.epoch++;
   }
 
+  /** Node ids changed: ranks and the node index are rebuilt before the index is used next. */
+  private ranksDirty = false;
+  private readonly ranks = new Map<string, number>();
+
+  /** Re-keys a node in the index after its usage or schedulable flag changed (O(log n)). */
   private reindex(n: Node): void {
+    if (this.ranksDirty) return;
     const indexed = n.schedulable && this.nodes.has(n.id);
     const u = indexed ? n.usage(this.weights) : 0;
     const score = this.nodeSortPolicy === "binpacking" ? -u : u;
@@ -174,8 +182,23 @@ export class Partition {
     if (n.sortKey) this.nodeIndex.delete(n.sortKey);
     n.sortKey = undefined;
     if (!indexed) return;
-    n.sortKey = { score, id: n.id };
+    n.sortKey = { score, rank: this.ranks.get(n.id)!, id: n.id };
     this.nodeIndex.set(n.sortKey, n);
+  }
+
+  /** The node index, rebuilt after nodes came or went (ranks follow the sorted node ids). */
+  private nodeOrder(): BTree<NodeOrder, Node> {
+    if (this.ranksDirty) {
+      this.ranksDirty = false;
+      this.ranks.clear();
+      [...this.nodes.keys()].sort().forEach((id, i) => this.ranks.set(id, i));
+      this.nodeIndex.clear();
+      for (const n of this.nodes.values()) {
+        n.sortKey = undefined;
+        this.reindex(n);
+      }
+    }
+    return this.nodeIndex;
   }
 
   /** Sum of node capacities, kept incrementally (the root queue's max, §4.3). */
@@ -217,7 +240,7 @@ export class Partition {
     const n = new Node({ id, capacity, occupied, schedulable, attributes });
     this.nodes.set(id, n);
     addTo(this.clusterCapacity, n.capacity);
-    this.reindex(n);
+    this.ranksDirty = true;
     this.updateRootMax();
     this.reservations.epoch++;
   }
@@ -526,6 +549,7 @@ export class Partition {
       case "Failed":
         this.detachApp(app);
         this.terminated.set(this.timers.serial(app), app);
+        this.lastTerminated.set(app.id, app);
         this.timers.set(app, { at: now + TERMINATED_TIMEOUT_MS, event: "expireApplication" });
         break;
       case "Rejected":
@@ -534,6 +558,7 @@ export class Partition {
       case "Expired":
         this.timers.set(app, undefined);
         this.terminated.delete(this.timers.serial(app));
+        if (this.lastTerminated.get(app.id) === app) this.lastTerminated.delete(app.id);
         if (this.rejected.get(app.id) === app) this.rejected.delete(app.id);
         break;
       default:
@@ -543,9 +568,8 @@ export class Partition {
 
   /** A completed application that gets a new ask runs again: a new instance in the same queue, or placed again. */
   private reopen(appId: string, now: number): Application | undefined {
-    let last: Application | undefined;
-    for (const a of this.terminated.values()) if (a.id === appId && a.state === "Completed") last = a;
-    if (!last) return undefined;
+    const last = this.lastTerminated.get(appId);
+    if (last?.state !== "Completed") return undefined;
     const q = last.queue;
     if (this.find(q.path) === q && q.isLeaf && !q.draining) {
       const app = new Application({
@@ -624,7 +648,7 @@ export class Partition {
     runHold: (app) => this.runHold(app),
     askHold: (app, ask) => this.limitHold(app, ask.resource) ?? this.queueHold(app.queue, ask.resource),
     pickNode: (ask) => this.pickNode(ask),
-    reservationNode: (ask, now) => this.reservations.choose(ask, this.nodeIndex.values(), now),
+    reservationNode: (ask, now) => this.reservations.choose(ask, this.nodeOrder().values(), now),
   };
 
   private apply(d: Decision, now: number): AllocationResult {
@@ -651,7 +675,7 @@ export class Partition {
       const n = this.nodes.get(ask.requiredNode);
       return n && n.schedulable && !n.reservation && n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id)) ? n : undefined;
     }
-    for (const n of this.nodeIndex.values()) {
+    for (const n of this.nodeOrder().values()) {
       if (!n.reservation && n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id))) return n;
     }
     return undefined;

@@ -1,9 +1,8 @@
 /**
  * REST response shapes, YuniKorn's JSON field names (apache/yunikorn-core pkg/webservice/dao; yunikorn-core
  * reference §3.1), made from the core's read API (core/read.ts views). Times are Unix nanoseconds unless noted;
- * resources are `{name: integer}`. corral extensions: a pending request's `holdReason` (the typed reason with its
- * `state` and `message`), a request's `reservedNodeId`, and an application's `stateLog` (as upstream's
- * ApplicationDAOInfo) for every state, Rejected included.
+ * resources are `{name: integer}`. Partitions, queues, nodes, usage and health here; applications, asks and
+ * allocations in app-dao.ts; clusters, node utilisation, placement rules and history in cluster-dao.ts.
  */
 import { type HoldReason, formatHoldReason, holdState } from "../core/hold-reason.js";
 import type { NodeView, PartitionView, QueueView, UsageView } from "../core/read.js";
