@@ -22,9 +22,11 @@ import { QUEUE_NAME, validateQueuesYaml } from "../core/validate.js";
 import type { EventSystem } from "../events/system.js";
 import { ACTIVE_STATUSES, applicationInfo, lookupsOf } from "./app-dao.js";
 import { type BuildInfo, History, clustersInfo, countsOf, nodeUtilizations, placementRules } from "./cluster-dao.js";
+import { addCorralRoutes } from "./corral-dao.js";
 import { health, nodeInfo, partitionInfo, queueInfo, userUsage } from "./dao.js";
 import { clientAddress } from "./forward.js";
 import { RestError, Router, error, json } from "./router.js";
+import { serveUi } from "./ui-static.js";
 
 export { json } from "./router.js";
 
@@ -52,6 +54,8 @@ export interface RestOptions {
   historyIntervalMs?: number;
   /** The RM's own state for the state dump's `rmDiagnostics` (the shim's view). */
   rmDiagnostics?: () => Record<string, unknown>;
+  /** The built dashboard served at `/ui/` (default: `dist/ui/` of the package, see ui-static.ts); false: none. */
+  uiDir?: string | false;
   /** Called before any route: true when it answered the request itself (a follower forwarding reads to the leader). */
   intercept?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
@@ -94,6 +98,7 @@ export async function startRestServer(o: RestOptions): Promise<RestServer> {
   const router = routes({ ...o, registry, history, startTime: o.startTime ?? Date.now(), bodyLimitBytes: o.bodyLimitBytes ?? 3 * 1024 * 1024 });
   const server = createServer((req, res) => {
     if (o.intercept?.(req, res)) return;
+    if (o.uiDir !== false && serveUi(req, res, o.uiDir)) return;
     const path = (req.url ?? "/").split("?")[0]!;
     const extra = o.routes?.[`${req.method} ${path}`];
     if (extra) return extra(req, res);
@@ -169,7 +174,10 @@ function routes(o: RestOptions & { registry: Registry; history: History; startTi
     });
   }
   addEventRoutes(r, o.events);
-  if (o.core) addCoreRoutes(r, o.core, o);
+  if (o.core) {
+    addCoreRoutes(r, o.core, o);
+    addCorralRoutes(r, o.core);
+  }
   return r;
 }
 
