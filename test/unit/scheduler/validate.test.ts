@@ -105,6 +105,8 @@ const CASES: Case[] = [
   ["rule name not an identifier", part("", "    placementrules:\n      - name: 'user-rule'\n"), "invalid rule name user-rule, a name must be a valid identifier"],
   ["filter type", part("", "    placementrules:\n      - name: user\n        filter:\n          type: permit\n"), "invalid rule filter type permit, filter type  must be either '', allow or deny"],
   ["filter user regexp", part("", "    placementrules:\n      - name: user\n        filter:\n          type: allow\n          users: ['^dev.*$']\n"), true],
+  ["filter user Go regexp with an inline flag (Go syntax, as upstream compiles it)", part("", "    placementrules:\n      - name: user\n        filter:\n          users: ['(?i)^dev.*$']\n"), true],
+  ["filter user regexp that compiles nowhere", part("", "    placementrules:\n      - name: user\n        filter:\n          users: ['user[a-z']\n"), "invalid rule filter user list is not a proper list or regexp: [user[a-z]"],
   ["filter single bad user", part("", "    placementrules:\n      - name: user\n        filter:\n          users: ['1bad']\n"), "invalid rule filter user list is not a proper list or regexp: [1bad]"],
   ["filter single bad group", part("", "    placementrules:\n      - name: user\n        filter:\n          groups: ['a b']\n"), "invalid rule filter group list is not a proper list or regexp: [a b]"],
   ["fixed rule to an existing leaf", part("        queues:\n          - name: batch\n", "    placementrules:\n      - name: fixed\n        value: batch\n"), true],

@@ -1,0 +1,51 @@
+/**
+ * Gang scheduling keys and defaults, spelled exactly as Apache YuniKorn spells them (apache/yunikorn-k8shim
+ * pkg/common/constants/constants.go "Gang scheduling", pkg/conf/schedulerconf.go; apache/yunikorn-core
+ * pkg/scheduler/objects/application.go). One place, so a key is never typed twice.
+ *
+ * Upstream no longer reads the old placeholder markers (label `placeholder`, annotation
+ * `yunikorn.apache.org/placeholder`; removed in YUNIKORN-3315), and the gang annotations never had older names, so
+ * there are no legacy keys here.
+ */
+
+/** Pod annotation: JSON list of the application's task groups (read from the application's first pod). */
+export const ANNOTATION_TASK_GROUPS = "yunikorn.apache.org/task-groups";
+/** Pod annotation: the task group this pod belongs to. */
+export const ANNOTATION_TASK_GROUP_NAME = "yunikorn.apache.org/task-group-name";
+/** Pod annotation: `placeholderTimeoutInSeconds=N gangSchedulingStyle=Soft|Hard`. */
+export const ANNOTATION_SCHEDULING_POLICY_PARAMETERS = "yunikorn.apache.org/schedulingPolicyParameters";
+/** Set to `"true"` on placeholder pods only (internal prefix since YUNIKORN-2503). */
+export const ANNOTATION_PLACEHOLDER_FLAG = "internal.yunikorn.apache.org/placeholder";
+
+/** The annotations this module reads, for typed problems. */
+export type GangAnnotation = typeof ANNOTATION_TASK_GROUPS | typeof ANNOTATION_TASK_GROUP_NAME | typeof ANNOTATION_SCHEDULING_POLICY_PARAMETERS;
+
+/** Scheduling policy parameter names and their separator. */
+export const PARAM_PLACEHOLDER_TIMEOUT = "placeholderTimeoutInSeconds";
+export const PARAM_GANG_SCHEDULING_STYLE = "gangSchedulingStyle";
+export const SCHEDULING_POLICY_PARAM_DELIMITER = " ";
+
+/** What happens when the reservation times out: `Soft` falls back to normal scheduling, `Hard` fails the application. */
+export type GangSchedulingStyle = "Soft" | "Hard";
+export const DEFAULT_GANG_SCHEDULING_STYLE: GangSchedulingStyle = "Soft";
+
+/** Placeholder timeout the core uses when the application names none (or ≤ 0): 15 minutes, in milliseconds. */
+export const DEFAULT_PLACEHOLDER_TIMEOUT_MS = 15 * 60 * 1000;
+
+/** Failure reason of a Hard gang that timed out (also the pod status reason of its unscheduled pods). */
+export const RESERVATION_TIMEOUT_FAILURE = "ResourceReservationTimeout";
+
+/** The placeholder pod's container and defaults. */
+export const DEFAULT_PLACEHOLDER_IMAGE = "registry.k8s.io/pause:3.7";
+export const PLACEHOLDER_CONTAINER_NAME = "pause";
+export const PLACEHOLDER_RESTART_POLICY = "Never";
+
+/** Scheduler configuration keys (ConfigMap `yunikorn-configs`, read once at start as upstream: not reloadable). */
+export const CONF_DISABLE_GANG_SCHEDULING = "service.disableGangScheduling";
+export const CONF_PLACEHOLDER_IMAGE = "service.placeholderImage";
+export const CONF_PLACEHOLDER_RUN_AS_USER = "service.placeholderRunAsUser";
+export const CONF_PLACEHOLDER_RUN_AS_GROUP = "service.placeholderRunAsGroup";
+export const CONF_PLACEHOLDER_FS_GROUP = "service.placeholderFsGroup";
+
+/** Event reason of every gang event on the originating pod (upstream writes the step as the event's action). */
+export const EVENT_REASON_GANG = "GangScheduling";
