@@ -266,7 +266,7 @@ export class Queue {
     if (this.isLeaf) {
       for (const m of this.order.values()) {
         const app = m as Application;
-        if (app.state === "Accepted" && ctx.runHold(app)) continue;
+        if ((app.state === "Accepted" || app.state === "Reserving") && ctx.runHold(app)) continue;
         const d = app.tryAllocate(ctx, now);
         if (d) return d;
       }

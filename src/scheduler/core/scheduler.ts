@@ -8,7 +8,8 @@
 import { type PartitionConfig, type SchedulerConfig, decodeQueuesYaml } from "./config.js";
 import { type Allocation, type AllocationResult, allocationOf } from "./allocation-result.js";
 import { type HoldReason, formatHoldReason, holdState } from "./hold-reason.js";
-import { type AppStateChange, Partition } from "./partition.js";
+import type { GangSchedulingStyle } from "./gang/constants.js";
+import { type AppStateChange, type CoreRelease, Partition } from "./partition.js";
 import {
   type ApplicationFilter, type ApplicationView, type NodeView, type PartitionView, type QueueView, type UsageView,
   applicationView, applicationViews, findApplication, nodeView, partitionView, queueView, usageViews,
@@ -36,6 +37,15 @@ export interface AddApplicationRequest {
   partitionName?: string;
   ugi: { user: string; groups?: string[] };
   tags?: Record<string, string>;
+  /**
+   * Gang scheduling (upstream placeholderAsk): Σ over the task groups of minMember × placeholder resource. Set and
+   * not zero: the application must be in a FIFO leaf queue whose max (and its parents') can hold all of it, else it is
+   * rejected; it reserves with placeholders before its real asks are scheduled.
+   */
+  placeholderAsk?: Res;
+  /** Placeholder timeout in milliseconds (upstream executionTimeoutMilliSeconds); 0 or unset: 15 minutes. */
+  executionTimeoutMilliSeconds?: number;
+  gangSchedulingStyle?: GangSchedulingStyle;
 }
 
 export interface AllocationMessage {
@@ -53,6 +63,10 @@ export interface AllocationMessage {
    * callback, yunikorn-shim reference §2.12). Must be fast and pure; undefined: any node with room.
    */
   predicate?: (nodeID: string) => boolean;
+  /** Gang scheduling: a placeholder ask (upstream `placeholder`). */
+  placeholder?: boolean;
+  /** Gang scheduling: the task group of the ask (placeholder or real pod); upstream `taskGroupName`. */
+  taskGroupName?: string;
 }
 
 export interface AllocationRelease {
@@ -187,7 +201,8 @@ export class SchedulerCore {
         continue;
       }
       try {
-        p.addApplication(a.applicationID, a.queueName, a.ugi.user, a.ugi.groups ?? [], a.tags ?? {}, this.now());
+        const gang = a.placeholderAsk && { placeholderAsk: a.placeholderAsk, timeoutMs: a.executionTimeoutMilliSeconds, style: a.gangSchedulingStyle };
+        p.addApplication(a.applicationID, a.queueName, a.ugi.user, a.ugi.groups ?? [], a.tags ?? {}, this.now(), gang);
         out.acceptedApplications.push(a.applicationID);
       } catch (err) {
         out.rejectedApplications.push({ id: a.applicationID, reason: (err as Error).message });
@@ -212,6 +227,8 @@ export class SchedulerCore {
           node: a.nodeID || undefined,
           requiredNode: a.allocationTags?.["yunikorn.apache.org/requiredNode"],
           predicate: a.predicate,
+          placeholder: a.placeholder,
+          taskGroup: a.taskGroupName,
         });
       } catch (err) {
         out.rejectedAllocations.push({ id: a.allocationKey, reason: (err as Error).message });
@@ -294,6 +311,14 @@ export class SchedulerCore {
   /** Leaf queue of an application, or undefined when the core does not hold it. */
   applicationQueue(appId: string, partition?: string): string | undefined {
     return this.partition(partition)?.apps.get(appId)?.queue.path;
+  }
+
+  /**
+   * Placeholders the core released on its own since the last call (timeout, too small for their real pod, given up
+   * for an allocation elsewhere): the RM removes their pods. The core has already taken them out of every usage.
+   */
+  releases(): (CoreRelease & { partition: string })[] {
+    return [...this.partitions.entries()].flatMap(([name, p]) => p.drainReleases().map((r) => ({ ...r, partition: name })));
   }
 
   /** Application state changes since the last call (UpdatedApplication messages). */

@@ -54,6 +54,9 @@ export function holdInfo(r: HoldReason): Record<string, unknown> {
   return { ...r, state: holdState(r), message: formatHoldReason(r) };
 }
 
+/** Gang fields of an ask or allocation as YuniKorn's DAO spells them (`placeholder`, `taskGroupName`; omitted when unset). */
+const gangInfo = (x: { placeholder?: boolean; taskGroup?: string }) => ({ ...(x.placeholder ? { placeholder: true } : {}), ...(x.taskGroup ? { taskGroupName: x.taskGroup } : {}) });
+
 export function applicationInfo(a: ApplicationView): Record<string, unknown> {
   return {
     applicationID: a.id, usedResource: clean(a.allocated) ?? {}, pendingResource: clean(a.pending) ?? {},
@@ -63,11 +66,15 @@ export function applicationInfo(a: ApplicationView): Record<string, unknown> {
       requiredNodeId: x.requiredNode ?? "", applicationId: a.id,
       ...(x.reservedNode ? { reservedNodeId: x.reservedNode } : {}),
       ...(x.hold ? { holdReason: holdInfo(x.hold) } : {}),
+      ...gangInfo(x),
     })),
     allocations: a.allocations.map((x) => ({
       allocationKey: x.key, resource: x.resource, priority: String(x.priority), nodeId: x.nodeId, applicationId: a.id,
-      allocationTime: ns(x.allocatedAt ?? x.createTime),
+      allocationTime: ns(x.allocatedAt ?? x.createTime), ...gangInfo(x),
     })),
+    ...(a.placeholderData.length > 0 ? {
+      placeholderData: a.placeholderData.map((d) => ({ taskGroupName: d.taskGroupName, count: d.count, minResource: d.minResource, replaced: d.replaced, timedout: d.timedOut })),
+    } : {}),
     applicationState: a.state, user: a.user, groups: a.groups,
     stateLog: a.stateLog.map((s) => ({ time: ns(s.time), applicationState: s.state })),
     ...(a.rejectedMessage !== undefined ? { rejectedMessage: a.rejectedMessage } : {}),
@@ -80,7 +87,7 @@ export function nodeInfo(n: NodeView): Record<string, unknown> {
     nodeID: n.id, hostName: n.attributes["si/hostname"] ?? "", rackName: n.attributes["si/rackname"] ?? "", attributes: n.attributes,
     capacity: n.capacity, allocated: clean(n.allocated) ?? {}, occupied: clean(n.occupied) ?? {}, available: n.available,
     utilized: percent(n.allocated, n.capacity),
-    allocations: n.allocations.map((x) => ({ allocationKey: x.key, applicationId: x.appId, nodeId: n.id, resource: x.resource, priority: String(x.priority) })),
+    allocations: n.allocations.map((x) => ({ allocationKey: x.key, applicationId: x.appId, nodeId: n.id, resource: x.resource, priority: String(x.priority), ...gangInfo(x) })),
     schedulable: n.schedulable, isReserved: n.reservation !== undefined,
     reservations: n.reservation ? [`${n.reservation.appId}|${n.reservation.key}`] : [],
   };
