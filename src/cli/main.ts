@@ -159,6 +159,7 @@ export function buildCli(): Command {
     .option("--leader-elect", "campaign for a coordination.k8s.io Lease; only the leader schedules", false)
     .option("--lease-name <name>", "name of the leader Lease", "corral-scheduler")
     .option("--identity <id>", "leader election identity (default: hostname_pid)")
+    .option("--placeholder-image <image>", "gang scheduling: image of placeholder pods (overrides service.placeholderImage; default registry.k8s.io/pause:3.7; an air-gapped cluster needs its own mirror)")
     .action(async (o) => {
       const { createLogger } = await import("../util/logger.js");
       const log = createLogger("corral-scheduler", process.env.LOG_LEVEL ?? "info");
@@ -168,7 +169,7 @@ export function buildCli(): Command {
         const s = await runScheduler({
           kubeconfig: o.kubeconfig, namespace: o.namespace, schedulerName: o.schedulerName, mode: o.mode, host: o.host, port: o.port,
           policyGroup: o.policyGroup, intervalMs: o.intervalMs, bindConcurrency: o.bindConcurrency, bindAttempts: o.bindAttempts,
-          eventQueueLimit: o.eventQueueLimit, resyncSeconds: o.resyncSeconds, leaderElect: o.leaderElect, leaseName: o.leaseName,
+          eventQueueLimit: o.eventQueueLimit, resyncSeconds: o.resyncSeconds, leaderElect: o.leaderElect, leaseName: o.leaseName, placeholderImage: o.placeholderImage,
           identity: o.identity ?? `${hostname()}_${process.pid}`, log,
         });
         stopOnSignals(() => s.close());

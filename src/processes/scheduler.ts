@@ -16,6 +16,7 @@ import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME } from "../admission/constants.j
 import { SchedulerCore } from "../scheduler/core/scheduler.js";
 import { json, readBody, startRestServer } from "../scheduler/rest/server.js";
 import { flattenConfigMaps, queuesYamlOf } from "../scheduler/shim/config.js";
+import { DEFAULT_GANG_CONFIG, parseGangConfig } from "../scheduler/shim/gang/config.js";
 import { type PodRef, type SchedulingMode, ShimContext, type ShimAction } from "../scheduler/shim/context.js";
 import { bindErrorOutcome, filterReply, parseFilterArgs } from "../scheduler/shim/extender.js";
 import type { PodObject } from "../scheduler/shim/translate.js";
@@ -49,6 +50,8 @@ export interface SchedulerProcessOptions {
   resyncSeconds: number;
   leaderElect: boolean;
   leaseName: string;
+  /** Placeholder image (`--placeholder-image`); overrides `service.placeholderImage` of the ConfigMaps. */
+  placeholderImage?: string;
   identity: string;
   log: Logger;
 }
@@ -122,6 +125,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
       this.reset();
       for (const [k, v] of Object.entries(ctx.stats())) this.set({ state: k }, v);
     } }),
+    gang: new Counter({ name: "corral_scheduler_placeholder_calls_total", help: "Placeholder pod creates and deletes by result", labelNames: ["action", "result"], registers: [registry] }),
     leader: new Gauge({ name: "corral_scheduler_is_leader", help: "1 while this replica holds the leader Lease", registers: [registry] }),
   };
 
@@ -130,7 +134,8 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
   const configState: { error?: string; loadedAt?: string } = {};
 
   // ------------------------------------------------------------------ actions
-  type StatusJob = Exclude<ShimAction, { kind: "bind" }>;
+  type GangJob = Extract<ShimAction, { kind: "createPod" | "deletePod" | "podStatus" }>;
+  type StatusJob = Exclude<ShimAction, { kind: "bind" } | GangJob>;
   // Bindings go first: while any is queued or in flight, events and status patches use one connection (they are
   // informational; a binding is the scheduling decision). Otherwise four.
   const statusQueue = new WorkQueue<StatusJob>(() => (bindQueue.size > 0 ? 1 : 4), async (a) => {
@@ -150,6 +155,55 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
       if (code(err) !== 404) log.warn({ action: a.kind, err: bodyText(err) }, "could not write event or pod status");
     }
   }, o.eventQueueLimit, () => m.events.inc({ result: "dropped" }));
+
+  /** Deletes a pod (grace period 0), retried with backoff; a missing pod counts as deleted. @returns success */
+  const deletePod = async (pod: PodRef): Promise<boolean> => {
+    for (let i = 0; i < o.bindAttempts; i++) {
+      try {
+        await coreApi.deleteNamespacedPod({ name: pod.name, namespace: pod.namespace, gracePeriodSeconds: 0 });
+        m.gang.inc({ action: "delete", result: "done" });
+        return true;
+      } catch (err) {
+        if (code(err) === 404) return true;
+        if (i === o.bindAttempts - 1) log.warn({ pod: `${pod.namespace}/${pod.name}`, err: bodyText(err) }, "could not delete placeholder; retried at the next resync");
+      }
+      await sleep(250 * 2 ** i);
+    }
+    m.gang.inc({ action: "delete", result: "failed" });
+    return false;
+  };
+
+  // Gang scheduling: placeholder creates and deletes, and the pod status of a Hard reservation timeout; never dropped.
+  const gangQueue = new WorkQueue<GangJob>(8, async (a) => {
+    if (a.kind === "deletePod") {
+      await deletePod(a.pod);
+      return;
+    }
+    if (a.kind === "podStatus") {
+      try {
+        await coreApi.patchNamespacedPodStatus({ name: a.pod.name, namespace: a.pod.namespace, body: { status: { phase: a.phase, reason: a.reason, message: a.message } } }, k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.StrategicMergePatch));
+      } catch (err) {
+        if (code(err) !== 404) log.warn({ pod: `${a.pod.namespace}/${a.pod.name}`, err: bodyText(err) }, "could not fail the pod of a timed-out gang");
+      }
+      return;
+    }
+    const ns = a.pod.metadata?.namespace ?? "default";
+    let last = "";
+    for (let i = 0; i < 3; i++) {
+      try {
+        await coreApi.createNamespacedPod({ namespace: ns, body: a.pod });
+        m.gang.inc({ action: "create", result: "done" });
+        return;
+      } catch (err) {
+        last = bodyText(err);
+        if (code(err) === 409 || code(err) === 403 || code(err) === 422) break;
+      }
+      await sleep(250 * 2 ** i);
+    }
+    m.gang.inc({ action: "create", result: "failed" });
+    log.warn({ pod: `${ns}/${a.pod.metadata?.name}`, err: last }, "could not create placeholder");
+    run(ctx.placeholderCreateFailed(a.pod.metadata?.labels?.["yunikorn.apache.org/app-id"] ?? ""));
+  });
 
   /** POSTs the Binding; resolves to an error text, or undefined on success. `gone`: the pod no longer exists. */
   const postBinding = async (pod: PodRef, node: string): Promise<{ error?: string; gone?: boolean }> => {
@@ -186,7 +240,9 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     kick();
   };
 
-  const bindQueue: WorkQueue<{ pod: PodRef; node: string }> = new WorkQueue<{ pod: PodRef; node: string }>(o.bindConcurrency, async ({ pod, node }) => {
+  const bindQueue: WorkQueue<{ pod: PodRef; node: string; replaces?: PodRef }> = new WorkQueue<{ pod: PodRef; node: string; replaces?: PodRef }>(o.bindConcurrency, async ({ pod, node, replaces }) => {
+    // a gang member takes its placeholder's place: the placeholder goes first (a failed delete is retried on resync)
+    if (replaces) await deletePod(replaces);
     settleBind(pod, node, await postBinding(pod, node));
     if (bindQueue.size <= 1) setImmediate(() => statusQueue.pump());
   });
@@ -194,6 +250,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
   function run(actions: ShimAction[]): void {
     for (const a of actions) {
       if (a.kind === "bind") bindQueue.push(a);
+      else if (a.kind === "createPod" || a.kind === "deletePod" || a.kind === "podStatus") gangQueue.push(a);
       else statusQueue.push(a);
     }
   }
@@ -246,7 +303,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
 
   // ------------------------------------------------------------------ extender verbs (plugin mode)
   const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
-    "GET /ws/v1/scheduler/shim": (_req, res) => json(res, 200, { ready, mode: o.mode, schedulerName: o.schedulerName, leader: leading, config: configState, tasks: ctx.stats(), queued: { binds: bindQueue.size, status: statusQueue.size } }),
+    "GET /ws/v1/scheduler/shim": (_req, res) => json(res, 200, { ready, mode: o.mode, schedulerName: o.schedulerName, leader: leading, config: configState, tasks: ctx.stats(), queued: { binds: bindQueue.size, status: statusQueue.size, placeholders: gangQueue.size } }),
   };
   if (o.mode === "plugin") {
     routes["POST /scheduler/filter"] = (req, res) => {
@@ -299,6 +356,11 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     ]);
     // Recovery (reference §3.4): config, nodes, then pods oldest first; nothing is scheduled until all are in.
     reloadConfig();
+    // Gang keys are read once at start, as upstream (a bad value: logged, the defaults stay)
+    const gang = parseGangConfig(flattenConfigMaps([configMaps.get(DEFAULT_CONFIGMAP_NAME, o.namespace), configMaps.get(CONFIGMAP_NAME, o.namespace)]));
+    if (!gang.ok) log.error({ errors: gang.errors }, "gang scheduling configuration rejected; the defaults stay in force");
+    const gangConfig = gang.ok ? gang.config : DEFAULT_GANG_CONFIG;
+    ctx.setGangConfig(o.placeholderImage ? { ...gangConfig, placeholder: { ...gangConfig.placeholder, image: o.placeholderImage } } : gangConfig);
     const t0 = Date.now();
     run(ctx.syncAll(nodes.list(), pods.list() as PodObject[]));
     log.info({ nodes: ctx.nodes.size, pods: pods.list().length, ...ctx.stats(), ms: Date.now() - t0 }, "state recovered from the cluster");

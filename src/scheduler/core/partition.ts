@@ -755,6 +755,15 @@ export class Partition {
     app.queue.update(app);
   }
 
+  /** Ends a reserving gang's reservation now (see `SchedulerCore.timeoutReservation`). */
+  timeoutReservation(appId: string, now: number): boolean {
+    const app = this.apps.get(appId);
+    if (!app?.gang || app.state !== "Reserving") return false;
+    app.gang.timerAt = now;
+    this.placeholderTimedOut(app, now);
+    return true;
+  }
+
   /** How a real ask of `app` uses its allocated placeholders (core/gang/replacement.ts). */
   private replacement(app: Application, ask: Ask): Replacement {
     const placeholders = [];

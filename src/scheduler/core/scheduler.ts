@@ -308,6 +308,20 @@ export class SchedulerCore {
     return this.partition(partition)?.relocate(appId, allocationKey, nodeId) ?? false;
   }
 
+  /** State of an active application, or undefined when the core does not hold it. */
+  applicationState(appId: string, partition?: string): string | undefined {
+    return this.partition(partition)?.apps.get(appId)?.state;
+  }
+
+  /**
+   * Ends a gang's reservation now as if its placeholder timer had fired (the resource manager found the explicit
+   * timeout already passed when the application entered Reserving, upstream YUNIKORN-3332).
+   * @returns false when the application is unknown or not a reserving gang
+   */
+  timeoutReservation(appId: string, partition?: string): boolean {
+    return this.partition(partition)?.timeoutReservation(appId, this.now()) ?? false;
+  }
+
   /** Leaf queue of an application, or undefined when the core does not hold it. */
   applicationQueue(appId: string, partition?: string): string | undefined {
     return this.partition(partition)?.apps.get(appId)?.queue.path;
