@@ -4,7 +4,8 @@
  * pod conditions and events, the extender's refusals, the simulator and REST call `formatHoldReason` / `holdState`;
  * nothing parses the text back.
  */
-import { type Res, format } from "./resources.js";
+import type { Queue } from "./queue.js";
+import { type Res, fitsWithin, format } from "./resources.js";
 import { type LimitHold, formatLimitHold } from "./ugm/hold.js";
 
 export type HoldReason =
@@ -66,4 +67,28 @@ export function formatHoldReason(r: HoldReason): string {
     case "gangReservation":
       return `application ${r.appId} is reserving resources for its gang: placeholders hold ${format(r.allocated)} of ${format(r.reservation)}`;
   }
+}
+
+/** The first queue below root on `q`'s path whose max `r` would exceed (upstream `TryIncAllocatedResource`), or undefined. */
+export function queueMaxHold(q: Queue, r: Readonly<Res>): HoldReason | undefined {
+  for (let x: Queue | undefined = q; x?.parent; x = x.parent) {
+    if (!fitsWithin(x.max, x.allocated, r)) return { kind: "queueMax", queuePath: x.path, max: { ...x.max }, used: { ...x.allocated }, ask: { ...r } };
+  }
+  return undefined;
+}
+
+/** Root's max is the cluster size: `r` on top of what is allocated must fit it; a type no node provides never fits. */
+export function clusterHold(root: Queue, r: Readonly<Res>): HoldReason | undefined {
+  for (const k in r) {
+    if ((root.allocated[k] ?? 0) + r[k]! > (root.max?.[k] ?? 0)) return { kind: "clusterCapacity", capacity: { ...root.max }, used: { ...root.allocated }, ask: { ...r } };
+  }
+  return undefined;
+}
+
+/** The first queue on `q`'s path whose maxapplications one more running application would exceed, or undefined. */
+export function queueRunHold(q: Queue): HoldReason | undefined {
+  for (let x: Queue | undefined = q; x; x = x.parent) {
+    if (x.maxApps > 0 && x.runningApps + 1 > x.maxApps) return { kind: "queueMaxApplications", queuePath: x.path, maxApplications: x.maxApps };
+  }
+  return undefined;
 }

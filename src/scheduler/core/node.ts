@@ -5,9 +5,12 @@
  */
 import { type Res, addTo, fitsIn, subFrom } from "./resources.js";
 
-/** Order of nodes: score ascending (fair: least used; binpacking: most used), then id. */
-export interface NodeOrder { score: number; id: string }
-export const nodeOrder = (a: NodeOrder, b: NodeOrder) => a.score - b.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+/**
+ * Order of nodes: score ascending (fair: least used; binpacking: most used), then id. `rank` is the node's position
+ * among all node ids (assigned by the partition), so ties compare numbers instead of strings.
+ */
+export interface NodeOrder { score: number; rank: number; id: string }
+export const nodeOrder = (a: NodeOrder, b: NodeOrder) => a.score - b.score || a.rank - b.rank;
 
 /** What a node knows of an allocation placed on it. */
 export interface NodeAllocation {

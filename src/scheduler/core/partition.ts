@@ -23,14 +23,17 @@ import { placeholderTimeout, placeholderTimerMs } from "./gang/timeout.js";
 import {
   type AppEvent, type AppState, COMPLETING_TIMEOUT_MS, RUNNING_STATES, STARTING_TIMEOUT_MS, TERMINATED_TIMEOUT_MS, nextState,
 } from "./application-state.js";
-import type { HoldReason } from "./hold-reason.js";
+import { type HoldReason, clusterHold, queueMaxHold, queueRunHold } from "./hold-reason.js";
 import { Node, type NodeOrder, allocationId, nodeOrder } from "./node.js";
 import { parseResource } from "./quantity.js";
 import { Acl, Queue, type SortPolicy } from "./queue.js";
-import { type Res, addTo, fitsIn, fitsWithin, format, hasPositive, isZero, strictlyPositive, subFrom } from "./resources.js";
+import { type Res, addTo, fitsIn, format, hasPositive, isZero, strictlyPositive, subFrom } from "./resources.js";
 import { PlacementManager } from "./placement/manager.js";
 import { tagValue } from "./placement/tag.js";
 import { PlacementRefusedError, isRecoveryQueue } from "./placement/types.js";
+import { AppTimers } from "./app-timers.js";
+import { applyNamespaceTags } from "./namespace-tags.js";
+import { Reservations } from "./reservations.js";
 
 export type { Allocation, AllocationResult } from "./allocation-result.js";
 
@@ -80,12 +83,6 @@ const res = (m: Record<string, string> | undefined): Res | undefined => {
 const sortPolicyOf = (props: Record<string, string> | undefined): SortPolicy => (props?.["application.sort.policy"] === "fair" ? "fair" : "fifo");
 const sortPriorityOf = (props: Record<string, string> | undefined) => (props?.["application.sort.priority"] ?? "enabled").toLowerCase() !== "disabled";
 
-interface Reservation { appId: string; key: string; nodeId: string; since: number; /** `freeEpoch` at the last attempt. */ tried: number }
-
-/** A timer of the application life cycle: fires `event` for the application instance at `at`. */
-interface TimerKey { at: number; serial: number }
-const timerOrder = (a: TimerKey, b: TimerKey) => a.at - b.at || a.serial - b.serial;
-
 export class Partition {
   readonly name: string;
   readonly nodes = new Map<string, Node>();
@@ -95,6 +92,8 @@ export class Partition {
   readonly rejected = new Map<string, Application>();
   /** Completed and failed application instances, until they expire (an id may run again). */
   readonly terminated = new Map<number, Application>();
+  /** The latest completed or failed instance of each application id (lookups without a scan). */
+  readonly lastTerminated = new Map<string, Application>();
   readonly limits = new LimitTracker();
   /**
    * Schedulable nodes in allocation order. Only a node whose usage changed is re-keyed (O(log n)), so choosing a node
@@ -111,23 +110,19 @@ export class Partition {
   private releases: CoreRelease[] = [];
   /** Gang applications whose placeholder timer runs. */
   private readonly gangTimers = new Set<Application>();
-  /** Reservations by `allocationId(appId, key)`, in the order they were made. */
-  private readonly reservations = new Map<string, Reservation>();
-  /** Bumped whenever room may have appeared (a release, a node change): reservations are retried only then. */
-  private freeEpoch = 0;
-  /** Queue orders must be rebuilt (fair max or configuration changed). */
-  private orderDirty = true;
-  private readonly timers = new BTree<TimerKey, [Application, AppEvent]>(undefined, timerOrder);
-  private readonly timerOf = new Map<Application, TimerKey>();
-  private serials = new WeakMap<Application, number>();
-  private nextSerial = 0;
+  private readonly reservations: Reservations;
+  /**
+   * Queue orders are stale: `full` after a configuration change (policies, guarantees: rebuilt), `fairMax` after the
+   * cluster size changed (fair maxima recomputed, only the keys that depend on them re-keyed).
+   */
+  private orderDirty: "none" | "fairMax" | "full" = "full";
+  private readonly timers = new AppTimers();
   private lastCleanup: number | undefined;
-  private readonly reservationDelay: number;
   private readonly cleanupInterval: number;
 
   constructor(o: PartitionOptions) {
     this.name = o.name;
-    this.reservationDelay = o.reservationDelayMs ?? RESERVATION_DELAY_MS;
+    this.reservations = new Reservations(o.reservationDelayMs ?? RESERVATION_DELAY_MS);
     this.cleanupInterval = o.queueCleanupIntervalMs ?? QUEUE_CLEANUP_INTERVAL_MS;
     this.applyConfig(o.config);
   }
@@ -191,11 +186,18 @@ export class Partition {
     this.limits.load(rootCfg);
     this.updateRootMax();
     for (const n of this.nodes.values()) this.reindex(n);
-    this.orderDirty = true;
-    this.freeEpoch++;
+    this.orderDirty = "full";
+    this.refreshOrder();
+    this.reservations.epoch++;
   }
 
+  /** Node ids changed: ranks and the node index are rebuilt before the index is used next. */
+  private ranksDirty = false;
+  private readonly ranks = new Map<string, number>();
+
+  /** Re-keys a node in the index after its usage or schedulable flag changed (O(log n)). */
   private reindex(n: Node): void {
+    if (this.ranksDirty) return;
     const indexed = n.schedulable && this.nodes.has(n.id);
     const u = indexed ? n.usage(this.weights) : 0;
     const score = this.nodeSortPolicy === "binpacking" ? -u : u;
@@ -203,8 +205,23 @@ export class Partition {
     if (n.sortKey) this.nodeIndex.delete(n.sortKey);
     n.sortKey = undefined;
     if (!indexed) return;
-    n.sortKey = { score, id: n.id };
+    n.sortKey = { score, rank: this.ranks.get(n.id)!, id: n.id };
     this.nodeIndex.set(n.sortKey, n);
+  }
+
+  /** The node index, rebuilt after nodes came or went (ranks follow the sorted node ids). */
+  private nodeOrder(): BTree<NodeOrder, Node> {
+    if (this.ranksDirty) {
+      this.ranksDirty = false;
+      this.ranks.clear();
+      [...this.nodes.keys()].sort().forEach((id, i) => this.ranks.set(id, i));
+      this.nodeIndex.clear();
+      for (const n of this.nodes.values()) {
+        n.sortKey = undefined;
+        this.reindex(n);
+      }
+    }
+    return this.nodeIndex;
   }
 
   /** Sum of node capacities, kept incrementally (the root queue's max, §4.3). */
@@ -212,23 +229,25 @@ export class Partition {
 
   private updateRootMax(): void {
     this.root.max = isZero(this.clusterCapacity) ? {} : { ...this.clusterCapacity };
-    this.orderDirty = true;
+    if (this.orderDirty === "none") this.orderDirty = "fairMax";
   }
 
   /**
    * Recomputes every queue's fair max (reference §4.3: root = cluster size; a child overrides the types its own max
-   * sets) and rebuilds the orders. Runs only after the cluster size or the configuration changed, never per
-   * allocation.
+   * sets) and brings the orders up to date: after a configuration change every order is rebuilt; after a change of the
+   * cluster size only keys that use a fair max are recomputed (children of every parent, applications of fair leaves
+   * without a guaranteed), and only those that changed move. Never per allocation.
    */
   private refreshOrder(): void {
+    const full = this.orderDirty === "full";
     const walk = (q: Queue) => {
       q.fairMax = !q.parent ? q.max : q.max ? { ...q.parent.fairMax, ...q.max } : q.parent.fairMax;
-      q.clearOrder();
+      if (full) q.clearOrder();
       for (const c of q.children.values()) walk(c);
-      q.rebuildOrder();
+      if (full || !q.isLeaf || (q.sortPolicy === "fair" && !q.guaranteed)) q.rebuildOrder();
     };
     walk(this.root);
-    this.orderDirty = false;
+    this.orderDirty = "none";
   }
 
   /** The fair max of a queue created or changed after the last rebuild. */
@@ -244,9 +263,9 @@ export class Partition {
     const n = new Node({ id, capacity, occupied, schedulable, attributes });
     this.nodes.set(id, n);
     addTo(this.clusterCapacity, n.capacity);
-    this.reindex(n);
+    this.ranksDirty = true;
     this.updateRootMax();
-    this.freeEpoch++;
+    this.reservations.epoch++;
   }
 
   /** New capacity, occupied resources or schedulable flag. @throws Error for an unknown node */
@@ -263,7 +282,7 @@ export class Partition {
     if (update.schedulable !== undefined) n.schedulable = update.schedulable;
     if (!n.schedulable && n.reservation) this.unreserveNode(n);
     this.reindex(n);
-    this.freeEpoch++;
+    this.reservations.epoch++;
   }
 
   /** Removes a node; its allocations and its reservation are released; the allocations are returned. */
@@ -284,7 +303,7 @@ export class Partition {
     subFrom(this.clusterCapacity, n.capacity);
     this.reindex(n);
     this.updateRootMax();
-    this.freeEpoch++;
+    this.reservations.epoch++;
     return released;
   }
 
@@ -307,11 +326,7 @@ export class Partition {
         groups = ["nogroup"];
       }
       const leaf = this.place(queueName, user, groups, tags);
-      if (!leaf.managed) {
-        const before = JSON.stringify([leaf.max, leaf.guaranteed]);
-        applyNamespaceTags(leaf, tags);
-        if (JSON.stringify([leaf.max, leaf.guaranteed]) !== before) this.orderDirty = true;
-      }
+      if (applyNamespaceTags(leaf, tags)) this.orderDirty = "full";
       this.setFairMax(leaf);
       const disable = (tags["application.stateaware.disable"] ?? tags.disableStateAware ?? "") !== "";
       const app = new Application({
@@ -347,7 +362,7 @@ export class Partition {
     }
     // no asks left: the application is not in a running state any more (removeAsk completed it)
     this.detachApp(app);
-    this.setTimer(app, undefined);
+    this.timers.set(app, undefined);
     return released;
   }
 
@@ -480,7 +495,7 @@ export class Partition {
     this.detach(ask);
     subFrom(app.allocated, ask.resource);
     app.queue.decAllocated(ask.resource);
-    if (!opts.node && (!node?.fits(resource) || this.queueMaxHold(app.queue, resource))) {
+    if (!opts.node && (!node?.fits(resource) || queueMaxHold(app.queue, resource))) {
       addTo(app.allocated, ask.resource);
       app.queue.incAllocated(ask.resource);
       if (node) this.attach(ask, node);
@@ -493,7 +508,7 @@ export class Partition {
     addTo(app.allocated, ask.resource);
     app.queue.incAllocated(ask.resource);
     this.limits.track(app, ask.resource, 1, true);
-    this.freeEpoch++;
+    this.reservations.epoch++;
     app.queue.update(app);
   }
 
@@ -510,7 +525,7 @@ export class Partition {
       if (ask.placeholder) this.placeholderGone(app, ask);
       const stillRunning = !isZero(app.allocated); // asks are strictly positive: zero means none allocated
       this.limits.track(app, ask.resource, -1, stillRunning);
-      this.freeEpoch++;
+      this.reservations.epoch++;
     } else {
       if (ask.reservedNode) this.unreserve(ask);
       subFrom(app.pending, ask.resource);
@@ -568,52 +583,37 @@ export class Partition {
     if (to !== "Rejected") this.changes.push({ appId: app.id, from, to, at: now, ...(message ? { message } : {}) });
     switch (to) {
       case "Starting":
-        this.setTimer(app, [now + STARTING_TIMEOUT_MS, "runApplication"]);
+        this.timers.set(app, { at: now + STARTING_TIMEOUT_MS, event: "runApplication" });
         break;
       case "Completing":
-        this.setTimer(app, [now + COMPLETING_TIMEOUT_MS, "completeApplication"]);
+        this.timers.set(app, { at: now + COMPLETING_TIMEOUT_MS, event: "completeApplication" });
         break;
       case "Completed":
       case "Failed":
         this.gangTimers.delete(app);
         this.detachApp(app);
-        this.terminated.set(this.serial(app), app);
-        this.setTimer(app, [now + TERMINATED_TIMEOUT_MS, "expireApplication"]);
+        this.terminated.set(this.timers.serial(app), app);
+        this.lastTerminated.set(app.id, app);
+        this.timers.set(app, { at: now + TERMINATED_TIMEOUT_MS, event: "expireApplication" });
         break;
       case "Rejected":
-        this.setTimer(app, [now + TERMINATED_TIMEOUT_MS, "expireApplication"]);
+        this.timers.set(app, { at: now + TERMINATED_TIMEOUT_MS, event: "expireApplication" });
         break;
       case "Expired":
-        this.setTimer(app, undefined);
-        this.terminated.delete(this.serial(app));
+        this.timers.set(app, undefined);
+        this.terminated.delete(this.timers.serial(app));
+        if (this.lastTerminated.get(app.id) === app) this.lastTerminated.delete(app.id);
         if (this.rejected.get(app.id) === app) this.rejected.delete(app.id);
         break;
       default:
-        this.setTimer(app, undefined);
+        this.timers.set(app, undefined);
     }
-  }
-
-  private serial(app: Application): number {
-    let s = this.serials.get(app);
-    if (s === undefined) this.serials.set(app, (s = this.nextSerial++));
-    return s;
-  }
-
-  private setTimer(app: Application, timer: [number, AppEvent] | undefined): void {
-    const old = this.timerOf.get(app);
-    if (old) this.timers.delete(old);
-    this.timerOf.delete(app);
-    if (!timer) return;
-    const key = { at: timer[0], serial: this.serial(app) };
-    this.timers.set(key, [app, timer[1]]);
-    this.timerOf.set(app, key);
   }
 
   /** A completed application that gets a new ask runs again: a new instance in the same queue, or placed again. */
   private reopen(appId: string, now: number): Application | undefined {
-    let last: Application | undefined;
-    for (const a of this.terminated.values()) if (a.id === appId && a.state === "Completed") last = a;
-    if (!last) return undefined;
+    const last = this.lastTerminated.get(appId);
+    if (last?.state !== "Completed") return undefined;
     const q = last.queue;
     if (this.find(q.path) === q && q.isLeaf && !q.draining) {
       const app = new Application({
@@ -638,14 +638,7 @@ export class Partition {
    * queues and empty drained queues are removed.
    */
   tick(now: number): void {
-    for (;;) {
-      const k = this.timers.minKey();
-      if (!k || k.at > now) break;
-      const [app, event] = this.timers.get(k)!;
-      this.timers.delete(k);
-      this.timerOf.delete(app);
-      this.fire(app, event, now);
-    }
+    for (let t = this.timers.take(now); t; t = this.timers.take(now)) this.fire(t[0], t[1], now);
     if (this.gangTimers.size > 0) for (const app of [...this.gangTimers]) if (app.gang?.timerAt !== undefined && app.gang.timerAt <= now) this.placeholderTimedOut(app, now);
     if (this.lastCleanup === undefined || now - this.lastCleanup >= this.cleanupInterval) {
       this.lastCleanup = now;
@@ -671,7 +664,7 @@ export class Partition {
       }
     };
     walk(this.root);
-    if (removed.length > 0) this.orderDirty = true;
+    if (removed.length > 0) this.orderDirty = "full";
     return removed;
   }
 
@@ -797,7 +790,7 @@ export class Partition {
     this.placeholderGone(app, ph);
     const d = ph.taskGroup ? app.placeholderData.get(ph.taskGroup) : undefined;
     if (d) d.replaced++;
-    this.freeEpoch++;
+    this.reservations.epoch++;
     const allocation = this.allocate(app, ask, node, now);
     return { kind: "replaced", allocation, placeholderKey };
   }
@@ -810,7 +803,7 @@ export class Partition {
    */
   tryAllocate(now: number): AllocationResult | undefined {
     this.clock = now;
-    if (this.orderDirty) this.refreshOrder();
+    if (this.orderDirty !== "none") this.refreshOrder();
     if (!hasPositive(this.root.pending)) return undefined;
     const reserved = this.reservations.size > 0 ? this.tryReservedAllocate(now) : undefined;
     if (reserved) return reserved;
@@ -827,12 +820,12 @@ export class Partition {
     nodeOf: (id) => this.nodes.get(id),
     askHold: (app, ask) => this.limitHold(app, ask.resource) ?? this.queueHold(app.queue, ask.resource),
     pickNode: (ask) => this.pickNode(ask),
-    reservationNode: (ask, now) => this.reservationNode(ask, now),
+    reservationNode: (ask, now) => this.reservations.choose(ask, this.nodeOrder().values(), now),
   };
 
   private apply(d: Decision, now: number): AllocationResult {
     if (d.kind === "reserve") {
-      this.reserve(d.ask, d.node, now);
+      this.reservations.reserve(d.ask, d.node, now);
       return { kind: "reserved", appId: d.app.id, key: d.ask.key, nodeId: d.node.id };
     }
     if (d.kind === "replace") return this.replace(d.app, d.ask, d.placeholder, d.node, now);
@@ -860,7 +853,7 @@ export class Partition {
       const n = this.nodes.get(ask.requiredNode);
       return n && n.schedulable && !n.reservation && n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id)) ? n : undefined;
     }
-    for (const n of this.nodeIndex.values()) {
+    for (const n of this.nodeOrder().values()) {
       if (!n.reservation && n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id))) return n;
     }
     return undefined;
@@ -868,50 +861,15 @@ export class Partition {
 
   // ---------------------------------------------------------------- reservations (reference §4.6)
 
-  /**
-   * The node an ask that no node takes now should reserve: once the ask is older than the reservation delay, among
-   * the schedulable, unreserved nodes whose total capacity fits it and that pass its predicate, the one with the best
-   * (lowest) fit score, first in node order on ties. Asks with a required node do not reserve.
-   */
-  private reservationNode(ask: Ask, now: number): Node | undefined {
-    if (ask.requiredNode || now - ask.createTime < this.reservationDelay) return undefined;
-    let best: Node | undefined, bestScore = Number.POSITIVE_INFINITY;
-    for (const n of this.nodeIndex.values()) {
-      if (n.reservation || !n.fitsCapacity(ask.resource) || (ask.predicate && !ask.predicate(n.id))) continue;
-      const s = n.fitScore(ask.resource);
-      if (s < bestScore) {
-        best = n;
-        bestScore = s;
-      }
-    }
-    return best;
-  }
-
-  private reserve(ask: Ask, node: Node, now: number): void {
-    ask.reservedNode = node.id;
-    node.reservation = { appId: ask.appId, key: ask.key, since: now };
-    this.reservations.set(allocationId(ask.appId, ask.key), { appId: ask.appId, key: ask.key, nodeId: node.id, since: now, tried: this.freeEpoch });
-  }
-
   /** Releases the reservation of a pending ask (placed, removed, changed). */
   private unreserve(ask: Ask): void {
-    const id = allocationId(ask.appId, ask.key);
-    const r = this.reservations.get(id);
-    this.reservations.delete(id);
-    const n = r ? this.nodes.get(r.nodeId) : undefined;
-    if (n?.reservation?.appId === ask.appId && n.reservation.key === ask.key) n.reservation = undefined;
-    ask.reservedNode = undefined;
+    this.reservations.release(ask, ask, this.nodes.get(ask.reservedNode ?? ""));
   }
 
   /** Releases the reservation on a node (node removed or unschedulable); the ask goes back to the normal walk. */
   private unreserveNode(n: Node): void {
     const r = n.reservation!;
-    const ask = this.apps.get(r.appId)?.asks.get(r.key);
-    if (ask) this.unreserve(ask);
-    else {
-      this.reservations.delete(allocationId(r.appId, r.key));
-      n.reservation = undefined;
-    }
+    this.reservations.release(this.apps.get(r.appId)?.asks.get(r.key), r, n);
   }
 
   /**
@@ -921,16 +879,14 @@ export class Partition {
    */
   private tryReservedAllocate(now: number): AllocationResult | undefined {
     for (const r of this.reservations.values()) {
-      if (r.tried === this.freeEpoch) continue;
-      r.tried = this.freeEpoch;
+      if (r.tried === this.reservations.epoch) continue;
+      r.tried = this.reservations.epoch;
       const app = this.apps.get(r.appId);
       const ask = app?.asks.get(r.key);
       const node = this.nodes.get(r.nodeId);
       if (!app || !ask || ask.node || !node) {
         // defensive: every path that ends an ask or a node releases its reservation
-        this.reservations.delete(allocationId(r.appId, r.key));
-        if (node?.reservation?.key === r.key && node.reservation.appId === r.appId) node.reservation = undefined;
-        if (ask) ask.reservedNode = undefined;
+        this.reservations.release(ask, r, node);
         return { kind: "unreserved", appId: r.appId, key: r.key, nodeId: r.nodeId, cause: node ? "askRemoved" : "nodeRemoved" };
       }
       if ((app.state === "Accepted" || app.state === "Reserving") && this.runHold(app)) continue;
@@ -946,7 +902,7 @@ export class Partition {
 
   /** Reservations in the order made (read API, tests). */
   reservationList(): { appId: string; key: string; nodeId: string; since: number }[] {
-    return [...this.reservations.values()].map(({ appId, key, nodeId, since }) => ({ appId, key, nodeId, since }));
+    return this.reservations.list();
   }
 
   /** Moves an allocation to `nodeId` when that node is schedulable, has room and passes the ask's predicate. */
@@ -958,7 +914,7 @@ export class Partition {
     if (to.reservation || !to.fits(ask.resource) || (ask.predicate && !ask.predicate(nodeId))) return false;
     this.detach(ask);
     this.attach(ask, to);
-    this.freeEpoch++;
+    this.reservations.epoch++;
     return true;
   }
 
@@ -979,7 +935,7 @@ export class Partition {
     }
     const quota = this.quotaHold(app, ask.resource);
     if (quota) return quota;
-    const cluster = this.clusterHold(ask.resource);
+    const cluster = clusterHold(this.root, ask.resource);
     if (cluster) return cluster;
     if (ask.reservedNode) {
       const n = this.nodes.get(ask.reservedNode);
@@ -1001,29 +957,12 @@ export class Partition {
       const rb = this.runHold(app);
       if (rb) return rb;
     }
-    return this.limitHold(app, r) ?? this.queueMaxHold(app.queue, r);
-  }
-
-  /** Why an ask does not fit the maxima of the queues on its path below root (undefined: it fits). */
-  private queueMaxHold(q: Queue, r: Res): HoldReason | undefined {
-    for (let x: Queue | undefined = q; x?.parent; x = x.parent) {
-      if (!fitsWithin(x.max, x.allocated, r)) return { kind: "queueMax", queuePath: x.path, max: { ...x.max }, used: { ...x.allocated }, ask: { ...r } };
-    }
-    return undefined;
-  }
-
-  /** Root's max is the cluster size; a resource type no node provides never fits. */
-  private clusterHold(r: Res): HoldReason | undefined {
-    const x = this.root;
-    for (const k in r) {
-      if ((x.allocated[k] ?? 0) + r[k]! > (x.max?.[k] ?? 0)) return { kind: "clusterCapacity", capacity: { ...x.max }, used: { ...x.allocated }, ask: { ...r } };
-    }
-    return undefined;
+    return this.limitHold(app, r) ?? queueMaxHold(app.queue, r);
   }
 
   /** Why an ask does not fit the queue maxima on its path, root (the cluster size) last; undefined: it fits. */
   queueHold(q: Queue, r: Res): HoldReason | undefined {
-    return this.queueMaxHold(q, r) ?? this.clusterHold(r);
+    return queueMaxHold(q, r) ?? clusterHold(this.root, r);
   }
 
   /** User and group headroom (limits on the application's queue path). */
@@ -1034,9 +973,8 @@ export class Partition {
 
   /** Why `app` may not start running: maxapplications of its queues, or of user/group limits. */
   private runHold(app: Application): HoldReason | undefined {
-    for (let x: Queue | undefined = app.queue; x; x = x.parent) {
-      if (x.maxApps > 0 && x.runningApps + 1 > x.maxApps) return { kind: "queueMaxApplications", queuePath: x.path, maxApplications: x.maxApps };
-    }
+    const q = queueRunHold(app.queue);
+    if (q) return q;
     const hold = this.limits.runHold(app);
     return hold && { kind: "limit", hold };
   }
@@ -1046,12 +984,6 @@ export class Partition {
     for (const n of this.nodes.values()) if (fitsIn(n.capacity, r)) return true;
     return false;
   }
-}
-
-/** The application id and ask key of an `allocationId`. */
-export function splitAllocationId(id: string): [string, string] {
-  const i = id.indexOf("\u0000");
-  return [id.slice(0, i), id.slice(i + 1)];
 }
 
 /**
@@ -1071,35 +1003,4 @@ function maxQueueSet(q: Queue): Res | undefined {
 /** `application.create.force` tag (key case-insensitive, Go ParseBool true spellings). */
 function isForced(tags: Record<string, string>): boolean {
   return ["1", "t", "T", "true", "TRUE", "True"].includes(tagValue(tags, "application.create.force"));
-}
-
-/** si.Resource JSON (`{"resources":{"memory":{"value":1000}}}`) → Res of its positive values; undefined when none or malformed. */
-function siResource(json: string | undefined): Res | undefined {
-  if (!json) return undefined;
-  try {
-    const v = JSON.parse(json) as { resources?: Record<string, { value?: unknown }> };
-    const out: Res = {};
-    for (const [k, q] of Object.entries(v.resources ?? {})) if (typeof q?.value === "number" && q.value > 0) out[k] = q.value;
-    return Object.keys(out).length > 0 ? out : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Namespace limits carried by application tags (`namespace.resourcequota`, `namespace.resourceguaranteed`,
- * `namespace.resourcemaxapps`, set by the shim from namespace annotations) onto a dynamic leaf queue when an
- * application is added to it; managed (configured) queues keep their configuration, and the recovery queue takes none
- * (yunikorn-core reference §1.3; upstream partition.go AddApplication).
- * Tag names are matched case-insensitively.
- */
-function applyNamespaceTags(q: Queue, tags: Record<string, string>): void {
-  if (isRecoveryQueue(q.path)) return;
-  const tag = (name: string) => tagValue(tags, name);
-  const max = siResource(tag("namespace.resourcequota"));
-  if (max) q.max = max;
-  const guaranteed = siResource(tag("namespace.resourceguaranteed"));
-  if (guaranteed) q.guaranteed = guaranteed;
-  const maxApps = Number(tag("namespace.resourcemaxapps"));
-  if (Number.isInteger(maxApps) && maxApps > 0) q.maxApps = maxApps;
 }

@@ -108,7 +108,7 @@ export class Queue {
   fairMax: Res | undefined;
   /** Members (children or applications) with schedulable pending asks, in allocation order. */
   private readonly order = new BTree<SortKey, Queue | Application>(undefined, sortKeyOrder);
-  /** The same members by pending priority (highest first), for this queue's own priority. */
+  /** With priority sorting off: the same members by pending priority (highest first), for this queue's own priority. */
   private readonly priorities = new BTree<SortKey, true>(undefined, sortKeyOrder);
   /** Position in the parent's order and priority index. */
   orderKey?: SortKey;
@@ -130,9 +130,12 @@ export class Queue {
     this.template = o.template;
   }
 
-  /** Highest pending ask priority of the schedulable applications below (−∞ when none). */
+  /**
+   * Highest pending ask priority of the schedulable applications below (−∞ when none). With priority sorting on, the
+   * order's first key starts with it; otherwise a separate priority index is kept.
+   */
   get priority(): number {
-    const k = this.priorities.minKey();
+    const k = this.sortPriority ? this.order.minKey() : this.priorities.minKey();
     return k ? -k.v[0]! : Number.NEGATIVE_INFINITY;
   }
 
@@ -209,7 +212,10 @@ export class Queue {
     }
   }
 
-  /** Places this leaf's applications, or this parent's children, in order again (after `clearOrder`, bottom-up). */
+  /**
+   * Places this leaf's applications, or this parent's children, in order again (after `clearOrder`, or to re-key after
+   * fair maxima changed; bottom-up). Members whose key did not change stay where they are.
+   */
   rebuildOrder(): void {
     if (this.isLeaf) {
       for (const a of this.apps.values()) {
@@ -231,7 +237,7 @@ export class Queue {
       m.orderKey = key;
       if (key) this.order.set(key, m);
     }
-    const prio = priority === undefined ? undefined : { v: [-priority], id: key!.id };
+    const prio = priority === undefined || this.sortPriority ? undefined : { v: [-priority], id: key!.id };
     if (!sameKey(m.prioKey, prio)) {
       if (m.prioKey) this.priorities.delete(m.prioKey);
       m.prioKey = prio;

@@ -166,9 +166,7 @@ export function applicationViews(p: Partition, filter: ApplicationFilter, holds 
 export function findApplication(p: Partition, id: string): Application | undefined {
   const active = p.apps.get(id);
   if (active) return active;
-  let last: Application | undefined;
-  for (const a of p.terminated.values()) if (a.id === id) last = a;
-  return last ?? p.rejected.get(id);
+  return p.lastTerminated.get(id) ?? p.rejected.get(id);
 }
 
 export function nodeView(p: Partition, id: string): NodeView | undefined {
