@@ -676,6 +676,7 @@ export class ShimContext {
       const pod = this.placeholderReleased(rel.allocation.key);
       if (pod) out.push({ kind: "deletePod", pod });
       const g = this.gangs.get(rel.allocation.appId);
+      if (g && rel.cause === "tooLarge") out.push(this.gangEvent(g.originatorRef, gangEvents.placeholderTooSmall(rel.message)));
       if (g && rel.cause === "timeout" && !timedOut.has(rel.allocation.appId)) {
         timedOut.add(rel.allocation.appId);
         out.push(this.gangEvent(g.originatorRef, gangEvents.placeholderTimedOut(rel.allocation.appId)));

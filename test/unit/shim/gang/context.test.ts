@@ -185,3 +185,17 @@ describe("gang scheduling in the shim", () => {
     expect(core.queueView("root.spark")!.allocated.memory).toBe(w.core.queueView("root.spark")!.allocated.memory);
   });
 });
+
+describe("gang scheduling in the shim: a pod larger than its placeholder", () => {
+  it("releases the placeholders it can never use (deleted, Warning on the driver) and is scheduled normally", () => {
+    const w = world();
+    w.run(pod("driver", { groups: TASK_GROUPS, group: "driver" }));
+    expect(w.placeholders()).toHaveLength(4);
+    const out = w.run(pod("big-exec", { group: "executor", memory: "2Gi" }));
+    expect(out.filter((a) => a.kind === "deletePod")).toHaveLength(4);
+    expect(out.find((a) => a.kind === "event" && a.type === "Warning" && a.message.includes("are not matching placeholder"))).toMatchObject({ object: { name: "driver" } });
+    const bind = out.find((a) => a.kind === "bind" && a.pod.name === "big-exec") as Extract<ShimAction, { kind: "bind" }>;
+    expect(bind.replaces).toBeUndefined();
+    expect(w.placeholders()).toHaveLength(0);
+  });
+});
