@@ -373,6 +373,7 @@ export class Partition {
       app.queue.forget(app);
     }
     if (this.apps.get(app.id) === app) this.apps.delete(app.id);
+    this.gangTimers.delete(app);
     this.limits.forget(app.id);
   }
 
@@ -728,6 +729,7 @@ export class Partition {
   private placeholderTimedOut(app: Application, now: number): void {
     const g = app.gang!;
     this.gangTimers.delete(app);
+    if (this.apps.get(app.id) !== app) return;
     const placeholders = [...app.asks.values()].filter((a) => a.placeholder).map((a) => ({ allocationKey: a.key, taskGroupName: a.taskGroup ?? "", allocated: a.node !== undefined }));
     const d = placeholderTimeout({ now, timerStartedAt: g.timerAt!, timerMs: 0, style: g.style, state: app.state, placeholders });
     const msg = `placeholder of application ${app.id} timed out`;
@@ -735,7 +737,8 @@ export class Partition {
       for (const k of d.release) this.releasePlaceholder(app, k, "timeout", msg, now);
       return;
     }
-    if (d.kind !== "resume" && d.kind !== "fail") return;
+    // only a gang still waiting for its reservation gives it up (a completing or running one has nothing left to do)
+    if ((d.kind !== "resume" && d.kind !== "fail") || (app.state !== "Reserving" && app.state !== "Accepted")) return;
     app.gang = undefined;
     if (d.kind === "resume") {
       this.fire(app, "resumeApplication", now, d.reason);

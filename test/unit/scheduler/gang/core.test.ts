@@ -162,6 +162,28 @@ describe("gang scheduling in the core", () => {
     expect(core.applicationView("g")!.state).toBe("Running");
   });
 
+  it("a gang whose pods all go while Reserving completes; its timer firing later changes nothing", () => {
+    const { clock, core, ask } = setup({ timeoutMs: 1_000 });
+    ask("driver", "driver", 100);
+    ask("ph-d", "driver", 100, true);
+    core.schedule();
+    core.updateAllocation({ releases: [{ applicationID: "g" }] });
+    clock.now += 2_000;
+    expect(() => core.schedule()).not.toThrow();
+    expect(core.stateChanges().map((c) => c.to)).toEqual(["Accepted", "Reserving", "Completing"]);
+    expect(core.releases()).toEqual([]);
+  });
+
+  it("placeholders count against user limits as real pods would", () => {
+    const core = new SchedulerCore(() => 0, cfg("          - name: lim\n            limits:\n              - limit: u capped\n                users: [u]\n                maxresources: {memory: 250}\n"));
+    core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 5000 } }]);
+    core.updateApplication({ new: [{ applicationID: "g", queueName: "root.lim", ugi: { user: "u" }, placeholderAsk: { memory: 300 } }] });
+    for (let i = 0; i < 3; i++) core.updateAllocation({ allocations: [{ allocationKey: `ph${i}`, applicationID: "g", resourcePerAlloc: { memory: 100 }, placeholder: true, taskGroupName: "tg" }] });
+    expect(core.schedule()).toHaveLength(2);
+    expect(core.holdReason("g", "ph2")).toMatchObject({ kind: "limit" });
+    expect(core.usageViews("users")[0]!.queues.find((q) => q.queuePath === "root.lim")!.resourceUsage.memory).toBe(200);
+  });
+
   it("recovery: bound placeholders become allocations and complete the reservation", () => {
     const { core, ask } = setup();
     ask("driver", "driver", 100);
