@@ -173,8 +173,9 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     return false;
   };
 
-  // Gang scheduling: placeholder creates and deletes, and the pod status of a Hard reservation timeout; never dropped.
-  const gangQueue = new WorkQueue<GangJob>(8, async (a) => {
+  // Gang scheduling: placeholder creates and deletes, and the pod status of a Hard reservation timeout; never dropped;
+  // half as many calls in flight as bindings.
+  const gangQueue = new WorkQueue<GangJob>(Math.max(1, Math.ceil(o.bindConcurrency / 2)), async (a) => {
     if (a.kind === "deletePod") {
       await deletePod(a.pod);
       return;
@@ -195,8 +196,10 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
         m.gang.inc({ action: "create", result: "done" });
         return;
       } catch (err) {
+        // AlreadyExists: an earlier attempt reached the API server (names carry a random nonce)
+        if (code(err) === 409) return;
         last = bodyText(err);
-        if (code(err) === 409 || code(err) === 403 || code(err) === 422) break;
+        if (code(err) === 403 || code(err) === 422) break;
       }
       await sleep(250 * 2 ** i);
     }
