@@ -129,6 +129,8 @@ export class Application {
   readonly allocatedPlaceholder: Res = {};
   /** Allocated placeholders (count). */
   placeholderAllocations = 0;
+  /** Pending placeholder asks (count). */
+  pendingPlaceholders = 0;
   /** Per task group, in the order first seen. */
   readonly placeholderData = new Map<string, PlaceholderData>();
   /** Position in the leaf queue's order and priority index (maintained by the queue). */
@@ -169,12 +171,17 @@ export class Application {
     return this.pendingAsks.size > 0;
   }
 
+  /** Has pending asks the walk may place now: while Reserving only placeholders (a gang's real asks wait). */
+  hasSchedulable(): boolean {
+    return this.state === "Reserving" ? this.pendingPlaceholders > 0 : this.pendingAsks.size > 0;
+  }
+
   addPending(ask: Ask): void {
-    this.pendingAsks.set({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key }, ask);
+    if (this.pendingAsks.set({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key }, ask) && ask.placeholder) this.pendingPlaceholders++;
   }
 
   deletePending(ask: Ask): void {
-    this.pendingAsks.delete({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key });
+    if (this.pendingAsks.delete({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key }) && ask.placeholder) this.pendingPlaceholders--;
   }
 
   /**

@@ -180,7 +180,7 @@ export class Queue {
    * O(depth · log n).
    */
   update(app: Application): void {
-    const eligible = app.hasPending() && SCHEDULABLE_STATES.has(app.state) && this.apps.get(app.id) === app;
+    const eligible = app.hasSchedulable() && SCHEDULABLE_STATES.has(app.state) && this.apps.get(app.id) === app;
     this.position(app, eligible ? this.appKey(app) : undefined, eligible ? app.maxPendingPriority() : undefined);
     this.propagate();
   }
@@ -219,7 +219,7 @@ export class Queue {
   rebuildOrder(): void {
     if (this.isLeaf) {
       for (const a of this.apps.values()) {
-        const eligible = a.hasPending() && SCHEDULABLE_STATES.has(a.state);
+        const eligible = a.hasSchedulable() && SCHEDULABLE_STATES.has(a.state);
         this.position(a, eligible ? this.appKey(a) : undefined, eligible ? a.maxPendingPriority() : undefined);
       }
     } else {
