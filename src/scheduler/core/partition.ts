@@ -691,8 +691,9 @@ export class Partition {
     const g = app.gang;
     if (!g) return;
     if (g.timerAt === undefined) {
-      const created = Number(app.tags["yunikorn.apache.org/creationTime"] ?? app.tags.creationTime);
-      g.timerAt = now + placeholderTimerMs({ timeoutMs: g.timeoutMs, createdAtMs: Number.isFinite(created) && created > 0 ? created * 1000 : undefined, acceptedAtMs: app.submissionTime });
+      // counted from the pod's creation as seen when the core accepted the application (upstream ConvertSITimeoutWithAdjustment)
+      const created = Number(app.tags["yunikorn.apache.org/creationTime"]);
+      g.timerAt = now + placeholderTimerMs({ timeoutMs: g.timeoutMs, createdAtMs: Number.isFinite(created) && created > 0 ? created * 1000 : undefined, acceptedAtMs: app.stateLog[0]!.time });
       this.gangTimers.add(app);
     }
     if (app.state === "Reserving" && fitsIn(app.allocatedPlaceholder, g.placeholderAsk)) this.fire(app, "runApplication", now);

@@ -31,6 +31,9 @@ import { placeholderTimeoutMs } from "./gang/policy-parameters.js";
 import { gangReservation, placeholdersToCreate } from "./gang/reservation.js";
 import { reservationStart } from "./gang/timeout.js";
 
+/** Application tag: the originating pod's creation time, Unix seconds (upstream siCommon CreationTime). */
+const APP_TAG_CREATION_TIME = "yunikorn.apache.org/creationTime";
+
 export type SchedulingMode = "standalone" | "plugin";
 
 export interface PodRef {
@@ -650,6 +653,9 @@ export class ShimContext {
     task.app.placeholderAsk = gangReservation(r.spec.taskGroups);
     task.app.executionTimeoutMilliSeconds = r.spec.schedulingPolicyParameters.placeholderTimeoutSeconds > 0 ? placeholderTimeoutMs(r.spec.schedulingPolicyParameters) : 0;
     task.app.gangSchedulingStyle = r.spec.schedulingPolicyParameters.gangSchedulingStyle;
+    // the core counts the placeholder timeout from the pod's creation (after a restart: what remains)
+    const created = pod.metadata?.creationTimestamp ? new Date(pod.metadata.creationTimestamp).getTime() : Number.NaN;
+    if (Number.isFinite(created)) task.app.tags = { ...task.app.tags, [APP_TAG_CREATION_TIME]: String(Math.floor(created / 1000)) };
     task.gang = { spec: r.spec, originator: pod as OriginatorPod, originatorRef: task.pod };
     if (!placeholder && findTaskGroup(r.spec.taskGroups, group).kind === "member") out.push(this.gangEvent(task.pod, gangEvents.taskGroupMatch(group!)));
     return out;

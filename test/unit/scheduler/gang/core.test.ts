@@ -162,6 +162,25 @@ describe("gang scheduling in the core", () => {
     expect(core.applicationView("g")!.state).toBe("Running");
   });
 
+  it("after a restart the timer lasts what remains of the timeout counted from the pod's creation", () => {
+    let now = 100_000;
+    const core = new SchedulerCore(() => now, CFG);
+    core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 5000 } }]);
+    // the driver was created 10 s before this core accepted the application; the timeout is 30 s
+    core.updateApplication({ new: [{ applicationID: "g", queueName: "root.spark", ugi: { user: "u" }, placeholderAsk: { memory: 200 }, executionTimeoutMilliSeconds: 30_000, gangSchedulingStyle: "Hard", tags: { "yunikorn.apache.org/creationTime": "90" } }] });
+    core.updateAllocation({ allocations: [
+      { allocationKey: "driver", applicationID: "g", resourcePerAlloc: { memory: 100 }, taskGroupName: "d" },
+      { allocationKey: "ph", applicationID: "g", resourcePerAlloc: { memory: 100 }, placeholder: true, taskGroupName: "d" },
+    ] });
+    core.schedule();
+    now += 19_999;
+    core.schedule();
+    expect(core.applicationState("g")).toBe("Reserving");
+    now += 1;
+    core.schedule();
+    expect(core.applicationState("g")).toBe("Failing");
+  });
+
   it("a gang whose pods all go while Reserving completes; its timer firing later changes nothing", () => {
     const { clock, core, ask } = setup({ timeoutMs: 1_000 });
     ask("driver", "driver", 100);
