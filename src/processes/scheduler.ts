@@ -243,16 +243,37 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     kick();
   };
 
-  const bindQueue: WorkQueue<{ pod: PodRef; node: string; replaces?: PodRef }> = new WorkQueue<{ pod: PodRef; node: string; replaces?: PodRef }>(o.bindConcurrency, async ({ pod, node, replaces }) => {
-    // a gang member takes its placeholder's place: the placeholder goes first (a failed delete is retried on resync)
-    if (replaces) await deletePod(replaces);
-    settleBind(pod, node, await postBinding(pod, node));
+  /**
+   * Bindings queued or in flight by pod UID, settled when done. A gang member that takes a placeholder's place waits
+   * for the placeholder's own binding first (queued earlier, so already started: FIFO), then deletes it, then binds:
+   * every placeholder is bound before its replacement, and no binding races its pod's deletion.
+   */
+  const bindings = new Map<string, Promise<void>>();
+  type BindJob = { pod: PodRef; node: string; replaces?: PodRef; settled: () => void };
+  const bindQueue: WorkQueue<BindJob> = new WorkQueue<BindJob>(o.bindConcurrency, async ({ pod, node, replaces, settled }) => {
+    try {
+      if (replaces) {
+        await bindings.get(replaces.uid);
+        await deletePod(replaces); // a failed delete is retried at the next resync
+      }
+      settleBind(pod, node, await postBinding(pod, node));
+    } finally {
+      settled();
+    }
     if (bindQueue.size <= 1) setImmediate(() => statusQueue.pump());
   });
+  const pushBind = (a: Extract<ShimAction, { kind: "bind" }>) => {
+    let settled!: () => void;
+    const done = new Promise<void>((r) => (settled = r)).then(() => {
+      if (bindings.get(a.pod.uid) === done) bindings.delete(a.pod.uid);
+    });
+    bindings.set(a.pod.uid, done);
+    bindQueue.push({ ...a, settled });
+  };
 
   function run(actions: ShimAction[]): void {
     for (const a of actions) {
-      if (a.kind === "bind") bindQueue.push(a);
+      if (a.kind === "bind") pushBind(a);
       else if (a.kind === "createPod" || a.kind === "deletePod" || a.kind === "podStatus") gangQueue.push(a);
       else statusQueue.push(a);
     }

@@ -134,10 +134,12 @@ describe("gang scheduling, standalone, on the real test bed", () => {
     expect(ph.spec!.containers[0]).toMatchObject({ image: "registry.internal:5000/pause:3.7", resources: { requests: { cpu: "1", memory: "1Gi" }, limits: { cpu: "1", memory: "1Gi" } } });
     const driver = await waitFor("driver bound", async () => (await list()).find((p) => p.metadata!.name === "sp-driver" && isBound(p)));
     const execPhs = await waitFor("4 executor placeholders bound", async () => { const p = (await placeholdersOf("sp1")).filter((x) => x.metadata!.name!.includes("-executor-") && isBound(x)); return p.length === 4 && p; });
-    const nodes = await waitFor("placeholder Scheduled events", async () => { const m = await placeholderNodes("sp1"); return m.size === 5 && m; });
-    const driverPh = [...nodes.entries()].find(([n]) => n.includes("-driver-"))!;
-    expect(driver.spec!.nodeName).toBe(driverPh[1]);
-    expect((await placeholdersOf("sp1")).some((p) => p.metadata!.name === driverPh[0])).toBe(false);
+    const nodes = await waitFor("executor placeholders' Scheduled events", async () => { const m = await placeholderNodes("sp1"); return [...m.keys()].filter((n) => n.includes("-executor-")).length === 4 && m; });
+    // the driver takes its placeholder's place as soon as the gang is complete, sometimes before that placeholder's own
+    // binding lands (the binding then fails on the deleted pod): when it was bound, the driver is on its node
+    const driverPh = [...nodes.entries()].find(([n]) => n.includes("-driver-"));
+    if (driverPh) expect(driver.spec!.nodeName).toBe(driverPh[1]);
+    await waitFor("driver placeholder deleted", async () => !(await placeholdersOf("sp1")).some((p) => p.metadata!.name!.includes("-driver-")));
     await create([0, 1, 2, 3].map((i) => pod(`sp-exec-${i}`, { app: "sp1", queue: "root.spark", group: "executor" })));
     const execs = await waitFor("4 executors bound", async () => { const p = (await list()).filter((x) => x.metadata!.name!.startsWith("sp-exec-") && isBound(x)); return p.length === 4 && p; });
     expect(execs.map((p) => p.spec!.nodeName).sort()).toEqual(execPhs.map((p) => p.spec!.nodeName).sort());
