@@ -127,6 +127,11 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     } }),
     gang: new Counter({ name: "corral_scheduler_placeholder_calls_total", help: "Placeholder pod creates and deletes by result", labelNames: ["action", "result"], registers: [registry] }),
     leader: new Gauge({ name: "corral_scheduler_is_leader", help: "1 while this replica holds the leader Lease", registers: [registry] }),
+    overLimit: new Counter({ name: "corral_scheduler_over_limit_allocations_total", help: "Allocations of pods already bound when seen (spec.nodeName preset, bound elsewhere) recorded over a limit, by kind of limit (queue, user, group)", labelNames: ["limit"], registers: [registry] }),
+    overLimitPods: new Gauge({ name: "corral_scheduler_over_limit_pods", help: "Live pods whose allocation was recorded over a limit, by kind of limit", labelNames: ["limit"], registers: [registry], collect() {
+      for (const [k, v] of Object.entries(ctx.overLimitCounts())) this.set({ limit: k }, v);
+    } }),
+    notJoined: new Counter({ name: "corral_scheduler_applications_not_joined_total", help: "Pods that named an application id held by another namespace or user and ran as their own application, by what differed", labelNames: ["differs"], registers: [registry] }),
   };
 
   let ready = false;
@@ -135,7 +140,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
 
   // ------------------------------------------------------------------ actions
   type GangJob = Extract<ShimAction, { kind: "createPod" | "deletePod" | "podStatus" }>;
-  type StatusJob = Exclude<ShimAction, { kind: "bind" } | GangJob>;
+  type StatusJob = Extract<ShimAction, { kind: "event" | "condition" | "activate" }>;
   // Bindings go first: while any is queued or in flight, events and status patches use one connection (they are
   // informational; a binding is the scheduling decision). Otherwise four.
   const statusQueue = new WorkQueue<StatusJob>(() => (bindQueue.size > 0 ? 1 : 4), async (a) => {
@@ -275,7 +280,13 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     for (const a of actions) {
       if (a.kind === "bind") pushBind(a);
       else if (a.kind === "createPod" || a.kind === "deletePod" || a.kind === "podStatus") gangQueue.push(a);
-      else statusQueue.push(a);
+      else if (a.kind === "notJoined") {
+        m.notJoined.inc({ differs: a.differs });
+        log.info({ pod: `${a.pod.namespace}/${a.pod.name}`, podApplicationId: a.podApplicationId, applicationId: a.applicationId, user: a.user, differs: a.differs }, "application id held by another namespace or user: the pod runs as its own application");
+      } else if (a.kind === "overLimit") {
+        for (const kind of new Set(a.limits.map((l) => l.kind))) m.overLimit.inc({ limit: kind });
+        log.warn({ pod: `${a.pod.namespace}/${a.pod.name}`, applicationId: a.applicationId, node: a.node, limits: a.limits }, "allocation of an already bound pod recorded over a limit");
+      } else statusQueue.push(a);
     }
   }
 
@@ -328,6 +339,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
   // ------------------------------------------------------------------ extender verbs (plugin mode)
   const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
     "GET /ws/v1/scheduler/shim": (_req, res) => json(res, 200, { ready, mode: o.mode, schedulerName: o.schedulerName, leader: leading, config: configState, tasks: ctx.stats(), queued: { binds: bindQueue.size, status: statusQueue.size, placeholders: gangQueue.size } }),
+    "GET /ws/v1/scheduler/shim/applications": (_req, res) => json(res, 200, ctx.applications()),
   };
   if (o.mode === "plugin") {
     routes["POST /scheduler/filter"] = (req, res) => {

@@ -125,6 +125,7 @@ describe("scheduler REST API over a running core", () => {
       const app2 = await get("/ws/v1/partition/default/application/app-2");
       expect(app2).toMatchObject({ applicationState: "Rejected", rejectedMessage: "application rejected: no placement rule matched", queueName: "" });
       expect(app2.stateLog.map((x: { applicationState: string }) => x.applicationState)).toEqual(["New", "Rejected"]);
+      expect(app2.rejectionReason).toMatchObject({ kind: "placementRefused", state: "Skipped", message: "application rejected: no placement rule matched" });
       expect(await get("/ws/v1/partition/default/node/n2")).toMatchObject({ isReserved: true, reservations: ["app-3|big"] });
       expect((await get("/ws/v1/partitions"))[0].applications).toEqual({ total: 3, Starting: 2, Rejected: 1 });
     } finally {

@@ -121,7 +121,7 @@ export class Application {
   stateSince: number;
   /** Every state the application was in, oldest first. */
   readonly stateLog: StateLogEntry[];
-  /** Why the application was rejected (state Rejected). */
+  /** Why the application was rejected (state Rejected), and the typed placement refusal when placement refused it. */
   rejectedMessage?: string;
   /** Gang scheduling: set while the application reserves with placeholders (cleared when it resumes as a normal one). */
   gang?: { placeholderAsk: Res; timeoutMs: number; explicitTimeout: boolean; style: GangSchedulingStyle; timerAt?: number };
@@ -133,6 +133,7 @@ export class Application {
   pendingPlaceholders = 0;
   /** Per task group, in the order first seen. */
   readonly placeholderData = new Map<string, PlaceholderData>();
+  rejection?: HoldReason;
   /** Position in the leaf queue's order and priority index (maintained by the queue). */
   orderKey?: SortKey;
   prioKey?: SortKey;

@@ -4,6 +4,7 @@
  * pod conditions and events, the extender's refusals, the simulator and REST call `formatHoldReason` / `holdState`;
  * nothing parses the text back.
  */
+import { type PlacementRefusal, formatPlacementRefusal } from "./placement/types.js";
 import type { Queue } from "./queue.js";
 import { type Res, fitsWithin, format } from "./resources.js";
 import { type LimitHold, formatLimitHold } from "./ugm/hold.js";
@@ -25,8 +26,8 @@ export type HoldReason =
   | { readonly kind: "reservation"; readonly nodeId: string; readonly ask: Readonly<Res>; readonly available: Readonly<Res> }
   /** Gang scheduling: the application is Reserving; its real asks wait until every placeholder is allocated (`Skipped`). */
   | { readonly kind: "gangReservation"; readonly appId: string; readonly allocated: Readonly<Res>; readonly reservation: Readonly<Res> }
-  /** Placement refused the application (rejections; not a pending-ask hold). */
-  | { readonly kind: "placementRefused"; readonly message: string };
+  /** Placement refused the application (its rejection, placement/types.ts; not a pending-ask hold). */
+  | { readonly kind: "placementRefused"; readonly refusal: PlacementRefusal };
 
 /**
  * The shim's scheduling state for a hold: `Skipped` — a quota (queue max, user/group limit, maxapplications),
@@ -63,7 +64,7 @@ export function formatHoldReason(r: HoldReason): string {
     case "reservation":
       return `waiting on node ${r.nodeId} reserved for it to have ${format(r.ask)} free (available ${format(r.available)})`;
     case "placementRefused":
-      return r.message;
+      return formatPlacementRefusal(r.refusal);
     case "gangReservation":
       return `application ${r.appId} is reserving resources for its gang: placeholders hold ${format(r.allocated)} of ${format(r.reservation)}`;
   }

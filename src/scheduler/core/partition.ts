@@ -16,13 +16,9 @@ import { LimitTracker } from "./ugm/tracker.js";
 import { BTree } from "../../util/btree.js";
 import { type Allocation, type AllocationResult } from "./allocation-result.js";
 import { type AllocationContext, Application, type Ask, type Decision, type GangOptions } from "./application.js";
-import { RESERVATION_TIMEOUT_FAILURE } from "./gang/constants.js";
 import { type Replacement, matchPlaceholder } from "./gang/replacement.js";
 import { checkGangSubmission } from "./gang/submission.js";
 import { placeholderTimeout, placeholderTimerMs } from "./gang/timeout.js";
-import {
-  type AppEvent, type AppState, COMPLETING_TIMEOUT_MS, RUNNING_STATES, STARTING_TIMEOUT_MS, TERMINATED_TIMEOUT_MS, nextState,
-} from "./application-state.js";
 import { type HoldReason, clusterHold, queueMaxHold, queueRunHold } from "./hold-reason.js";
 import { Node, type NodeOrder, allocationId, nodeOrder } from "./node.js";
 import { parseResource } from "./quantity.js";
@@ -31,21 +27,13 @@ import { type Res, addTo, fitsIn, format, hasPositive, isZero, strictlyPositive,
 import { PlacementManager } from "./placement/manager.js";
 import { tagValue } from "./placement/tag.js";
 import { PlacementRefusedError, isRecoveryQueue } from "./placement/types.js";
-import { AppTimers } from "./app-timers.js";
+import { type AppStateChange, Lifecycle } from "./lifecycle.js";
 import { applyNamespaceTags } from "./namespace-tags.js";
 import { Reservations } from "./reservations.js";
 
 export type { Allocation, AllocationResult } from "./allocation-result.js";
 
-/** An application state change, for the resource manager (UpdatedApplication). */
-export interface AppStateChange {
-  appId: string;
-  from: AppState;
-  to: AppState;
-  at: number;
-  /** Why (upstream's state change info), e.g. `ResourceReservationTimeout` for a failed gang. */
-  message?: string;
-}
+export type { AppStateChange } from "./lifecycle.js";
 
 /**
  * An allocation or ask the core released on its own (upstream ReleaseAllocation from the core to the shim): gang
@@ -88,12 +76,19 @@ export class Partition {
   readonly nodes = new Map<string, Node>();
   /** Active applications (not Completed, Failed, Rejected or Expired). */
   readonly apps = new Map<string, Application>();
+  private readonly life = new Lifecycle((app) => this.detachApp(app));
   /** Rejected applications by id, until they expire. */
-  readonly rejected = new Map<string, Application>();
+  get rejected(): Map<string, Application> {
+    return this.life.rejected;
+  }
   /** Completed and failed application instances, until they expire (an id may run again). */
-  readonly terminated = new Map<number, Application>();
-  /** The latest completed or failed instance of each application id (lookups without a scan). */
-  readonly lastTerminated = new Map<string, Application>();
+  get terminated(): ReadonlyMap<number, Application> {
+    return this.life.terminated;
+  }
+  /** The latest completed or failed instance of each application id. */
+  get lastTerminated(): ReadonlyMap<string, Application> {
+    return this.life.lastTerminated;
+  }
   readonly limits = new LimitTracker();
   /**
    * Schedulable nodes in allocation order. Only a node whose usage changed is re-keyed (O(log n)), so choosing a node
@@ -104,8 +99,6 @@ export class Partition {
   private placement = new PlacementManager([]);
   nodeSortPolicy: "fair" | "binpacking" = "fair";
   weights: Record<string, number> = { vcore: 1, memory: 1 };
-  /** State changes since the last drain (see `drainStateChanges`). */
-  private changes: AppStateChange[] = [];
   /** Releases the core decided since the last drain (see `drainReleases`). */
   private releases: CoreRelease[] = [];
   /** Gang applications whose placeholder timer runs. */
@@ -116,7 +109,6 @@ export class Partition {
    * cluster size changed (fair maxima recomputed, only the keys that depend on them re-keyed).
    */
   private orderDirty: "none" | "fairMax" | "full" = "full";
-  private readonly timers = new AppTimers();
   private lastCleanup: number | undefined;
   private readonly cleanupInterval: number;
 
@@ -316,7 +308,7 @@ export class Partition {
    * @returns the leaf queue path, or throws with the rejection reason
    */
   addApplication(id: string, queueName: string, user: string, groups: readonly string[], tags: Record<string, string>, now: number, gang?: GangOptions): string {
-    this.rejected.delete(id);
+    this.life.rejected.delete(id);
     if (this.apps.has(id)) throw new Error(`adding application ${id} to partition ${this.name}, but application already existed`);
     try {
       const forced = isForced(tags);
@@ -345,8 +337,8 @@ export class Partition {
     } catch (err) {
       const app = new Application({ id, queue: this.root, user, groups, submissionTime: now, tags, requestedQueue: queueName });
       app.rejectedMessage = (err as Error).message;
-      this.fire(app, "rejectApplication", now);
-      this.rejected.set(id, app);
+      if (err instanceof PlacementRefusedError) app.rejection = { kind: "placementRefused", refusal: err.refusal };
+      this.life.fire(app, "rejectApplication", now);
       throw err;
     }
   }
@@ -362,7 +354,7 @@ export class Partition {
     }
     // no asks left: the application is not in a running state any more (removeAsk completed it)
     this.detachApp(app);
-    this.timers.set(app, undefined);
+    this.life.forget(app);
     return released;
   }
 
@@ -456,9 +448,9 @@ export class Partition {
       if (d) d.count++;
       else app.placeholderData.set(ask.taskGroup, { taskGroupName: ask.taskGroup, count: 1, minResource: { ...ask.resource }, replaced: 0, timedOut: 0 });
     }
-    if (app.state === "New" || app.state === "Completing") this.fire(app, "runApplication", now);
+    if (app.state === "New" || app.state === "Completing") this.life.fire(app, "runApplication", now);
     // a gang reserves first; a recovered real allocation means it was already past its reservation
-    if (app.state === "Accepted" && app.gang && (!opts.node || opts.placeholder)) this.fire(app, "reserveApplication", now);
+    if (app.state === "Accepted" && app.gang && (!opts.node || opts.placeholder)) this.life.fire(app, "reserveApplication", now);
     if (opts.node) {
       // Recovered: usage may exceed max (the RM already bound it).
       this.commit(app, ask, this.nodes.get(opts.node)!, now);
@@ -534,9 +526,9 @@ export class Partition {
       app.deletePending(ask);
     }
     if (app.asks.size === 0 && (app.state === "Accepted" || app.state === "Reserving" || app.state === "Starting" || app.state === "Running")) {
-      this.fire(app, "completeApplication", now);
+      this.life.fire(app, "completeApplication", now);
     } else if (app.asks.size === 0 && app.state === "Failing") {
-      this.fire(app, "failApplication", now);
+      this.life.fire(app, "failApplication", now);
     }
     app.queue.update(app);
   }
@@ -563,57 +555,15 @@ export class Partition {
     app.queue.incAllocated(ask.resource);
     this.limits.track(app, ask.resource, 1, true);
     if (ask.placeholder) return this.placeholderAllocated(app, ask, now);
-    if (app.state === "Accepted") this.fire(app, app.stateAwareDisabled ? "runApplication" : "startApplication", now);
-    else if (app.state === "Starting" || app.state === "Reserving") this.fire(app, "runApplication", now);
+    if (app.state === "Accepted") this.life.fire(app, app.stateAwareDisabled ? "runApplication" : "startApplication", now);
+    else if (app.state === "Starting" || app.state === "Reserving") this.life.fire(app, "runApplication", now);
   }
 
-  // ---------------------------------------------------------------- life cycle
-
-  /**
-   * Moves an application by the event table (application-state.ts) and runs what entering the new state means:
-   * running counts up the queue path (exactly once per entry into and exit from Starting/Running), timers, leaving
-   * the queue for Completed/Failed, and the change record for the resource manager (not for Rejected, as upstream).
-   */
-  private fire(app: Application, event: AppEvent, now: number, message?: string): void {
-    const from = app.state;
-    const to = nextState(from, event);
-    if (to === from) return;
-    app.enter(to, now);
-    const delta = (RUNNING_STATES.has(to) ? 1 : 0) - (RUNNING_STATES.has(from) ? 1 : 0);
-    if (delta !== 0) for (let q: Queue | undefined = app.queue; q; q = q.parent) q.runningApps += delta;
-    if (to !== "Rejected") this.changes.push({ appId: app.id, from, to, at: now, ...(message ? { message } : {}) });
-    switch (to) {
-      case "Starting":
-        this.timers.set(app, { at: now + STARTING_TIMEOUT_MS, event: "runApplication" });
-        break;
-      case "Completing":
-        this.timers.set(app, { at: now + COMPLETING_TIMEOUT_MS, event: "completeApplication" });
-        break;
-      case "Completed":
-      case "Failed":
-        this.gangTimers.delete(app);
-        this.detachApp(app);
-        this.terminated.set(this.timers.serial(app), app);
-        this.lastTerminated.set(app.id, app);
-        this.timers.set(app, { at: now + TERMINATED_TIMEOUT_MS, event: "expireApplication" });
-        break;
-      case "Rejected":
-        this.timers.set(app, { at: now + TERMINATED_TIMEOUT_MS, event: "expireApplication" });
-        break;
-      case "Expired":
-        this.timers.set(app, undefined);
-        this.terminated.delete(this.timers.serial(app));
-        if (this.lastTerminated.get(app.id) === app) this.lastTerminated.delete(app.id);
-        if (this.rejected.get(app.id) === app) this.rejected.delete(app.id);
-        break;
-      default:
-        this.timers.set(app, undefined);
-    }
-  }
+  // ---------------------------------------------------------------- life cycle (lifecycle.ts)
 
   /** A completed application that gets a new ask runs again: a new instance in the same queue, or placed again. */
   private reopen(appId: string, now: number): Application | undefined {
-    const last = this.lastTerminated.get(appId);
+    const last = this.life.lastTerminated.get(appId);
     if (last?.state !== "Completed") return undefined;
     const q = last.queue;
     if (this.find(q.path) === q && q.isLeaf && !q.draining) {
@@ -639,7 +589,7 @@ export class Partition {
    * queues and empty drained queues are removed.
    */
   tick(now: number): void {
-    for (let t = this.timers.take(now); t; t = this.timers.take(now)) this.fire(t[0], t[1], now);
+    this.life.tick(now);
     if (this.gangTimers.size > 0) for (const app of [...this.gangTimers]) if (app.gang?.timerAt !== undefined && app.gang.timerAt <= now) this.placeholderTimedOut(app, now);
     if (this.lastCleanup === undefined || now - this.lastCleanup >= this.cleanupInterval) {
       this.lastCleanup = now;
@@ -670,9 +620,7 @@ export class Partition {
   }
 
   drainStateChanges(): AppStateChange[] {
-    const c = this.changes;
-    this.changes = [];
-    return c;
+    return this.life.drainChanges();
   }
 
   /** Releases the core decided since the last call (placeholders), for the resource manager to remove the pods. */
@@ -696,7 +644,7 @@ export class Partition {
       g.timerAt = now + placeholderTimerMs({ timeoutMs: g.timeoutMs, createdAtMs: Number.isFinite(created) && created > 0 ? created * 1000 : undefined, acceptedAtMs: app.stateLog[0]!.time });
       this.gangTimers.add(app);
     }
-    if (app.state === "Reserving" && fitsIn(app.allocatedPlaceholder, g.placeholderAsk)) this.fire(app, "runApplication", now);
+    if (app.state === "Reserving" && fitsIn(app.allocatedPlaceholder, g.placeholderAsk)) this.life.fire(app, "runApplication", now);
   }
 
   /** An allocated placeholder left (released, removed, replaced); the timer stops once a running gang has none. */
@@ -742,11 +690,11 @@ export class Partition {
     if ((d.kind !== "resume" && d.kind !== "fail") || (app.state !== "Reserving" && app.state !== "Accepted")) return;
     app.gang = undefined;
     if (d.kind === "resume") {
-      this.fire(app, "resumeApplication", now, d.reason);
+      this.life.fire(app, "resumeApplication", now, d.reason);
       for (const k of [...d.releaseAllocated, ...d.cancelPending]) this.releasePlaceholder(app, k, "timeout", msg, now);
-      this.fire(app, "runApplication", now);
+      this.life.fire(app, "runApplication", now);
     } else {
-      this.fire(app, "failApplication", now, d.reason);
+      this.life.fire(app, "failApplication", now, d.reason);
       for (const k of [...d.releaseAllocated, ...d.cancelPending]) this.releasePlaceholder(app, k, "timeout", msg, now);
     }
     app.queue.update(app);

@@ -41,7 +41,10 @@ export class Acl {
   }
 }
 
-/** A position in an order: numbers compared in turn, then the member's name. */
+/**
+ * A position in an order: numbers compared in turn, then the member's name. Treated as immutable, except by
+ * `Queue.position` for the only member of an order.
+ */
 export interface SortKey { readonly v: readonly number[]; readonly id: string }
 export const sortKeyOrder = (a: SortKey, b: SortKey): number => {
   for (let i = 0; i < a.v.length; i++) {
@@ -233,9 +236,14 @@ export class Queue {
   /** Moves a member to `key` and `priority` (undefined: out of the order); a key that did not change is left alone. */
   private position(m: Queue | Application, key: SortKey | undefined, priority: number | undefined): void {
     if (!sameKey(m.orderKey, key)) {
-      if (m.orderKey) this.order.delete(m.orderKey);
-      m.orderKey = key;
-      if (key) this.order.set(key, m);
+      if (key && m.orderKey && this.order.size === 1) {
+        // the only member: no neighbour to stay ordered against, the stored key changes in place
+        (m.orderKey as { v: readonly number[] }).v = key.v;
+      } else {
+        if (m.orderKey) this.order.delete(m.orderKey);
+        m.orderKey = key;
+        if (key) this.order.set(key, m);
+      }
     }
     const prio = priority === undefined || this.sortPriority ? undefined : { v: [-priority], id: key!.id };
     if (!sameKey(m.prioKey, prio)) {
@@ -283,10 +291,5 @@ export class Queue {
       if (d) return d;
     }
     return undefined;
-  }
-
-  /** Members with work, in order (tests, the read API). */
-  ordered(): (Queue | Application)[] {
-    return [...this.order.values()];
   }
 }

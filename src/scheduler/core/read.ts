@@ -77,6 +77,8 @@ export interface ApplicationView {
   stateLog: StateLogEntry[];
   submissionTime: number;
   rejectedMessage?: string;
+  /** The typed reason of a rejection by placement. */
+  rejection?: HoldReason;
   pending: Res;
   allocated: Res;
   maxPendingPriority?: number;
@@ -141,7 +143,7 @@ export function applicationView(p: Partition, a: Application, holds = true): App
   const rejected = a.state === "Rejected";
   return {
     id: a.id, partition: p.name, queue: rejected ? "" : a.queue.path, user: a.user, groups: [...a.groups], state: a.state,
-    stateLog: [...a.stateLog], submissionTime: a.submissionTime, rejectedMessage: a.rejectedMessage,
+    stateLog: [...a.stateLog], submissionTime: a.submissionTime, rejectedMessage: a.rejectedMessage, rejection: a.rejection,
     pending: copy(a.pending), allocated: copy(a.allocated), maxPendingPriority: Number.isFinite(prio) ? prio : undefined,
     asks: asks.filter((x) => !x.node).map((x) => ({
       key: x.key, resource: copy(x.resource), priority: x.priority, createTime: x.createTime, requiredNode: x.requiredNode,

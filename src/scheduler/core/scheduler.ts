@@ -16,6 +16,7 @@ import {
 } from "./read.js";
 import type { Res } from "./resources.js";
 import { validateSchedulerConfig } from "./validate.js";
+import type { TrackedLimit } from "./ugm/tracker.js";
 
 export type NodeAction = "CREATE" | "UPDATE" | "DRAIN_NODE" | "DRAIN_TO_SCHEDULABLE" | "DECOMISSION" | "CREATE_DRAIN";
 
@@ -81,6 +82,9 @@ export interface Rejection {
   id: string;
   reason: string;
 }
+
+/** A queue maximum, or a user or group resource limit, with the usage it is measured against (`limitsOf`). */
+export type LimitUsage = TrackedLimit | { kind: "queue"; name: string; path: string; wildcard: false; max: Res; used: Res };
 
 export interface CoreResponse {
   acceptedNodes: string[];
@@ -320,6 +324,21 @@ export class SchedulerCore {
    */
   timeoutReservation(appId: string, partition?: string): boolean {
     return this.partition(partition)?.timeoutReservation(appId, this.now()) ?? false;
+  }
+
+  /**
+   * The maxima that apply to an application — queue `max` on its path below root (leaf first), then its user and
+   * group resource limits (root first) — each with the usage it is measured against; [] for an unknown application.
+   */
+  limitsOf(appId: string, partition?: string): LimitUsage[] {
+    const p = this.partition(partition);
+    const app = p?.apps.get(appId);
+    if (!p || !app) return [];
+    const out: LimitUsage[] = [];
+    for (let q = app.queue; q.parent; q = q.parent) {
+      if (q.max) out.push({ kind: "queue", name: q.path, path: q.path, wildcard: false, max: { ...q.max }, used: { ...q.allocated } });
+    }
+    return [...out, ...p.limits.limitsAlong(app)];
   }
 
   /** Leaf queue of an application, or undefined when the core does not hold it. */

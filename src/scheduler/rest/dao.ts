@@ -78,6 +78,7 @@ export function applicationInfo(a: ApplicationView): Record<string, unknown> {
     applicationState: a.state, user: a.user, groups: a.groups,
     stateLog: a.stateLog.map((s) => ({ time: ns(s.time), applicationState: s.state })),
     ...(a.rejectedMessage !== undefined ? { rejectedMessage: a.rejectedMessage } : {}),
+    ...(a.rejection ? { rejectionReason: holdInfo(a.rejection) } : {}),
     maxRequestPriority: a.maxPendingPriority ?? 0,
   };
 }

@@ -18,9 +18,12 @@ import { ANNOTATION_IGNORE_APPLICATION } from "../../admission/constants.js";
 import type { AddApplicationRequest, AllocationMessage, CoreResponse, SchedulerCore } from "../core/scheduler.js";
 import { formatHoldReason, holdState } from "../core/hold-reason.js";
 import { type Res, addTo, subFrom } from "../core/resources.js";
+import type { LimitUsage } from "../core/scheduler.js";
+import { ApplicationKeys } from "./app-keys.js";
+import { exceededLimits, limitText, quantitiesText } from "./over-limit.js";
 import { podResource } from "./pod-resources.js";
 import { type NodeView, type PodConstraints, type Taint, nodeRejection } from "./predicates.js";
-import { type PodObject, allocationOf, applicationIdOf, applicationRequest, explicitApplicationId, namespaceTags, nodeInfoOf } from "./translate.js";
+import { type PodObject, allocationOf, applicationIdOf, applicationRequest, explicitApplicationId, identityOf, namespaceTags, nodeInfoOf } from "./translate.js";
 import type { V1Pod } from "@kubernetes/client-node";
 import { allocationOf as resultAllocation } from "../core/allocation-result.js";
 import { DEFAULT_GANG_CONFIG, type GangConfig } from "./gang/config.js";
@@ -66,7 +69,14 @@ export type ShimAction =
   | { kind: "activate"; pod: PodRef; node: string }
   | { kind: "event"; object: ObjectRef; type: "Normal" | "Warning"; reason: string; message: string }
   /** Set the pod's `PodScheduled=False` condition with this reason and message. */
-  | { kind: "condition"; pod: PodRef; reason: string; message: string };
+  | { kind: "condition"; pod: PodRef; reason: string; message: string }
+  /**
+   * For logs only: the pod names an application id held by another namespace or user, so it runs as its own core
+   * application `applicationId` (see app-keys.ts).
+   */
+  | { kind: "notJoined"; pod: PodRef; podApplicationId: string; applicationId: string; user: string; differs: "namespace" | "user" }
+  /** For logs and metrics only: an allocation recorded without a limit check exceeds these limits (see over-limit.ts). */
+  | { kind: "overLimit"; pod: PodRef; applicationId: string; node: string; limits: LimitUsage[] };
 
 export interface NodeObject {
   metadata?: { name?: string; uid?: string; labels?: Record<string, string> };
@@ -79,7 +89,12 @@ export type TaskState = "Asked" | "Rejected" | "Allocated" | "InProgress" | "Bou
 
 export interface Task {
   pod: PodRef;
+  /** Core application id: the pod's own id, or a derived one when another namespace or user holds it (app-keys.ts). */
   appId: string;
+  /** The application id the pod names (label, annotation, `spark-app-selector`, or the generated one). */
+  podAppId: string;
+  /** User of the pod's `user.info`, charged for it. */
+  user: string;
   /** The ask as sent to the core (without node), re-sent after a rollback. */
   ask: AllocationMessage;
   /** The application as this pod describes it, submitted when the core does not hold the application. */
@@ -95,6 +110,8 @@ export interface Task {
   refused?: boolean;
   /** The Scheduled event of the current binding was produced. */
   scheduledReported?: boolean;
+  /** Limits the allocation exceeded when it was recorded without a limit check (a pod bound outside corral). */
+  overLimit?: LimitUsage[];
   /** Gang scheduling: the application's gang, on the task whose pod described it (submitted with the application). */
   gang?: ShimGang;
 }
@@ -105,6 +122,8 @@ export interface ShimGang {
   /** The pod the gang was read from: placeholders are owned by it and copy its priority class. */
   originator: OriginatorPod;
   originatorRef: PodRef;
+  /** The application id the originating pod names (label on the placeholders; a derived core id is no label value). */
+  podAppId: string;
   /** The application's queue as the core placed it (label on the placeholders). */
   queue?: string;
 }
@@ -116,6 +135,19 @@ export interface ExtenderFilterResult {
   FailedNodes: Record<string, string>;
   FailedAndUnresolvableNodes: Record<string, string>;
   Error: string;
+}
+
+/** One application in `ShimContext.applications()`. */
+export interface ShimApplicationInfo {
+  /** Core application id (REST `/ws/v1/partition/{p}/application/{id}`). */
+  applicationID: string;
+  /** The id the pods name (label `applicationId` / `yunikorn.apache.org/app-id`). */
+  podApplicationID: string;
+  namespace: string;
+  /** User charged (the pods' `user.info`). */
+  user: string;
+  tasks: number;
+  overLimitAllocations: { allocationKey: string; pod: string; nodeId: string; limits: LimitUsage[] }[];
 }
 
 export interface ShimOptions {
@@ -142,6 +174,8 @@ export class ShimContext {
   readonly tasks = new Map<string, Task>();
   /** Applications the core accepted: id → UIDs of their live tasks. */
   readonly apps = new Map<string, Set<string>>();
+  /** Core application ids by (namespace, user, pod application id). */
+  readonly appKeys = new ApplicationKeys();
   /** Nodes registered with the core, with their labels and taints for the predicates. */
   readonly nodes = new Map<string, { capacity: Res; unschedulable: boolean; view: NodeView }>();
   /** Pods the core does not manage, by UID: their node and resources (reference §2.9). */
@@ -163,7 +197,10 @@ export class ShimContext {
     this.gangConfig = o.gang ?? DEFAULT_GANG_CONFIG;
   }
 
-  /** The application id of a managed pod; undefined for a foreign pod (plugin mode: no id → default scheduling). */
+  /**
+   * The application id a managed pod names; undefined for a foreign pod (plugin mode: no id → default scheduling).
+   * The core application it joins may be a derived one (`Task.appId`, app-keys.ts).
+   */
   applicationId(pod: PodObject): string | undefined {
     if (pod.spec?.schedulerName !== this.schedulerName) return undefined;
     if (this.mode === "plugin") {
@@ -242,8 +279,11 @@ export class ShimContext {
     }
     for (const name of [...this.nodes.keys()]) if (!liveNodes.has(name)) out.push(...this.deleteNode(name));
     const created = (p: PodObject) => new Date(p.metadata?.creationTimestamp ?? 0).getTime();
+    // Oldest first, ties (timestamps have 1 s resolution) by namespace and name: the owner of an application id
+    // (app-keys.ts) does not depend on the order of the list.
+    const key = (p: PodObject) => `${p.metadata?.namespace ?? ""}/${p.metadata?.name ?? ""}`;
     const livePods = new Set<string>();
-    for (const p of [...pods].sort((a, b) => created(a) - created(b))) {
+    for (const p of [...pods].sort((a, b) => created(a) - created(b) || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))) {
       if (p.metadata?.uid) livePods.add(p.metadata.uid);
       out.push(...this.syncPod(p));
     }
@@ -298,11 +338,11 @@ export class ShimContext {
     if (t) this.release(t);
   }
 
-  private createTask(pod: PodObject, appId: string): ShimAction[] {
+  private createTask(pod: PodObject, podAppId: string): ShimAction[] {
     const ref = refOf(pod);
     let ask: AllocationMessage;
     try {
-      ask = allocationOf(pod, appId);
+      ask = allocationOf(pod, podAppId);
       if (pod.spec?.priority === undefined && (pod.spec as { priorityClassName?: string } | undefined)?.priorityClassName) {
         ask.priority = this.o.priorityClassValue?.((pod.spec as { priorityClassName: string }).priorityClassName) ?? 0;
       }
@@ -311,11 +351,18 @@ export class ShimContext {
     }
     const nodeID = ask.nodeID;
     const constraints = pod.spec as PodConstraints;
-    ask = { ...ask, nodeID: undefined, predicate: (n) => this.nodeFits(constraints, n) };
+    const { user } = identityOf(pod);
+    // a placeholder the scheduler created joins its originating pod's application (charged to that pod's user)
+    const owner = this.placeholderOwner(pod, podAppId);
+    const key = owner ? { namespace: owner.pod.namespace, user: owner.user, applicationId: owner.podAppId } : { namespace: ref.namespace, user, applicationId: podAppId };
+    const resolved = this.appKeys.acquire(key);
+    const appId = resolved.id;
+    ask = { ...ask, applicationID: appId, nodeID: undefined, predicate: (n) => this.nodeFits(constraints, n) };
     const app = applicationRequest(pod, appId);
     Object.assign(app.tags!, namespaceTags(this.o.namespaceAnnotations?.(app.tags?.namespace ?? "default") ?? {}));
-    const task: Task = { pod: ref, appId, ask, app, state: "Asked" };
-    const out = this.gangOfTask(task, pod);
+    const task: Task = { pod: ref, appId, podAppId: key.applicationId, user: key.user, ask, app, state: "Asked" };
+    const out: ShimAction[] = resolved.notJoined ? this.notJoinedActions(task, resolved.notJoined) : [];
+    out.push(...this.gangOfTask(task, pod));
     this.tasks.set(ref.uid, task);
     const ensured = this.ensureApp(app, task.gang);
     if (ensured) {
@@ -324,8 +371,21 @@ export class ShimContext {
       return [...out, ...this.rejectedActions(task, "ApplicationRejected", `application ${appId} is rejected by the scheduler: ${ensured}`)];
     }
     this.apps.get(appId)!.add(ref.uid);
-    if (nodeID) return [...out, ...this.recordBound(task, nodeID)];
-    return [...out, ...this.submitAsk(task)];
+    return [...out, ...(nodeID ? this.recordBound(task, nodeID) : this.submitAsk(task))];
+  }
+
+  /**
+   * The pod names an application id another namespace or user holds: it runs as its own application. A Warning when
+   * the id belongs to another namespace (a copied or guessed id), Normal for another user of the same namespace
+   * (e.g. the namespace's generated id in a shared namespace). The other owner is not named.
+   */
+  private notJoinedActions(task: Task, differs: "namespace" | "user"): ShimAction[] {
+    const other = differs === "namespace" ? "another namespace" : `another user in namespace ${task.pod.namespace}`;
+    const message = `application ${task.podAppId} belongs to ${other}: this pod was not joined to it and runs as its own application ${task.appId}, charged to user ${task.user}`;
+    return [
+      { kind: "event", object: podObject(task.pod), type: differs === "namespace" ? "Warning" : "Normal", reason: "ApplicationNotJoined", message },
+      { kind: "notJoined", pod: task.pod, podApplicationId: task.podAppId, applicationId: task.appId, user: task.user, differs },
+    ];
   }
 
   /** Records an allocation Kubernetes already made (recovery, or a pod bound by someone else). */
@@ -337,7 +397,21 @@ export class ShimContext {
     }
     const r = this.core.updateAllocation({ allocations: [{ ...task.ask, nodeID: node }] });
     task.state = r.rejectedAllocations.length > 0 ? "Orphan" : "Bound";
-    return [];
+    if (task.state !== "Bound") return [];
+    return this.overLimitActions(task, node);
+  }
+
+  /** Reports an allocation recorded without a limit check that takes usage over a queue maximum or user/group limit. */
+  private overLimitActions(task: Task, node: string): ShimAction[] {
+    const ask = task.ask.resourcePerAlloc;
+    const exceeded = exceededLimits(this.core.limitsOf(task.appId), ask);
+    task.overLimit = exceeded.length > 0 ? exceeded : undefined;
+    if (exceeded.length === 0) return [];
+    const message = `pod ${task.pod.namespace}/${task.pod.name} (${quantitiesText(ask)}) was already bound to node ${node} when the scheduler saw it, so it is recorded without a limit check, over ${exceeded.map((l) => limitText(l, ask)).join("; ")}`;
+    return [
+      { kind: "event", object: podObject(task.pod), type: "Warning", reason: "OverLimitAllocation", message },
+      { kind: "overLimit", pod: task.pod, applicationId: task.appId, node, limits: exceeded },
+    ];
   }
 
   /** @returns the rejection reason, or undefined when the application is (now) known to the core */
@@ -387,6 +461,8 @@ export class ShimContext {
         this.core.updateAllocation({ releases: [{ applicationID: task.appId, allocationKey: task.pod.uid }] });
       }
     }
+    // the id stays reserved for its key while the core holds the application (until it completes)
+    this.appKeys.release(task.appId, this.apps.has(task.appId));
   }
 
   private retryOrphans(node: string): ShimAction[] {
@@ -484,6 +560,7 @@ export class ShimContext {
       if ((c.to === "Completed" || c.to === "Failed") && this.apps.get(c.appId)?.size === 0) {
         this.apps.delete(c.appId);
         this.gangs.delete(c.appId);
+        this.appKeys.forgetIfUnused(c.appId, false);
       }
     }
     return out;
@@ -656,9 +733,24 @@ export class ShimContext {
     // the core counts the placeholder timeout from the pod's creation (after a restart: what remains)
     const created = pod.metadata?.creationTimestamp ? new Date(pod.metadata.creationTimestamp).getTime() : Number.NaN;
     if (Number.isFinite(created)) task.app.tags = { ...task.app.tags, [APP_TAG_CREATION_TIME]: String(Math.floor(created / 1000)) };
-    task.gang = { spec: r.spec, originator: pod as OriginatorPod, originatorRef: task.pod };
+    task.gang = { spec: r.spec, originator: pod as OriginatorPod, originatorRef: task.pod, podAppId: task.podAppId };
     if (!placeholder && findTaskGroup(r.spec.taskGroups, group).kind === "member") out.push(this.gangEvent(task.pod, gangEvents.taskGroupMatch(group!)));
     return out;
+  }
+
+  /**
+   * The task of the pod that owns placeholder `pod`: a placeholder (annotation) owned by a pod of the same namespace
+   * whose application id is the one the placeholder names. Such a placeholder joins that pod's application whatever
+   * its own `user.info` says (the admission controller stamps the scheduler's account on the pods it creates).
+   */
+  private placeholderOwner(pod: PodObject, podAppId: string): Task | undefined {
+    if (!isPlaceholder(pod)) return undefined;
+    const refs = (pod as OriginatorPod).metadata?.ownerReferences ?? [];
+    for (const r of refs) {
+      const t = r.kind === "Pod" && r.uid ? this.tasks.get(r.uid) : undefined;
+      if (t && t.pod.namespace === (pod.metadata?.namespace ?? "default") && t.podAppId === podAppId && this.gangs.has(t.appId)) return t;
+    }
+    return undefined;
   }
 
   private gangEvent(pod: PodRef, e: { type: "Normal" | "Warning"; reason: string; action: string; message: string }): ShimAction {
@@ -719,7 +811,7 @@ export class ShimContext {
         for (const { taskGroup, count } of placeholdersToCreate(g.spec.taskGroups, mine.map((t) => t.ask.taskGroupName ?? ""))) {
           for (let i = 0; i < count; i++) {
             const pod = buildPlaceholder({
-              originator: g.originator, applicationId: c.appId, queue: g.queue ?? "", taskGroup, gang: g.spec, nonce: placeholderNonce(random),
+              originator: g.originator, applicationId: g.podAppId, queue: g.queue ?? "", taskGroup, gang: g.spec, nonce: placeholderNonce(random),
               schedulerName: this.schedulerName, config: this.gangConfig.placeholder,
             });
             out.push({ kind: "createPod", pod, owner: originator });
@@ -755,6 +847,29 @@ export class ShimContext {
   placeholderCreateFailed(appId: string): ShimAction[] {
     const g = this.gangs.get(appId);
     return g ? [this.gangEvent(g.originatorRef, gangEvents.placeholderCreateFailed(appId))] : [];
+  }
+
+  /**
+   * The live applications as the pods name them and as the core holds them (REST `GET /ws/v1/scheduler/shim/applications`):
+   * core id, the pods' application id, namespace and user of the key, task count, and the allocations recorded over a
+   * limit. Sorted by core id.
+   */
+  applications(): ShimApplicationInfo[] {
+    const byId = new Map<string, ShimApplicationInfo>();
+    for (const t of this.tasks.values()) {
+      let a = byId.get(t.appId);
+      if (!a) byId.set(t.appId, (a = { applicationID: t.appId, podApplicationID: t.podAppId, namespace: t.pod.namespace, user: t.user, tasks: 0, overLimitAllocations: [] }));
+      a.tasks++;
+      if (t.overLimit) a.overLimitAllocations.push({ allocationKey: t.pod.uid, pod: `${t.pod.namespace}/${t.pod.name}`, nodeId: t.node ?? "", limits: t.overLimit });
+    }
+    return [...byId.values()].sort((a, b) => (a.applicationID < b.applicationID ? -1 : a.applicationID > b.applicationID ? 1 : 0));
+  }
+
+  /** Live tasks whose allocation was recorded over a limit, by limit kind (metrics). */
+  overLimitCounts(): Record<LimitUsage["kind"], number> {
+    const out = { queue: 0, user: 0, group: 0 };
+    for (const t of this.tasks.values()) for (const kind of new Set((t.overLimit ?? []).map((l) => l.kind))) out[kind]++;
+    return out;
   }
 
   /** Counts by task state, foreign pods and nodes (metrics, logs, tests). */

@@ -39,6 +39,25 @@ export function toCoreResource(list: Readonly<Record<string, string | number>> |
   return out;
 }
 
+/**
+ * Core resources as Kubernetes quantities, the inverse of {@link toCoreResource} for messages: `vcore` → `cpu` in
+ * cores (`2`) or millicores (`4150m`), `memory` in the largest exact binary unit (`1536Mi`, `2Gi`, else bytes),
+ * other types as integers. Order: cpu, memory, then the others by name.
+ */
+export function k8sQuantities(r: Readonly<Res>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const rank = (k: string) => (k === "vcore" ? 0 : k === "memory" ? 1 : 2);
+  for (const k of Object.keys(r).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))) {
+    const v = r[k]!;
+    if (k === "vcore") out.cpu = v % 1000 === 0 ? String(v / 1000) : `${v}m`;
+    else if (k === "memory") {
+      const unit = (["Ei", "Pi", "Ti", "Gi", "Mi", "Ki"] as const).find((u) => v !== 0 && v % 2 ** BINARY[u]! === 0);
+      out.memory = unit ? `${v / 2 ** BINARY[unit]!}${unit}` : String(v);
+    } else out[k] = String(v);
+  }
+  return out;
+}
+
 interface ContainerLike {
   name?: string;
   resources?: { requests?: Record<string, string | number> };

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
 import { type NodeObject, type ShimAction, ShimContext, type ShimOptions } from "../../../src/scheduler/shim/context.js";
 import type { PodObject } from "../../../src/scheduler/shim/translate.js";
+import { TRUST_QUEUES } from "../../fixtures/trust-queues.js";
 
 const GI = 2 ** 30;
 const T0 = Date.parse("2026-01-05T10:00:00Z");
@@ -854,5 +855,180 @@ describe("syncAll (recovery and resync)", () => {
     expect(part.nodes.get("n1")!.occupied.vcore ?? 0).toBe(0);
     expect(ctx.nodes.has("n2")).toBe(false);
     expect(ctx.stats()).toMatchObject({ nodes: 1, foreignPods: 0, Bound: 1 });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+
+
+/** A pod of `user` in `ns` naming application `app` (none: the namespace's generated id). */
+function userPod(name: string, o: { ns: string; user: string; app?: string; queue?: string; cpu?: string; node?: string; created?: string; label?: string }): PodObject {
+  const labels: Record<string, string> = {};
+  if (o.app) labels[o.label ?? "applicationId"] = o.app;
+  if (o.queue) labels["yunikorn.apache.org/queue"] = o.queue;
+  const p = pod(name, { ns: o.ns, labels, cpu: o.cpu, node: o.node, annotations: { "yunikorn.apache.org/user.info": JSON.stringify({ user: o.user, groups: [] }) } });
+  if (o.created) p.metadata!.creationTimestamp = o.created;
+  return p;
+}
+
+const events = (a: ShimAction[]) => a.filter((x): x is Extract<ShimAction, { kind: "event" }> => x.kind === "event");
+
+describe("ShimContext application keying: a pod never joins an application of another namespace or user", () => {
+  type Row = { ns: string; user: string; app?: string; queue?: string; label?: string };
+  it.each<{ name: string; pods: Row[]; expected: { id: string; user: string; queue: string; event?: "Warning" | "Normal" }[] }>([
+    { name: "one user's pods in one namespace share the application", pods: [{ ns: "team-b", user: "bob", app: "etl" }, { ns: "team-b", user: "bob", app: "etl" }],
+      expected: [{ id: "etl", user: "bob", queue: "root.tenants.team-b" }, { id: "etl", user: "bob", queue: "root.tenants.team-b" }] },
+    { name: "alice reuses bob's applicationId from her namespace", pods: [{ ns: "team-b", user: "bob", app: "spark-bob-1", queue: "root.teamb" }, { ns: "team-a", user: "alice", app: "spark-bob-1", queue: "root.teamb" }],
+      expected: [{ id: "spark-bob-1", user: "bob", queue: "root.teamb" }, { id: "spark-bob-1~team-a~alice", user: "alice", queue: "root.tenants.team-a", event: "Warning" }] },
+    { name: "alice names bob's generated id", pods: [{ ns: "team-b", user: "bob" }, { ns: "team-a", user: "alice", app: "yunikorn-team-b-autogen" }],
+      expected: [{ id: "yunikorn-team-b-autogen", user: "bob", queue: "root.tenants.team-b" }, { id: "yunikorn-team-b-autogen~team-a~alice", user: "alice", queue: "root.tenants.team-a", event: "Warning" }] },
+    { name: "shared namespace, generated id: each user has an application", pods: [{ ns: "shared", user: "alice" }, { ns: "shared", user: "bob" }, { ns: "shared", user: "alice" }],
+      expected: [{ id: "yunikorn-shared-autogen", user: "alice", queue: "root.tenants.shared" }, { id: "yunikorn-shared-autogen~shared~bob", user: "bob", queue: "root.tenants.shared", event: "Normal" }, { id: "yunikorn-shared-autogen", user: "alice", queue: "root.tenants.shared" }] },
+    { name: "Spark in a single-user namespace: driver and executors (spark-app-selector) share the application", pods: [{ ns: "team-b", user: "bob", app: "spark-42", label: "spark-app-selector" }, { ns: "team-b", user: "bob", app: "spark-42", label: "spark-app-selector" }],
+      expected: [{ id: "spark-42", user: "bob", queue: "root.tenants.team-b" }, { id: "spark-42", user: "bob", queue: "root.tenants.team-b" }] },
+    { name: "Spark executors created by the driver's service account are charged to it", pods: [{ ns: "team-b", user: "bob", app: "spark-42", label: "spark-app-selector" }, { ns: "team-b", user: "system:serviceaccount:team-b:spark", app: "spark-42", label: "spark-app-selector" }],
+      expected: [{ id: "spark-42", user: "bob", queue: "root.tenants.team-b" }, { id: "spark-42~team-b~system:serviceaccount:team-b:spark", user: "system:serviceaccount:team-b:spark", queue: "root.tenants.team-b", event: "Normal" }] },
+    { name: "an id spelled like another key's derived id does not capture that key", pods: [{ ns: "team-b", user: "bob", app: "x" }, { ns: "team-a", user: "alice", app: "x~team-c~bob", label: "yunikorn.apache.org/app-id" }, { ns: "team-c", user: "bob", app: "x" }],
+      expected: [{ id: "x", user: "bob", queue: "root.tenants.team-b" }, { id: "x~team-c~bob", user: "alice", queue: "root.tenants.team-a" }, { id: "x~team-c~bob~2", user: "bob", queue: "root.tenants.team-c", event: "Warning" }] },
+  ])("$name", ({ pods, expected }) => {
+    const { ctx, part } = setup(TRUST_QUEUES);
+    ctx.syncNode(node("n1", "16", "64Gi"));
+    pods.forEach((r, i) => {
+      const actions = ctx.syncPod(userPod(`p${i}`, { ...r, cpu: "100m" }));
+      const t = ctx.tasks.get(`uid-p${i}`)!;
+      const e = expected[i]!;
+      expect({ id: t.appId, state: t.state }).toEqual({ id: e.id, state: "Asked" });
+      expect(t.podAppId).toBe(r.app ?? `yunikorn-${r.ns}-autogen`);
+      const app = part.apps.get(e.id)!;
+      expect({ user: app.user, queue: app.queue.path }).toEqual({ user: e.user, queue: e.queue });
+      const ev = events(actions);
+      if (!e.event) expect(ev).toEqual([]);
+      else {
+        expect(ev).toHaveLength(1);
+        expect(ev[0]).toMatchObject({ type: e.event, reason: "ApplicationNotJoined", object: { kind: "Pod", namespace: r.ns, name: `p${i}` } });
+        expect(ev[0]!.message).toContain(`runs as its own application ${e.id}, charged to user ${r.user}`);
+        // the owner of the other application is not named (beyond what the id itself says)
+        const owner = part.apps.get(t.podAppId)!;
+        const rest = ev[0]!.message.split(t.podAppId).join("<id>");
+        if (owner.user !== r.user) expect(rest).not.toContain(owner.user);
+        if (owner.tags.namespace !== r.ns) expect(rest).not.toContain(owner.tags.namespace);
+        expect(actions).toContainEqual(expect.objectContaining({ kind: "notJoined", podApplicationId: t.podAppId, applicationId: e.id, user: r.user }));
+      }
+    });
+    // scheduled: every allocation is charged to the user of its own pod
+    ctx.schedule();
+    const usage = new Map(part.limits.snapshot("users"));
+    for (const [u, byPath] of usage) {
+      const mine = pods.filter((r) => r.user === u).length;
+      expect(byPath.get("root")?.res.vcore ?? 0).toBe(mine * 100);
+    }
+  });
+
+  it("alice's 3-cpu pod with bob's applicationId is held by her own limit; bob's usage and queue are untouched", () => {
+    const { ctx, part } = setup(TRUST_QUEUES);
+    ctx.syncNode(node("n1", "8", "64Gi"));
+    ctx.syncPod(userPod("driver", { ns: "team-b", user: "bob", app: "spark-bob-1", queue: "root.teamb", cpu: "1" }));
+    expect(binds(ctx.schedule())).toHaveLength(1);
+    ctx.syncPod(userPod("steal", { ns: "team-a", user: "alice", app: "spark-bob-1", queue: "root.teamb", cpu: "3" }));
+    expect(binds(ctx.schedule())).toEqual([]);
+    const held = ctx.holdReasons();
+    expect(held).toContainEqual(expect.objectContaining({ kind: "condition", reason: "SchedulingSkipped", message: "user alice quota reached on root" }));
+    expect(part.find("root.teamb")!.allocated.vcore).toBe(1000);
+    expect(part.limits.snapshot("users").get("bob")!.get("root")!.res.vcore).toBe(1000);
+    expect(part.apps.get("spark-bob-1")!.asks.size).toBe(1);
+    expect(ctx.applications()).toEqual([
+      { applicationID: "spark-bob-1", podApplicationID: "spark-bob-1", namespace: "team-b", user: "bob", tasks: 1, overLimitAllocations: [] },
+      { applicationID: "spark-bob-1~team-a~alice", podApplicationID: "spark-bob-1", namespace: "team-a", user: "alice", tasks: 1, overLimitAllocations: [] },
+    ]);
+  });
+
+  it("recovery keeps the owner of a plain id whatever the list order (oldest first, then namespace/name)", () => {
+    const pods = [
+      userPod("b-1", { ns: "team-b", user: "bob", app: "etl", node: "n1", created: "2026-01-05T08:00:00Z" }),
+      userPod("a-1", { ns: "team-a", user: "alice", app: "etl", node: "n1", created: "2026-01-05T08:00:05Z" }),
+      userPod("a-0", { ns: "team-a", user: "alice", app: "same-second", node: "n1", created: "2026-01-05T08:00:07Z" }),
+      userPod("b-0", { ns: "team-b", user: "bob", app: "same-second", node: "n1", created: "2026-01-05T08:00:07Z" }),
+    ];
+    const mapping = (order: PodObject[]) => {
+      const { ctx } = setup(TRUST_QUEUES);
+      ctx.syncAll([node("n1", "16", "64Gi")], order);
+      return Object.fromEntries([...ctx.tasks.values()].map((t) => [t.pod.name, t.appId]));
+    };
+    const expected = { "b-1": "etl", "a-1": "etl~team-a~alice", "a-0": "same-second", "b-0": "same-second~team-b~bob" };
+    expect(mapping(pods)).toEqual(expected);
+    expect(mapping([...pods].reverse())).toEqual(expected);
+  });
+
+  it("a plain id passes to another key only once the core no longer holds the first owner's application", () => {
+    const { ctx, clock, part, core } = setup(TRUST_QUEUES);
+    ctx.syncNode(node("n1", "16", "64Gi"));
+    const b = userPod("b", { ns: "team-b", user: "bob", app: "etl" });
+    ctx.syncPod(b);
+    ctx.schedule();
+    ctx.syncPod(boundTo(b, "n1", "Succeeded"));
+    // bob's application is completing: a pod of alice with the same id does not take it over
+    ctx.syncPod(userPod("a1", { ns: "team-a", user: "alice", app: "etl" }));
+    expect(ctx.tasks.get("uid-a1")!.appId).toBe("etl~team-a~alice");
+    ctx.syncPod(boundTo(userPod("a1", { ns: "team-a", user: "alice", app: "etl" }), "n1", "Succeeded"));
+    clock.now += 31_000;
+    ctx.schedule();
+    expect(ctx.apps.has("etl")).toBe(false);
+    expect(core.applicationView("etl")?.state).toBe("Completed");
+    // both gone: the id goes to the next pod, with its own user
+    ctx.syncPod(userPod("a2", { ns: "team-a", user: "alice", app: "etl" }));
+    expect(ctx.tasks.get("uid-a2")!.appId).toBe("etl");
+    expect(part.apps.get("etl")!.user).toBe("alice");
+    expect(ctx.appKeys.size).toBe(1);
+  });
+
+  it("plugin mode: the extender's filter uses the same keying", () => {
+    const { ctx, part } = setup(TRUST_QUEUES, { mode: "plugin" });
+    ctx.syncNode(node("n1", "8", "64Gi"));
+    const bob = userPod("driver", { ns: "team-b", user: "bob", app: "spark-bob-1", queue: "root.teamb", cpu: "1" });
+    expect(ctx.filter(bob, ["n1"]).result.NodeNames).toEqual(["n1"]);
+    const alice = userPod("steal", { ns: "team-a", user: "alice", app: "spark-bob-1", queue: "root.teamb", cpu: "3" });
+    const r = ctx.filter(alice, ["n1"]);
+    expect(r.result.NodeNames).toEqual([]);
+    expect(events(r.actions)).toContainEqual(expect.objectContaining({ type: "Warning", reason: "ApplicationNotJoined" }));
+    expect(ctx.tasks.get("uid-steal")!.appId).toBe("spark-bob-1~team-a~alice");
+    expect(ctx.core.pendingReason("spark-bob-1~team-a~alice", "uid-steal")).toEqual({ state: "Skipped", reason: "user alice quota reached on root" });
+    expect(part.apps.get("spark-bob-1")!.asks.size).toBe(1);
+  });
+});
+
+describe("ShimContext pods bound before the scheduler saw them (preset spec.nodeName)", () => {
+  it("are recorded, and those over a limit are reported with the limit and the numbers; further pods are held", () => {
+    const { ctx, part } = setup(TRUST_QUEUES);
+    ctx.syncNode(node("n1", "8", "64Gi"));
+    const preset = (i: number, cpu: string) => userPod(`np-${i}`, { ns: "team-a", user: "alice", app: "direct", node: "n1", cpu });
+    expect(ctx.syncPod(preset(0, "1"))).toEqual([]);
+    expect(ctx.syncPod(preset(1, "1"))).toEqual([]);
+    const over = ctx.syncPod(preset(2, "2150m"));
+    expect(ctx.tasks.get("uid-np-2")!.state).toBe("Bound");
+    const limit = { kind: "user", name: "alice", path: "root", wildcard: false, max: { vcore: 2000 }, used: { vcore: 4150, memory: 3 * GI, pods: 3 } };
+    expect(over).toEqual([
+      { kind: "event", object: { kind: "Pod", namespace: "team-a", name: "np-2", uid: "uid-np-2" }, type: "Warning", reason: "OverLimitAllocation",
+        message: "pod team-a/np-2 (cpu 2150m, memory 1Gi, pods 1) was already bound to node n1 when the scheduler saw it, so it is recorded without a limit check, over user alice limit on root: cpu 2 allowed, cpu 4150m used" },
+      { kind: "overLimit", pod: { namespace: "team-a", name: "np-2", uid: "uid-np-2" }, applicationId: "direct", node: "n1", limits: [limit] },
+    ]);
+    expect(part.limits.snapshot("users").get("alice")!.get("root")!.res.vcore).toBe(4150);
+    expect(ctx.applications()[0]!.overLimitAllocations).toEqual([{ allocationKey: "uid-np-2", pod: "team-a/np-2", nodeId: "n1", limits: [limit] }]);
+    expect(ctx.overLimitCounts()).toEqual({ queue: 0, user: 1, group: 0 });
+    // a pod of alice that corral schedules is held by her limit
+    ctx.syncPod(userPod("later", { ns: "team-a", user: "alice", app: "direct", cpu: "100m" }));
+    expect(binds(ctx.schedule())).toEqual([]);
+    expect(ctx.core.pendingReason("direct", "uid-later")?.state).toBe("Skipped");
+    // once the over-limit pod is gone, the count drops
+    ctx.deletePod(preset(2, "2150m"));
+    expect(ctx.overLimitCounts()).toEqual({ queue: 0, user: 0, group: 0 });
+  });
+
+  it("a queue maximum exceeded by a pod bound elsewhere is reported too; recovery of pods within limits reports nothing", () => {
+    const { ctx } = setup(QUOTA_CFG);
+    ctx.syncNode(node("n1", "8", "64Gi"));
+    const q = (name: string, nodeName?: string) => pod(name, { labels: { "yunikorn.apache.org/queue": "root.q" }, node: nodeName });
+    expect(ctx.syncAll([node("n1", "8", "64Gi")], [q("r0", "n1"), q("r1", "n1")])).toEqual([]);
+    const a = ctx.syncPod(q("r2", "n1"));
+    expect(events(a).map((e) => e.message)).toEqual([expect.stringContaining("over queue root.q maximum: cpu 2 allowed, cpu 3 used")]);
   });
 });

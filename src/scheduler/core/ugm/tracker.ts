@@ -47,6 +47,20 @@ interface RunningApp {
   readonly res: Res;
 }
 
+/**
+ * A user or group resource limit that applies to an application, with the usage it is measured against (over-limit
+ * reports). `name`: the user, or the group the application is tracked under. Core units.
+ */
+export interface TrackedLimit {
+  kind: "user" | "group";
+  name: string;
+  /** Queue path the limit is set on. */
+  path: string;
+  wildcard: boolean;
+  max: Res;
+  used: Res;
+}
+
 const NO_USAGE: Usage = { res: {}, apps: new Set() };
 
 export class LimitTracker {
@@ -126,6 +140,7 @@ export class LimitTracker {
    * are checked from root to leaf, the user before the group at each level.
    */
   headroom(app: TrackedApp, ask: Readonly<Res>): LimitHold | undefined {
+    if (this.table.size === 0) return undefined; // no limits configured (the group is linked at the first charge)
     const group = this.groupOf(app);
     for (const path of prefixes(app.queue.path)) {
       const ul = this.userLimit(path, app.user);
@@ -147,8 +162,29 @@ export class LimitTracker {
     return undefined;
   }
 
+  /**
+   * The user and group resource limits that apply to `app` at each level of its queue path, root first (the user
+   * before the group at each level), with the usage tracked against them. Reads only.
+   */
+  limitsAlong(app: TrackedApp): TrackedLimit[] {
+    const group = this.groupOf(app);
+    const out: TrackedLimit[] = [];
+    for (const path of prefixes(app.queue.path)) {
+      const ul = this.userLimit(path, app.user);
+      if (ul?.limit.maxResources) {
+        out.push({ kind: "user", name: app.user, path, wildcard: ul.wildcard, max: { ...ul.limit.maxResources }, used: { ...LimitTracker.usageOf(this.users, app.user, path).res } });
+      }
+      const gl = group === undefined ? undefined : groupLimit(this.table.get(path), group);
+      if (gl?.maxResources) {
+        out.push({ kind: "group", name: group!, path, wildcard: group === WILDCARD, max: { ...gl.maxResources }, used: { ...LimitTracker.usageOf(this.groups, group!, path).res } });
+      }
+    }
+    return out;
+  }
+
   /** The user or group `maxapplications` that keeps `app` from starting to run, or undefined (upstream `CanRunApp`). */
   runHold(app: TrackedApp): LimitHold | undefined {
+    if (this.table.size === 0) return undefined; // no limits configured (the group is linked at the first charge)
     const group = this.groupOf(app);
     for (const path of prefixes(app.queue.path)) {
       const ul = this.userLimit(path, app.user);

@@ -42,7 +42,7 @@ function pod(name: string, o: { group?: string; groups?: string; params?: string
 }
 const node = (name: string): NodeObject => ({ metadata: { name }, status: { allocatable: { cpu: "8", memory: "8Gi", pods: "110" } } });
 
-function world(o: { params?: string } = {}) {
+function world(o: { params?: string; stampUser?: string } = {}) {
   const clock = { now: T0 };
   const core = new SchedulerCore(() => clock.now, CFG);
   let r = 0;
@@ -58,6 +58,8 @@ function world(o: { params?: string } = {}) {
         const p = structuredClone(a.pod) as V1Pod as PodObject;
         p.metadata!.uid = `uid-${p.metadata!.name}`;
         p.metadata!.creationTimestamp = new Date(clock.now).toISOString();
+        // as the admission controller: the creator's identity on the pod
+        if (o.stampUser) p.metadata!.annotations!["yunikorn.apache.org/user.info"] = JSON.stringify({ user: o.stampUser, groups: [] });
         pods.set(p.metadata!.uid!, p);
         next.push(...ctx.syncPod(p));
       } else if (a.kind === "bind") {
@@ -183,6 +185,18 @@ describe("gang scheduling in the shim", () => {
     expect(view.allocations.filter((a) => a.placeholder)).toHaveLength(boundBefore);
     // usage equals what the bound placeholders hold: nothing counted twice
     expect(core.queueView("root.spark")!.allocated.memory).toBe(w.core.queueView("root.spark")!.allocated.memory);
+  });
+});
+
+describe("gang scheduling in the shim: placeholders and application keying", () => {
+  it("placeholders stamped with the scheduler's identity join their driver's application (charged to the driver's user)", () => {
+    const w = world({ stampUser: "system:serviceaccount:corral:corral-scheduler" });
+    const driver = pod("driver", { groups: TASK_GROUPS, group: "driver" });
+    driver.metadata!.annotations!["yunikorn.apache.org/user.info"] = JSON.stringify({ user: "alice", groups: [] });
+    const out = w.run(driver);
+    expect(out.filter((a) => a.kind === "createPod")).toHaveLength(5);
+    expect(w.core.applicationViews().map((a) => [a.id, a.user, a.state])).toEqual([["spark-1", "alice", "Running"]]);
+    expect(out.some((a) => a.kind === "event" && a.reason === "ApplicationNotJoined")).toBe(false);
   });
 });
 
