@@ -16,8 +16,14 @@
  * when each pod gets `spec.nodeName`. Rate = pods / (last bind − first bind); "wall" also counts start-up (process start
  * → last bind). Nodes: BENCH_NODES (default 100) fake Node objects, 32 cpu / 128Gi / 110 pods each.
  * Targets (issue): corral ≥ 10 × kube-scheduler and ≥ 0.7 × the create ceiling.
+ * The gang round: BENCH_GANG_APPS (default 200) Spark-shaped applications of one driver and BENCH_GANG_EXECUTORS (9)
+ * executors, every pod a task-group member (task groups driver 1, executor 9; same pod size), created with the
+ * scheduler stopped; corral then creates a placeholder per member, binds it, and replaces it by the real pod (delete,
+ * then bind). Reported: placeholders created/s, gangs fully running/s (all real pods bound) and real pods/s, each over
+ * the window from the first placeholder created to the last real pod bound.
+ *
  * Env: BENCH_PODS, BENCH_NODES, BENCH_CONCURRENCY (create calls in flight, default 32), BENCH_ROUNDS (comma list of
- * ceiling,kube-scheduler,corral,plugin), BENCH_CORRAL_ARGS (extra `corral scheduler` flags),
+ * ceiling,kube-scheduler,corral,plugin,gang), BENCH_CORRAL_ARGS (extra `corral scheduler` flags),
  * BENCH_NODE_ARGS (node flags for corral, e.g. `--cpu-prof`).
  */
 import { createWriteStream, readFileSync } from "node:fs";
@@ -33,8 +39,10 @@ import {
 const PODS = Number(process.env.BENCH_PODS ?? 2000);
 const NODES = Number(process.env.BENCH_NODES ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const ROUNDS = (process.env.BENCH_ROUNDS ?? "ceiling,kube-scheduler,corral,plugin").split(",");
+const ROUNDS = (process.env.BENCH_ROUNDS ?? "ceiling,kube-scheduler,corral,plugin,gang").split(",");
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 10);
+const GANG_APPS = Number(process.env.BENCH_GANG_APPS ?? 200);
+const GANG_EXECUTORS = Number(process.env.BENCH_GANG_EXECUTORS ?? 9);
 const NS = "bench";
 const CONF_NS = "corral-bench";
 
@@ -48,6 +56,8 @@ interface Row {
   wallSeconds?: number;
   /** CPU milliseconds per pod over the measured window: the scheduler process(es), kube-apiserver, etcd. */
   cpu?: { scheduler: number; apiserver: number; etcd: number };
+  /** The gang round only. */
+  gang?: { placeholdersPerSecond: number; gangsPerSecond: number; placeholders: number };
 }
 
 /** user+system CPU of a process, milliseconds (/proc/<pid>/stat, clock ticks of 10 ms). */
@@ -87,6 +97,79 @@ async function createPods(core: k8s.CoreV1Api, prefix: string): Promise<number> 
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   return (performance.now() - t0) / 1000;
+}
+
+/** The gang round's pods: per application a driver carrying the task groups and its executors, all task-group members. */
+async function createGangPods(core: k8s.CoreV1Api): Promise<number> {
+  const groups = JSON.stringify([
+    { name: "driver", minMember: 1, minResource: { cpu: "100m", memory: "128Mi" } },
+    { name: "executor", minMember: GANG_EXECUTORS, minResource: { cpu: "100m", memory: "128Mi" } },
+  ]);
+  const pods: k8s.V1Pod[] = [];
+  for (let a = 0; a < GANG_APPS; a++) {
+    for (let e = 0; e <= GANG_EXECUTORS; e++) {
+      const driver = e === 0;
+      pods.push({
+        metadata: {
+          name: `gang-${String(a).padStart(4, "0")}-${driver ? "driver" : `exec-${e}`}`,
+          labels: { "yunikorn.apache.org/app-id": `gang-app-${a}` },
+          annotations: { "yunikorn.apache.org/task-group-name": driver ? "driver" : "executor", ...(driver ? { "yunikorn.apache.org/task-groups": groups } : {}) },
+        },
+        spec: { containers: [{ name: "c", image: "registry.example.com/spark:3", resources: { requests: { cpu: "100m", memory: "128Mi" } } }] },
+      });
+    }
+  }
+  let next = 0;
+  const t0 = performance.now();
+  const worker = async () => {
+    while (next < pods.length) await core.createNamespacedPod({ namespace: NS, body: pods[next++]! });
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return (performance.now() - t0) / 1000;
+}
+
+/**
+ * The gang round's watch: placeholder creations (`tg-` pods added), real pods bound, applications with every real pod
+ * bound. Resolves when all real pods are bound.
+ */
+function watchGangs(kc: k8s.KubeConfig, timeoutMs: number): Promise<{ start: number; last: number; placeholders: number; lastPlaceholder: number; gangTimes: number[] }> {
+  const realPods = GANG_APPS * (GANG_EXECUTORS + 1);
+  const placeholders = new Set<string>();
+  const bound = new Set<string>();
+  const perApp = new Map<string, number>();
+  const gangTimes: number[] = [];
+  let start = 0;
+  let lastPlaceholder = 0;
+  const watch = new k8s.Watch(kc);
+  let req: { abort(): void } | undefined;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { req?.abort(); reject(new Error(`only ${bound.size}/${realPods} real pods bound after ${timeoutMs / 1000} s`)); }, timeoutMs);
+    void watch.watch(`/api/v1/namespaces/${NS}/pods`, { allowWatchBookmarks: false }, (type: string, pod: k8s.V1Pod) => {
+      const name = pod.metadata!.name!;
+      const now = performance.now();
+      if (name.startsWith("tg-")) {
+        if (type === "ADDED" && !placeholders.has(name)) {
+          if (placeholders.size === 0) start = now;
+          placeholders.add(name);
+          lastPlaceholder = now;
+        }
+        return;
+      }
+      if (!pod.spec?.nodeName || bound.has(name)) return;
+      bound.add(name);
+      const app = pod.metadata!.labels?.["yunikorn.apache.org/app-id"] ?? "";
+      const n = (perApp.get(app) ?? 0) + 1;
+      perApp.set(app, n);
+      if (n === GANG_EXECUTORS + 1) gangTimes.push(now);
+      if (bound.size === realPods) {
+        clearTimeout(timer);
+        req?.abort();
+        resolve({ start, last: now, placeholders: placeholders.size, lastPlaceholder, gangTimes });
+      }
+    }, (err: unknown) => {
+      if (bound.size < realPods && err) say(`watch ended: ${(err as Error).message ?? err}`);
+    }).then((r: { abort(): void }) => (req = r), reject);
+  });
 }
 
 /** Watches the namespace's pods: `firstBind` resolves at the first bound pod, `all` with first/last bind times (ms). */
@@ -184,6 +267,28 @@ async function main(): Promise<void> {
         await stopAdmission();
         continue;
       }
+      if (round === "gang") {
+        say(`round gang: ${GANG_APPS} applications × ${GANG_EXECUTORS + 1} pods`);
+        await createGangPods(core);
+        const gangDone = watchGangs(admin, 900_000);
+        const pids = testbedPids(tb);
+        const port = await freeTcpPort();
+        const c = await startCorral(["scheduler", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", tb.kubeconfig.admin, "--namespace", CONF_NS, ...(process.env.BENCH_CORRAL_ARGS ?? "").split(" ").filter(Boolean)],
+          { env: { LOG_LEVEL: "info" }, readyMsg: "scheduler REST API serving", echo: sink("bench-corral-gang"), nodeArgs: (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean) });
+        const cpu0 = { scheduler: cpuMs(c.proc.pid), apiserver: cpuMs(pids["kube-apiserver"]), etcd: cpuMs(pids.etcd) };
+        const g = await gangDone;
+        const cpu1 = { scheduler: cpuMs(c.proc.pid), apiserver: cpuMs(pids["kube-apiserver"]), etcd: cpuMs(pids.etcd) };
+        await c.stop();
+        await stopAdmission();
+        const real = GANG_APPS * (GANG_EXECUTORS + 1);
+        const seconds = (g.last - g.start) / 1000;
+        rows.push({
+          round: `corral gang (${GANG_APPS} × ${GANG_EXECUTORS + 1} pods, task groups)`, pods: real, seconds, rate: real / seconds,
+          cpu: { scheduler: (cpu1.scheduler - cpu0.scheduler) / real, apiserver: (cpu1.apiserver - cpu0.apiserver) / real, etcd: (cpu1.etcd - cpu0.etcd) / real },
+          gang: { placeholdersPerSecond: g.placeholders / ((g.lastPlaceholder - g.start) / 1000 || 1), gangsPerSecond: g.gangTimes.length / seconds, placeholders: g.placeholders },
+        });
+        continue;
+      }
       await createPods(core, round.replace(/[^a-z]/g, ""));
       const done = watchBinds(admin, PODS, 600_000);
       const t0 = performance.now();
@@ -244,6 +349,7 @@ async function main(): Promise<void> {
     ...rows.map((r) => `| ${r.round} | ${r.rate.toFixed(0)} | ${r.seconds.toFixed(2)} | ${r.wallSeconds?.toFixed(2) ?? "—"} | ${ks && r !== ceiling ? `${(r.rate / ks.rate).toFixed(1)}×` : "—"} | ${ceiling ? `${(r.rate / ceiling.rate).toFixed(2)}×` : "—"} | ${r.cpu ? `${r.cpu.scheduler.toFixed(2)}, ${r.cpu.apiserver.toFixed(2)}, ${r.cpu.etcd.toFixed(2)}` : "—"} |`),
     "",
     "Targets: corral standalone ≥ 10× kube-scheduler and ≥ 0.7× the create ceiling.",
+    ...gangLines(rows),
   ];
   const plain = rows.filter((r) => r.round === "corral standalone");
   const streamed = rows.filter((r) => r.events);
@@ -255,6 +361,21 @@ async function main(): Promise<void> {
   process.stdout.write(`${lines.join("\n")}\n`);
   await mkdir(join(PROJECT_ROOT, ".corral", "reports"), { recursive: true });
   await writeFile(join(PROJECT_ROOT, ".corral", "reports", "bench-e2e.json"), JSON.stringify({ pods: PODS, nodes: NODES, rows }, null, 2));
+}
+
+/** The gang round's own table: placeholders created/s, gangs fully running/s, real pods/s vs the plain corral round. */
+function gangLines(rows: Row[]): string[] {
+  const gang = rows.find((r) => r.gang);
+  if (!gang?.gang) return [];
+  const plain = rows.find((r) => r.round === "corral standalone");
+  return [
+    "",
+    "| gang round | placeholders created | placeholders created/s | gangs fully running/s | real pods/s | vs plain corral pods/s |",
+    "|---|---|---|---|---|---|",
+    `| ${gang.round} | ${gang.gang.placeholders} | ${gang.gang.placeholdersPerSecond.toFixed(0)} | ${gang.gang.gangsPerSecond.toFixed(1)} | ${gang.rate.toFixed(0)} | ${plain ? `${(gang.rate / plain.rate).toFixed(2)}×` : "—"} |`,
+    "",
+    "Target: gang round ≥ 0.4× the plain corral round's pods/s.",
+  ];
 }
 
 main().catch((err: Error) => {

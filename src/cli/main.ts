@@ -167,6 +167,7 @@ export function buildCli(): Command {
     .option("--lease-name <name>", "name of the leader Lease", "corral-scheduler")
     .option("--identity <id>", "leader election identity (default: hostname_pid)")
     .option("--advertise-address <url>", "with --leader-elect: REST base URL other replicas reach this one at, published on the Lease; followers forward REST reads to the leader's (default: http://$POD_IP:<port> when POD_IP is set)")
+    .option("--placeholder-image <image>", "gang scheduling: image of placeholder pods (overrides service.placeholderImage; default registry.k8s.io/pause:3.7; an air-gapped cluster needs its own mirror)")
     .action(async (o) => {
       const { createLogger } = await import("../util/logger.js");
       const log = createLogger("corral-scheduler", process.env.LOG_LEVEL ?? "info");
@@ -176,7 +177,7 @@ export function buildCli(): Command {
         const s = await runScheduler({
           kubeconfig: o.kubeconfig, namespace: o.namespace, schedulerName: o.schedulerName, mode: o.mode, host: o.host, port: o.port,
           policyGroup: o.policyGroup, intervalMs: o.intervalMs, bindConcurrency: o.bindConcurrency, bindAttempts: o.bindAttempts,
-          eventQueueLimit: o.eventQueueLimit, resyncSeconds: o.resyncSeconds, leaderElect: o.leaderElect, leaseName: o.leaseName,
+          eventQueueLimit: o.eventQueueLimit, resyncSeconds: o.resyncSeconds, leaderElect: o.leaderElect, leaseName: o.leaseName, placeholderImage: o.placeholderImage,
           identity: o.identity ?? `${hostname()}_${process.pid}`, log,
           advertiseAddress: o.advertiseAddress ?? (process.env.POD_IP ? `http://${process.env.POD_IP}:${o.port}` : undefined),
         });

@@ -20,6 +20,7 @@ import { FORWARDED_HEADER, LEADER_ADDRESS_ANNOTATION, SERVED_BY_HEADER, forwardD
 import { error as restError } from "../scheduler/rest/router.js";
 import { json, readBody, startRestServer } from "../scheduler/rest/server.js";
 import { flattenConfigMaps, queuesYamlOf } from "../scheduler/shim/config.js";
+import { DEFAULT_GANG_CONFIG, parseGangConfig } from "../scheduler/shim/gang/config.js";
 import { type PodRef, type SchedulingMode, ShimContext, type ShimAction } from "../scheduler/shim/context.js";
 import { bindErrorOutcome, filterReply, parseFilterArgs } from "../scheduler/shim/extender.js";
 import type { PodObject } from "../scheduler/shim/translate.js";
@@ -53,6 +54,8 @@ export interface SchedulerProcessOptions {
   resyncSeconds: number;
   leaderElect: boolean;
   leaseName: string;
+  /** Placeholder image (`--placeholder-image`); overrides `service.placeholderImage` of the ConfigMaps. */
+  placeholderImage?: string;
   identity: string;
   /**
    * With `leaderElect`: the REST base URL other replicas reach this one at (e.g. `http://10.0.0.7:9080`), published
@@ -133,6 +136,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
       this.reset();
       for (const [k, v] of Object.entries(ctx.stats())) this.set({ state: k }, v);
     } }),
+    gang: new Counter({ name: "corral_scheduler_placeholder_calls_total", help: "Placeholder pod creates and deletes by result", labelNames: ["action", "result"], registers: [registry] }),
     leader: new Gauge({ name: "corral_scheduler_is_leader", help: "1 while this replica holds the leader Lease", registers: [registry] }),
     overLimit: new Counter({ name: "corral_scheduler_over_limit_allocations_total", help: "Allocations of pods already bound when seen (spec.nodeName preset, bound elsewhere) recorded over a limit, by kind of limit (queue, user, group)", labelNames: ["limit"], registers: [registry] }),
     overLimitPods: new Gauge({ name: "corral_scheduler_over_limit_pods", help: "Live pods whose allocation was recorded over a limit, by kind of limit", labelNames: ["limit"], registers: [registry], collect() {
@@ -146,6 +150,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
   const configState: { error?: string; loadedAt?: string } = {};
 
   // ------------------------------------------------------------------ actions
+  type GangJob = Extract<ShimAction, { kind: "createPod" | "deletePod" | "podStatus" }>;
   type StatusJob = Extract<ShimAction, { kind: "event" | "condition" | "activate" }>;
   // Bindings go first: while any is queued or in flight, events and status patches use one connection (they are
   // informational; a binding is the scheduling decision). Otherwise four.
@@ -166,6 +171,58 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
       if (code(err) !== 404) log.warn({ action: a.kind, err: bodyText(err) }, "could not write event or pod status");
     }
   }, o.eventQueueLimit, () => m.events.inc({ result: "dropped" }));
+
+  /** Deletes a pod (grace period 0), retried with backoff; a missing pod counts as deleted. @returns success */
+  const deletePod = async (pod: PodRef): Promise<boolean> => {
+    for (let i = 0; i < o.bindAttempts; i++) {
+      try {
+        await coreApi.deleteNamespacedPod({ name: pod.name, namespace: pod.namespace, gracePeriodSeconds: 0 });
+        m.gang.inc({ action: "delete", result: "done" });
+        return true;
+      } catch (err) {
+        if (code(err) === 404) return true;
+        if (i === o.bindAttempts - 1) log.warn({ pod: `${pod.namespace}/${pod.name}`, err: bodyText(err) }, "could not delete placeholder; retried at the next resync");
+      }
+      await sleep(250 * 2 ** i);
+    }
+    m.gang.inc({ action: "delete", result: "failed" });
+    return false;
+  };
+
+  // Gang scheduling: placeholder creates and deletes, and the pod status of a Hard reservation timeout; never dropped;
+  // half as many calls in flight as bindings.
+  const gangQueue = new WorkQueue<GangJob>(Math.max(1, Math.ceil(o.bindConcurrency / 2)), async (a) => {
+    if (a.kind === "deletePod") {
+      await deletePod(a.pod);
+      return;
+    }
+    if (a.kind === "podStatus") {
+      try {
+        await coreApi.patchNamespacedPodStatus({ name: a.pod.name, namespace: a.pod.namespace, body: { status: { phase: a.phase, reason: a.reason, message: a.message } } }, k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.StrategicMergePatch));
+      } catch (err) {
+        if (code(err) !== 404) log.warn({ pod: `${a.pod.namespace}/${a.pod.name}`, err: bodyText(err) }, "could not fail the pod of a timed-out gang");
+      }
+      return;
+    }
+    const ns = a.pod.metadata?.namespace ?? "default";
+    let last = "";
+    for (let i = 0; i < 3; i++) {
+      try {
+        await coreApi.createNamespacedPod({ namespace: ns, body: a.pod });
+        m.gang.inc({ action: "create", result: "done" });
+        return;
+      } catch (err) {
+        // AlreadyExists: an earlier attempt reached the API server (names carry a random nonce)
+        if (code(err) === 409) return;
+        last = bodyText(err);
+        if (code(err) === 403 || code(err) === 422) break;
+      }
+      await sleep(250 * 2 ** i);
+    }
+    m.gang.inc({ action: "create", result: "failed" });
+    log.warn({ pod: `${ns}/${a.pod.metadata?.name}`, err: last }, "could not create placeholder");
+    run(ctx.placeholderCreateFailed(a.pod.metadata?.labels?.["yunikorn.apache.org/app-id"] ?? ""));
+  });
 
   /** POSTs the Binding; resolves to an error text, or undefined on success. `gone`: the pod no longer exists. */
   const postBinding = async (pod: PodRef, node: string): Promise<{ error?: string; gone?: boolean }> => {
@@ -202,14 +259,38 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     kick();
   };
 
-  const bindQueue: WorkQueue<{ pod: PodRef; node: string }> = new WorkQueue<{ pod: PodRef; node: string }>(o.bindConcurrency, async ({ pod, node }) => {
-    settleBind(pod, node, await postBinding(pod, node));
+  /**
+   * Bindings queued or in flight by pod UID, settled when done. A gang member that takes a placeholder's place waits
+   * for the placeholder's own binding first (queued earlier, so already started: FIFO), then deletes it, then binds:
+   * every placeholder is bound before its replacement, and no binding races its pod's deletion.
+   */
+  const bindings = new Map<string, Promise<void>>();
+  type BindJob = { pod: PodRef; node: string; replaces?: PodRef; settled: () => void };
+  const bindQueue: WorkQueue<BindJob> = new WorkQueue<BindJob>(o.bindConcurrency, async ({ pod, node, replaces, settled }) => {
+    try {
+      if (replaces) {
+        await bindings.get(replaces.uid);
+        await deletePod(replaces); // a failed delete is retried at the next resync
+      }
+      settleBind(pod, node, await postBinding(pod, node));
+    } finally {
+      settled();
+    }
     if (bindQueue.size <= 1) setImmediate(() => statusQueue.pump());
   });
+  const pushBind = (a: Extract<ShimAction, { kind: "bind" }>) => {
+    let settled!: () => void;
+    const done = new Promise<void>((r) => (settled = r)).then(() => {
+      if (bindings.get(a.pod.uid) === done) bindings.delete(a.pod.uid);
+    });
+    bindings.set(a.pod.uid, done);
+    bindQueue.push({ ...a, settled });
+  };
 
   function run(actions: ShimAction[]): void {
     for (const a of actions) {
-      if (a.kind === "bind") bindQueue.push(a);
+      if (a.kind === "bind") pushBind(a);
+      else if (a.kind === "createPod" || a.kind === "deletePod" || a.kind === "podStatus") gangQueue.push(a);
       else if (a.kind === "notJoined") {
         m.notJoined.inc({ differs: a.differs });
         log.info({ pod: `${a.pod.namespace}/${a.pod.name}`, podApplicationId: a.podApplicationId, applicationId: a.applicationId, user: a.user, differs: a.differs }, "application id held by another namespace or user: the pod runs as its own application");
@@ -275,7 +356,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
 
   // ------------------------------------------------------------------ extender verbs (plugin mode)
   const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
-    "GET /ws/v1/scheduler/shim": (_req, res) => json(res, 200, { ready, mode: o.mode, schedulerName: o.schedulerName, leader: leading, config: configState, tasks: ctx.stats(), queued: { binds: bindQueue.size, status: statusQueue.size } }),
+    "GET /ws/v1/scheduler/shim": (_req, res) => json(res, 200, { ready, mode: o.mode, schedulerName: o.schedulerName, leader: leading, config: configState, tasks: ctx.stats(), queued: { binds: bindQueue.size, status: statusQueue.size, placeholders: gangQueue.size } }),
     "GET /ws/v1/scheduler/shim/applications": (_req, res) => json(res, 200, ctx.applications()),
   };
   if (o.mode === "plugin") {
@@ -345,6 +426,11 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     ]);
     // Recovery (reference §3.4): config, nodes, then pods oldest first; nothing is scheduled until all are in.
     reloadConfig();
+    // Gang keys are read once at start, as upstream (a bad value: logged, the defaults stay)
+    const gang = parseGangConfig(flattenConfigMaps([configMaps.get(DEFAULT_CONFIGMAP_NAME, o.namespace), configMaps.get(CONFIGMAP_NAME, o.namespace)]));
+    if (!gang.ok) log.error({ errors: gang.errors }, "gang scheduling configuration rejected; the defaults stay in force");
+    const gangConfig = gang.ok ? gang.config : DEFAULT_GANG_CONFIG;
+    ctx.setGangConfig(o.placeholderImage ? { ...gangConfig, placeholder: { ...gangConfig.placeholder, image: o.placeholderImage } } : gangConfig);
     const t0 = Date.now();
     run(ctx.syncAll(nodes.list(), pods.list() as PodObject[]));
     log.info({ nodes: ctx.nodes.size, pods: pods.list().length, ...ctx.stats(), ms: Date.now() - t0 }, "state recovered from the cluster");

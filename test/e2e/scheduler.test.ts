@@ -339,6 +339,17 @@ describe("deploy/scheduler", () => {
       await waitFor("2 bound", async () => bound(await pods("rb-")).length === 2);
       await waitFor("held pod's condition", async () => (await pods("rb-")).some((p) => p.status?.conditions?.some((c) => c.reason === "SchedulingSkipped")));
       await waitFor("Scheduled events", async () => (await core().listNamespacedEvent({ namespace: NS })).items.some((e) => e.reason === "Scheduled" && (e.involvedObject.name ?? "").startsWith("rb-")));
+      // a gang of one: its placeholder is created, bound, and deleted when the driver takes its place (pods create/delete)
+      const gang = withSched(pod("rb-gang", { queue: "root.big", app: "rbac-gang" }));
+      gang.metadata!.annotations = {
+        "yunikorn.apache.org/task-groups": JSON.stringify([{ name: "driver", minMember: 1, minResource: { cpu: "1", memory: "256Mi" } }]),
+        "yunikorn.apache.org/task-group-name": "driver",
+      };
+      await create("admin", [gang]);
+      await waitFor("gang driver bound, its placeholder gone", async () => {
+        const ps = (await core().listNamespacedPod({ namespace: NS })).items;
+        return ps.some((p) => p.metadata!.name === "rb-gang" && p.spec?.nodeName) && !ps.some((p) => p.metadata!.name!.startsWith("tg-rbac-gang-"));
+      });
     } finally {
       await sa.stop();
       await clear(NS);

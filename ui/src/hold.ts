@@ -99,5 +99,11 @@ export function holdWords(h: HoldReasonInfo | undefined): HoldWords {
         reason: `Waiting for node ${h.nodeId}, reserved for it, to have ${resources(h.ask)} free (free now: ${resources(h.available)})`,
         unblock: `Pods finishing on ${h.nodeId}.`,
       };
+    case "gangReservation":
+      return {
+        kind: "gang reservation",
+        reason: `Its gang (application ${h.appId}) is still reserving: placeholders hold ${resources(h.allocated)} of ${resources(h.reservation)}`,
+        unblock: "The rest of the gang's placeholders being placed (room in the queue and on nodes), or the placeholder timeout.",
+      };
   }
 }

@@ -15,6 +15,9 @@ export interface Allocation {
   resource: Res;
   /** Leaf queue path of the application. */
   queue: string;
+  /** Gang scheduling: a placeholder allocation, and the task group of the ask. */
+  placeholder?: boolean;
+  taskGroup?: string;
 }
 
 export type AllocationResult =

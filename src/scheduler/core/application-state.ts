@@ -7,7 +7,8 @@
  * - `Starting` (upstream ≤ 1.5): `startApplication` Accepted → Starting at the first allocation unless the application
  *   disables state awareness; Starting → Running on the next allocation or after 5 minutes (design 000).
  * - `Reserving` (gang scheduling): `reserveApplication` Accepted → Reserving while placeholders are being allocated;
- *   Reserving → Running once the gang is complete, → Resuming / Failing on a soft / hard placeholder timeout.
+ *   Reserving → Running once the gang is complete, → Resuming / Failing on a soft / hard placeholder timeout,
+ *   → Completing when its last ask goes (as Accepted).
  */
 
 /** Application states (§4.2). */
@@ -30,7 +31,7 @@ export const APPLICATION_TRANSITIONS: Readonly<Record<AppEvent, readonly (readon
   startApplication: [[["Accepted"], "Starting"]],
   reserveApplication: [[["Accepted"], "Reserving"]],
   completeApplication: [
-    [["Accepted", "Starting", "Running"], "Completing"],
+    [["Accepted", "Reserving", "Starting", "Running"], "Completing"],
     [["Completing"], "Completed"],
   ],
   failApplication: [

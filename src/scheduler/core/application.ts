@@ -6,6 +6,8 @@
  */
 import { BTree } from "../../util/btree.js";
 import { type AppState, type StateLogEntry } from "./application-state.js";
+import { DEFAULT_PLACEHOLDER_TIMEOUT_MS, type GangSchedulingStyle } from "./gang/constants.js";
+import type { Replacement } from "./gang/replacement.js";
 import type { HoldReason } from "./hold-reason.js";
 import type { Node } from "./node.js";
 import type { Queue, SortKey } from "./queue.js";
@@ -44,6 +46,9 @@ export interface AllocationContext {
   runHold(app: Application): HoldReason | undefined;
   /** Why `ask` may not be allocated now whatever the node: user/group headroom, queue maxima, cluster size. */
   askHold(app: Application, ask: Ask): HoldReason | undefined;
+  /** How a real ask of a task group uses the application's allocated placeholders (core/gang/replacement.ts). */
+  replacement(app: Application, ask: Ask): Replacement;
+  nodeOf(id: string): Node | undefined;
   /** The first node in allocation order that takes `ask` now (reserved nodes excluded). */
   pickNode(ask: Ask): Node | undefined;
   /** A node to reserve for `ask`, which no node takes now; undefined while the reservation delay runs or none fits. */
@@ -52,8 +57,33 @@ export interface AllocationContext {
 
 /** What one application's walk decided; the partition applies it. */
 export type Decision =
-  | { readonly kind: "allocate"; readonly app: Application; readonly ask: Ask; readonly node: Node }
+  /** `releasePlaceholder`: a placeholder of the ask's group given up because the ask goes elsewhere (gang). */
+  | { readonly kind: "allocate"; readonly app: Application; readonly ask: Ask; readonly node: Node; readonly releasePlaceholder?: string }
+  /** Gang: the real ask takes the allocated placeholder `placeholder`'s place on `node`. */
+  | { readonly kind: "replace"; readonly app: Application; readonly ask: Ask; readonly placeholder: string; readonly node: Node }
   | { readonly kind: "reserve"; readonly app: Application; readonly ask: Ask; readonly node: Node };
+
+/**
+ * An application's gang (upstream AddApplicationRequest placeholderAsk, executionTimeoutMilliSeconds,
+ * gangSchedulingStyle): what its placeholders reserve in total and what happens when they are not all allocated in
+ * time.
+ */
+export interface GangOptions {
+  /** Σ over the task groups of minMember × placeholder resource (core units); zero or empty: not a gang. */
+  placeholderAsk: Res;
+  /** Placeholder timeout (milliseconds); 0 or less: the 15-minute default. */
+  timeoutMs?: number;
+  style?: GangSchedulingStyle;
+}
+
+/** Per task group, as upstream's PlaceholderData: placeholder asks seen, their size, how many were replaced or timed out. */
+export interface PlaceholderData {
+  taskGroupName: string;
+  count: number;
+  minResource: Res;
+  replaced: number;
+  timedOut: number;
+}
 
 export interface ApplicationOptions {
   id: string;
@@ -68,6 +98,7 @@ export interface ApplicationOptions {
   tags?: Readonly<Record<string, string>>;
   /** The queue name the resource manager asked for. */
   requestedQueue?: string;
+  gang?: GangOptions;
 }
 
 export class Application {
@@ -92,6 +123,16 @@ export class Application {
   readonly stateLog: StateLogEntry[];
   /** Why the application was rejected (state Rejected), and the typed placement refusal when placement refused it. */
   rejectedMessage?: string;
+  /** Gang scheduling: set while the application reserves with placeholders (cleared when it resumes as a normal one). */
+  gang?: { placeholderAsk: Res; timeoutMs: number; explicitTimeout: boolean; style: GangSchedulingStyle; timerAt?: number };
+  /** Resources of the allocated placeholders (part of `allocated`). */
+  readonly allocatedPlaceholder: Res = {};
+  /** Allocated placeholders (count). */
+  placeholderAllocations = 0;
+  /** Pending placeholder asks (count). */
+  pendingPlaceholders = 0;
+  /** Per task group, in the order first seen. */
+  readonly placeholderData = new Map<string, PlaceholderData>();
   rejection?: HoldReason;
   /** Position in the leaf queue's order and priority index (maintained by the queue). */
   orderKey?: SortKey;
@@ -108,6 +149,10 @@ export class Application {
     this.requestedQueue = o.requestedQueue ?? "";
     this.stateSince = o.submissionTime;
     this.stateLog = [{ time: o.submissionTime, state: "New" }];
+    if (o.gang && Object.values(o.gang.placeholderAsk).some((v) => v > 0)) {
+      const t = o.gang.timeoutMs ?? 0;
+      this.gang = { placeholderAsk: { ...o.gang.placeholderAsk }, timeoutMs: t > 0 ? t : DEFAULT_PLACEHOLDER_TIMEOUT_MS, explicitTimeout: t > 0, style: o.gang.style ?? "Soft" };
+    }
   }
 
   /** Records entering `state` (called by the partition after the event table said so). */
@@ -127,25 +172,40 @@ export class Application {
     return this.pendingAsks.size > 0;
   }
 
+  /** Has pending asks the walk may place now: while Reserving only placeholders (a gang's real asks wait). */
+  hasSchedulable(): boolean {
+    return this.state === "Reserving" ? this.pendingPlaceholders > 0 : this.pendingAsks.size > 0;
+  }
+
   addPending(ask: Ask): void {
-    this.pendingAsks.set({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key }, ask);
+    if (this.pendingAsks.set({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key }, ask) && ask.placeholder) this.pendingPlaceholders++;
   }
 
   deletePending(ask: Ask): void {
-    this.pendingAsks.delete({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key });
+    if (this.pendingAsks.delete({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key }) && ask.placeholder) this.pendingPlaceholders--;
   }
 
   /**
    * This application's part of the walk (upstream `Application.tryAllocate`, reference §4.5): pending asks in order,
    * skipping reserved ones (the partition serves those first) and asks held by a limit or a queue max; the first ask a
    * node takes is allocated there; an ask no node takes may reserve one after the reservation delay.
+   * Gang scheduling (upstream tryPlaceholderAllocate): while Reserving only placeholder asks are walked; a real ask of
+   * a task group with allocated placeholders of its group takes one's place (or goes elsewhere giving one up, or
+   * waits); once its group has none left it is scheduled normally.
    */
   tryAllocate(ctx: AllocationContext, now: number): Decision | undefined {
     for (const ask of this.pendingAsks.values()) {
       if (ask.reservedNode) continue;
+      if (this.state === "Reserving" && !ask.placeholder) continue;
+      let releasePlaceholder: string | undefined;
+      if (!ask.placeholder && ask.taskGroup && this.placeholderAllocations > 0) {
+        const r = ctx.replacement(this, ask);
+        if (r.kind === "replace") return { kind: "replace", app: this, ask, placeholder: r.placeholder, node: ctx.nodeOf(r.nodeID)! };
+        if (r.kind === "elsewhere") releasePlaceholder = r.placeholder;
+      }
       if (ctx.askHold(this, ask)) continue;
       const node = ctx.pickNode(ask);
-      if (node) return { kind: "allocate", app: this, ask, node };
+      if (node) return { kind: "allocate", app: this, ask, node, ...(releasePlaceholder ? { releasePlaceholder } : {}) };
       const reserve = ctx.reservationNode(ask, now);
       if (reserve) return { kind: "reserve", app: this, ask, node: reserve };
     }

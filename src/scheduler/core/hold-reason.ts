@@ -24,6 +24,8 @@ export type HoldReason =
   | { readonly kind: "noNodeMatches"; readonly ask: Readonly<Res> }
   /** The ask reserved `nodeId` and waits for it to have room (node reservation, reference §4.6) (`Failed`). */
   | { readonly kind: "reservation"; readonly nodeId: string; readonly ask: Readonly<Res>; readonly available: Readonly<Res> }
+  /** Gang scheduling: the application is Reserving; its real asks wait until every placeholder is allocated (`Skipped`). */
+  | { readonly kind: "gangReservation"; readonly appId: string; readonly allocated: Readonly<Res>; readonly reservation: Readonly<Res> }
   /** Placement refused the application (its rejection, placement/types.ts; not a pending-ask hold). */
   | { readonly kind: "placementRefused"; readonly refusal: PlacementRefusal };
 
@@ -37,6 +39,7 @@ export function holdState(r: HoldReason): "Skipped" | "Failed" {
     case "queueMaxApplications":
     case "limit":
     case "placementRefused":
+    case "gangReservation":
       return "Skipped";
     default:
       return "Failed";
@@ -62,6 +65,8 @@ export function formatHoldReason(r: HoldReason): string {
       return `waiting on node ${r.nodeId} reserved for it to have ${format(r.ask)} free (available ${format(r.available)})`;
     case "placementRefused":
       return formatPlacementRefusal(r.refusal);
+    case "gangReservation":
+      return `application ${r.appId} is reserving resources for its gang: placeholders hold ${format(r.allocated)} of ${format(r.reservation)}`;
   }
 }
 

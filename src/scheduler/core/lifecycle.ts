@@ -19,6 +19,8 @@ export interface AppStateChange {
   from: AppState;
   to: AppState;
   at: number;
+  /** Why (upstream's state change info), e.g. `ResourceReservationTimeout` for a failed gang. */
+  message?: string;
 }
 
 export class Lifecycle {
@@ -38,14 +40,14 @@ export class Lifecycle {
    * Moves `app` by `event`.
    * @throws Error `event <e> inappropriate in current state <s>` when the table has no row (a bug of the caller)
    */
-  fire(app: Application, event: AppEvent, now: number): void {
+  fire(app: Application, event: AppEvent, now: number, message?: string): void {
     const from = app.state;
     const to = nextState(from, event);
     if (to === from) return;
     app.enter(to, now);
     const delta = (RUNNING_STATES.has(to) ? 1 : 0) - (RUNNING_STATES.has(from) ? 1 : 0);
     if (delta !== 0) for (let q: Queue | undefined = app.queue; q; q = q.parent) q.runningApps += delta;
-    if (to !== "Rejected") this.changes.push({ appId: app.id, from, to, at: now });
+    if (to !== "Rejected") this.changes.push({ appId: app.id, from, to, at: now, ...(message ? { message } : {}) });
     switch (to) {
       case "Starting":
         this.timers.set(app, { at: now + STARTING_TIMEOUT_MS, event: "runApplication" });

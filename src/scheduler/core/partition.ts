@@ -15,7 +15,10 @@ import type { PartitionConfig, QueueConfig } from "./config.js";
 import { LimitTracker } from "./ugm/tracker.js";
 import { BTree } from "../../util/btree.js";
 import { type Allocation, type AllocationResult } from "./allocation-result.js";
-import { type AllocationContext, Application, type Ask, type Decision } from "./application.js";
+import { type AllocationContext, Application, type Ask, type Decision, type GangOptions } from "./application.js";
+import { type Replacement, matchPlaceholder } from "./gang/replacement.js";
+import { checkGangSubmission } from "./gang/submission.js";
+import { placeholderTimeout, placeholderTimerMs } from "./gang/timeout.js";
 import { type HoldReason, clusterHold, queueMaxHold, queueRunHold } from "./hold-reason.js";
 import { Node, type NodeOrder, allocationId, nodeOrder } from "./node.js";
 import { parseResource } from "./quantity.js";
@@ -31,6 +34,19 @@ import { Reservations } from "./reservations.js";
 export type { Allocation, AllocationResult } from "./allocation-result.js";
 
 export type { AppStateChange } from "./lifecycle.js";
+
+/**
+ * An allocation or ask the core released on its own (upstream ReleaseAllocation from the core to the shim): gang
+ * placeholders timed out, too small for their real pod, or given up for an allocation elsewhere. The resource manager
+ * removes the pod; the core has already taken it out of every usage.
+ */
+export interface CoreRelease {
+  allocation: Allocation;
+  /** False: the placeholder was still a pending ask. */
+  allocated: boolean;
+  cause: "timeout" | "tooLarge" | "replacedElsewhere";
+  message: string;
+}
 
 /** Upstream delays (reference §4.1, §4.6, §6), milliseconds. */
 export const RESERVATION_DELAY_MS = 2_000;
@@ -83,6 +99,10 @@ export class Partition {
   private placement = new PlacementManager([]);
   nodeSortPolicy: "fair" | "binpacking" = "fair";
   weights: Record<string, number> = { vcore: 1, memory: 1 };
+  /** Releases the core decided since the last drain (see `drainReleases`). */
+  private releases: CoreRelease[] = [];
+  /** Gang applications whose placeholder timer runs. */
+  private readonly gangTimers = new Set<Application>();
   private readonly reservations: Reservations;
   /**
    * Queue orders are stale: `full` after a configuration change (policies, guarantees: rebuilt), `fairMax` after the
@@ -287,7 +307,7 @@ export class Partition {
    * expires.
    * @returns the leaf queue path, or throws with the rejection reason
    */
-  addApplication(id: string, queueName: string, user: string, groups: readonly string[], tags: Record<string, string>, now: number): string {
+  addApplication(id: string, queueName: string, user: string, groups: readonly string[], tags: Record<string, string>, now: number, gang?: GangOptions): string {
     this.life.rejected.delete(id);
     if (this.apps.has(id)) throw new Error(`adding application ${id} to partition ${this.name}, but application already existed`);
     try {
@@ -303,8 +323,14 @@ export class Partition {
       const disable = (tags["application.stateaware.disable"] ?? tags.disableStateAware ?? "") !== "";
       const app = new Application({
         id, queue: leaf, user, groups: groups.length > 0 ? groups : [user], submissionTime: now, stateAwareDisabled: disable,
-        tags, requestedQueue: queueName,
+        tags, requestedQueue: queueName, gang,
       });
+      if (app.gang) {
+        const check = checkGangSubmission({
+          applicationId: id, queue: leaf.path, reservation: app.gang.placeholderAsk, queueIsLeaf: leaf.isLeaf, sortPolicy: leaf.sortPolicy, queueMax: maxQueueSet(leaf),
+        });
+        if (!check.ok) throw new Error(check.message);
+      }
       leaf.apps.set(id, app);
       this.apps.set(id, app);
       return leaf.path;
@@ -339,6 +365,7 @@ export class Partition {
       app.queue.forget(app);
     }
     if (this.apps.get(app.id) === app) this.apps.delete(app.id);
+    this.gangTimers.delete(app);
     this.limits.forget(app.id);
   }
 
@@ -399,7 +426,7 @@ export class Partition {
    * A finished application (Completed) that gets an ask runs again as a new instance with the same id.
    * @throws Error with upstream's texts for an unknown app or node, empty or negative resources
    */
-  addAsk(appId: string, key: string, resource: Res, priority: number, createTime: number, now: number, opts: { node?: string; requiredNode?: string; predicate?: (nodeId: string) => boolean } = {}): void {
+  addAsk(appId: string, key: string, resource: Res, priority: number, createTime: number, now: number, opts: { node?: string; requiredNode?: string; predicate?: (nodeId: string) => boolean; placeholder?: boolean; taskGroup?: string } = {}): void {
     const app = this.apps.get(appId) ?? this.reopen(appId, now);
     if (!app) throw new Error(`failed to find application ${appId}`);
     for (const k in resource) if (resource[k]! < 0) throw new Error("allocation contains negative resources");
@@ -410,10 +437,20 @@ export class Partition {
     if (!opts.node && this.nodes.size > 0 && !this.fitsSomeNode(resource)) {
       throw new Error(`ask ${key} requests ${format(resource)}, more than any node provides (nodes: ${this.nodes.size})`);
     }
-    const ask: Ask = { key, appId, resource: { ...resource }, priority, createTime, requiredNode: opts.requiredNode, predicate: opts.predicate };
+    const ask: Ask = {
+      key, appId, resource: { ...resource }, priority, createTime, requiredNode: opts.requiredNode, predicate: opts.predicate,
+      ...(opts.placeholder ? { placeholder: true } : {}), ...(opts.taskGroup ? { taskGroup: opts.taskGroup } : {}),
+    };
     app.asks.set(key, ask);
     if (createTime < app.submissionTime) app.submissionTime = createTime;
+    if (ask.placeholder && ask.taskGroup) {
+      const d = app.placeholderData.get(ask.taskGroup);
+      if (d) d.count++;
+      else app.placeholderData.set(ask.taskGroup, { taskGroupName: ask.taskGroup, count: 1, minResource: { ...ask.resource }, replaced: 0, timedOut: 0 });
+    }
     if (app.state === "New" || app.state === "Completing") this.life.fire(app, "runApplication", now);
+    // a gang reserves first; a recovered real allocation means it was already past its reservation
+    if (app.state === "Accepted" && app.gang && (!opts.node || opts.placeholder)) this.life.fire(app, "reserveApplication", now);
     if (opts.node) {
       // Recovered: usage may exceed max (the RM already bound it).
       this.commit(app, ask, this.nodes.get(opts.node)!, now);
@@ -478,6 +515,7 @@ export class Partition {
       this.detach(ask);
       subFrom(app.allocated, ask.resource);
       app.queue.decAllocated(ask.resource);
+      if (ask.placeholder) this.placeholderGone(app, ask);
       const stillRunning = !isZero(app.allocated); // asks are strictly positive: zero means none allocated
       this.limits.track(app, ask.resource, -1, stillRunning);
       this.reservations.epoch++;
@@ -487,8 +525,10 @@ export class Partition {
       app.queue.decPending(ask.resource);
       app.deletePending(ask);
     }
-    if (app.asks.size === 0 && (app.state === "Accepted" || app.state === "Starting" || app.state === "Running")) {
+    if (app.asks.size === 0 && (app.state === "Accepted" || app.state === "Reserving" || app.state === "Starting" || app.state === "Running")) {
       this.life.fire(app, "completeApplication", now);
+    } else if (app.asks.size === 0 && app.state === "Failing") {
+      this.life.fire(app, "failApplication", now);
     }
     app.queue.update(app);
   }
@@ -514,8 +554,9 @@ export class Partition {
     addTo(app.allocated, ask.resource);
     app.queue.incAllocated(ask.resource);
     this.limits.track(app, ask.resource, 1, true);
+    if (ask.placeholder) return this.placeholderAllocated(app, ask, now);
     if (app.state === "Accepted") this.life.fire(app, app.stateAwareDisabled ? "runApplication" : "startApplication", now);
-    else if (app.state === "Starting") this.life.fire(app, "runApplication", now);
+    else if (app.state === "Starting" || app.state === "Reserving") this.life.fire(app, "runApplication", now);
   }
 
   // ---------------------------------------------------------------- life cycle (lifecycle.ts)
@@ -549,6 +590,7 @@ export class Partition {
    */
   tick(now: number): void {
     this.life.tick(now);
+    if (this.gangTimers.size > 0) for (const app of [...this.gangTimers]) if (app.gang?.timerAt !== undefined && app.gang.timerAt <= now) this.placeholderTimedOut(app, now);
     if (this.lastCleanup === undefined || now - this.lastCleanup >= this.cleanupInterval) {
       this.lastCleanup = now;
       this.removeEmptyQueues();
@@ -581,6 +623,130 @@ export class Partition {
     return this.life.drainChanges();
   }
 
+  /** Releases the core decided since the last call (placeholders), for the resource manager to remove the pods. */
+  drainReleases(): CoreRelease[] {
+    const r = this.releases;
+    this.releases = [];
+    return r;
+  }
+
+  // ---------------------------------------------------------------- gang scheduling (core/gang/)
+
+  /** A placeholder was allocated (upstream addAllocationInternal): the timer starts at the first; the gang runs once complete. */
+  private placeholderAllocated(app: Application, ask: Ask, now: number): void {
+    addTo(app.allocatedPlaceholder, ask.resource);
+    app.placeholderAllocations++;
+    const g = app.gang;
+    if (!g) return;
+    if (g.timerAt === undefined) {
+      // counted from the pod's creation as seen when the core accepted the application (upstream ConvertSITimeoutWithAdjustment)
+      const created = Number(app.tags["yunikorn.apache.org/creationTime"]);
+      g.timerAt = now + placeholderTimerMs({ timeoutMs: g.timeoutMs, createdAtMs: Number.isFinite(created) && created > 0 ? created * 1000 : undefined, acceptedAtMs: app.stateLog[0]!.time });
+      this.gangTimers.add(app);
+    }
+    if (app.state === "Reserving" && fitsIn(app.allocatedPlaceholder, g.placeholderAsk)) this.life.fire(app, "runApplication", now);
+  }
+
+  /** An allocated placeholder left (released, removed, replaced); the timer stops once a running gang has none. */
+  private placeholderGone(app: Application, ask: Ask): void {
+    subFrom(app.allocatedPlaceholder, ask.resource);
+    app.placeholderAllocations--;
+    if (app.placeholderAllocations === 0 && app.state !== "Reserving") this.gangTimers.delete(app);
+  }
+
+  /** Removes a placeholder the core gives up and records the release for the resource manager. */
+  private releasePlaceholder(app: Application, key: string, cause: CoreRelease["cause"], message: string, now: number): void {
+    const ask = app.asks.get(key);
+    if (!ask) return;
+    if (cause === "timeout" && ask.taskGroup) {
+      const d = app.placeholderData.get(ask.taskGroup);
+      if (d) d.timedOut++;
+    }
+    this.releases.push({
+      allocation: { key, appId: app.id, nodeId: ask.node ?? "", resource: { ...ask.resource }, queue: app.queue.path, placeholder: true, taskGroup: ask.taskGroup },
+      allocated: ask.node !== undefined, cause, message,
+    });
+    this.removeAsk(app.id, key, now);
+  }
+
+  /**
+   * The placeholder timer fired (upstream timeoutPlaceholderProcessing, core/gang/timeout.ts): a running gang
+   * releases its unused placeholders; otherwise every placeholder goes and the application resumes as a normal one
+   * (Soft: Reserving → Resuming → Accepted) or fails (Hard: Failing with `ResourceReservationTimeout`, Failed once its
+   * last ask is gone).
+   */
+  private placeholderTimedOut(app: Application, now: number): void {
+    const g = app.gang!;
+    this.gangTimers.delete(app);
+    if (this.apps.get(app.id) !== app) return;
+    const placeholders = [...app.asks.values()].filter((a) => a.placeholder).map((a) => ({ allocationKey: a.key, taskGroupName: a.taskGroup ?? "", allocated: a.node !== undefined }));
+    const d = placeholderTimeout({ now, timerStartedAt: g.timerAt!, timerMs: 0, style: g.style, state: app.state, placeholders });
+    const msg = `placeholder of application ${app.id} timed out`;
+    if (d.kind === "releaseUnused") {
+      for (const k of d.release) this.releasePlaceholder(app, k, "timeout", msg, now);
+      return;
+    }
+    // only a gang still waiting for its reservation gives it up (a completing or running one has nothing left to do)
+    if ((d.kind !== "resume" && d.kind !== "fail") || (app.state !== "Reserving" && app.state !== "Accepted")) return;
+    app.gang = undefined;
+    if (d.kind === "resume") {
+      this.life.fire(app, "resumeApplication", now, d.reason);
+      for (const k of [...d.releaseAllocated, ...d.cancelPending]) this.releasePlaceholder(app, k, "timeout", msg, now);
+      this.life.fire(app, "runApplication", now);
+    } else {
+      this.life.fire(app, "failApplication", now, d.reason);
+      for (const k of [...d.releaseAllocated, ...d.cancelPending]) this.releasePlaceholder(app, k, "timeout", msg, now);
+    }
+    app.queue.update(app);
+  }
+
+  /** Ends a reserving gang's reservation now (see `SchedulerCore.timeoutReservation`). */
+  timeoutReservation(appId: string, now: number): boolean {
+    const app = this.apps.get(appId);
+    if (!app?.gang || app.state !== "Reserving") return false;
+    app.gang.timerAt = now;
+    this.placeholderTimedOut(app, now);
+    return true;
+  }
+
+  /** How a real ask of `app` uses its allocated placeholders (core/gang/replacement.ts). */
+  private replacement(app: Application, ask: Ask): Replacement {
+    const placeholders = [];
+    for (const a of app.asks.values()) {
+      if (a.placeholder && a.node && a.taskGroup && a.taskGroup === ask.taskGroup) placeholders.push({ allocationKey: a.key, taskGroupName: a.taskGroup, nodeID: a.node, resource: a.resource });
+    }
+    const r = matchPlaceholder({
+      applicationId: app.id,
+      ask: { allocationKey: ask.key, taskGroupName: ask.taskGroup, resource: ask.resource },
+      placeholders,
+      nodeAccepts: (id) => {
+        const n = this.nodes.get(id);
+        return !!n && n.schedulable && (!ask.requiredNode || ask.requiredNode === id) && (!ask.predicate || ask.predicate(id));
+      },
+    });
+    if (r.kind !== "notApplicable") for (const t of r.tooLarge) this.releasePlaceholder(app, t.placeholder, "tooLarge", t.message, this.clock);
+    return r;
+  }
+
+  /**
+   * A real ask takes a placeholder's place on its node: the placeholder leaves every usage (node, queue, user) and the
+   * ask enters it in the same step, so nothing is counted twice at any point.
+   */
+  private replace(app: Application, ask: Ask, placeholderKey: string, node: Node, now: number): AllocationResult {
+    const ph = app.asks.get(placeholderKey)!;
+    app.asks.delete(placeholderKey);
+    this.detach(ph);
+    subFrom(app.allocated, ph.resource);
+    app.queue.decAllocated(ph.resource);
+    this.limits.track(app, ph.resource, -1, true);
+    this.placeholderGone(app, ph);
+    const d = ph.taskGroup ? app.placeholderData.get(ph.taskGroup) : undefined;
+    if (d) d.replaced++;
+    this.reservations.epoch++;
+    const allocation = this.allocate(app, ask, node, now);
+    return { kind: "replaced", allocation, placeholderKey };
+  }
+
   // ---------------------------------------------------------------- scheduling
 
   /**
@@ -588,6 +754,7 @@ export class Partition {
    * nothing can change now.
    */
   tryAllocate(now: number): AllocationResult | undefined {
+    this.clock = now;
     if (this.orderDirty !== "none") this.refreshOrder();
     if (!hasPositive(this.root.pending)) return undefined;
     const reserved = this.reservations.size > 0 ? this.tryReservedAllocate(now) : undefined;
@@ -596,8 +763,13 @@ export class Partition {
     return d && this.apply(d, now);
   }
 
+  /** `now` of the running scheduling step. */
+  private clock = 0;
+
   private readonly context: AllocationContext = {
     runHold: (app) => this.runHold(app),
+    replacement: (app, ask) => this.replacement(app, ask),
+    nodeOf: (id) => this.nodes.get(id),
     askHold: (app, ask) => this.limitHold(app, ask.resource) ?? this.queueHold(app.queue, ask.resource),
     pickNode: (ask) => this.pickNode(ask),
     reservationNode: (ask, now) => this.reservations.choose(ask, this.nodeOrder().values(), now),
@@ -608,7 +780,10 @@ export class Partition {
       this.reservations.reserve(d.ask, d.node, now);
       return { kind: "reserved", appId: d.app.id, key: d.ask.key, nodeId: d.node.id };
     }
-    return { kind: "allocated", allocation: this.allocate(d.app, d.ask, d.node, now) };
+    if (d.kind === "replace") return this.replace(d.app, d.ask, d.placeholder, d.node, now);
+    const allocation = this.allocate(d.app, d.ask, d.node, now);
+    if (d.releasePlaceholder) this.releasePlaceholder(d.app, d.releasePlaceholder, "replacedElsewhere", `placeholder ${d.releasePlaceholder} of application ${d.app.id} given up: ask ${d.ask.key} allocated on node ${d.node.id}`, now);
+    return { kind: "allocated", allocation };
   }
 
   private allocate(app: Application, ask: Ask, node: Node, now: number): Allocation {
@@ -618,7 +793,10 @@ export class Partition {
     app.deletePending(ask);
     this.commit(app, ask, node, now);
     app.queue.update(app);
-    return { key: ask.key, appId: app.id, nodeId: node.id, resource: { ...ask.resource }, queue: app.queue.path };
+    return {
+      key: ask.key, appId: app.id, nodeId: node.id, resource: { ...ask.resource }, queue: app.queue.path,
+      ...(ask.placeholder ? { placeholder: true } : {}), ...(ask.taskGroup ? { taskGroup: ask.taskGroup } : {}),
+    };
   }
 
   /** The first node in allocation order with room for the ask that passes its predicate (reserved nodes excepted). */
@@ -663,7 +841,7 @@ export class Partition {
         this.reservations.release(ask, r, node);
         return { kind: "unreserved", appId: r.appId, key: r.key, nodeId: r.nodeId, cause: node ? "askRemoved" : "nodeRemoved" };
       }
-      if (app.state === "Accepted" && this.runHold(app)) continue;
+      if ((app.state === "Accepted" || app.state === "Reserving") && this.runHold(app)) continue;
       if (this.context.askHold(app, ask)) continue;
       if (node.fits(ask.resource) && (!ask.predicate || ask.predicate(node.id))) {
         return { kind: "allocatedReserved", allocation: this.allocate(app, ask, node, now), reservedNode: node.id };
@@ -704,6 +882,9 @@ export class Partition {
     const app = this.apps.get(appId);
     const ask = app?.asks.get(key);
     if (!app || !ask || ask.node) return undefined;
+    if (app.state === "Reserving" && !ask.placeholder && app.gang) {
+      return { kind: "gangReservation", appId, allocated: { ...app.allocatedPlaceholder }, reservation: { ...app.gang.placeholderAsk } };
+    }
     const quota = this.quotaHold(app, ask.resource);
     if (quota) return quota;
     const cluster = clusterHold(this.root, ask.resource);
@@ -724,7 +905,7 @@ export class Partition {
    * maxima below root), or undefined.
    */
   quotaHold(app: Application, r: Res): HoldReason | undefined {
-    if (app.state === "Accepted") {
+    if (app.state === "Accepted" || app.state === "Reserving") {
       const rb = this.runHold(app);
       if (rb) return rb;
     }
@@ -755,6 +936,20 @@ export class Partition {
     for (const n of this.nodes.values()) if (fitsIn(n.capacity, r)) return true;
     return false;
   }
+}
+
+/**
+ * The smallest max set on the queue and its parents below root, per resource type (upstream GetMaxQueueSet);
+ * undefined when none sets one.
+ */
+function maxQueueSet(q: Queue): Res | undefined {
+  let out: Res | undefined;
+  for (let x: Queue | undefined = q; x?.parent; x = x.parent) {
+    if (!x.max) continue;
+    out ??= {};
+    for (const k in x.max) out[k] = Math.min(out[k] ?? Number.POSITIVE_INFINITY, x.max[k]!);
+  }
+  return out;
 }
 
 /** `application.create.force` tag (key case-insensitive, Go ParseBool true spellings). */

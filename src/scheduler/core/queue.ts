@@ -183,7 +183,7 @@ export class Queue {
    * O(depth · log n).
    */
   update(app: Application): void {
-    const eligible = app.hasPending() && SCHEDULABLE_STATES.has(app.state) && this.apps.get(app.id) === app;
+    const eligible = app.hasSchedulable() && SCHEDULABLE_STATES.has(app.state) && this.apps.get(app.id) === app;
     this.position(app, eligible ? this.appKey(app) : undefined, eligible ? app.maxPendingPriority() : undefined);
     this.propagate();
   }
@@ -222,7 +222,7 @@ export class Queue {
   rebuildOrder(): void {
     if (this.isLeaf) {
       for (const a of this.apps.values()) {
-        const eligible = a.hasPending() && SCHEDULABLE_STATES.has(a.state);
+        const eligible = a.hasSchedulable() && SCHEDULABLE_STATES.has(a.state);
         this.position(a, eligible ? this.appKey(a) : undefined, eligible ? a.maxPendingPriority() : undefined);
       }
     } else {
@@ -280,7 +280,7 @@ export class Queue {
     if (this.isLeaf) {
       for (const m of this.order.values()) {
         const app = m as Application;
-        if (app.state === "Accepted" && ctx.runHold(app)) continue;
+        if ((app.state === "Accepted" || app.state === "Reserving") && ctx.runHold(app)) continue;
         const d = app.tryAllocate(ctx, now);
         if (d) return d;
       }

@@ -4,7 +4,7 @@
  * and tests read the core only through these (via `SchedulerCore`), never through its objects. Resources in core
  * units (memory bytes, vcore millicores); times in milliseconds since the epoch.
  */
-import type { Application } from "./application.js";
+import type { Application, Ask, PlaceholderData } from "./application.js";
 import type { AppState, StateLogEntry } from "./application-state.js";
 import type { HoldReason } from "./hold-reason.js";
 import type { Partition } from "./partition.js";
@@ -47,6 +47,9 @@ export interface AskView {
   reservedNode?: string;
   /** Why it is pending, when something holds it. */
   hold?: HoldReason;
+  /** Gang scheduling: a placeholder ask; the task group. */
+  placeholder?: boolean;
+  taskGroup?: string;
 }
 
 export interface AllocationView {
@@ -57,6 +60,9 @@ export interface AllocationView {
   priority: number;
   createTime: number;
   allocatedAt?: number;
+  /** Gang scheduling: a placeholder allocation; the task group. */
+  placeholder?: boolean;
+  taskGroup?: string;
 }
 
 export interface ApplicationView {
@@ -78,6 +84,8 @@ export interface ApplicationView {
   maxPendingPriority?: number;
   asks: AskView[];
   allocations: AllocationView[];
+  /** Gang scheduling, per task group in the order first seen (upstream PlaceholderData); empty for other applications. */
+  placeholderData: PlaceholderData[];
 }
 
 export interface NodeView {
@@ -114,6 +122,7 @@ export interface PartitionView {
 export type ApplicationFilter = "active" | "completed" | "rejected" | "all";
 
 const copy = (r: Readonly<Res> | undefined): Res => ({ ...(r ?? {}) });
+const gangFields = (x: Ask | undefined) => ({ ...(x?.placeholder ? { placeholder: true } : {}), ...(x?.taskGroup ? { taskGroup: x.taskGroup } : {}) });
 
 export function queueView(q: Queue, subtree: boolean): QueueView {
   const kids = [...q.children.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -138,11 +147,12 @@ export function applicationView(p: Partition, a: Application, holds = true): App
     pending: copy(a.pending), allocated: copy(a.allocated), maxPendingPriority: Number.isFinite(prio) ? prio : undefined,
     asks: asks.filter((x) => !x.node).map((x) => ({
       key: x.key, resource: copy(x.resource), priority: x.priority, createTime: x.createTime, requiredNode: x.requiredNode,
-      reservedNode: x.reservedNode, hold: holds && p.apps.get(a.id) === a ? p.holdReason(a.id, x.key) : undefined,
+      reservedNode: x.reservedNode, hold: holds && p.apps.get(a.id) === a ? p.holdReason(a.id, x.key) : undefined, ...gangFields(x),
     })),
     allocations: asks.filter((x) => x.node).map((x) => ({
-      key: x.key, appId: a.id, nodeId: x.node!, resource: copy(x.resource), priority: x.priority, createTime: x.createTime, allocatedAt: x.allocatedAt,
+      key: x.key, appId: a.id, nodeId: x.node!, resource: copy(x.resource), priority: x.priority, createTime: x.createTime, allocatedAt: x.allocatedAt, ...gangFields(x),
     })),
+    placeholderData: [...a.placeholderData.values()].map((d) => ({ ...d, minResource: copy(d.minResource) })),
   };
 }
 
@@ -169,7 +179,7 @@ export function nodeView(p: Partition, id: string): NodeView | undefined {
     available: n.available(), schedulable: n.schedulable, reservation: n.reservation && { ...n.reservation },
     allocations: [...n.allocations.values()].map((x) => {
       const ask = p.apps.get(x.appId)?.asks.get(x.key);
-      return { key: x.key, appId: x.appId, nodeId: n.id, resource: copy(x.resource), priority: x.priority, createTime: ask?.createTime ?? 0, allocatedAt: ask?.allocatedAt };
+      return { key: x.key, appId: x.appId, nodeId: n.id, resource: copy(x.resource), priority: x.priority, createTime: ask?.createTime ?? 0, allocatedAt: ask?.allocatedAt, ...gangFields(ask) };
     }),
   };
 }

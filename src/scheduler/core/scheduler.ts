@@ -9,8 +9,9 @@ import { ChangeDetail, ChangeType, type EventSink, appEvent, appStateDetail, nod
 import { type PartitionConfig, type SchedulerConfig, decodeQueuesYaml } from "./config.js";
 import { type Allocation, type AllocationResult, allocationOf } from "./allocation-result.js";
 import { type HoldReason, formatHoldReason, holdState } from "./hold-reason.js";
+import type { GangSchedulingStyle } from "./gang/constants.js";
 import { allocationId } from "./node.js";
-import { type AppStateChange, Partition } from "./partition.js";
+import { type AppStateChange, type CoreRelease, Partition } from "./partition.js";
 import {
   type ApplicationFilter, type ApplicationView, type NodeView, type PartitionView, type QueueView, type UsageView,
   applicationView, applicationViews, findApplication, nodeView, partitionView, queueView, usageViews,
@@ -39,6 +40,15 @@ export interface AddApplicationRequest {
   partitionName?: string;
   ugi: { user: string; groups?: string[] };
   tags?: Record<string, string>;
+  /**
+   * Gang scheduling (upstream placeholderAsk): Σ over the task groups of minMember × placeholder resource. Set and
+   * not zero: the application must be in a FIFO leaf queue whose max (and its parents') can hold all of it, else it is
+   * rejected; it reserves with placeholders before its real asks are scheduled.
+   */
+  placeholderAsk?: Res;
+  /** Placeholder timeout in milliseconds (upstream executionTimeoutMilliSeconds); 0 or unset: 15 minutes. */
+  executionTimeoutMilliSeconds?: number;
+  gangSchedulingStyle?: GangSchedulingStyle;
 }
 
 export interface AllocationMessage {
@@ -56,6 +66,10 @@ export interface AllocationMessage {
    * callback, yunikorn-shim reference §2.12). Must be fast and pure; undefined: any node with room.
    */
   predicate?: (nodeID: string) => boolean;
+  /** Gang scheduling: a placeholder ask (upstream `placeholder`). */
+  placeholder?: boolean;
+  /** Gang scheduling: the task group of the ask (placeholder or real pod); upstream `taskGroupName`. */
+  taskGroupName?: string;
 }
 
 export interface AllocationRelease {
@@ -231,7 +245,8 @@ export class SchedulerCore {
         continue;
       }
       try {
-        const leaf = p.addApplication(a.applicationID, a.queueName, a.ugi.user, a.ugi.groups ?? [], a.tags ?? {}, now);
+        const gang = a.placeholderAsk && { placeholderAsk: a.placeholderAsk, timeoutMs: a.executionTimeoutMilliSeconds, style: a.gangSchedulingStyle };
+        const leaf = p.addApplication(a.applicationID, a.queueName, a.ugi.user, a.ugi.groups ?? [], a.tags ?? {}, now, gang);
         out.acceptedApplications.push(a.applicationID);
         this.maxUsed.delete(`${p.name}\0${a.applicationID}`);
         this.emit(appEvent(now, { objectID: a.applicationID, changeType: ChangeType.ADD, detail: ChangeDetail.APP_NEW }));
@@ -284,6 +299,8 @@ export class SchedulerCore {
           node: a.nodeID || undefined,
           requiredNode: a.allocationTags?.["yunikorn.apache.org/requiredNode"],
           predicate: a.predicate,
+          placeholder: a.placeholder,
+          taskGroup: a.taskGroupName,
         });
         if (a.allocationTags) this.tags.set(`${p.name}\0${allocationId(a.applicationID, a.allocationKey)}`, { ...a.allocationTags });
         this.collect(); // the state change the ask caused (New → Accepted) comes first, as upstream
@@ -405,6 +422,20 @@ export class SchedulerCore {
     return true;
   }
 
+  /** State of an active application, or undefined when the core does not hold it. */
+  applicationState(appId: string, partition?: string): string | undefined {
+    return this.partition(partition)?.apps.get(appId)?.state;
+  }
+
+  /**
+   * Ends a gang's reservation now as if its placeholder timer had fired (the resource manager found the explicit
+   * timeout already passed when the application entered Reserving, upstream YUNIKORN-3332).
+   * @returns false when the application is unknown or not a reserving gang
+   */
+  timeoutReservation(appId: string, partition?: string): boolean {
+    return this.partition(partition)?.timeoutReservation(appId, this.now()) ?? false;
+  }
+
   /**
    * The maxima that apply to an application — queue `max` on its path below root (leaf first), then its user and
    * group resource limits (root first) — each with the usage it is measured against; [] for an unknown application.
@@ -423,6 +454,14 @@ export class SchedulerCore {
   /** Leaf queue of an application, or undefined when the core does not hold it. */
   applicationQueue(appId: string, partition?: string): string | undefined {
     return this.partition(partition)?.apps.get(appId)?.queue.path;
+  }
+
+  /**
+   * Placeholders the core released on its own since the last call (timeout, too small for their real pod, given up
+   * for an allocation elsewhere): the RM removes their pods. The core has already taken them out of every usage.
+   */
+  releases(): (CoreRelease & { partition: string })[] {
+    return [...this.partitions.entries()].flatMap(([name, p]) => p.drainReleases().map((r) => ({ ...r, partition: name })));
   }
 
   /** Application state changes since the last call (UpdatedApplication messages). */

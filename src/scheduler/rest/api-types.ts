@@ -181,6 +181,8 @@ export type HoldReasonInfo = { state: "Skipped" | "Failed"; message: string } & 
   | { kind: "noNodeMatches"; ask: Resource }
   /** The ask reserved a node and waits for it to have room. */
   | { kind: "reservation"; nodeId: string; ask: Resource; available: Resource }
+  /** Gang scheduling: the application is reserving; its real pods wait until every placeholder is allocated. */
+  | { kind: "gangReservation"; appId: string; allocated: Resource; reservation: Resource }
 );
 
 export type HoldKind = HoldReasonInfo["kind"];

@@ -7,9 +7,11 @@
  * corral extensions (as the core's read API has them): a pending request's `holdReason` (typed, with `state` and
  * `message`) and `reservedNodeId`; a rejected application's typed `rejectionReason`.
  *
- * Not reported because corral does not have them yet: `placeholderData`, `placeholder`/`taskGroupName` (no gang
- * scheduling: left out, as upstream does for false/empty values), `allocationLog` (the hold reason is in
- * `holdReason`, the pod's condition and REQUEST events), `resourceHistory`.
+ * Gang scheduling: `placeholder` and `taskGroupName` on asks and allocations (left out when false/empty, as upstream),
+ * `placeholderData` per task group on the application.
+ *
+ * Not reported: `allocationLog` (the hold reason is in `holdReason`, the pod's condition and REQUEST events),
+ * `resourceHistory`.
  */
 import type { AllocationView, ApplicationView, AskView } from "../core/read.js";
 import type { Res } from "../core/resources.js";
@@ -55,7 +57,7 @@ export function allocationInfo(x: AllocationView, l: DaoLookups): Record<string,
   return omitEmpty({
     allocationKey: x.key, allocationTags: l.tags(x.appId, x.key), requestTime: ns(x.createTime), allocationTime: ns(at),
     allocationDelay: ns(Math.max(0, at - x.createTime)), resource: clean(x.resource), priority: String(x.priority), nodeId: x.nodeId,
-    applicationId: x.appId,
+    applicationId: x.appId, placeholder: x.placeholder, taskGroupName: x.taskGroup,
   }, ["allocationKey"]);
 }
 
@@ -64,7 +66,7 @@ export function askInfo(appId: string, x: AskView, l: DaoLookups): Record<string
   return omitEmpty({
     allocationKey: x.key, allocationTags: l.tags(appId, x.key), requestTime: ns(x.createTime), resource: clean(x.resource),
     priority: String(x.priority), requiredNodeId: x.requiredNode, applicationId: appId, reservedNodeId: x.reservedNode,
-    holdReason: x.hold && holdInfo(x.hold),
+    holdReason: x.hold && holdInfo(x.hold), placeholder: x.placeholder, taskGroupName: x.taskGroup,
   }, ["allocationKey"]);
 }
 
@@ -85,6 +87,9 @@ export function applicationInfo(a: ApplicationView, l: DaoLookups): Record<strin
     finishedTime: FINISHED.has(a.state) && last ? ns(last.time) : undefined,
     requests: a.asks.map((x) => askInfo(a.id, x, l)),
     allocations: a.allocations.map((x) => allocationInfo(x, l)),
+    placeholderData: a.placeholderData.map((d) => ({
+      taskGroupName: d.taskGroupName, count: d.count, minResource: d.minResource, replaced: d.replaced, timedout: d.timedOut,
+    })),
     applicationState: a.state, user: a.user, groups: a.groups, rejectedMessage: a.rejectedMessage,
     rejectionReason: a.rejection && holdInfo(a.rejection),
     stateLog: log.map((e) => ({ time: ns(e.time), applicationState: e.state })),

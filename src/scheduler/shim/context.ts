@@ -7,7 +7,10 @@
  * initial list, a watch restart or a periodic resync never double-counts a pod.
  *
  * Tasks (one per managed pod, key = pod UID) move Asked → Allocated → Bound; a failed bind rolls the allocation back
- * to an ask (upstream's SCHEDULING_FAILED_ON_RM release). In plugin mode (design 004, reference §4-5) an allocation
+ * to an ask (upstream's SCHEDULING_FAILED_ON_RM release). Gang scheduling (docs/gang-scheduling.md): the first pod's
+ * task groups become the application's placeholder ask; when the core moves the application to Reserving the shim
+ * asks for the placeholder pods to be created; placeholders the core replaced or released go Releasing and are
+ * deleted (again on every resync while they exist). In plugin mode (design 004, reference §4-5) an allocation
  * is not bound by us: it waits as Allocated until kube-scheduler's `filter` call takes it (InProgress) and its
  * `bind` call confirms it.
  */
@@ -21,6 +24,18 @@ import { exceededLimits, limitText, quantitiesText } from "./over-limit.js";
 import { podResource } from "./pod-resources.js";
 import { type NodeView, type PodConstraints, type Taint, nodeRejection } from "./predicates.js";
 import { type PodObject, allocationOf, applicationIdOf, applicationRequest, explicitApplicationId, identityOf, namespaceTags, nodeInfoOf } from "./translate.js";
+import type { V1Pod } from "@kubernetes/client-node";
+import { allocationOf as resultAllocation } from "../core/allocation-result.js";
+import { DEFAULT_GANG_CONFIG, type GangConfig } from "./gang/config.js";
+import { gangEvents, reservationTimeoutPodStatus } from "./gang/events.js";
+import { type GangSpec, findTaskGroup, gangSpecOf, isPlaceholder, taskGroupNameOf } from "./gang/membership.js";
+import { type OriginatorPod, buildPlaceholder, placeholderNonce } from "./gang/placeholder.js";
+import { placeholderTimeoutMs } from "./gang/policy-parameters.js";
+import { gangReservation, placeholdersToCreate } from "./gang/reservation.js";
+import { reservationStart } from "./gang/timeout.js";
+
+/** Application tag: the originating pod's creation time, Unix seconds (upstream siCommon CreationTime). */
+const APP_TAG_CREATION_TIME = "yunikorn.apache.org/creationTime";
 
 export type SchedulingMode = "standalone" | "plugin";
 
@@ -39,8 +54,17 @@ export interface ObjectRef {
 
 /** What the process must do against the API server. */
 export type ShimAction =
-  /** POST pods/{name}/binding (standalone mode, and plugin mode's `bind` verb). */
-  | { kind: "bind"; pod: PodRef; node: string }
+  /**
+   * POST pods/{name}/binding (standalone mode, and plugin mode's `bind` verb). `replaces`: a placeholder the pod takes
+   * the place of, deleted first (gang scheduling).
+   */
+  | { kind: "bind"; pod: PodRef; node: string; replaces?: PodRef }
+  /** Gang scheduling: create a placeholder pod of `owner`'s application (events about it go to `owner`). */
+  | { kind: "createPod"; pod: V1Pod; owner: PodRef }
+  /** Gang scheduling: delete a placeholder (grace period 0), retried; a missing pod is done. */
+  | { kind: "deletePod"; pod: PodRef }
+  /** Set the pod's status phase (a Hard gang timeout fails the unscheduled pods with its reason). */
+  | { kind: "podStatus"; pod: PodRef; phase: "Failed"; reason: string; message: string }
   /** Plugin mode: an allocation is ready; touch the pod so kube-scheduler retries it now (reference §5.4 Activate). */
   | { kind: "activate"; pod: PodRef; node: string }
   | { kind: "event"; object: ObjectRef; type: "Normal" | "Warning"; reason: string; message: string }
@@ -60,7 +84,8 @@ export interface NodeObject {
   status?: { allocatable?: Record<string, string> };
 }
 
-export type TaskState = "Asked" | "Rejected" | "Allocated" | "InProgress" | "Bound" | "Orphan";
+/** `Releasing`: a placeholder the core replaced or released, waiting for its pod to be deleted. */
+export type TaskState = "Asked" | "Rejected" | "Allocated" | "InProgress" | "Bound" | "Orphan" | "Releasing";
 
 export interface Task {
   pod: PodRef;
@@ -87,6 +112,20 @@ export interface Task {
   scheduledReported?: boolean;
   /** Limits the allocation exceeded when it was recorded without a limit check (a pod bound outside corral). */
   overLimit?: LimitUsage[];
+  /** Gang scheduling: the application's gang, on the task whose pod described it (submitted with the application). */
+  gang?: ShimGang;
+}
+
+/** An application's gang as the shim keeps it: the first pod's task groups and what placeholders are built from. */
+export interface ShimGang {
+  spec: GangSpec;
+  /** The pod the gang was read from: placeholders are owned by it and copy its priority class. */
+  originator: OriginatorPod;
+  originatorRef: PodRef;
+  /** The application id the originating pod names (label on the placeholders; a derived core id is no label value). */
+  podAppId: string;
+  /** The application's queue as the core placed it (label on the placeholders). */
+  queue?: string;
 }
 
 /** kube-scheduler extender `filter` answer (k8s.io/kube-scheduler/extender/v1 ExtenderFilterResult). */
@@ -119,6 +158,12 @@ export interface ShimOptions {
   namespaceAnnotations?: (namespace: string) => Record<string, string> | undefined;
   /** PriorityClass value by name, for pods without `spec.priority`. */
   priorityClassValue?: (name: string) => number | undefined;
+  /** Gang scheduling configuration (`service.disableGangScheduling`, `service.placeholderImage`, …). */
+  gang?: GangConfig;
+  /** Clock in milliseconds since the epoch (default Date.now), for the placeholder timeout check on Reserving. */
+  now?: () => number;
+  /** Random numbers in [0, 1) for placeholder name nonces (default Math.random). */
+  random?: () => number;
 }
 
 const refOf = (pod: PodObject): PodRef => ({ namespace: pod.metadata?.namespace ?? "default", name: pod.metadata?.name ?? "", uid: pod.metadata?.uid ?? "" });
@@ -142,10 +187,14 @@ export class ShimContext {
   private sweep: string[] = [];
   readonly schedulerName: string;
   readonly mode: SchedulingMode;
+  /** Gangs of the applications the core accepted, by application id. */
+  readonly gangs = new Map<string, ShimGang>();
+  private gangConfig: GangConfig;
 
   constructor(readonly core: SchedulerCore, private readonly o: ShimOptions = {}) {
     this.schedulerName = o.schedulerName ?? "yunikorn";
     this.mode = o.mode ?? "standalone";
+    this.gangConfig = o.gang ?? DEFAULT_GANG_CONFIG;
   }
 
   /**
@@ -238,7 +287,10 @@ export class ShimContext {
       if (p.metadata?.uid) livePods.add(p.metadata.uid);
       out.push(...this.syncPod(p));
     }
-    for (const [uid, t] of [...this.tasks]) if (!livePods.has(uid)) this.release(t);
+    for (const [uid, t] of [...this.tasks]) {
+      if (!livePods.has(uid)) this.release(t);
+      else if (t.state === "Releasing") out.push({ kind: "deletePod", pod: t.pod }); // a delete that failed is retried
+    }
     for (const uid of [...this.foreign.keys()]) if (!livePods.has(uid)) this.removeForeign(uid);
     return out;
   }
@@ -260,6 +312,7 @@ export class ShimContext {
       return [];
     }
     if (!task) return this.createTask(pod, appId);
+    if (task.state === "Releasing") return []; // a placeholder on its way out: the core no longer holds it
     const nodeName = pod.spec?.nodeName;
     if (nodeName && task.state !== "Bound") {
       if (task.node === nodeName && (task.state === "Allocated" || task.state === "InProgress")) {
@@ -299,15 +352,19 @@ export class ShimContext {
     const nodeID = ask.nodeID;
     const constraints = pod.spec as PodConstraints;
     const { user } = identityOf(pod);
-    const resolved = this.appKeys.acquire({ namespace: ref.namespace, user, applicationId: podAppId });
+    // a placeholder the scheduler created joins its originating pod's application (charged to that pod's user)
+    const owner = this.placeholderOwner(pod, podAppId);
+    const key = owner ? { namespace: owner.pod.namespace, user: owner.user, applicationId: owner.podAppId } : { namespace: ref.namespace, user, applicationId: podAppId };
+    const resolved = this.appKeys.acquire(key);
     const appId = resolved.id;
     ask = { ...ask, applicationID: appId, nodeID: undefined, predicate: (n) => this.nodeFits(constraints, n) };
     const app = applicationRequest(pod, appId);
     Object.assign(app.tags!, namespaceTags(this.o.namespaceAnnotations?.(app.tags?.namespace ?? "default") ?? {}));
-    const task: Task = { pod: ref, appId, podAppId, user, ask, app, state: "Asked" };
-    this.tasks.set(ref.uid, task);
+    const task: Task = { pod: ref, appId, podAppId: key.applicationId, user: key.user, ask, app, state: "Asked" };
     const out: ShimAction[] = resolved.notJoined ? this.notJoinedActions(task, resolved.notJoined) : [];
-    const ensured = this.ensureApp(app);
+    out.push(...this.gangOfTask(task, pod));
+    this.tasks.set(ref.uid, task);
+    const ensured = this.ensureApp(app, task.gang);
     if (ensured) {
       task.state = "Rejected";
       task.rejection = ensured;
@@ -358,11 +415,12 @@ export class ShimContext {
   }
 
   /** @returns the rejection reason, or undefined when the application is (now) known to the core */
-  private ensureApp(req: AddApplicationRequest): string | undefined {
+  private ensureApp(req: AddApplicationRequest, gang?: ShimGang): string | undefined {
     if (this.apps.has(req.applicationID)) return undefined;
     const r: CoreResponse = this.core.updateApplication({ new: [req] });
     if (r.rejectedApplications.length > 0) return r.rejectedApplications[0]!.reason;
     this.apps.set(req.applicationID, new Set());
+    if (gang) this.gangs.set(req.applicationID, { ...gang, queue: this.core.applicationQueue(req.applicationID) });
     return undefined;
   }
 
@@ -419,7 +477,7 @@ export class ShimContext {
     const out: ShimAction[] = [];
     for (const t of this.tasks.values()) {
       if (t.state !== "Rejected") continue;
-      if (this.ensureApp(t.app)) continue;
+      if (this.ensureApp(t.app, t.gang)) continue;
       this.apps.get(t.appId)!.add(t.pod.uid);
       const before = t.rejection;
       const actions = this.submitAsk(t);
@@ -475,7 +533,9 @@ export class ShimContext {
    */
   schedule(): ShimAction[] {
     const out: ShimAction[] = [];
-    for (const a of this.core.schedule()) {
+    for (const r of this.core.scheduleResults()) {
+      const a = resultAllocation(r);
+      if (!a) continue;
       const t = this.tasks.get(a.key);
       if (!t || t.state !== "Asked") {
         // the pod went away between the ask and the allocation: give the resources back
@@ -486,12 +546,20 @@ export class ShimContext {
       t.state = "Allocated";
       t.node = a.nodeId;
       t.held = undefined;
-      if (this.mode === "standalone") out.push({ kind: "bind", pod: t.pod, node: a.nodeId });
-      else if (t.refused) out.push({ kind: "activate", pod: t.pod, node: a.nodeId });
+      // gang: the core swapped the placeholder for this pod; its pod is deleted (before the bind, standalone)
+      const replaced = r.kind === "replaced" ? this.placeholderReleased(r.placeholderKey) : undefined;
+      if (this.mode === "standalone") out.push({ kind: "bind", pod: t.pod, node: a.nodeId, ...(replaced ? { replaces: replaced } : {}) });
+      else {
+        if (replaced) out.push({ kind: "deletePod", pod: replaced });
+        if (t.refused) out.push({ kind: "activate", pod: t.pod, node: a.nodeId });
+      }
     }
+    out.push(...this.gangReleases());
     for (const c of this.core.stateChanges()) {
-      if (c.to === "Completed" && this.apps.get(c.appId)?.size === 0) {
+      out.push(...this.gangStateChange(c));
+      if ((c.to === "Completed" || c.to === "Failed") && this.apps.get(c.appId)?.size === 0) {
         this.apps.delete(c.appId);
+        this.gangs.delete(c.appId);
         this.appKeys.forgetIfUnused(c.appId, false);
       }
     }
@@ -635,6 +703,150 @@ export class ShimContext {
     if (!t) return undefined;
     if ((t.state === "InProgress" || t.state === "Allocated") && t.node === node) return undefined;
     return `pod ${t.pod.namespace}/${t.pod.name} has no allocation on node ${node} (state ${t.state}${t.node ? `, allocated on ${t.node}` : ""})`;
+  }
+
+  // ------------------------------------------------------------------ gang scheduling (docs/gang-scheduling.md)
+
+  /**
+   * Gang fields of a new task (pkg/cache/metadata.go): a placeholder's flag and group, a real pod's group (Normal
+   * `TaskGroupMatch` event); for an application's first pod its task groups become the application's placeholder
+   * ask, timeout and style (a refused task-groups annotation: Warning `TaskGroupsError`, no gang).
+   */
+  private gangOfTask(task: Task, pod: PodObject): ShimAction[] {
+    const cfg = { disableGangScheduling: this.gangConfig.disableGangScheduling };
+    const out: ShimAction[] = [];
+    const placeholder = isPlaceholder(pod);
+    const group = taskGroupNameOf(pod, cfg);
+    if (placeholder) task.ask.placeholder = true;
+    if (group) task.ask.taskGroupName = group;
+    if (this.apps.has(task.appId)) {
+      const g = this.gangs.get(task.appId);
+      if (g && !placeholder && findTaskGroup(g.spec.taskGroups, group).kind === "member") out.push(this.gangEvent(task.pod, gangEvents.taskGroupMatch(group!)));
+      return out;
+    }
+    const r = gangSpecOf(pod, cfg);
+    if (r.problem) out.push(this.gangEvent(task.pod, gangEvents.taskGroupsError(r.problem)));
+    if (r.spec.taskGroups.length === 0) return out;
+    task.app.placeholderAsk = gangReservation(r.spec.taskGroups);
+    task.app.executionTimeoutMilliSeconds = r.spec.schedulingPolicyParameters.placeholderTimeoutSeconds > 0 ? placeholderTimeoutMs(r.spec.schedulingPolicyParameters) : 0;
+    task.app.gangSchedulingStyle = r.spec.schedulingPolicyParameters.gangSchedulingStyle;
+    // the core counts the placeholder timeout from the pod's creation (after a restart: what remains)
+    const created = pod.metadata?.creationTimestamp ? new Date(pod.metadata.creationTimestamp).getTime() : Number.NaN;
+    if (Number.isFinite(created)) task.app.tags = { ...task.app.tags, [APP_TAG_CREATION_TIME]: String(Math.floor(created / 1000)) };
+    task.gang = { spec: r.spec, originator: pod as OriginatorPod, originatorRef: task.pod, podAppId: task.podAppId };
+    if (!placeholder && findTaskGroup(r.spec.taskGroups, group).kind === "member") out.push(this.gangEvent(task.pod, gangEvents.taskGroupMatch(group!)));
+    return out;
+  }
+
+  /**
+   * The task of the pod that owns placeholder `pod`: a placeholder (annotation) owned by a pod of the same namespace
+   * whose application id is the one the placeholder names. Such a placeholder joins that pod's application whatever
+   * its own `user.info` says (the admission controller stamps the scheduler's account on the pods it creates).
+   */
+  private placeholderOwner(pod: PodObject, podAppId: string): Task | undefined {
+    if (!isPlaceholder(pod)) return undefined;
+    const refs = (pod as OriginatorPod).metadata?.ownerReferences ?? [];
+    for (const r of refs) {
+      const t = r.kind === "Pod" && r.uid ? this.tasks.get(r.uid) : undefined;
+      if (t && t.pod.namespace === (pod.metadata?.namespace ?? "default") && t.podAppId === podAppId && this.gangs.has(t.appId)) return t;
+    }
+    return undefined;
+  }
+
+  private gangEvent(pod: PodRef, e: { type: "Normal" | "Warning"; reason: string; action: string; message: string }): ShimAction {
+    return { kind: "event", object: podObject(pod), type: e.type, reason: e.reason, message: e.message };
+  }
+
+  /** A placeholder the core swapped for a real pod or released: its task waits for the pod's deletion. */
+  private placeholderReleased(key: string): PodRef | undefined {
+    const t = this.tasks.get(key);
+    if (!t) return undefined;
+    this.unask(t);
+    t.state = "Releasing";
+    return t.pod;
+  }
+
+  /** Placeholders the core released on its own (timeout, too small, given up): their pods are deleted. */
+  private gangReleases(): ShimAction[] {
+    const out: ShimAction[] = [];
+    const timedOut = new Set<string>();
+    for (const rel of this.core.releases()) {
+      const pod = this.placeholderReleased(rel.allocation.key);
+      if (pod) out.push({ kind: "deletePod", pod });
+      const g = this.gangs.get(rel.allocation.appId);
+      if (g && rel.cause === "tooLarge") out.push(this.gangEvent(g.originatorRef, gangEvents.placeholderTooSmall(rel.message)));
+      if (g && rel.cause === "timeout" && !timedOut.has(rel.allocation.appId)) {
+        timedOut.add(rel.allocation.appId);
+        out.push(this.gangEvent(g.originatorRef, gangEvents.placeholderTimedOut(rel.allocation.appId)));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * What an application state change means for its gang (pkg/cache/application.go onReserving, handleFailApplication):
+   * Reserving → create the missing placeholders (none after a restart that found them; none, and the core ends the
+   * reservation, when the explicit timeout has already passed since the pod was created); Running → the reservation
+   * is complete; Resuming → the gang gave up (Soft); Failing for `ResourceReservationTimeout` → the unscheduled real
+   * pods are failed with that reason.
+   */
+  private gangStateChange(c: { appId: string; from: string; to: string; message?: string }): ShimAction[] {
+    const g = this.gangs.get(c.appId);
+    if (!g) return [];
+    const originator = g.originatorRef;
+    switch (c.to) {
+      case "Reserving": {
+        if (this.core.applicationState(c.appId) !== "Reserving") return [];
+        const mine = [...(this.apps.get(c.appId) ?? [])].map((uid) => this.tasks.get(uid)).filter((t): t is Task => !!t && t.ask.placeholder === true && t.state !== "Releasing");
+        const params = g.spec.schedulingPolicyParameters;
+        const created = g.originator.metadata?.creationTimestamp ? new Date(g.originator.metadata.creationTimestamp).getTime() : undefined;
+        const start = reservationStart({ now: (this.o.now ?? Date.now)(), existingPlaceholders: mine.length, placeholderTimeoutSeconds: params.placeholderTimeoutSeconds, style: params.gangSchedulingStyle, createdAtMs: created });
+        if (start.kind === "recover") return [];
+        if (start.kind === "expired") {
+          this.core.timeoutReservation(c.appId);
+          return [this.gangEvent(originator, gangEvents.placeholderTimeoutExceeded(c.appId))];
+        }
+        const out: ShimAction[] = [this.gangEvent(originator, gangEvents.creatingPlaceholders(c.appId))];
+        const random = this.o.random ?? Math.random;
+        for (const { taskGroup, count } of placeholdersToCreate(g.spec.taskGroups, mine.map((t) => t.ask.taskGroupName ?? ""))) {
+          for (let i = 0; i < count; i++) {
+            const pod = buildPlaceholder({
+              originator: g.originator, applicationId: g.podAppId, queue: g.queue ?? "", taskGroup, gang: g.spec, nonce: placeholderNonce(random),
+              schedulerName: this.schedulerName, config: this.gangConfig.placeholder,
+            });
+            out.push({ kind: "createPod", pod, owner: originator });
+          }
+        }
+        return out;
+      }
+      case "Running":
+        return c.from === "Reserving" ? [this.gangEvent(originator, gangEvents.reservationComplete(c.appId))] : [];
+      case "Resuming":
+        return [this.gangEvent(originator, gangEvents.resumingAsNonGang(c.appId))];
+      case "Failing": {
+        const status = reservationTimeoutPodStatus(c.message ?? "");
+        if (!status) return [];
+        const out: ShimAction[] = [];
+        for (const uid of this.apps.get(c.appId) ?? []) {
+          const t = this.tasks.get(uid);
+          if (t && !t.ask.placeholder && (t.state === "Asked" || t.state === "Rejected")) out.push({ kind: "podStatus", pod: t.pod, ...status });
+        }
+        return out;
+      }
+      default:
+        return [];
+    }
+  }
+
+  /** Replaces the gang configuration (read with the ConfigMaps at start; applies to gangs seen from now on). */
+  setGangConfig(c: GangConfig): void {
+    this.gangConfig = c;
+  }
+
+  /** A placeholder pod could not be created: a Warning on the originating pod (upstream PlaceholderCreateFailed). */
+  placeholderCreateFailed(appId: string): ShimAction[] {
+    const g = this.gangs.get(appId);
+    return g ? [this.gangEvent(g.originatorRef, gangEvents.placeholderCreateFailed(appId))] : [];
   }
 
   /**

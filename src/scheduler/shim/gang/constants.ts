@@ -25,15 +25,7 @@ export const PARAM_PLACEHOLDER_TIMEOUT = "placeholderTimeoutInSeconds";
 export const PARAM_GANG_SCHEDULING_STYLE = "gangSchedulingStyle";
 export const SCHEDULING_POLICY_PARAM_DELIMITER = " ";
 
-/** What happens when the reservation times out: `Soft` falls back to normal scheduling, `Hard` fails the application. */
-export type GangSchedulingStyle = "Soft" | "Hard";
-export const DEFAULT_GANG_SCHEDULING_STYLE: GangSchedulingStyle = "Soft";
-
-/** Placeholder timeout the core uses when the application names none (or ≤ 0): 15 minutes, in milliseconds. */
-export const DEFAULT_PLACEHOLDER_TIMEOUT_MS = 15 * 60 * 1000;
-
-/** Failure reason of a Hard gang that timed out (also the pod status reason of its unscheduled pods). */
-export const RESERVATION_TIMEOUT_FAILURE = "ResourceReservationTimeout";
+export { type GangSchedulingStyle, DEFAULT_GANG_SCHEDULING_STYLE, DEFAULT_PLACEHOLDER_TIMEOUT_MS, RESERVATION_TIMEOUT_FAILURE } from "../../core/gang/constants.js";
 
 /** The placeholder pod's container and defaults. */
 export const DEFAULT_PLACEHOLDER_IMAGE = "registry.k8s.io/pause:3.7";

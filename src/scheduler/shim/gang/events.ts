@@ -31,6 +31,8 @@ export const gangEvents = {
   reservationComplete: (appId: string) => normal("GangReservationComplete", `Application ${appId} all placeholders are allocated. Transitioning to running state.`),
   /** A placeholder released by the core with termination TIMEOUT. */
   placeholderTimedOut: (appId: string) => warning("PlaceholderTimeOut", `Application ${appId} placeholder has been timed out`),
+  /** A placeholder smaller than the real pod of its group was released (the core's text names both sizes). */
+  placeholderTooSmall: (coreMessage: string) => warning("PlaceholderTooSmall", coreMessage),
   /** The application entered Resuming (Soft timeout). */
   resumingAsNonGang: (appId: string) => warning("GangSchedulingFailed", `Application ${appId} resuming as non-gang application (SOFT)`),
 } as const;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkGangSubmission, gangReservation, placeholderResource, placeholdersToCreate, reservationShortfall } from "../../../../src/scheduler/shim/gang/reservation.js";
+import { checkGangSubmission } from "../../../../src/scheduler/core/gang/submission.js";
+import { gangReservation, placeholderResource, placeholdersToCreate, reservationShortfall } from "../../../../src/scheduler/shim/gang/reservation.js";
 import { type TaskGroup, parseTaskGroups } from "../../../../src/scheduler/shim/gang/task-groups.js";
 
 const groups = (raw: string): TaskGroup[] => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseSchedulingPolicyParameters, placeholderTimeoutMs } from "../../../../src/scheduler/shim/gang/policy-parameters.js";
-import { type PlaceholderState, placeholderTimeout, placeholderTimerMs, reservationStart } from "../../../../src/scheduler/shim/gang/timeout.js";
+import { type PlaceholderState, placeholderTimeout, placeholderTimerMs } from "../../../../src/scheduler/core/gang/timeout.js";
+import { reservationStart } from "../../../../src/scheduler/shim/gang/timeout.js";
 
 const T0 = Date.parse("2026-11-22T10:00:00Z");
 const MIN = 60_000;

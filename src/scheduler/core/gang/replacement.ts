@@ -12,7 +12,7 @@
  * another node (upstream tries that for the first such ask once it has walked every ask). Otherwise the ask has no
  * placeholder and waits, or is scheduled normally once the gang runs (more pods than `minMember`).
  */
-import { type Res, fitsIn, format } from "../../core/resources.js";
+import { type Res, fitsIn, format } from "../resources.js";
 
 export interface RealAsk {
   allocationKey: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type PlaceholderAllocation, matchPlaceholder } from "../../../../src/scheduler/shim/gang/replacement.js";
+import { type PlaceholderAllocation, matchPlaceholder } from "../../../../src/scheduler/core/gang/replacement.js";
 import { placeholderResource } from "../../../../src/scheduler/shim/gang/reservation.js";
 import { parseTaskGroups } from "../../../../src/scheduler/shim/gang/task-groups.js";
 import { podResource } from "../../../../src/scheduler/shim/pod-resources.js";

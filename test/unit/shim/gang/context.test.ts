@@ -1,0 +1,215 @@
+/**
+ * Gang scheduling through ShimContext and a real SchedulerCore: pods with task groups in, placeholder creates,
+ * replacements, deletes and pod status out. The API server is played by the test: created placeholders are fed
+ * back as pods, binds as bound pods.
+ */
+import type { V1Pod } from "@kubernetes/client-node";
+import { describe, expect, it } from "vitest";
+import { SchedulerCore } from "../../../../src/scheduler/core/scheduler.js";
+import { type NodeObject, type ShimAction, ShimContext } from "../../../../src/scheduler/shim/context.js";
+import type { PodObject } from "../../../../src/scheduler/shim/translate.js";
+
+const CFG = `partitions:
+  - name: default
+    placementrules:
+      - name: provided
+        create: false
+    queues:
+      - name: root
+        submitacl: '*'
+        queues:
+          - name: spark
+            resources:
+              max: {memory: 64Gi}
+`;
+const T0 = Date.parse("2026-01-05T10:00:00Z");
+const TASK_GROUPS = JSON.stringify([
+  { name: "driver", minMember: 1, minResource: { cpu: "1", memory: "1Gi" } },
+  { name: "executor", minMember: 4, minResource: { cpu: "1", memory: "1Gi" } },
+]);
+
+let uids = 0;
+function pod(name: string, o: { group?: string; groups?: string; params?: string; memory?: string; node?: string; created?: number } = {}): PodObject {
+  const annotations: Record<string, string> = {};
+  if (o.groups) annotations["yunikorn.apache.org/task-groups"] = o.groups;
+  if (o.group) annotations["yunikorn.apache.org/task-group-name"] = o.group;
+  if (o.params) annotations["yunikorn.apache.org/schedulingPolicyParameters"] = o.params;
+  return {
+    metadata: { name, namespace: "ns", uid: `uid-${name}-${uids++}`, labels: { "yunikorn.apache.org/app-id": "spark-1", "yunikorn.apache.org/queue": "root.spark" }, annotations, creationTimestamp: new Date(o.created ?? T0).toISOString() },
+    spec: { schedulerName: "yunikorn", nodeName: o.node, containers: [{ name: "c", resources: { requests: { cpu: "1", memory: o.memory ?? "1Gi" } } }] },
+    status: { phase: "Pending" },
+  };
+}
+const node = (name: string): NodeObject => ({ metadata: { name }, status: { allocatable: { cpu: "8", memory: "8Gi", pods: "110" } } });
+
+function world(o: { params?: string; stampUser?: string } = {}) {
+  const clock = { now: T0 };
+  const core = new SchedulerCore(() => clock.now, CFG);
+  let r = 0;
+  const ctx = new ShimContext(core, { now: () => clock.now, random: () => (r = (r + 0.37) % 1) });
+  ctx.syncNode(node("n1"));
+  ctx.syncNode(node("n2"));
+  const pods = new Map<string, PodObject>();
+  /** Plays the API server for the actions: placeholders created, binds applied, deletes and status patches done. */
+  const apply = (actions: ShimAction[]): ShimAction[] => {
+    const next: ShimAction[] = [];
+    for (const a of actions) {
+      if (a.kind === "createPod") {
+        const p = structuredClone(a.pod) as V1Pod as PodObject;
+        p.metadata!.uid = `uid-${p.metadata!.name}`;
+        p.metadata!.creationTimestamp = new Date(clock.now).toISOString();
+        // as the admission controller: the creator's identity on the pod
+        if (o.stampUser) p.metadata!.annotations!["yunikorn.apache.org/user.info"] = JSON.stringify({ user: o.stampUser, groups: [] });
+        pods.set(p.metadata!.uid!, p);
+        next.push(...ctx.syncPod(p));
+      } else if (a.kind === "bind") {
+        if (a.replaces) {
+          const ph = pods.get(a.replaces.uid)!;
+          pods.delete(a.replaces.uid);
+          ctx.deletePod(ph);
+        }
+        const p = pods.get(a.pod.uid)!;
+        p.spec!.nodeName = a.node;
+        next.push(...ctx.bindSucceeded(a.pod.uid, a.node), ...ctx.syncPod(p));
+      } else if (a.kind === "deletePod") {
+        const p = pods.get(a.pod.uid);
+        if (p) {
+          pods.delete(a.pod.uid);
+          ctx.deletePod(p);
+        }
+      } else if (a.kind === "podStatus") {
+        const p = pods.get(a.pod.uid)!;
+        p.status = { phase: a.phase };
+        next.push(...ctx.syncPod(p));
+      }
+    }
+    return next;
+  };
+  /** Feeds a pod in and schedules until nothing changes; returns every action seen. */
+  const run = (...add: PodObject[]): ShimAction[] => {
+    const all: ShimAction[] = [];
+    let actions: ShimAction[] = [];
+    for (const p of add) {
+      pods.set(p.metadata!.uid!, p);
+      actions.push(...ctx.syncPod(p));
+    }
+    for (let i = 0; i < 20; i++) {
+      actions.push(...ctx.schedule());
+      if (actions.length === 0) break;
+      all.push(...actions);
+      actions = apply(actions);
+    }
+    return all;
+  };
+  const placeholders = () => [...pods.values()].filter((p) => p.metadata?.annotations?.["internal.yunikorn.apache.org/placeholder"] === "true");
+  return { clock, core, ctx, pods, run, placeholders, o };
+}
+
+describe("gang scheduling in the shim", () => {
+  it("a Spark-shaped job: placeholders created and bound first, then the driver and executors take their places", () => {
+    const w = world();
+    const driver = pod("driver", { groups: TASK_GROUPS, group: "driver" });
+    const first = w.run(driver);
+    expect(first.filter((a) => a.kind === "createPod")).toHaveLength(5);
+    expect(first.find((a) => a.kind === "event" && a.message.includes("creating placeholders"))).toBeDefined();
+    expect(w.core.applicationState("spark-1")).toBe("Running");
+    // the driver took the driver placeholder's node; its placeholder was deleted before the bind
+    const bindDriver = first.find((a) => a.kind === "bind" && a.pod.name === "driver") as Extract<ShimAction, { kind: "bind" }>;
+    expect(bindDriver.replaces?.name).toMatch(/^tg-spark-1-driver-[a-z0-9]{10}$/);
+    expect(w.placeholders()).toHaveLength(4);
+    const phNodes = w.placeholders().map((p) => p.spec!.nodeName).sort();
+    const execs = [0, 1, 2, 3].map((i) => pod(`exec-${i}`, { group: "executor" }));
+    const second = w.run(...execs);
+    const binds = second.filter((a): a is Extract<ShimAction, { kind: "bind" }> => a.kind === "bind");
+    expect(binds.map((b) => b.node).sort()).toEqual(phNodes);
+    expect(binds.every((b) => b.replaces)).toBe(true);
+    expect(w.placeholders()).toHaveLength(0);
+    const view = w.core.applicationView("spark-1")!;
+    expect(view.allocations.map((a) => a.placeholder ?? false)).toEqual([false, false, false, false, false]);
+    expect(view.placeholderData.map((d) => [d.taskGroupName, d.count, d.replaced])).toEqual([["driver", 1, 1], ["executor", 4, 4]]);
+    expect(w.ctx.stats()).toMatchObject({ Bound: 5 });
+  });
+
+  it("an invalid task-groups annotation: a Warning event and normal scheduling", () => {
+    const w = world();
+    const out = w.run(pod("driver", { groups: "[{\"name\": \"x\", \"minMember\": -1}]", group: "x" }));
+    expect(out.find((a) => a.kind === "event" && a.type === "Warning" && a.message.startsWith("unable to get taskGroups for pod, reason: yunikorn.apache.org/task-groups"))).toBeDefined();
+    expect(out.filter((a) => a.kind === "createPod")).toHaveLength(0);
+    expect(out.filter((a) => a.kind === "bind")).toHaveLength(1);
+  });
+
+  it("Hard timeout: placeholders deleted, the waiting real pods failed with ResourceReservationTimeout", () => {
+    const w = world();
+    // executors need 4 × 1Gi placeholders on top of the driver's; nodes are cordoned after the driver placeholder binds
+    const groups = JSON.stringify([{ name: "driver", minMember: 1, minResource: { memory: "1Gi" } }, { name: "executor", minMember: 4, minResource: { memory: "7Gi" } }]);
+    const out = w.run(pod("driver", { groups, group: "driver", params: "placeholderTimeoutInSeconds=60 gangSchedulingStyle=Hard" }));
+    expect(out.filter((a) => a.kind === "createPod")).toHaveLength(5);
+    expect(w.core.applicationState("spark-1")).toBe("Reserving"); // 4 × 7Gi do not fit two 8Gi nodes
+    w.clock.now += 60_000;
+    const after = w.run();
+    expect(after.filter((a) => a.kind === "deletePod")).toHaveLength(5);
+    expect(after.find((a) => a.kind === "podStatus")).toMatchObject({ pod: { name: "driver" }, phase: "Failed", reason: "ResourceReservationTimeout" });
+    expect(w.placeholders()).toHaveLength(0);
+    expect(w.core.applicationView("spark-1")!.state).toBe("Failed");
+  });
+
+  it("Soft timeout: placeholders deleted and the job scheduled normally", () => {
+    const w = world();
+    const groups = JSON.stringify([{ name: "driver", minMember: 1, minResource: { memory: "1Gi" } }, { name: "executor", minMember: 4, minResource: { memory: "7Gi" } }]);
+    w.run(pod("driver", { groups, group: "driver", params: "placeholderTimeoutInSeconds=60" }));
+    w.clock.now += 60_000;
+    const after = w.run();
+    expect(after.find((a) => a.kind === "event" && a.message.includes("resuming as non-gang application (SOFT)"))).toBeDefined();
+    const bind = after.find((a) => a.kind === "bind" && a.pod.name === "driver") as Extract<ShimAction, { kind: "bind" }>;
+    expect(bind).toBeDefined();
+    expect(bind.replaces).toBeUndefined();
+    expect(w.placeholders()).toHaveLength(0);
+  });
+
+  it("restart while Reserving: bound placeholders recovered as allocations, only the missing ones created", () => {
+    const w = world();
+    const groups = JSON.stringify([{ name: "driver", minMember: 1, minResource: { memory: "1Gi" } }, { name: "executor", minMember: 4, minResource: { memory: "7Gi" } }]);
+    const driver = pod("driver", { groups, group: "driver" });
+    w.run(driver);
+    const before = w.placeholders().map((p) => p.metadata!.name).sort();
+    expect(before).toHaveLength(5);
+    // a new scheduler sees the same pods
+    const core = new SchedulerCore(() => w.clock.now, CFG);
+    const ctx = new ShimContext(core, { now: () => w.clock.now, random: Math.random });
+    const out = ctx.syncAll([node("n1"), node("n2")], [...w.pods.values()]);
+    out.push(...ctx.schedule());
+    expect(out.filter((a) => a.kind === "createPod")).toHaveLength(0);
+    const view = core.applicationView("spark-1")!;
+    expect(view.state).toBe("Reserving");
+    const boundBefore = w.placeholders().filter((p) => p.spec?.nodeName).length;
+    expect(view.allocations.filter((a) => a.placeholder)).toHaveLength(boundBefore);
+    // usage equals what the bound placeholders hold: nothing counted twice
+    expect(core.queueView("root.spark")!.allocated.memory).toBe(w.core.queueView("root.spark")!.allocated.memory);
+  });
+});
+
+describe("gang scheduling in the shim: placeholders and application keying", () => {
+  it("placeholders stamped with the scheduler's identity join their driver's application (charged to the driver's user)", () => {
+    const w = world({ stampUser: "system:serviceaccount:corral:corral-scheduler" });
+    const driver = pod("driver", { groups: TASK_GROUPS, group: "driver" });
+    driver.metadata!.annotations!["yunikorn.apache.org/user.info"] = JSON.stringify({ user: "alice", groups: [] });
+    const out = w.run(driver);
+    expect(out.filter((a) => a.kind === "createPod")).toHaveLength(5);
+    expect(w.core.applicationViews().map((a) => [a.id, a.user, a.state])).toEqual([["spark-1", "alice", "Running"]]);
+    expect(out.some((a) => a.kind === "event" && a.reason === "ApplicationNotJoined")).toBe(false);
+  });
+});
+
+describe("gang scheduling in the shim: a pod larger than its placeholder", () => {
+  it("releases the placeholders it can never use (deleted, Warning on the driver) and is scheduled normally", () => {
+    const w = world();
+    w.run(pod("driver", { groups: TASK_GROUPS, group: "driver" }));
+    expect(w.placeholders()).toHaveLength(4);
+    const out = w.run(pod("big-exec", { group: "executor", memory: "2Gi" }));
+    expect(out.filter((a) => a.kind === "deletePod")).toHaveLength(4);
+    expect(out.find((a) => a.kind === "event" && a.type === "Warning" && a.message.includes("are not matching placeholder"))).toMatchObject({ object: { name: "driver" } });
+    const bind = out.find((a) => a.kind === "bind" && a.pod.name === "big-exec") as Extract<ShimAction, { kind: "bind" }>;
+    expect(bind.replaces).toBeUndefined();
+    expect(w.placeholders()).toHaveLength(0);
+  });
+});
