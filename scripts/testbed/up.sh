@@ -71,10 +71,10 @@ EOF
 fi
 
 # Audit log of service-account requests outside kube-system (the e2e tests compare corral's RBAC with its calls).
+# RequestReceived is kept: a watch reaches ResponseComplete only when it ends, which may be after a test reads the log.
 cat >"$DIR/audit-policy.yaml" <<EOF
 apiVersion: audit.k8s.io/v1
 kind: Policy
-omitStages: ["RequestReceived"]
 rules:
   - level: None
     userGroups: ["system:serviceaccounts:kube-system"]

@@ -114,14 +114,17 @@ interface AuditEvent {
 
 /**
  * What `user` did according to the test bed's audit log (service-account requests only): refused calls as
- * "verb resource", and the calls made as "group/resource[/subresource]/verb".
+ * "verb resource" (from ResponseComplete: a refusal is logged before the client reads it), and the calls made as
+ * "group/resource[/subresource]/verb" (from RequestReceived: a watch reaches ResponseComplete only when it ends,
+ * which the API server may log some time after the process that held it has exited).
  */
 export async function auditedCalls(tb: Testbed, user: string): Promise<{ forbidden: string[]; used: Set<string> }> {
   const events = (await readFile(join(tb.dir, "logs", "audit.log"), "utf8")).split("\n").filter(Boolean).map((l) => JSON.parse(l) as AuditEvent)
-    .filter((e) => e.user?.username === user && e.objectRef && e.stage === "ResponseComplete");
+    .filter((e) => e.user?.username === user && e.objectRef);
   return {
-    forbidden: events.filter((e) => e.responseStatus?.code === 403).map((e) => `${e.verb} ${e.objectRef!.resource}`),
-    used: new Set(events.map((e) => `${e.objectRef!.apiGroup ?? ""}/${e.objectRef!.resource}${e.objectRef!.subresource ? `/${e.objectRef!.subresource}` : ""}/${e.verb}`)),
+    forbidden: events.filter((e) => e.stage === "ResponseComplete" && e.responseStatus?.code === 403).map((e) => `${e.verb} ${e.objectRef!.resource}`),
+    used: new Set(events.filter((e) => e.stage === "RequestReceived")
+      .map((e) => `${e.objectRef!.apiGroup ?? ""}/${e.objectRef!.resource}${e.objectRef!.subresource ? `/${e.objectRef!.subresource}` : ""}/${e.verb}`)),
   };
 }
 

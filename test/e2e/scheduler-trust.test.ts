@@ -12,6 +12,7 @@ import {
   type CorralProcess, type KubeSchedulerProcess, type Testbed, createFakeNodes, deleteFakeNodes, freeTcpPort, kubeConfigFor, kubeSchedulerConfig, prepareNamespace,
   startCorral, startKubeScheduler, waitFor,
 } from "../../src/testbed/testbed.js";
+import type { UsageInfo, UsageTree } from "../../src/scheduler/rest/api-types.js";
 import { TRUST_QUEUES as QUEUES } from "../fixtures/trust-queues.js";
 import { freePort, startAdmission, testbed } from "./harness.js";
 
@@ -51,10 +52,12 @@ async function rest<T>(path: string): Promise<T> {
 interface AppInfo { applicationID: string; user: string; queueName: string; allocations?: { allocationKey: string }[]; requests?: { allocationKey: string }[] }
 interface ShimApp { applicationID: string; podApplicationID: string; namespace: string; user: string; overLimitAllocations: { pod: string; limits: { kind: string; name: string; max: Record<string, number>; used: Record<string, number> }[] }[] }
 const app = (id: string) => rest<AppInfo>(`/ws/v1/partition/default/application/${encodeURIComponent(id)}`);
+/** The node of a user's usage tree (UserResourceUsageDAOInfo.queues, upstream ResourceUsageDAOInfo) at `path`. */
+const usageAt = (tree: UsageTree | undefined, path: string): UsageTree | undefined =>
+  !tree ? undefined : tree.queuePath === path ? tree : (tree.children ?? []).map((c) => usageAt(c, path)).find((t) => t !== undefined);
 /** vcore millicores charged to `user` on root. */
 const rootUsage = async (user: string) =>
-  (await rest<{ userName: string; queues: { queuePath: string; resourceUsage: Record<string, number> }[] }[]>("/ws/v1/partition/default/usage/users"))
-    .find((u) => u.userName === user)?.queues.find((q) => q.queuePath === "root")?.resourceUsage.vcore ?? 0;
+  usageAt((await rest<UsageInfo[]>("/ws/v1/partition/default/usage/users")).find((u) => u.userName === user)?.queues, "root")?.resourceUsage?.vcore ?? 0;
 
 async function clear(ns: string): Promise<void> {
   const list = await core().listNamespacedPod({ namespace: ns });
