@@ -18,44 +18,17 @@
  *
  * Unlike YuniKorn, a pod labelled `app: yunikorn` gets no special treatment: any tenant can set that label.
  */
-import {
-  ANNOTATION_ALLOW_PREEMPTION,
-  ANNOTATION_APPLICATION_ID,
-  ANNOTATION_USER_INFO,
-  AUTOGEN_APP_PREFIX,
-  AUTOGEN_APP_SUFFIX,
-  CANONICAL_LABEL_APPLICATION_ID,
-  CANONICAL_LABEL_QUEUE_NAME,
-  LABEL_APPLICATION_ID,
-  LABEL_DISABLE_STATE_AWARE,
-  LABEL_QUEUE_NAME,
-  LABEL_VALUE_MAX_LENGTH,
-  SPARK_LABEL_APP_ID,
-  UNIQUE_AUTOGEN_SUFFIX,
-} from "./constants.js";
+import { ANNOTATION_ALLOW_PREEMPTION, ANNOTATION_APPLICATION_ID, ANNOTATION_USER_INFO, CANONICAL_LABEL_APPLICATION_ID, CANONICAL_LABEL_QUEUE_NAME, LABEL_APPLICATION_ID, LABEL_DISABLE_STATE_AWARE, LABEL_QUEUE_NAME, SPARK_LABEL_APP_ID } from "../yunikorn/constants.js";
 import type { AdmissionConfig } from "./config.js";
-import { type AdmissionLookups, type Decision, type DecisionContext, type Note, allow, refuse } from "./decision.js";
-import { type UserInfo, userInfoStep } from "./identity.js";
+import { generateApplicationId } from "../yunikorn/application-id.js";
+import { type AdmissionLookups, type DecisionContext } from "./lookups.js";
+import { type Decision, type Note, allow, refuse } from "../webhook/decision.js";
+import { type UserInfo } from "../webhook/admission-review.js";
+import { userInfoStep } from "./identity.js";
 import { shouldLabelNamespace, shouldProcessNamespace } from "./namespaces.js";
-import { decodePod, isValidLabelValue } from "./objects.js";
+import { decodePod, isValidLabelValue } from "../webhook/objects.js";
 import { isMirrorPod, presetNodeNameRefusal } from "./placement.js";
-import { type PatchOp, addAt, withEntries } from "../util/json-patch.js";
-
-/**
- * Generated application id (apache/yunikorn-k8shim pkg/common/utils/utils.go GenerateApplicationID):
- * `yunikorn-<namespace>-autogen`, or with `unique` `<namespace[:26]>-<podUID>` / `<namespace[:26]>-uniqueautogen`.
- * Truncated to 63 characters; unlike upstream, trailing characters that would make an invalid label value
- * (`-`, `_`, `.`) are trimmed after truncation.
- */
-export function generateApplicationId(namespace: string, unique: boolean, podUid = ""): string {
-  let id: string;
-  if (unique) {
-    id = namespace.slice(0, 26) + (podUid ? `-${podUid}` : UNIQUE_AUTOGEN_SUFFIX);
-  } else {
-    id = `${AUTOGEN_APP_PREFIX}-${namespace}-${AUTOGEN_APP_SUFFIX}`;
-  }
-  return id.slice(0, LABEL_VALUE_MAX_LENGTH).replace(/[-_.]+$/, "");
-}
+import { type PatchOp, addAt, withEntries } from "../webhook/json-patch.js";
 
 const nonEmpty = (v: string | undefined): v is string => v !== undefined && v !== "";
 

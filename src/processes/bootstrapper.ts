@@ -19,8 +19,8 @@ import { WebhookMetrics } from "../server/metrics.js";
 import { type WebhookServer, startWebhookServer } from "../server/webhook-server.js";
 import { createLogger } from "../util/logger.js";
 import { WebhookTls } from "./webhook-tls.js";
-import { type WebhookTarget, clientConfig, namespaceSelector, webhookSans } from "../admission/webhooks.js";
-import { allow } from "../admission/decision.js";
+import { type WebhookTarget, clientConfig, namespaceSelector, webhookSans } from "../webhook/registration.js";
+import { allow } from "../webhook/decision.js";
 
 export const BOOTSTRAPPER_WEBHOOK_CONFIGURATION = "rt-bootstrapper-mutating-webhook-configuration";
 export const BOOTSTRAPPER_WEBHOOK = "mpod-v1.kb.io";

@@ -12,10 +12,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { Counter, Gauge, Registry } from "prom-client";
-import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME } from "../admission/constants.js";
+import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME } from "../yunikorn/constants.js";
 import { SchedulerCore } from "../scheduler/core/scheduler.js";
 import { json, readBody, startRestServer } from "../scheduler/rest/server.js";
-import { flattenConfigMaps, queuesYamlOf } from "../scheduler/shim/config.js";
+import { flattenConfigMaps } from "../yunikorn/config-maps.js";
+import { queuesYamlOf } from "../scheduler/shim/config.js";
 import { type PodRef, type SchedulingMode, ShimContext, type ShimAction } from "../scheduler/shim/context.js";
 import { bindErrorOutcome, filterReply, parseFilterArgs } from "../scheduler/shim/extender.js";
 import type { PodObject } from "../scheduler/shim/translate.js";

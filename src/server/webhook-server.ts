@@ -30,9 +30,8 @@ import { type IncomingMessage, type ServerResponse } from "node:http";
 import { type Server, createServer } from "node:https";
 import type { Socket } from "node:net";
 import type { Logger } from "pino";
-import { type Decision, refuse } from "../admission/decision.js";
-import { toResponse } from "../admission/review.js";
-import { type AdmissionRequest, decodeAdmissionReview, deny, encodeAdmissionReview } from "./admission-review.js";
+import { type Decision, refuse, toResponse } from "../webhook/decision.js";
+import { type AdmissionRequest, decodeAdmissionReview, deny, encodeAdmissionReview } from "../webhook/admission-review.js";
 import { METRIC_KINDS, METRIC_OPERATIONS, WebhookMetrics, boundedLabel } from "./metrics.js";
 
 /** A webhook route: path and decision. The decision must not throw on bad input (it denies instead). */

@@ -2,8 +2,15 @@
  * admission.k8s.io/v1 AdmissionReview types and codec (Kubernetes API reference,
  * k8s.io/api/admission/v1/types.go). Pure: decoding never throws on user input; it returns a typed error.
  */
-import type { UserInfo } from "../admission/identity.js";
 import { isObject } from "../util/objects.js";
+
+/** `request.userInfo` of an AdmissionReview (authentication.k8s.io/v1 UserInfo). */
+export interface UserInfo {
+  username?: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
 
 export interface GroupVersionKind {
   group: string;

@@ -1,4 +1,4 @@
-import { isObject } from "./objects.js";
+import { isObject } from "../util/objects.js";
 
 /**
  * JSON Patch (RFC 6902) construction helpers. Patches are built against the object as the API server sent it, so
