@@ -58,6 +58,7 @@ export class ExponentialBackoff<K> implements RateLimiter<K> {
 /**
  * A token bucket: `perSecond` tokens a second, at most `burst` held; starts with `initial` (default `burst`).
  * The rate may be changed at any time (`setRate`); tokens already earned are kept, capped at the new burst.
+ * (The housekeeping eviction limit of the bootstrapper is one; the work queue's overall retry limit another.)
  */
 export class TokenBucket {
   private tokens: number;
@@ -71,11 +72,18 @@ export class TokenBucket {
     this.tokens = Math.min(this.o.burst, this.tokens + ((now - this.last) / 1000) * this.o.perSecond);
     this.last = now;
   }
-  /** Changes the rate and the burst from now on. */
+  /**
+   * Changes the rate and the burst. The new rate also applies to the time since the last refill (the last
+   * {@link has}, {@link tryTake} or {@link reserve}), so a caller that sets the rate before each use pays at that rate.
+   */
   setRate(perSecond: number, burst: number): void {
-    this.refill();
     this.o = { ...this.o, perSecond, burst };
     this.tokens = Math.min(burst, this.tokens);
+  }
+  /** Whether a token is there now (none is taken). */
+  has(): boolean {
+    this.refill();
+    return this.tokens >= 1;
   }
   /** Takes a token when one is there. @returns whether one was taken */
   tryTake(): boolean {

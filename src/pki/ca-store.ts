@@ -4,7 +4,7 @@
  * re-reads and re-plans (the other replica's fresh CAs are then valid, so nothing more is written).
  */
 import type { Logger } from "pino";
-import type { k8s } from "../kube/client.js";
+import { type k8s, statusCode } from "../kube/client.js";
 import { generateCa } from "./certificates.js";
 import { CA_SECRET_KEYS, type CaInfo, type CaSlot, type RotationPolicy, inspectSlot, planCaRenewals } from "./rotation.js";
 
@@ -17,7 +17,6 @@ export interface SecretApi {
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 const unb64 = (s: string | undefined) => (s === undefined ? undefined : Buffer.from(s, "base64").toString("utf8"));
-const code = (err: unknown) => (err as { code?: number }).code;
 
 export interface EnsureResult {
   cas: [CaInfo, CaInfo];
@@ -46,7 +45,7 @@ export async function ensureCas(
     try {
       secret = await api.readNamespacedSecret({ name, namespace });
     } catch (err) {
-      if (code(err) !== 404) throw err;
+      if (statusCode(err) !== 404) throw err;
     }
     const data = secret?.data ?? {};
     const t = now();
@@ -73,7 +72,7 @@ export async function ensureCas(
       }
       log.info({ secret: `${namespace}/${name}`, slots: plan.map((r) => r.slot) }, "CA secret written");
     } catch (err) {
-      const c = code(err);
+      const c = statusCode(err);
       if (c === 409 || c === 404) {
         log.info({ secret: `${namespace}/${name}`, code: c }, "CA secret changed concurrently; re-reading");
         continue;

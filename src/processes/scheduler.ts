@@ -20,7 +20,7 @@ import { queuesYamlOf } from "../scheduler/shim/config.js";
 import { type PodRef, type SchedulingMode, ShimContext, type ShimAction } from "../scheduler/shim/context.js";
 import { bindErrorOutcome, filterReply, parseFilterArgs } from "../scheduler/shim/extender.js";
 import type { PodObject } from "../scheduler/shim/translate.js";
-import { k8s, loadKubeConfig, makeKeepAliveApiClient } from "../kube/client.js";
+import { k8s, loadKubeConfig, makeKeepAliveApiClient, statusCode } from "../kube/client.js";
 import { eventFor } from "../kube/events.js";
 import { type CachedInformer, startInformer } from "../kube/informers.js";
 import { runLeaderElection } from "../kube/leader.js";
@@ -60,7 +60,7 @@ export interface SchedulerProcess {
   close(): Promise<void>;
 }
 
-const code = (err: unknown) => (err as { code?: number }).code;
+const code = statusCode;
 const bodyText = (err: unknown) => {
   const b = (err as { body?: unknown }).body;
   return typeof b === "string" ? b : b ? JSON.stringify(b) : (err as Error).message;

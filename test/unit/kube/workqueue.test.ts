@@ -129,9 +129,19 @@ describe("rate limiters", () => {
     expect([t.tryTake(), t.tryTake(), t.tryTake()]).toEqual([true, true, false]);
     t.setRate(1 / 60, 1);
     clock.advance(30_000);
+    expect(t.has()).toBe(false);
     expect(t.tryTake()).toBe(false);
     clock.advance(30_000);
     expect(t.tryTake()).toBe(true);
+  });
+
+  it("a new rate applies to the time since the last use", () => {
+    const clock = new FakeClock();
+    const t = new TokenBucket({ perSecond: 0, burst: 0, initial: 0, clock });
+    clock.advance(60_000);
+    t.setRate(2 / 60, 2);
+    expect(t.has()).toBe(true);
+    expect([t.tryTake(), t.tryTake(), t.tryTake()]).toEqual([true, true, false]);
   });
 
   it("a reserved token past the burst is paid for with a delay", () => {
