@@ -246,7 +246,7 @@ export function compileRegexList(text: string): RegexList {
     try {
       patterns.push(new RegExp(body, flags));
     } catch (err) {
-      throw new Error(`invalid regular expression ${JSON.stringify(entry)}: ${(err as Error).message}`);
+      throw new Error(`invalid regular expression ${JSON.stringify(entry)}: ${(err as Error).message}`, { cause: err });
     }
   }
   return Object.freeze({ source: text, patterns: Object.freeze(patterns) });

@@ -9,7 +9,7 @@
  * and any namespace an administrator labelled `admission.corral.dev/exclude: "true"` (every version).
  */
 import { MUTATE_PATH, MUTATE_PODS_WEBHOOK, MUTATING_WEBHOOK_CONFIGURATION, VALIDATE_CONF_PATH, VALIDATE_CONF_WEBHOOK, VALIDATE_PODS_PATH, VALIDATE_POD_STATUS_WEBHOOK, VALIDATING_WEBHOOK_CONFIGURATION } from "./constants.js";
-import { NAMESPACE_EXCLUDE_LABEL, NAMESPACE_NAME_LABEL, type WebhookTarget, clientConfig, namespaceSelector } from "../webhook/registration.js";
+import { type WebhookTarget, clientConfig, namespaceSelector } from "../webhook/registration.js";
 
 export interface WebhookSettings {
   target: WebhookTarget;

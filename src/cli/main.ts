@@ -192,7 +192,7 @@ export function buildCli(): Command {
       try {
         core = new SchedulerCore(() => Date.now(), text);
       } catch (err) {
-        throw new Error(`${o.config ?? "default config"}: ${(err as Error).message}`);
+        throw new Error(`${o.config ?? "default config"}: ${(err as Error).message}`, { cause: err });
       }
       const c = core;
       if (scenario) {

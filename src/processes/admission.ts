@@ -93,7 +93,7 @@ export async function readConfigFile(path: string): Promise<ConfigFile> {
   try {
     raw = parseYaml(text, { uniqueKeys: true }) ?? {};
   } catch (err) {
-    throw new Error(`${path}: not valid YAML/JSON: ${(err as Error).message}`);
+    throw new Error(`${path}: not valid YAML/JSON: ${(err as Error).message}`, { cause: err });
   }
   const r = configFileSchema.safeParse(raw);
   if (!r.success) {
@@ -145,7 +145,6 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
   let fileLayer: ConfigLayer[] = [];
   let lookups: AdmissionLookups;
   let cmLookups: ConfigMapLookups = { configMap: () => undefined };
-  let store: AdmissionConfigStore;
   let kcForTls: k8s.KubeConfig | undefined;
 
   if (opts.configFile) {
@@ -158,7 +157,7 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
       };
     }
   }
-  store = new AdmissionConfigStore(env, fileLayer);
+  const store = new AdmissionConfigStore(env, fileLayer);
   log.level = store.current.logLevel;
 
   if (opts.standalone) {

@@ -26,7 +26,7 @@ export function flattenConfigMaps(maps: readonly (ConfigMapData | undefined)[]):
         try {
           out[k.slice(0, -3)] = gunzipSync(bytes).toString("utf8");
         } catch (err) {
-          throw new Error(`binaryData key ${k} is not valid gzip: ${(err as Error).message}`);
+          throw new Error(`binaryData key ${k} is not valid gzip: ${(err as Error).message}`, { cause: err });
         }
       } else {
         out[k] = bytes.toString("utf8");
