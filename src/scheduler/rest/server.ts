@@ -16,6 +16,7 @@ import type { SchedulerConfig } from "../core/config.js";
 import type { SchedulerCore } from "../core/scheduler.js";
 import { applicationInfo, applicationsInfo, health, nodeInfo, partitionInfo, queueInfo, userUsage } from "./dao.js";
 import { validateQueuesYaml } from "../core/validate.js";
+import { readBody as readRequestBody } from "../../util/http-body.js";
 
 export interface RestOptions {
   host: string;
@@ -49,22 +50,13 @@ function error(res: ServerResponse, status: number, message: string): void {
   json(res, status, { status_code: status, message, description: message });
 }
 
-export function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size > limit) {
-        reject(Object.assign(new Error(`request body exceeds ${limit} bytes`), { status: 413 }));
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
+/** The body as text; rejects with an Error carrying `status: 413` (connection destroyed) or 400 when the stream fails. */
+export async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  const read = await readRequestBody(req, { limitBytes: limit });
+  if (read.ok) return read.body.toString("utf8");
+  if (read.reason === "error") throw read.error;
+  req.destroy();
+  throw Object.assign(new Error(`request body exceeds ${limit} bytes`), { status: 413 });
 }
 
 export interface RestServer {
