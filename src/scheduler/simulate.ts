@@ -6,7 +6,7 @@
  */
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { toRes } from "./core/partition-config.js";
+import { formatHoldReason, holdState } from "./core/hold-reason.js";
 import { parseResource } from "./core/quantity.js";
 import { type Res, addTo } from "./core/resources.js";
 import { SchedulerCore } from "./core/scheduler.js";
@@ -50,7 +50,7 @@ function ms(d: number | string): number {
 
 /** @throws Error on a malformed quantity or one above 2^53 (as the core's own configuration) */
 function res(q: Record<string, string | number>): Res {
-  return toRes(parseResource(Object.fromEntries(Object.entries(q).map(([k, v]) => [k, String(v)]))));
+  return parseResource(Object.fromEntries(Object.entries(q).map(([k, v]) => [k, String(v)])));
 }
 
 /**
@@ -85,6 +85,10 @@ export interface SimulationReport {
   users: GroupStats[];
   unplaced: number;
   rejectedApplications: { id: string; reason: string }[];
+  /** Applications at the end by life-cycle state (rejected ones included). */
+  applicationStates: Record<string, number>;
+  /** Asks held by a quota, by the reason's kind and text (the first quota hold seen for each ask). */
+  quotaHolds: { kind: string; reason: string; asks: number }[];
   /** Time series: seconds, kind (queue|user), name, resource, allocated amount. */
   series: [number, "queue" | "user", string, string, number][];
 }
@@ -109,8 +113,8 @@ export function simulate(s: Scenario): SimulationReport {
   const apps = [...s.applications].sort((a, b) => ms(a.arrival) - ms(b.arrival) || (a.id < b.id ? -1 : 1));
   const lastArrival = apps.reduce((m, a) => Math.max(m, ms(a.arrival)), 0);
   const until = s.until !== undefined ? ms(s.until) : Number.POSITIVE_INFINITY;
-  const p = core.partitions.get("default")!;
   interface Track { queue: string; user: string; arrival: number; duration: number; resource: Res; allocatedAt?: number; held: boolean }
+  const holds = new Map<string, { kind: string; reason: string; asks: number }>();
   const asks = new Map<string, Track>();
   const rejected: { id: string; reason: string }[] = [];
   const running: { app: string; key: string; end: number }[] = [];
@@ -127,7 +131,7 @@ export function simulate(s: Scenario): SimulationReport {
         rejected.push(r.rejectedApplications[0]!);
         continue;
       }
-      const queue = p.apps.get(a.id)!.queue.path;
+      const queue = core.applicationQueue(a.id)!;
       const resource = res(a.asks.resources);
       const allocations = Array.from({ length: a.asks.count }, (_, i) => ({
         allocationKey: `${a.id}-${i}`, applicationID: a.id, resourcePerAlloc: resource, priority: a.asks.priority,
@@ -149,13 +153,17 @@ export function simulate(s: Scenario): SimulationReport {
       t.allocatedAt = now;
       running.push({ app: a.appId, key: a.key, end: now + t.duration });
     }
-    // quota holds: asks still pending whose queue or user/group limit blocks them
+    // quota holds: asks still pending whose queue, maxapplications or user/group limit holds them
     for (const [id, t] of asks) {
       if (t.allocatedAt !== undefined || t.held) continue;
-      const [appId] = id.split("\u0000") as [string];
-      const app = p.apps.get(appId);
-      if (!app) continue;
-      if (p.quotaBlock(app, t.resource)) t.held = true;
+      const [appId, key] = id.split("\u0000") as [string, string];
+      const hold = core.quotaHold(appId, key);
+      if (!hold || holdState(hold) !== "Skipped") continue;
+      t.held = true;
+      const reason = formatHoldReason(hold);
+      const h = holds.get(reason) ?? { kind: hold.kind, reason, asks: 0 };
+      h.asks++;
+      holds.set(reason, h);
     }
     // sample
     const t = now / 1000;
@@ -198,6 +206,8 @@ export function simulate(s: Scenario): SimulationReport {
     users: stats("user"),
     unplaced: pendingCount(),
     rejectedApplications: rejected,
+    applicationStates: core.applicationViews("all", undefined, { holds: false }).reduce<Record<string, number>>((m, a) => ({ ...m, [a.state]: (m[a.state] ?? 0) + 1 }), {}),
+    quotaHolds: [...holds.values()].sort((a, b) => (a.reason < b.reason ? -1 : 1)),
     series,
   };
 }
@@ -214,6 +224,8 @@ export function formatReport(r: SimulationReport): string {
   };
   const lines = [`simulated ${r.endSeconds}s; ${r.unplaced} ask(s) never placed`, "", table("QUEUE", r.queues), "", table("USER", r.users)];
   for (const rej of r.rejectedApplications) lines.push(`rejected application ${rej.id}: ${rej.reason}`);
+  lines.push("", `applications: ${Object.keys(r.applicationStates).sort().map((s) => `${s}=${r.applicationStates[s]}`).join(" ")}`);
+  for (const h of r.quotaHolds) lines.push(`held (${h.kind}): ${h.asks} ask(s): ${h.reason}`);
   return lines.join("\n") + "\n";
 }
 

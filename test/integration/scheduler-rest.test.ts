@@ -97,4 +97,39 @@ describe("scheduler REST API over a running core", () => {
       await r.close();
     }
   });
+  it("the new states and typed hold reasons: state log, rejected application record, a held request's reason, a reserved node", async () => {
+    const { SchedulerCore } = await import("../../src/scheduler/core/scheduler.js");
+    let now = 1_700_000_000_000;
+    const core = new SchedulerCore(() => now, "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n          - name: a\n            resources: {max: {memory: 100}}\n          - name: b\n");
+    const r = await startRestServer({ host: "127.0.0.1", port: 0, log: pino({ level: "silent" }), config: () => cfg, core });
+    try {
+      core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { memory: 100 } }, { nodeID: "n2", action: "CREATE", schedulableResource: { memory: 100 } }]);
+      core.updateApplication({ new: [{ applicationID: "app-1", queueName: "root.a", ugi: { user: "alice" } }, { applicationID: "app-3", queueName: "root.b", ugi: { user: "carol" } }] });
+      core.updateApplication({ new: [{ applicationID: "app-2", queueName: "root.zzz", ugi: { user: "bob" } }] });
+      core.updateAllocation({ allocations: [60, 60].map((m, i) => ({ allocationKey: `k${i}`, applicationID: "app-1", resourcePerAlloc: { memory: m } })) });
+      core.updateAllocation({ allocations: [{ allocationKey: "w", applicationID: "app-3", resourcePerAlloc: { memory: 50 } }] });
+      expect(core.schedule().map((a) => a.key)).toEqual(["k0", "w"]);
+      core.updateAllocation({ allocations: [{ allocationKey: "big", applicationID: "app-3", resourcePerAlloc: { memory: 70 } }] });
+      now += 2000;
+      expect(core.scheduleResults()).toEqual([{ kind: "reserved", appId: "app-3", key: "big", nodeId: "n2" }]);
+      const get = async (path: string) => (await fetch(`http://127.0.0.1:${r.port}${path}`)).json();
+      const app1 = await get("/ws/v1/partition/default/application/app-1");
+      expect(app1.applicationState).toBe("Starting");
+      expect(app1.stateLog.map((x: { applicationState: string }) => x.applicationState)).toEqual(["New", "Accepted", "Starting"]);
+      expect(app1.requests[0].holdReason).toEqual({
+        kind: "queueMax", queuePath: "root.a", max: { memory: 100 }, used: { memory: 60 }, ask: { memory: 60 },
+        state: "Skipped", message: "queue root.a maximum map[memory:100] reached (used map[memory:60])",
+      });
+      const app3 = await get("/ws/v1/partition/default/application/app-3");
+      expect(app3.requests[0]).toMatchObject({ allocationKey: "big", reservedNodeId: "n2", holdReason: { kind: "reservation", nodeId: "n2", state: "Failed" } });
+      const app2 = await get("/ws/v1/partition/default/application/app-2");
+      expect(app2).toMatchObject({ applicationState: "Rejected", rejectedMessage: "application rejected: no placement rule matched", queueName: "" });
+      expect(app2.stateLog.map((x: { applicationState: string }) => x.applicationState)).toEqual(["New", "Rejected"]);
+      expect(app2.rejectionReason).toMatchObject({ kind: "placementRefused", state: "Skipped", message: "application rejected: no placement rule matched" });
+      expect(await get("/ws/v1/partition/default/node/n2")).toMatchObject({ isReserved: true, reservations: ["app-3|big"] });
+      expect((await get("/ws/v1/partitions"))[0].applications).toEqual({ total: 3, Starting: 2, Rejected: 1 });
+    } finally {
+      await r.close();
+    }
+  });
 });

@@ -1,55 +1,78 @@
 /**
- * A partition: its queue tree, nodes and applications, and the allocation step (yunikorn-core reference §4.1-4.8).
+ * A partition: the coordinator of the scheduling core (apache/yunikorn-core pkg/scheduler/partition.go; yunikorn-core
+ * reference §4.1-4.8). It holds the node index, the application registry (active, completed, rejected), the queue tree
+ * built from the configuration, placement and user/group tracking, and applies what the walk decides.
  *
- * `tryAllocate(now)` returns at most one allocation, as upstream's scheduling cycle: queues are walked from root, at
- * each parent the children with pending resources ordered by (priority when enabled, dominant share of guaranteed /
- * fair max, path); at a leaf the applications by the queue's policy (`fifo`: priority then submission time, `fair`:
- * usage share of the leaf's guaranteed); in an application the asks by priority then age; for an ask the nodes by the
- * partition's policy (`fair`: least used first, `binpacking`: most used first). Queue max, user/group limits,
- * maxapplications and node free capacity are never exceeded. Every tie is broken by a stable key (path, id, key), so
- * the same inputs give the same schedule.
+ * `tryAllocate(now)` returns at most one result, as upstream's scheduling cycle: reservations first (an ask that
+ * reserved a node is placed there, or elsewhere, once room appears), then the walk — `Queue.tryAllocate` from root
+ * down (children, then applications, in the incrementally kept orders of queue.ts), `Application.tryAllocate` over
+ * the asks (priority, then age), and for an ask the nodes in the partition's order (`fair`: least used first,
+ * `binpacking`: most used first), reserved nodes excepted. Queue max, user/group limits, maxapplications and node free
+ * capacity are never exceeded. Every tie is broken by a stable key (path, id, key), so the same inputs give the same
+ * schedule.
  */
 import type { PartitionConfig, QueueConfig } from "./config.js";
-import { formatLimitHold } from "./ugm/hold.js";
 import { LimitTracker } from "./ugm/tracker.js";
 import { BTree } from "../../util/btree.js";
-import { Acl, type Application, type Ask, Node, Queue, nodeOrder, type NodeOrder } from "./objects.js";
-import { Application as App } from "./objects.js";
-import { toRes } from "./partition-config.js";
+import { type Allocation, type AllocationResult } from "./allocation-result.js";
+import { type AllocationContext, Application, type Ask, type Decision } from "./application.js";
+import { type HoldReason, clusterHold, queueMaxHold, queueRunHold } from "./hold-reason.js";
+import { Node, type NodeOrder, allocationId, nodeOrder } from "./node.js";
 import { parseResource } from "./quantity.js";
-import { type Res, addTo, dominantShare, fitsIn, fitsWithin, format, isZero, strictlyPositive, subFrom } from "./resources.js";
+import { Acl, Queue, type SortPolicy } from "./queue.js";
+import { type Res, addTo, fitsIn, format, hasPositive, isZero, strictlyPositive, subFrom } from "./resources.js";
 import { PlacementManager } from "./placement/manager.js";
 import { tagValue } from "./placement/tag.js";
 import { PlacementRefusedError, isRecoveryQueue } from "./placement/types.js";
+import { type AppStateChange, Lifecycle } from "./lifecycle.js";
+import { applyNamespaceTags } from "./namespace-tags.js";
+import { Reservations } from "./reservations.js";
 
-/** A decision of the core: the ask `key` of `appId` goes to `nodeId`. */
-export interface Allocation {
-  key: string;
-  appId: string;
-  nodeId: string;
-  resource: Res;
-  queue: string;
-}
+export type { Allocation, AllocationResult } from "./allocation-result.js";
 
-/** An application state change, for the resource manager. */
-export interface AppStateChange {
-  appId: string;
-  from: string;
-  to: string;
-  at: number;
+export type { AppStateChange } from "./lifecycle.js";
+
+/** Upstream delays (reference §4.1, §4.6, §6), milliseconds. */
+export const RESERVATION_DELAY_MS = 2_000;
+export const QUEUE_CLEANUP_INTERVAL_MS = 10_000;
+
+export interface PartitionOptions {
+  name: string;
+  /** A validated partition configuration. */
+  config: PartitionConfig;
+  /** Age an ask must reach before it may reserve a node (default 2 s, upstream `reservationDelay`). */
+  reservationDelayMs?: number;
+  /** Interval of the removal of empty dynamic and drained queues (default 10 s, upstream partition manager). */
+  queueCleanupIntervalMs?: number;
 }
 
 const res = (m: Record<string, string> | undefined): Res | undefined => {
   if (!m || Object.keys(m).length === 0) return undefined;
-  const r = toRes(parseResource(m));
+  const r = parseResource(m);
   // A max that is not strictly positive means "no limit" (§4.3); guaranteed likewise.
   return strictlyPositive(r) ? r : undefined;
 };
+const sortPolicyOf = (props: Record<string, string> | undefined): SortPolicy => (props?.["application.sort.policy"] === "fair" ? "fair" : "fifo");
+const sortPriorityOf = (props: Record<string, string> | undefined) => (props?.["application.sort.priority"] ?? "enabled").toLowerCase() !== "disabled";
 
 export class Partition {
+  readonly name: string;
   readonly nodes = new Map<string, Node>();
+  /** Active applications (not Completed, Failed, Rejected or Expired). */
   readonly apps = new Map<string, Application>();
-  readonly rejected = new Map<string, string>();
+  private readonly life = new Lifecycle((app) => this.detachApp(app));
+  /** Rejected applications by id, until they expire. */
+  get rejected(): Map<string, Application> {
+    return this.life.rejected;
+  }
+  /** Completed and failed application instances, until they expire (an id may run again). */
+  get terminated(): ReadonlyMap<number, Application> {
+    return this.life.terminated;
+  }
+  /** The latest completed or failed instance of each application id. */
+  get lastTerminated(): ReadonlyMap<string, Application> {
+    return this.life.lastTerminated;
+  }
   readonly limits = new LimitTracker();
   /**
    * Schedulable nodes in allocation order. Only a node whose usage changed is re-keyed (O(log n)), so choosing a node
@@ -60,16 +83,25 @@ export class Partition {
   private placement = new PlacementManager([]);
   nodeSortPolicy: "fair" | "binpacking" = "fair";
   weights: Record<string, number> = { vcore: 1, memory: 1 };
-  /** State changes since the last drain (see `drainStateChanges`). */
-  private changes: AppStateChange[] = [];
+  private readonly reservations: Reservations;
+  /**
+   * Queue orders are stale: `full` after a configuration change (policies, guarantees: rebuilt), `fairMax` after the
+   * cluster size changed (fair maxima recomputed, only the keys that depend on them re-keyed).
+   */
+  private orderDirty: "none" | "fairMax" | "full" = "full";
+  private lastCleanup: number | undefined;
+  private readonly cleanupInterval: number;
 
-  constructor(readonly name: string, cfg: PartitionConfig) {
-    this.applyConfig(cfg);
+  constructor(o: PartitionOptions) {
+    this.name = o.name;
+    this.reservations = new Reservations(o.reservationDelayMs ?? RESERVATION_DELAY_MS);
+    this.cleanupInterval = o.queueCleanupIntervalMs ?? QUEUE_CLEANUP_INTERVAL_MS;
+    this.applyConfig(o.config);
   }
 
   /**
    * Applies a validated partition config: queues added or changed in place, removed managed queues drain (no new
-   * applications; running ones finish), limits and policies replaced.
+   * applications; running ones finish, then the queue is removed), limits and policies replaced.
    */
   applyConfig(cfg: PartitionConfig): void {
     const rootCfg = cfg.queues![0]!;
@@ -78,20 +110,21 @@ export class Partition {
       const name = qc.name.toLowerCase();
       const isLeaf = parent !== undefined && !qc.parent && (qc.queues ?? []).length === 0;
       const props = qc.properties ?? {};
-      const sortPolicy = props["application.sort.policy"] === "fair" ? "fair" : "fifo";
-      const sortPriority = (props["application.sort.priority"] ?? "enabled").toLowerCase() !== "disabled";
       let q = parent ? parent.children.get(name) : this.root;
       if (!q) {
-        q = new Queue(name, parent, isLeaf, res(qc.resources?.guaranteed), res(qc.resources?.max), qc.maxapplications ?? 0,
-          sortPolicy, sortPriority, new Acl(qc.submitacl), new Acl(qc.adminacl), true);
+        q = new Queue({
+          name, parent, leaf: isLeaf, managed: true, guaranteed: res(qc.resources?.guaranteed), max: res(qc.resources?.max),
+          maxApps: qc.maxapplications ?? 0, sortPolicy: sortPolicyOf(props), sortPriority: sortPriorityOf(props),
+          submitAcl: new Acl(qc.submitacl), adminAcl: new Acl(qc.adminacl),
+        });
         parent?.children.set(name, q);
       } else {
         q.isLeaf = isLeaf && q.children.size === 0;
         q.guaranteed = res(qc.resources?.guaranteed);
         if (parent) q.max = res(qc.resources?.max);
         q.maxApps = qc.maxapplications ?? 0;
-        q.sortPolicy = sortPolicy;
-        q.sortPriority = sortPriority;
+        q.sortPolicy = sortPolicyOf(props);
+        q.sortPriority = sortPriorityOf(props);
         q.submitAcl = new Acl(qc.submitacl);
         q.adminAcl = new Acl(qc.adminacl);
         q.draining = false;
@@ -99,16 +132,17 @@ export class Partition {
       const t = qc.childtemplate;
       q.template = t ? {
         guaranteed: res(t.resources?.guaranteed), max: res(t.resources?.max), maxApps: t.maxapplications ?? 0,
-        sortPolicy: t.properties?.["application.sort.policy"] === "fair" ? "fair" : "fifo",
-        sortPriority: (t.properties?.["application.sort.priority"] ?? "enabled").toLowerCase() !== "disabled",
+        sortPolicy: sortPolicyOf(t.properties), sortPriority: sortPriorityOf(t.properties),
       } : undefined;
       seen.add(q);
       for (const c of qc.queues ?? []) build(c, q);
       return q;
     };
     if (!this.root) {
-      this.root = new Queue("root", undefined, false, undefined, undefined, rootCfg.maxapplications ?? 0, "fifo", true,
-        new Acl(rootCfg.submitacl), new Acl(rootCfg.adminacl), true);
+      this.root = new Queue({
+        name: "root", leaf: false, managed: true, maxApps: rootCfg.maxapplications ?? 0,
+        submitAcl: new Acl(rootCfg.submitacl), adminAcl: new Acl(rootCfg.adminacl),
+      });
     }
     build(rootCfg, undefined);
     const markDraining = (q: Queue) => {
@@ -124,15 +158,42 @@ export class Partition {
     this.limits.load(rootCfg);
     this.updateRootMax();
     for (const n of this.nodes.values()) this.reindex(n);
+    this.orderDirty = "full";
+    this.refreshOrder();
+    this.reservations.epoch++;
   }
 
+  /** Node ids changed: ranks and the node index are rebuilt before the index is used next. */
+  private ranksDirty = false;
+  private readonly ranks = new Map<string, number>();
+
+  /** Re-keys a node in the index after its usage or schedulable flag changed (O(log n)). */
   private reindex(n: Node): void {
+    if (this.ranksDirty) return;
+    const indexed = n.schedulable && this.nodes.has(n.id);
+    const u = indexed ? n.usage(this.weights) : 0;
+    const score = this.nodeSortPolicy === "binpacking" ? -u : u;
+    if (indexed && n.sortKey?.score === score) return;
     if (n.sortKey) this.nodeIndex.delete(n.sortKey);
     n.sortKey = undefined;
-    if (!n.schedulable || !this.nodes.has(n.id)) return;
-    const u = n.usage(this.weights);
-    n.sortKey = { score: this.nodeSortPolicy === "binpacking" ? -u : u, id: n.id };
+    if (!indexed) return;
+    n.sortKey = { score, rank: this.ranks.get(n.id)!, id: n.id };
     this.nodeIndex.set(n.sortKey, n);
+  }
+
+  /** The node index, rebuilt after nodes came or went (ranks follow the sorted node ids). */
+  private nodeOrder(): BTree<NodeOrder, Node> {
+    if (this.ranksDirty) {
+      this.ranksDirty = false;
+      this.ranks.clear();
+      [...this.nodes.keys()].sort().forEach((id, i) => this.ranks.set(id, i));
+      this.nodeIndex.clear();
+      for (const n of this.nodes.values()) {
+        n.sortKey = undefined;
+        this.reindex(n);
+      }
+    }
+    return this.nodeIndex;
   }
 
   /** Sum of node capacities, kept incrementally (the root queue's max, §4.3). */
@@ -140,6 +201,30 @@ export class Partition {
 
   private updateRootMax(): void {
     this.root.max = isZero(this.clusterCapacity) ? {} : { ...this.clusterCapacity };
+    if (this.orderDirty === "none") this.orderDirty = "fairMax";
+  }
+
+  /**
+   * Recomputes every queue's fair max (reference §4.3: root = cluster size; a child overrides the types its own max
+   * sets) and brings the orders up to date: after a configuration change every order is rebuilt; after a change of the
+   * cluster size only keys that use a fair max are recomputed (children of every parent, applications of fair leaves
+   * without a guaranteed), and only those that changed move. Never per allocation.
+   */
+  private refreshOrder(): void {
+    const full = this.orderDirty === "full";
+    const walk = (q: Queue) => {
+      q.fairMax = !q.parent ? q.max : q.max ? { ...q.parent.fairMax, ...q.max } : q.parent.fairMax;
+      if (full) q.clearOrder();
+      for (const c of q.children.values()) walk(c);
+      if (full || !q.isLeaf || (q.sortPolicy === "fair" && !q.guaranteed)) q.rebuildOrder();
+    };
+    walk(this.root);
+    this.orderDirty = "none";
+  }
+
+  /** The fair max of a queue created or changed after the last rebuild. */
+  private setFairMax(q: Queue): void {
+    for (const x of q.ancestry()) if (x.parent) x.fairMax = x.max ? { ...x.parent.fairMax, ...x.max } : x.parent.fairMax;
   }
 
   // ---------------------------------------------------------------- nodes
@@ -147,12 +232,12 @@ export class Partition {
   /** @throws Error when the node exists */
   addNode(id: string, capacity: Res, occupied: Res = {}, schedulable = true, attributes: Record<string, string> = {}): void {
     if (this.nodes.has(id)) throw new Error(`partition ${this.name} has an existing node ${id}, node name must be unique`);
-    const n = new Node(id, { ...capacity }, schedulable, attributes);
-    n.occupied = { ...occupied };
+    const n = new Node({ id, capacity, occupied, schedulable, attributes });
     this.nodes.set(id, n);
     addTo(this.clusterCapacity, n.capacity);
-    this.reindex(n);
+    this.ranksDirty = true;
     this.updateRootMax();
+    this.reservations.epoch++;
   }
 
   /** New capacity, occupied resources or schedulable flag. @throws Error for an unknown node */
@@ -163,31 +248,34 @@ export class Partition {
       subFrom(this.clusterCapacity, n.capacity);
       n.capacity = { ...update.capacity };
       addTo(this.clusterCapacity, n.capacity);
+      this.updateRootMax();
     }
     if (update.occupied) n.occupied = { ...update.occupied };
     if (update.schedulable !== undefined) n.schedulable = update.schedulable;
+    if (!n.schedulable && n.reservation) this.unreserveNode(n);
     this.reindex(n);
-    this.updateRootMax();
+    this.reservations.epoch++;
   }
 
-  /** Removes a node; its allocations are released and returned. */
+  /** Removes a node; its allocations and its reservation are released; the allocations are returned. */
   removeNode(id: string, now: number): Allocation[] {
     const n = this.nodes.get(id);
     if (!n) return [];
     const released: Allocation[] = [];
-    for (const key of [...n.allocations]) {
-      const [appId, askKey] = splitAllocationId(key);
-      const app = this.apps.get(appId);
-      const ask = app?.asks.get(askKey);
+    if (n.reservation) this.unreserveNode(n);
+    for (const a of [...n.allocations.values()]) {
+      const app = this.apps.get(a.appId);
+      const ask = app?.asks.get(a.key);
       if (app && ask) {
-        released.push({ key: askKey, appId, nodeId: id, resource: { ...ask.resource }, queue: app.queue.path });
-        this.removeAsk(appId, askKey, now);
+        released.push({ key: a.key, appId: a.appId, nodeId: id, resource: { ...ask.resource }, queue: app.queue.path });
+        this.removeAsk(a.appId, a.key, now);
       }
     }
     this.nodes.delete(id);
     subFrom(this.clusterCapacity, n.capacity);
     this.reindex(n);
     this.updateRootMax();
+    this.reservations.epoch++;
     return released;
   }
 
@@ -195,13 +283,12 @@ export class Partition {
 
   /**
    * Places and adds an application. A forced application (`application.create.force`) without a user runs as
-   * `nobody` in group `nogroup` (§4.7).
-   * @returns the leaf queue path, or throws with the rejection reason (the app is then kept as rejected)
+   * `nobody` in group `nogroup` (§4.7). A rejected application is kept in state Rejected with its reason until it
+   * expires.
+   * @returns the leaf queue path, or throws with the rejection reason
    */
   addApplication(id: string, queueName: string, user: string, groups: readonly string[], tags: Record<string, string>, now: number): string {
-    // A completed application's id may be used again (a new run of the same job): the old record is dropped.
-    if (this.apps.get(id)?.state === "Completed") this.removeApplication(id, now);
-    this.rejected.delete(id);
+    this.life.rejected.delete(id);
     if (this.apps.has(id)) throw new Error(`adding application ${id} to partition ${this.name}, but application already existed`);
     try {
       const forced = isForced(tags);
@@ -211,14 +298,21 @@ export class Partition {
         groups = ["nogroup"];
       }
       const leaf = this.place(queueName, user, groups, tags);
-      if (!leaf.managed) applyNamespaceTags(leaf, tags);
+      if (applyNamespaceTags(leaf, tags)) this.orderDirty = "full";
+      this.setFairMax(leaf);
       const disable = (tags["application.stateaware.disable"] ?? tags.disableStateAware ?? "") !== "";
-      const app = new App(id, leaf, user, groups.length > 0 ? groups : [user], now, disable, tags);
+      const app = new Application({
+        id, queue: leaf, user, groups: groups.length > 0 ? groups : [user], submissionTime: now, stateAwareDisabled: disable,
+        tags, requestedQueue: queueName,
+      });
       leaf.apps.set(id, app);
       this.apps.set(id, app);
       return leaf.path;
     } catch (err) {
-      this.rejected.set(id, (err as Error).message);
+      const app = new Application({ id, queue: this.root, user, groups, submissionTime: now, tags, requestedQueue: queueName });
+      app.rejectedMessage = (err as Error).message;
+      if (err instanceof PlacementRefusedError) app.rejection = { kind: "placementRefused", refusal: err.refusal };
+      this.life.fire(app, "rejectApplication", now);
       throw err;
     }
   }
@@ -232,11 +326,20 @@ export class Partition {
       if (ask.node) released.push({ key: ask.key, appId: id, nodeId: ask.node, resource: { ...ask.resource }, queue: app.queue.path });
       this.removeAsk(id, ask.key, now);
     }
-    app.queue.apps.delete(id);
-    if (app.state === "Running" || app.state === "Starting") this.decRunning(app.queue);
-    this.apps.delete(id);
-    this.limits.forget(id);
+    // no asks left: the application is not in a running state any more (removeAsk completed it)
+    this.detachApp(app);
+    this.life.forget(app);
     return released;
+  }
+
+  /** Takes an application out of its queue and the active registry. */
+  private detachApp(app: Application): void {
+    if (app.queue.apps.get(app.id) === app) {
+      app.queue.apps.delete(app.id);
+      app.queue.forget(app);
+    }
+    if (this.apps.get(app.id) === app) this.apps.delete(app.id);
+    this.limits.forget(app.id);
   }
 
   /**
@@ -252,7 +355,7 @@ export class Partition {
   /** Creates the queue placement chose: missing parents and the leaf, or the recovery queue (fifo, no ACL). */
   private resolve(path: string): Queue {
     if (isRecoveryQueue(path)) {
-      const rec = new Queue("@recovery@", this.root, true, undefined, undefined, 0, "fifo", true, new Acl(""), new Acl(""), false);
+      const rec = new Queue({ name: "@recovery@", parent: this.root, leaf: true, managed: false });
       this.root.children.set("@recovery@", rec);
       return rec;
     }
@@ -269,9 +372,8 @@ export class Partition {
       // A dynamic leaf gets its parent's child template; a dynamic parent inherits the template itself.
       const t = q.template;
       const c = leaf
-        ? new Queue(parts[i]!, q, true, t?.guaranteed, t?.max, t?.maxApps ?? 0, t?.sortPolicy ?? "fifo", t?.sortPriority ?? true, new Acl(""), new Acl(""), false)
-        : new Queue(parts[i]!, q, false, undefined, undefined, 0, "fifo", true, new Acl(""), new Acl(""), false);
-      if (!leaf) c.template = t;
+        ? new Queue({ name: parts[i]!, parent: q, leaf: true, managed: false, guaranteed: t?.guaranteed, max: t?.max, maxApps: t?.maxApps, sortPolicy: t?.sortPolicy, sortPriority: t?.sortPriority })
+        : new Queue({ name: parts[i]!, parent: q, leaf: false, managed: false, template: t });
       q.children.set(parts[i]!, c);
       q = c;
     }
@@ -289,29 +391,29 @@ export class Partition {
   // ---------------------------------------------------------------- asks and allocations
 
   /**
-   * Adds a pending ask, or records an allocation the resource manager already made (`node` set: recovery).
+   * Adds a pending ask, or records an allocation the resource manager already made (`node` set: recovery, or an ask
+   * reported as bound). An existing key is updated, not refused (UpdateAllocation, reference §1.4): a pending ask
+   * takes the new size and priority; a pending ask reported with a node becomes that allocation; an allocation takes
+   * the new size (in-place resize) and node. Reported with a node, usage may exceed queue maxima (the resource manager
+   * already bound it); a resize without a node must fit the node's free space and the queue maxima.
+   * A finished application (Completed) that gets an ask runs again as a new instance with the same id.
    * @throws Error with upstream's texts for an unknown app or node, empty or negative resources
    */
   addAsk(appId: string, key: string, resource: Res, priority: number, createTime: number, now: number, opts: { node?: string; requiredNode?: string; predicate?: (nodeId: string) => boolean } = {}): void {
-    const app = this.apps.get(appId);
+    const app = this.apps.get(appId) ?? this.reopen(appId, now);
     if (!app) throw new Error(`failed to find application ${appId}`);
-    if (app.asks.has(key)) throw new Error(`duplicate allocation key ${key} for application ${appId}`);
     for (const k in resource) if (resource[k]! < 0) throw new Error("allocation contains negative resources");
     if (!strictlyPositive(resource)) throw new Error("allocation contains no resources");
     if (opts.node && !this.nodes.has(opts.node)) throw new Error(`failed to find node ${opts.node}`);
+    const existing = app.asks.get(key);
+    if (existing) return this.updateAsk(app, existing, resource, priority, now, opts);
     if (!opts.node && this.nodes.size > 0 && !this.fitsSomeNode(resource)) {
       throw new Error(`ask ${key} requests ${format(resource)}, more than any node provides (nodes: ${this.nodes.size})`);
     }
     const ask: Ask = { key, appId, resource: { ...resource }, priority, createTime, requiredNode: opts.requiredNode, predicate: opts.predicate };
     app.asks.set(key, ask);
     if (createTime < app.submissionTime) app.submissionTime = createTime;
-    if (app.state === "Completed") {
-      // a new pod of a finished application (same id): the application is reopened in its queue
-      app.queue.apps.set(app.id, app);
-      this.transition(app, "Accepted", now);
-    }
-    if (app.state === "New") this.transition(app, "Accepted", now);
-    if (app.state === "Completing") this.transition(app, "Running", now);
+    if (app.state === "New" || app.state === "Completing") this.life.fire(app, "runApplication", now);
     if (opts.node) {
       // Recovered: usage may exceed max (the RM already bound it).
       this.commit(app, ask, this.nodes.get(opts.node)!, now);
@@ -320,9 +422,53 @@ export class Partition {
       app.queue.incPending(ask.resource);
       app.addPending(ask);
     }
+    app.queue.update(app);
   }
 
-  /** Releases an allocation or removes a pending ask. */
+  /** UpdateAllocation for a key the application has (see `addAsk`). */
+  private updateAsk(app: Application, ask: Ask, resource: Res, priority: number, now: number, opts: { node?: string; predicate?: (nodeId: string) => boolean }): void {
+    if (opts.predicate) ask.predicate = opts.predicate;
+    if (!ask.node) {
+      if (ask.reservedNode) this.unreserve(ask);
+      app.deletePending(ask);
+      subFrom(app.pending, ask.resource);
+      app.queue.decPending(ask.resource);
+      ask.resource = { ...resource };
+      ask.priority = priority;
+      if (opts.node) {
+        this.commit(app, ask, this.nodes.get(opts.node)!, now); // reported as bound
+      } else {
+        addTo(app.pending, ask.resource);
+        app.queue.incPending(ask.resource);
+        app.addPending(ask);
+      }
+      app.queue.update(app);
+      return;
+    }
+    // an allocation: resized in place and/or on another node. Reported with its node it is the resource manager's
+    // truth; without one it is a resize request, refused when the node or the queue maxima have no room for it.
+    const node = this.nodes.get(opts.node ?? ask.node);
+    this.detach(ask);
+    subFrom(app.allocated, ask.resource);
+    app.queue.decAllocated(ask.resource);
+    if (!opts.node && (!node?.fits(resource) || queueMaxHold(app.queue, resource))) {
+      addTo(app.allocated, ask.resource);
+      app.queue.incAllocated(ask.resource);
+      if (node) this.attach(ask, node);
+      throw new Error(`allocation ${ask.key} of application ${app.id} cannot be resized to ${format(resource)}: no room on node ${ask.node} or in queue ${app.queue.path}`);
+    }
+    this.limits.track(app, ask.resource, -1, true);
+    ask.resource = { ...resource };
+    ask.priority = priority;
+    if (node) this.attach(ask, node);
+    addTo(app.allocated, ask.resource);
+    app.queue.incAllocated(ask.resource);
+    this.limits.track(app, ask.resource, 1, true);
+    this.reservations.epoch++;
+    app.queue.update(app);
+  }
+
+  /** Releases an allocation or removes a pending ask (and its reservation). */
   removeAsk(appId: string, key: string, now: number): void {
     const app = this.apps.get(appId);
     const ask = app?.asks.get(key);
@@ -334,22 +480,23 @@ export class Partition {
       app.queue.decAllocated(ask.resource);
       const stillRunning = !isZero(app.allocated); // asks are strictly positive: zero means none allocated
       this.limits.track(app, ask.resource, -1, stillRunning);
+      this.reservations.epoch++;
     } else {
+      if (ask.reservedNode) this.unreserve(ask);
       subFrom(app.pending, ask.resource);
       app.queue.decPending(ask.resource);
       app.deletePending(ask);
     }
     if (app.asks.size === 0 && (app.state === "Accepted" || app.state === "Starting" || app.state === "Running")) {
-      if (app.state !== "Accepted") this.decRunning(app.queue);
-      this.transition(app, "Completing", now);
+      this.life.fire(app, "completeApplication", now);
     }
+    app.queue.update(app);
   }
 
-  /** Puts an allocation on a node (usage, allocation set, node order). */
+  /** Puts an allocation on a node (usage, allocation map, node order). */
   private attach(ask: Ask, node: Node): void {
     ask.node = node.id;
-    addTo(node.allocated, ask.resource);
-    node.allocations.add(allocationId(ask.appId, ask.key));
+    node.addAllocation(allocationId(ask.appId, ask.key), { appId: ask.appId, key: ask.key, resource: ask.resource, priority: ask.priority });
     this.reindex(node);
   }
 
@@ -357,75 +504,179 @@ export class Partition {
   private detach(ask: Ask): void {
     const n = ask.node ? this.nodes.get(ask.node) : undefined;
     if (!n) return;
-    subFrom(n.allocated, ask.resource);
-    n.allocations.delete(allocationId(ask.appId, ask.key));
+    n.removeAllocation(allocationId(ask.appId, ask.key));
     this.reindex(n);
   }
 
   private commit(app: Application, ask: Ask, node: Node, now: number): void {
     this.attach(ask, node);
+    ask.allocatedAt = now;
     addTo(app.allocated, ask.resource);
     app.queue.incAllocated(ask.resource);
     this.limits.track(app, ask.resource, 1, true);
-    if (app.state === "Accepted") {
-      this.incRunning(app.queue);
-      this.transition(app, app.stateAwareDisabled ? "Running" : "Starting", now);
-    } else if (app.state === "Starting") {
-      this.transition(app, "Running", now);
+    if (app.state === "Accepted") this.life.fire(app, app.stateAwareDisabled ? "runApplication" : "startApplication", now);
+    else if (app.state === "Starting") this.life.fire(app, "runApplication", now);
+  }
+
+  // ---------------------------------------------------------------- life cycle (lifecycle.ts)
+
+  /** A completed application that gets a new ask runs again: a new instance in the same queue, or placed again. */
+  private reopen(appId: string, now: number): Application | undefined {
+    const last = this.life.lastTerminated.get(appId);
+    if (last?.state !== "Completed") return undefined;
+    const q = last.queue;
+    if (this.find(q.path) === q && q.isLeaf && !q.draining) {
+      const app = new Application({
+        id: appId, queue: q, user: last.user, groups: last.groups, submissionTime: now, stateAwareDisabled: last.stateAwareDisabled,
+        tags: last.tags, requestedQueue: last.requestedQueue,
+      });
+      q.apps.set(appId, app);
+      this.apps.set(appId, app);
+      return app;
     }
+    try {
+      this.addApplication(appId, last.requestedQueue, last.user, last.groups, { ...last.tags }, now);
+    } catch {
+      return undefined;
+    }
+    return this.apps.get(appId);
   }
 
-  private incRunning(q: Queue): void {
-    for (let x: Queue | undefined = q; x; x = x.parent) x.runningApps++;
-  }
-  private decRunning(q: Queue): void {
-    for (let x: Queue | undefined = q; x; x = x.parent) x.runningApps--;
-  }
-
-  private transition(app: Application, to: Application["state"], now: number): void {
-    if (app.state === to) return;
-    this.changes.push({ appId: app.id, from: app.state, to, at: now });
-    app.state = to;
-    app.stateSince = now;
-  }
-
-  /** Timers (§4.2): Starting → Running after 5 min, Completing → Completed after 30 s, Completed/Failed/Rejected → Expired after 3 days. */
+  /**
+   * Timers and housekeeping on the injected clock (reference §4.1, §4.2): Starting → Running after 5 min, Completing
+   * → Completed after 30 s, Completed/Failed/Rejected → Expired (and forgotten) after 3 days; every 10 s empty dynamic
+   * queues and empty drained queues are removed.
+   */
   tick(now: number): void {
-    for (const app of this.apps.values()) {
-      const age = now - app.stateSince;
-      if (app.state === "Starting" && age >= 5 * 60_000) this.transition(app, "Running", now);
-      else if (app.state === "Completing" && age >= 30_000) {
-        this.transition(app, "Completed", now);
-        app.queue.apps.delete(app.id);
-      } else if ((app.state === "Completed" || app.state === "Failed") && age >= 3 * 86_400_000) {
-        this.transition(app, "Expired", now);
-        this.removeApplication(app.id, now);
-      }
+    this.life.tick(now);
+    if (this.lastCleanup === undefined || now - this.lastCleanup >= this.cleanupInterval) {
+      this.lastCleanup = now;
+      this.removeEmptyQueues();
     }
+  }
+
+  /**
+   * Removes dynamic queues and drained (removed from the configuration) queues that hold nothing: a leaf without
+   * applications, a parent without children (upstream partition manager `cleanQueues`).
+   * @returns the paths removed
+   */
+  removeEmptyQueues(): string[] {
+    const removed: string[] = [];
+    const walk = (q: Queue) => {
+      for (const c of [...q.children.values()]) {
+        walk(c);
+        const empty = c.isLeaf ? c.apps.size === 0 : c.children.size === 0;
+        if (empty && (!c.managed || c.draining) && isZero(c.allocated) && !hasPositive(c.pending)) {
+          q.children.delete(c.name);
+          removed.push(c.path);
+        }
+      }
+    };
+    walk(this.root);
+    if (removed.length > 0) this.orderDirty = "full";
+    return removed;
   }
 
   drainStateChanges(): AppStateChange[] {
-    const c = this.changes;
-    this.changes = [];
-    return c;
+    return this.life.drainChanges();
   }
 
   // ---------------------------------------------------------------- scheduling
 
-  /** One allocation, or undefined when nothing can be placed now. */
-  tryAllocate(now: number): Allocation | undefined {
+  /**
+   * One scheduling step: at most one result (allocated, allocatedReserved, reserved or unreserved), or undefined when
+   * nothing can change now.
+   */
+  tryAllocate(now: number): AllocationResult | undefined {
+    if (this.orderDirty !== "none") this.refreshOrder();
     if (!hasPositive(this.root.pending)) return undefined;
-    return this.allocateIn(this.root, now);
+    const reserved = this.reservations.size > 0 ? this.tryReservedAllocate(now) : undefined;
+    if (reserved) return reserved;
+    const d = this.root.tryAllocate(this.context, now);
+    return d && this.apply(d, now);
   }
 
-  /** The first node in allocation order with room for `r`. */
+  private readonly context: AllocationContext = {
+    runHold: (app) => this.runHold(app),
+    askHold: (app, ask) => this.limitHold(app, ask.resource) ?? this.queueHold(app.queue, ask.resource),
+    pickNode: (ask) => this.pickNode(ask),
+    reservationNode: (ask, now) => this.reservations.choose(ask, this.nodeOrder().values(), now),
+  };
+
+  private apply(d: Decision, now: number): AllocationResult {
+    if (d.kind === "reserve") {
+      this.reservations.reserve(d.ask, d.node, now);
+      return { kind: "reserved", appId: d.app.id, key: d.ask.key, nodeId: d.node.id };
+    }
+    return { kind: "allocated", allocation: this.allocate(d.app, d.ask, d.node, now) };
+  }
+
+  private allocate(app: Application, ask: Ask, node: Node, now: number): Allocation {
+    if (ask.reservedNode) this.unreserve(ask);
+    subFrom(app.pending, ask.resource);
+    app.queue.decPending(ask.resource);
+    app.deletePending(ask);
+    this.commit(app, ask, node, now);
+    app.queue.update(app);
+    return { key: ask.key, appId: app.id, nodeId: node.id, resource: { ...ask.resource }, queue: app.queue.path };
+  }
+
+  /** The first node in allocation order with room for the ask that passes its predicate (reserved nodes excepted). */
   private pickNode(ask: Ask): Node | undefined {
     if (ask.requiredNode) {
       const n = this.nodes.get(ask.requiredNode);
-      return n && n.schedulable && n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id)) ? n : undefined;
+      return n && n.schedulable && !n.reservation && n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id)) ? n : undefined;
     }
-    for (const n of this.nodeIndex.values()) if (n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id))) return n;
+    for (const n of this.nodeOrder().values()) {
+      if (!n.reservation && n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id))) return n;
+    }
     return undefined;
+  }
+
+  // ---------------------------------------------------------------- reservations (reference §4.6)
+
+  /** Releases the reservation of a pending ask (placed, removed, changed). */
+  private unreserve(ask: Ask): void {
+    this.reservations.release(ask, ask, this.nodes.get(ask.reservedNode ?? ""));
+  }
+
+  /** Releases the reservation on a node (node removed or unschedulable); the ask goes back to the normal walk. */
+  private unreserveNode(n: Node): void {
+    const r = n.reservation!;
+    this.reservations.release(this.apps.get(r.appId)?.asks.get(r.key), r, n);
+  }
+
+  /**
+   * Reservations first (upstream `tryReservedAllocate`): each reservation, in the order made, when room may have
+   * appeared since its last attempt: the ask goes to its reserved node when it fits there, else to any other node with
+   * room; held by a limit or a queue max it waits.
+   */
+  private tryReservedAllocate(now: number): AllocationResult | undefined {
+    for (const r of this.reservations.values()) {
+      if (r.tried === this.reservations.epoch) continue;
+      r.tried = this.reservations.epoch;
+      const app = this.apps.get(r.appId);
+      const ask = app?.asks.get(r.key);
+      const node = this.nodes.get(r.nodeId);
+      if (!app || !ask || ask.node || !node) {
+        // defensive: every path that ends an ask or a node releases its reservation
+        this.reservations.release(ask, r, node);
+        return { kind: "unreserved", appId: r.appId, key: r.key, nodeId: r.nodeId, cause: node ? "askRemoved" : "nodeRemoved" };
+      }
+      if (app.state === "Accepted" && this.runHold(app)) continue;
+      if (this.context.askHold(app, ask)) continue;
+      if (node.fits(ask.resource) && (!ask.predicate || ask.predicate(node.id))) {
+        return { kind: "allocatedReserved", allocation: this.allocate(app, ask, node, now), reservedNode: node.id };
+      }
+      const other = this.pickNode(ask);
+      if (other) return { kind: "allocatedReserved", allocation: this.allocate(app, ask, other, now), reservedNode: node.id };
+    }
+    return undefined;
+  }
+
+  /** Reservations in the order made (read API, tests). */
+  reservationList(): { appId: string; key: string; nodeId: string; since: number }[] {
+    return this.reservations.list();
   }
 
   /** Moves an allocation to `nodeId` when that node is schedulable, has room and passes the ask's predicate. */
@@ -434,74 +685,36 @@ export class Partition {
     const to = this.nodes.get(nodeId);
     if (!ask?.node || !to || !to.schedulable) return false;
     if (ask.node === nodeId) return true;
-    if (!to.fits(ask.resource) || (ask.predicate && !ask.predicate(nodeId))) return false;
+    if (to.reservation || !to.fits(ask.resource) || (ask.predicate && !ask.predicate(nodeId))) return false;
     this.detach(ask);
     this.attach(ask, to);
+    this.reservations.epoch++;
     return true;
   }
 
-  private fairMax(q: Queue): Res | undefined {
-    if (!q.parent) return q.max;
-    const pm = this.fairMax(q.parent);
-    return q.max ? { ...pm, ...q.max } : pm;
-  }
-
-  private allocateIn(q: Queue, now: number): Allocation | undefined {
-    if (!q.isLeaf) {
-      const children = [...q.children.values()].filter((c) => hasPositive(c.pending));
-      const share = new Map(children.map((c) => [c, dominantShare(c.allocated, c.guaranteed, this.fairMax(c))]));
-      const prio = new Map(children.map((c) => [c, q.sortPriority ? maxPriority(c) : 0]));
-      children.sort((a, b) => prio.get(b)! - prio.get(a)! || share.get(a)! - share.get(b)! || (a.name < b.name ? -1 : 1));
-      for (const c of children) {
-        const r = this.allocateIn(c, now);
-        if (r) return r;
-      }
-      return undefined;
-    }
-    const apps = [...q.apps.values()].filter((a) => a.hasPending() && (a.state === "Accepted" || a.state === "Starting" || a.state === "Running"));
-    apps.sort(this.appOrder(q));
-    for (const app of apps) {
-      if (app.state === "Accepted" && this.runBlock(app)) continue;
-      let chosen: [Ask, Node] | undefined;
-      for (const ask of app.pendingAsks.values()) {
-        if (this.limits.headroom(app, ask.resource)) continue;
-        if (!this.queueFits(q, ask.resource)) continue;
-        const n = this.pickNode(ask);
-        if (n) {
-          chosen = [ask, n];
-          break;
-        }
-      }
-      if (chosen) {
-        const [ask, n] = chosen;
-        subFrom(app.pending, ask.resource);
-        q.decPending(ask.resource);
-        app.deletePending(ask);
-        this.commit(app, ask, n, now);
-        return { key: ask.key, appId: app.id, nodeId: n.id, resource: { ...ask.resource }, queue: q.path };
-      }
-    }
-    return undefined;
-  }
+  // ---------------------------------------------------------------- holds
 
   /**
-   * Why a pending ask was not allocated in the last cycle, as the shim reports it (yunikorn-shim reference §2.12):
-   * `Skipped` — held by a quota (queue max, user/group limit, maxapplications), `Failed` — no node has room, or
-   * undefined when nothing blocks it (it is allocated in the next cycle) or it is not pending.
+   * Why a pending ask was not allocated in the last cycle, as data (yunikorn-shim reference §2.12): a quota (queue
+   * max, user/group limit, maxapplications), the cluster size, a reservation it waits on, no node with room, or no
+   * node passing the predicate; undefined when nothing holds it (it is allocated in the next cycle) or it is not
+   * pending.
    */
-  pendingReason(appId: string, key: string): { state: "Skipped" | "Failed"; reason: string } | undefined {
+  holdReason(appId: string, key: string): HoldReason | undefined {
     const app = this.apps.get(appId);
     const ask = app?.asks.get(key);
     if (!app || !ask || ask.node) return undefined;
-    const quota = this.quotaBlock(app, ask.resource);
-    if (quota) return { state: "Skipped", reason: quota };
-    const cluster = this.clusterBlock(ask.resource);
-    if (cluster) return { state: "Failed", reason: `no node has ${format(ask.resource)} free (${cluster})` };
+    const quota = this.quotaHold(app, ask.resource);
+    if (quota) return quota;
+    const cluster = clusterHold(this.root, ask.resource);
+    if (cluster) return cluster;
+    if (ask.reservedNode) {
+      const n = this.nodes.get(ask.reservedNode);
+      return { kind: "reservation", nodeId: ask.reservedNode, ask: { ...ask.resource }, available: n ? n.available() : {} };
+    }
     if (!this.pickNode(ask)) {
-      if (ask.predicate && this.pickNode({ ...ask, predicate: undefined })) {
-        return { state: "Failed", reason: `no node with ${format(ask.resource)} free matches the pod's node selector, affinity or tolerations` };
-      }
-      return { state: "Failed", reason: `no node has ${format(ask.resource)} free (nodes: ${this.nodes.size})` };
+      if (ask.predicate && this.pickNode({ ...ask, predicate: undefined })) return { kind: "noNodeMatches", ask: { ...ask.resource } };
+      return { kind: "noNodeFits", ask: { ...ask.resource }, nodes: this.nodes.size };
     }
     return undefined;
   }
@@ -510,56 +723,31 @@ export class Partition {
    * Why a quota holds an ask of `app` back (maxapplications while the app waits to run, user/group limits, queue
    * maxima below root), or undefined.
    */
-  quotaBlock(app: Application, r: Res): string | undefined {
+  quotaHold(app: Application, r: Res): HoldReason | undefined {
     if (app.state === "Accepted") {
-      const rb = this.runBlock(app);
+      const rb = this.runHold(app);
       if (rb) return rb;
     }
-    const hold = this.limits.headroom(app, r);
-    return (hold && formatLimitHold(hold)) ?? this.queueMaxBlock(app.queue, r);
-  }
-
-  /** Why an ask does not fit the maxima of the queues on its path below root (undefined: it fits). */
-  private queueMaxBlock(q: Queue, r: Res): string | undefined {
-    for (let x: Queue | undefined = q; x?.parent; x = x.parent) {
-      if (!fitsWithin(x.max, x.allocated, r)) return `queue ${x.path} maximum ${format(x.max)} reached (used ${format(x.allocated)})`;
-    }
-    return undefined;
-  }
-
-  /** Root's max is the cluster size; a resource type no node provides never fits. */
-  private clusterBlock(r: Res): string | undefined {
-    const x = this.root;
-    for (const k in r) if ((x.allocated[k] ?? 0) + r[k]! > (x.max?.[k] ?? 0)) return `cluster capacity ${format(x.max)} reached`;
-    return undefined;
+    return this.limitHold(app, r) ?? queueMaxHold(app.queue, r);
   }
 
   /** Why an ask does not fit the queue maxima on its path, root (the cluster size) last; undefined: it fits. */
-  queueBlock(q: Queue, r: Res): string | undefined {
-    return this.queueMaxBlock(q, r) ?? this.clusterBlock(r);
+  queueHold(q: Queue, r: Res): HoldReason | undefined {
+    return queueMaxHold(q, r) ?? clusterHold(this.root, r);
   }
 
-  private queueFits(q: Queue, r: Res): boolean {
-    return this.queueBlock(q, r) === undefined;
+  /** User and group headroom (limits on the application's queue path). */
+  private limitHold(app: Application, r: Res): HoldReason | undefined {
+    const hold = this.limits.headroom(app, r);
+    return hold && { kind: "limit", hold };
   }
 
   /** Why `app` may not start running: maxapplications of its queues, or of user/group limits. */
-  private runBlock(app: Application): string | undefined {
-    for (let x: Queue | undefined = app.queue; x; x = x.parent) {
-      if (x.maxApps > 0 && x.runningApps + 1 > x.maxApps) return `queue ${x.path} running applications limit ${x.maxApps} reached`;
-    }
+  private runHold(app: Application): HoldReason | undefined {
+    const q = queueRunHold(app.queue);
+    if (q) return q;
     const hold = this.limits.runHold(app);
-    return hold && formatLimitHold(hold);
-  }
-
-  private appOrder(q: Queue): (a: Application, b: Application) => number {
-    const byId = (a: Application, b: Application) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-    if (q.sortPolicy === "fair") {
-      const share = (a: Application) => dominantShare(a.allocated, q.guaranteed, q.guaranteed ? undefined : this.fairMax(q)) ;
-      return (a, b) => (q.sortPriority ? b.maxPendingPriority() - a.maxPendingPriority() : 0) || share(a) - share(b) ||
-        sumShare(a.allocated) - sumShare(b.allocated) || a.submissionTime - b.submissionTime || byId(a, b);
-    }
-    return (a, b) => (q.sortPriority ? b.maxPendingPriority() - a.maxPendingPriority() : 0) || a.submissionTime - b.submissionTime || byId(a, b);
+    return hold && { kind: "limit", hold };
   }
 
   /** True when some node's total capacity could hold `r` (a type no node has never fits). */
@@ -569,70 +757,7 @@ export class Partition {
   }
 }
 
-function hasPositive(r: Res): boolean {
-  for (const k in r) if (r[k]! > 0) return true;
-  return false;
-}
-
-function maxPriority(q: Queue): number {
-  let p = Number.NEGATIVE_INFINITY;
-  const walk = (x: Queue) => {
-    for (const a of x.apps.values()) p = Math.max(p, a.maxPendingPriority());
-    for (const c of x.children.values()) walk(c);
-  };
-  walk(q);
-  return p === Number.NEGATIVE_INFINITY ? 0 : p;
-}
-
-function sumShare(r: Res): number {
-  let s = 0;
-  for (const k in r) s += r[k]!;
-  return s;
-}
-
-/** Key of an allocation in `Node.allocations`: application id and ask key. */
-export function allocationId(appId: string, key: string): string {
-  return `${appId}\u0000${key}`;
-}
-
-/** The application id and ask key of an `allocationId`. */
-export function splitAllocationId(id: string): [string, string] {
-  const i = id.indexOf("\u0000");
-  return [id.slice(0, i), id.slice(i + 1)];
-}
-
 /** `application.create.force` tag (key case-insensitive, Go ParseBool true spellings). */
 function isForced(tags: Record<string, string>): boolean {
   return ["1", "t", "T", "true", "TRUE", "True"].includes(tagValue(tags, "application.create.force"));
-}
-
-/** si.Resource JSON (`{"resources":{"memory":{"value":1000}}}`) → Res of its positive values; undefined when none or malformed. */
-function siResource(json: string | undefined): Res | undefined {
-  if (!json) return undefined;
-  try {
-    const v = JSON.parse(json) as { resources?: Record<string, { value?: unknown }> };
-    const out: Res = {};
-    for (const [k, q] of Object.entries(v.resources ?? {})) if (typeof q?.value === "number" && q.value > 0) out[k] = q.value;
-    return Object.keys(out).length > 0 ? out : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Namespace limits carried by application tags (`namespace.resourcequota`, `namespace.resourceguaranteed`,
- * `namespace.resourcemaxapps`, set by the shim from namespace annotations) onto a dynamic leaf queue when an
- * application is added to it; managed (configured) queues keep their configuration, and the recovery queue takes none
- * (yunikorn-core reference §1.3; upstream partition.go AddApplication).
- * Tag names are matched case-insensitively.
- */
-function applyNamespaceTags(q: Queue, tags: Record<string, string>): void {
-  if (isRecoveryQueue(q.path)) return;
-  const tag = (name: string) => tagValue(tags, name);
-  const max = siResource(tag("namespace.resourcequota"));
-  if (max) q.max = max;
-  const guaranteed = siResource(tag("namespace.resourceguaranteed"));
-  if (guaranteed) q.guaranteed = guaranteed;
-  const maxApps = Number(tag("namespace.resourcemaxapps"));
-  if (Number.isInteger(maxApps) && maxApps > 0) q.maxApps = maxApps;
 }

@@ -2,10 +2,12 @@
  * Resource quantities of `queues.yaml` (apache/yunikorn-core pkg/common/resources/quantity.go; yunikorn-core
  * reference §2.2): `^([0-9]+)\s*(([mkKMGTPE]i?)?)$` after trimming, decimal (k M G T P E) and binary (Ki … Ei)
  * suffixes; `vcore` is counted in milli-units (`"2"` → 2000, `"500m"` → 500); int64 overflow is an error.
+ *
+ * The parsing border of the core's one resource model: quantities are checked here as upstream does (on int64), then
+ * handed to the core as numbers (resources.ts), where all arithmetic happens.
  */
 
-/** A resource: name → integer quantity (vcore in millicores, memory in bytes, anything else in units). */
-export type Resource = Map<string, bigint>;
+import type { Res } from "./resources.js";
 
 const INT64_MAX = (1n << 63n) - 1n;
 const MULTIPLIERS: Record<string, bigint> = {
@@ -41,57 +43,18 @@ export function parseQuantity(key: string, value: string): bigint {
   return result;
 }
 
-/** Parses a `map[string]string` of quantities. @throws Error naming the first bad entry's problem */
-export function parseResource(map: Readonly<Record<string, string>> | undefined): Resource {
-  const r: Resource = new Map();
+/**
+ * Parses a `map[string]string` of quantities into the core's resource (numbers, see resources.ts).
+ * @throws Error naming the first bad entry's problem: the upstream quantity errors, or `resource <k>=<v> is too large
+ *   (max 9007199254740991)` for a value the core cannot hold exactly (above 2^53)
+ */
+export function parseResource(map: Readonly<Record<string, string>> | undefined): Res {
+  const r: Res = {};
   if (!map) return r;
-  for (const [k, v] of Object.entries(map)) r.set(k, parseQuantity(k, v));
-  return r;
-}
-
-/** Go `%v` of the resource map: `map[memory:10 vcore:30]`, keys sorted. */
-export function formatResource(r: Resource): string {
-  return `map[${[...r.keys()].sort().map((k) => `${k}:${r.get(k)}`).join(" ")}]`;
-}
-
-/** Every key of `small` ≤ the same key of `big`; keys missing in `big` are unlimited (FitInMaxUndef). */
-export function fitsInMaxUndef(big: Resource, small: Resource): boolean {
-  for (const [k, v] of small) {
-    const b = big.get(k);
-    if (b !== undefined && v > b) return false;
-  }
-  return true;
-}
-
-/** No negative value and at least one positive (StrictlyGreaterThanZero). */
-export function strictlyPositive(r: Resource): boolean {
-  let pos = false;
-  for (const v of r.values()) {
-    if (v < 0n) return false;
-    if (v > 0n) pos = true;
-  }
-  return pos;
-}
-
-export function isZero(r: Resource): boolean {
-  for (const v of r.values()) if (v !== 0n) return false;
-  return true;
-}
-
-export function add(a: Resource, b: Resource): Resource {
-  const r = new Map(a);
-  for (const [k, v] of b) r.set(k, (r.get(k) ?? 0n) + v);
-  return r;
-}
-
-/** Component-wise minimum where a key missing on one side means unlimited (effective max). */
-export function minMaxUndef(a: Resource | undefined, b: Resource | undefined): Resource | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  const r = new Map(a);
-  for (const [k, v] of b) {
-    const x = r.get(k);
-    r.set(k, x === undefined || v < x ? v : x);
+  for (const [k, v] of Object.entries(map)) {
+    const q = parseQuantity(k, v);
+    if (q > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`resource ${k}=${q} is too large (max ${Number.MAX_SAFE_INTEGER})`);
+    r[k] = Number(q);
   }
   return r;
 }

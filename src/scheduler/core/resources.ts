@@ -1,6 +1,8 @@
 /**
- * Resource arithmetic of the scheduling core (yunikorn-core reference §4.11), on plain numbers: sparse maps, a missing
- * type is 0. Quantities are integers (memory bytes, vcore millicores) below 2^53, checked where they enter the core.
+ * Resource arithmetic of the scheduling core and its configuration checks (yunikorn-core reference §4.11,
+ * apache/yunikorn-core pkg/common/resources/resources.go), on plain numbers: sparse maps, a missing type is 0.
+ * Quantities are integers (memory bytes, vcore millicores) below 2^53, checked where they enter the core (quantity.ts
+ * parses configuration text, the shim pod resources). This is the only resource arithmetic of the core.
  */
 export type Res = Record<string, number>;
 
@@ -44,6 +46,28 @@ export function fitsWithin(max: Readonly<Res> | undefined, used: Readonly<Res>, 
     if (m !== undefined && (used[k] ?? 0) + r[k]! > m) return false;
   }
   return true;
+}
+
+/** Component-wise minimum where a type missing on one side is unlimited (the effective max of nested queues). */
+export function minMaxUndef(a: Readonly<Res> | undefined, b: Readonly<Res> | undefined): Res | undefined {
+  if (!a) return b && { ...b };
+  if (!b) return { ...a };
+  const r: Res = { ...a };
+  for (const k in b) r[k] = r[k] === undefined ? b[k]! : Math.min(r[k]!, b[k]!);
+  return r;
+}
+
+/** Sum of every quantity (a scalar for ordering ties: a resource larger in every type has the larger sum). */
+export function total(r: Readonly<Res>): number {
+  let s = 0;
+  for (const k in r) s += r[k]!;
+  return s;
+}
+
+/** True when some type is above 0. */
+export function hasPositive(r: Readonly<Res>): boolean {
+  for (const k in r) if (r[k]! > 0) return true;
+  return false;
 }
 
 export function strictlyPositive(r: Readonly<Res>): boolean {

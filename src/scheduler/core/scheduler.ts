@@ -6,7 +6,13 @@
  * Groups come from the caller (design 002): the core never resolves them.
  */
 import { type PartitionConfig, type SchedulerConfig, decodeQueuesYaml } from "./config.js";
-import { type Allocation, type AppStateChange, Partition } from "./partition.js";
+import { type Allocation, type AllocationResult, allocationOf } from "./allocation-result.js";
+import { type HoldReason, formatHoldReason, holdState } from "./hold-reason.js";
+import { type AppStateChange, Partition } from "./partition.js";
+import {
+  type ApplicationFilter, type ApplicationView, type NodeView, type PartitionView, type QueueView, type UsageView,
+  applicationView, applicationViews, findApplication, nodeView, partitionView, queueView, usageViews,
+} from "./read.js";
 import type { Res } from "./resources.js";
 import { validateSchedulerConfig } from "./validate.js";
 import type { TrackedLimit } from "./ugm/tracker.js";
@@ -123,14 +129,14 @@ export class SchedulerCore {
       validated = validateSchedulerConfig(decodeQueuesYaml(yaml.trim() === "" ? DEFAULT_CONFIG : yaml));
       parts = validated.partitions;
       // dry run: build every partition before touching the live ones
-      for (const pc of parts) new Partition(pc.name, structuredClone(pc));
+      for (const pc of parts) new Partition({ name: pc.name, config: structuredClone(pc) });
     } catch (err) {
       return { ok: false, error: `update of configuration failed: ${(err as Error).message}` };
     }
     for (const pc of parts) {
       const p = this.partitions.get(pc.name);
       if (p) p.applyConfig(pc);
-      else this.partitions.set(pc.name, new Partition(pc.name, pc));
+      else this.partitions.set(pc.name, new Partition({ name: pc.name, config: pc }));
     }
     this.configText = yaml;
     this.applied = validated;
@@ -231,22 +237,54 @@ export class SchedulerCore {
    */
   schedule(max = Number.POSITIVE_INFINITY): Allocation[] {
     const out: Allocation[] = [];
+    for (const r of this.scheduleResults(max)) {
+      const a = allocationOf(r);
+      if (a) out.push(a);
+    }
+    return out;
+  }
+
+  /**
+   * `schedule` with every result of the cycles (reference §4.1): allocations, and the reservations made and released
+   * on the way. At most `max` allocations.
+   */
+  scheduleResults(max = Number.POSITIVE_INFINITY): AllocationResult[] {
+    const out: AllocationResult[] = [];
+    let allocated = 0;
     const now = this.now();
     for (const name of [...this.partitions.keys()].sort()) {
       const p = this.partitions.get(name)!;
       p.tick(now);
-      while (out.length < max) {
-        const a = p.tryAllocate(now);
-        if (!a) break;
-        out.push(a);
+      while (allocated < max) {
+        const r = p.tryAllocate(now);
+        if (!r) break;
+        out.push(r);
+        if (allocationOf(r)) allocated++;
       }
     }
     return out;
   }
 
-  /** Why a pending ask is held (see `Partition.pendingReason`); undefined when it is not held or unknown. */
+  /** Why a pending ask is held, as data (see `Partition.holdReason`); undefined when it is not held or unknown. */
+  holdReason(appId: string, allocationKey: string, partition?: string): HoldReason | undefined {
+    return this.partition(partition)?.holdReason(appId, allocationKey);
+  }
+
+  /** Only the quota part of `holdReason` (maxapplications, user/group limits, queue maxima): no node is looked at. */
+  quotaHold(appId: string, allocationKey: string, partition?: string): HoldReason | undefined {
+    const p = this.partition(partition);
+    const app = p?.apps.get(appId);
+    const ask = app?.asks.get(allocationKey);
+    return ask && !ask.node ? p!.quotaHold(app!, ask.resource) : undefined;
+  }
+
+  /**
+   * `holdReason` formatted for callers that report text: `Skipped` (a quota) or `Failed` (no node) and the reason's
+   * text (`formatHoldReason`).
+   */
   pendingReason(appId: string, allocationKey: string, partition?: string): { state: "Skipped" | "Failed"; reason: string } | undefined {
-    return this.partition(partition)?.pendingReason(appId, allocationKey);
+    const r = this.holdReason(appId, allocationKey, partition);
+    return r && { state: holdState(r), reason: formatHoldReason(r) };
   }
 
   /**
@@ -280,5 +318,56 @@ export class SchedulerCore {
   /** Application state changes since the last call (UpdatedApplication messages). */
   stateChanges(): (AppStateChange & { partition: string })[] {
     return [...this.partitions.entries()].flatMap(([name, p]) => p.drainStateChanges().map((c) => ({ ...c, partition: name })));
+  }
+
+  // ---------------------------------------------------------------- read API (read.ts views)
+
+  /** Partition names, sorted. */
+  partitionNames(): string[] {
+    return [...this.partitions.keys()].sort();
+  }
+
+  partitionView(partition?: string): PartitionView | undefined {
+    const p = this.partition(partition);
+    return p && partitionView(p);
+  }
+
+  /** The queue at `path` (default root), with its subtree when asked; undefined when unknown. */
+  queueView(path = "root", opts: { partition?: string; subtree?: boolean } = {}): QueueView | undefined {
+    const q = this.partition(opts.partition)?.find(path);
+    return q && queueView(q, opts.subtree ?? false);
+  }
+
+  /**
+   * Applications: active (default), completed (kept until they expire), rejected (with their reason), or all.
+   * `holds: false` leaves out the pending asks' hold reasons (cheaper: metrics).
+   */
+  applicationViews(filter: ApplicationFilter = "active", partition?: string, opts: { holds?: boolean } = {}): ApplicationView[] {
+    const p = this.partition(partition);
+    return p ? applicationViews(p, filter, opts.holds ?? true) : [];
+  }
+
+  /** One application with its state history: the active one, else its latest finished instance, else the rejected one. */
+  applicationView(appId: string, partition?: string): ApplicationView | undefined {
+    const p = this.partition(partition);
+    const a = p && findApplication(p, appId);
+    return a && applicationView(p!, a);
+  }
+
+  /** Nodes sorted by id, with their allocations and reservation. */
+  nodeViews(partition?: string): NodeView[] {
+    const p = this.partition(partition);
+    return p ? [...p.nodes.keys()].sort().map((id) => nodeView(p, id)!) : [];
+  }
+
+  nodeView(nodeId: string, partition?: string): NodeView | undefined {
+    const p = this.partition(partition);
+    return p && nodeView(p, nodeId);
+  }
+
+  /** Tracked user or group usage per queue path. */
+  usageViews(kind: "users" | "groups", partition?: string): UsageView[] {
+    const p = this.partition(partition);
+    return p ? usageViews(p, kind) : [];
   }
 }

@@ -5,8 +5,8 @@
  * root.
  */
 import { type LimitConfig, type PartitionConfig, type PlacementRuleConfig, type QueueConfig, type SchedulerConfig, decodeQueuesYaml } from "./config.js";
-import { type Resource, add, fitsInMaxUndef, formatResource, isZero, minMaxUndef, parseResource, strictlyPositive } from "./quantity.js";
-import { toRes } from "./partition-config.js";
+import { parseResource } from "./quantity.js";
+import { type Res as Resource, add, fitsInMaxUndef, format as formatResource, isZero, minMaxUndef, strictlyPositive } from "./resources.js";
 import { goRegExp } from "./placement/regexp.js";
 
 export const QUEUE_NAME = /^[a-zA-Z0-9_:#/@-]{1,64}$/;
@@ -31,20 +31,13 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** Parses a resource map; values the core cannot hold exactly (above 2^53, see toRes) are refused here already. */
+/** Parses a resource map; values the core cannot hold exactly (above 2^53) are refused here already. */
 function parseOrFail(map: Record<string, string> | undefined): Resource {
-  let r: Resource;
   try {
-    r = parseResource(map);
+    return parseResource(map);
   } catch (err) {
     return fail((err as Error).message);
   }
-  try {
-    toRes(r);
-  } catch (err) {
-    return fail((err as Error).message);
-  }
-  return r;
 }
 
 /** Step 1: root queue insertion. */
@@ -139,11 +132,11 @@ function checkQueues(q: QueueConfig, level: number, isRoot: boolean): void {
 function checkQueueResource(q: QueueConfig, parentMax: Resource | undefined): Resource {
   const g = parseOrFail(q.resources?.guaranteed);
   const m = parseOrFail(q.resources?.max);
-  const hasMax = m.size > 0;
+  const hasMax = Object.keys(m).length > 0;
   if (hasMax && !fitsInMaxUndef(m, g)) fail(`guaranteed resource ${formatResource(g)} is larger than maximum resource ${formatResource(m)} for queue ${q.name}`);
   if (hasMax && parentMax && !fitsInMaxUndef(parentMax, m)) fail(`max resource of parent ${formatResource(parentMax)} is smaller than maximum resource ${formatResource(m)} for queue ${q.name}`);
   const effMax = minMaxUndef(hasMax ? m : undefined, parentMax);
-  let sum: Resource = new Map();
+  let sum: Resource = {};
   for (const c of q.queues ?? []) sum = add(sum, checkQueueResource(c, effMax));
   if ((q.queues ?? []).length > 0) {
     if (!isZero(g) && !fitsInMaxUndef(g, sum)) fail(`guaranteed resource of parent ${formatResource(g)} is smaller than sum of guaranteed resources ${formatResource(sum)} of the children for queue ${q.name}`);

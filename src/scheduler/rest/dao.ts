@@ -1,9 +1,12 @@
 /**
  * REST response shapes, YuniKorn's JSON field names (apache/yunikorn-core pkg/webservice/dao; yunikorn-core
- * reference §3.1). Times are Unix nanoseconds unless noted; resources are `{name: integer}`.
+ * reference §3.1), made from the core's read API (core/read.ts views). Times are Unix nanoseconds unless noted;
+ * resources are `{name: integer}`. corral extensions: a pending request's `holdReason` (the typed reason with its
+ * `state` and `message`), a request's `reservedNodeId`, and an application's `stateLog` (as upstream's
+ * ApplicationDAOInfo) for every state, Rejected included.
  */
-import type { Application, Queue } from "../core/objects.js";
-import { type Partition, splitAllocationId } from "../core/partition.js";
+import { type HoldReason, formatHoldReason, holdState } from "../core/hold-reason.js";
+import type { ApplicationView, NodeView, PartitionView, QueueView, UsageView } from "../core/read.js";
 import type { Res } from "../core/resources.js";
 
 const ns = (ms: number) => ms * 1_000_000;
@@ -13,117 +16,109 @@ const clean = (r: Res | undefined): Res | undefined => {
   for (const k in r) if (r[k] !== 0) out[k] = r[k]!;
   return Object.keys(out).length > 0 ? out : undefined;
 };
+const percent = (used: Res, of: Res): Res => {
+  const out: Res = {};
+  for (const k in of) out[k] = of[k]! > 0 ? Math.floor(((used[k] ?? 0) * 100) / of[k]!) : 0;
+  return out;
+};
 
-export function partitionInfo(p: Partition): Record<string, unknown> {
-  const capacity = clean(p.root.max) ?? {};
-  const used = clean(p.root.allocated) ?? {};
-  const utilization: Record<string, number> = {};
-  for (const k in capacity) utilization[k] = capacity[k]! > 0 ? Math.floor(((used[k] ?? 0) * 100) / capacity[k]!) : 0;
-  const states: Record<string, number> = { total: p.apps.size + p.rejected.size };
-  for (const a of p.apps.values()) states[a.state] = (states[a.state] ?? 0) + 1;
-  if (p.rejected.size > 0) states.Rejected = (states.Rejected ?? 0) + p.rejected.size;
-  let containers = 0;
-  for (const n of p.nodes.values()) containers += n.allocations.size;
+export function partitionInfo(p: PartitionView): Record<string, unknown> {
+  const capacity = clean(p.capacity) ?? {};
+  const used = clean(p.allocated) ?? {};
   return {
     clusterId: "mycluster", name: p.name,
-    capacity: { capacity, usedCapacity: used, utilization },
-    nodeSortingPolicy: { type: p.nodeSortPolicy, resourceWeights: p.weights },
+    capacity: { capacity, usedCapacity: used, utilization: percent(used, capacity) },
+    nodeSortingPolicy: { type: p.nodeSortPolicy, resourceWeights: p.resourceWeights },
     preemptionEnabled: true, quotaPreemptionEnabled: false,
-    totalNodes: p.nodes.size, applications: states, totalContainers: containers, state: "Active",
+    totalNodes: p.nodes, applications: p.applications, totalContainers: p.allocations, state: "Active",
   };
 }
 
-export function queueInfo(p: Partition, q: Queue, withChildren: boolean, top = false): Record<string, unknown> {
+export function queueInfo(q: QueueView, partition = ""): Record<string, unknown> {
   const max = clean(q.max);
   const out: Record<string, unknown> = {
-    queuename: q.path, status: q.draining ? "Draining" : "Active", partition: top ? p.name : "",
+    queuename: q.path, status: q.draining ? "Draining" : "Active", partition,
     pendingResource: clean(q.pending), maxResource: max, guaranteedResource: clean(q.guaranteed),
     allocatedResource: clean(q.allocated), isLeaf: q.isLeaf, isManaged: q.managed,
-    parent: q.parent?.path ?? "", childNames: [...q.children.values()].map((c) => c.path).sort(),
-    maxRunningApps: q.maxApps, runningApps: q.runningApps, currentPriority: 0,
-    sortingPolicy: q.sortPolicy, prioritySorting: q.sortPriority,
+    parent: q.parent, childNames: q.childNames,
+    maxRunningApps: q.maxApplications, runningApps: q.runningApplications, currentPriority: q.priority ?? 0,
+    sortingPolicy: q.sortPolicy, prioritySorting: q.prioritySorting,
   };
-  if (max) {
-    const abs: Res = {};
-    for (const k in max) abs[k] = max[k]! > 0 ? Math.floor(((q.allocated[k] ?? 0) * 100) / max[k]!) : 0;
-    out.absUsedCapacity = abs;
-  }
-  if (withChildren) out.children = [...q.children.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).map((c) => queueInfo(p, c, true));
+  if (max) out.absUsedCapacity = percent(q.allocated, max);
+  if (q.children) out.children = q.children.map((c) => queueInfo(c));
   return out;
 }
 
-export function applicationInfo(p: Partition, a: Application): Record<string, unknown> {
-  const asks = [...a.asks.values()];
+/** A hold reason as REST shows it: the typed fields, its scheduling state and its text. */
+export function holdInfo(r: HoldReason): Record<string, unknown> {
+  return { ...r, state: holdState(r), message: formatHoldReason(r) };
+}
+
+export function applicationInfo(a: ApplicationView): Record<string, unknown> {
   return {
     applicationID: a.id, usedResource: clean(a.allocated) ?? {}, pendingResource: clean(a.pending) ?? {},
-    partition: p.name, queueName: a.queue.path, submissionTime: ns(a.submissionTime),
-    requests: asks.filter((x) => !x.node).map((x) => ({
+    partition: a.partition, queueName: a.queue, submissionTime: ns(a.submissionTime),
+    requests: a.asks.map((x) => ({
       allocationKey: x.key, requestTime: ns(x.createTime), resource: x.resource, priority: String(x.priority),
       requiredNodeId: x.requiredNode ?? "", applicationId: a.id,
+      ...(x.reservedNode ? { reservedNodeId: x.reservedNode } : {}),
+      ...(x.hold ? { holdReason: holdInfo(x.hold) } : {}),
     })),
-    allocations: asks.filter((x) => x.node).map((x) => ({
-      allocationKey: x.key, resource: x.resource, priority: String(x.priority), nodeId: x.node, applicationId: a.id,
-      allocationTime: ns(x.createTime),
+    allocations: a.allocations.map((x) => ({
+      allocationKey: x.key, resource: x.resource, priority: String(x.priority), nodeId: x.nodeId, applicationId: a.id,
+      allocationTime: ns(x.allocatedAt ?? x.createTime),
     })),
-    applicationState: a.state, user: a.user, groups: [...a.groups],
-    maxRequestPriority: Number.isFinite(a.maxPendingPriority()) ? a.maxPendingPriority() : 0,
+    applicationState: a.state, user: a.user, groups: a.groups,
+    stateLog: a.stateLog.map((s) => ({ time: ns(s.time), applicationState: s.state })),
+    ...(a.rejectedMessage !== undefined ? { rejectedMessage: a.rejectedMessage } : {}),
+    ...(a.rejection ? { rejectionReason: holdInfo(a.rejection) } : {}),
+    maxRequestPriority: a.maxPendingPriority ?? 0,
   };
 }
 
-export function nodeInfo(p: Partition, id: string): Record<string, unknown> | undefined {
-  const n = p.nodes.get(id);
-  if (!n) return undefined;
-  const available = n.available();
-  const utilized: Res = {};
-  for (const k in n.capacity) utilized[k] = n.capacity[k]! > 0 ? Math.floor(((n.allocated[k] ?? 0) * 100) / n.capacity[k]!) : 0;
+export function nodeInfo(n: NodeView): Record<string, unknown> {
   return {
     nodeID: n.id, hostName: n.attributes["si/hostname"] ?? "", rackName: n.attributes["si/rackname"] ?? "", attributes: n.attributes,
-    capacity: n.capacity, allocated: clean(n.allocated) ?? {}, occupied: clean(n.occupied) ?? {}, available, utilized,
-    allocations: [...n.allocations].map((k) => {
-      const [appId, key] = splitAllocationId(k);
-      const ask = p.apps.get(appId)?.asks.get(key);
-      return { allocationKey: key, applicationId: appId, nodeId: n.id, resource: ask?.resource ?? {}, priority: String(ask?.priority ?? 0) };
-    }),
-    schedulable: n.schedulable, isReserved: false,
+    capacity: n.capacity, allocated: clean(n.allocated) ?? {}, occupied: clean(n.occupied) ?? {}, available: n.available,
+    utilized: percent(n.allocated, n.capacity),
+    allocations: n.allocations.map((x) => ({ allocationKey: x.key, applicationId: x.appId, nodeId: n.id, resource: x.resource, priority: String(x.priority) })),
+    schedulable: n.schedulable, isReserved: n.reservation !== undefined,
+    reservations: n.reservation ? [`${n.reservation.appId}|${n.reservation.key}`] : [],
   };
 }
 
-export function userUsage(p: Partition, kind: "users" | "groups"): Record<string, unknown>[] {
-  const out: Record<string, unknown>[] = [];
-  for (const [name, byPath] of p.limits.snapshot(kind)) {
-    const queues = [...byPath.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, u]) => ({
-      queuePath: path, resourceUsage: clean(u.res) ?? {}, runningApplications: [...u.apps].sort(),
-    }));
-    out.push(kind === "users" ? { userName: name, queues } : { groupName: name, queues });
-  }
-  return out;
+export function userUsage(list: UsageView[], kind: "users" | "groups"): Record<string, unknown>[] {
+  return list.map((u) => {
+    const queues = u.queues.map((q) => ({ ...q, resourceUsage: clean(q.resourceUsage) ?? {} }));
+    return kind === "users" ? { userName: u.name, queues } : { groupName: u.name, queues };
+  });
 }
 
 /**
  * `/ws/v1/scheduler/healthcheck` (SchedulerHealthDAOInfo, Go field names): negative resources on partitions and nodes,
- * consistency of partition capacity with the nodes, and of each node's allocated + occupied + available.
+ * consistency of partition capacity with the nodes.
  */
-export function health(partitions: Iterable<Partition>): { Healthy: boolean; HealthChecks: { Name: string; Succeeded: boolean; Description: string; DiagnosisMessage: string }[] } {
+export function health(partitions: { partition: PartitionView; nodes: NodeView[] }[]): { Healthy: boolean; HealthChecks: { Name: string; Succeeded: boolean; Description: string; DiagnosisMessage: string }[] } {
   const checks: { Name: string; Succeeded: boolean; Description: string; DiagnosisMessage: string }[] = [];
   const neg = (r: Res) => Object.values(r).some((v) => v < 0);
-  const ps = [...partitions];
-  const negParts = ps.filter((p) => neg(p.root.allocated) || neg(p.root.pending)).map((p) => p.name);
+  const negParts = partitions.filter(({ partition: p }) => neg(p.allocated) || neg(p.pending)).map(({ partition: p }) => p.name);
   checks.push({ Name: "Negative resources", Succeeded: negParts.length === 0, Description: "Check for negative resources in the partitions", DiagnosisMessage: negParts.length ? `Partitions with negative resources: ${negParts.join(",")}` : "" });
-  const negNodes = ps.flatMap((p) => [...p.nodes.values()].filter((n) => neg(n.allocated) || neg(n.available())).map((n) => n.id));
+  const negNodes = partitions.flatMap(({ nodes }) => nodes.filter((n) => neg(n.allocated) || neg(n.available)).map((n) => n.id));
   checks.push({ Name: "Negative resources", Succeeded: negNodes.length === 0, Description: "Check for negative resources in the nodes", DiagnosisMessage: negNodes.length ? `Nodes with negative resources: ${negNodes.join(",")}` : "" });
-  const badCapacity = ps.filter((p) => {
+  const badCapacity = partitions.filter(({ partition: p, nodes }) => {
     const total: Res = {};
-    for (const n of p.nodes.values()) for (const k in n.capacity) total[k] = (total[k] ?? 0) + n.capacity[k]!;
-    const max = p.root.max ?? {};
-    return Object.keys({ ...total, ...max }).some((k) => (total[k] ?? 0) !== (max[k] ?? 0));
-  }).map((p) => p.name);
+    for (const n of nodes) for (const k in n.capacity) total[k] = (total[k] ?? 0) + n.capacity[k]!;
+    return Object.keys({ ...total, ...p.capacity }).some((k) => (total[k] ?? 0) !== (p.capacity[k] ?? 0));
+  }).map(({ partition: p }) => p.name);
   checks.push({ Name: "Consistency of data", Succeeded: badCapacity.length === 0, Description: "Check if a partition's capacity equals the sum of its nodes' capacity", DiagnosisMessage: badCapacity.length ? `Partitions: ${badCapacity.join(",")}` : "" });
   return { Healthy: checks.every((c) => c.Succeeded), HealthChecks: checks };
 }
 
-/** `applications/{active|completed|rejected}`: active = not Completed, Failed, Expired or Rejected; rejected ones by reason. */
-export function applicationsInfo(p: Partition, state: "active" | "completed" | "rejected"): unknown[] {
-  if (state === "rejected") return [...p.rejected.entries()].map(([id, msg]) => ({ applicationID: id, partition: p.name, applicationState: "Rejected", rejectedMessage: msg }));
-  const done = ["Completed", "Failed", "Expired", "Rejected"];
-  return [...p.apps.values()].filter((a) => (state === "active" ? !done.includes(a.state) : a.state === "Completed")).map((a) => applicationInfo(p, a));
+/**
+ * `applications/{active|completed|rejected}`: rejected ones by id and reason (`rejectedMessage`); the full record with
+ * its state log is at `application/{id}`.
+ */
+export function applicationsInfo(list: ApplicationView[], state: "active" | "completed" | "rejected"): unknown[] {
+  if (state === "rejected") return list.map((a) => ({ applicationID: a.id, partition: a.partition, applicationState: a.state, rejectedMessage: a.rejectedMessage }));
+  return list.map(applicationInfo);
 }

@@ -10,7 +10,7 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { Logger } from "pino";
 import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
-import type { Queue } from "../core/objects.js";
+import type { QueueView } from "../core/read.js";
 import { stringify } from "yaml";
 import type { SchedulerConfig } from "../core/config.js";
 import type { SchedulerCore } from "../core/scheduler.js";
@@ -86,7 +86,7 @@ export async function startRestServer(o: RestOptions): Promise<RestServer> {
         res.end(stringify(o.config()));
         return;
       case "GET /ws/v1/scheduler/healthcheck":
-        return json(res, 200, o.core ? health(o.core.partitions.values()) : { Healthy: true, HealthChecks: [] });
+        return json(res, 200, o.core ? health(o.core.partitionNames().map((name) => ({ partition: o.core!.partitionView(name)!, nodes: o.core!.nodeViews(name) }))) : { Healthy: true, HealthChecks: [] });
       case "GET /ws/v1/metrics":
         registry.metrics().then((t) => {
           res.writeHead(200, { "content-type": registry.contentType });
@@ -112,53 +112,52 @@ export async function startRestServer(o: RestOptions): Promise<RestServer> {
   return { server, port, close: () => new Promise((r) => server.close(() => r())) };
 }
 
-/** The read endpoints over the core's state; false when the path is not one of them. */
+/** The read endpoints over the core's read API; false when the path is not one of them. */
 function serveCore(core: SchedulerCore, path: string, url: string, res: ServerResponse): boolean {
   if (path === "/ws/v1/partitions") {
-    json(res, 200, [...core.partitions.values()].map(partitionInfo));
+    json(res, 200, core.partitionNames().map((name) => partitionInfo(core.partitionView(name)!)));
     return true;
   }
   const m = /^\/ws\/v1\/partition\/([^/]+)\/(queues|queue|nodes|node|applications|application|usage)(?:\/([^/]+))?$/.exec(path);
   if (!m) return false;
-  const p = core.partitions.get(decodeURIComponent(m[1]!));
-  if (!p) {
+  const partition = decodeURIComponent(m[1]!);
+  if (!core.partitionView(partition)) {
     error(res, 404, "Partition not found");
     return true;
   }
   const arg = m[3] === undefined ? undefined : decodeURIComponent(m[3]);
   switch (m[2]) {
     case "queues":
-      json(res, 200, queueInfo(p, p.root, true, true));
+      json(res, 200, queueInfo(core.queueView("root", { partition, subtree: true })!, partition));
       return true;
     case "queue": {
-      const q = arg ? p.find(arg) : undefined;
+      const q = arg ? core.queueView(arg, { partition, subtree: new URL(url, "http://localhost").searchParams.has("subtree") }) : undefined;
       if (!q) error(res, 404, "Queue not found");
-      else json(res, 200, queueInfo(p, q, new URL(url, "http://localhost").searchParams.has("subtree")));
+      else json(res, 200, queueInfo(q));
       return true;
     }
     case "nodes":
-      json(res, 200, [...p.nodes.keys()].sort().map((id) => nodeInfo(p, id)));
+      json(res, 200, core.nodeViews(partition).map(nodeInfo));
       return true;
     case "node": {
-      const n = arg ? nodeInfo(p, arg) : undefined;
+      const n = arg ? core.nodeView(arg, partition) : undefined;
       if (!n) error(res, 404, "Node not found");
-      else json(res, 200, n);
+      else json(res, 200, nodeInfo(n));
       return true;
     }
     case "applications": {
-      const list = arg === "active" || arg === "completed" || arg === "rejected" ? applicationsInfo(p, arg) : undefined;
-      if (list) json(res, 200, list);
+      if (arg === "active" || arg === "completed" || arg === "rejected") json(res, 200, applicationsInfo(core.applicationViews(arg, partition, { holds: arg === "active" }), arg));
       else error(res, 400, "Only following application states are allowed: active, rejected, completed");
       return true;
     }
     case "application": {
-      const a = arg ? p.apps.get(arg) : undefined;
+      const a = arg ? core.applicationView(arg, partition) : undefined;
       if (!a) error(res, 404, "Application not found");
-      else json(res, 200, applicationInfo(p, a));
+      else json(res, 200, applicationInfo(a));
       return true;
     }
     case "usage":
-      if (arg === "users" || arg === "groups") json(res, 200, userUsage(p, arg));
+      if (arg === "users" || arg === "groups") json(res, 200, userUsage(core.usageViews(arg, partition), arg));
       else error(res, 404, "Not found");
       return true;
   }
@@ -170,21 +169,21 @@ function serveCore(core: SchedulerCore, path: string, url: string, res: ServerRe
  * `yunikorn_queue_resource{queue,state,resource}`, `yunikorn_queue_app{queue,state}`, `yunikorn_scheduler_node{state}`.
  */
 function registerCoreMetrics(registry: Registry, core: SchedulerCore): void {
-  const walk = (q: Queue, f: (q: Queue) => void) => {
+  const walk = (q: QueueView, f: (q: QueueView) => void) => {
     f(q);
-    for (const c of q.children.values()) walk(c, f);
+    for (const c of q.children ?? []) walk(c, f);
   };
   new Gauge({
     name: "yunikorn_queue_resource", help: "Queue resources by state (guaranteed, max, allocated, pending, maxRunningApps)",
     labelNames: ["queue", "state", "resource"], registers: [registry],
     collect() {
       this.reset();
-      for (const p of core.partitions.values()) {
-        walk(p.root, (q) => {
+      for (const name of core.partitionNames()) {
+        walk(core.queueView("root", { partition: name, subtree: true })!, (q) => {
           for (const [state, r] of [["guaranteed", q.guaranteed], ["max", q.max], ["allocated", q.allocated], ["pending", q.pending]] as const) {
             for (const k in r ?? {}) this.set({ queue: q.path, state, resource: k }, r![k]!);
           }
-          this.set({ queue: q.path, state: "maxRunningApps", resource: "" }, q.maxApps);
+          this.set({ queue: q.path, state: "maxRunningApps", resource: "" }, q.maxApplications);
         });
       }
     },
@@ -193,8 +192,8 @@ function registerCoreMetrics(registry: Registry, core: SchedulerCore): void {
     name: "yunikorn_queue_app", help: "Applications per queue by state", labelNames: ["queue", "state"], registers: [registry],
     collect() {
       this.reset();
-      for (const p of core.partitions.values()) {
-        for (const a of p.apps.values()) this.inc({ queue: a.queue.path, state: a.state.toLowerCase() });
+      for (const name of core.partitionNames()) {
+        for (const a of core.applicationViews("active", name, { holds: false })) this.inc({ queue: a.queue, state: a.state.toLowerCase() });
       }
     },
   });
@@ -202,7 +201,7 @@ function registerCoreMetrics(registry: Registry, core: SchedulerCore): void {
     name: "yunikorn_scheduler_node", help: "Nodes by state", labelNames: ["state"], registers: [registry],
     collect() {
       this.reset();
-      for (const p of core.partitions.values()) for (const n of p.nodes.values()) this.inc({ state: n.schedulable ? "active" : "draining" });
+      for (const name of core.partitionNames()) for (const n of core.nodeViews(name)) this.inc({ state: n.schedulable ? "active" : "draining" });
     },
   });
 }

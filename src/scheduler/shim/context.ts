@@ -13,6 +13,7 @@
  */
 import { ANNOTATION_IGNORE_APPLICATION } from "../../yunikorn/constants.js";
 import type { AddApplicationRequest, AllocationMessage, CoreResponse, SchedulerCore } from "../core/scheduler.js";
+import { formatHoldReason, holdState } from "../core/hold-reason.js";
 import { type Res, addTo, subFrom } from "../core/resources.js";
 import type { LimitUsage } from "../core/scheduler.js";
 import { ApplicationKeys } from "./app-keys.js";
@@ -76,8 +77,8 @@ export interface Task {
   state: TaskState;
   /** Node of the allocation (Allocated, InProgress, Bound, Orphan). */
   node?: string;
-  /** Last hold reported on the pod (`Skipped:reason` / `Failed:reason`), so events are sent on change only. */
-  held?: string;
+  /** Last hold reported on the pod (its state and text), so events are sent on change only. */
+  held?: { state: "Skipped" | "Failed"; reason: string };
   /** Why the core rejected the ask or the application (Rejected). */
   rejection?: string;
   /** Plugin mode: kube-scheduler has been refused this pod at least once, so it must be activated. */
@@ -512,17 +513,18 @@ export class ShimContext {
     for (const uid of batch) {
       const t = this.tasks.get(uid);
       if (!t || !this.asked.has(uid)) continue;
-      const r = this.core.pendingReason(t.appId, uid);
-      const key = r ? `${r.state}:${r.reason}` : undefined;
-      if (key === t.held) continue;
-      t.held = key;
-      if (!r) continue;
+      const hold = this.core.holdReason(t.appId, uid);
+      const state = hold && holdState(hold);
+      const reason = hold && formatHoldReason(hold);
+      if (t.held?.state === state && t.held?.reason === reason) continue;
+      t.held = hold && { state: state!, reason: reason! };
+      if (!hold) continue;
       const who = `${t.pod.namespace}/${t.pod.name}`;
-      const message = r.state === "Skipped"
-        ? `Task ${who} is skipped from scheduling because the queue quota has been exceeded: ${r.reason}`
-        : `Task ${who} is pending for the requested resources become available: ${r.reason}`;
+      const message = state === "Skipped"
+        ? `Task ${who} is skipped from scheduling because the queue quota has been exceeded: ${reason}`
+        : `Task ${who} is pending for the requested resources become available: ${reason}`;
       out.push(
-        { kind: "condition", pod: t.pod, reason: r.state === "Skipped" ? "SchedulingSkipped" : "Unschedulable", message: r.reason },
+        { kind: "condition", pod: t.pod, reason: state === "Skipped" ? "SchedulingSkipped" : "Unschedulable", message: reason! },
         { kind: "event", object: podObject(t.pod), type: "Normal", reason: "PodUnschedulable", message },
       );
     }
@@ -531,7 +533,7 @@ export class ShimContext {
 
   /** The hold state of a task as the last sweep saw it (`Skipped` / `Failed`), for plugin-mode answers. */
   private holdState(t: Task): string | undefined {
-    return t.held?.slice(0, t.held.indexOf(":"));
+    return t.held?.state;
   }
 
   // ------------------------------------------------------------------ binding results
@@ -616,7 +618,8 @@ export class ShimContext {
     }
     t.refused = true;
     if (t.state === "Asked") {
-      const hold = this.holdState(t) ?? this.core.pendingReason(t.appId, uid)?.state;
+      const current = this.core.holdReason(t.appId, uid);
+      const hold = this.holdState(t) ?? (current && holdState(current));
       return { result: rejectAll(hold === "Skipped" ? "Pod doesn't fit within queue" : hold === "Failed" ? "Pod is not ready for scheduling" : "Pod is pending scheduling"), actions };
     }
     return { result: rejectAll(`Pod unschedulable: ${t.state}`), actions };

@@ -63,4 +63,25 @@ describe("SchedulerCore (scheduler interface)", () => {
     expect(r.released.map((a) => a.key)).toEqual(["k"]);
     expect(core.partitions.get("default")!.find("root.a")!.allocated.memory).toBe(0);
   });
+  it("read API: queues, applications with their state history, nodes with allocations, user and group usage", () => {
+    let now = 1_000;
+    const core = new SchedulerCore(() => now, CFG.replace("queues: [{name: a}]", "queues: [{name: a}]\n        limits: [{groups: [g], maxapplications: 5}]"));
+    core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 100 } }]);
+    core.updateApplication({ new: [{ applicationID: "x", queueName: "root.a", ugi: { user: "u", groups: ["g"] } }] });
+    core.updateAllocation({ allocations: [{ allocationKey: "1", applicationID: "x", resourcePerAlloc: { memory: 10 }, priority: 3 }] });
+    now = 2_000;
+    core.schedule();
+    expect(core.partitionNames()).toEqual(["default"]);
+    expect(core.partitionView()).toMatchObject({ name: "default", capacity: { memory: 100 }, allocated: { memory: 10 }, nodes: 1, allocations: 1, applications: { total: 1, Starting: 1 } });
+    expect(core.queueView("root", { subtree: true })).toMatchObject({ path: "root", childNames: ["root.a"], children: [{ path: "root.a", allocated: { memory: 10 }, runningApplications: 1, isLeaf: true }] });
+    expect(core.queueView("root.nope")).toBeUndefined();
+    const app = core.applicationView("x")!;
+    expect(app).toMatchObject({ id: "x", queue: "root.a", state: "Starting", allocated: { memory: 10 }, allocations: [{ key: "1", nodeId: "n", priority: 3, allocatedAt: 2_000 }] });
+    expect(app.stateLog).toEqual([{ time: 1_000, state: "New" }, { time: 1_000, state: "Accepted" }, { time: 2_000, state: "Starting" }]);
+    expect(core.nodeView("n")).toMatchObject({ id: "n", allocated: { memory: 10 }, available: { memory: 90 }, allocations: [{ key: "1", appId: "x", resource: { memory: 10 } }] });
+    expect(core.nodeViews().map((n) => n.id)).toEqual(["n"]);
+    expect(core.usageViews("users")).toEqual([{ name: "u", queues: [{ queuePath: "root", resourceUsage: { memory: 10 }, runningApplications: ["x"] }, { queuePath: "root.a", resourceUsage: { memory: 10 }, runningApplications: ["x"] }] }]);
+    expect(core.usageViews("groups").map((g) => g.name)).toEqual(["g"]);
+    expect(core.applicationViews("all").map((a) => a.id)).toEqual(["x"]);
+  });
 });

@@ -5,15 +5,20 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeQueuesYaml } from "../../../src/scheduler/core/config.js";
-import { type Allocation, Partition } from "../../../src/scheduler/core/partition.js";
+import { type Allocation, allocationOf } from "../../../src/scheduler/core/allocation-result.js";
+import { formatHoldReason } from "../../../src/scheduler/core/hold-reason.js";
+import { Partition } from "../../../src/scheduler/core/partition.js";
 import { validateSchedulerConfig } from "../../../src/scheduler/core/validate.js";
 import type { Res } from "../../../src/scheduler/core/resources.js";
 import { formatLimitHold } from "../../../src/scheduler/core/ugm/hold.js";
 
-const partitionFrom = (yaml: string) => new Partition("default", validateSchedulerConfig(decodeQueuesYaml(yaml)).partitions[0]!);
+const partitionFrom = (yaml: string) => new Partition({ name: "default", config: validateSchedulerConfig(decodeQueuesYaml(yaml)).partitions[0]! });
 const drain = (p: Partition, now = 0): Allocation[] => {
   const out: Allocation[] = [];
-  for (let a = p.tryAllocate(now); a; a = p.tryAllocate(now)) out.push(a);
+  for (let r = p.tryAllocate(now); r; r = p.tryAllocate(now)) {
+    const a = allocationOf(r);
+    if (a) out.push(a);
+  }
   return out;
 };
 const NODE = { memory: 100_000_000, vcore: 20_000 };
@@ -49,7 +54,7 @@ describe("worked scenarios (yunikorn-core reference §4.12)", () => {
     expect(more.map((a) => a.key).sort()).toEqual(["b1", "b2"]);
     expect(p.find("root.leaf")!.allocated.memory).toBe(120_000_000);
     expect(p.find("root.leaf")!.pending.memory).toBe(200_000_000);
-    expect(p.queueBlock(p.find("root.leaf")!, { memory: 100_000_000 })).toMatch(/queue root.leaf maximum map\[memory:150000000 vcore:20000\] reached/);
+    expect(formatHoldReason(p.queueHold(p.find("root.leaf")!, { memory: 100_000_000 })!)).toMatch(/queue root.leaf maximum map\[memory:150000000 vcore:20000\] reached/);
   });
 
   it("10/10 fairness between two queues", () => {
@@ -231,11 +236,13 @@ describe("limits, placement and reload", () => {
     expect(() => p.addAsk("a", "k", {}, 0, 0, 0)).toThrow("allocation contains no resources");
     expect(() => p.addNode("n1", NODE)).toThrow(/node name must be unique/);
     expect(() => p.addApplication("e", "root.shared", "", [], {}, 0)).toThrow("empty user cannot resolve");
-    expect(p.rejected.get("e")).toBe("empty user cannot resolve");
+    expect(p.rejected.get("e")!.rejectedMessage).toBe("empty user cannot resolve");
     expect(() => p.addAsk("a", "huge", { memory: 10 * NODE.memory }, 0, 0, 0)).toThrow("ask huge requests map[memory:1000000000], more than any node provides (nodes: 1)");
     expect(() => p.addAsk("a", "gpu", { "nvidia.com/gpu": 1 }, 0, 0, 0)).toThrow(/more than any node provides/);
     expect(() => p.addAsk("a", "dup", ASK, 0, 0, 0)).not.toThrow();
-    expect(() => p.addAsk("a", "dup", ASK, 0, 0, 0)).toThrow("duplicate allocation key dup for application a");
+    // an existing key is an update (UpdateAllocation), not a duplicate: see "UpdateAllocation for an existing key"
+    expect(() => p.addAsk("a", "dup", ASK, 0, 0, 0)).not.toThrow();
+    expect(p.apps.get("a")!.asks.size).toBe(1);
   });
 });
 
@@ -263,6 +270,12 @@ describe("invariants under random event sequences", () => {
       fc.record({ t: fc.constant("removeNode" as const), id: fc.integer({ min: 0, max: 4 }) }),
       fc.record({ t: fc.constant("removeApp" as const), app: fc.integer({ min: 0, max: 5 }) }),
       fc.record({ t: fc.constant("schedule" as const), n: fc.integer({ min: 1, max: 10 }) }),
+      // application churn: removed and submitted again under the same id; time passing (reservation delay, timers)
+      fc.record({ t: fc.constant("churn" as const), app: fc.integer({ min: 0, max: 5 }), q: fc.constantFrom("root.a", "root.b") }),
+      fc.record({ t: fc.constant("wait" as const), ms: fc.integer({ min: 1000, max: 60_000 }) }),
+      fc.record({ t: fc.constant("drainNode" as const), id: fc.integer({ min: 0, max: 7 }), on: fc.boolean() }),
+      // small nodes: fragmentation, so asks that fit a node's capacity but no node's free space reserve one
+      fc.record({ t: fc.constant("node" as const), id: fc.integer({ min: 5, max: 7 }), mem: fc.integer({ min: 60, max: 150 }), cpu: fc.integer({ min: 6, max: 15 }) }),
     );
     fc.assert(fc.property(fc.array(event, { maxLength: 80 }), (events) => {
       const p = partitionFrom(cfg);
@@ -278,6 +291,12 @@ describe("invariants under random event sequences", () => {
             case "removeNode": p.removeNode(`n${e.id}`, now); break;
             case "removeApp": p.removeApplication(`app${e.app}`, now); break;
             case "schedule": for (let i = 0; i < e.n; i++) p.tryAllocate(now); break;
+            case "churn":
+              p.removeApplication(`app${e.app}`, now);
+              p.addApplication(`app${e.app}`, e.q, "alice", [], {}, now);
+              break;
+            case "wait": now += e.ms; p.tick(now); break;
+            case "drainNode": p.updateNode(`n${e.id}`, { schedulable: e.on }); break;
           }
         } catch (err) {
           expect((err as Error).message.length).toBeGreaterThan(0); // a clear rejection, the partition stays usable
@@ -285,6 +304,55 @@ describe("invariants under random event sequences", () => {
         checkInvariants(p);
       }
     }), { numRuns: 300 });
+  });
+  it("with fragmented nodes: reservations are made and released consistently under application churn", () => {
+    const cfg = `partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: "*"
+        queues: [{name: a}, {name: b, resources: {guaranteed: {memory: 20}}}]
+`;
+    const event = fc.oneof(
+      { arbitrary: fc.record({ t: fc.constant("ask" as const), app: fc.integer({ min: 0, max: 4 }), key: fc.integer({ min: 0, max: 20 }), mem: fc.integer({ min: 1, max: 9 }), prio: fc.integer({ min: 0, max: 2 }) }), weight: 6 },
+      { arbitrary: fc.record({ t: fc.constant("release" as const), app: fc.integer({ min: 0, max: 4 }), key: fc.integer({ min: 0, max: 20 }) }), weight: 3 },
+      { arbitrary: fc.record({ t: fc.constant("churn" as const), app: fc.integer({ min: 0, max: 4 }), q: fc.constantFrom("root.a", "root.b") }), weight: 1 },
+      { arbitrary: fc.record({ t: fc.constant("wait" as const), ms: fc.integer({ min: 500, max: 40_000 }) }), weight: 2 },
+      { arbitrary: fc.record({ t: fc.constant("schedule" as const), n: fc.integer({ min: 1, max: 20 }) }), weight: 4 },
+      { arbitrary: fc.record({ t: fc.constant("node" as const), id: fc.integer({ min: 0, max: 4 }), remove: fc.boolean(), drain: fc.boolean() }), weight: 1 },
+    );
+    let reserved = 0;
+    fc.assert(fc.property(fc.array(event, { minLength: 20, maxLength: 120 }), (events) => {
+      const p = partitionFrom(cfg);
+      let now = 0;
+      for (let i = 0; i < 4; i++) p.addNode(`n${i}`, { memory: 10 });
+      for (let i = 0; i < 5; i++) p.addApplication(`app${i}`, i % 2 ? "root.a" : "root.b", i % 3 ? "alice" : "bob", [], {}, now);
+      for (const e of events) {
+        now += 250;
+        try {
+          switch (e.t) {
+            case "ask": p.addAsk(`app${e.app}`, `k${e.key}`, { memory: e.mem }, e.prio, now, now); break;
+            case "release": p.removeAsk(`app${e.app}`, `k${e.key}`, now); break;
+            case "churn":
+              p.removeApplication(`app${e.app}`, now);
+              p.addApplication(`app${e.app}`, e.q, "alice", [], {}, now);
+              break;
+            case "wait": now += e.ms; p.tick(now); break;
+            case "schedule": for (let i = 0; i < e.n; i++) p.tryAllocate(now); break;
+            case "node":
+              if (e.remove) p.removeNode(`n${e.id}`, now);
+              else if (p.nodes.has(`n${e.id}`)) p.updateNode(`n${e.id}`, { schedulable: !e.drain });
+              else p.addNode(`n${e.id}`, { memory: 10 });
+              break;
+          }
+        } catch (err) {
+          expect((err as Error).message.length).toBeGreaterThan(0);
+        }
+        if (p.reservationList().length > 0) reserved++;
+        checkInvariants(p);
+      }
+    }), { numRuns: 100 });
+    expect(reserved).toBeGreaterThan(0); // the generator does reach reservations
   });
 });
 
@@ -306,6 +374,25 @@ function checkInvariants(p: Partition): void {
     const used = apps.filter((a) => a.user === user && a.queue.path === "root.b").reduce((m, a) => m + (a.allocated.memory ?? 0), 0);
     expect(used).toBeLessThanOrEqual(150); // wildcard user limit on root.b
   }
+  // reservations: one per node, each for a pending ask of an active application, recorded on both sides
+  const reservations = p.reservationList();
+  for (const r of reservations) {
+    const ask = p.apps.get(r.appId)?.asks.get(r.key);
+    expect(ask && !ask.node && ask.reservedNode).toBe(r.nodeId);
+    expect(p.nodes.get(r.nodeId)?.reservation).toMatchObject({ appId: r.appId, key: r.key });
+    expect(p.nodes.get(r.nodeId)!.schedulable).toBe(true);
+  }
+  expect(new Set(reservations.map((r) => r.nodeId)).size).toBe(reservations.length);
+  for (const n of p.nodes.values()) if (n.reservation) expect(reservations.some((r) => r.nodeId === n.id)).toBe(true);
+  for (const a of apps) for (const x of a.asks.values()) if (x.reservedNode) expect(reservations.some((r) => r.appId === a.id && r.key === x.key)).toBe(true);
+  // running counts: exactly the applications in a running state below each queue, never negative
+  const running = (q: NonNullable<ReturnType<Partition["find"]>>): number =>
+    [...q.apps.values()].filter((a) => a.state === "Starting" || a.state === "Running").length + [...q.children.values()].reduce((m, c) => m + running(c), 0);
+  const walk = (q: NonNullable<ReturnType<Partition["find"]>>): void => {
+    expect(q.runningApps).toBe(running(q));
+    for (const c of q.children.values()) walk(c);
+  };
+  walk(p.root);
   const qa = p.find("root.a");
   if (qa?.max) for (const k in qa.max) expect(qa.allocated[k] ?? 0).toBeLessThanOrEqual(qa.max[k]!);
 }

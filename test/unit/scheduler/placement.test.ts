@@ -12,13 +12,13 @@ import { goRegExp } from "../../../src/scheduler/core/placement/regexp.js";
 import { type PlacementApp, type PlacementContext, PlacementRefusedError, RECOVERY_QUEUE, formatPlacementRefusal } from "../../../src/scheduler/core/placement/types.js";
 
 /** A partition with `queues` (YAML list items at indent 10) under a root that lets everyone submit unless `rootAcl`. */
-const partition = (queues: string, rules = "", rootAcl = '"*"') => new Partition("default", validateSchedulerConfig(decodeQueuesYaml(`partitions:
+const partition = (queues: string, rules = "", rootAcl = '"*"') => new Partition({ name: "default", config: validateSchedulerConfig(decodeQueuesYaml(`partitions:
   - name: default
 ${rules}    queues:
       - name: root
         submitacl: ${rootAcl}
         queues:
-${queues}`)).partitions[0]!);
+${queues}`)).partitions[0]! });
 const ctxOf = (p: Partition): PlacementContext => ({ queue: (path) => p.find(path) });
 const app = (over: Partial<PlacementApp> = {}): PlacementApp => ({ user: "testuser", groups: [], tags: {}, queueName: "", forced: false, ...over });
 
@@ -260,7 +260,7 @@ describe("manager (placement_test.go)", () => {
     }
     expect(err).toBeInstanceOf(PlacementRefusedError);
     expect((err as PlacementRefusedError).refusal).toEqual({ reason: "invalid queue name", rule: "user", name: "bad!user" });
-    expect(p.rejected.get("x")).toBe("invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed");
+    expect(p.rejected.get("x")?.rejectedMessage).toBe("invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed");
   });
 });
 

@@ -42,4 +42,11 @@ applications:
 `));
     expect(r.rejectedApplications).toEqual([{ id: "lost", reason: "application rejected: no placement rule matched" }]);
   });
+  it("reports the applications' final states and the typed reasons that held asks", async () => {
+    const r = simulate(parseScenario(await readFile(join(PROJECT_ROOT, "examples/scenario.yaml"), "utf8")));
+    expect(r.quotaHolds).toEqual([{ kind: "limit", reason: "user alice quota reached on root.analytics", asks: 8 }]);
+    expect(Object.values(r.applicationStates).reduce((a, b) => a + b, 0)).toBe(3);
+    expect(Object.keys(r.applicationStates).every((s) => ["Completing", "Completed"].includes(s))).toBe(true);
+    expect(formatReport(r)).toContain("held (limit): 8 ask(s): user alice quota reached on root.analytics");
+  });
 });

@@ -8,6 +8,13 @@ import { Partition } from "../../../src/scheduler/core/partition.js";
 import { validateSchedulerConfig } from "../../../src/scheduler/core/validate.js";
 import { formatLimitHold, type LimitHold } from "../../../src/scheduler/core/ugm/hold.js";
 import { LimitTracker, type TrackedApp } from "../../../src/scheduler/core/ugm/tracker.js";
+import { allocationOf } from "../../../src/scheduler/core/allocation-result.js";
+import { formatHoldReason, holdState } from "../../../src/scheduler/core/hold-reason.js";
+
+const pendingReason = (p: Partition, appId: string, key: string) => {
+  const r = p.holdReason(appId, key);
+  return r && { state: holdState(r), reason: formatHoldReason(r) };
+};
 
 /** The validated root queue of a partition whose root has `children` (YAML list items indented 10). */
 const rootOf = (limitsYaml: string, children = ""): QueueConfig =>
@@ -220,7 +227,7 @@ describe("hold texts (the formatter at the edge)", () => {
   });
 
   it("the partition reports a user maxapplications hold with that text", () => {
-    const p = new Partition("default", validateSchedulerConfig(decodeQueuesYaml(`partitions:
+    const p = new Partition({ name: "default", config: validateSchedulerConfig(decodeQueuesYaml(`partitions:
   - name: default
     queues:
       - name: root
@@ -229,15 +236,15 @@ describe("hold texts (the formatter at the edge)", () => {
           - users: [alice]
             maxapplications: 1
         queues: [{name: a}]
-`)).partitions[0]!);
+`)).partitions[0]! });
     p.addNode("n1", { memory: 100 });
     p.addApplication("x", "root.a", "alice", [], {}, 0);
     p.addApplication("y", "root.a", "alice", [], {}, 1);
     p.addAsk("x", "k", { memory: 1 }, 0, 0, 0);
     p.addAsk("y", "k", { memory: 1 }, 0, 1, 0);
-    expect(p.tryAllocate(0)?.appId).toBe("x");
+    expect(allocationOf(p.tryAllocate(0)!)?.appId).toBe("x");
     expect(p.tryAllocate(0)).toBeUndefined();
-    expect(p.pendingReason("y", "k")).toEqual({ state: "Skipped", reason: "user alice running applications limit 1 reached on root" });
+    expect(pendingReason(p, "y", "k")).toEqual({ state: "Skipped", reason: "user alice running applications limit 1 reached on root" });
   });
 });
 
@@ -253,17 +260,17 @@ describe("through the partition", () => {
             limits:
               - groups: [${group}]
 ${limit}`)).partitions[0]!;
-    const p = new Partition("default", conf("g1", "                maxapplications: 5\n"));
+    const p = new Partition({ name: "default", config: conf("g1", "                maxapplications: 5\n") });
     p.addNode("n1", { memory: 100 });
     p.addApplication("old", "root.a", "alice", ["g1", "g2"], {}, 0);
     p.addAsk("old", "k1", { memory: 40 }, 0, 0, 0);
-    expect(p.tryAllocate(0)?.appId).toBe("old");
+    expect(allocationOf(p.tryAllocate(0)!)?.appId).toBe("old");
     p.applyConfig(conf("g2", "                maxresources: {memory: 60}\n                maxapplications: 1\n"));
     p.addAsk("old", "k2", { memory: 30 }, 0, 1, 1);
     p.addApplication("new", "root.a", "bob", ["g2"], {}, 1);
     p.addAsk("new", "k1", { memory: 10 }, 0, 1, 1);
     expect(p.tryAllocate(1)).toBeUndefined();
-    expect(p.pendingReason("old", "k2")).toEqual({ state: "Skipped", reason: "group g2 quota reached on root.a" });
-    expect(p.pendingReason("new", "k1")).toEqual({ state: "Skipped", reason: "group g2 running applications limit 1 reached on root.a" });
+    expect(pendingReason(p, "old", "k2")).toEqual({ state: "Skipped", reason: "group g2 quota reached on root.a" });
+    expect(pendingReason(p, "new", "k1")).toEqual({ state: "Skipped", reason: "group g2 running applications limit 1 reached on root.a" });
   });
 });

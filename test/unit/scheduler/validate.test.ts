@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { decodeQueuesYaml } from "../../../src/scheduler/core/config.js";
-import { formatResource, parseQuantity } from "../../../src/scheduler/core/quantity.js";
+import { parseQuantity } from "../../../src/scheduler/core/quantity.js";
+import { format } from "../../../src/scheduler/core/resources.js";
 import { validateQueuesYaml } from "../../../src/scheduler/core/validate.js";
 
 /** A partition with the given queue body under root (YAML, indented for `queues:` children of root). */
@@ -145,7 +146,7 @@ describe("quantities", () => {
     expect(parseQuantity(k, v)).toBe(n);
   });
   it("prints like Go maps", () => {
-    expect(formatResource(new Map([["vcore", 2000n], ["memory", 10n]]))).toBe("map[memory:10 vcore:2000]");
+    expect(format({ vcore: 2000, memory: 10 })).toBe("map[memory:10 vcore:2000]");
   });
 });
 

@@ -569,25 +569,25 @@ describe("ShimContext rejected asks", () => {
 
 describe("ShimContext application lifecycle", () => {
   it("an application whose pods all finished is forgotten once Completed, and its id can run again", () => {
-    const { ctx, clock, part } = setup();
+    const { ctx, clock, core } = setup();
     ctx.syncNode(node("n1"));
     const p = pod("p", { labels: { applicationId: "job" } });
     ctx.syncPod(p);
     const [b] = binds(ctx.schedule());
     ctx.bindSucceeded("uid-p", b!.node);
     ctx.syncPod(boundTo(p, b!.node, "Succeeded"));
-    expect(part.apps.get("job")!.state).toBe("Completing");
+    expect(core.applicationView("job")!.state).toBe("Completing");
     expect(ctx.apps.has("job")).toBe(true);
     clock.now += 31_000;
     ctx.schedule();
-    expect(part.apps.get("job")!.state).toBe("Completed");
+    expect(core.applicationView("job")!.state).toBe("Completed");
     expect(ctx.apps.has("job")).toBe(false);
     expect(ctx.stats()).toMatchObject({ applications: 0 });
 
     ctx.syncPod(pod("p2", { labels: { applicationId: "job" } }));
     expect(ctx.tasks.get("uid-p2")!.state).toBe("Asked");
     expect(binds(ctx.schedule())).toHaveLength(1);
-    expect(part.apps.get("job")!.state).toBe("Starting");
+    expect(core.applicationView("job")!.state).toBe("Starting");
   });
 
   // BUG (src/scheduler/shim/context.ts schedule(), the stateChanges loop: an application is forgotten only when its
@@ -599,7 +599,7 @@ describe("ShimContext application lifecycle", () => {
   // Completed application, which is in no queue any more, so it is never allocated (and holdReasons reports nothing)
   // although 32 cores are free. Expected: the ask is scheduled on the big node.
   it("a rejected pod retried after its application completed in the core is scheduled", () => {
-    const { ctx, clock, part } = setup();
+    const { ctx, clock, core } = setup();
     ctx.syncNode(node("n1"));
     const small = pod("a", { labels: { applicationId: "job" } });
     ctx.syncPod(small);
@@ -610,7 +610,7 @@ describe("ShimContext application lifecycle", () => {
     ctx.syncPod(boundTo(small, bind!.node, "Succeeded"));
     clock.now += 31_000;
     ctx.schedule();
-    expect(part.apps.get("job")!.state).toBe("Completed");
+    expect(core.applicationView("job")!.state).toBe("Completed");
     ctx.syncNode(node("big", "32", "64Gi"));
     expect(ctx.tasks.get("uid-b")!.state).toBe("Asked");
     // fails here: schedule() returns [] (and keeps doing so)
@@ -622,14 +622,14 @@ describe("ShimContext application lifecycle", () => {
   // the shim. A new pod of that application is then submitted to the Completed core application and never scheduled,
   // although its node is back and has room. Expected: the new pod is bound.
   it("a new pod of an application kept alive by an orphan is scheduled after the core completed it", () => {
-    const { ctx, clock, part } = setup();
+    const { ctx, clock, core } = setup();
     ctx.syncNode(node("n1"));
     ctx.syncPod(pod("a", { node: "n1", labels: { applicationId: "job" } }));
     ctx.deleteNode("n1");
     expect(ctx.tasks.get("uid-a")!.state).toBe("Orphan");
     clock.now += 31_000;
     ctx.schedule();
-    expect(part.apps.get("job")!.state).toBe("Completed");
+    expect(core.applicationView("job")!.state).toBe("Completed");
     ctx.syncNode(node("n1"));
     expect(ctx.tasks.get("uid-a")!.state).toBe("Bound");
     ctx.syncPod(pod("c", { labels: { applicationId: "job" } }));
@@ -960,7 +960,7 @@ describe("ShimContext application keying: a pod never joins an application of an
   });
 
   it("a plain id passes to another key only once the core no longer holds the first owner's application", () => {
-    const { ctx, clock, part } = setup(TRUST_QUEUES);
+    const { ctx, clock, part, core } = setup(TRUST_QUEUES);
     ctx.syncNode(node("n1", "16", "64Gi"));
     const b = userPod("b", { ns: "team-b", user: "bob", app: "etl" });
     ctx.syncPod(b);
@@ -973,7 +973,7 @@ describe("ShimContext application keying: a pod never joins an application of an
     clock.now += 31_000;
     ctx.schedule();
     expect(ctx.apps.has("etl")).toBe(false);
-    expect(part.apps.get("etl")?.state).toBe("Completed");
+    expect(core.applicationView("etl")?.state).toBe("Completed");
     // both gone: the id goes to the next pod, with its own user
     ctx.syncPod(userPod("a2", { ns: "team-a", user: "alice", app: "etl" }));
     expect(ctx.tasks.get("uid-a2")!.appId).toBe("etl");

@@ -3,7 +3,6 @@
  * `internalProcessConfig`; yunikorn-core reference §2.6). Partition limits are root's (validate.ts copies them).
  */
 import type { LimitConfig, QueueConfig } from "../config.js";
-import { toRes } from "../partition-config.js";
 import { parseResource } from "../quantity.js";
 import type { Res } from "../resources.js";
 
@@ -78,6 +77,6 @@ export function limitedGroups(level: LevelLimits | undefined): string[] {
 }
 
 function fromConfig(l: LimitConfig): Limit {
-  const res = l.maxresources && Object.keys(l.maxresources).length > 0 ? toRes(parseResource(l.maxresources)) : undefined;
+  const res = l.maxresources && Object.keys(l.maxresources).length > 0 ? parseResource(l.maxresources) : undefined;
   return { maxResources: res, maxApps: l.maxapplications ?? 0 };
 }

@@ -140,6 +140,7 @@ export class LimitTracker {
    * are checked from root to leaf, the user before the group at each level.
    */
   headroom(app: TrackedApp, ask: Readonly<Res>): LimitHold | undefined {
+    if (this.table.size === 0) return undefined; // no limits configured (the group is linked at the first charge)
     const group = this.groupOf(app);
     for (const path of prefixes(app.queue.path)) {
       const ul = this.userLimit(path, app.user);
@@ -183,6 +184,7 @@ export class LimitTracker {
 
   /** The user or group `maxapplications` that keeps `app` from starting to run, or undefined (upstream `CanRunApp`). */
   runHold(app: TrackedApp): LimitHold | undefined {
+    if (this.table.size === 0) return undefined; // no limits configured (the group is linked at the first charge)
     const group = this.groupOf(app);
     for (const path of prefixes(app.queue.path)) {
       const ul = this.userLimit(path, app.user);
@@ -250,7 +252,19 @@ export class LimitTracker {
 }
 
 /** `root.a.b` → `root`, `root.a`, `root.a.b`. */
-function prefixes(leafPath: string): string[] {
+const prefixCache = new Map<string, readonly string[]>();
+
+/** `root.a.b` → `root`, `root.a`, `root.a.b` (cached: queue paths are few and fixed). */
+function prefixes(leafPath: string): readonly string[] {
+  let cached = prefixCache.get(leafPath);
+  if (!cached) {
+    if (prefixCache.size > 100_000) prefixCache.clear();
+    prefixCache.set(leafPath, (cached = splitPrefixes(leafPath)));
+  }
+  return cached;
+}
+
+function splitPrefixes(leafPath: string): string[] {
   const out: string[] = [];
   let i = leafPath.indexOf(".");
   while (i >= 0) {

@@ -1,0 +1,37 @@
+/**
+ * What one scheduling step decided (apache/yunikorn-core pkg/scheduler/objects/allocation_result.go; yunikorn-core
+ * reference §4.1): at most one result per step. `allocated` and `allocatedReserved` go to the resource manager as new
+ * allocations; `reserved` and `unreserved` change only the core's state; `replaced` (a real ask takes a placeholder's
+ * place, gang scheduling) and `preempting` (victims released so an ask can run) are the shapes later steps produce.
+ */
+import type { Res } from "./resources.js";
+
+/** A decision of the core: the ask `key` of `appId` goes to `nodeId`. */
+export interface Allocation {
+  key: string;
+  appId: string;
+  nodeId: string;
+  /** Core units (memory bytes, vcore millicores). */
+  resource: Res;
+  /** Leaf queue path of the application. */
+  queue: string;
+}
+
+export type AllocationResult =
+  /** Placed on the first node in order with room. */
+  | { readonly kind: "allocated"; readonly allocation: Allocation }
+  /** A reserved ask placed: on its reserved node, or elsewhere (`reservedNode` then released). */
+  | { readonly kind: "allocatedReserved"; readonly allocation: Allocation; readonly reservedNode: string }
+  /** No node has room now: `nodeId` is kept for the ask (reference §4.6). */
+  | { readonly kind: "reserved"; readonly appId: string; readonly key: string; readonly nodeId: string }
+  /** A reservation was given up without an allocation. */
+  | { readonly kind: "unreserved"; readonly appId: string; readonly key: string; readonly nodeId: string; readonly cause: "askRemoved" | "nodeRemoved" | "nodeUnschedulable" | "askChanged" }
+  /** Gang scheduling: the real ask takes the placeholder `placeholderKey`'s node. */
+  | { readonly kind: "replaced"; readonly allocation: Allocation; readonly placeholderKey: string }
+  /** Preemption: `victims` are released so the ask can run on `nodeId` (it is allocated once they are gone). */
+  | { readonly kind: "preempting"; readonly appId: string; readonly key: string; readonly nodeId: string; readonly victims: readonly Allocation[] };
+
+/** The allocation a result hands to the resource manager, if any. */
+export function allocationOf(r: AllocationResult): Allocation | undefined {
+  return r.kind === "allocated" || r.kind === "allocatedReserved" || r.kind === "replaced" ? r.allocation : undefined;
+}

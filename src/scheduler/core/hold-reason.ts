@@ -1,0 +1,90 @@
+/**
+ * Why the core holds a pending ask or an application back, as data (yunikorn-shim reference §2.12
+ * UpdateContainerSchedulingState; yunikorn-core reference §4.3-4.7). The core decides, the edges format: the shim's
+ * pod conditions and events, the extender's refusals, the simulator and REST call `formatHoldReason` / `holdState`;
+ * nothing parses the text back.
+ */
+import { type PlacementRefusal, formatPlacementRefusal } from "./placement/types.js";
+import type { Queue } from "./queue.js";
+import { type Res, fitsWithin, format } from "./resources.js";
+import { type LimitHold, formatLimitHold } from "./ugm/hold.js";
+
+export type HoldReason =
+  /** A queue below root would exceed its max (quota, `Skipped`). Resources in core units. */
+  | { readonly kind: "queueMax"; readonly queuePath: string; readonly max: Readonly<Res>; readonly used: Readonly<Res>; readonly ask: Readonly<Res> }
+  /** The cluster (root: the sum of node capacities) has no room left for the ask (`Failed`). */
+  | { readonly kind: "clusterCapacity"; readonly capacity: Readonly<Res>; readonly used: Readonly<Res>; readonly ask: Readonly<Res> }
+  /** maxapplications of a queue on the path is reached while the application waits to run (`Skipped`). */
+  | { readonly kind: "queueMaxApplications"; readonly queuePath: string; readonly maxApplications: number }
+  /** A user or group limit on the application's queue path (ugm/hold.ts) (`Skipped`). */
+  | { readonly kind: "limit"; readonly hold: LimitHold }
+  /** No schedulable node has the ask free now (`Failed`). */
+  | { readonly kind: "noNodeFits"; readonly ask: Readonly<Res>; readonly nodes: number }
+  /** Nodes have room, but none passes the resource manager's predicate (selector, affinity, taints) (`Failed`). */
+  | { readonly kind: "noNodeMatches"; readonly ask: Readonly<Res> }
+  /** The ask reserved `nodeId` and waits for it to have room (node reservation, reference §4.6) (`Failed`). */
+  | { readonly kind: "reservation"; readonly nodeId: string; readonly ask: Readonly<Res>; readonly available: Readonly<Res> }
+  /** Placement refused the application (its rejection, placement/types.ts; not a pending-ask hold). */
+  | { readonly kind: "placementRefused"; readonly refusal: PlacementRefusal };
+
+/**
+ * The shim's scheduling state for a hold: `Skipped` — a quota (queue max, user/group limit, maxapplications),
+ * `Failed` — no node can take it now.
+ */
+export function holdState(r: HoldReason): "Skipped" | "Failed" {
+  switch (r.kind) {
+    case "queueMax":
+    case "queueMaxApplications":
+    case "limit":
+    case "placementRefused":
+      return "Skipped";
+    default:
+      return "Failed";
+  }
+}
+
+/** The hold as text, for pod conditions, events and the simulator (texts kept from earlier corral releases). */
+export function formatHoldReason(r: HoldReason): string {
+  switch (r.kind) {
+    case "queueMax":
+      return `queue ${r.queuePath} maximum ${format(r.max)} reached (used ${format(r.used)})`;
+    case "clusterCapacity":
+      return `no node has ${format(r.ask)} free (cluster capacity ${format(r.capacity)} reached)`;
+    case "queueMaxApplications":
+      return `queue ${r.queuePath} running applications limit ${r.maxApplications} reached`;
+    case "limit":
+      return formatLimitHold(r.hold);
+    case "noNodeFits":
+      return `no node has ${format(r.ask)} free (nodes: ${r.nodes})`;
+    case "noNodeMatches":
+      return `no node with ${format(r.ask)} free matches the pod's node selector, affinity or tolerations`;
+    case "reservation":
+      return `waiting on node ${r.nodeId} reserved for it to have ${format(r.ask)} free (available ${format(r.available)})`;
+    case "placementRefused":
+      return formatPlacementRefusal(r.refusal);
+  }
+}
+
+/** The first queue below root on `q`'s path whose max `r` would exceed (upstream `TryIncAllocatedResource`), or undefined. */
+export function queueMaxHold(q: Queue, r: Readonly<Res>): HoldReason | undefined {
+  for (let x: Queue | undefined = q; x?.parent; x = x.parent) {
+    if (!fitsWithin(x.max, x.allocated, r)) return { kind: "queueMax", queuePath: x.path, max: { ...x.max }, used: { ...x.allocated }, ask: { ...r } };
+  }
+  return undefined;
+}
+
+/** Root's max is the cluster size: `r` on top of what is allocated must fit it; a type no node provides never fits. */
+export function clusterHold(root: Queue, r: Readonly<Res>): HoldReason | undefined {
+  for (const k in r) {
+    if ((root.allocated[k] ?? 0) + r[k]! > (root.max?.[k] ?? 0)) return { kind: "clusterCapacity", capacity: { ...root.max }, used: { ...root.allocated }, ask: { ...r } };
+  }
+  return undefined;
+}
+
+/** The first queue on `q`'s path whose maxapplications one more running application would exceed, or undefined. */
+export function queueRunHold(q: Queue): HoldReason | undefined {
+  for (let x: Queue | undefined = q; x; x = x.parent) {
+    if (x.maxApps > 0 && x.runningApps + 1 > x.maxApps) return { kind: "queueMaxApplications", queuePath: x.path, maxApplications: x.maxApps };
+  }
+  return undefined;
+}

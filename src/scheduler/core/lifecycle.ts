@@ -1,0 +1,94 @@
+/**
+ * What entering an application state means (apache/yunikorn-core pkg/scheduler/objects/application_state.go
+ * callbacks, partition.go's application maps; yunikorn-core reference §4.2): the event table (application-state.ts)
+ * says where an event leads, `Lifecycle.fire` applies it — running counts up the queue path (once per entry into and
+ * exit from Starting/Running), the state log, timers (Starting 5 min, Completing 30 s, Completed/Failed/Rejected
+ * 3 days), the registry of finished and rejected applications until they expire, and the change records for the
+ * resource manager (none for Rejected, as upstream).
+ */
+import type { Application } from "./application.js";
+import {
+  type AppEvent, type AppState, COMPLETING_TIMEOUT_MS, RUNNING_STATES, STARTING_TIMEOUT_MS, TERMINATED_TIMEOUT_MS, nextState,
+} from "./application-state.js";
+import { AppTimers } from "./app-timers.js";
+import type { Queue } from "./queue.js";
+
+/** An application state change, for the resource manager (UpdatedApplication). */
+export interface AppStateChange {
+  appId: string;
+  from: AppState;
+  to: AppState;
+  at: number;
+}
+
+export class Lifecycle {
+  /** Rejected applications by id, until they expire. */
+  readonly rejected = new Map<string, Application>();
+  /** Completed and failed application instances, until they expire (an id may run again). */
+  readonly terminated = new Map<number, Application>();
+  /** The latest completed or failed instance of each application id (lookups without a scan). */
+  readonly lastTerminated = new Map<string, Application>();
+  private changes: AppStateChange[] = [];
+  private readonly timers = new AppTimers();
+
+  /** @param leave takes a Completed or Failed application out of its queue and the active registry */
+  constructor(private readonly leave: (app: Application) => void) {}
+
+  /**
+   * Moves `app` by `event`.
+   * @throws Error `event <e> inappropriate in current state <s>` when the table has no row (a bug of the caller)
+   */
+  fire(app: Application, event: AppEvent, now: number): void {
+    const from = app.state;
+    const to = nextState(from, event);
+    if (to === from) return;
+    app.enter(to, now);
+    const delta = (RUNNING_STATES.has(to) ? 1 : 0) - (RUNNING_STATES.has(from) ? 1 : 0);
+    if (delta !== 0) for (let q: Queue | undefined = app.queue; q; q = q.parent) q.runningApps += delta;
+    if (to !== "Rejected") this.changes.push({ appId: app.id, from, to, at: now });
+    switch (to) {
+      case "Starting":
+        this.timers.set(app, { at: now + STARTING_TIMEOUT_MS, event: "runApplication" });
+        break;
+      case "Completing":
+        this.timers.set(app, { at: now + COMPLETING_TIMEOUT_MS, event: "completeApplication" });
+        break;
+      case "Completed":
+      case "Failed":
+        this.leave(app);
+        this.terminated.set(this.timers.serial(app), app);
+        this.lastTerminated.set(app.id, app);
+        this.timers.set(app, { at: now + TERMINATED_TIMEOUT_MS, event: "expireApplication" });
+        break;
+      case "Rejected":
+        this.rejected.set(app.id, app);
+        this.timers.set(app, { at: now + TERMINATED_TIMEOUT_MS, event: "expireApplication" });
+        break;
+      case "Expired":
+        this.timers.set(app, undefined);
+        this.terminated.delete(this.timers.serial(app));
+        if (this.lastTerminated.get(app.id) === app) this.lastTerminated.delete(app.id);
+        if (this.rejected.get(app.id) === app) this.rejected.delete(app.id);
+        break;
+      default:
+        this.timers.set(app, undefined);
+    }
+  }
+
+  /** Fires every timer due at `now`. */
+  tick(now: number): void {
+    for (let t = this.timers.take(now); t; t = this.timers.take(now)) this.fire(t[0], t[1], now);
+  }
+
+  /** Drops the timer of an application removed by the resource manager. */
+  forget(app: Application): void {
+    this.timers.set(app, undefined);
+  }
+
+  /** State changes since the last call. */
+  drainChanges(): AppStateChange[] {
+    const c = this.changes;
+    this.changes = [];
+    return c;
+  }
+}

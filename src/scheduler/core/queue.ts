@@ -1,0 +1,295 @@
+/**
+ * A queue of the hierarchy (apache/yunikorn-core pkg/scheduler/objects/queue.go, sorters.go; yunikorn-core reference
+ * §4.3, §4.4). A queue owns its part of the allocation walk: a parent walks its children, a leaf its applications,
+ * each in allocation order. That order is kept in a B+ tree updated when a member's pending, usage or priority
+ * changes (`update`), so one allocation re-keys O(depth) entries at O(log n) each instead of sorting every member.
+ *
+ * Orders (ties always broken by name / application id, so the same inputs give the same schedule):
+ * - children: priority enabled on this queue ⇒ (higher pending priority, lower fair share, more pending);
+ *   disabled ⇒ (lower fair share, higher priority, more pending). Fair share: `dominantShare` of allocated over
+ *   guaranteed, else the fair max. "More pending" compares the sum of pending quantities (a queue pending more of
+ *   every type sorts first, as upstream's `pending − other.pending > 0`).
+ * - applications, `fifo`: priority enabled ⇒ (higher priority, earlier submission); disabled ⇒ (earlier submission,
+ *   higher priority). `fair`: priority enabled ⇒ (higher priority, lower share, less allocated, earlier submission);
+ *   disabled ⇒ (lower share, higher priority, less allocated, earlier submission); share against the leaf's
+ *   guaranteed, else its fair max.
+ */
+import { BTree } from "../../util/btree.js";
+import type { AllocationContext, Application, Decision } from "./application.js";
+import { SCHEDULABLE_STATES } from "./application-state.js";
+import { type Res, addTo, dominantShare, subFrom, total } from "./resources.js";
+
+/** An ACL: `"*"` everyone, else comma-separated users, one space, comma-separated groups (§2.4). */
+export class Acl {
+  readonly all: boolean;
+  readonly users: ReadonlySet<string>;
+  readonly groups: ReadonlySet<string>;
+  constructor(text: string | undefined) {
+    const t = (text ?? "").trim();
+    this.all = t === "*";
+    const raw = text ?? "";
+    const sp = raw.indexOf(" ");
+    const u = sp < 0 ? raw : raw.slice(0, sp);
+    const g = sp < 0 ? "" : raw.slice(sp + 1).trim();
+    this.users = new Set(this.all ? [] : u.split(",").filter(Boolean));
+    this.groups = new Set(this.all ? [] : g.split(",").filter(Boolean));
+  }
+  allows(user: string, groups: readonly string[]): boolean {
+    if (this.all || this.users.has(user)) return true;
+    for (const g of groups) if (this.groups.has(g)) return true;
+    return false;
+  }
+}
+
+/**
+ * A position in an order: numbers compared in turn, then the member's name. Treated as immutable, except by
+ * `Queue.position` for the only member of an order.
+ */
+export interface SortKey { readonly v: readonly number[]; readonly id: string }
+export const sortKeyOrder = (a: SortKey, b: SortKey): number => {
+  for (let i = 0; i < a.v.length; i++) {
+    const x = a.v[i]!, y = b.v[i]!;
+    if (x < y) return -1;
+    if (x > y) return 1;
+  }
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+};
+
+function sameKey(a: SortKey | undefined, b: SortKey | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.id !== b.id || a.v.length !== b.v.length) return false;
+  for (let i = 0; i < a.v.length; i++) if (a.v[i] !== b.v[i]) return false;
+  return true;
+}
+
+export type SortPolicy = "fifo" | "fair";
+
+/** childtemplate: applied to dynamic leaf children created by placement (§2.1, §2.3). */
+export interface QueueTemplate { guaranteed?: Res; max?: Res; maxApps: number; sortPolicy: SortPolicy; sortPriority: boolean }
+
+export interface QueueOptions {
+  name: string;
+  parent?: Queue;
+  leaf: boolean;
+  /** Configured (true) or created by placement (false). */
+  managed: boolean;
+  guaranteed?: Res;
+  max?: Res;
+  /** maxapplications; 0: unlimited. */
+  maxApps?: number;
+  sortPolicy?: SortPolicy;
+  sortPriority?: boolean;
+  submitAcl?: Acl;
+  adminAcl?: Acl;
+  template?: QueueTemplate;
+}
+
+export class Queue {
+  readonly name: string;
+  readonly parent: Queue | undefined;
+  /** Full dotted name (`root.a.b`); fixed, as a queue never moves. */
+  readonly path: string;
+  isLeaf: boolean;
+  readonly managed: boolean;
+  guaranteed: Res | undefined;
+  max: Res | undefined;
+  maxApps: number;
+  sortPolicy: SortPolicy;
+  sortPriority: boolean;
+  submitAcl: Acl;
+  adminAcl: Acl;
+  template?: QueueTemplate;
+  draining = false;
+  readonly children = new Map<string, Queue>();
+  readonly apps = new Map<string, Application>();
+  /** Allocated and pending resources of everything below (apps of this leaf, or children). */
+  readonly allocated: Res = {};
+  readonly pending: Res = {};
+  /** Applications below in a running state (Starting, Running). */
+  runningApps = 0;
+  /** The fair max (reference §4.3), refreshed by the partition when capacities or the configuration change. */
+  fairMax: Res | undefined;
+  /** Members (children or applications) with schedulable pending asks, in allocation order. */
+  private readonly order = new BTree<SortKey, Queue | Application>(undefined, sortKeyOrder);
+  /** With priority sorting off: the same members by pending priority (highest first), for this queue's own priority. */
+  private readonly priorities = new BTree<SortKey, true>(undefined, sortKeyOrder);
+  /** Position in the parent's order and priority index. */
+  orderKey?: SortKey;
+  prioKey?: SortKey;
+
+  constructor(o: QueueOptions) {
+    this.name = o.name;
+    this.parent = o.parent;
+    this.path = o.parent ? `${o.parent.path}.${o.name}` : o.name;
+    this.isLeaf = o.leaf;
+    this.managed = o.managed;
+    this.guaranteed = o.guaranteed;
+    this.max = o.max;
+    this.maxApps = o.maxApps ?? 0;
+    this.sortPolicy = o.sortPolicy ?? "fifo";
+    this.sortPriority = o.sortPriority ?? true;
+    this.submitAcl = o.submitAcl ?? new Acl("");
+    this.adminAcl = o.adminAcl ?? new Acl("");
+    this.template = o.template;
+  }
+
+  /**
+   * Highest pending ask priority of the schedulable applications below (−∞ when none). With priority sorting on, the
+   * order's first key starts with it; otherwise a separate priority index is kept.
+   */
+  get priority(): number {
+    const k = this.sortPriority ? this.order.minKey() : this.priorities.minKey();
+    return k ? -k.v[0]! : Number.NEGATIVE_INFINITY;
+  }
+
+  /** True when some application below has schedulable pending asks. */
+  hasWork(): boolean {
+    return this.order.size > 0;
+  }
+
+  /** Adds to pending/allocated here and on every ancestor. */
+  incPending(r: Res): void {
+    for (let q: Queue | undefined = this; q; q = q.parent) addTo(q.pending, r);
+  }
+  decPending(r: Res): void {
+    for (let q: Queue | undefined = this; q; q = q.parent) subFrom(q.pending, r);
+  }
+  incAllocated(r: Res): void {
+    for (let q: Queue | undefined = this; q; q = q.parent) addTo(q.allocated, r);
+  }
+  decAllocated(r: Res): void {
+    for (let q: Queue | undefined = this; q; q = q.parent) subFrom(q.allocated, r);
+  }
+
+  /** Submit access: submit or admin ACL of this queue or any ancestor (§2.4). */
+  canSubmit(user: string, groups: readonly string[]): boolean {
+    for (let q: Queue | undefined = this; q; q = q.parent) {
+      if (q.submitAcl.allows(user, groups) || q.adminAcl.allows(user, groups)) return true;
+    }
+    return false;
+  }
+
+  /** Path from root to this queue. */
+  ancestry(): Queue[] {
+    const out: Queue[] = [];
+    for (let q: Queue | undefined = this; q; q = q.parent) out.push(q);
+    return out.reverse();
+  }
+
+  // ---------------------------------------------------------------- order
+
+  /**
+   * Re-keys `app` in this leaf (after its pending, usage, priority or state changed) and this queue up to root.
+   * O(depth · log n).
+   */
+  update(app: Application): void {
+    const eligible = app.hasPending() && SCHEDULABLE_STATES.has(app.state) && this.apps.get(app.id) === app;
+    this.position(app, eligible ? this.appKey(app) : undefined, eligible ? app.maxPendingPriority() : undefined);
+    this.propagate();
+  }
+
+  /** Re-keys this queue in its ancestors' orders. */
+  propagate(): void {
+    for (let q: Queue = this; q.parent; q = q.parent) {
+      const p = q.parent;
+      const has = q.hasWork();
+      p.position(q, has ? p.childKey(q) : undefined, has ? q.priority : undefined);
+    }
+  }
+
+  /** Removes `app` from this leaf's order (it left the queue). */
+  forget(app: Application): void {
+    this.position(app, undefined, undefined);
+    this.propagate();
+  }
+
+  /** Drops every order entry (before a rebuild). */
+  clearOrder(): void {
+    this.order.clear();
+    this.priorities.clear();
+    this.orderKey = undefined;
+    this.prioKey = undefined;
+    for (const a of this.apps.values()) {
+      a.orderKey = undefined;
+      a.prioKey = undefined;
+    }
+  }
+
+  /**
+   * Places this leaf's applications, or this parent's children, in order again (after `clearOrder`, or to re-key after
+   * fair maxima changed; bottom-up). Members whose key did not change stay where they are.
+   */
+  rebuildOrder(): void {
+    if (this.isLeaf) {
+      for (const a of this.apps.values()) {
+        const eligible = a.hasPending() && SCHEDULABLE_STATES.has(a.state);
+        this.position(a, eligible ? this.appKey(a) : undefined, eligible ? a.maxPendingPriority() : undefined);
+      }
+    } else {
+      for (const c of this.children.values()) {
+        const has = c.hasWork();
+        this.position(c, has ? this.childKey(c) : undefined, has ? c.priority : undefined);
+      }
+    }
+  }
+
+  /** Moves a member to `key` and `priority` (undefined: out of the order); a key that did not change is left alone. */
+  private position(m: Queue | Application, key: SortKey | undefined, priority: number | undefined): void {
+    if (!sameKey(m.orderKey, key)) {
+      if (key && m.orderKey && this.order.size === 1) {
+        // the only member: no neighbour to stay ordered against, the stored key changes in place
+        (m.orderKey as { v: readonly number[] }).v = key.v;
+      } else {
+        if (m.orderKey) this.order.delete(m.orderKey);
+        m.orderKey = key;
+        if (key) this.order.set(key, m);
+      }
+    }
+    const prio = priority === undefined || this.sortPriority ? undefined : { v: [-priority], id: key!.id };
+    if (!sameKey(m.prioKey, prio)) {
+      if (m.prioKey) this.priorities.delete(m.prioKey);
+      m.prioKey = prio;
+      if (prio) this.priorities.set(prio, true);
+    }
+  }
+
+  private childKey(c: Queue): SortKey {
+    const share = dominantShare(c.allocated, c.guaranteed, c.fairMax);
+    const p = c.priority;
+    const pend = -total(c.pending);
+    return { v: this.sortPriority ? [-p, share, pend] : [share, -p, pend], id: c.name };
+  }
+
+  private appKey(a: Application): SortKey {
+    const p = a.maxPendingPriority();
+    if (this.sortPolicy === "fair") {
+      const share = dominantShare(a.allocated, this.guaranteed, this.guaranteed ? undefined : this.fairMax);
+      const used = total(a.allocated);
+      return { v: this.sortPriority ? [-p, share, used, a.submissionTime] : [share, -p, used, a.submissionTime], id: a.id };
+    }
+    return { v: this.sortPriority ? [-p, a.submissionTime] : [a.submissionTime, -p], id: a.id };
+  }
+
+  // ---------------------------------------------------------------- walk
+
+  /**
+   * This queue's part of the walk (upstream `Queue.TryAllocate`): members in order, the first decision wins. An
+   * application in Accepted that may not start running (maxapplications, user/group limits) is skipped.
+   */
+  tryAllocate(ctx: AllocationContext, now: number): Decision | undefined {
+    if (this.isLeaf) {
+      for (const m of this.order.values()) {
+        const app = m as Application;
+        if (app.state === "Accepted" && ctx.runHold(app)) continue;
+        const d = app.tryAllocate(ctx, now);
+        if (d) return d;
+      }
+      return undefined;
+    }
+    for (const m of this.order.values()) {
+      const d = (m as Queue).tryAllocate(ctx, now);
+      if (d) return d;
+    }
+    return undefined;
+  }
+}

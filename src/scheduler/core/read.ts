@@ -1,0 +1,205 @@
+/**
+ * The read side of the core: plain-data views of a partition's queues, applications (with their state history and
+ * hold reasons), nodes (with their allocations and reservation) and user/group usage. The REST layer, the simulator
+ * and tests read the core only through these (via `SchedulerCore`), never through its objects. Resources in core
+ * units (memory bytes, vcore millicores); times in milliseconds since the epoch.
+ */
+import type { Application } from "./application.js";
+import type { AppState, StateLogEntry } from "./application-state.js";
+import type { HoldReason } from "./hold-reason.js";
+import type { Partition } from "./partition.js";
+import type { Queue, SortPolicy } from "./queue.js";
+import type { Res } from "./resources.js";
+
+export interface QueueView {
+  path: string;
+  name: string;
+  /** Parent path ("" for root). */
+  parent: string;
+  isLeaf: boolean;
+  /** Configured (true) or created by placement (false). */
+  managed: boolean;
+  /** Removed from the configuration; no new applications, removed once empty. */
+  draining: boolean;
+  guaranteed?: Res;
+  max?: Res;
+  allocated: Res;
+  pending: Res;
+  /** maxapplications (0: unlimited) and applications in a running state below. */
+  maxApplications: number;
+  runningApplications: number;
+  sortPolicy: SortPolicy;
+  prioritySorting: boolean;
+  /** Highest pending ask priority below, undefined when nothing is pending. */
+  priority?: number;
+  childNames: string[];
+  /** Present when the view was taken with its subtree. */
+  children?: QueueView[];
+}
+
+export interface AskView {
+  key: string;
+  resource: Res;
+  priority: number;
+  createTime: number;
+  requiredNode?: string;
+  /** The node this pending ask reserved. */
+  reservedNode?: string;
+  /** Why it is pending, when something holds it. */
+  hold?: HoldReason;
+}
+
+export interface AllocationView {
+  key: string;
+  appId: string;
+  nodeId: string;
+  resource: Res;
+  priority: number;
+  createTime: number;
+  allocatedAt?: number;
+}
+
+export interface ApplicationView {
+  id: string;
+  partition: string;
+  /** Leaf queue path ("" for a rejected application). */
+  queue: string;
+  user: string;
+  groups: string[];
+  state: AppState;
+  /** Every state the application was in, oldest first. */
+  stateLog: StateLogEntry[];
+  submissionTime: number;
+  rejectedMessage?: string;
+  /** The typed reason of a rejection by placement. */
+  rejection?: HoldReason;
+  pending: Res;
+  allocated: Res;
+  maxPendingPriority?: number;
+  asks: AskView[];
+  allocations: AllocationView[];
+}
+
+export interface NodeView {
+  id: string;
+  attributes: Readonly<Record<string, string>>;
+  capacity: Res;
+  allocated: Res;
+  occupied: Res;
+  available: Res;
+  schedulable: boolean;
+  reservation?: { appId: string; key: string; since: number };
+  allocations: AllocationView[];
+}
+
+export interface UsageView {
+  name: string;
+  queues: { queuePath: string; resourceUsage: Res; runningApplications: string[] }[];
+}
+
+export interface PartitionView {
+  name: string;
+  nodeSortPolicy: "fair" | "binpacking";
+  resourceWeights: Record<string, number>;
+  /** Sum of node capacities, allocated and pending at root. */
+  capacity: Res;
+  allocated: Res;
+  pending: Res;
+  nodes: number;
+  /** Applications by state (active, completed/failed kept for listing, rejected), and `total`. */
+  applications: Record<string, number>;
+  allocations: number;
+}
+
+export type ApplicationFilter = "active" | "completed" | "rejected" | "all";
+
+const copy = (r: Readonly<Res> | undefined): Res => ({ ...(r ?? {}) });
+
+export function queueView(q: Queue, subtree: boolean): QueueView {
+  const kids = [...q.children.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+  const p = q.priority;
+  return {
+    path: q.path, name: q.name, parent: q.parent?.path ?? "", isLeaf: q.isLeaf, managed: q.managed, draining: q.draining,
+    guaranteed: q.guaranteed && copy(q.guaranteed), max: q.max && copy(q.max), allocated: copy(q.allocated), pending: copy(q.pending),
+    maxApplications: q.maxApps, runningApplications: q.runningApps, sortPolicy: q.sortPolicy, prioritySorting: q.sortPriority,
+    priority: Number.isFinite(p) ? p : undefined, childNames: kids.map((c) => c.path),
+    children: subtree ? kids.map((c) => queueView(c, true)) : undefined,
+  };
+}
+
+/** @param holds compute each pending ask's hold reason (may walk the nodes per ask) */
+export function applicationView(p: Partition, a: Application, holds = true): ApplicationView {
+  const asks = [...a.asks.values()];
+  const prio = a.maxPendingPriority();
+  const rejected = a.state === "Rejected";
+  return {
+    id: a.id, partition: p.name, queue: rejected ? "" : a.queue.path, user: a.user, groups: [...a.groups], state: a.state,
+    stateLog: [...a.stateLog], submissionTime: a.submissionTime, rejectedMessage: a.rejectedMessage, rejection: a.rejection,
+    pending: copy(a.pending), allocated: copy(a.allocated), maxPendingPriority: Number.isFinite(prio) ? prio : undefined,
+    asks: asks.filter((x) => !x.node).map((x) => ({
+      key: x.key, resource: copy(x.resource), priority: x.priority, createTime: x.createTime, requiredNode: x.requiredNode,
+      reservedNode: x.reservedNode, hold: holds && p.apps.get(a.id) === a ? p.holdReason(a.id, x.key) : undefined,
+    })),
+    allocations: asks.filter((x) => x.node).map((x) => ({
+      key: x.key, appId: a.id, nodeId: x.node!, resource: copy(x.resource), priority: x.priority, createTime: x.createTime, allocatedAt: x.allocatedAt,
+    })),
+  };
+}
+
+export function applicationViews(p: Partition, filter: ApplicationFilter, holds = true): ApplicationView[] {
+  const out: Application[] = [];
+  if (filter === "active" || filter === "all") out.push(...p.apps.values());
+  if (filter === "completed" || filter === "all") out.push(...[...p.terminated.values()].filter((a) => a.state === "Completed" || filter === "all"));
+  if (filter === "rejected" || filter === "all") out.push(...p.rejected.values());
+  return out.map((a) => applicationView(p, a, holds));
+}
+
+/** The application with `id`: the active one, else the latest completed/failed instance, else the rejected one. */
+export function findApplication(p: Partition, id: string): Application | undefined {
+  const active = p.apps.get(id);
+  if (active) return active;
+  return p.lastTerminated.get(id) ?? p.rejected.get(id);
+}
+
+export function nodeView(p: Partition, id: string): NodeView | undefined {
+  const n = p.nodes.get(id);
+  if (!n) return undefined;
+  return {
+    id: n.id, attributes: n.attributes, capacity: copy(n.capacity), allocated: copy(n.allocated), occupied: copy(n.occupied),
+    available: n.available(), schedulable: n.schedulable, reservation: n.reservation && { ...n.reservation },
+    allocations: [...n.allocations.values()].map((x) => {
+      const ask = p.apps.get(x.appId)?.asks.get(x.key);
+      return { key: x.key, appId: x.appId, nodeId: n.id, resource: copy(x.resource), priority: x.priority, createTime: ask?.createTime ?? 0, allocatedAt: ask?.allocatedAt };
+    }),
+  };
+}
+
+export function usageViews(p: Partition, kind: "users" | "groups"): UsageView[] {
+  const out: UsageView[] = [];
+  for (const [name, byPath] of p.limits.snapshot(kind)) {
+    out.push({
+      name,
+      queues: [...byPath.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, u]) => ({
+        queuePath: path, resourceUsage: copy(u.res), runningApplications: [...u.apps].sort(),
+      })),
+    });
+  }
+  return out;
+}
+
+export function partitionView(p: Partition): PartitionView {
+  const applications: Record<string, number> = { total: 0 };
+  const count = (a: Application) => {
+    applications[a.state] = (applications[a.state] ?? 0) + 1;
+    applications.total!++;
+  };
+  for (const a of p.apps.values()) count(a);
+  for (const a of p.terminated.values()) count(a);
+  for (const a of p.rejected.values()) count(a);
+  let allocations = 0;
+  for (const n of p.nodes.values()) allocations += n.allocations.size;
+  return {
+    name: p.name, nodeSortPolicy: p.nodeSortPolicy, resourceWeights: { ...p.weights }, capacity: copy(p.root.max),
+    allocated: copy(p.root.allocated), pending: copy(p.root.pending), nodes: p.nodes.size, applications, allocations,
+  };
+}

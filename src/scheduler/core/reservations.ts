@@ -1,0 +1,73 @@
+/**
+ * Node reservations (apache/yunikorn-core pkg/scheduler/objects/reservation.go; yunikorn-core reference §4.6): an ask
+ * that no node takes now, but that fits some node's total capacity, holds one node once it is older than the
+ * reservation delay; the node takes no other ask until the reservation ends (the ask placed, there or elsewhere,
+ * removed or changed, or the node removed or made unschedulable). One normal reservation per node. The partition
+ * keeps the book here and tries reservations first in each step.
+ */
+import type { Ask } from "./application.js";
+import { type Node, allocationId } from "./node.js";
+
+export interface Reservation {
+  readonly appId: string;
+  readonly key: string;
+  readonly nodeId: string;
+  /** Milliseconds since the epoch. */
+  readonly since: number;
+  /** `Reservations.epoch` at the last attempt: a reservation is tried again only once room may have appeared. */
+  tried: number;
+}
+
+export class Reservations {
+  private readonly byAsk = new Map<string, Reservation>();
+  /** Bumped whenever room may have appeared (a release, a node change, a configuration change). */
+  epoch = 0;
+
+  constructor(private readonly delayMs: number) {}
+
+  get size(): number {
+    return this.byAsk.size;
+  }
+
+  /** Reservations in the order made. */
+  values(): IterableIterator<Reservation> {
+    return this.byAsk.values();
+  }
+
+  /**
+   * The node `ask` should reserve: once the ask is older than the delay, among `nodes` (schedulable, in allocation
+   * order) those unreserved whose total capacity fits it and that pass its predicate, the one with the lowest fit
+   * score (`Node.fitScore`), the first in order on ties. Asks with a required node do not reserve.
+   */
+  choose(ask: Ask, nodes: Iterable<Node>, now: number): Node | undefined {
+    if (ask.requiredNode || now - ask.createTime < this.delayMs) return undefined;
+    let best: Node | undefined, bestScore = Number.POSITIVE_INFINITY;
+    for (const n of nodes) {
+      if (n.reservation || !n.fitsCapacity(ask.resource) || (ask.predicate && !ask.predicate(n.id))) continue;
+      const s = n.fitScore(ask.resource);
+      if (s < bestScore) {
+        best = n;
+        bestScore = s;
+      }
+    }
+    return best;
+  }
+
+  reserve(ask: Ask, node: Node, now: number): void {
+    ask.reservedNode = node.id;
+    node.reservation = { appId: ask.appId, key: ask.key, since: now };
+    this.byAsk.set(allocationId(ask.appId, ask.key), { appId: ask.appId, key: ask.key, nodeId: node.id, since: now, tried: this.epoch });
+  }
+
+  /** Ends the reservation of `ask` (if any) on both sides; `node` is the reserved node when it still exists. */
+  release(ask: Ask | undefined, r: { appId: string; key: string }, node: Node | undefined): void {
+    this.byAsk.delete(allocationId(r.appId, r.key));
+    if (node?.reservation?.appId === r.appId && node.reservation.key === r.key) node.reservation = undefined;
+    if (ask) ask.reservedNode = undefined;
+  }
+
+  /** Plain-data list for the read API and tests. */
+  list(): { appId: string; key: string; nodeId: string; since: number }[] {
+    return [...this.byAsk.values()].map(({ appId, key, nodeId, since }) => ({ appId, key, nodeId, since }));
+  }
+}

@@ -1,0 +1,231 @@
+/**
+ * The core's semantics that follow YuniKorn, each next to the upstream test (apache/yunikorn-core) it follows:
+ * queue cleanup, sibling ties, application ordering with priority sorting off, UpdateAllocation for an existing key,
+ * rejected and completed applications and their expiry, the running count across Completing → Running, and the
+ * application life cycle table.
+ */
+import { describe, expect, it } from "vitest";
+import { allocationOf } from "../../../src/scheduler/core/allocation-result.js";
+import { APPLICATION_TRANSITIONS, type AppState, nextState } from "../../../src/scheduler/core/application-state.js";
+import { decodeQueuesYaml } from "../../../src/scheduler/core/config.js";
+import { Partition } from "../../../src/scheduler/core/partition.js";
+import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
+import { validateSchedulerConfig } from "../../../src/scheduler/core/validate.js";
+
+const partitionFrom = (yaml: string) => new Partition({ name: "default", config: validateSchedulerConfig(decodeQueuesYaml(yaml)).partitions[0]! });
+const leaves = (names: string, props = "") => `partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+${names.split(",").map((n) => `          - name: ${n}\n${props}`).join("")}`;
+const keysOf = (p: Partition, now = 0) => {
+  const out: string[] = [];
+  for (let r = p.tryAllocate(now); r; r = p.tryAllocate(now)) {
+    const a = allocationOf(r);
+    if (a) out.push(`${a.appId}/${a.key}`);
+  }
+  return out;
+};
+
+describe("queues", () => {
+  // partition_manager_test.go TestCleanQueues; partition_manager.go cleanQueues (every 10 s)
+  it("an empty dynamic queue and a drained removed queue are removed by the 10 s cleanup, not before", () => {
+    let now = 0;
+    const cfg = `partitions:
+  - name: default
+    placementrules: [{name: provided, create: true}]
+    queues:
+      - name: root
+        submitacl: "*"
+        queues: [{name: old}, {name: keep}]
+`;
+    const core = new SchedulerCore(() => now, cfg);
+    core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 100 } }]);
+    core.updateApplication({ new: [
+      { applicationID: "dyn", queueName: "root.dynamic", ugi: { user: "u" } },
+      { applicationID: "o", queueName: "root.old", ugi: { user: "u" } },
+    ] });
+    core.updateAllocation({ allocations: [{ allocationKey: "k", applicationID: "dyn", resourcePerAlloc: { memory: 1 } }, { allocationKey: "k", applicationID: "o", resourcePerAlloc: { memory: 1 } }] });
+    core.schedule();
+    expect(core.updateConfiguration(cfg.replace("{name: old}, ", "")).ok).toBe(true);
+    expect(core.queueView("root.old")!.draining).toBe(true);
+    now = 10_000;
+    core.schedule();
+    expect(core.queueView("root.dynamic")).toBeDefined(); // still holds a running application
+    expect(core.queueView("root.old")).toBeDefined();
+    core.updateApplication({ remove: [{ applicationID: "dyn" }, { applicationID: "o" }] });
+    now = 15_000;
+    core.schedule();
+    expect(core.queueView("root.dynamic")).toBeDefined(); // cleanup runs every 10 s
+    now = 20_000;
+    core.schedule();
+    expect(core.queueView("root.dynamic")).toBeUndefined();
+    expect(core.queueView("root.old")).toBeUndefined();
+    expect(core.queueView("root.keep")).toBeDefined(); // managed and configured: kept while empty
+    expect(core.queueView("root", { subtree: true })!.childNames).toEqual(["root.keep"]);
+  });
+
+  // sorters.go sortQueuesByPriorityAndFairness / sorters_test.go TestSortQueuesNoGuarantees: equal priority and share,
+  // then `pending − other.pending > 0` goes first
+  it("siblings tied on priority and fair share: the one with more pending goes first, not the alphabetical first", () => {
+    const p = partitionFrom(leaves("a,b"));
+    p.addNode("n", { memory: 1 });
+    p.addApplication("x", "root.a", "u", [], {}, 0);
+    p.addApplication("y", "root.b", "u", [], {}, 0);
+    p.addAsk("x", "k0", { memory: 1 }, 0, 0, 0);
+    for (let i = 0; i < 3; i++) p.addAsk("y", `k${i}`, { memory: 1 }, 0, 0, 0);
+    expect(keysOf(p)).toEqual(["y/k0"]);
+  });
+});
+
+describe("application order with priority sorting off", () => {
+  // sorters_test.go TestSortAppsFifo ("fifo first, priority second")
+  it("fifo: earlier submission first; equal submission times by priority", () => {
+    const p = partitionFrom(leaves("q", "            properties: {application.sort.priority: disabled}\n"));
+    p.addNode("n", { memory: 4 });
+    p.addApplication("app-0", "root.q", "u", [], {}, 0);
+    for (const id of ["app-1", "app-2", "app-3"]) p.addApplication(id, "root.q", "u", [], {}, 3000);
+    p.addAsk("app-0", "k", { memory: 1 }, 0, 0, 0);
+    p.addAsk("app-1", "k", { memory: 1 }, 3, 3000, 0);
+    p.addAsk("app-2", "k", { memory: 1 }, 0, 3000, 0);
+    p.addAsk("app-3", "k", { memory: 1 }, 5, 3000, 0);
+    expect(keysOf(p)).toEqual(["app-0/k", "app-3/k", "app-1/k", "app-2/k"]);
+  });
+
+  // sorters.go sortApplicationsByFairnessAndPriority (share first, then ask priority); sorters_test.go TestSortAppsFair
+  it("fair: lower share first; equal shares by priority", () => {
+    const p = partitionFrom(leaves("q", "            properties: {application.sort.policy: fair, application.sort.priority: disabled}\n            resources: {guaranteed: {memory: 100}}\n"));
+    p.addNode("n", { memory: 100 });
+    for (const id of ["a", "b", "c"]) p.addApplication(id, "root.q", "u", [], {}, 0);
+    p.addAsk("a", "used", { memory: 10 }, 0, 0, 0); // a runs with a share of 0.1
+    expect(keysOf(p)).toEqual(["a/used"]);
+    p.addAsk("a", "k", { memory: 1 }, 9, 1, 1);
+    p.addAsk("b", "k", { memory: 1 }, 1, 1, 1);
+    p.addAsk("c", "k", { memory: 1 }, 7, 1, 1);
+    expect(keysOf(p)).toEqual(["c/k", "b/k", "a/k"]);
+  });
+});
+
+describe("UpdateAllocation for an existing allocation key", () => {
+  // partition_test.go TestUpdateAllocationWithAsk: the same key again updates the ask
+  it("a pending ask takes the new size and priority", () => {
+    const p = partitionFrom(leaves("q"));
+    p.addNode("n", { memory: 100 });
+    p.addApplication("a", "root.q", "u", [], {}, 0);
+    p.addAsk("a", "k", { memory: 10 }, 0, 0, 0);
+    p.addAsk("a", "k", { memory: 30 }, 5, 0, 0);
+    expect(p.find("root.q")!.pending).toEqual({ memory: 30 });
+    expect(p.apps.get("a")!.maxPendingPriority()).toBe(5);
+    expect(keysOf(p)).toEqual(["a/k"]);
+    expect(p.nodes.get("n")!.allocated).toEqual({ memory: 30 });
+  });
+
+  // partition_test.go TestUpdateAllocation: an allocation the RM reports for a known key (bound pod, in-place resize)
+  it("a pending ask reported with a node becomes that allocation; an allocation is resized in place", () => {
+    const core = new SchedulerCore(() => 0, leaves("q"));
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { memory: 100 } }, { nodeID: "n2", action: "CREATE", schedulableResource: { memory: 100 } }]);
+    core.updateApplication({ new: [{ applicationID: "a", queueName: "root.q", ugi: { user: "u" } }] });
+    const ask = { allocationKey: "k", applicationID: "a", resourcePerAlloc: { memory: 10 } };
+    core.updateAllocation({ allocations: [ask] });
+    expect(core.updateAllocation({ allocations: [{ ...ask, nodeID: "n2" }] }).rejectedAllocations).toEqual([]);
+    expect(core.nodeView("n2")!.allocations.map((x) => x.key)).toEqual(["k"]);
+    expect(core.queueView("root.q")!.pending).toEqual({ memory: 0 });
+    expect(core.updateAllocation({ allocations: [{ ...ask, resourcePerAlloc: { memory: 25 }, nodeID: "n2" }] }).rejectedAllocations).toEqual([]);
+    expect(core.nodeView("n2")!.allocated).toEqual({ memory: 25 });
+    expect(core.queueView("root.q")!.allocated).toEqual({ memory: 25 });
+    expect(core.applicationView("a")!.allocated).toEqual({ memory: 25 });
+    expect(core.usageViews("users")[0]!.queues.find((q) => q.queuePath === "root.q")!.resourceUsage).toEqual({ memory: 25 });
+    expect(core.schedule()).toEqual([]);
+  });
+});
+
+describe("rejected, completed and expired applications", () => {
+  // partition_test.go TestCleanupRejectedApps, TestCleanupCompletedApps; application.go terminatedTimeout (3 days)
+  it("a rejected application is an object in state Rejected with its reason, listed until it expires after 3 days", () => {
+    let now = 1_000;
+    const core = new SchedulerCore(() => now, leaves("q"));
+    expect(core.updateApplication({ new: [{ applicationID: "r", queueName: "root.nope", ugi: { user: "u" } }] }).rejectedApplications).toHaveLength(1);
+    const v = core.applicationView("r")!;
+    expect([v.state, v.rejectedMessage, v.stateLog.map((s) => s.state)]).toEqual(["Rejected", "application rejected: no placement rule matched", ["New", "Rejected"]]);
+    expect(core.applicationViews("rejected").map((a) => a.id)).toEqual(["r"]);
+    expect(core.stateChanges()).toEqual([]); // no UpdatedApplication for Rejected, as upstream
+    now += 3 * 86_400_000 - 1;
+    core.schedule();
+    expect(core.applicationViews("rejected")).toHaveLength(1);
+    now += 1;
+    core.schedule();
+    expect(core.applicationViews("rejected")).toEqual([]);
+    expect(core.applicationView("r")).toBeUndefined();
+  });
+
+  it("a completed application is listed as completed, can run again under its id, and expires after 3 days", () => {
+    let now = 0;
+    const core = new SchedulerCore(() => now, leaves("q"));
+    core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 10 } }]);
+    core.updateApplication({ new: [{ applicationID: "a", queueName: "root.q", ugi: { user: "u" } }] });
+    core.updateAllocation({ allocations: [{ allocationKey: "k", applicationID: "a", resourcePerAlloc: { memory: 1 } }] });
+    core.schedule();
+    core.updateAllocation({ releases: [{ applicationID: "a" }] });
+    now = 30_000;
+    core.schedule();
+    expect(core.applicationViews("completed").map((a) => [a.id, a.state])).toEqual([["a", "Completed"]]);
+    expect(core.applicationViews("active")).toEqual([]);
+    core.updateAllocation({ allocations: [{ allocationKey: "k2", applicationID: "a", resourcePerAlloc: { memory: 1 } }] });
+    expect(core.applicationView("a")!.state).toBe("Accepted"); // a new run of the same id
+    expect(core.schedule().map((x) => x.key)).toEqual(["k2"]);
+    now = 30_000 + 3 * 86_400_000;
+    core.schedule();
+    expect(core.applicationViews("completed")).toEqual([]);
+    expect(core.applicationView("a")!.state).toBe("Running"); // the new run, Starting → Running after 5 minutes
+  });
+});
+
+describe("running count across Completing → Running", () => {
+  // queue_test.go TestQueueRunningAppsForSingleAllocationApp; application_state.go: entering Running from another
+  // state increments the queue's running count, leaving it decrements
+  it("an application that gets a new ask while Completing counts as running again: maxapplications 1 keeps a second one out", () => {
+    const p = partitionFrom(leaves("q", "            maxapplications: 1\n"));
+    p.addNode("n", { memory: 100 });
+    p.addApplication("a", "root.q", "u", [], { disableStateAware: "true" }, 0);
+    p.addApplication("b", "root.q", "u", [], { disableStateAware: "true" }, 1);
+    p.addAsk("a", "1", { memory: 1 }, 0, 0, 0);
+    expect(keysOf(p)).toEqual(["a/1"]);
+    p.removeAsk("a", "1", 1);
+    expect([p.apps.get("a")!.state, p.find("root.q")!.runningApps]).toEqual(["Completing", 0]);
+    p.addAsk("a", "2", { memory: 1 }, 0, 2, 2);
+    expect([p.apps.get("a")!.state, p.find("root.q")!.runningApps, p.root.runningApps]).toEqual(["Running", 1, 1]);
+    p.addAsk("b", "1", { memory: 1 }, 0, 2, 2);
+    expect(keysOf(p, 2)).toEqual(["a/2"]);
+    expect(p.apps.get("b")!.state).toBe("Accepted");
+    p.removeAsk("a", "2", 3);
+    expect(p.find("root.q")!.runningApps).toBe(0);
+    expect(keysOf(p, 3)).toEqual(["b/1"]);
+    expect(p.find("root.q")!.runningApps).toBe(1);
+    expect(p.apps.get("a")!.stateLog.map((s) => s.state)).toEqual(["New", "Accepted", "Running", "Completing", "Running", "Completing"]);
+  });
+});
+
+describe("application life cycle table", () => {
+  // application_state_test.go TestAcceptStateTransition … TestFailedStateTransition; application_state.go eventDesc
+  it("follows upstream's rows, with corral's Starting and Reserving", () => {
+    const t = (s: AppState, e: Parameters<typeof nextState>[1]) => nextState(s, e);
+    expect(t("New", "runApplication")).toBe("Accepted");
+    expect(t("Resuming", "runApplication")).toBe("Accepted");
+    for (const s of ["Accepted", "Starting", "Running", "Completing", "Reserving"] as const) expect(t(s, "runApplication")).toBe("Running");
+    expect(t("Accepted", "startApplication")).toBe("Starting");
+    expect(t("Accepted", "reserveApplication")).toBe("Reserving");
+    expect(t("Reserving", "resumeApplication")).toBe("Resuming");
+    expect(t("Running", "completeApplication")).toBe("Completing");
+    expect(t("Completing", "completeApplication")).toBe("Completed");
+    expect(t("Running", "failApplication")).toBe("Failing");
+    expect(t("Failing", "failApplication")).toBe("Failed");
+    expect(t("New", "rejectApplication")).toBe("Rejected");
+    for (const s of ["Completed", "Failed", "Rejected"] as const) expect(t(s, "expireApplication")).toBe("Expired");
+    expect(() => t("Completed", "runApplication")).toThrow("event runApplication inappropriate in current state Completed");
+    expect(() => t("Rejected", "runApplication")).toThrow("event runApplication inappropriate in current state Rejected");
+    const states = new Set(Object.values(APPLICATION_TRANSITIONS).flatMap((rows) => rows.flatMap(([from, to]) => [...from, to])));
+    expect([...states].sort()).toEqual(["Accepted", "Completed", "Completing", "Expired", "Failed", "Failing", "New", "Rejected", "Reserving", "Resuming", "Running", "Starting"]);
+  });
+});
