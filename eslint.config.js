@@ -25,7 +25,8 @@ const forbidden = {
 
 // import-x's TypeScript settings (which files to parse for their imports), with the TypeScript resolver reading the
 // project's tsconfig (`.js` specifiers resolve to the `.ts` sources).
-const { "import-x/resolver": _legacyResolver, ...importSettings } = importX.flatConfigs.typescript.settings;
+const importSettings = { ...importX.flatConfigs.typescript.settings };
+delete importSettings["import-x/resolver"];
 
 const boundaries = Object.entries(forbidden).map(([folder, banned]) => ({
   files: [`src/${folder}/**/*.ts`],
