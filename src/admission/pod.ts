@@ -40,7 +40,9 @@ interface ResolvedLabels {
 }
 
 /** Writes `value` to both label spellings; a conflicting existing value is replaced and reported. */
-function setBoth(out: Record<string, string>, legacy: string, canonical: string, value: string, what: string, warnings: string[], notes: Note[]): void {
+function setBoth(out: Record<string, string>, keys: { legacy: string; canonical: string }, value: string, what: string, report: { warnings: string[]; notes: Note[] }): void {
+  const { legacy, canonical } = keys;
+  const { warnings, notes } = report;
   if (!isValidLabelValue(value)) {
     notes.push({ level: "warn", msg: `${what} ${JSON.stringify(value)} is not a valid label value; labels not written` });
     warnings.push(`${what} ${JSON.stringify(value)} is not a valid label value, so it is not copied to labels`);
@@ -77,10 +79,10 @@ function resolvePodLabels(
   const generated = found === undefined;
   const appId = found ?? generateApplicationId(namespace, cfg.generateUniqueAppId, podUid);
 
-  setBoth(out, LABEL_APPLICATION_ID, CANONICAL_LABEL_APPLICATION_ID, appId, "application id", warnings, notes);
+  setBoth(out, { legacy: LABEL_APPLICATION_ID, canonical: CANONICAL_LABEL_APPLICATION_ID }, appId, "application id", { warnings, notes });
 
   const queue = [labels[LABEL_QUEUE_NAME], labels[CANONICAL_LABEL_QUEUE_NAME]].find(nonEmpty) ?? (cfg.defaultQueue || undefined);
-  if (queue !== undefined) setBoth(out, LABEL_QUEUE_NAME, CANONICAL_LABEL_QUEUE_NAME, queue, "queue", warnings, notes);
+  if (queue !== undefined) setBoth(out, { legacy: LABEL_QUEUE_NAME, canonical: CANONICAL_LABEL_QUEUE_NAME }, queue, "queue", { warnings, notes });
 
   if (generated && out[LABEL_DISABLE_STATE_AWARE] === undefined) out[LABEL_DISABLE_STATE_AWARE] = "true";
   return { labels: out, warnings, notes };

@@ -25,21 +25,27 @@ export interface EnsureResult {
   resourceVersion?: string;
 }
 
+/** Options of {@link ensureCas}. */
+export interface EnsureCasOptions {
+  api: SecretApi;
+  /** Namespace and name of the Secret holding both CAs. */
+  namespace: string;
+  name: string;
+  now: () => Date;
+  policy: RotationPolicy;
+  /** A CA expiring within this many ms is regenerated (start: 90 days; running: 30 days). */
+  withinMs: number;
+  log: Logger;
+  /** Read-modify-write rounds tried on 409 Conflict (default 10). */
+  attempts?: number;
+}
+
 /**
  * Loads the two CAs, regenerating what the policy says, and writes the Secret back only if something changed.
- * @param withinMs a CA expiring within this is regenerated (start: 90 days; running: 30 days)
  * @throws Error after `attempts` rounds of conflicts, or on an API error other than 404/409
  */
-export async function ensureCas(
-  api: SecretApi,
-  namespace: string,
-  name: string,
-  now: () => Date,
-  policy: RotationPolicy,
-  withinMs: number,
-  log: Logger,
-  attempts = 10,
-): Promise<EnsureResult> {
+export async function ensureCas(o: EnsureCasOptions): Promise<EnsureResult> {
+  const { api, namespace, name, now, policy, withinMs, log, attempts = 10 } = o;
   for (let i = 0; i < attempts; i++) {
     let secret: k8s.V1Secret | undefined;
     try {
