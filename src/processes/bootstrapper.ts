@@ -216,7 +216,7 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
 }
 
 /** What housekeeping and sync read and write. */
-interface PartOptions {
+export interface PartOptions {
   core: k8s.CoreV1Api;
   /** The configuration in force (the last good one), or undefined before one was read. */
   config: () => BootstrapperConfig | undefined;
@@ -228,7 +228,7 @@ interface PartOptions {
  * `housekeeping.evictionsPerMinute` a minute (a token bucket, empty at start); reports each bare pod once with an Event.
  * @returns the round to run, one at a time; it throws only on an unexpected error (API errors are logged and counted)
  */
-function housekeeper(o: PartOptions & {
+export function housekeeper(o: PartOptions & {
   pods: CachedInformer<k8s.V1Pod>;
   /** The Eviction group/version the server serves, or undefined when it serves none. */
   eviction: string | undefined;
@@ -293,7 +293,7 @@ function housekeeper(o: PartOptions & {
 }
 
 /** The informer caches the sync reads: sources in the source namespace, managed copies everywhere. */
-interface SyncCaches {
+export interface SyncCaches {
   secrets: CachedInformer<k8s.V1Secret>;
   configMaps: CachedInformer<k8s.V1ConfigMap>;
   managedSecrets: CachedInformer<k8s.V1Secret>;
@@ -304,7 +304,7 @@ interface SyncCaches {
  * Shared-resource sync (design 003), from the informers' caches: writes the copies `planSync` wants and deletes the
  * ones it no longer wants. Does nothing until the caches are filled in.
  */
-function syncer(o: PartOptions & { kc: k8s.KubeConfig; namespaces: CachedInformer<k8s.V1Namespace>; caches: Partial<SyncCaches> }): () => Promise<void> {
+export function syncer(o: PartOptions & { kc: k8s.KubeConfig; namespaces: CachedInformer<k8s.V1Namespace>; caches: Partial<SyncCaches> }): () => Promise<void> {
   const { core, log } = o;
   return async () => {
     const c = o.config();
