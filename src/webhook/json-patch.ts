@@ -6,6 +6,7 @@ import { isObject } from "../util/objects.js";
  * nested value instead (e.g. a Job template without `metadata`).
  */
 
+/** One RFC 6902 JSON Patch operation (`path` a JSON Pointer, RFC 6901). */
 export interface PatchOp {
   op: "add" | "replace" | "remove" | "test";
   /** JSON Pointer (RFC 6901), segments escaped with ~0 / ~1. */
