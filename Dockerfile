@@ -1,4 +1,5 @@
-# corral image: Node.js 24 LTS (Debian 13 slim), compiled JavaScript, production dependencies only, non-root.
+# corral image: Node.js 24 LTS (Debian 13 slim), compiled JavaScript and the built dashboard (dist/ui), production
+# dependencies only, non-root.
 #   docker build -t corral:0.1.0 .
 #   docker run --rm corral:0.1.0 --version
 FROM node:24-trixie-slim AS build
@@ -9,7 +10,9 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
-RUN node node_modules/typescript/bin/tsc -p tsconfig.json && npm prune --omit=dev --ignore-scripts
+COPY ui ./ui
+RUN node node_modules/typescript/bin/tsc -p tsconfig.json && node node_modules/vite/bin/vite.js build --config ui/vite.config.ts \
+  && npm prune --omit=dev --ignore-scripts
 
 FROM node:24-trixie-slim
 WORKDIR /app

@@ -167,6 +167,7 @@ export function buildCli(): Command {
     .option("--leader-elect", "campaign for a coordination.k8s.io Lease; only the leader schedules", false)
     .option("--lease-name <name>", "name of the leader Lease", "corral-scheduler")
     .option("--identity <id>", "leader election identity (default: hostname_pid)")
+    .option("--advertise-address <url>", "with --leader-elect: REST base URL other replicas reach this one at, published on the Lease; followers forward REST reads to the leader's (default: http://$POD_IP:<port> when POD_IP is set)")
     .action(async (o) => {
       const { createLogger } = await import("../util/logger.js");
       const log = createLogger("corral-scheduler", process.env.LOG_LEVEL ?? "info");
@@ -178,6 +179,7 @@ export function buildCli(): Command {
           policyGroup: o.policyGroup, intervalMs: o.intervalMs, bindConcurrency: o.bindConcurrency, bindAttempts: o.bindAttempts,
           eventQueueLimit: o.eventQueueLimit, resyncSeconds: o.resyncSeconds, leaderElect: o.leaderElect, leaseName: o.leaseName,
           identity: o.identity ?? `${hostname()}_${process.pid}`, log,
+          advertiseAddress: o.advertiseAddress ?? (process.env.POD_IP ? `http://${process.env.POD_IP}:${o.port}` : undefined),
         });
         stopOnSignals(() => s.close());
         return;
@@ -185,12 +187,15 @@ export function buildCli(): Command {
       const { readFile } = await import("node:fs/promises");
       const { SchedulerCore, DEFAULT_CONFIG } = await import("../scheduler/core/scheduler.js");
       const { startRestServer } = await import("../scheduler/rest/server.js");
+      const { EventSystem } = await import("../scheduler/events/system.js");
+      const { randomUUID } = await import("node:crypto");
       const { parseScenario } = await import("../scheduler/simulate.js");
+      const events = new EventSystem({ now: () => Date.now(), instanceUUID: randomUUID() });
       const scenario = o.scenario ? parseScenario(await readFile(o.scenario, "utf8")) : undefined;
       const text = scenario ? scenario.queues : o.config ? await readFile(o.config, "utf8") : DEFAULT_CONFIG;
       let core;
       try {
-        core = new SchedulerCore(() => Date.now(), text);
+        core = new SchedulerCore(() => Date.now(), text, { events: events.add });
       } catch (err) {
         throw new Error(`${o.config ?? "default config"}: ${(err as Error).message}`, { cause: err });
       }
@@ -206,7 +211,7 @@ export function buildCli(): Command {
         for (const s of c.stateChanges()) log.info({ application: s.appId, from: s.from, to: s.to }, "application state");
       }, o.intervalMs);
       loop.unref();
-      const rest = await startRestServer({ host: o.host, port: o.port, log, core: c, config: () => c.appliedConfig });
+      const rest = await startRestServer({ host: o.host, port: o.port, log, core: c, events, config: () => c.appliedConfig });
       stopOnSignals(() => rest.close());
     });
 
