@@ -10,18 +10,13 @@
  *     scheduler cannot be reached the change is allowed with a warning (YuniKorn's behaviour), or denied when
  *     `admissionController.webHook.strictConfigValidation` is true.
  */
-import { gunzipSync } from "node:zlib";
 import { z } from "zod";
-import type { AdmissionRequest } from "../server/admission-review.js";
+import type { AdmissionRequest } from "../webhook/admission-review.js";
 import { formatZodError } from "../util/zod.js";
 import { type AdmissionConfig, type ConfigLayer, formatConfigErrors, parseAdmissionConfig } from "./config.js";
-import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME } from "./constants.js";
-import { type Decision, allow, refuse } from "./decision.js";
-
-export interface ConfigMapData {
-  data?: Record<string, string> | null;
-  binaryData?: Record<string, string> | null;
-}
+import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME } from "../yunikorn/constants.js";
+import { type ConfigMapData, flattenConfigMaps } from "../yunikorn/config-maps.js";
+import { type Decision, allow, refuse } from "../webhook/decision.js";
 
 /** Verdict of the scheduler's queue-config validation. */
 export type QueueVerdict =
@@ -37,31 +32,6 @@ const configMapSchema = z.looseObject({
   data: z.record(z.string(), z.string()).nullish(),
   binaryData: z.record(z.string(), z.string()).nullish(),
 });
-
-/**
- * Flattens ConfigMaps into one key → value map, later maps overriding earlier ones.
- * @throws Error naming the key when a `.gz` binaryData value is not valid gzip
- */
-export function flattenConfigMaps(maps: readonly (ConfigMapData | undefined)[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const cm of maps) {
-    if (!cm) continue;
-    for (const [k, v] of Object.entries(cm.data ?? {})) out[k] = v;
-    for (const [k, v] of Object.entries(cm.binaryData ?? {})) {
-      const bytes = Buffer.from(v, "base64");
-      if (k.toLowerCase().endsWith(".gz")) {
-        try {
-          out[k.slice(0, -3)] = gunzipSync(bytes).toString("utf8");
-        } catch (err) {
-          throw new Error(`binaryData key ${k} is not valid gzip: ${(err as Error).message}`);
-        }
-      } else {
-        out[k] = bytes.toString("utf8");
-      }
-    }
-  }
-  return out;
-}
 
 /** ConfigMap lookups by name in the controller's namespace (informer cache). */
 export interface ConfigMapLookups {

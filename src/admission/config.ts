@@ -12,11 +12,7 @@
  * Parsing is pure: {@link parseAdmissionConfig} returns a frozen config or the list of every bad key with its value
  * and source; the caller keeps the last good config on error.
  */
-import {
-  DEFAULT_QUEUE,
-  DEFAULT_SCHEDULER_NAME,
-  DEFAULT_USER_LABEL_KEY,
-} from "./constants.js";
+import { DEFAULT_QUEUE, DEFAULT_SCHEDULER_NAME, DEFAULT_USER_LABEL_KEY } from "../yunikorn/constants.js";
 
 /** A compiled comma-separated regex list (unanchored search, as Go's `MatchString`). */
 export interface RegexList {
@@ -250,7 +246,7 @@ export function compileRegexList(text: string): RegexList {
     try {
       patterns.push(new RegExp(body, flags));
     } catch (err) {
-      throw new Error(`invalid regular expression ${JSON.stringify(entry)}: ${(err as Error).message}`);
+      throw new Error(`invalid regular expression ${JSON.stringify(entry)}: ${(err as Error).message}`, { cause: err });
     }
   }
   return Object.freeze({ source: text, patterns: Object.freeze(patterns) });

@@ -6,57 +6,10 @@
  * a trusted controller, an allowed external user, or a member of an allowed external group.
  */
 import { type AdmissionConfig, matchesAny } from "./config.js";
-import { ANNOTATION_USER_INFO as ANNOTATION_USER_INFO_KEY } from "./constants.js";
-import { withEntries } from "../util/json-patch.js";
-
-/** `request.userInfo` of an AdmissionReview (authentication.k8s.io/v1 UserInfo). */
-export interface UserInfo {
-  username?: string;
-  uid?: string;
-  groups?: string[];
-  extra?: Record<string, string[]>;
-}
-
-/** Decoded annotation value (scheduler-interface UserGroupInformation). */
-export interface UserGroupInformation {
-  user?: string;
-  groups?: string[];
-}
-
-/**
- * Serialises the requester as the annotation value: `user` then `groups`, each omitted when empty
- * (Go `omitempty` in the scheduler interface), so the text is byte-identical to YuniKorn's.
- */
-export function userInfoAnnotationValue(userInfo: UserInfo | undefined): string {
-  const user = userInfo?.username ? `"user":${JSON.stringify(userInfo.username)}` : "";
-  const groups = userInfo?.groups && userInfo.groups.length > 0 ? `"groups":${JSON.stringify(userInfo.groups)}` : "";
-  return `{${user}${user && groups ? "," : ""}${groups}}`;
-}
-
-/**
- * Parses an annotation value.
- * @returns the decoded value, or an error message naming what is wrong (JSON syntax, or a field of the wrong type)
- */
-export function parseUserInfoAnnotation(value: string): { ok: true; value: UserGroupInformation } | { ok: false; error: string } {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch (err) {
-    return { ok: false, error: `invalid ${ANNOTATION_USER_INFO_KEY} annotation: ${(err as Error).message}` };
-  }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    return { ok: false, error: "invalid yunikorn.apache.org/user.info annotation: must be a JSON object {\"user\": string, \"groups\": [string]}" };
-  }
-  const obj = parsed as Record<string, unknown>;
-  if (obj.user !== undefined && typeof obj.user !== "string") {
-    return { ok: false, error: "invalid yunikorn.apache.org/user.info annotation: \"user\" must be a string" };
-  }
-  if (obj.groups !== undefined && obj.groups !== null &&
-      (!Array.isArray(obj.groups) || obj.groups.some((g) => typeof g !== "string"))) {
-    return { ok: false, error: "invalid yunikorn.apache.org/user.info annotation: \"groups\" must be an array of strings" };
-  }
-  return { ok: true, value: { user: obj.user as string | undefined, groups: (obj.groups ?? undefined) as string[] | undefined } };
-}
+import { ANNOTATION_USER_INFO as ANNOTATION_USER_INFO_KEY } from "../yunikorn/constants.js";
+import type { UserInfo } from "../webhook/admission-review.js";
+import { withEntries } from "../webhook/json-patch.js";
+import { parseUserInfoAnnotation, userInfoAnnotationValue } from "../yunikorn/user-info.js";
 
 /** Why a requester may set user.info, or undefined when it may not (first match wins, as upstream usergroup.go). */
 export type TrustReason = "trusted-controller" | "external-user" | "external-group";
@@ -107,7 +60,7 @@ export function userInfoStep(
       return { ok: false, message: notAllowedMessage(userInfo), code: 403 };
     }
     const parsed = parseUserInfoAnnotation(current);
-    if (!parsed.ok) return { ok: false, message: parsed.error, code: 400 };
+    if (!parsed.ok) return { ok: false, message: parsed.error.message, code: 400 };
     return { ok: true, notes: [], warnings: [] };
   }
   const legacy = labels[cfg.userLabelKey];

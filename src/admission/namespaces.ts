@@ -6,7 +6,7 @@
  *   - label: does it get application id / queue labels (`namespace.generateAppId`).
  * Annotation values are tri-state: absent → use the regex lists; exactly "true" → yes; anything else → no.
  */
-import { ANNOTATION_ENABLE_YUNIKORN, ANNOTATION_GENERATE_APP_ID } from "./constants.js";
+import { ANNOTATION_ENABLE_YUNIKORN, ANNOTATION_GENERATE_APP_ID } from "../yunikorn/constants.js";
 import { type AdmissionConfig, type RegexList, matchesAny } from "./config.js";
 
 /** What the admission decisions need to know of a Namespace object (from an informer cache). */

@@ -9,7 +9,8 @@
  * `admissionController.accessControl.refusePresetNodeName: false` turns the check off.
  */
 import type { AdmissionConfig } from "./config.js";
-import { type UserInfo, trustReason } from "./identity.js";
+import { type UserInfo } from "../webhook/admission-review.js";
+import { trustReason } from "./identity.js";
 
 /** Annotation the kubelet puts on the mirror pod of a static pod (k8s.io/kubernetes pkg/kubelet/types). */
 export const ANNOTATION_MIRROR_POD = "kubernetes.io/config.mirror";

@@ -18,44 +18,17 @@
  *
  * Unlike YuniKorn, a pod labelled `app: yunikorn` gets no special treatment: any tenant can set that label.
  */
-import {
-  ANNOTATION_ALLOW_PREEMPTION,
-  ANNOTATION_APPLICATION_ID,
-  ANNOTATION_USER_INFO,
-  AUTOGEN_APP_PREFIX,
-  AUTOGEN_APP_SUFFIX,
-  CANONICAL_LABEL_APPLICATION_ID,
-  CANONICAL_LABEL_QUEUE_NAME,
-  LABEL_APPLICATION_ID,
-  LABEL_DISABLE_STATE_AWARE,
-  LABEL_QUEUE_NAME,
-  LABEL_VALUE_MAX_LENGTH,
-  SPARK_LABEL_APP_ID,
-  UNIQUE_AUTOGEN_SUFFIX,
-} from "./constants.js";
+import { ANNOTATION_ALLOW_PREEMPTION, ANNOTATION_APPLICATION_ID, ANNOTATION_USER_INFO, CANONICAL_LABEL_APPLICATION_ID, CANONICAL_LABEL_QUEUE_NAME, LABEL_APPLICATION_ID, LABEL_DISABLE_STATE_AWARE, LABEL_QUEUE_NAME, SPARK_LABEL_APP_ID } from "../yunikorn/constants.js";
 import type { AdmissionConfig } from "./config.js";
-import { type AdmissionLookups, type Decision, type DecisionContext, type Note, allow, refuse } from "./decision.js";
-import { type UserInfo, userInfoStep } from "./identity.js";
+import { generateApplicationId } from "../yunikorn/application-id.js";
+import { type AdmissionLookups, type DecisionContext } from "./lookups.js";
+import { type Decision, type Note, allow, refuse } from "../webhook/decision.js";
+import { type UserInfo } from "../webhook/admission-review.js";
+import { userInfoStep } from "./identity.js";
 import { shouldLabelNamespace, shouldProcessNamespace } from "./namespaces.js";
-import { decodePod, isValidLabelValue } from "./objects.js";
+import { decodePod, isValidLabelValue } from "../webhook/objects.js";
 import { isMirrorPod, presetNodeNameRefusal } from "./placement.js";
-import { type PatchOp, addAt, withEntries } from "../util/json-patch.js";
-
-/**
- * Generated application id (apache/yunikorn-k8shim pkg/common/utils/utils.go GenerateApplicationID):
- * `yunikorn-<namespace>-autogen`, or with `unique` `<namespace[:26]>-<podUID>` / `<namespace[:26]>-uniqueautogen`.
- * Truncated to 63 characters; unlike upstream, trailing characters that would make an invalid label value
- * (`-`, `_`, `.`) are trimmed after truncation.
- */
-export function generateApplicationId(namespace: string, unique: boolean, podUid = ""): string {
-  let id: string;
-  if (unique) {
-    id = namespace.slice(0, 26) + (podUid ? `-${podUid}` : UNIQUE_AUTOGEN_SUFFIX);
-  } else {
-    id = `${AUTOGEN_APP_PREFIX}-${namespace}-${AUTOGEN_APP_SUFFIX}`;
-  }
-  return id.slice(0, LABEL_VALUE_MAX_LENGTH).replace(/[-_.]+$/, "");
-}
+import { type PatchOp, addAt, withEntries } from "../webhook/json-patch.js";
 
 const nonEmpty = (v: string | undefined): v is string => v !== undefined && v !== "";
 
@@ -67,7 +40,9 @@ interface ResolvedLabels {
 }
 
 /** Writes `value` to both label spellings; a conflicting existing value is replaced and reported. */
-function setBoth(out: Record<string, string>, legacy: string, canonical: string, value: string, what: string, warnings: string[], notes: Note[]): void {
+function setBoth(out: Record<string, string>, keys: { legacy: string; canonical: string }, value: string, what: string, report: { warnings: string[]; notes: Note[] }): void {
+  const { legacy, canonical } = keys;
+  const { warnings, notes } = report;
   if (!isValidLabelValue(value)) {
     notes.push({ level: "warn", msg: `${what} ${JSON.stringify(value)} is not a valid label value; labels not written` });
     warnings.push(`${what} ${JSON.stringify(value)} is not a valid label value, so it is not copied to labels`);
@@ -104,10 +79,10 @@ function resolvePodLabels(
   const generated = found === undefined;
   const appId = found ?? generateApplicationId(namespace, cfg.generateUniqueAppId, podUid);
 
-  setBoth(out, LABEL_APPLICATION_ID, CANONICAL_LABEL_APPLICATION_ID, appId, "application id", warnings, notes);
+  setBoth(out, { legacy: LABEL_APPLICATION_ID, canonical: CANONICAL_LABEL_APPLICATION_ID }, appId, "application id", { warnings, notes });
 
   const queue = [labels[LABEL_QUEUE_NAME], labels[CANONICAL_LABEL_QUEUE_NAME]].find(nonEmpty) ?? (cfg.defaultQueue || undefined);
-  if (queue !== undefined) setBoth(out, LABEL_QUEUE_NAME, CANONICAL_LABEL_QUEUE_NAME, queue, "queue", warnings, notes);
+  if (queue !== undefined) setBoth(out, { legacy: LABEL_QUEUE_NAME, canonical: CANONICAL_LABEL_QUEUE_NAME }, queue, "queue", { warnings, notes });
 
   if (generated && out[LABEL_DISABLE_STATE_AWARE] === undefined) out[LABEL_DISABLE_STATE_AWARE] = "true";
   return { labels: out, warnings, notes };

@@ -8,15 +8,12 @@
  *   workload UPDATE   → mutateWorkloadUpdate
  *   anything else     → allowed, no patch
  */
-import type { AdmissionRequest, AdmissionResponse } from "../server/admission-review.js";
-import { encodePatch } from "../util/json-patch.js";
+import type { AdmissionRequest, AdmissionResponse } from "../webhook/admission-review.js";
 import type { AdmissionConfig } from "./config.js";
-import type { AdmissionLookups, Decision } from "./decision.js";
-import { allow } from "./decision.js";
+import type { AdmissionLookups } from "./lookups.js";
+import { type Decision, allow, toResponse } from "../webhook/decision.js";
 import { mutatePodCreate, validatePodUpdate } from "./pod.js";
 import { isWorkloadKind, mutateWorkloadCreate, mutateWorkloadUpdate } from "./workloads.js";
-
-export type { AdmissionLookups } from "./decision.js";
 
 /** Chooses and runs the decision for one request. Never throws on malformed objects: it denies instead. */
 export function decide(request: AdmissionRequest, cfg: AdmissionConfig, lookups: AdmissionLookups): Decision {
@@ -44,18 +41,6 @@ export function decide(request: AdmissionRequest, cfg: AdmissionConfig, lookups:
 export function validatePodStatus(request: AdmissionRequest): Decision {
   if (request.kind.kind === "Pod" && request.subResource === "status" && request.operation === "UPDATE") return validatePodUpdate(request);
   return allow();
-}
-
-/** Encodes a decision as the AdmissionResponse for `uid`. */
-export function toResponse(uid: string, d: Decision): AdmissionResponse {
-  const res: AdmissionResponse = { uid, allowed: d.allowed };
-  if (!d.allowed) res.status = { code: d.code ?? 403, message: d.message ?? "denied" };
-  if (d.allowed && d.ops.length > 0) {
-    res.patch = encodePatch(d.ops);
-    res.patchType = "JSONPatch";
-  }
-  if (d.warnings.length > 0) res.warnings = d.warnings;
-  return res;
 }
 
 /**

@@ -8,25 +8,8 @@
  * label: `kube-system` and the controller's own namespace by name (`kubernetes.io/metadata.name`, Kubernetes ≥ 1.21),
  * and any namespace an administrator labelled `admission.corral.dev/exclude: "true"` (every version).
  */
-import {
-  MUTATE_PATH,
-  MUTATE_PODS_WEBHOOK,
-  MUTATING_WEBHOOK_CONFIGURATION,
-  NAMESPACE_EXCLUDE_LABEL,
-  NAMESPACE_NAME_LABEL,
-  VALIDATE_CONF_PATH,
-  VALIDATE_CONF_WEBHOOK,
-  VALIDATE_PODS_PATH,
-  VALIDATE_POD_STATUS_WEBHOOK,
-  VALIDATING_WEBHOOK_CONFIGURATION,
-} from "./constants.js";
-
-/** Where the API server reaches the webhook. */
-export type WebhookTarget =
-  /** In cluster: a Service (port 443 unless given). */
-  | { mode: "service"; name: string; namespace: string; port?: number }
-  /** Out of cluster (test bed, development): an https URL base such as `https://127.0.0.1:9089`. */
-  | { mode: "url"; url: string };
+import { MUTATE_PATH, MUTATE_PODS_WEBHOOK, MUTATING_WEBHOOK_CONFIGURATION, VALIDATE_CONF_PATH, VALIDATE_CONF_WEBHOOK, VALIDATE_PODS_PATH, VALIDATE_POD_STATUS_WEBHOOK, VALIDATING_WEBHOOK_CONFIGURATION } from "./constants.js";
+import { type WebhookTarget, clientConfig, namespaceSelector } from "../webhook/registration.js";
 
 export interface WebhookSettings {
   target: WebhookTarget;
@@ -85,28 +68,6 @@ export function mutateRules(cronJobApiVersion?: string): Record<string, unknown>
   ];
 }
 
-/** A webhook's `clientConfig`: URL or Service (port 443 unless given) plus the base64 CA bundle. */
-export function clientConfig(target: WebhookTarget, path: string, caBundle: string): Record<string, unknown> {
-  const ca = Buffer.from(caBundle).toString("base64");
-  if (target.mode === "url") return { url: `${target.url.replace(/\/$/, "")}${path}`, caBundle: ca };
-  return { service: { name: target.name, namespace: target.namespace, path, port: target.port ?? 443 }, caBundle: ca };
-}
-
-/**
- * Selects every namespace except those named in `excluded` (by `kubernetes.io/metadata.name`, Kubernetes ≥ 1.21;
- * on 1.20 that label does not exist and the expression matches every namespace) and those labelled
- * `admission.corral.dev/exclude: "true"` by an administrator (every version). Both are namespace properties a
- * tenant with namespace-scoped rights cannot set.
- */
-export function namespaceSelector(excluded: string[]): Record<string, unknown> {
-  return {
-    matchExpressions: [
-      { key: NAMESPACE_NAME_LABEL, operator: "NotIn", values: excluded },
-      { key: NAMESPACE_EXCLUDE_LABEL, operator: "NotIn", values: ["true"] },
-    ],
-  };
-}
-
 /** MutatingWebhookConfiguration (admissionregistration.k8s.io/v1). */
 export function mutatingWebhookConfiguration(s: WebhookSettings): Record<string, unknown> {
   const excluded = excludedNamespaceNames(s);
@@ -162,13 +123,4 @@ export function validatingWebhookConfiguration(s: WebhookSettings): Record<strin
       admissionReviewVersions: ["v1"],
     }, ...podStatus],
   };
-}
-
-/**
- * Subject alternative names of a webhook's serving certificate: loopback, the Service's DNS names in `namespace`,
- * the host of `webhookUrl` (IPv6 brackets removed) and `extra`, without duplicates.
- */
-export function webhookSans(service: string, namespace: string, webhookUrl?: string, extra: readonly string[] = []): string[] {
-  const urlHost = webhookUrl ? new URL(webhookUrl).hostname.replace(/^\[|\]$/g, "") : undefined;
-  return [...new Set(["localhost", "127.0.0.1", "::1", service, `${service}.${namespace}`, `${service}.${namespace}.svc`, ...(urlHost ? [urlHost] : []), ...extra])];
 }

@@ -27,14 +27,17 @@
  * installed) is left alone, so it does not trigger a rollout.
  */
 import { isDeepStrictEqual } from "node:util";
-import { ANNOTATION_USER_INFO } from "./constants.js";
+import { ANNOTATION_USER_INFO } from "../yunikorn/constants.js";
 import type { AdmissionConfig } from "./config.js";
-import { type AdmissionLookups, type Decision, type DecisionContext, allow, refuse } from "./decision.js";
-import { type UserInfo, isSystemUser, notAllowedMessage, parseUserInfoAnnotation, trustReason, userInfoAnnotationValue, userInfoStep } from "./identity.js";
+import { type AdmissionLookups, type DecisionContext } from "./lookups.js";
+import { type Decision, allow, refuse } from "../webhook/decision.js";
+import { type UserInfo } from "../webhook/admission-review.js";
+import { isSystemUser, notAllowedMessage, trustReason, userInfoStep } from "./identity.js";
+import { parseUserInfoAnnotation, userInfoAnnotationValue } from "../yunikorn/user-info.js";
 import { shouldProcessNamespace } from "./namespaces.js";
-import { type ObjectMeta, decodeMeta, decodeTemplateSpec } from "./objects.js";
+import { type ObjectMeta, decodeMeta, decodeTemplateSpec } from "../webhook/objects.js";
 import { presetNodeNameRefusal } from "./placement.js";
-import { addAt, withEntries } from "../util/json-patch.js";
+import { addAt, withEntries } from "../webhook/json-patch.js";
 import { isObject } from "../util/objects.js";
 
 /** Path of the pod template inside each workload kind. */
@@ -144,7 +147,7 @@ export function mutateWorkloadUpdate(req: WorkloadRequest, ctx: DecisionContext)
       return refuse(`${notAllowedMessage(req.userInfo)}: changing ${ANNOTATION_USER_INFO} in the pod template of ${what} is refused`, 403);
     }
     const parsed = parseUserInfoAnnotation(after);
-    if (!parsed.ok) return refuse(parsed.error, 400);
+    if (!parsed.ok) return refuse(parsed.error.message, 400);
   }
   const routed = templateRouted(cfg, lookups, namespace, next) || templateRouted(cfg, lookups, namespace, prev);
   if (!routed) return allow();

@@ -3,10 +3,10 @@
  * markers `rt-bootstrapper.kyma-project.io/modified: "true"` and `…/manipulations: <features>@<config revision>` so
  * housekeeping can tell what a pod got. Fail-open: a pod it cannot read is admitted unchanged, with a warning.
  */
-import { type Decision, type Note, allow } from "../admission/decision.js";
-import { decodePod } from "../admission/objects.js";
-import type { AdmissionRequest } from "../server/admission-review.js";
-import { addAt, withEntries, type PatchOp } from "../util/json-patch.js";
+import { type Decision, type Note, allow } from "../webhook/decision.js";
+import { decodePod } from "../webhook/objects.js";
+import type { AdmissionRequest } from "../webhook/admission-review.js";
+import { addAt, withEntries, type PatchOp } from "../webhook/json-patch.js";
 import { ANNOTATION_APPLIED, ANNOTATION_MODIFIED, type BootstrapperConfig, type Feature } from "./config.js";
 import { fipsOps, landscapeOps } from "./features/environment.js";
 import { pullSecretOps } from "./features/pull-secret.js";

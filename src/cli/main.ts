@@ -8,7 +8,8 @@ import { runAdmission } from "../processes/admission.js";
 import { runMutate } from "./mutate.js";
 import { readFileSync } from "node:fs";
 import { stringify } from "yaml";
-import { mutatingWebhookConfiguration, validatingWebhookConfiguration, type WebhookTarget } from "../admission/webhooks.js";
+import { mutatingWebhookConfiguration, validatingWebhookConfiguration } from "../admission/webhooks.js";
+import { type WebhookTarget } from "../webhook/registration.js";
 
 /** A positive integer flag value. @throws InvalidArgumentError otherwise */
 function positiveInt(value: string): number {
@@ -197,7 +198,7 @@ export function buildCli(): Command {
       try {
         core = new SchedulerCore(() => Date.now(), text, { events: events.add });
       } catch (err) {
-        throw new Error(`${o.config ?? "default config"}: ${(err as Error).message}`);
+        throw new Error(`${o.config ?? "default config"}: ${(err as Error).message}`, { cause: err });
       }
       const c = core;
       if (scenario) {

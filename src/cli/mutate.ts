@@ -6,10 +6,11 @@ import { text as streamText } from "node:stream/consumers";
 import fjp from "fast-json-patch";
 import { parseAllDocuments, stringify } from "yaml";
 import { AdmissionConfigStore } from "../admission/config.js";
-import type { AdmissionLookups } from "../admission/decision.js";
-import { decide, toResponse } from "../admission/review.js";
+import type { AdmissionLookups } from "../admission/lookups.js";
+import { decide } from "../admission/review.js";
+import { toResponse } from "../webhook/decision.js";
 import { readConfigFile } from "../processes/admission.js";
-import type { AdmissionRequest } from "../server/admission-review.js";
+import type { AdmissionRequest } from "../webhook/admission-review.js";
 
 export interface MutateOptions {
   file: string;

@@ -3,7 +3,7 @@
  * retried on 409 Conflict; nothing is written when the live object already holds every desired field.
  */
 import type { Logger } from "pino";
-import { k8s } from "./client.js";
+import { k8s, statusCode } from "./client.js";
 
 /** True when every field of `desired` is present and equal in `live` (API-server defaults in `live` are ignored). */
 export function containsDesired(desired: unknown, live: unknown): boolean {
@@ -16,11 +16,6 @@ export function containsDesired(desired: unknown, live: unknown): boolean {
     return Object.entries(desired).every(([k, v]) => containsDesired(v, (live as Record<string, unknown>)[k]));
   }
   return desired === live;
-}
-
-function statusCode(err: unknown): number | undefined {
-  const e = err as { code?: number; statusCode?: number; body?: unknown };
-  return e.code ?? e.statusCode;
 }
 
 export type ApplyResult = "created" | "updated" | "unchanged";

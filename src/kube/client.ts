@@ -75,4 +75,15 @@ export function makeKeepAliveApiClient<T>(kc: k8s.KubeConfig, api: new (config: 
   return new api(k8s.createConfiguration({ baseServer: new k8s.ServerConfiguration(cluster.server, {}), authMethods: { default: auth } }));
 }
 
+/**
+ * The HTTP status of a failed API call (client-node's ApiException `code`; `statusCode` on older error shapes), or
+ * undefined when the call did not get an HTTP answer (connection refused, timeout…).
+ */
+export function statusCode(err: unknown): number | undefined {
+  if (typeof err !== "object" || err === null) return undefined;
+  const e = err as { code?: unknown; statusCode?: unknown };
+  if (typeof e.code === "number") return e.code;
+  return typeof e.statusCode === "number" ? e.statusCode : undefined;
+}
+
 export { k8s };

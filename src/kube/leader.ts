@@ -7,7 +7,7 @@
  * `leaseDecision` is the pure rule; `runLeaderElection` is the edge.
  */
 import type { Logger } from "pino";
-import { k8s } from "./client.js";
+import { k8s, statusCode } from "./client.js";
 
 export interface LeaseTimings {
   /** Seconds a Lease is valid after its last renewal (client-go default 15). */
@@ -79,7 +79,7 @@ export function runLeaderElection(o: LeaderElectionOptions): () => Promise<void>
     try {
       current = await api.readNamespacedLease({ name: o.name, namespace: o.namespace });
     } catch (err) {
-      if ((err as { code?: number }).code !== 404) throw err;
+      if (statusCode(err) !== 404) throw err;
     }
     const s = current?.spec;
     o.onObserved?.(current ? { holderIdentity: s?.holderIdentity, annotations: current.metadata?.annotations ?? {} } : undefined);
@@ -123,7 +123,7 @@ export function runLeaderElection(o: LeaderElectionOptions): () => Promise<void>
           return;
         }
       } catch (err) {
-        const code = (err as { code?: number }).code;
+        const code = statusCode(err);
         if (code !== 409) o.log.warn({ lease: `${o.namespace}/${o.name}`, err: (err as Error).message }, "leader election attempt failed");
       }
       if (leading && Date.now() - lastRenew > t.renewDeadlineSeconds * 1000) {

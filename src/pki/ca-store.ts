@@ -4,7 +4,7 @@
  * re-reads and re-plans (the other replica's fresh CAs are then valid, so nothing more is written).
  */
 import type { Logger } from "pino";
-import type { k8s } from "../kube/client.js";
+import { type k8s, statusCode } from "../kube/client.js";
 import { generateCa } from "./certificates.js";
 import { CA_SECRET_KEYS, type CaInfo, type CaSlot, type RotationPolicy, inspectSlot, planCaRenewals } from "./rotation.js";
 
@@ -17,7 +17,6 @@ export interface SecretApi {
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 const unb64 = (s: string | undefined) => (s === undefined ? undefined : Buffer.from(s, "base64").toString("utf8"));
-const code = (err: unknown) => (err as { code?: number }).code;
 
 export interface EnsureResult {
   cas: [CaInfo, CaInfo];
@@ -26,27 +25,33 @@ export interface EnsureResult {
   resourceVersion?: string;
 }
 
+/** Options of {@link ensureCas}. */
+export interface EnsureCasOptions {
+  api: SecretApi;
+  /** Namespace and name of the Secret holding both CAs. */
+  namespace: string;
+  name: string;
+  now: () => Date;
+  policy: RotationPolicy;
+  /** A CA expiring within this many ms is regenerated (start: 90 days; running: 30 days). */
+  withinMs: number;
+  log: Logger;
+  /** Read-modify-write rounds tried on 409 Conflict (default 10). */
+  attempts?: number;
+}
+
 /**
  * Loads the two CAs, regenerating what the policy says, and writes the Secret back only if something changed.
- * @param withinMs a CA expiring within this is regenerated (start: 90 days; running: 30 days)
  * @throws Error after `attempts` rounds of conflicts, or on an API error other than 404/409
  */
-export async function ensureCas(
-  api: SecretApi,
-  namespace: string,
-  name: string,
-  now: () => Date,
-  policy: RotationPolicy,
-  withinMs: number,
-  log: Logger,
-  attempts = 10,
-): Promise<EnsureResult> {
+export async function ensureCas(o: EnsureCasOptions): Promise<EnsureResult> {
+  const { api, namespace, name, now, policy, withinMs, log, attempts = 10 } = o;
   for (let i = 0; i < attempts; i++) {
     let secret: k8s.V1Secret | undefined;
     try {
       secret = await api.readNamespacedSecret({ name, namespace });
     } catch (err) {
-      if (code(err) !== 404) throw err;
+      if (statusCode(err) !== 404) throw err;
     }
     const data = secret?.data ?? {};
     const t = now();
@@ -73,7 +78,7 @@ export async function ensureCas(
       }
       log.info({ secret: `${namespace}/${name}`, slots: plan.map((r) => r.slot) }, "CA secret written");
     } catch (err) {
-      const c = code(err);
+      const c = statusCode(err);
       if (c === 409 || c === 404) {
         log.info({ secret: `${namespace}/${name}`, code: c }, "CA secret changed concurrently; re-reading");
         continue;

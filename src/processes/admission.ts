@@ -12,13 +12,16 @@ import type { Logger } from "pino";
 import { createLogger } from "../util/logger.js";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { type ConfigMapData, type ConfigMapLookups, flattenConfigMaps, validateConfigMap } from "../admission/config-validation.js";
+import { type ConfigMapData, flattenConfigMaps } from "../yunikorn/config-maps.js";
+import { type ConfigMapLookups, validateConfigMap } from "../admission/config-validation.js";
 import { AdmissionConfigStore, type ConfigLayer, describeConfig, formatConfigErrors } from "../admission/config.js";
-import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME, MUTATE_PATH, VALIDATE_CONF_PATH, VALIDATE_PODS_PATH } from "../admission/constants.js";
-import { type AdmissionLookups, EMPTY_LOOKUPS } from "../admission/decision.js";
+import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME } from "../yunikorn/constants.js";
+import { MUTATE_PATH, VALIDATE_CONF_PATH, VALIDATE_PODS_PATH } from "../admission/constants.js";
+import { type AdmissionLookups, EMPTY_LOOKUPS } from "../admission/lookups.js";
 import type { NamespaceInfo } from "../admission/namespaces.js";
 import { decide, validatePodStatus } from "../admission/review.js";
-import { type WebhookTarget, mutatingWebhookConfiguration, validatingWebhookConfiguration, webhookSans } from "../admission/webhooks.js";
+import { type WebhookTarget, webhookSans } from "../webhook/registration.js";
+import { mutatingWebhookConfiguration, validatingWebhookConfiguration } from "../admission/webhooks.js";
 import type { k8s } from "../kube/client.js";
 import type { CachedInformer } from "../kube/informers.js";
 import { generateCa, generateServerCert } from "../pki/certificates.js";
@@ -90,7 +93,7 @@ export async function readConfigFile(path: string): Promise<ConfigFile> {
   try {
     raw = parseYaml(text, { uniqueKeys: true }) ?? {};
   } catch (err) {
-    throw new Error(`${path}: not valid YAML/JSON: ${(err as Error).message}`);
+    throw new Error(`${path}: not valid YAML/JSON: ${(err as Error).message}`, { cause: err });
   }
   const r = configFileSchema.safeParse(raw);
   if (!r.success) {
@@ -142,7 +145,6 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
   let fileLayer: ConfigLayer[] = [];
   let lookups: AdmissionLookups;
   let cmLookups: ConfigMapLookups = { configMap: () => undefined };
-  let store: AdmissionConfigStore;
   let kcForTls: k8s.KubeConfig | undefined;
 
   if (opts.configFile) {
@@ -155,7 +157,7 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
       };
     }
   }
-  store = new AdmissionConfigStore(env, fileLayer);
+  const store = new AdmissionConfigStore(env, fileLayer);
   log.level = store.current.logLevel;
 
   if (opts.standalone) {

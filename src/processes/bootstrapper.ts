@@ -12,15 +12,16 @@ import { LABEL_MANAGED_BY, MANAGED_BY, type SyncObject, planSync } from "../boot
 import { applyObject } from "../kube/apply.js";
 import { discoverApiVersions } from "../kube/discovery.js";
 import { eventFor } from "../kube/events.js";
-import { k8s, loadKubeConfig } from "../kube/client.js";
+import { k8s, loadKubeConfig, statusCode } from "../kube/client.js";
 import { type CachedInformer, startInformer } from "../kube/informers.js";
 import { DEFAULT_ROTATION_POLICY, scalePolicy } from "../pki/rotation.js";
 import { WebhookMetrics } from "../server/metrics.js";
 import { type WebhookServer, startWebhookServer } from "../server/webhook-server.js";
+import { type Clock, SYSTEM_CLOCK, TokenBucket, WorkQueue, defaultRateLimiter, runController } from "../kube/workqueue.js";
 import { createLogger } from "../util/logger.js";
 import { WebhookTls } from "./webhook-tls.js";
-import { type WebhookTarget, clientConfig, namespaceSelector, webhookSans } from "../admission/webhooks.js";
-import { allow } from "../admission/decision.js";
+import { type WebhookTarget, clientConfig, namespaceSelector, webhookSans } from "../webhook/registration.js";
+import { allow } from "../webhook/decision.js";
 
 export const BOOTSTRAPPER_WEBHOOK_CONFIGURATION = "rt-bootstrapper-mutating-webhook-configuration";
 export const BOOTSTRAPPER_WEBHOOK = "mpod-v1.kb.io";
@@ -136,107 +137,30 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
   reload("start");
 
   const metrics = new WebhookMetrics();
-  const hk = {
-    scanned: new Counter({ name: "corral_bootstrapper_housekeeping_pods_scanned_total", help: "Pods in scope scanned by housekeeping", registers: [metrics.registry] }),
-    missing: new Counter({ name: "corral_bootstrapper_housekeeping_pods_missing_total", help: "Pods found missing a manipulation", registers: [metrics.registry] }),
-    evicted: new Counter({ name: "corral_bootstrapper_housekeeping_pods_evicted_total", help: "Controller-owned pods evicted to be recreated", registers: [metrics.registry] }),
-    skipped: new Counter({ name: "corral_bootstrapper_housekeeping_pods_skipped_total", help: "Pods left alone (bare pods, eviction refused or not served, rate limit, dry run)", labelNames: ["reason"], registers: [metrics.registry] }),
-  };
+  const housekeep = housekeeper({ core, pods, eviction: apiVersions.eviction, config: () => cfg, nsAnnotations, metrics, log });
+  const syncCaches: Partial<SyncCaches> = {};
+  const sync = syncer({ kc, core, namespaces, caches: syncCaches, config: () => cfg, log });
 
-  // Housekeeping: evict controller-owned pods missing manipulations, one per owner per round, rate-limited.
-  const reported = new Set<string>();
-  let tokens = 0;
-  let lastRefill = Date.now();
-  const housekeep = async () => {
-    if (!cfg) return;
-    const c = cfg;
-    const now = Date.now();
-    tokens = Math.min(c.housekeeping.evictionsPerMinute, tokens + ((now - lastRefill) / 60_000) * c.housekeeping.evictionsPerMinute);
-    lastRefill = now;
-    const plan = planHousekeeping(pods.list() as unknown as Parameters<typeof planHousekeeping>[0], c, nsAnnotations);
-    hk.scanned.inc(plan.scanned);
-    hk.missing.inc(plan.missing.length);
-    for (const p of plan.evict) {
-      if (c.housekeeping.dryRun) {
-        log.info({ pod: `${p.namespace}/${p.name}`, missing: p.missing }, "housekeeping (dry run): would evict");
-        hk.skipped.inc({ reason: "dry-run" });
-        continue;
+  // One queue for the background work: a key per task, run one at a time, retried with backoff when it throws.
+  const resyncMs = (cfg?.sync.resyncSeconds ?? 60) * 1000;
+  const controller = runController<"housekeep" | "sync">({
+    queue: new WorkQueue({ rateLimiter: defaultRateLimiter(SYSTEM_CLOCK, { baseMs: 1000, maxMs: 60_000 }) }),
+    reconcile: async (task) => {
+      if (task === "housekeep") {
+        await housekeep();
+        return { requeueAfter: cfg ? cfg.housekeeping.intervalSeconds * 1000 : 60_000 };
       }
-      if (tokens < 1) {
-        hk.skipped.inc({ reason: "rate-limit" });
-        continue;
-      }
-      if (!apiVersions.eviction) {
-        hk.skipped.inc({ reason: "eviction-not-served" });
-        continue;
-      }
-      tokens -= 1;
-      try {
-        await core.createNamespacedPodEviction({ name: p.name, namespace: p.namespace, body: { apiVersion: apiVersions.eviction, kind: "Eviction", metadata: { name: p.name, namespace: p.namespace } } as k8s.V1Eviction });
-        hk.evicted.inc();
-        log.info({ pod: `${p.namespace}/${p.name}`, owner: p.owner, missing: p.missing }, "housekeeping: evicted pod missing manipulations");
-      } catch (err) {
-        hk.skipped.inc({ reason: "eviction-refused" });
-        log.warn({ pod: `${p.namespace}/${p.name}`, err: (err as { code?: number }).code ?? (err as Error).message }, "housekeeping: eviction refused (PodDisruptionBudget?)");
-      }
-    }
-    // report each bare pod once, and forget pods that are gone or repaired
-    const bare = new Set(plan.bare.map((p) => `${p.namespace}/${p.name}`));
-    for (const id of reported) if (!bare.has(id)) reported.delete(id);
-    for (const p of plan.bare) {
-      hk.skipped.inc({ reason: "bare-pod" });
-      const id = `${p.namespace}/${p.name}`;
-      if (reported.has(id)) continue;
-      reported.add(id);
-      await core.createNamespacedEvent({ namespace: p.namespace, body: eventFor({ kind: "Pod", name: p.name, namespace: p.namespace }, "Warning", "MissingManipulations",
-        `pod was created without runtime manipulations (${p.missing.join(", ")}); it has no controller, so it is not restarted: delete and recreate it`, "corral-bootstrapper") }).catch((err: Error) => log.warn({ pod: id, err: err.message }, "could not record event"));
-    }
-  };
-
-  // Shared-resource sync, from the informers' caches (sources in the source namespace, managed copies everywhere).
-  let syncCaches: { secrets: CachedInformer<k8s.V1Secret>; configMaps: CachedInformer<k8s.V1ConfigMap>; managedSecrets: CachedInformer<k8s.V1Secret>; managedConfigMaps: CachedInformer<k8s.V1ConfigMap> } | undefined;
-  const sync = async () => {
-    if (!cfg || cfg.sync.resources.length === 0 || !syncCaches) return;
-    const c = cfg;
-    const sc = syncCaches;
-    const sources: SyncObject[] = [];
-    for (const r of c.sync.resources) {
-      const o = r.kind === "Secret" ? sc.secrets.get(r.name, c.sync.sourceNamespace) : sc.configMaps.get(r.name, c.sync.sourceNamespace);
-      if (o) sources.push({ kind: r.kind, metadata: { name: r.name, namespace: c.sync.sourceNamespace }, data: o.data ?? {}, type: (o as k8s.V1Secret).type });
-    }
-    const copies: SyncObject[] = [
-      ...sc.managedSecrets.list().map((s) => ({ kind: "Secret" as const, metadata: s.metadata as SyncObject["metadata"], data: s.data ?? {}, type: s.type })),
-      ...sc.managedConfigMaps.list().map((s) => ({ kind: "ConfigMap" as const, metadata: s.metadata as SyncObject["metadata"], data: s.data ?? {} })),
-    ];
-    const plan = planSync(c, sources, namespaces.list().map((n) => ({ name: n.metadata!.name!, labels: n.metadata?.labels, terminating: n.status?.phase === "Terminating" })), copies);
-    for (const o of plan.apply) {
-      await applyObject(kc, { apiVersion: "v1", ...o } as k8s.KubernetesObject, log).catch((err: Error) => log.warn({ object: `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`, err: err.message }, "sync write failed"));
-    }
-    for (const d of plan.delete) {
-      const del = d.kind === "Secret" ? core.deleteNamespacedSecret({ name: d.name, namespace: d.namespace }) : core.deleteNamespacedConfigMap({ name: d.name, namespace: d.namespace });
-      await del.then(() => log.info({ object: `${d.kind} ${d.namespace}/${d.name}` }, "sync: copy removed"), () => undefined);
-    }
-    if (plan.apply.length > 0) log.info({ written: plan.apply.map((o) => `${o.metadata.namespace}/${o.metadata.name}`) }, "sync: copies written");
-  };
-
-  // Serialised background work with debounce, triggered by events and timers.
-  let chain = Promise.resolve();
-  const run = (what: "housekeep" | "sync") => {
-    chain = chain.then(() => (what === "housekeep" ? housekeep() : sync())).catch((err: Error) => log.error({ err: err.message, task: what }, "background task failed"));
-    return chain;
-  };
-  let syncTimer: NodeJS.Timeout | undefined;
-  const soonSync = () => {
-    if (syncTimer) return;
-    syncTimer = setTimeout(() => {
-      syncTimer = undefined;
-      void run("sync");
-    }, 200);
-  };
+      await sync();
+      return { requeueAfter: resyncMs };
+    },
+    onError: (task, err) => log.error({ err: (err as Error).message, task }, "background task failed"),
+  });
+  // Bursts of changes are handled by one sync, 200 ms after the first.
+  const soonSync = () => controller.queue.addAfter("sync", 200);
   for (const verb of ["add", "update", "delete"] as const) {
     configMaps.on(verb, (cm) => {
       if (cm.metadata?.name === CONFIGMAP_NAME && reload(`${verb} ConfigMap`)) {
-        void run("housekeep");
+        controller.queue.add("housekeep");
         soonSync();
       }
     });
@@ -251,30 +175,14 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
     startInformer<k8s.V1Secret>(kc, `/api/v1/namespaces/${sourceNs}/secrets`, () => core.listNamespacedSecret({ namespace: sourceNs }), "source-secrets", log),
     startInformer<k8s.V1ConfigMap>(kc, `/api/v1/namespaces/${sourceNs}/configmaps`, () => core.listNamespacedConfigMap({ namespace: sourceNs }), "source-configmaps", log),
   ]);
-  syncCaches = { secrets: sourceSecrets, configMaps: sourceConfigMaps, managedSecrets, managedConfigMaps };
+  Object.assign(syncCaches, { secrets: sourceSecrets, configMaps: sourceConfigMaps, managedSecrets, managedConfigMaps });
   for (const inf of [managedSecrets, managedConfigMaps, sourceSecrets, sourceConfigMaps] as CachedInformer<k8s.KubernetesObject>[]) {
     closers.push(() => inf.stop());
     for (const verb of ["add", "update", "delete"] as const) inf.on(verb, () => soonSync());
   }
-  const tick = () => {
-    if (!cfg) return 60_000;
-    return cfg.housekeeping.intervalSeconds * 1000;
-  };
-  let hkTimer: NodeJS.Timeout;
-  const scheduleHousekeeping = () => {
-    hkTimer = setTimeout(() => {
-      void run("housekeep").then(scheduleHousekeeping);
-    }, tick());
-    hkTimer.unref();
-  };
-  scheduleHousekeeping();
-  const syncInterval = setInterval(() => void run("sync"), (cfg?.sync.resyncSeconds ?? 60) * 1000);
-  syncInterval.unref();
-  closers.push(() => {
-    clearTimeout(hkTimer);
-    clearInterval(syncInterval);
-    if (syncTimer) clearTimeout(syncTimer);
-  });
+  controller.queue.addAfter("housekeep", cfg ? cfg.housekeeping.intervalSeconds * 1000 : 60_000);
+  // Not awaited: close does not wait for a task in progress (its API calls end on their own).
+  closers.push(() => void controller.stop());
 
   // Certificates and the fail-open registration.
   const tls = new WebhookTls({
@@ -294,15 +202,131 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
   });
   await tls.start((t) => server.setCertificate(t));
   closers.push(() => tls.stop());
-  void run("sync");
+  controller.queue.add("sync"); // and every resyncMs after each run
   log.info({ port: server.port, namespace, marker: ANNOTATION_MODIFIED }, "bootstrapper serving");
   return {
     server, log,
-    housekeep: () => run("housekeep"),
-    sync: () => run("sync"),
+    housekeep: () => controller.enqueueAndWait("housekeep"),
+    sync: () => controller.enqueueAndWait("sync"),
     close: async () => {
       await server.close();
       for (const c of closers) await c();
     },
+  };
+}
+
+/** What housekeeping and sync read and write. */
+export interface PartOptions {
+  core: k8s.CoreV1Api;
+  /** The configuration in force (the last good one), or undefined before one was read. */
+  config: () => BootstrapperConfig | undefined;
+  log: Logger;
+}
+
+/**
+ * Housekeeping (design 003): evicts controller-owned pods missing manipulations, one per owner per round, at most
+ * `housekeeping.evictionsPerMinute` a minute (a token bucket, empty at start); reports each bare pod once with an Event.
+ * @returns the round to run, one at a time; it throws only on an unexpected error (API errors are logged and counted)
+ */
+export function housekeeper(o: PartOptions & {
+  pods: CachedInformer<k8s.V1Pod>;
+  /** The Eviction group/version the server serves, or undefined when it serves none. */
+  eviction: string | undefined;
+  nsAnnotations: (namespace: string) => Record<string, string> | undefined;
+  metrics: WebhookMetrics;
+  clock?: Clock;
+}): () => Promise<void> {
+  const { core, log } = o;
+  const registers = [o.metrics.registry];
+  const hk = {
+    scanned: new Counter({ name: "corral_bootstrapper_housekeeping_pods_scanned_total", help: "Pods in scope scanned by housekeeping", registers }),
+    missing: new Counter({ name: "corral_bootstrapper_housekeeping_pods_missing_total", help: "Pods found missing a manipulation", registers }),
+    evicted: new Counter({ name: "corral_bootstrapper_housekeeping_pods_evicted_total", help: "Controller-owned pods evicted to be recreated", registers }),
+    skipped: new Counter({ name: "corral_bootstrapper_housekeeping_pods_skipped_total", help: "Pods left alone (bare pods, eviction refused or not served, rate limit, dry run)", labelNames: ["reason"], registers }),
+  };
+  const evictions = new TokenBucket({ perSecond: 0, burst: 0, initial: 0, clock: o.clock ?? SYSTEM_CLOCK });
+  const reported = new Set<string>();
+  return async () => {
+    const c = o.config();
+    if (!c) return;
+    const perMinute = c.housekeeping.evictionsPerMinute;
+    evictions.setRate(perMinute / 60, perMinute);
+    const plan = planHousekeeping(o.pods.list() as unknown as Parameters<typeof planHousekeeping>[0], c, o.nsAnnotations);
+    hk.scanned.inc(plan.scanned);
+    hk.missing.inc(plan.missing.length);
+    for (const p of plan.evict) {
+      if (c.housekeeping.dryRun) {
+        log.info({ pod: `${p.namespace}/${p.name}`, missing: p.missing }, "housekeeping (dry run): would evict");
+        hk.skipped.inc({ reason: "dry-run" });
+        continue;
+      }
+      if (!evictions.has()) {
+        hk.skipped.inc({ reason: "rate-limit" });
+        continue;
+      }
+      if (!o.eviction) {
+        hk.skipped.inc({ reason: "eviction-not-served" });
+        continue;
+      }
+      evictions.tryTake();
+      try {
+        await core.createNamespacedPodEviction({ name: p.name, namespace: p.namespace, body: { apiVersion: o.eviction, kind: "Eviction", metadata: { name: p.name, namespace: p.namespace } } as k8s.V1Eviction });
+        hk.evicted.inc();
+        log.info({ pod: `${p.namespace}/${p.name}`, owner: p.owner, missing: p.missing }, "housekeeping: evicted pod missing manipulations");
+      } catch (err) {
+        hk.skipped.inc({ reason: "eviction-refused" });
+        log.warn({ pod: `${p.namespace}/${p.name}`, err: statusCode(err) ?? (err as Error).message }, "housekeeping: eviction refused (PodDisruptionBudget?)");
+      }
+    }
+    // report each bare pod once, and forget pods that are gone or repaired
+    const bare = new Set(plan.bare.map((p) => `${p.namespace}/${p.name}`));
+    for (const id of reported) if (!bare.has(id)) reported.delete(id);
+    for (const p of plan.bare) {
+      hk.skipped.inc({ reason: "bare-pod" });
+      const id = `${p.namespace}/${p.name}`;
+      if (reported.has(id)) continue;
+      reported.add(id);
+      await core.createNamespacedEvent({ namespace: p.namespace, body: eventFor({ kind: "Pod", name: p.name, namespace: p.namespace }, "Warning", "MissingManipulations",
+        `pod was created without runtime manipulations (${p.missing.join(", ")}); it has no controller, so it is not restarted: delete and recreate it`, "corral-bootstrapper") }).catch((err: Error) => log.warn({ pod: id, err: err.message }, "could not record event"));
+    }
+  };
+}
+
+/** The informer caches the sync reads: sources in the source namespace, managed copies everywhere. */
+export interface SyncCaches {
+  secrets: CachedInformer<k8s.V1Secret>;
+  configMaps: CachedInformer<k8s.V1ConfigMap>;
+  managedSecrets: CachedInformer<k8s.V1Secret>;
+  managedConfigMaps: CachedInformer<k8s.V1ConfigMap>;
+}
+
+/**
+ * Shared-resource sync (design 003), from the informers' caches: writes the copies `planSync` wants and deletes the
+ * ones it no longer wants. Does nothing until the caches are filled in.
+ */
+export function syncer(o: PartOptions & { kc: k8s.KubeConfig; namespaces: CachedInformer<k8s.V1Namespace>; caches: Partial<SyncCaches> }): () => Promise<void> {
+  const { core, log } = o;
+  return async () => {
+    const c = o.config();
+    const sc = o.caches;
+    if (!c || c.sync.resources.length === 0 || !sc.secrets || !sc.configMaps || !sc.managedSecrets || !sc.managedConfigMaps) return;
+    const sources: SyncObject[] = [];
+    for (const r of c.sync.resources) {
+      const obj = r.kind === "Secret" ? sc.secrets.get(r.name, c.sync.sourceNamespace) : sc.configMaps.get(r.name, c.sync.sourceNamespace);
+      if (obj) sources.push({ kind: r.kind, metadata: { name: r.name, namespace: c.sync.sourceNamespace }, data: obj.data ?? {}, type: (obj as k8s.V1Secret).type });
+    }
+    const copies: SyncObject[] = [
+      ...sc.managedSecrets.list().map((s) => ({ kind: "Secret" as const, metadata: s.metadata as SyncObject["metadata"], data: s.data ?? {}, type: s.type })),
+      ...sc.managedConfigMaps.list().map((s) => ({ kind: "ConfigMap" as const, metadata: s.metadata as SyncObject["metadata"], data: s.data ?? {} })),
+    ];
+    const plan = planSync(c, sources, o.namespaces.list().map((n) => ({ name: n.metadata!.name!, labels: n.metadata?.labels, terminating: n.status?.phase === "Terminating" })), copies);
+    for (const obj of plan.apply) {
+      await applyObject(o.kc, { apiVersion: "v1", ...obj } as k8s.KubernetesObject, log).catch((err: Error) => log.warn({ object: `${obj.kind} ${obj.metadata.namespace}/${obj.metadata.name}`, err: err.message }, "sync write failed"));
+    }
+    for (const d of plan.delete) {
+      const del = d.kind === "Secret" ? core.deleteNamespacedSecret({ name: d.name, namespace: d.namespace }) : core.deleteNamespacedConfigMap({ name: d.name, namespace: d.namespace });
+      await del.then(() => log.info({ object: `${d.kind} ${d.namespace}/${d.name}` }, "sync: copy removed"), () => undefined);
+    }
+    if (plan.apply.length > 0) log.info({ written: plan.apply.map((obj) => `${obj.metadata.namespace}/${obj.metadata.name}`) }, "sync: copies written");
   };
 }

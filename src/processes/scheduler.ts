@@ -13,18 +13,19 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { Counter, Gauge, Registry } from "prom-client";
-import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME } from "../admission/constants.js";
+import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME } from "../yunikorn/constants.js";
 import { SchedulerCore } from "../scheduler/core/scheduler.js";
 import { EventSystem, eventConfigOf } from "../scheduler/events/system.js";
 import { FORWARDED_HEADER, LEADER_ADDRESS_ANNOTATION, SERVED_BY_HEADER, forwardDecision, forwardRequest } from "../scheduler/rest/forward.js";
 import { error as restError } from "../scheduler/rest/router.js";
 import { json, readBody, startRestServer } from "../scheduler/rest/server.js";
-import { flattenConfigMaps, queuesYamlOf } from "../scheduler/shim/config.js";
+import { flattenConfigMaps } from "../yunikorn/config-maps.js";
+import { queuesYamlOf } from "../scheduler/shim/config.js";
 import { DEFAULT_GANG_CONFIG, parseGangConfig } from "../scheduler/shim/gang/config.js";
 import { type PodRef, type SchedulingMode, ShimContext, type ShimAction } from "../scheduler/shim/context.js";
 import { bindErrorOutcome, filterReply, parseFilterArgs } from "../scheduler/shim/extender.js";
 import type { PodObject } from "../scheduler/shim/translate.js";
-import { k8s, loadKubeConfig, makeKeepAliveApiClient } from "../kube/client.js";
+import { k8s, loadKubeConfig, makeKeepAliveApiClient, statusCode } from "../kube/client.js";
 import { eventFor } from "../kube/events.js";
 import { type CachedInformer, startInformer } from "../kube/informers.js";
 import { runLeaderElection } from "../kube/leader.js";
@@ -71,7 +72,7 @@ export interface SchedulerProcess {
   close(): Promise<void>;
 }
 
-const code = (err: unknown) => (err as { code?: number }).code;
+const code = statusCode;
 const bodyText = (err: unknown) => {
   const b = (err as { body?: unknown }).body;
   return typeof b === "string" ? b : b ? JSON.stringify(b) : (err as Error).message;

@@ -86,7 +86,7 @@ export class WebhookTls {
   }
 
   private async loadCas(withinMs: number): Promise<[CaInfo, CaInfo]> {
-    const r = await ensureCas(this.o.secrets, this.o.namespace(), this.o.secretName, this.o.now, this.o.policy, withinMs, this.o.log);
+    const r = await ensureCas({ api: this.o.secrets, namespace: this.o.namespace(), name: this.o.secretName, now: this.o.now, policy: this.o.policy, withinMs, log: this.o.log });
     this.cas = r.cas;
     return r.cas;
   }

@@ -62,7 +62,7 @@ export function parseScenario(text: string): Scenario {
   try {
     raw = parseYaml(text, { uniqueKeys: true });
   } catch (err) {
-    throw new Error(`scenario is not valid YAML: ${(err as Error).message}`);
+    throw new Error(`scenario is not valid YAML: ${(err as Error).message}`, { cause: err });
   }
   const r = scenarioSchema.safeParse(raw);
   if (!r.success) throw new Error(`invalid scenario: ${formatZodError("", r.error)}`);

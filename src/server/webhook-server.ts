@@ -30,9 +30,9 @@ import { type IncomingMessage, type ServerResponse } from "node:http";
 import { type Server, createServer } from "node:https";
 import type { Socket } from "node:net";
 import type { Logger } from "pino";
-import { type Decision, refuse } from "../admission/decision.js";
-import { toResponse } from "../admission/review.js";
-import { type AdmissionRequest, decodeAdmissionReview, deny, encodeAdmissionReview } from "./admission-review.js";
+import { type Decision, refuse, toResponse } from "../webhook/decision.js";
+import { type AdmissionRequest, decodeAdmissionReview, deny, encodeAdmissionReview } from "../webhook/admission-review.js";
+import { readBody } from "../util/http-body.js";
 import { METRIC_KINDS, METRIC_OPERATIONS, WebhookMetrics, boundedLabel } from "./metrics.js";
 
 /** A webhook route: path and decision. The decision must not throw on bad input (it denies instead). */
@@ -264,33 +264,24 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
         inFlightBytes -= reserved;
         metrics.inFlightBytes.set(inFlightBytes);
       });
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let aborted = false;
-      req.on("data", (c: Buffer) => {
-        if (aborted) return;
-        size += c.length;
-        if (size > limit) {
-          aborted = true;
-          chunks.length = 0;
-          return reject(req, res, post.name, 413, "too_large", `request body exceeds ${limit} bytes\n`);
-        }
-        if (size > reserved) {
+      void readBody(req, {
+        limitBytes: limit,
+        grow: (size) => {
+          if (size <= reserved) return true;
           // a chunked body, or more than declared: reserve as it arrives
-          if (inFlightBytes + (size - reserved) > limits.maxInFlightBytes) {
-            aborted = true;
-            chunks.length = 0;
-            return overloaded(req, res, post.name);
-          }
+          if (inFlightBytes + (size - reserved) > limits.maxInFlightBytes) return false;
           inFlightBytes += size - reserved;
           reserved = size;
           metrics.inFlightBytes.set(inFlightBytes);
+          return true;
+        },
+      }).then((read) => {
+        if (!read.ok) {
+          if (read.reason === "too_large") return reject(req, res, post.name, 413, "too_large", `request body exceeds ${limit} bytes\n`);
+          if (read.reason === "refused") return overloaded(req, res, post.name);
+          return log.warn({ err: read.error.message, url: req.url }, "request stream error");
         }
-        chunks.push(c);
-      });
-      req.on("end", () => {
-        if (aborted) return;
-        if (size === 0) {
+        if (read.body.length === 0) {
           log.warn({ url: req.url, status: 400 }, "bad webhook request: empty body");
           return plain(res, 400, "empty or invalid body\n");
         }
@@ -299,13 +290,12 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
           return plain(res, 415, "invalid Content-Type, expect `application/json`\n");
         }
         try {
-          post.handle(req, res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+          post.handle(req, res, read.body);
         } catch (err) {
           log.error({ err, url: req.url }, "webhook request failed");
           if (!res.headersSent) plain(res, 500, "internal error\n");
         }
       });
-      req.on("error", (err) => log.warn({ err: err.message, url: req.url }, "request stream error"));
       return;
     }
     const get = gets.get(path);

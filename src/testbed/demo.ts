@@ -4,7 +4,7 @@
  * behind kube-scheduler v1.20.2 — with queues, a quota and per-user placement; prints what each object became, then
  * shuts everything down.
  */
-import { ANNOTATION_USER_INFO } from "../admission/constants.js";
+import { ANNOTATION_USER_INFO } from "../yunikorn/constants.js";
 import { k8s } from "../kube/client.js";
 import { discoverApiVersions } from "../kube/discovery.js";
 import {

@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { k8s } from "../kube/client.js";
+import { k8s, statusCode } from "../kube/client.js";
 
 /** The repository root (this file is src/testbed/ or dist/testbed/). */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -184,7 +184,7 @@ export async function prepareNamespace(admin: k8s.KubeConfig, namespace: string,
   try {
     await core.createNamespace({ body: { metadata: { name: namespace, labels, annotations } } });
   } catch (err) {
-    if ((err as { code?: number }).code !== 409) throw err;
+    if (statusCode(err) !== 409) throw err;
   }
   if (editors.length > 0) {
     try {
@@ -197,7 +197,7 @@ export async function prepareNamespace(admin: k8s.KubeConfig, namespace: string,
         },
       });
     } catch (err) {
-      if ((err as { code?: number }).code !== 409) throw err;
+      if (statusCode(err) !== 409) throw err;
     }
   }
   await waitFor(`service account token in ${namespace}`, async () => {
@@ -299,7 +299,7 @@ export async function createFakeNodes(admin: k8s.KubeConfig, prefix: string, cou
     try {
       await core.createNode({ body: { metadata: { name, labels: { "corral.test/fake-node": prefix } }, status: { capacity: allocatable, allocatable } } });
     } catch (err) {
-      if ((err as { code?: number }).code !== 409) throw err;
+      if (statusCode(err) !== 409) throw err;
     }
     // The TaintNodesByCondition admission plugin adds node.kubernetes.io/not-ready at creation; with no kubelet and no
     // node lifecycle controller nothing would ever remove it, and kube-scheduler would refuse every node.

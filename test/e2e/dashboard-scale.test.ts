@@ -25,7 +25,7 @@ const USERS = Array.from({ length: 40 }, (_, i) => `user${String(i).padStart(2, 
 
 /** Five team parents with four leaves each; maxima that hold part of the load back, and a per-user limit. */
 function queues(): string {
-  const leaves = (t: string) => ["batch", "adhoc", "nightly", "interactive"].map((l) => `              - name: ${l}\n                resources: {guaranteed: {vcore: 500, memory: 2000Gi}}\n`).join("");
+  const leaves = (_team: string) => ["batch", "adhoc", "nightly", "interactive"].map((l) => `              - name: ${l}\n                resources: {guaranteed: {vcore: 500, memory: 2000Gi}}\n`).join("");
   return `partitions:
   - name: default
     queues:

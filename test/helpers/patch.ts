@@ -1,5 +1,5 @@
 import fjp from "fast-json-patch";
-import type { AdmissionResponse } from "../../src/server/admission-review.js";
+import type { AdmissionResponse } from "../../src/webhook/admission-review.js";
 
 /** Decodes response.patch (base64 JSON Patch). */
 export function patchOps(res: AdmissionResponse): { op: string; path: string; value?: unknown }[] {

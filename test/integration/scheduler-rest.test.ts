@@ -9,7 +9,7 @@ import { decodeQueuesYaml } from "../../src/scheduler/core/config.js";
 import { validateSchedulerConfig } from "../../src/scheduler/core/validate.js";
 import { type RestServer, startRestServer } from "../../src/scheduler/rest/server.js";
 import { schedulerQueueValidator } from "../../src/server/scheduler-client.js";
-import type { AdmissionRequest } from "../../src/server/admission-review.js";
+import type { AdmissionRequest } from "../../src/webhook/admission-review.js";
 
 let rest: RestServer;
 const cfg = validateSchedulerConfig(decodeQueuesYaml("partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n"));

@@ -8,7 +8,7 @@ import { connect } from "node:tls";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultAdmissionConfig } from "../../src/admission/config.js";
-import { EMPTY_LOOKUPS } from "../../src/admission/decision.js";
+import { EMPTY_LOOKUPS } from "../../src/admission/lookups.js";
 import { decide } from "../../src/admission/review.js";
 import { generateCa, generateServerCert } from "../../src/pki/certificates.js";
 import { type WebhookServer, type WebhookServerOptions, startWebhookServer } from "../../src/server/webhook-server.js";

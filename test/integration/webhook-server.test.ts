@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultAdmissionConfig } from "../../src/admission/config.js";
-import { EMPTY_LOOKUPS } from "../../src/admission/decision.js";
+import { EMPTY_LOOKUPS } from "../../src/admission/lookups.js";
 import { decide } from "../../src/admission/review.js";
 import { generateCa, generateServerCert } from "../../src/pki/certificates.js";
 import { type WebhookServer, startWebhookServer } from "../../src/server/webhook-server.js";
@@ -159,7 +159,7 @@ describe("webhook HTTPS server", () => {
 
 describe("AdmissionReview encoding", () => {
   it("the fast path encodes exactly what JSON.stringify would", async () => {
-    const { encodeAdmissionReview } = await import("../../src/server/admission-review.js");
+    const { encodeAdmissionReview } = await import("../../src/webhook/admission-review.js");
     const res = { uid: 'a"b', allowed: true, patch: "W10=", patchType: "JSONPatch" as const };
     expect(JSON.parse(encodeAdmissionReview("admission.k8s.io/v1", res))).toEqual({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: res });
   });

@@ -2,7 +2,7 @@
  * Environment (`set-fips-mode`, `set-landscape`; reference §4.4-4.5): variables added to every init and regular
  * container. A variable the container already defines is kept as it is (upstream overwrites it).
  */
-import type { PatchOp } from "../../util/json-patch.js";
+import type { PatchOp } from "../../webhook/json-patch.js";
 import type { BootstrapperConfig } from "../config.js";
 import { type PodView, appendOps, containersOf } from "./types.js";
 

@@ -1,5 +1,5 @@
 /** Image pull secret (`add-img-pull-secret`; reference §4.2): add the configured Secret to imagePullSecrets if absent. */
-import type { PatchOp } from "../../util/json-patch.js";
+import type { PatchOp } from "../../webhook/json-patch.js";
 import type { BootstrapperConfig } from "../config.js";
 import { type PodView, appendOps } from "./types.js";
 

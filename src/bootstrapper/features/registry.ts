@@ -5,7 +5,7 @@
  * registry segment and are left alone, unless `matchDockerHub` is on: they then count as `docker.io/library/nginx`,
  * `docker.io/team/app` and a `docker.io` override rewrites them. Idempotent unless a target host is also a source key.
  */
-import type { PatchOp } from "../../util/json-patch.js";
+import type { PatchOp } from "../../webhook/json-patch.js";
 import type { BootstrapperConfig } from "../config.js";
 import { type PodView, containersOf } from "./types.js";
 

@@ -4,7 +4,7 @@
  * (projected volume) when configured, else a ConfigMap key (works on every cluster). No-op without a source. A mount
  * the user already has at the same path is never shadowed.
  */
-import type { PatchOp } from "../../util/json-patch.js";
+import type { PatchOp } from "../../webhook/json-patch.js";
 import type { BootstrapperConfig } from "../config.js";
 import { type PodView, appendOps, containersOf } from "./types.js";
 

@@ -2,7 +2,7 @@
  * The read-only view of a Pod the manipulations work on. Manipulations never copy the pod: each returns the JSON Patch
  * ops that make its change (a few small ops rather than whole rewritten arrays, which made the webhook 4× slower).
  */
-import type { PatchOp } from "../../util/json-patch.js";
+import type { PatchOp } from "../../webhook/json-patch.js";
 
 export interface Container {
   name: string;

@@ -52,7 +52,8 @@ export interface ParsedQueueProperties {
 }
 
 const UNITS_NS: Record<string, number> = { ns: 1, us: 1e3, "\u00b5s": 1e3, "\u03bcs": 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
-const MAX_DURATION_NS = 9223372036854775807;
+/** Go's largest Duration, 2^63 − 1 ns; as a double it is 2^63 (the literal 9223372036854775807 rounds to the same). */
+const MAX_DURATION_NS = 2 ** 63;
 
 /**
  * Go's `time.ParseDuration`: a signed sequence of decimal numbers with optional fraction and a unit each (`ns`, `us`,

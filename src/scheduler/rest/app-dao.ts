@@ -16,7 +16,12 @@
 import type { AllocationView, ApplicationView, AskView } from "../core/read.js";
 import type { Res } from "../core/resources.js";
 import type { SchedulerCore } from "../core/scheduler.js";
-import { holdInfo } from "./dao.js";
+import { type HoldReason, formatHoldReason, holdState } from "../core/hold-reason.js";
+
+/** A hold reason as REST shows it: the typed fields, its scheduling state and its text. */
+export function holdInfo(r: HoldReason): Record<string, unknown> {
+  return { ...r, state: holdState(r), message: formatHoldReason(r) };
+}
 
 export const ns = (ms: number) => ms * 1_000_000;
 

@@ -10,7 +10,7 @@ import type { Res } from "../core/resources.js";
 import type { SchedulerCore } from "../core/scheduler.js";
 import { limitTable } from "../core/ugm/limits.js";
 import type { ApplicationSummary, HoldReasonInfo, LimitInfo, NodeSummary, PendingList, PendingPod } from "./api-types.js";
-import { holdInfo } from "./dao.js";
+import { holdInfo } from "./app-dao.js";
 import { RestError, type Router, json } from "./router.js";
 
 const NAMESPACE_TAG = "kubernetes.io/meta/namespace";

@@ -4,7 +4,6 @@
  * resources are `{name: integer}`. Partitions, queues, nodes, usage and health here; applications, asks and
  * allocations in app-dao.ts; clusters, node utilisation, placement rules and history in cluster-dao.ts.
  */
-import { type HoldReason, formatHoldReason, holdState } from "../core/hold-reason.js";
 import type { NodeView, PartitionView, QueueView, UsageView } from "../core/read.js";
 import type { Res } from "../core/resources.js";
 import { type DaoLookups, allocationInfo, clean, ns } from "./app-dao.js";
@@ -46,11 +45,6 @@ export function queueInfo(q: QueueView, partition = ""): Record<string, unknown>
   if (max) out.absUsedCapacity = percent(q.allocated, max);
   if (q.children) out.children = q.children.map((c) => queueInfo(c));
   return out;
-}
-
-/** A hold reason as REST shows it: the typed fields, its scheduling state and its text. */
-export function holdInfo(r: HoldReason): Record<string, unknown> {
-  return { ...r, state: holdState(r), message: formatHoldReason(r) };
 }
 
 export function nodeInfo(n: NodeView, l: DaoLookups): Record<string, unknown> {

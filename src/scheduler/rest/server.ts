@@ -27,6 +27,7 @@ import { health, nodeInfo, partitionInfo, queueInfo, userUsage } from "./dao.js"
 import { clientAddress } from "./forward.js";
 import { RestError, Router, error, json } from "./router.js";
 import { serveUi } from "./ui-static.js";
+import { readBody as readRequestBody } from "../../util/http-body.js";
 
 export { json } from "./router.js";
 
@@ -60,23 +61,15 @@ export interface RestOptions {
   intercept?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
-export function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size > limit) {
-        reject(Object.assign(new Error(`request body exceeds ${limit} bytes`), { status: 413 }));
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
+/** The body as text; rejects with an Error carrying `status: 413` (connection destroyed) or the stream's error. */
+export async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  const read = await readRequestBody(req, { limitBytes: limit });
+  if (read.ok) return read.body.toString("utf8");
+  if (read.reason === "error") throw read.error;
+  req.destroy();
+  throw Object.assign(new Error(`request body exceeds ${limit} bytes`), { status: 413 });
 }
+
 export interface RestServer {
   server: Server;
   port: number;

@@ -1,9 +1,8 @@
 /**
  * The queue configuration in the scheduler's ConfigMaps (yunikorn-shim reference §6, upstream
  * pkg/conf/schedulerconf.go). Flattening (`yunikorn-defaults` first, `yunikorn-configs` second, `.gz` binaryData
- * gunzipped) is the admission controller's `flattenConfigMaps`, so both read the maps the same way. Pure.
+ * gunzipped) is yunikorn/config-maps.ts `flattenConfigMaps`, shared with the admission controller. Pure.
  */
-export { flattenConfigMaps } from "../../admission/config-validation.js";
 
 /** Default `service.policyGroup`: the queue configuration is the key `queues.yaml`. */
 export const DEFAULT_POLICY_GROUP = "queues";

@@ -14,7 +14,7 @@
  * is not bound by us: it waits as Allocated until kube-scheduler's `filter` call takes it (InProgress) and its
  * `bind` call confirms it.
  */
-import { ANNOTATION_IGNORE_APPLICATION } from "../../admission/constants.js";
+import { ANNOTATION_IGNORE_APPLICATION } from "../../yunikorn/constants.js";
 import type { AddApplicationRequest, AllocationMessage, CoreResponse, SchedulerCore } from "../core/scheduler.js";
 import { formatHoldReason, holdState } from "../core/hold-reason.js";
 import { type Res, addTo, subFrom } from "../core/resources.js";

@@ -12,7 +12,7 @@
  * - originator: the first non-placeholder task of an application whose pod UID is the one its placeholders' owner
  *   reference names (the pod that created the application).
  */
-import { ANNOTATION_ALLOW_PREEMPTION } from "../../admission/constants.js";
+import { ANNOTATION_ALLOW_PREEMPTION } from "../../yunikorn/constants.js";
 
 export const ANNOTATION_PLACEHOLDER = "internal.yunikorn.apache.org/placeholder";
 

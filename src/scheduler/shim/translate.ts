@@ -3,8 +3,9 @@
  * Identity comes only from the admission controller's `yunikorn.apache.org/user.info` annotation (design 002: the
  * groups are taken as given, the core never resolves them); an unreadable annotation counts as user `nobody`.
  */
-import { ANNOTATION_APPLICATION_ID, ANNOTATION_USER_INFO, CANONICAL_LABEL_APPLICATION_ID, CANONICAL_LABEL_QUEUE_NAME, LABEL_APPLICATION_ID, LABEL_QUEUE_NAME, SPARK_LABEL_APP_ID } from "../../admission/constants.js";
-import { generateApplicationId } from "../../admission/pod.js";
+import { ANNOTATION_APPLICATION_ID, ANNOTATION_USER_INFO, CANONICAL_LABEL_APPLICATION_ID, CANONICAL_LABEL_QUEUE_NAME, LABEL_APPLICATION_ID, LABEL_QUEUE_NAME, SPARK_LABEL_APP_ID } from "../../yunikorn/constants.js";
+import { parseUserInfoAnnotation } from "../../yunikorn/user-info.js";
+import { generateApplicationId } from "../../yunikorn/application-id.js";
 import type { AddApplicationRequest, AllocationMessage, NodeInfo } from "../core/scheduler.js";
 import { type PodLike, podResource, toCoreResource } from "./pod-resources.js";
 
@@ -32,18 +33,17 @@ export function applicationIdOf(pod: PodObject, schedulerName = "yunikorn"): str
   return explicitApplicationId(pod) ?? generateApplicationId(pod.metadata?.namespace ?? "default", false);
 }
 
-/** User and groups from the user.info annotation (missing or malformed → nobody, no groups). */
+/**
+ * User and groups from the user.info annotation (yunikorn/user-info.ts). Missing or malformed (not JSON, not an
+ * object, a `user` or a group that is not a string) → user `nobody`, no groups: the pod is still scheduled, charged
+ * to nobody. The admission controller refuses such a value on CREATE, so only a pod admitted without it gets here.
+ */
 export function identityOf(pod: PodObject): { user: string; groups: string[] } {
   const raw = pod.metadata?.annotations?.[ANNOTATION_USER_INFO];
   if (!raw) return { user: DEFAULT_USER, groups: [] };
-  try {
-    const v = JSON.parse(raw) as { user?: unknown; groups?: unknown };
-    const user = typeof v.user === "string" && v.user ? v.user : DEFAULT_USER;
-    const groups = Array.isArray(v.groups) ? v.groups.filter((g): g is string => typeof g === "string") : [];
-    return { user, groups };
-  } catch {
-    return { user: DEFAULT_USER, groups: [] };
-  }
+  const parsed = parseUserInfoAnnotation(raw);
+  if (!parsed.ok) return { user: DEFAULT_USER, groups: [] };
+  return { user: parsed.value.user || DEFAULT_USER, groups: parsed.value.groups ?? [] };
 }
 
 /** The AddApplicationRequest for the first pod of an application (§2.3). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { defaultAdmissionConfig, parseAdmissionConfig } from "../../../src/admission/config.js";
-import { EMPTY_LOOKUPS, type AdmissionLookups } from "../../../src/admission/decision.js";
-import { generateApplicationId } from "../../../src/admission/pod.js";
+import { EMPTY_LOOKUPS, type AdmissionLookups } from "../../../src/admission/lookups.js";
+import { generateApplicationId } from "../../../src/yunikorn/application-id.js";
 import { review, validatePodStatus } from "../../../src/admission/review.js";
 import { ALICE, BOB, RS_CONTROLLER, pod, podCreate, podUpdate } from "../../fixtures/reviews.js";
 import { applyResponse, patchOps } from "../../helpers/patch.js";
@@ -301,7 +301,7 @@ describe("undecodable pods are denied, naming the problem", () => {
 
 describe("user.info serialisation", () => {
   it("is byte-identical to YuniKorn's (fields omitted when empty)", async () => {
-    const { userInfoAnnotationValue } = await import("../../../src/admission/identity.js");
+    const { userInfoAnnotationValue } = await import("../../../src/yunikorn/user-info.js");
     expect(userInfoAnnotationValue({ username: "alice", groups: ["dev", "system:authenticated"] })).toBe('{"user":"alice","groups":["dev","system:authenticated"]}');
     expect(userInfoAnnotationValue({ username: "testExtUser", groups: [] })).toBe('{"user":"testExtUser"}');
     expect(userInfoAnnotationValue({ username: "", groups: ["g"] })).toBe('{"groups":["g"]}');

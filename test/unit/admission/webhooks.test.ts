@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { excludedNamespaceNames, mutatingWebhookConfiguration, namespaceSelector, validatingWebhookConfiguration } from "../../../src/admission/webhooks.js";
+import { excludedNamespaceNames, mutatingWebhookConfiguration, validatingWebhookConfiguration } from "../../../src/admission/webhooks.js";
+import { namespaceSelector } from "../../../src/webhook/registration.js";
 import { bootstrapperWebhookConfiguration } from "../../../src/processes/bootstrapper.js";
 
 type Expr = { key: string; operator: string; values?: string[] };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultAdmissionConfig, parseAdmissionConfig } from "../../../src/admission/config.js";
-import { EMPTY_LOOKUPS } from "../../../src/admission/decision.js";
+import { EMPTY_LOOKUPS } from "../../../src/admission/lookups.js";
 import { review } from "../../../src/admission/review.js";
 import { WORKLOAD_TEMPLATE_PATHS, templateChanged } from "../../../src/admission/workloads.js";
 import { ALICE, BOB, DEPLOYMENT_CONTROLLER, workload, workloadRequest } from "../../fixtures/reviews.js";

@@ -3,8 +3,8 @@ import { parseBootstrapperConfig, type BootstrapperConfig } from "../../../src/b
 import { rewriteImage } from "../../../src/bootstrapper/features/registry.js";
 import { enabledFeatures } from "../../../src/bootstrapper/opt-in.js";
 import { appliedFeatures, reviewBootstrap } from "../../../src/bootstrapper/review.js";
-import { toResponse } from "../../../src/admission/review.js";
-import type { AdmissionRequest } from "../../../src/server/admission-review.js";
+import { toResponse } from "../../../src/webhook/decision.js";
+import type { AdmissionRequest } from "../../../src/webhook/admission-review.js";
 import { applyResponse } from "../../helpers/patch.js";
 
 const cfgOf = (o: object): BootstrapperConfig => {

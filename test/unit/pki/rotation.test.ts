@@ -75,7 +75,7 @@ describe("signer, bundle, rotation time", () => {
     };
     const log = pino({ level: "silent" });
     let now = at(0);
-    let r = await ensureCas(api, "ns", "s", () => now, P, P.renewWithinMs, log);
+    let r = await ensureCas({ api, namespace: "ns", name: "s", now: () => now, policy: P, withinMs: P.renewWithinMs, log });
     expect(r.wrote || rv === 1).toBe(true);
     const expiries = new Set<string>();
     for (let step = 0; step < 8; step++) {
@@ -83,7 +83,7 @@ describe("signer, bundle, rotation time", () => {
       expect(rot.getTime()).toBeGreaterThan(now.getTime());
       now = rot;
       const signerBefore = signingCa(r.cas);
-      r = await ensureCas(api, "ns", "s", () => now, P, P.rotateWithinMs, log);
+      r = await ensureCas({ api, namespace: "ns", name: "s", now: () => now, policy: P, withinMs: P.rotateWithinMs, log });
       const bundle = caBundle(r.cas);
       // The CA that signed the certificates served before the rotation is still trusted after it.
       expect(bundle).toContain(signerBefore.certPem.trim());
@@ -102,7 +102,7 @@ describe("signer, bundle, rotation time", () => {
       createNamespacedSecret: async ({ body }) => body,
       replaceNamespacedSecret: async ({ body }) => { data = { ...body.data }; return body; },
     };
-    const r = await ensureCas(api, "ns", "s", () => at(0), P, P.renewWithinMs, pino({ level: "silent" }));
+    const r = await ensureCas({ api, namespace: "ns", name: "s", now: () => at(0), policy: P, withinMs: P.renewWithinMs, log: pino({ level: "silent" }) });
     expect(new X509Certificate(r.cas[0].certPem).ca).toBe(true);
     expect(Object.keys(data).sort()).toEqual(["cacert1.pem", "cacert2.pem", "cakey1.pem", "cakey2.pem"]);
   });
@@ -121,7 +121,7 @@ describe("signer, bundle, rotation time", () => {
       createNamespacedSecret: async () => { throw Object.assign(new Error("exists"), { code: 409 }); },
       replaceNamespacedSecret: async () => { throw new Error("must not be called"); },
     };
-    const r = await ensureCas(api, "ns", "s", () => at(1), P, P.renewWithinMs, pino({ level: "silent" }));
+    const r = await ensureCas({ api, namespace: "ns", name: "s", now: () => at(1), policy: P, withinMs: P.renewWithinMs, log: pino({ level: "silent" }) });
     expect(r.wrote).toBe(false);
     expect(r.cas[0].certPem).toBe(other.certPem);
   });

@@ -1,7 +1,8 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
-import { DEFAULT_POLICY_GROUP, flattenConfigMaps, queuesYamlOf } from "../../../src/scheduler/shim/config.js";
+import { DEFAULT_POLICY_GROUP, queuesYamlOf } from "../../../src/scheduler/shim/config.js";
+import { flattenConfigMaps } from "../../../src/yunikorn/config-maps.js";
 
 const QUEUES = "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues: [{name: batch}]\n";
 const gz = (text: string) => gzipSync(Buffer.from(text, "utf8")).toString("base64");

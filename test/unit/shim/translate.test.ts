@@ -18,6 +18,19 @@ describe("pod translation", () => {
     expect(identityOf(pod({ annotations: { "yunikorn.apache.org/user.info": "{" } }))).toEqual({ user: "nobody", groups: [] });
     expect(identityOf(pod({ labels: { "yunikorn.apache.org/username": "mallory" } }))).toEqual({ user: "nobody", groups: [] });
   });
+
+  it.each([
+    ["a group that is not a string", '{"user":"alice","groups":["users",7]}'],
+    ["groups that are not an array", '{"user":"alice","groups":"users"}'],
+    ["a user that is not a string", '{"user":["alice"],"groups":["users"]}'],
+    ["not an object", '["alice"]'],
+  ])("a malformed user.info (%s) is user nobody with no groups, never a partial identity", (_what, value) => {
+    expect(identityOf(pod({ annotations: { "yunikorn.apache.org/user.info": value } }))).toEqual({ user: "nobody", groups: [] });
+  });
+
+  it("groups: null reads as no groups", () => {
+    expect(identityOf(pod({ annotations: { "yunikorn.apache.org/user.info": '{"user":"alice","groups":null}' } }))).toEqual({ user: "alice", groups: [] });
+  });
   it("application request and ask", () => {
     const p = pod({ labels: { queue: "root.batch", disableStateAware: "true" }, annotations: { "yunikorn.apache.org/user.info": '{"user":"bob","groups":["users"]}' } });
     expect(applicationRequest(p, "app")).toEqual({ applicationID: "app", queueName: "root.batch", ugi: { user: "bob", groups: ["users"] }, tags: { namespace: "team-a", disableStateAware: "true" } });

@@ -9,7 +9,7 @@
  * Kubernetes deletes it with that pod.
  */
 import type { V1Affinity, V1OwnerReference, V1Pod, V1Toleration, V1TopologySpreadConstraint } from "@kubernetes/client-node";
-import { CANONICAL_LABEL_APPLICATION_ID, CANONICAL_LABEL_QUEUE_NAME } from "../../../admission/constants.js";
+import { CANONICAL_LABEL_APPLICATION_ID, CANONICAL_LABEL_QUEUE_NAME } from "../../../yunikorn/constants.js";
 import type { PodObject } from "../translate.js";
 import type { PlaceholderConfig } from "./config.js";
 import {

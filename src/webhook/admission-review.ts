@@ -2,15 +2,24 @@
  * admission.k8s.io/v1 AdmissionReview types and codec (Kubernetes API reference,
  * k8s.io/api/admission/v1/types.go). Pure: decoding never throws on user input; it returns a typed error.
  */
-import type { UserInfo } from "../admission/identity.js";
 import { isObject } from "../util/objects.js";
 
+/** `request.userInfo` of an AdmissionReview (authentication.k8s.io/v1 UserInfo). */
+export interface UserInfo {
+  username?: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** A kind with its API group and version (`group` is "" for the core group). */
 export interface GroupVersionKind {
   group: string;
   version: string;
   kind: string;
 }
 
+/** `request.operation`; other strings pass decoding and are allowed untouched by the decisions. */
 export type Operation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
 
 /** The `request` of an AdmissionReview. `object` and `oldObject` are raw (not yet validated). */
@@ -30,12 +39,14 @@ export interface AdmissionRequest {
   options?: unknown;
 }
 
+/** `response.status` of a denial (metav1.Status subset): HTTP-like code, machine reason, message shown to the user. */
 export interface AdmissionStatus {
   code?: number;
   reason?: string;
   message: string;
 }
 
+/** The `response` of an AdmissionReview; `uid` echoes the request's. */
 export interface AdmissionResponse {
   uid: string;
   allowed: boolean;
@@ -46,6 +57,7 @@ export interface AdmissionResponse {
   warnings?: string[];
 }
 
+/** The admission.k8s.io/v1 (or v1beta1) AdmissionReview envelope: a request in, the same object with a response out. */
 export interface AdmissionReview {
   apiVersion: string;
   kind: "AdmissionReview";
@@ -56,6 +68,7 @@ export interface AdmissionReview {
 /** Accepted AdmissionReview API versions; the response echoes the request's. */
 export const ADMISSION_API_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
 
+/** Outcome of {@link decodeAdmissionReview}. */
 export type DecodeResult =
   | { ok: true; apiVersion: string; request: AdmissionRequest }
   /** The body is an AdmissionReview we cannot act on: answer with allowed:false and this message. */

@@ -1,11 +1,12 @@
 /**
- * Decoding of the parts of Kubernetes objects the admission decisions read, with errors that name the field.
+ * Decoding of the parts of Kubernetes objects the webhook decisions (admission, bootstrapper) read, with errors that name the field.
  * Only the fields a decision touches are checked; everything else passes through untouched and is not copied.
  *
  * These checks are hand-written rather than zod schemas because they run on every admission: with zod, schema
  * parsing was 16 % of the webhook's CPU under load (`npm run bench:admission`, CPU profile), more than the decision.
  */
 
+/** The metadata fields the decisions read (checked by {@link metaError}); other fields pass through. */
 export interface ObjectMeta {
   name?: string;
   generateName?: string;
@@ -16,6 +17,7 @@ export interface ObjectMeta {
   [key: string]: unknown;
 }
 
+/** A Pod as the decisions see it: checked metadata and the `spec` fields they read; the rest untouched. */
 export interface PodSlice {
   metadata: ObjectMeta;
   spec?: { schedulerName?: string; priorityClassName?: string; nodeName?: string; [key: string]: unknown } | null;

@@ -1,4 +1,4 @@
-import { isObject } from "./objects.js";
+import { isObject } from "../util/objects.js";
 
 /**
  * JSON Patch (RFC 6902) construction helpers. Patches are built against the object as the API server sent it, so
@@ -6,6 +6,7 @@ import { isObject } from "./objects.js";
  * nested value instead (e.g. a Job template without `metadata`).
  */
 
+/** One RFC 6902 JSON Patch operation (`path` a JSON Pointer, RFC 6901). */
 export interface PatchOp {
   op: "add" | "replace" | "remove" | "test";
   /** JSON Pointer (RFC 6901), segments escaped with ~0 / ~1. */

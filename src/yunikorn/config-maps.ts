@@ -1,0 +1,37 @@
+/**
+ * How YuniKorn's configuration ConfigMaps (`yunikorn-defaults`, then `yunikorn-configs`) are read into one key → value
+ * map: `data` as is, `binaryData` base64-decoded, keys ending in `.gz` gunzipped (k8shim pkg/conf/schedulerconf.go).
+ * The admission controller and the scheduler read the maps the same way through this one function.
+ */
+import { gunzipSync } from "node:zlib";
+
+/** The data parts of a ConfigMap (`binaryData` values base64). */
+export interface ConfigMapData {
+  data?: Record<string, string> | null;
+  binaryData?: Record<string, string> | null;
+}
+
+/**
+ * Flattens ConfigMaps into one key → value map, later maps overriding earlier ones.
+ * @throws Error naming the key when a `.gz` binaryData value is not valid gzip
+ */
+export function flattenConfigMaps(maps: readonly (ConfigMapData | undefined)[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const cm of maps) {
+    if (!cm) continue;
+    for (const [k, v] of Object.entries(cm.data ?? {})) out[k] = v;
+    for (const [k, v] of Object.entries(cm.binaryData ?? {})) {
+      const bytes = Buffer.from(v, "base64");
+      if (k.toLowerCase().endsWith(".gz")) {
+        try {
+          out[k.slice(0, -3)] = gunzipSync(bytes).toString("utf8");
+        } catch (err) {
+          throw new Error(`binaryData key ${k} is not valid gzip: ${(err as Error).message}`, { cause: err });
+        }
+      } else {
+        out[k] = bytes.toString("utf8");
+      }
+    }
+  }
+  return out;
+}

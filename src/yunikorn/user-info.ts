@@ -1,0 +1,61 @@
+/**
+ * The `yunikorn.apache.org/user.info` annotation codec (design 002; scheduler-interface UserGroupInformation):
+ * JSON `{"user": string, "groups": [string]}`, written by the admission controller from the AdmissionReview's
+ * `request.userInfo` and read by the scheduler as the identity charged for a pod.
+ */
+import { ANNOTATION_USER_INFO } from "./constants.js";
+
+/** Decoded annotation value (scheduler-interface UserGroupInformation). */
+export interface UserGroupInformation {
+  user?: string;
+  groups?: string[];
+}
+
+/** What is wrong with an annotation value: not JSON, not an object, or a field of the wrong type. */
+export interface UserInfoError {
+  kind: "syntax" | "not-object" | "user" | "groups";
+  /** Text naming the annotation and what is wrong, e.g. `invalid yunikorn.apache.org/user.info annotation: "user" must be a string`. */
+  message: string;
+}
+
+/** Outcome of {@link parseUserInfoAnnotation}. */
+export type UserInfoParse = { ok: true; value: UserGroupInformation } | { ok: false; error: UserInfoError };
+
+/**
+ * Serialises a requester (authentication.k8s.io/v1 UserInfo: `username`, `groups`) as the annotation value: `user`
+ * then `groups`, each omitted when empty (Go `omitempty` in the scheduler interface), so the text is byte-identical
+ * to YuniKorn's.
+ */
+export function userInfoAnnotationValue(userInfo: { username?: string; groups?: string[] } | undefined): string {
+  const user = userInfo?.username ? `"user":${JSON.stringify(userInfo.username)}` : "";
+  const groups = userInfo?.groups && userInfo.groups.length > 0 ? `"groups":${JSON.stringify(userInfo.groups)}` : "";
+  return `{${user}${user && groups ? "," : ""}${groups}}`;
+}
+
+const invalid = (kind: UserInfoError["kind"], what: string): UserInfoParse => ({
+  ok: false,
+  error: { kind, message: `invalid ${ANNOTATION_USER_INFO} annotation: ${what}` },
+});
+
+/**
+ * Parses an annotation value. `groups: null` reads as no groups; every other field of the wrong type is an error
+ * (a group that is not a string is never dropped silently).
+ * @returns the decoded value, or a {@link UserInfoError} naming what is wrong
+ */
+export function parseUserInfoAnnotation(value: string): UserInfoParse {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch (err) {
+    return invalid("syntax", (err as Error).message);
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    return invalid("not-object", 'must be a JSON object {"user": string, "groups": [string]}');
+  }
+  const obj = parsed as Record<string, unknown>;
+  if (obj.user !== undefined && typeof obj.user !== "string") return invalid("user", '"user" must be a string');
+  if (obj.groups !== undefined && obj.groups !== null && (!Array.isArray(obj.groups) || obj.groups.some((g) => typeof g !== "string"))) {
+    return invalid("groups", '"groups" must be an array of strings');
+  }
+  return { ok: true, value: { user: obj.user as string | undefined, groups: (obj.groups ?? undefined) as string[] | undefined } };
+}
