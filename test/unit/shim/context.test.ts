@@ -8,6 +8,7 @@ import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
 import { type NodeObject, type ShimAction, ShimContext, type ShimOptions } from "../../../src/scheduler/shim/context.js";
 import type { PodObject } from "../../../src/scheduler/shim/translate.js";
 import { TRUST_QUEUES } from "../../fixtures/trust-queues.js";
+import { derivedApplicationId } from "../../../src/scheduler/shim/app-keys.js";
 
 const GI = 2 ** 30;
 const T0 = Date.parse("2026-01-05T10:00:00Z");
@@ -888,6 +889,10 @@ describe("ShimContext application keying: a pod never joins an application of an
       expected: [{ id: "spark-42", user: "bob", queue: "root.tenants.team-b" }, { id: "spark-42", user: "bob", queue: "root.tenants.team-b" }] },
     { name: "Spark executors created by the driver's service account are charged to it", pods: [{ ns: "team-b", user: "bob", app: "spark-42", label: "spark-app-selector" }, { ns: "team-b", user: "system:serviceaccount:team-b:spark", app: "spark-42", label: "spark-app-selector" }],
       expected: [{ id: "spark-42", user: "bob", queue: "root.tenants.team-b" }, { id: "spark-42~team-b~system:serviceaccount:team-b:spark", user: "system:serviceaccount:team-b:spark", queue: "root.tenants.team-b", event: "Normal" }] },
+    { name: "ids differing only by case are different applications", pods: [{ ns: "team-b", user: "bob", app: "etl" }, { ns: "team-a", user: "alice", app: "ETL" }],
+      expected: [{ id: "etl", user: "bob", queue: "root.tenants.team-b" }, { id: "ETL", user: "alice", queue: "root.tenants.team-a" }] },
+    { name: "a very long id (as an annotation can carry) held by another user: alice gets her own, bounded derived id", pods: [{ ns: "team-b", user: "bob", app: "j".repeat(400), label: "yunikorn.apache.org/app-id" }, { ns: "team-a", user: "alice", app: "j".repeat(400), label: "yunikorn.apache.org/app-id" }],
+      expected: [{ id: "j".repeat(400), user: "bob", queue: "root.tenants.team-b" }, { id: derivedApplicationId({ namespace: "team-a", user: "alice", applicationId: "j".repeat(400) }), user: "alice", queue: "root.tenants.team-a", event: "Warning" }] },
     { name: "an id spelled like another key's derived id does not capture that key", pods: [{ ns: "team-b", user: "bob", app: "x" }, { ns: "team-a", user: "alice", app: "x~team-c~bob", label: "yunikorn.apache.org/app-id" }, { ns: "team-c", user: "bob", app: "x" }],
       expected: [{ id: "x", user: "bob", queue: "root.tenants.team-b" }, { id: "x~team-c~bob", user: "alice", queue: "root.tenants.team-a" }, { id: "x~team-c~bob~2", user: "bob", queue: "root.tenants.team-c", event: "Warning" }] },
   ])("$name", ({ pods, expected }) => {
@@ -922,6 +927,23 @@ describe("ShimContext application keying: a pod never joins an application of an
       const mine = pods.filter((r) => r.user === u).length;
       expect(byPath.get("root")?.res.vcore ?? 0).toBe(mine * 100);
     }
+  });
+
+  it("attack: alice names team-b's namespace queue from a namespace with a larger quota; team-b's limits stay", () => {
+    const quotas: Record<string, Record<string, string>> = {
+      "team-a": { "yunikorn.apache.org/namespace.quota": '{"cpu": "10"}', "yunikorn.apache.org/namespace.maxApps": "50" },
+      "team-b": { "yunikorn.apache.org/namespace.quota": '{"cpu": "1"}', "yunikorn.apache.org/namespace.maxApps": "1" },
+    };
+    const { ctx, part } = setup(TRUST_QUEUES, { namespaceAnnotations: (n) => quotas[n] });
+    ctx.syncNode(node("n1", "16", "64Gi"));
+    ctx.syncPod(userPod("b1", { ns: "team-b", user: "bob", app: "etl", cpu: "1" }));
+    ctx.syncPod(userPod("a1", { ns: "team-a", user: "alice", app: "mine", queue: "root.tenants.team-b", cpu: "100m" }));
+    expect(part.apps.get("mine")!.queue.path).toBe("root.tenants.team-b");
+    const q = part.find("root.tenants.team-b")!;
+    expect([q.max, q.maxApps]).toEqual([{ vcore: 1000 }, 1]);
+    // bob's second pod is still held by his namespace's 1-cpu quota
+    ctx.syncPod(userPod("b2", { ns: "team-b", user: "bob", app: "etl", cpu: "1" }));
+    expect(binds(ctx.schedule()).map((b) => b.pod.name)).toEqual(["b1"]);
   });
 
   it("alice's 3-cpu pod with bob's applicationId is held by her own limit; bob's usage and queue are untouched", () => {
