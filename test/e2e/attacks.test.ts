@@ -222,6 +222,32 @@ describe("hole 5: editing a shared workload", () => {
   });
 });
 
+describe("rollout undo in a shared namespace", () => {
+  it("kubectl rollout undo: alice cannot roll bob's Deployment back to bob's identity; bob can roll back to his own revision", async () => {
+    await create("bob", workload("Deployment", "undo-web", { image: "busybox:1.36" }), SHARED);
+    await podsOf(SHARED, "undo-web");
+    await kubectl("alice", ["set", "image", "deployment/undo-web", "-n", SHARED, "c=busybox:1.37"]);
+    expect(await templateIdentity("admin", "Deployment", SHARED, "undo-web")).toEqual(ALICE);
+    await waitFor("two ReplicaSets of undo-web", async () => {
+      const { stdout } = await kubectl("admin", ["get", "rs", "-n", SHARED, "-l", "attack=undo-web", "-o", "name"]);
+      return stdout.trim().split("\n").filter(Boolean).length >= 2 ? true : undefined;
+    });
+    // revision 1's template carries bob's identity: alice's undo would make the controller create pods as bob
+    const msg = await denial(kubectl("alice", ["rollout", "undo", "deployment/undo-web", "-n", SHARED]));
+    expect(msg).toContain("is not allowed to set user annotation");
+    expect(await templateIdentity("admin", "Deployment", SHARED, "undo-web")).toEqual(ALICE);
+    // bob rolling back to the revision he submitted sets his own identity, which is allowed
+    await kubectl("bob", ["rollout", "undo", "deployment/undo-web", "-n", SHARED]);
+    expect((await templateIdentity("admin", "Deployment", SHARED, "undo-web")) as { user: string }).toMatchObject({ user: "bob" });
+    // (no scheduler runs here, so the rollout itself does not progress: every pod is checked by its revision)
+    const pods = (await core().listNamespacedPod({ namespace: SHARED, labelSelector: "attack=undo-web" })).items;
+    for (const p of pods) {
+      if (p.spec?.containers[0]?.image === "busybox:1.37") expect(identity(p)).toEqual(ALICE);
+      else expect(identity(p)).toMatchObject({ user: "bob" });
+    }
+  });
+});
+
 describe("8: pods/status", () => {
   it("alice rewriting user.info through pods/status is forbidden (the edit role has no pods/status)", async () => {
     const msg = await denial(kubectl("alice", ["patch", "pod", "labelled", "-n", NS, "--subresource", "status", "--type", "merge", "-p",

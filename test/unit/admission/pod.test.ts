@@ -126,6 +126,16 @@ describe("pod CREATE mutation (design 000)", () => {
     expect(res.status).toEqual({ code: 403, message: "user alice with groups [users,devops,system:authenticated] is not allowed to set user annotation" });
   });
 
+  it("a pod carrying exactly its submitter's own identity is accepted; the same user with other groups is refused", () => {
+    const own = '{"user":"alice","groups":["users","devops","system:authenticated"]}';
+    const obj = pod({ annotations: { "yunikorn.apache.org/user.info": own } });
+    const ok = review(podCreate(obj, ALICE), cfg, EMPTY_LOOKUPS);
+    expect(ok.allowed).toBe(true);
+    expect((applyResponse(obj, ok) as { metadata: { annotations: Record<string, string> } }).metadata.annotations["yunikorn.apache.org/user.info"]).toBe(own);
+    const other = review(podCreate(pod({ annotations: { "yunikorn.apache.org/user.info": '{"user":"alice","groups":["admins"]}' } }), ALICE), cfg, EMPTY_LOOKUPS);
+    expect(other.allowed).toBe(false);
+  });
+
   it("a pod in a bypassed namespace that names the scheduler itself is stamped with its submitter", () => {
     const obj = pod({ schedulerName: "yunikorn" });
     const res = review(podCreate(obj, ALICE, "kube-system"), cfg, EMPTY_LOOKUPS);
