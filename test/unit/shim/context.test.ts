@@ -929,6 +929,18 @@ describe("ShimContext application keying: a pod never joins an application of an
     }
   });
 
+  it("attack: a queue annotation naming root.@recovery@ or an ACL-protected queue does not place alice there", () => {
+    const { ctx, part } = setup(TRUST_QUEUES);
+    ctx.syncNode(node("n1", "16", "64Gi"));
+    for (const [name, queue] of [["rec", "root.@recovery@"], ["acl", "root.teamb"]] as const) {
+      const p = userPod(name, { ns: "team-a", user: "alice", app: name, cpu: "100m" });
+      p.metadata!.annotations!["yunikorn.apache.org/queue"] = queue;
+      ctx.syncPod(p);
+      expect(part.apps.get(name)!.queue.path).toBe("root.tenants.team-a");
+    }
+    expect(part.find("root.@recovery@")).toBeUndefined();
+  });
+
   it("attack: alice names team-b's namespace queue from a namespace with a larger quota; team-b's limits stay", () => {
     const quotas: Record<string, Record<string, string>> = {
       "team-a": { "yunikorn.apache.org/namespace.quota": '{"cpu": "10"}', "yunikorn.apache.org/namespace.maxApps": "50" },
