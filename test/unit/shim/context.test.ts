@@ -709,10 +709,50 @@ describe("ShimContext plugin mode (extender verbs)", () => {
     // ignore-application also defers to default scheduling
     const ignored = managed("ign", { annotations: { "yunikorn.apache.org/ignore-application": "true" } });
     expect(ctx.filter(ignored, ALL).result.NodeNames).toEqual(ALL);
+    // kube-scheduler asks the bind verb for it: allowed for the pod as the informer holds it
+    expect(ctx.bindAllowed("uid-plain", "n2", p)).toBeUndefined();
     // default scheduling binds it: it is a foreign pod then
     ctx.syncPod(boundTo(p, "n2"));
     expect(ctx.stats()).toMatchObject({ foreignPods: 1 });
-    expect(ctx.bindAllowed("uid-plain", "n2")).toBeUndefined();
+  });
+
+  it("attack: the bind verb (reachable by anyone who reaches the port) binds no pod kube-scheduler would not have", () => {
+    const { ctx } = plugin();
+    const p = pod("plain");
+    // not (yet) in the informer cache, or another pod's uid
+    expect(ctx.bindAllowed("uid-plain", "n1")).toContain("not known to the scheduler");
+    expect(ctx.bindAllowed("uid-forged", "n1", p)).toContain("not known to the scheduler");
+    // a pod of another scheduler
+    expect(ctx.bindAllowed("uid-plain", "n1", pod("plain", { scheduler: "default-scheduler" }))).toContain("names scheduler default-scheduler");
+    // already bound
+    expect(ctx.bindAllowed("uid-plain", "n1", boundTo(p, "n2"))).toContain("already bound to n2");
+    // a managed pod without an allocation (held by its limits): only the node the scheduler allocated
+    expect(ctx.bindAllowed("uid-m", "n1", managed("m"))).toContain("has no allocation");
+    // a node it does not fit (a taint it does not tolerate) or that does not exist
+    ctx.syncNode({ ...node("tainted"), spec: { taints: [{ key: "node-role.kubernetes.io/master", effect: "NoSchedule" }] } });
+    expect(ctx.bindAllowed("uid-plain", "tainted", p)).toContain("had taint {node-role.kubernetes.io/master: }");
+    expect(ctx.bindAllowed("uid-plain", "nowhere", p)).toContain("unknown node nowhere");
+  });
+
+  it("attack: a forged filter body (a made-up uid and user.info) creates no task; a bind of a real pod under a task's uid is refused", () => {
+    const { ctx, part } = plugin();
+    const real = managed("held", { cpu: "3" });
+    // the body names bob and a uid of its own; the informer holds another pod (or none) under that name
+    const forged = managed("held", { uid: "uid-forged", cpu: "100m", annotations: { "yunikorn.apache.org/user.info": '{"user":"bob"}' } });
+    expect(ctx.filterRequest(forged, ALL, real).result).toMatchObject({ NodeNames: [], Error: "" });
+    expect(ctx.filterRequest(forged, ALL, undefined).result.NodeNames).toEqual([]);
+    expect(ctx.tasks.size).toBe(0);
+    expect(part.apps.size).toBe(0);
+    // decided on the informer's pod, not on the body
+    const live = managed("ok", { cpu: "100m" });
+    const claimed = { ...live, metadata: { ...live.metadata, annotations: { "yunikorn.apache.org/user.info": '{"user":"bob"}' } } };
+    expect(ctx.filterRequest(claimed, ALL, live).result.NodeNames).toHaveLength(1);
+    expect(ctx.tasks.get("uid-ok")!.user).toBe("alice");
+    // a task allocated under uid-ok cannot be used to bind another pod of the same name
+    const node = ctx.tasks.get("uid-ok")!.node!;
+    const other = managed("ok", { uid: "uid-other", cpu: "3" });
+    expect(ctx.bindAllowed("uid-ok", node, other)).toContain("not known to the scheduler");
+    expect(ctx.bindAllowed("uid-ok", node, live)).toBeUndefined();
   });
 
   it("a managed pod: filter runs a cycle and answers its allocated node; a second filter rolls back; bind verb checks", () => {
@@ -736,11 +776,11 @@ describe("ShimContext plugin mode (extender verbs)", () => {
     expect(used(allocated)).toBe(1000);
 
     // the bind verb: only on the in-progress node
-    expect(ctx.bindAllowed("uid-m", allocated)).toBeUndefined();
+    expect(ctx.bindAllowed("uid-m", allocated, p)).toBeUndefined();
     const other = ALL.find((n) => n !== allocated)!;
-    expect(ctx.bindAllowed("uid-m", other)).toEqual(expect.stringContaining(`has no allocation on node ${other}`));
-    expect(ctx.bindAllowed("uid-m", other)).toContain(`allocated on ${allocated}`);
-    expect(ctx.bindAllowed("uid-unknown", other)).toBeUndefined();
+    expect(ctx.bindAllowed("uid-m", other, p)).toEqual(expect.stringContaining(`has no allocation on node ${other}`));
+    expect(ctx.bindAllowed("uid-m", other, p)).toContain(`allocated on ${allocated}`);
+    expect(ctx.bindAllowed("uid-unknown", other)).toContain("not known to the scheduler");
 
     // seen again while in progress: kube-scheduler gave up on it
     const again = ctx.filter(p, ALL);
@@ -752,14 +792,14 @@ describe("ShimContext plugin mode (extender verbs)", () => {
     expect(again.actions).toEqual([expect.objectContaining({ kind: "event", type: "Warning", reason: "PodBindFailure" })]);
     expect(ctx.tasks.get("uid-m")).toMatchObject({ state: "Asked", node: undefined, refused: true });
     expect(used(allocated)).toBe(0);
-    expect(ctx.bindAllowed("uid-m", allocated)).toEqual(expect.stringContaining("state Asked"));
+    expect(ctx.bindAllowed("uid-m", allocated, p)).toEqual(expect.stringContaining("state Asked"));
 
     // the next attempt gets an allocation again, confirmed by the bind verb
     const third = ctx.filter(p, ALL);
     const node2 = ctx.tasks.get("uid-m")!.node!;
     expect(third.result.NodeNames).toEqual([node2]);
     expect(ctx.tasks.get("uid-m")!.state).toBe("InProgress");
-    expect(ctx.bindAllowed("uid-m", node2)).toBeUndefined();
+    expect(ctx.bindAllowed("uid-m", node2, p)).toBeUndefined();
     // plugin mode: kube-scheduler reports its own Scheduled event, the shim adds none
     expect(ctx.bindSucceeded("uid-m", node2)).toEqual([]);
     expect(ctx.tasks.get("uid-m")!.state).toBe("Bound");
