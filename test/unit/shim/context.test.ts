@@ -981,6 +981,19 @@ describe("ShimContext application keying: a pod never joins an application of an
     expect(part.find("root.@recovery@")).toBeUndefined();
   });
 
+  it("attack: a pod that arrived bound puts its application in root.@recovery@; pending pods of it are not scheduled there", () => {
+    // only `provided` without create: root.nope places nothing, so the bound pod's (forced) application is recovered
+    const { ctx, part } = setup(QUOTA_CFG);
+    ctx.syncNode(node("n1", "16", "64Gi"));
+    const labels = { applicationId: "esc", "yunikorn.apache.org/queue": "root.nope" };
+    ctx.syncPod(pod("bound", { labels, node: "n1" }));
+    expect(part.apps.get("esc")!.queue.path).toBe("root.@recovery@");
+    const actions = ctx.syncPod(pod("more", { labels, cpu: "8" }));
+    expect(ctx.tasks.get("uid-more")!.state).toBe("Rejected");
+    expect(events(actions)[0]!.message).toContain("root.@recovery@");
+    expect(binds(ctx.schedule())).toEqual([]);
+  });
+
   it("attack: alice names team-b's namespace queue from a namespace with a larger quota; team-b's limits stay", () => {
     const quotas: Record<string, Record<string, string>> = {
       "team-a": { "yunikorn.apache.org/namespace.quota": '{"cpu": "10"}', "yunikorn.apache.org/namespace.maxApps": "50" },
