@@ -11,6 +11,15 @@ import type { UserInfo } from "../webhook/admission-review.js";
 import { withEntries } from "../webhook/json-patch.js";
 import { parseUserInfoAnnotation, userInfoAnnotationValue } from "../yunikorn/user-info.js";
 
+/**
+ * True when `value` is exactly what corral would stamp for the requester (same user, same groups in the same order):
+ * carrying it claims nothing the requester is not. This is what `kubectl create job --from=cronjob/…` and
+ * `kubectl rollout undo` to one's own revision send. Any other spelling (other groups, extra fields) is not "own".
+ */
+export function isOwnIdentity(userInfo: UserInfo | undefined, value: string): boolean {
+  return value === userInfoAnnotationValue(userInfo);
+}
+
 /** Why a requester may set user.info, or undefined when it may not (first match wins, as upstream usergroup.go). */
 export type TrustReason = "trusted-controller" | "external-user" | "external-group";
 
@@ -56,7 +65,7 @@ export function userInfoStep(
 ): UserInfoStep {
   const current = annotations[ANNOTATION_USER_INFO_KEY];
   if (current !== undefined) {
-    if (!cfg.bypassAuth && trustReason(cfg, userInfo) === undefined) {
+    if (!cfg.bypassAuth && trustReason(cfg, userInfo) === undefined && !isOwnIdentity(userInfo, current)) {
       return { ok: false, message: notAllowedMessage(userInfo), code: 403 };
     }
     const parsed = parseUserInfoAnnotation(current);

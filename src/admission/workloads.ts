@@ -15,8 +15,8 @@
  * UPDATE (closes upstream quirk 2, where a user could edit a Deployment's template annotation and let the trusted
  * controllers copy the forged identity onto pods):
  *   - template user.info changed or added → allowed only from a requester allowed to set it (trusted controller,
- *     external user or group, or bypassAuth), and only if it is valid JSON; otherwise denied naming the user and
- *     groups;
+ *     external user or group, or bypassAuth), and only if it is valid JSON, or when it is exactly the requester's
+ *     own identity (`kubectl rollout undo` to a revision she submitted); otherwise denied naming the user and groups;
  *   - removed (e.g. `kubectl replace` of the original manifest) → re-stamped with the requester, who is the one
  *     submitting the new template;
  *   - kept, but anything else in the template changed (image, resources, env, a `kubectl rollout restart`
@@ -32,7 +32,7 @@ import type { AdmissionConfig } from "./config.js";
 import { type AdmissionLookups, type DecisionContext } from "./lookups.js";
 import { type Decision, allow, refuse } from "../webhook/decision.js";
 import { type UserInfo } from "../webhook/admission-review.js";
-import { isSystemUser, notAllowedMessage, trustReason, userInfoStep } from "./identity.js";
+import { isOwnIdentity, isSystemUser, notAllowedMessage, trustReason, userInfoStep } from "./identity.js";
 import { parseUserInfoAnnotation, userInfoAnnotationValue } from "../yunikorn/user-info.js";
 import { shouldProcessNamespace } from "./namespaces.js";
 import { type ObjectMeta, decodeMeta, decodeTemplateSpec } from "../webhook/objects.js";
@@ -142,7 +142,8 @@ export function mutateWorkloadUpdate(req: WorkloadRequest, ctx: DecisionContext)
   const after = next.meta.annotations?.[ANNOTATION_USER_INFO];
   const what = `${kind} ${namespace}/${req.name ?? ""}`;
   const trust = trustReason(cfg, req.userInfo);
-  if (after !== undefined && after !== before) {
+  const requester = userInfoAnnotationValue(req.userInfo);
+  if (after !== undefined && after !== before && !isOwnIdentity(req.userInfo, after)) {
     if (!cfg.bypassAuth && trust === undefined) {
       return refuse(`${notAllowedMessage(req.userInfo)}: changing ${ANNOTATION_USER_INFO} in the pod template of ${what} is refused`, 403);
     }
@@ -157,7 +158,6 @@ export function mutateWorkloadUpdate(req: WorkloadRequest, ctx: DecisionContext)
   }
   if (cfg.bypassAuth || (after !== undefined && after !== before)) return allow();
 
-  const requester = userInfoAnnotationValue(req.userInfo);
   let why: string;
   if (after === undefined && before !== undefined) {
     why = "template user.info removed by update";

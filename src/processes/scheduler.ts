@@ -366,7 +366,9 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
         if (!ready) return json(res, 503, { Error: "scheduler not ready" });
         const parsed = parseFilterArgs(text);
         if (!parsed.ok) return json(res, 400, { Error: parsed.error });
-        const { result, actions } = ctx.filter(parsed.args.Pod, parsed.candidates);
+        const claimed = parsed.args.Pod;
+        const live = pods?.get(claimed.metadata.name ?? "", claimed.metadata.namespace ?? "") as PodObject | undefined;
+        const { result, actions } = ctx.filterRequest(claimed, parsed.candidates, live);
         run(actions);
         json(res, 200, filterReply(parsed.args, result));
       }, (err: Error) => json(res, 400, { Error: err.message }));
@@ -380,7 +382,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
           return json(res, 200, { Error: `ExtenderBindingArgs is not JSON: ${(err as Error).message}` });
         }
         if (!args.PodName || !args.PodNamespace || !args.PodUID || !args.Node) return json(res, 200, { Error: "ExtenderBindingArgs needs PodName, PodNamespace, PodUID and Node" });
-        const refused = ctx.bindAllowed(args.PodUID, args.Node);
+        const refused = ctx.bindAllowed(args.PodUID, args.Node, pods?.get(args.PodName, args.PodNamespace) as PodObject | undefined);
         if (refused) return json(res, 200, { Error: refused });
         const pod = { name: args.PodName, namespace: args.PodNamespace, uid: args.PodUID };
         const r = await postBinding(pod, args.Node);

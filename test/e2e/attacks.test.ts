@@ -222,6 +222,51 @@ describe("hole 5: editing a shared workload", () => {
   });
 });
 
+describe("impersonating a service account", () => {
+  it("alice acting as a pod-creating service account of her namespace (the edit role may impersonate them) gains no trust and is charged as that account", async () => {
+    const sa = `system:serviceaccount:${NS}:default`;
+    // an account that may create pods (a CI or Spark driver account; here bound to edit by the administrator)
+    await kubectl("admin", ["create", "rolebinding", "sa-edit", "-n", NS, "--clusterrole=edit", `--serviceaccount=${NS}:default`]).catch((e: Error) => {
+      if (!/already exists/.test(e.message)) throw e;
+    });
+    // forging bob as the service account is refused like forging him as alice
+    const msg = await denial(kubectl("alice", ["--as", sa, "create", "-n", NS, "-f", "-"], JSON.stringify(pod("as-sa-forged", { annotations: { [UI]: FORGED_BOB } }))));
+    expect(msg).toContain(`user ${sa} with groups [system:serviceaccounts,system:serviceaccounts:${NS},system:authenticated] is not allowed to set user annotation`);
+    // a trusted controller's account cannot be impersonated
+    const ks = await denial(kubectl("alice", ["--as", "system:serviceaccount:kube-system:replicaset-controller", "create", "--validate=false", "-n", NS, "-f", "-"], JSON.stringify(pod("as-ks"))));
+    expect(ks).toMatch(/forbidden/i);
+    // the pod she creates as the service account is stamped (and charged) as that account, not as anyone else
+    await kubectl("alice", ["--as", sa, "create", "-n", NS, "-f", "-"], JSON.stringify(pod("as-sa")));
+    expect(identity(await core().readNamespacedPod({ name: "as-sa", namespace: NS }))).toEqual({ user: sa, groups: ["system:serviceaccounts", `system:serviceaccounts:${NS}`, "system:authenticated"] });
+  });
+});
+
+describe("rollout undo in a shared namespace", () => {
+  it("kubectl rollout undo: alice cannot roll bob's Deployment back to bob's identity; bob can roll back to his own revision", async () => {
+    await create("bob", workload("Deployment", "undo-web", { image: "busybox:1.36" }), SHARED);
+    await podsOf(SHARED, "undo-web");
+    await kubectl("alice", ["set", "image", "deployment/undo-web", "-n", SHARED, "c=busybox:1.37"]);
+    expect(await templateIdentity("admin", "Deployment", SHARED, "undo-web")).toEqual(ALICE);
+    await waitFor("two ReplicaSets of undo-web", async () => {
+      const { stdout } = await kubectl("admin", ["get", "rs", "-n", SHARED, "-l", "attack=undo-web", "-o", "name"]);
+      return stdout.trim().split("\n").filter(Boolean).length >= 2 ? true : undefined;
+    });
+    // revision 1's template carries bob's identity: alice's undo would make the controller create pods as bob
+    const msg = await denial(kubectl("alice", ["rollout", "undo", "deployment/undo-web", "-n", SHARED]));
+    expect(msg).toContain("is not allowed to set user annotation");
+    expect(await templateIdentity("admin", "Deployment", SHARED, "undo-web")).toEqual(ALICE);
+    // bob rolling back to the revision he submitted sets his own identity, which is allowed
+    await kubectl("bob", ["rollout", "undo", "deployment/undo-web", "-n", SHARED]);
+    expect((await templateIdentity("admin", "Deployment", SHARED, "undo-web")) as { user: string }).toMatchObject({ user: "bob" });
+    // (no scheduler runs here, so the rollout itself does not progress: every pod is checked by its revision)
+    const pods = (await core().listNamespacedPod({ namespace: SHARED, labelSelector: "attack=undo-web" })).items;
+    for (const p of pods) {
+      if (p.spec?.containers[0]?.image === "busybox:1.37") expect(identity(p)).toEqual(ALICE);
+      else expect(identity(p)).toMatchObject({ user: "bob" });
+    }
+  });
+});
+
 describe("8: pods/status", () => {
   it("alice rewriting user.info through pods/status is forbidden (the edit role has no pods/status)", async () => {
     const msg = await denial(kubectl("alice", ["patch", "pod", "labelled", "-n", NS, "--subresource", "status", "--type", "merge", "-p",

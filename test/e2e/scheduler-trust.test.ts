@@ -238,4 +238,29 @@ describe("attack: joining another user's application, plugin mode (kube-schedule
     }));
     await reuseBobsApplicationId();
   });
+
+  it("attack: alice calls the extender's bind verb herself for her pod held by her limit: refused, the pod stays unbound", async () => {
+    // (runs after the test above: kube-scheduler with corral in plugin mode)
+    const held = await create("alice", NS_A, pod("alice-bind", { cpu: "3" }));
+    expect(await outcome(NS_A, "alice-bind")).toBe("held");
+    const node = (await core().listNode()).items.map((n) => n.metadata!.name!).find((n) => n.startsWith(NODES))!;
+    const bind = async (uid: string) => {
+      const r = await fetch(`http://127.0.0.1:${sched!.port}/scheduler/bind`, {
+        method: "POST", headers: { "content-type": "application/json" },
+        body: JSON.stringify({ PodName: "alice-bind", PodNamespace: NS_A, PodUID: uid, Node: node }),
+      });
+      return ((await r.json()) as { Error: string }).Error;
+    };
+    expect(await bind(held.metadata!.uid!)).toContain(`pod ${NS_A}/alice-bind has no allocation on node ${node}`);
+    expect(await bind("00000000-0000-0000-0000-000000000000")).toContain("is not known to the scheduler");
+    // a made-up filter body first (same name, a uid of its own, 100m, bob's identity), so that a task would exist
+    const forged = { ...held, metadata: { ...held.metadata, uid: "11111111-1111-1111-1111-111111111111", annotations: { ...held.metadata!.annotations, "yunikorn.apache.org/user.info": '{"user":"bob"}' } },
+      spec: { ...held.spec, containers: [{ name: "c", image: "x", resources: { requests: { cpu: "100m" } } }] } };
+    const f = await fetch(`http://127.0.0.1:${sched!.port}/scheduler/filter`, { method: "POST", body: JSON.stringify({ Pod: forged, NodeNames: [node] }) });
+    expect(((await f.json()) as { NodeNames: string[] }).NodeNames).toEqual([]);
+    expect(await bind("11111111-1111-1111-1111-111111111111")).toContain("is not known to the scheduler");
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await nodeOf(NS_A, "alice-bind")).toBeUndefined();
+    expect(await rootUsage("alice")).toBe(0);
+  });
 });

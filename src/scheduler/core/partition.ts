@@ -26,7 +26,7 @@ import { Acl, Queue, type SortPolicy } from "./queue.js";
 import { type Res, addTo, fitsIn, format, hasPositive, isZero, strictlyPositive, subFrom } from "./resources.js";
 import { PlacementManager } from "./placement/manager.js";
 import { tagValue } from "./placement/tag.js";
-import { PlacementRefusedError, isRecoveryQueue } from "./placement/types.js";
+import { PlacementRefusedError, RECOVERY_QUEUE, isRecoveryQueue } from "./placement/types.js";
 import { type AppStateChange, Lifecycle } from "./lifecycle.js";
 import { applyNamespaceTags } from "./namespace-tags.js";
 import { Reservations } from "./reservations.js";
@@ -434,6 +434,11 @@ export class Partition {
     if (opts.node && !this.nodes.has(opts.node)) throw new Error(`failed to find node ${opts.node}`);
     const existing = app.asks.get(key);
     if (existing) return this.updateAsk(app, existing, resource, priority, now, opts);
+    if (!opts.node && isRecoveryQueue(app.queue.path)) {
+      // corral's rule (upstream schedules them): the recovery queue has no ACL and no limits, so it only records what
+      // already runs; a new pod would otherwise get past the placement rules that refused its application
+      throw new Error(`application ${appId} is in ${RECOVERY_QUEUE}, which takes only pods already bound to a node: no placement rule places it, so its new pods are not scheduled`);
+    }
     if (!opts.node && this.nodes.size > 0 && !this.fitsSomeNode(resource)) {
       throw new Error(`ask ${key} requests ${format(resource)}, more than any node provides (nodes: ${this.nodes.size})`);
     }

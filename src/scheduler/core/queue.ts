@@ -100,6 +100,11 @@ export class Queue {
   adminAcl: Acl;
   template?: QueueTemplate;
   draining = false;
+  /**
+   * Dynamic leaves only: the namespace whose tags (`namespace.resourcequota`, …) set this queue's limits
+   * (namespace-tags.ts); undefined until an application with namespace tags is added.
+   */
+  namespaceTagsFrom?: string;
   readonly children = new Map<string, Queue>();
   readonly apps = new Map<string, Application>();
   /** Allocated and pending resources of everything below (apps of this leaf, or children). */

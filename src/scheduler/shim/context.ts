@@ -640,6 +640,23 @@ export class ShimContext {
   // ------------------------------------------------------------------ plugin mode (extender)
 
   /**
+   * The extender `filter` verb as the process receives it: decided on `live`, the pod as the informer cache holds it
+   * (looked up by the body's namespace and name), never on the body's pod, which anyone who reaches the port can make
+   * up (another user's `user.info`, a uid of its own). A pod the cache does not hold under that uid is not ready
+   * for scheduling yet: no node passes, and kube-scheduler asks again.
+   * @param claimed `ExtenderArgs.Pod` of the request body
+   * @param live the pod from the informer cache, undefined when not known
+   */
+  filterRequest(claimed: PodObject, candidates: readonly string[], live: PodObject | undefined): { result: ExtenderFilterResult; actions: ShimAction[] } {
+    const uid = claimed.metadata?.uid;
+    if (!uid || !live || live.metadata?.uid !== uid) {
+      const failed = Object.fromEntries(candidates.map((n) => [n, "Pod is not ready for scheduling"]));
+      return { result: { Nodes: null, NodeNames: [], FailedNodes: { ...failed }, FailedAndUnresolvableNodes: failed, Error: "" }, actions: [] };
+    }
+    return this.filter(live, candidates);
+  }
+
+  /**
    * The extender `filter` verb (reference §5.4 decision table): a pod without an application id passes with every
    * candidate; a managed pod passes only on the node the core allocated, which moves the allocation to in-progress.
    * The core runs a cycle first, so a pod that fits is accepted on its first attempt.
@@ -694,13 +711,21 @@ export class ShimContext {
   }
 
   /**
-   * The extender `bind` verb: may this pod be bound to `node`? Managed pods only on their in-progress allocation;
-   * foreign pods (default scheduling) always.
+   * The extender `bind` verb: may this pod be bound to `node`? Managed pods only on their in-progress allocation.
+   * Pods without a task (foreign: default scheduling in plugin mode) only when `live` — the pod as the informer cache
+   * holds it, looked up by the request's namespace and name — has the request's uid, names this scheduler, is not
+   * bound yet, is not a managed pod, and `node` is a known node whose selector, affinity and taints it fits. The verb
+   * is reachable by anyone who reaches the port, and the binding is made with the scheduler's rights: it must never
+   * bind what kube-scheduler itself could not have chosen (a managed pod held by its limits, another scheduler's pod,
+   * a pod onto a node it does not tolerate).
+   * @param live the pod from the informer cache (undefined: not known)
    * @returns an error text, or undefined to go ahead with the binding
    */
-  bindAllowed(uid: string, node: string): string | undefined {
+  bindAllowed(uid: string, node: string, live?: PodObject): string | undefined {
     const t = this.tasks.get(uid);
-    if (!t) return undefined;
+    if (!t) return this.foreignBindRefusal(uid, node, live);
+    // the binding names the pod by namespace and name (the API server does not check its uid): it must be this task's
+    if (!live || live.metadata?.uid !== uid) return `pod with uid ${uid} is not known to the scheduler`;
     if ((t.state === "InProgress" || t.state === "Allocated") && t.node === node) return undefined;
     return `pod ${t.pod.namespace}/${t.pod.name} has no allocation on node ${node} (state ${t.state}${t.node ? `, allocated on ${t.node}` : ""})`;
   }
@@ -847,6 +872,23 @@ export class ShimContext {
   placeholderCreateFailed(appId: string): ShimAction[] {
     const g = this.gangs.get(appId);
     return g ? [this.gangEvent(g.originatorRef, gangEvents.placeholderCreateFailed(appId))] : [];
+  }
+
+  /**
+   * Why a bind of a pod the scheduler has no task for is refused (plugin mode): decided on the informer's pod (`live`,
+   * which must carry `uid`), never on the request body; undefined when it may be bound to `node`.
+   */
+  private foreignBindRefusal(uid: string, node: string, live: PodObject | undefined): string | undefined {
+    if (!live || live.metadata?.uid !== uid) return `pod with uid ${uid} is not known to the scheduler`;
+    const ref = refOf(live);
+    const who = `pod ${ref.namespace}/${ref.name}`;
+    if (live.spec?.schedulerName !== this.schedulerName) return `${who} names scheduler ${live.spec?.schedulerName ?? "default-scheduler"}, not ${this.schedulerName}`;
+    if (live.spec?.nodeName) return `${who} is already bound to ${live.spec.nodeName}`;
+    if (this.applicationId(live) !== undefined) return `${who} is managed by the scheduler and has no allocation on node ${node}`;
+    const view = this.nodes.get(node)?.view;
+    if (!view) return `${who} cannot be bound to unknown node ${node}`;
+    const misfit = nodeRejection(live.spec as PodConstraints, view);
+    return misfit ? `${who} cannot be bound to node ${node}: ${misfit}` : undefined;
   }
 
   /**

@@ -5,6 +5,7 @@ import { generateApplicationId } from "../../../src/yunikorn/application-id.js";
 import { review, validatePodStatus } from "../../../src/admission/review.js";
 import { ALICE, BOB, RS_CONTROLLER, pod, podCreate, podUpdate } from "../../fixtures/reviews.js";
 import { applyResponse, patchOps } from "../../helpers/patch.js";
+import { type PodObject, identityOf } from "../../../src/scheduler/shim/translate.js";
 
 const cfg = defaultAdmissionConfig("corral");
 const cfgWith = (data: Record<string, string>) => {
@@ -124,6 +125,26 @@ describe("pod CREATE mutation (design 000)", () => {
     const res = review(podCreate(obj, ALICE), cfg, EMPTY_LOOKUPS);
     expect(res.allowed).toBe(false);
     expect(res.status).toEqual({ code: 403, message: "user alice with groups [users,devops,system:authenticated] is not allowed to set user annotation" });
+  });
+
+  it("attack: a user.info key spelled in another case is just another annotation; the scheduler reads alice's stamp", () => {
+    const forged = '{"user":"bob","groups":["users"]}';
+    const obj = pod({ annotations: { "yunikorn.apache.org/User.Info": forged, "yunikorn.apache.org/user.INFO": forged } });
+    const res = review(podCreate(obj, ALICE), cfg, EMPTY_LOOKUPS);
+    expect(res.allowed).toBe(true);
+    const out = applyResponse(obj, res) as PodObject;
+    expect(identityOf(out)).toEqual({ user: "alice", groups: ["users", "devops", "system:authenticated"] });
+    expect(out.metadata!.annotations!["yunikorn.apache.org/User.Info"]).toBe(forged);
+  });
+
+  it("a pod carrying exactly its submitter's own identity is accepted; the same user with other groups is refused", () => {
+    const own = '{"user":"alice","groups":["users","devops","system:authenticated"]}';
+    const obj = pod({ annotations: { "yunikorn.apache.org/user.info": own } });
+    const ok = review(podCreate(obj, ALICE), cfg, EMPTY_LOOKUPS);
+    expect(ok.allowed).toBe(true);
+    expect((applyResponse(obj, ok) as { metadata: { annotations: Record<string, string> } }).metadata.annotations["yunikorn.apache.org/user.info"]).toBe(own);
+    const other = review(podCreate(pod({ annotations: { "yunikorn.apache.org/user.info": '{"user":"alice","groups":["admins"]}' } }), ALICE), cfg, EMPTY_LOOKUPS);
+    expect(other.allowed).toBe(false);
   });
 
   it("a pod in a bypassed namespace that names the scheduler itself is stamped with its submitter", () => {

@@ -54,6 +54,12 @@ describe("workload CREATE stamps the pod template", () => {
     expect(res.status?.message).toMatch(/user alice with groups \[users,devops,system:authenticated\] is not allowed/);
   });
 
+  it("accepts a template that already carries the submitter's own identity (kubectl create job --from=cronjob/…)", () => {
+    const obj = workload("Job", { labels: { app: "web" }, annotations: { [UI]: ALICE_UI } });
+    const res = review(workloadRequest("Job", obj, ALICE), cfg, EMPTY_LOOKUPS);
+    expect(res).toEqual({ uid: res.uid, allowed: true });
+  });
+
   it("passes ReplicaSets from the deployment controller through untouched", () => {
     const obj = workload("ReplicaSet", { labels: { app: "web" }, annotations: { [UI]: ALICE_UI } });
     const res = review(workloadRequest("ReplicaSet", obj, DEPLOYMENT_CONTROLLER), cfg, EMPTY_LOOKUPS);
@@ -96,6 +102,18 @@ describe("workload UPDATE guards the template identity", () => {
     const res = review(workloadRequest("Deployment", stamped('{"user":"bob"}'), ALICE, "UPDATE", stamped(ALICE_UI)), cfg, EMPTY_LOOKUPS);
     expect(res.allowed).toBe(false);
     expect(res.status?.message).toMatch(/^user alice with groups .* is not allowed to set user annotation: changing/);
+  });
+
+  it("kubectl rollout undo by the owner: setting the template back to the requester's own identity is allowed, unpatched", () => {
+    const res = review(workloadRequest("Deployment", stamped(ALICE_UI, { rev: "1" }), ALICE, "UPDATE", stamped('{"user":"bob"}', { rev: "2" })), cfg, EMPTY_LOOKUPS);
+    expect(res).toEqual({ uid: res.uid, allowed: true });
+  });
+
+  it("kubectl rollout undo to another user's revision is refused; own identity with other groups is not own", () => {
+    const undo = review(workloadRequest("Deployment", stamped('{"user":"bob"}', { rev: "1" }), ALICE, "UPDATE", stamped(ALICE_UI, { rev: "2" })), cfg, EMPTY_LOOKUPS);
+    expect(undo.allowed).toBe(false);
+    const regroup = review(workloadRequest("Deployment", stamped('{"user":"alice","groups":["admins"]}'), ALICE, "UPDATE", stamped(ALICE_UI)), cfg, EMPTY_LOOKUPS);
+    expect(regroup.allowed).toBe(false);
   });
 
   it("denies an ordinary user adding it to a template that had none", () => {

@@ -250,6 +250,34 @@ describe("manager (placement_test.go)", () => {
     expect([rec.max, rec.maxApps]).toEqual([undefined, 0]);
   });
 
+  it("attack: another namespace's application placed in a namespace's dynamic queue does not change its quota", () => {
+    // provided before tag: a tenant of team-a names team-b's queue (root lets everyone submit)
+    const p = partition(TREE, "    placementrules:\n      - name: provided\n        create: true\n      - name: tag\n        value: namespace\n        create: true\n");
+    const quota = (vcore: number, maxApps: string) => ({ "namespace.resourcequota": JSON.stringify({ resources: { vcore: { value: vcore } } }), "namespace.resourcemaxapps": maxApps });
+    expect(p.addApplication("b1", "", "bob", [], { namespace: "team-b", ...quota(1000, "1") }, 0)).toBe("root.team-b");
+    expect(p.addApplication("a1", "root.team-b", "alice", [], { namespace: "team-a", ...quota(10000, "50") }, 0)).toBe("root.team-b");
+    const q = p.find("root.team-b")!;
+    expect([q.max, q.maxApps]).toEqual([{ vcore: 1000 }, 1]);
+  });
+
+  it("attack: a namespace's own quota replaces what another namespace's application set first on its queue", () => {
+    const p = partition(TREE, "    placementrules:\n      - name: provided\n        create: true\n      - name: tag\n        value: namespace\n        create: true\n");
+    const quota = (vcore: number) => ({ "namespace.resourcequota": JSON.stringify({ resources: { vcore: { value: vcore } } }) });
+    // alice creates root.team-b first, with her namespace's large quota
+    p.addApplication("a1", "root.team-b", "alice", [], { namespace: "team-a", ...quota(10000) }, 0);
+    p.addApplication("b1", "", "bob", [], { namespace: "team-b", ...quota(1000) }, 0);
+    p.addApplication("a2", "root.team-b", "alice", [], { namespace: "team-a", ...quota(10000) }, 0);
+    expect(p.find("root.team-b")!.max).toEqual({ vcore: 1000 });
+    // a dynamic queue not named after a namespace keeps the tags of the namespace that first filled it
+    p.addApplication("a3", "root.scratch", "alice", [], { namespace: "team-a", ...quota(10000) }, 0);
+    p.addApplication("b2", "root.scratch", "bob", [], { namespace: "team-b", ...quota(1000) }, 0);
+    expect(p.find("root.scratch")!.max).toEqual({ vcore: 10000 });
+    // the namespace without a quota still takes its queue back: alice's limits do not stay on it
+    p.addApplication("a4", "root.team-c", "alice", [], { namespace: "team-a", ...quota(10000) }, 0);
+    p.addApplication("c1", "", "carol", [], { namespace: "team-c" }, 0);
+    expect(p.find("root.team-c")!.max).toBeUndefined();
+  });
+
   it("a refused application is rejected with the refusal's text and the typed refusal", () => {
     const p = partition(TREE, "    placementrules:\n      - name: user\n        create: true\n");
     let err: unknown;

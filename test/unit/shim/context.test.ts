@@ -8,6 +8,7 @@ import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
 import { type NodeObject, type ShimAction, ShimContext, type ShimOptions } from "../../../src/scheduler/shim/context.js";
 import type { PodObject } from "../../../src/scheduler/shim/translate.js";
 import { TRUST_QUEUES } from "../../fixtures/trust-queues.js";
+import { derivedApplicationId } from "../../../src/scheduler/shim/app-keys.js";
 
 const GI = 2 ** 30;
 const T0 = Date.parse("2026-01-05T10:00:00Z");
@@ -708,10 +709,50 @@ describe("ShimContext plugin mode (extender verbs)", () => {
     // ignore-application also defers to default scheduling
     const ignored = managed("ign", { annotations: { "yunikorn.apache.org/ignore-application": "true" } });
     expect(ctx.filter(ignored, ALL).result.NodeNames).toEqual(ALL);
+    // kube-scheduler asks the bind verb for it: allowed for the pod as the informer holds it
+    expect(ctx.bindAllowed("uid-plain", "n2", p)).toBeUndefined();
     // default scheduling binds it: it is a foreign pod then
     ctx.syncPod(boundTo(p, "n2"));
     expect(ctx.stats()).toMatchObject({ foreignPods: 1 });
-    expect(ctx.bindAllowed("uid-plain", "n2")).toBeUndefined();
+  });
+
+  it("attack: the bind verb (reachable by anyone who reaches the port) binds no pod kube-scheduler would not have", () => {
+    const { ctx } = plugin();
+    const p = pod("plain");
+    // not (yet) in the informer cache, or another pod's uid
+    expect(ctx.bindAllowed("uid-plain", "n1")).toContain("not known to the scheduler");
+    expect(ctx.bindAllowed("uid-forged", "n1", p)).toContain("not known to the scheduler");
+    // a pod of another scheduler
+    expect(ctx.bindAllowed("uid-plain", "n1", pod("plain", { scheduler: "default-scheduler" }))).toContain("names scheduler default-scheduler");
+    // already bound
+    expect(ctx.bindAllowed("uid-plain", "n1", boundTo(p, "n2"))).toContain("already bound to n2");
+    // a managed pod without an allocation (held by its limits): only the node the scheduler allocated
+    expect(ctx.bindAllowed("uid-m", "n1", managed("m"))).toContain("has no allocation");
+    // a node it does not fit (a taint it does not tolerate) or that does not exist
+    ctx.syncNode({ ...node("tainted"), spec: { taints: [{ key: "node-role.kubernetes.io/master", effect: "NoSchedule" }] } });
+    expect(ctx.bindAllowed("uid-plain", "tainted", p)).toContain("had taint {node-role.kubernetes.io/master: }");
+    expect(ctx.bindAllowed("uid-plain", "nowhere", p)).toContain("unknown node nowhere");
+  });
+
+  it("attack: a forged filter body (a made-up uid and user.info) creates no task; a bind of a real pod under a task's uid is refused", () => {
+    const { ctx, part } = plugin();
+    const real = managed("held", { cpu: "3" });
+    // the body names bob and a uid of its own; the informer holds another pod (or none) under that name
+    const forged = managed("held", { uid: "uid-forged", cpu: "100m", annotations: { "yunikorn.apache.org/user.info": '{"user":"bob"}' } });
+    expect(ctx.filterRequest(forged, ALL, real).result).toMatchObject({ NodeNames: [], Error: "" });
+    expect(ctx.filterRequest(forged, ALL, undefined).result.NodeNames).toEqual([]);
+    expect(ctx.tasks.size).toBe(0);
+    expect(part.apps.size).toBe(0);
+    // decided on the informer's pod, not on the body
+    const live = managed("ok", { cpu: "100m" });
+    const claimed = { ...live, metadata: { ...live.metadata, annotations: { "yunikorn.apache.org/user.info": '{"user":"bob"}' } } };
+    expect(ctx.filterRequest(claimed, ALL, live).result.NodeNames).toHaveLength(1);
+    expect(ctx.tasks.get("uid-ok")!.user).toBe("alice");
+    // a task allocated under uid-ok cannot be used to bind another pod of the same name
+    const node = ctx.tasks.get("uid-ok")!.node!;
+    const other = managed("ok", { uid: "uid-other", cpu: "3" });
+    expect(ctx.bindAllowed("uid-ok", node, other)).toContain("not known to the scheduler");
+    expect(ctx.bindAllowed("uid-ok", node, live)).toBeUndefined();
   });
 
   it("a managed pod: filter runs a cycle and answers its allocated node; a second filter rolls back; bind verb checks", () => {
@@ -735,11 +776,11 @@ describe("ShimContext plugin mode (extender verbs)", () => {
     expect(used(allocated)).toBe(1000);
 
     // the bind verb: only on the in-progress node
-    expect(ctx.bindAllowed("uid-m", allocated)).toBeUndefined();
+    expect(ctx.bindAllowed("uid-m", allocated, p)).toBeUndefined();
     const other = ALL.find((n) => n !== allocated)!;
-    expect(ctx.bindAllowed("uid-m", other)).toEqual(expect.stringContaining(`has no allocation on node ${other}`));
-    expect(ctx.bindAllowed("uid-m", other)).toContain(`allocated on ${allocated}`);
-    expect(ctx.bindAllowed("uid-unknown", other)).toBeUndefined();
+    expect(ctx.bindAllowed("uid-m", other, p)).toEqual(expect.stringContaining(`has no allocation on node ${other}`));
+    expect(ctx.bindAllowed("uid-m", other, p)).toContain(`allocated on ${allocated}`);
+    expect(ctx.bindAllowed("uid-unknown", other)).toContain("not known to the scheduler");
 
     // seen again while in progress: kube-scheduler gave up on it
     const again = ctx.filter(p, ALL);
@@ -751,14 +792,14 @@ describe("ShimContext plugin mode (extender verbs)", () => {
     expect(again.actions).toEqual([expect.objectContaining({ kind: "event", type: "Warning", reason: "PodBindFailure" })]);
     expect(ctx.tasks.get("uid-m")).toMatchObject({ state: "Asked", node: undefined, refused: true });
     expect(used(allocated)).toBe(0);
-    expect(ctx.bindAllowed("uid-m", allocated)).toEqual(expect.stringContaining("state Asked"));
+    expect(ctx.bindAllowed("uid-m", allocated, p)).toEqual(expect.stringContaining("state Asked"));
 
     // the next attempt gets an allocation again, confirmed by the bind verb
     const third = ctx.filter(p, ALL);
     const node2 = ctx.tasks.get("uid-m")!.node!;
     expect(third.result.NodeNames).toEqual([node2]);
     expect(ctx.tasks.get("uid-m")!.state).toBe("InProgress");
-    expect(ctx.bindAllowed("uid-m", node2)).toBeUndefined();
+    expect(ctx.bindAllowed("uid-m", node2, p)).toBeUndefined();
     // plugin mode: kube-scheduler reports its own Scheduled event, the shim adds none
     expect(ctx.bindSucceeded("uid-m", node2)).toEqual([]);
     expect(ctx.tasks.get("uid-m")!.state).toBe("Bound");
@@ -888,6 +929,10 @@ describe("ShimContext application keying: a pod never joins an application of an
       expected: [{ id: "spark-42", user: "bob", queue: "root.tenants.team-b" }, { id: "spark-42", user: "bob", queue: "root.tenants.team-b" }] },
     { name: "Spark executors created by the driver's service account are charged to it", pods: [{ ns: "team-b", user: "bob", app: "spark-42", label: "spark-app-selector" }, { ns: "team-b", user: "system:serviceaccount:team-b:spark", app: "spark-42", label: "spark-app-selector" }],
       expected: [{ id: "spark-42", user: "bob", queue: "root.tenants.team-b" }, { id: "spark-42~team-b~system:serviceaccount:team-b:spark", user: "system:serviceaccount:team-b:spark", queue: "root.tenants.team-b", event: "Normal" }] },
+    { name: "ids differing only by case are different applications", pods: [{ ns: "team-b", user: "bob", app: "etl" }, { ns: "team-a", user: "alice", app: "ETL" }],
+      expected: [{ id: "etl", user: "bob", queue: "root.tenants.team-b" }, { id: "ETL", user: "alice", queue: "root.tenants.team-a" }] },
+    { name: "a very long id (as an annotation can carry) held by another user: alice gets her own, bounded derived id", pods: [{ ns: "team-b", user: "bob", app: "j".repeat(400), label: "yunikorn.apache.org/app-id" }, { ns: "team-a", user: "alice", app: "j".repeat(400), label: "yunikorn.apache.org/app-id" }],
+      expected: [{ id: "j".repeat(400), user: "bob", queue: "root.tenants.team-b" }, { id: derivedApplicationId({ namespace: "team-a", user: "alice", applicationId: "j".repeat(400) }), user: "alice", queue: "root.tenants.team-a", event: "Warning" }] },
     { name: "an id spelled like another key's derived id does not capture that key", pods: [{ ns: "team-b", user: "bob", app: "x" }, { ns: "team-a", user: "alice", app: "x~team-c~bob", label: "yunikorn.apache.org/app-id" }, { ns: "team-c", user: "bob", app: "x" }],
       expected: [{ id: "x", user: "bob", queue: "root.tenants.team-b" }, { id: "x~team-c~bob", user: "alice", queue: "root.tenants.team-a" }, { id: "x~team-c~bob~2", user: "bob", queue: "root.tenants.team-c", event: "Warning" }] },
   ])("$name", ({ pods, expected }) => {
@@ -922,6 +967,48 @@ describe("ShimContext application keying: a pod never joins an application of an
       const mine = pods.filter((r) => r.user === u).length;
       expect(byPath.get("root")?.res.vcore ?? 0).toBe(mine * 100);
     }
+  });
+
+  it("attack: a queue annotation naming root.@recovery@ or an ACL-protected queue does not place alice there", () => {
+    const { ctx, part } = setup(TRUST_QUEUES);
+    ctx.syncNode(node("n1", "16", "64Gi"));
+    for (const [name, queue] of [["rec", "root.@recovery@"], ["acl", "root.teamb"]] as const) {
+      const p = userPod(name, { ns: "team-a", user: "alice", app: name, cpu: "100m" });
+      p.metadata!.annotations!["yunikorn.apache.org/queue"] = queue;
+      ctx.syncPod(p);
+      expect(part.apps.get(name)!.queue.path).toBe("root.tenants.team-a");
+    }
+    expect(part.find("root.@recovery@")).toBeUndefined();
+  });
+
+  it("attack: a pod that arrived bound puts its application in root.@recovery@; pending pods of it are not scheduled there", () => {
+    // only `provided` without create: root.nope places nothing, so the bound pod's (forced) application is recovered
+    const { ctx, part } = setup(QUOTA_CFG);
+    ctx.syncNode(node("n1", "16", "64Gi"));
+    const labels = { applicationId: "esc", "yunikorn.apache.org/queue": "root.nope" };
+    ctx.syncPod(pod("bound", { labels, node: "n1" }));
+    expect(part.apps.get("esc")!.queue.path).toBe("root.@recovery@");
+    const actions = ctx.syncPod(pod("more", { labels, cpu: "8" }));
+    expect(ctx.tasks.get("uid-more")!.state).toBe("Rejected");
+    expect(events(actions)[0]!.message).toContain("root.@recovery@");
+    expect(binds(ctx.schedule())).toEqual([]);
+  });
+
+  it("attack: alice names team-b's namespace queue from a namespace with a larger quota; team-b's limits stay", () => {
+    const quotas: Record<string, Record<string, string>> = {
+      "team-a": { "yunikorn.apache.org/namespace.quota": '{"cpu": "10"}', "yunikorn.apache.org/namespace.maxApps": "50" },
+      "team-b": { "yunikorn.apache.org/namespace.quota": '{"cpu": "1"}', "yunikorn.apache.org/namespace.maxApps": "1" },
+    };
+    const { ctx, part } = setup(TRUST_QUEUES, { namespaceAnnotations: (n) => quotas[n] });
+    ctx.syncNode(node("n1", "16", "64Gi"));
+    ctx.syncPod(userPod("b1", { ns: "team-b", user: "bob", app: "etl", cpu: "1" }));
+    ctx.syncPod(userPod("a1", { ns: "team-a", user: "alice", app: "mine", queue: "root.tenants.team-b", cpu: "100m" }));
+    expect(part.apps.get("mine")!.queue.path).toBe("root.tenants.team-b");
+    const q = part.find("root.tenants.team-b")!;
+    expect([q.max, q.maxApps]).toEqual([{ vcore: 1000 }, 1]);
+    // bob's second pod is still held by his namespace's 1-cpu quota
+    ctx.syncPod(userPod("b2", { ns: "team-b", user: "bob", app: "etl", cpu: "1" }));
+    expect(binds(ctx.schedule()).map((b) => b.pod.name)).toEqual(["b1"]);
   });
 
   it("alice's 3-cpu pod with bob's applicationId is held by her own limit; bob's usage and queue are untouched", () => {
