@@ -6,6 +6,7 @@ export default defineConfig({
       {
         test: {
           name: "unit",
+          setupFiles: ["test/helpers/record-runtime.ts"],
           include: ["test/unit/**/*.test.ts", "test/integration/**/*.test.ts"],
           testTimeout: 20_000,
         },
@@ -13,6 +14,7 @@ export default defineConfig({
       {
         test: {
           name: "e2e",
+          setupFiles: ["test/helpers/record-runtime.ts"],
           include: ["test/e2e/**/*.test.ts"],
           globalSetup: ["test/e2e/global-setup.ts"],
           testTimeout: 120_000,

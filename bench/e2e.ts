@@ -6,6 +6,10 @@
  *                    controller's scheduler name)
  *   corral           `corral scheduler` (standalone: the core decides, corral binds)
  *   corral plugin    kube-scheduler v1.20.2 with corral as its extender (filter + bind), qps 500
+ *   corral-streams   `corral scheduler` as in `corral`, with BENCH_STREAMS (default 10) clients reading
+ *                    `/ws/v1/events/stream` from before the first bind to after the last: the records delivered
+ *                    per second (all clients together) are reported; `npm run bench:events` runs corral and
+ *                    corral-streams in the same run (ABBA order) and prints the pods/s ratio (target ≥ 0.9).
  *
  * Every round runs on a freshly started control plane (empty etcd). Each scheduler round: BENCH_PODS pending pods (default 2,000; 100m cpu, 128Mi) are created with the scheduler
  * stopped, through the admission controller (on for every round); then the scheduler starts and a pod watch records
@@ -23,6 +27,7 @@
  * BENCH_NODE_ARGS (node flags for corral, e.g. `--cpu-prof`).
  */
 import { createWriteStream, readFileSync } from "node:fs";
+import { get } from "node:http";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { k8s, makeKeepAliveApiClient } from "../src/kube/client.js";
@@ -37,11 +42,14 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const ROUNDS = (process.env.BENCH_ROUNDS ?? "ceiling,kube-scheduler,corral,plugin,gang").split(",");
 const GANG_APPS = Number(process.env.BENCH_GANG_APPS ?? 200);
 const GANG_EXECUTORS = Number(process.env.BENCH_GANG_EXECUTORS ?? 9);
+const STREAMS = Number(process.env.BENCH_STREAMS ?? 10);
 const NS = "bench";
 const CONF_NS = "corral-bench";
 
 interface Row {
   round: string;
+  /** corral-streams: records received by all stream clients per second of the binding window, clients dropped. */
+  events?: { perSecond: number; total: number; dropped: number };
   pods: number;
   seconds: number;
   rate: number;
@@ -225,6 +233,25 @@ async function freshControlPlane(): Promise<{ tb: Testbed; admin: k8s.KubeConfig
   return { tb, admin, core, sink, stop: async () => { await adm.stop(); } };
 }
 
+/** A client of `/ws/v1/events/stream` that counts the records it receives (lines, not parsed). */
+function streamClient(port: number): Promise<{ records(): number; ended(): boolean; close(): void }> {
+  return new Promise((resolve, reject) => {
+    const req = get({ host: "127.0.0.1", port, path: "/ws/v1/events/stream" }, (res) => {
+      if (res.statusCode !== 200) return reject(new Error(`event stream: HTTP ${res.statusCode}`));
+      let lines = 0;
+      let ended = false;
+      res.on("data", (b: Buffer) => {
+        for (let i = b.indexOf(10); i >= 0; i = b.indexOf(10, i + 1)) lines++;
+      });
+      res.on("end", () => (ended = true));
+      res.on("error", () => (ended = true));
+      // the first line is the instance id
+      resolve({ records: () => Math.max(0, lines - 1), ended: () => ended, close: () => req.destroy() });
+    });
+    req.on("error", reject);
+  });
+}
+
 async function main(): Promise<void> {
   const rows: Row[] = [];
   let last: { stop(): Promise<void> } | undefined;
@@ -270,6 +297,7 @@ async function main(): Promise<void> {
       let cpu0 = { scheduler: 0, apiserver: 0, etcd: 0 };
       const sample = () => ({ scheduler: schedPids.reduce((a, p) => a + cpuMs(p), 0), apiserver: cpuMs(pids["kube-apiserver"]), etcd: cpuMs(pids.etcd) });
       let stop: () => Promise<unknown>;
+      let clients: Awaited<ReturnType<typeof streamClient>>[] = [];
       if (round === "kube-scheduler") {
         const ks = await startKubeScheduler(tb, "bench-kube-scheduler", kubeSchedulerConfig({ kubeconfig: tb.kubeconfig.scheduler, schedulerName: "yunikorn", healthzPort: await freeTcpPort() }));
         schedPids = [ks.proc.pid!];
@@ -284,18 +312,24 @@ async function main(): Promise<void> {
         }
         schedPids = [c.proc.pid!, ...(ks ? [ks.proc.pid!] : [])];
         stop = async () => { await ks?.stop(); await c.stop(); };
+        if (round === "corral-streams") clients = await Promise.all(Array.from({ length: STREAMS }, () => streamClient(port)));
       }
       // CPU from the first bind (sampled when the first pod is seen bound) to the last
       const firstSeen = done.firstBind.then(() => (cpu0 = sample()));
       const { first, last: lastBind } = await done.all;
       await firstSeen;
       const cpu1 = sample();
+      await new Promise((r) => setTimeout(r, 500)); // the last batch of records reaches the clients
+      const delivered = clients.reduce((n, c) => n + c.records(), 0);
+      const dropped = clients.filter((c) => c.ended()).length;
+      for (const c of clients) c.close();
       await stop();
       await stopAdmission();
       const seconds = (lastBind - first) / 1000;
       rows.push({
-        round: round === "kube-scheduler" ? "kube-scheduler v1.20.2 (defaults)" : round === "corral" ? "corral standalone" : "corral plugin mode (kube-scheduler + extender)",
+        round: round === "kube-scheduler" ? "kube-scheduler v1.20.2 (defaults)" : round === "corral" ? "corral standalone" : round === "corral-streams" ? `corral standalone + ${STREAMS} event streams` : "corral plugin mode (kube-scheduler + extender)",
         pods: PODS, seconds, rate: (PODS - 1) / seconds, wallSeconds: (lastBind - t0) / 1000,
+        ...(round === "corral-streams" ? { events: { perSecond: delivered / seconds, total: delivered, dropped } } : {}),
         cpu: { scheduler: (cpu1.scheduler - cpu0.scheduler) / PODS, apiserver: (cpu1.apiserver - cpu0.apiserver) / PODS, etcd: (cpu1.etcd - cpu0.etcd) / PODS },
       });
     }
@@ -317,6 +351,13 @@ async function main(): Promise<void> {
     "Targets: corral standalone ≥ 10× kube-scheduler and ≥ 0.7× the create ceiling.",
     ...gangLines(rows),
   ];
+  const plain = rows.filter((r) => r.round === "corral standalone");
+  const streamed = rows.filter((r) => r.events);
+  if (plain.length > 0 && streamed.length > 0) {
+    const mean = (rs: Row[]) => rs.reduce((a, r) => a + r.rate, 0) / rs.length;
+    lines.push("", `Event streams: ${streamed.map((r) => `${r.events!.perSecond.toFixed(0)} records/s delivered (${r.events!.total} records, ${r.events!.dropped} clients dropped)`).join("; ")}; ` +
+      `pods/s with ${STREAMS} streams / without: ${(mean(streamed) / mean(plain)).toFixed(2)}× (target ≥ 0.9×).`);
+  }
   process.stdout.write(`${lines.join("\n")}\n`);
   await mkdir(join(PROJECT_ROOT, ".corral", "reports"), { recursive: true });
   await writeFile(join(PROJECT_ROOT, ".corral", "reports", "bench-e2e.json"), JSON.stringify({ pods: PODS, nodes: NODES, rows }, null, 2));

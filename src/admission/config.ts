@@ -47,6 +47,8 @@ export interface AdmissionConfig {
   readonly bypassAuth: boolean;
   /** Users matching `systemUsers` may create objects that carry user.info. */
   readonly trustControllers: boolean;
+  /** Refuse pods (and templates) routed to the scheduler that preset `spec.nodeName`, unless from a trusted controller. */
+  readonly refusePresetNodeName: boolean;
   readonly systemUsers: RegexList;
   readonly externalUsers: RegexList;
   readonly externalGroups: RegexList;
@@ -67,11 +69,13 @@ export interface AdmissionConfig {
   readonly validatingConfigurationName: string;
   readonly mutateFailurePolicy: "Fail" | "Ignore";
   readonly validateFailurePolicy: "Fail" | "Ignore";
+  /** The pods/status UPDATE check: its failurePolicy, or `Off` (not registered). */
+  readonly podStatusPolicy: "Fail" | "Ignore" | "Off";
   /** Webhook timeout the API server applies, seconds (1-30). */
   readonly webhookTimeoutSeconds: number;
 }
 
-type KeyKind = "string" | "bool" | "regexList" | "queue" | "dnsLabel" | "dnsSubdomain" | "hostPort" | "level" | "labelKey" | "millis" | "failurePolicy" | "seconds";
+type KeyKind = "string" | "bool" | "regexList" | "queue" | "dnsLabel" | "dnsSubdomain" | "hostPort" | "level" | "labelKey" | "millis" | "failurePolicy" | "statusPolicy" | "seconds";
 
 interface KeySpec {
   field: keyof AdmissionConfig;
@@ -123,6 +127,10 @@ export const ADMISSION_CONFIG_KEYS: Readonly<Record<string, KeySpec>> = {
     field: "validateFailurePolicy", kind: "failurePolicy", default: "Ignore", env: [],
     doc: "failurePolicy of the ConfigMap validating webhook (YuniKorn: Ignore)",
   },
+  "admissionController.webHook.podStatusPolicy": {
+    field: "podStatusPolicy", kind: "statusPolicy", default: "Ignore", env: [],
+    doc: "pods/status UPDATEs that change user.info are refused by a validating webhook with this failurePolicy (Fail or Ignore); Off registers none",
+  },
   "admissionController.webHook.timeoutSeconds": {
     field: "webhookTimeoutSeconds", kind: "seconds", default: "5", env: [],
     doc: "timeoutSeconds of both webhooks (1-30)",
@@ -159,6 +167,10 @@ export const ADMISSION_CONFIG_KEYS: Readonly<Record<string, KeySpec>> = {
     field: "trustControllers", kind: "bool", default: "true",
     env: ["ADMISSION_CONTROLLER_TRUST_CONTROLLERS", "ADMISSION_CONTROLLER_BYPASS_CONTROLLERS"],
     doc: "users matching systemUsers may create objects that already carry user.info",
+  },
+  "admissionController.accessControl.refusePresetNodeName": {
+    field: "refusePresetNodeName", kind: "bool", default: "true", env: ["ADMISSION_CONTROLLER_REFUSE_PRESET_NODE_NAME"],
+    doc: "refuse pods and pod templates for the scheduler that already name a node (spec.nodeName), which would bypass queue and user limits; trusted controllers and kubelets' mirror pods excepted",
   },
   "admissionController.accessControl.systemUsers": {
     field: "systemUsers", kind: "regexList", default: "^system:serviceaccount:kube-system:,^system:kube-controller-manager$",
@@ -285,6 +297,9 @@ function parseValue(kind: KeyKind, value: string): unknown {
       return value;
     case "failurePolicy":
       if (value !== "Fail" && value !== "Ignore") throw new Error("must be Fail or Ignore");
+      return value;
+    case "statusPolicy":
+      if (value !== "Fail" && value !== "Ignore" && value !== "Off") throw new Error("must be Fail, Ignore or Off");
       return value;
     case "seconds": {
       const n = Number(value);

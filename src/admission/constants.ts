@@ -7,9 +7,14 @@
 /** Default `spec.schedulerName` written on pods (constants.SchedulerName). */
 export const DEFAULT_SCHEDULER_NAME = "yunikorn";
 
-/** Label whose value `yunikorn` marks the scheduler's own pods, which are never mutated. */
-export const LABEL_APP = "app";
-export const YUNIKORN_POD_APP_VALUE = "yunikorn";
+/**
+ * Namespace label that keeps a namespace out of the webhooks (value `"true"`). Namespaces are cluster-scoped, so only
+ * someone allowed to create or update Namespaces (a cluster administrator) can set it; tenants with the `edit` role in
+ * their namespaces cannot. Needed on Kubernetes 1.20, where namespaces have no `kubernetes.io/metadata.name` label.
+ */
+export const NAMESPACE_EXCLUDE_LABEL = "admission.corral.dev/exclude";
+/** Label every Namespace carries from Kubernetes 1.21 (its name), set by the API server. */
+export const NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
 
 /** Legacy application id label (design 000). */
 export const LABEL_APPLICATION_ID = "applicationId";
@@ -57,6 +62,8 @@ export const DEFAULT_CONFIGMAP_NAME = "yunikorn-defaults";
 /** Webhook paths and the default port (cmd/admissioncontroller/main.go). */
 export const MUTATE_PATH = "/mutate";
 export const VALIDATE_CONF_PATH = "/validate-conf";
+/** corral's addition: the pods/status UPDATE check (user.info must not change through the status subresource). */
+export const VALIDATE_PODS_PATH = "/validate-pods";
 export const DEFAULT_ADMISSION_PORT = 9089;
 
 /** Webhook configuration and entry names (webhook_manager.go). */
@@ -64,6 +71,7 @@ export const MUTATING_WEBHOOK_CONFIGURATION = "yunikorn-admission-controller-mut
 export const VALIDATING_WEBHOOK_CONFIGURATION = "yunikorn-admission-controller-validations";
 export const MUTATE_PODS_WEBHOOK = "admission-webhook.yunikorn.mutate-pods";
 export const VALIDATE_CONF_WEBHOOK = "admission-webhook.yunikorn.validate-conf";
+export const VALIDATE_POD_STATUS_WEBHOOK = "admission-webhook.yunikorn.validate-pod-status";
 
 /** Maximum length of a label value (Kubernetes validation). */
 export const LABEL_VALUE_MAX_LENGTH = 63;

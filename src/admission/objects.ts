@@ -18,7 +18,7 @@ export interface ObjectMeta {
 
 export interface PodSlice {
   metadata: ObjectMeta;
-  spec?: { schedulerName?: string; priorityClassName?: string; [key: string]: unknown } | null;
+  spec?: { schedulerName?: string; priorityClassName?: string; nodeName?: string; [key: string]: unknown } | null;
   [key: string]: unknown;
 }
 
@@ -58,9 +58,24 @@ export function decodePod(raw: unknown, what = "pod"): { ok: true; pod: PodSlice
   const err = metaError(raw.metadata, "metadata") ?? (
     raw.spec === undefined || raw.spec === null ? undefined
       : !isObject(raw.spec) ? `spec: must be an object, got ${typeName(raw.spec)}`
-      : optionalString(raw.spec.schedulerName, "spec.schedulerName") ?? optionalString(raw.spec.priorityClassName, "spec.priorityClassName"));
+      : optionalString(raw.spec.schedulerName, "spec.schedulerName") ?? optionalString(raw.spec.priorityClassName, "spec.priorityClassName") ??
+        optionalString(raw.spec.nodeName, "spec.nodeName"));
   if (err) return { ok: false, error: `cannot decode ${what}: ${err}` };
   return { ok: true, pod: raw as PodSlice };
+}
+
+/**
+ * Reads `spec.schedulerName` and `spec.nodeName` of a pod template (`template.spec` may be absent).
+ * @returns the two values, or an error naming the field of the wrong type
+ */
+export function decodeTemplateSpec(template: Record<string, unknown>, path: string):
+  { ok: true; schedulerName?: string; nodeName?: string } | { ok: false; error: string } {
+  const spec = template.spec;
+  if (spec === undefined || spec === null) return { ok: true };
+  if (!isObject(spec)) return { ok: false, error: `${path}.spec: must be an object, got ${typeName(spec)}` };
+  const err = optionalString(spec.schedulerName, `${path}.spec.schedulerName`) ?? optionalString(spec.nodeName, `${path}.spec.nodeName`);
+  if (err) return { ok: false, error: err };
+  return { ok: true, schedulerName: spec.schedulerName as string | undefined, nodeName: spec.nodeName as string | undefined };
 }
 
 /** Decodes object metadata (for a pod template, `metadata` may be absent). */

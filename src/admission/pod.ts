@@ -5,12 +5,18 @@
  * CREATE, in order:
  *  1. decode the pod (a field of the wrong type → denied, naming it);
  *  2. user.info: validate a present annotation (trust + JSON), or stamp the requester (identity.ts);
- *  3. pods labelled `app: yunikorn` and namespaces out of scope are left alone (no patch);
- *  4. `spec.schedulerName` = the configured scheduler name;
- *  5. in labelled namespaces: application id (reused or generated) on both id labels, queue on both queue labels
- *     (default `root.default`), `disableStateAware: "true"` for generated ids, and the allow-preemption annotation.
+ *  3. the pod is routed to the scheduler when its namespace is processed, or when it names the scheduler itself
+ *     (`spec.schedulerName`) in any namespace; other pods are left alone (no patch). A kubelet's mirror pod is never
+ *     routed by corral (it is already running on its node);
+ *  4. a routed pod that presets `spec.nodeName` is refused unless a trusted controller asks (placement.ts);
+ *  5. the identity is stamped on every routed pod, whatever the label settings of its namespace;
+ *  6. in processed namespaces: `spec.schedulerName` = the configured scheduler name, and in labelled namespaces the
+ *     application id (reused or generated) on both id labels, queue on both queue labels (default `root.default`),
+ *     `disableStateAware: "true"` for generated ids, and the allow-preemption annotation.
  * The user.info check runs before the scope checks on purpose: a pod in a bypassed namespace can still name the
  * corral scheduler itself, so a forged identity is refused everywhere.
+ *
+ * Unlike YuniKorn, a pod labelled `app: yunikorn` gets no special treatment: any tenant can set that label.
  */
 import {
   ANNOTATION_ALLOW_PREEMPTION,
@@ -20,20 +26,19 @@ import {
   AUTOGEN_APP_SUFFIX,
   CANONICAL_LABEL_APPLICATION_ID,
   CANONICAL_LABEL_QUEUE_NAME,
-  LABEL_APP,
   LABEL_APPLICATION_ID,
   LABEL_DISABLE_STATE_AWARE,
   LABEL_QUEUE_NAME,
   LABEL_VALUE_MAX_LENGTH,
   SPARK_LABEL_APP_ID,
   UNIQUE_AUTOGEN_SUFFIX,
-  YUNIKORN_POD_APP_VALUE,
 } from "./constants.js";
 import type { AdmissionConfig } from "./config.js";
 import { type AdmissionLookups, type Decision, type DecisionContext, type Note, allow, refuse } from "./decision.js";
 import { type UserInfo, userInfoStep } from "./identity.js";
 import { shouldLabelNamespace, shouldProcessNamespace } from "./namespaces.js";
 import { decodePod, isValidLabelValue } from "./objects.js";
+import { isMirrorPod, presetNodeNameRefusal } from "./placement.js";
 import { type PatchOp, addAt, withEntries } from "../util/json-patch.js";
 
 /**
@@ -152,20 +157,21 @@ export function mutatePodCreate(req: PodRequest, ctx: DecisionContext): Decision
   const ui = userInfoStep(cfg, req.userInfo, annotations, labels, what);
   if (!ui.ok) return refuse(ui.message, ui.code);
 
-  if (labels[LABEL_APP] === YUNIKORN_POD_APP_VALUE) {
-    return allow([], [], [{ level: "debug", msg: `${what}: labelled app=yunikorn, left alone` }]);
-  }
+  const mirror = isMirrorPod(annotations, req.userInfo);
   const nsInfo = lookups.namespace(namespace);
-  if (!shouldProcessNamespace(cfg, namespace, nsInfo)) {
-    return allow([], [], [{ level: "debug", msg: `${what}: namespace not processed, left alone` }]);
+  const processed = !mirror && shouldProcessNamespace(cfg, namespace, nsInfo);
+  if (!processed && pod.spec?.schedulerName !== cfg.schedulerName) {
+    return allow([], [], [{ level: "debug", msg: `${what}: ${mirror ? "mirror pod" : "namespace not processed"}, left alone` }]);
   }
+  const nodeRefusal = mirror ? undefined : presetNodeNameRefusal(cfg, req.userInfo, pod.spec?.nodeName, what);
+  if (nodeRefusal) return refuse(nodeRefusal, 403);
 
   const notes: Note[] = [...ui.notes];
   const warnings: string[] = [...ui.warnings];
   let newAnnotations: Record<string, string> | undefined = ui.annotations;
   let newLabels: Record<string, string> | undefined;
 
-  if (shouldLabelNamespace(cfg, namespace, nsInfo)) {
+  if (processed && shouldLabelNamespace(cfg, namespace, nsInfo)) {
     const resolved = resolvePodLabels(cfg, namespace, labels, annotations, pod.metadata.uid ?? "");
     notes.push(...resolved.notes);
     warnings.push(...resolved.warnings);

@@ -3,7 +3,7 @@
  * (yunikorn-admission reference §3, with the workload UPDATE check of design 002 added).
  *
  *   Pod CREATE        → mutatePodCreate
- *   Pod UPDATE        → validatePodUpdate (never patches)
+ *   Pod UPDATE        → validatePodUpdate (never patches); also pods/status UPDATE (`/validate-pods`)
  *   workload CREATE   → mutateWorkloadCreate (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob, ReplicationController)
  *   workload UPDATE   → mutateWorkloadUpdate
  *   anything else     → allowed, no patch
@@ -28,10 +28,21 @@ export function decide(request: AdmissionRequest, cfg: AdmissionConfig, lookups:
     if (op === "UPDATE") return validatePodUpdate(request);
     return allow();
   }
+  if (kind === "Pod" && request.subResource === "status" && op === "UPDATE") return validatePodUpdate(request);
   if (isWorkloadKind(kind) && request.subResource === undefined) {
     if (op === "CREATE") return mutateWorkloadCreate(request, ctx);
     if (op === "UPDATE") return mutateWorkloadUpdate(request, ctx);
   }
+  return allow();
+}
+
+/**
+ * The `/validate-pods` decision (validating webhook on pods/status UPDATE): the status subresource can change
+ * metadata — user.info included — since the API server only restores spec and ownerReferences from the stored pod.
+ * Anything else sent here is allowed untouched (a validating webhook never patches).
+ */
+export function validatePodStatus(request: AdmissionRequest): Decision {
+  if (request.kind.kind === "Pod" && request.subResource === "status" && request.operation === "UPDATE") return validatePodUpdate(request);
   return allow();
 }
 

@@ -2,25 +2,38 @@
  * User identity on the pod templates of workloads (design 002 "Kubernetes user and group handling";
  * yunikorn-admission reference §6).
  *
+ * Scope: a template is "routed" when its namespace is processed, or when it names the scheduler itself
+ * (`spec.schedulerName`); the identity is stamped on routed templates whatever the label settings of the namespace
+ * (`noLabelNamespaces` only skips application labels, which templates never get). The identity checks themselves
+ * apply in every namespace: a template forged in a bypassed namespace would otherwise reach pods through the trusted
+ * controller that creates them.
+ *
  * CREATE: the template gets `yunikorn.apache.org/user.info` of the submitter (or, when already present, the
  * submitter must be trusted). Nothing else is written on templates: pods created from them are mutated when created.
+ * A routed template that presets `spec.nodeName` is refused unless a trusted controller asks (placement.ts).
  *
  * UPDATE (closes upstream quirk 2, where a user could edit a Deployment's template annotation and let the trusted
  * controllers copy the forged identity onto pods):
- *   - template user.info unchanged → allowed;
- *   - changed or added → allowed only from a requester allowed to set it (trusted controller, external user or
- *     group, or bypassAuth), and only if it is valid JSON; otherwise denied naming the user and groups;
+ *   - template user.info changed or added → allowed only from a requester allowed to set it (trusted controller,
+ *     external user or group, or bypassAuth), and only if it is valid JSON; otherwise denied naming the user and
+ *     groups;
  *   - removed (e.g. `kubectl replace` of the original manifest) → re-stamped with the requester, who is the one
- *     submitting the new template.
- * A template that never carried user.info is left alone on UPDATE, so that scaling or editing a workload created
- * before corral was installed does not change its template and trigger a rollout.
+ *     submitting the new template;
+ *   - kept, but anything else in the template changed (image, resources, env, a `kubectl rollout restart`
+ *     annotation…) by a requester who is not a trusted controller → re-stamped with that requester: whoever changes
+ *     what the new pods run submits them. Changes outside the template (replicas, the workload's own labels) keep
+ *     the identity, so scaling another user's workload does not take it over.
+ * A template that never carried user.info and is not changed (scaling a workload created before corral was
+ * installed) is left alone, so it does not trigger a rollout.
  */
-import { ANNOTATION_USER_INFO, CANONICAL_LABEL_APPLICATION_ID, LABEL_APPLICATION_ID, SPARK_LABEL_APP_ID } from "./constants.js";
+import { isDeepStrictEqual } from "node:util";
+import { ANNOTATION_USER_INFO } from "./constants.js";
 import type { AdmissionConfig } from "./config.js";
 import { type AdmissionLookups, type Decision, type DecisionContext, allow, refuse } from "./decision.js";
 import { type UserInfo, isSystemUser, notAllowedMessage, parseUserInfoAnnotation, trustReason, userInfoAnnotationValue, userInfoStep } from "./identity.js";
-import { shouldLabelNamespace, shouldProcessNamespace } from "./namespaces.js";
-import { type ObjectMeta, decodeMeta } from "./objects.js";
+import { shouldProcessNamespace } from "./namespaces.js";
+import { type ObjectMeta, decodeMeta, decodeTemplateSpec } from "./objects.js";
+import { presetNodeNameRefusal } from "./placement.js";
 import { addAt, withEntries } from "../util/json-patch.js";
 import { isObject } from "../util/objects.js";
 
@@ -39,7 +52,9 @@ export function isWorkloadKind(kind: string): boolean {
   return Object.hasOwn(WORKLOAD_TEMPLATE_PATHS, kind);
 }
 
-type Template = { ok: true; meta: ObjectMeta; template: Record<string, unknown> } | { ok: false; error: string };
+type Template =
+  | { ok: true; meta: ObjectMeta; template: Record<string, unknown>; schedulerName?: string; nodeName?: string }
+  | { ok: false; error: string };
 
 
 /** Reads the pod template metadata of a workload object, naming the missing or malformed field. */
@@ -55,18 +70,18 @@ export function readTemplate(kind: string, obj: unknown, what = kind): Template 
   if (!isObject(node)) return { ok: false, error: `${what} ${path.join(".")} must be an object` };
   const meta = decodeMeta(node.metadata, `${what} ${path.join(".")}.metadata`);
   if (!meta.ok) return meta;
-  return { ok: true, meta: meta.meta, template: node };
+  const spec = decodeTemplateSpec(node, `${what} ${path.join(".")}`);
+  if (!spec.ok) return { ok: false, error: `cannot decode ${spec.error}` };
+  return { ok: true, meta: meta.meta, template: node, schedulerName: spec.schedulerName, nodeName: spec.nodeName };
 }
 
 /**
- * shouldProcessAdmissionReview (upstream admission_controller.go): the namespace is processed and either the
- * template names an application id or the namespace is labelled.
+ * Is the template's pod routed to the scheduler: its namespace is processed, or it names the scheduler itself?
+ * Unlike upstream's shouldProcessAdmissionReview, whether the namespace gets application labels does not matter:
+ * the identity must be on the template wherever its pods are scheduled by corral.
  */
-function templateInScope(cfg: AdmissionConfig, lookups: AdmissionLookups, namespace: string, labels: Readonly<Record<string, string>>): boolean {
-  const ns = lookups.namespace(namespace);
-  if (!shouldProcessNamespace(cfg, namespace, ns)) return false;
-  return Boolean(labels[CANONICAL_LABEL_APPLICATION_ID] || labels[LABEL_APPLICATION_ID] || labels[SPARK_LABEL_APP_ID]) ||
-    shouldLabelNamespace(cfg, namespace, ns);
+function templateRouted(cfg: AdmissionConfig, lookups: AdmissionLookups, namespace: string, t: { schedulerName?: string }): boolean {
+  return t.schedulerName === cfg.schedulerName || shouldProcessNamespace(cfg, namespace, lookups.namespace(namespace));
 }
 
 export interface WorkloadRequest {
@@ -101,12 +116,14 @@ export function mutateWorkloadCreate(req: WorkloadRequest, ctx: DecisionContext)
   // process would otherwise reach pods through the trusted controller that creates them.
   const ui = userInfoStep(cfg, req.userInfo, annotations, labels, what);
   if (!ui.ok) return refuse(ui.message, ui.code);
-  if (!templateInScope(cfg, lookups, namespace, labels)) return allow();
+  if (!templateRouted(cfg, lookups, namespace, t)) return allow();
+  const nodeRefusal = presetNodeNameRefusal(cfg, req.userInfo, t.nodeName, `pod template of ${what}`);
+  if (nodeRefusal) return refuse(nodeRefusal, 403);
   const ops = ui.annotations ? [addAt(req.object, annotationsPatchPath(kind), ui.annotations)] : [];
   return allow(ops, ui.warnings, ui.notes);
 }
 
-/** Validation (and re-stamping on removal) of a workload UPDATE; see the module comment. */
+/** Validation and re-stamping of a workload UPDATE; see the module comment. */
 export function mutateWorkloadUpdate(req: WorkloadRequest, ctx: DecisionContext): Decision {
   const { cfg, lookups } = ctx;
   const kind = req.kind.kind;
@@ -120,20 +137,41 @@ export function mutateWorkloadUpdate(req: WorkloadRequest, ctx: DecisionContext)
   if (!prev.ok) return refuse(prev.error, 400);
   const before = prev.meta.annotations?.[ANNOTATION_USER_INFO];
   const after = next.meta.annotations?.[ANNOTATION_USER_INFO];
-  if (before === after) return allow();
   const what = `${kind} ${namespace}/${req.name ?? ""}`;
-  if (after === undefined) {
-    // re-stamping is a mutation: only where corral processes templates (the identity check below applies everywhere)
-    const inScope = templateInScope(cfg, lookups, namespace, next.meta.labels ?? {}) || templateInScope(cfg, lookups, namespace, prev.meta.labels ?? {});
-    if (cfg.bypassAuth || !inScope) return allow();
-    const stamped = withEntries(next.meta.annotations, { [ANNOTATION_USER_INFO]: userInfoAnnotationValue(req.userInfo) });
-    return allow([addAt(req.object, annotationsPatchPath(kind), stamped)], [],
-      [{ level: "info", msg: `${what}: template user.info removed by update; re-stamped with ${req.userInfo?.username ?? ""}` }]);
+  const trust = trustReason(cfg, req.userInfo);
+  if (after !== undefined && after !== before) {
+    if (!cfg.bypassAuth && trust === undefined) {
+      return refuse(`${notAllowedMessage(req.userInfo)}: changing ${ANNOTATION_USER_INFO} in the pod template of ${what} is refused`, 403);
+    }
+    const parsed = parseUserInfoAnnotation(after);
+    if (!parsed.ok) return refuse(parsed.error, 400);
   }
-  if (!cfg.bypassAuth && trustReason(cfg, req.userInfo) === undefined) {
-    return refuse(`${notAllowedMessage(req.userInfo)}: changing ${ANNOTATION_USER_INFO} in the pod template of ${what} is refused`, 403);
+  const routed = templateRouted(cfg, lookups, namespace, next) || templateRouted(cfg, lookups, namespace, prev);
+  if (!routed) return allow();
+  if (next.nodeName !== prev.nodeName) {
+    const nodeRefusal = presetNodeNameRefusal(cfg, req.userInfo, next.nodeName, `pod template of ${what}`);
+    if (nodeRefusal) return refuse(nodeRefusal, 403);
   }
-  const parsed = parseUserInfoAnnotation(after);
-  if (!parsed.ok) return refuse(parsed.error, 400);
-  return allow();
+  if (cfg.bypassAuth || (after !== undefined && after !== before)) return allow();
+
+  const requester = userInfoAnnotationValue(req.userInfo);
+  let why: string;
+  if (after === undefined && before !== undefined) {
+    why = "template user.info removed by update";
+  } else if (trust !== "trusted-controller" && templateChanged(prev.template, next.template) && after !== requester) {
+    why = `pod template changed by ${req.userInfo?.username ?? ""}, who submits the new pods`;
+  } else {
+    return allow();
+  }
+  const stamped = withEntries(next.meta.annotations, { [ANNOTATION_USER_INFO]: requester });
+  return allow([addAt(req.object, annotationsPatchPath(kind), stamped)], [],
+    [{ level: "info", msg: `${what}: ${why}; re-stamped with ${req.userInfo?.username ?? ""} (was ${before ?? "unset"})` }]);
+}
+
+/**
+ * True when the pod template differs between the stored and the updated object (anything: metadata, spec).
+ * Both sides come from the API server after defaulting, so an unchanged template compares equal.
+ */
+export function templateChanged(prev: Readonly<Record<string, unknown>>, next: Readonly<Record<string, unknown>>): boolean {
+  return !isDeepStrictEqual(prev, next);
 }

@@ -57,8 +57,10 @@ function registrationOptions(cmd: Command, defaultSecret: string): Command {
 
 /** Builds the command tree (exported for tests and the README's flag table). */
 export function buildCli(): Command {
+  const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
   const program = new Command("corral")
     .description("Admission and scheduling for Kubernetes batch workloads, compatible with Apache YuniKorn")
+    .version(`corral ${version} (Node.js ${process.version})`, "-V, --version", "print corral's version and the Node.js version it runs on")
     .showHelpAfterError();
 
   const admission = program.command("admission")
@@ -107,8 +109,10 @@ export function buildCli(): Command {
     .option("--url <url>", "out-of-cluster base URL, e.g. https://127.0.0.1:9089")
     .option("--service <name>", "in-cluster Service name", "yunikorn-admission-controller-service")
     .option("--service-namespace <ns>", "namespace of the Service", "default")
+    .option("--controller-namespace <ns>", "the controller's namespace, kept out of the mutating webhook (default: --service-namespace; with --url: none)")
     .addOption(new Option("--service-port <port>", "Service port").default(443).argParser(port))
     .addOption(new Option("--failure-policy <policy>", "failure policy of the mutating webhook").choices(["Fail", "Ignore"]).default("Fail"))
+    .addOption(new Option("--pod-status-policy <policy>", "failure policy of the pods/status check, or Off").choices(["Fail", "Ignore", "Off"]).default("Ignore"))
     .addOption(new Option("--timeout <seconds>", "webhook timeout in seconds (1-30)").default(5).argParser((v) => {
       const n = Number(v);
       if (!Number.isInteger(n) || n < 1 || n > 30) throw new InvalidArgumentError("must be 1-30");
@@ -116,7 +120,10 @@ export function buildCli(): Command {
     }))
     .action((o) => {
       const target: WebhookTarget = o.url ? { mode: "url", url: o.url } : { mode: "service", name: o.service, namespace: o.serviceNamespace, port: o.servicePort };
-      const settings = { target, caBundle: readFileSync(o.caFile, "utf8"), mutateFailurePolicy: o.failurePolicy, timeoutSeconds: o.timeout };
+      const settings = {
+        target, caBundle: readFileSync(o.caFile, "utf8"), controllerNamespace: o.controllerNamespace, mutateFailurePolicy: o.failurePolicy, podStatusPolicy: o.podStatusPolicy,
+        timeoutSeconds: o.timeout,
+      };
       process.stdout.write(stringify(mutatingWebhookConfiguration(settings)) + "---\n" + stringify(validatingWebhookConfiguration(settings)));
     });
 
@@ -160,6 +167,7 @@ export function buildCli(): Command {
     .option("--lease-name <name>", "name of the leader Lease", "corral-scheduler")
     .option("--identity <id>", "leader election identity (default: hostname_pid)")
     .option("--placeholder-image <image>", "gang scheduling: image of placeholder pods (overrides service.placeholderImage; default registry.k8s.io/pause:3.7; an air-gapped cluster needs its own mirror)")
+    .option("--advertise-address <url>", "with --leader-elect: REST base URL other replicas reach this one at, published on the Lease; followers forward REST reads to the leader's (default: http://$POD_IP:<port> when POD_IP is set)")
     .action(async (o) => {
       const { createLogger } = await import("../util/logger.js");
       const log = createLogger("corral-scheduler", process.env.LOG_LEVEL ?? "info");
@@ -171,6 +179,7 @@ export function buildCli(): Command {
           policyGroup: o.policyGroup, intervalMs: o.intervalMs, bindConcurrency: o.bindConcurrency, bindAttempts: o.bindAttempts,
           eventQueueLimit: o.eventQueueLimit, resyncSeconds: o.resyncSeconds, leaderElect: o.leaderElect, leaseName: o.leaseName, placeholderImage: o.placeholderImage,
           identity: o.identity ?? `${hostname()}_${process.pid}`, log,
+          advertiseAddress: o.advertiseAddress ?? (process.env.POD_IP ? `http://${process.env.POD_IP}:${o.port}` : undefined),
         });
         stopOnSignals(() => s.close());
         return;
@@ -178,12 +187,15 @@ export function buildCli(): Command {
       const { readFile } = await import("node:fs/promises");
       const { SchedulerCore, DEFAULT_CONFIG } = await import("../scheduler/core/scheduler.js");
       const { startRestServer } = await import("../scheduler/rest/server.js");
+      const { EventSystem } = await import("../scheduler/events/system.js");
+      const { randomUUID } = await import("node:crypto");
       const { parseScenario } = await import("../scheduler/simulate.js");
+      const events = new EventSystem({ now: () => Date.now(), instanceUUID: randomUUID() });
       const scenario = o.scenario ? parseScenario(await readFile(o.scenario, "utf8")) : undefined;
       const text = scenario ? scenario.queues : o.config ? await readFile(o.config, "utf8") : DEFAULT_CONFIG;
       let core;
       try {
-        core = new SchedulerCore(() => Date.now(), text);
+        core = new SchedulerCore(() => Date.now(), text, { events: events.add });
       } catch (err) {
         throw new Error(`${o.config ?? "default config"}: ${(err as Error).message}`);
       }
@@ -199,7 +211,7 @@ export function buildCli(): Command {
         for (const s of c.stateChanges()) log.info({ application: s.appId, from: s.from, to: s.to }, "application state");
       }, o.intervalMs);
       loop.unref();
-      const rest = await startRestServer({ host: o.host, port: o.port, log, core: c, config: () => c.appliedConfig });
+      const rest = await startRestServer({ host: o.host, port: o.port, log, core: c, events, config: () => c.appliedConfig });
       stopOnSignals(() => rest.close());
     });
 
@@ -229,6 +241,22 @@ export function buildCli(): Command {
         process.stdout.write(`invalid: ${r.reason}\n`);
         process.exitCode = 1;
       }
+    });
+
+  program.command("scheduler-config")
+    .description("Print the KubeSchedulerConfiguration of plugin mode (corral as kube-scheduler's extender) in the API version that kube-scheduler of --kube-version reads")
+    .requiredOption("--kube-version <version>", "Kubernetes version of the cluster, e.g. 1.20, v1.30.4 (kubectl version)")
+    .option("--url-prefix <url>", "corral's extender endpoint", "http://yunikorn-service.corral.svc:9080/scheduler")
+    .option("--lock-namespace <ns>", "namespace of kube-scheduler's leader-election lock", "corral")
+    .action(async (o) => {
+      const { parseKubeVersion } = await import("../kube/discovery.js");
+      const { kubeSchedulerConfigApiVersion, pluginModeSchedulerConfig } = await import("../kube/scheduler-config.js");
+      const version = parseKubeVersion(o.kubeVersion);
+      if (!version) throw new Error(`--kube-version ${JSON.stringify(o.kubeVersion)}: expected major.minor such as 1.30 or v1.30.4`);
+      const api = kubeSchedulerConfigApiVersion(version);
+      if (!api.ok) throw new Error(`--kube-version ${o.kubeVersion}: ${api.error}`);
+      process.stdout.write(`# kube-scheduler --config <this file>; plugin mode for Kubernetes ${version.major}.${version.minor} (docs/plugin-mode.md)\n`);
+      process.stdout.write(stringify(pluginModeSchedulerConfig({ apiVersion: api.apiVersion, urlPrefix: o.urlPrefix, leaderElectionNamespace: o.lockNamespace })));
     });
 
   program.command("config-keys")

@@ -1,10 +1,11 @@
 /**
- * Kubernetes client set-up (@kubernetes/client-node 1.4: the 2.x line needs Node ≥ 22.19).
+ * Kubernetes client set-up (@kubernetes/client-node 2.x, which sends requests with undici's fetch).
  */
 import { createHash } from "node:crypto";
-import https from "node:https";
+import type https from "node:https";
 import tls from "node:tls";
 import * as k8s from "@kubernetes/client-node";
+import { Agent } from "undici";
 
 /**
  * Loads a kubeconfig: an explicit path, else `$KUBECONFIG`, else the in-cluster service account, else
@@ -19,45 +20,56 @@ export function loadKubeConfig(path?: string): k8s.KubeConfig {
   return kc;
 }
 
+/** What {@link makeKeepAliveApiClient} evaluated from the kubeconfig: request headers and the pooled dispatcher. */
+interface EvaluatedAuth {
+  at: number;
+  headers: Record<string, string>;
+  dispatcher: Agent;
+}
+
 /**
- * An API client like `kc.makeApiClient(api)` whose calls reuse TLS connections. client-node 1.4 builds a new
- * `https.Agent` for every request (a TLS handshake per call) and re-reads certificate files each time: on the test bed
- * that caps pod creates at ~145/s against ~845/s over kept-alive connections. Authentication is still the client's
- * own (`applySecurityAuthentication`), evaluated at most every `refreshSeconds` and reused in between — so rotated
- * client certificates or tokens are picked up within that delay — with its agent swapped for one shared keep-alive
- * agent per distinct TLS option set. Proxy agents are used as the client builds them.
+ * An API client like `kc.makeApiClient(api)` whose calls reuse TLS connections. client-node 2.0 builds a new undici
+ * `Agent` (so a new connection and TLS handshake) for every request, as 1.x built a new `https.Agent`; on the test bed
+ * that caps pod creates well below what kept-alive connections reach (`npm run bench:keepalive` measures both).
+ * Authentication is still the client's own (`applyToHTTPSOptions`: certificates, tokens, exec plug-ins, basic auth),
+ * evaluated at most every `refreshSeconds` and reused in between — so rotated client certificates or tokens are picked
+ * up within that delay — with one shared undici `Agent` per distinct TLS option set. The TLS options are mapped by the
+ * client's public `createDispatcherOptions`; proxies, plain HTTP and TLS-less configurations use the client's own
+ * dispatcher per request. test/integration/keepalive-client.test.ts fails if a client upgrade breaks either part.
  * @param maxSockets connections per API server at most
  * @param refreshSeconds seconds an evaluated authentication (headers, TLS options) is reused
  */
 export function makeKeepAliveApiClient<T>(kc: k8s.KubeConfig, api: new (config: k8s.Configuration) => T, maxSockets = 64, refreshSeconds = 10): T {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error("no active cluster in the kubeconfig");
-  const agents = new Map<string, https.Agent>();
-  let cached: { at: number; headers: Record<string, string>; agent: https.Agent } | undefined;
-  const evaluate = async () => {
-    const probe = new k8s.RequestContext(cluster.server, k8s.HttpMethod.GET);
-    await kc.applySecurityAuthentication(probe);
-    const fresh = probe.getAgent();
-    if (!(fresh instanceof https.Agent) || fresh.constructor !== https.Agent) return undefined;
-    const o = fresh.options;
-    const id = createHash("sha256").update(JSON.stringify([o.ca, o.cert, o.key, o.pfx, o.servername, o.rejectUnauthorized].map((v) => (Buffer.isBuffer(v) ? v.toString("base64") : v ?? null)))).digest("hex");
-    let agent = agents.get(id);
-    if (!agent) {
-      // One secure context for every connection, and no PEM text in the agent's options: Node's agent builds a
-      // connection-pool key from its options on every request, and a TLS context per new socket from ca/cert/key.
-      const secureContext = tls.createSecureContext({ ca: o.ca, cert: o.cert, key: o.key, pfx: o.pfx, passphrase: o.passphrase });
-      agent = new https.Agent({ keepAlive: true, maxSockets, secureContext, servername: o.servername, rejectUnauthorized: o.rejectUnauthorized });
-      agents.set(id, agent);
+  const agents = new Map<string, Agent>();
+  let cached: EvaluatedAuth | undefined;
+  const evaluate = async (): Promise<EvaluatedAuth | undefined> => {
+    const o: https.RequestOptions = {};
+    await kc.applyToHTTPSOptions(o);
+    const options = kc.createDispatcherOptions(cluster, { ca: o.ca, cert: o.cert, key: o.key, pfx: o.pfx, passphrase: o.passphrase, rejectUnauthorized: o.rejectUnauthorized, servername: o.servername });
+    if (options.type !== "agent") return undefined;
+    const c = options.connect;
+    const id = createHash("sha256").update(JSON.stringify([c.ca, c.cert, c.key, c.pfx, c.servername, c.rejectUnauthorized].map((v) => (Buffer.isBuffer(v) ? v.toString("base64") : v ?? null)))).digest("hex");
+    let dispatcher = agents.get(id);
+    if (!dispatcher) {
+      // One secure context for every connection rather than PEM text parsed again for each new socket.
+      const secureContext = tls.createSecureContext({ ca: c.ca, cert: c.cert, key: c.key, pfx: c.pfx, passphrase: c.passphrase });
+      dispatcher = new Agent({ connections: maxSockets, connect: { secureContext, servername: c.servername, rejectUnauthorized: c.rejectUnauthorized, keepAlive: true, keepAliveInitialDelay: 30_000 } });
+      agents.set(id, dispatcher);
     }
-    return { at: Date.now(), headers: probe.getHeaders(), agent };
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(o.headers ?? {})) if (v !== undefined) headers[k] = String(v);
+    if (o.auth) headers.Authorization = `Basic ${Buffer.from(o.auth).toString("base64")}`;
+    return { at: Date.now(), headers, dispatcher };
   };
   const auth: k8s.SecurityAuthentication = {
     getName: () => "keep-alive",
     applySecurityAuthentication: async (ctx: k8s.RequestContext) => {
       if (!cached || Date.now() - cached.at > refreshSeconds * 1000) cached = await evaluate();
-      if (!cached) return kc.applySecurityAuthentication(ctx); // proxy: the client's own agent per request
+      if (!cached) return kc.applySecurityAuthentication(ctx); // proxy, plain HTTP: the client's own dispatcher
       for (const [k, v] of Object.entries(cached.headers)) ctx.setHeaderParam(k, v);
-      ctx.setAgent(cached.agent);
+      ctx.setDispatcher(cached.dispatcher);
     },
   };
   return new api(k8s.createConfiguration({ baseServer: new k8s.ServerConfiguration(cluster.server, {}), authMethods: { default: auth } }));

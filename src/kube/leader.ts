@@ -52,10 +52,17 @@ export interface LeaderElectionOptions {
   onStartedLeading: () => void;
   /** Called once, when a leader loses the Lease (the process should exit, as Kubernetes components do). */
   onStoppedLeading: () => void;
+  /** Annotations the holder writes on the Lease with every create, acquire and renewal (e.g. its REST address). */
+  annotations?: Record<string, string>;
+  /** Called with the Lease as read on every attempt (followers learn the holder and its annotations this way). */
+  onObserved?: (lease: { holderIdentity?: string; annotations: Record<string, string> } | undefined) => void;
 }
 
-/** A metav1.MicroTime: RFC 3339 with exactly six fractional digits (the API server refuses three). */
-const microTime = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z") as unknown as Date;
+/**
+ * A metav1.MicroTime: RFC 3339 with exactly six fractional digits (the API server refuses three). client-node 2.x's
+ * `V1MicroTime` serialises so; test/integration/lease-microtime.test.ts checks the body the client really sends.
+ */
+export const microTime = (ms: number): k8s.V1MicroTime => new k8s.V1MicroTime(ms);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
 
@@ -75,6 +82,7 @@ export function runLeaderElection(o: LeaderElectionOptions): () => Promise<void>
       if ((err as { code?: number }).code !== 404) throw err;
     }
     const s = current?.spec;
+    o.onObserved?.(current ? { holderIdentity: s?.holderIdentity, annotations: current.metadata?.annotations ?? {} } : undefined);
     const view: LeaseView | undefined = current
       ? { holderIdentity: s?.holderIdentity, renewTime: s?.renewTime ? new Date(s.renewTime as unknown as string).getTime() : undefined, leaseDurationSeconds: s?.leaseDurationSeconds }
       : undefined;
@@ -89,10 +97,12 @@ export function runLeaderElection(o: LeaderElectionOptions): () => Promise<void>
       leaseTransitions: (s?.leaseTransitions ?? 0) + (decision === "acquire" ? 1 : 0),
     };
     if (decision === "create") {
-      await api.createNamespacedLease({ namespace: o.namespace, body: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: o.name, namespace: o.namespace }, spec } });
+      await api.createNamespacedLease({ namespace: o.namespace, body: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: o.name, namespace: o.namespace, annotations: o.annotations }, spec } });
     } else {
-      await api.replaceNamespacedLease({ name: o.name, namespace: o.namespace, body: { ...current!, spec } });
+      const metadata = o.annotations ? { ...current!.metadata, annotations: { ...current!.metadata?.annotations, ...o.annotations } } : current!.metadata;
+      await api.replaceNamespacedLease({ name: o.name, namespace: o.namespace, body: { ...current!, metadata, spec } });
     }
+    o.onObserved?.({ holderIdentity: o.identity, annotations: { ...current?.metadata?.annotations, ...o.annotations } });
     if (decision !== "renew") o.log.info({ lease: `${o.namespace}/${o.name}`, identity: o.identity, previous: view?.holderIdentity }, "acquired the leader lease");
     return true;
   };

@@ -14,10 +14,10 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { type ConfigMapData, type ConfigMapLookups, flattenConfigMaps, validateConfigMap } from "../admission/config-validation.js";
 import { AdmissionConfigStore, type ConfigLayer, describeConfig, formatConfigErrors } from "../admission/config.js";
-import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME, MUTATE_PATH, VALIDATE_CONF_PATH } from "../admission/constants.js";
+import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME, MUTATE_PATH, VALIDATE_CONF_PATH, VALIDATE_PODS_PATH } from "../admission/constants.js";
 import { type AdmissionLookups, EMPTY_LOOKUPS } from "../admission/decision.js";
 import type { NamespaceInfo } from "../admission/namespaces.js";
-import { decide } from "../admission/review.js";
+import { decide, validatePodStatus } from "../admission/review.js";
 import { type WebhookTarget, mutatingWebhookConfiguration, validatingWebhookConfiguration, webhookSans } from "../admission/webhooks.js";
 import type { k8s } from "../kube/client.js";
 import type { CachedInformer } from "../kube/informers.js";
@@ -222,6 +222,13 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
   } else {
     const { WebhookTls } = await import("./webhook-tls.js");
     const { k8s } = await import("../kube/client.js");
+    const { discoverApiVersions } = await import("../kube/discovery.js");
+    // the webhook's CronJob rule names the version the cluster serves (batch/v1 from 1.21, batch/v1beta1 before)
+    const apiVersions = opts.register === false ? undefined : await discoverApiVersions(kcForTls!);
+    if (apiVersions) log.info({ kubernetes: `${apiVersions.kubernetes.major}.${apiVersions.kubernetes.minor}`, cronJob: apiVersions.cronJob ?? "not served" }, "API versions from discovery");
+    if (apiVersions && !apiVersions.namespaceNameLabel) {
+      log.warn("namespaces carry no kubernetes.io/metadata.name label before Kubernetes 1.21: the webhook's namespaceSelector cannot exclude kube-system unless it is labelled by hand (bypassNamespaces still leaves its pods alone)");
+    }
     const policy = scalePolicy(DEFAULT_ROTATION_POLICY, opts.pkiTimeScale ?? 1);
     managed = new WebhookTls({
       kc: kcForTls!,
@@ -237,8 +244,10 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
         // the Service named in the serving certificate's SANs (fixed at start, as the certificate is)
         const target: WebhookTarget = opts.webhookUrl ? { mode: "url", url: opts.webhookUrl } : { mode: "service", name: svc, namespace: cfg0.namespace, port: 443 };
         const settings = {
-          target, caBundle: bundle, mutateFailurePolicy: cfg.mutateFailurePolicy, validateFailurePolicy: cfg.validateFailurePolicy,
+          target, caBundle: bundle, controllerNamespace: cfg0.namespace, mutateFailurePolicy: cfg.mutateFailurePolicy, validateFailurePolicy: cfg.validateFailurePolicy,
+          podStatusPolicy: cfg.podStatusPolicy,
           timeoutSeconds: cfg.webhookTimeoutSeconds, mutatingName: cfg.mutatingConfigurationName, validatingName: cfg.validatingConfigurationName,
+          cronJobApiVersion: apiVersions?.cronJob,
         };
         return [mutatingWebhookConfiguration(settings), validatingWebhookConfiguration(settings)] as k8s.KubernetesObject[];
       },
@@ -256,9 +265,12 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
     port: opts.port,
     tls,
     logger: log,
+    // The API server gives up after the webhook's timeoutSeconds: a request still arriving after that is not its.
+    requestTimeoutMs: (cfg0.webhookTimeoutSeconds + 1) * 1000,
     ready: () => !managed || managed.reconciles > 0,
     routes: [
       { path: MUTATE_PATH, name: "mutate", decide: (r) => decide(r, store.current, finalLookups) },
+      { path: VALIDATE_PODS_PATH, name: "validate-pods", decide: validatePodStatus },
       {
         path: VALIDATE_CONF_PATH,
         name: "validate-conf",

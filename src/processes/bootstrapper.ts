@@ -10,6 +10,7 @@ import { planHousekeeping } from "../bootstrapper/housekeeping.js";
 import { reviewBootstrap } from "../bootstrapper/review.js";
 import { LABEL_MANAGED_BY, MANAGED_BY, type SyncObject, planSync } from "../bootstrapper/sync.js";
 import { applyObject } from "../kube/apply.js";
+import { discoverApiVersions } from "../kube/discovery.js";
 import { eventFor } from "../kube/events.js";
 import { k8s, loadKubeConfig } from "../kube/client.js";
 import { type CachedInformer, startInformer } from "../kube/informers.js";
@@ -101,6 +102,10 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
   const kc = loadKubeConfig(opts.kubeconfig);
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const closers: (() => Promise<void> | void)[] = [];
+  // Eviction is policy/v1 from Kubernetes 1.22 and policy/v1beta1 before (gone from 1.25): the server says which.
+  const apiVersions = await discoverApiVersions(kc);
+  log.info({ kubernetes: `${apiVersions.kubernetes.major}.${apiVersions.kubernetes.minor}`, eviction: apiVersions.eviction ?? "not served" }, "API versions from discovery");
+  if (!apiVersions.namespaceNameLabel) log.warn("namespaces carry no kubernetes.io/metadata.name label before Kubernetes 1.21: the webhook's namespaceSelector cannot exclude kube-system unless it is labelled by hand");
 
   const [namespaces, configMaps, pods] = await Promise.all([
     startInformer<k8s.V1Namespace>(kc, "/api/v1/namespaces", () => core.listNamespace(), "namespaces", log),
@@ -135,7 +140,7 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
     scanned: new Counter({ name: "corral_bootstrapper_housekeeping_pods_scanned_total", help: "Pods in scope scanned by housekeeping", registers: [metrics.registry] }),
     missing: new Counter({ name: "corral_bootstrapper_housekeeping_pods_missing_total", help: "Pods found missing a manipulation", registers: [metrics.registry] }),
     evicted: new Counter({ name: "corral_bootstrapper_housekeeping_pods_evicted_total", help: "Controller-owned pods evicted to be recreated", registers: [metrics.registry] }),
-    skipped: new Counter({ name: "corral_bootstrapper_housekeeping_pods_skipped_total", help: "Pods left alone (bare pods, eviction refused, rate limit, dry run)", labelNames: ["reason"], registers: [metrics.registry] }),
+    skipped: new Counter({ name: "corral_bootstrapper_housekeeping_pods_skipped_total", help: "Pods left alone (bare pods, eviction refused or not served, rate limit, dry run)", labelNames: ["reason"], registers: [metrics.registry] }),
   };
 
   // Housekeeping: evict controller-owned pods missing manipulations, one per owner per round, rate-limited.
@@ -161,9 +166,13 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
         hk.skipped.inc({ reason: "rate-limit" });
         continue;
       }
+      if (!apiVersions.eviction) {
+        hk.skipped.inc({ reason: "eviction-not-served" });
+        continue;
+      }
       tokens -= 1;
       try {
-        await core.createNamespacedPodEviction({ name: p.name, namespace: p.namespace, body: { apiVersion: "policy/v1beta1", kind: "Eviction", metadata: { name: p.name, namespace: p.namespace } } as k8s.V1Eviction });
+        await core.createNamespacedPodEviction({ name: p.name, namespace: p.namespace, body: { apiVersion: apiVersions.eviction, kind: "Eviction", metadata: { name: p.name, namespace: p.namespace } } as k8s.V1Eviction });
         hk.evicted.inc();
         log.info({ pod: `${p.namespace}/${p.name}`, owner: p.owner, missing: p.missing }, "housekeeping: evicted pod missing manipulations");
       } catch (err) {

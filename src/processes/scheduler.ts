@@ -9,11 +9,15 @@
  * the kube-scheduler extender verbs `POST /scheduler/filter` and `POST /scheduler/bind` on the REST port instead, for
  * a kube-scheduler configured as in `deploy/scheduler/plugin-mode.yaml`.
  */
+import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { Counter, Gauge, Registry } from "prom-client";
 import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME } from "../admission/constants.js";
 import { SchedulerCore } from "../scheduler/core/scheduler.js";
+import { EventSystem, eventConfigOf } from "../scheduler/events/system.js";
+import { FORWARDED_HEADER, LEADER_ADDRESS_ANNOTATION, SERVED_BY_HEADER, forwardDecision, forwardRequest } from "../scheduler/rest/forward.js";
+import { error as restError } from "../scheduler/rest/router.js";
 import { json, readBody, startRestServer } from "../scheduler/rest/server.js";
 import { flattenConfigMaps, queuesYamlOf } from "../scheduler/shim/config.js";
 import { DEFAULT_GANG_CONFIG, parseGangConfig } from "../scheduler/shim/gang/config.js";
@@ -53,6 +57,11 @@ export interface SchedulerProcessOptions {
   /** Placeholder image (`--placeholder-image`); overrides `service.placeholderImage` of the ConfigMaps. */
   placeholderImage?: string;
   identity: string;
+  /**
+   * With `leaderElect`: the REST base URL other replicas reach this one at (e.g. `http://10.0.0.7:9080`), published
+   * on the Lease while leading; a follower forwards REST reads to the leader's (see rest/forward.ts).
+   */
+  advertiseAddress?: string;
   log: Logger;
 }
 
@@ -106,7 +115,9 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
   const log = o.log;
   const kc = loadKubeConfig(o.kubeconfig);
   const coreApi = makeKeepAliveApiClient(kc, k8s.CoreV1Api);
-  const core = new SchedulerCore(() => Date.now());
+  const events = new EventSystem({ now: () => Date.now(), instanceUUID: randomUUID() });
+  const core = new SchedulerCore(() => Date.now(), undefined, { events: events.add });
+  const startTime = Date.now();
   let namespaces: CachedInformer<k8s.V1Namespace> | undefined;
   let priorityClasses: CachedInformer<k8s.V1PriorityClass> | undefined;
   const ctx = new ShimContext(core, {
@@ -312,7 +323,14 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     const configs = configMaps?.get(CONFIGMAP_NAME, o.namespace);
     let text: string;
     try {
-      text = queuesYamlOf(flattenConfigMaps([defaults, configs]), o.policyGroup);
+      const flat = flattenConfigMaps([defaults, configs]);
+      text = queuesYamlOf(flat, o.policyGroup);
+      const ev = eventConfigOf(flat);
+      for (const e of ev.errors) log.warn({ err: e }, "event setting ignored");
+      if (JSON.stringify(ev.config) !== JSON.stringify(events.config)) {
+        events.configure(ev.config);
+        log.info({ ...ev.config }, "event settings applied");
+      }
     } catch (err) {
       return reportConfigError((err as Error).message, configs ?? defaults);
     }
@@ -371,9 +389,25 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     };
   }
 
+  // Two replicas: a follower answers REST reads with the leader's state by forwarding them (rest/forward.ts).
+  let leaderAddress: string | undefined;
+  const intercept = (req: IncomingMessage, res: ServerResponse): boolean => {
+    res.setHeader(SERVED_BY_HEADER, o.identity);
+    if (!o.leaderElect) return false;
+    const d = forwardDecision(req.method ?? "GET", (req.url ?? "/").split("?")[0]!, req.headers[FORWARDED_HEADER] !== undefined, { leading, leaderAddress });
+    if (d.action === "local") return false;
+    if (d.action === "unavailable") restError(res, 503, d.reason);
+    else {
+      res.removeHeader(SERVED_BY_HEADER);
+      forwardRequest(req, res, d.target, o.identity);
+    }
+    return true;
+  };
   const rest = await startRestServer({
-    host: o.host, port: o.port, log, core, registry, routes,
+    host: o.host, port: o.port, log, core, registry, routes, events, startTime, intercept,
     config: () => core.appliedConfig,
+    build: { buildVersion: process.env.npm_package_version ?? "", buildDate: "", isPluginVersion: String(o.mode === "plugin") },
+    rmDiagnostics: () => ({ ready, mode: o.mode, schedulerName: o.schedulerName, leader: leading, config: configState, tasks: ctx.stats() }),
   });
 
   // ------------------------------------------------------------------ informers, recovery, handlers
@@ -434,6 +468,10 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
   if (o.leaderElect) {
     stopLeading = runLeaderElection({
       kc, namespace: o.namespace, name: o.leaseName, identity: o.identity, log,
+      annotations: o.advertiseAddress ? { [LEADER_ADDRESS_ANNOTATION]: o.advertiseAddress } : undefined,
+      onObserved: (lease) => {
+        leaderAddress = lease?.holderIdentity ? lease.annotations[LEADER_ADDRESS_ANNOTATION] : undefined;
+      },
       onStartedLeading: () => {
         m.leader.set(1);
         leading = true;

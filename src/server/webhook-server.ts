@@ -12,6 +12,19 @@
  *     an AdmissionReview without `request` → HTTP 200 with allowed:false and a message.
  *   - `GET /health` (`OK`), `/livez` (process alive), `/readyz` (503 until the process says it is ready),
  *     `/metrics` (Prometheus text). Anything else → 404; a wrong method → 405.
+ *
+ * Hostile callers (anyone who reaches the port; a NetworkPolicy should keep them out, deploy/):
+ *   - overload gives fast errors rather than a slow death: a webhook POST that would take the requests in progress
+ *     over `maxInFlightRequests`, or their body bytes over `maxInFlightBytes` (declared Content-Length reserved up
+ *     front, chunked bodies counted as they arrive), is answered 429 with `Retry-After: 1` at once, before its body
+ *     is read, and its connection closed. The API server then applies the webhook's failurePolicy immediately instead
+ *     of waiting for its timeout. Memory held by bodies is thereby bounded by `maxInFlightBytes`; decisions run one at
+ *     a time on the event loop, so at most one body is parsed at once.
+ *   - a request must arrive whole within `requestTimeoutMs` (headers within `headersTimeoutMs`, TLS handshake within
+ *     `handshakeTimeoutMs`), else 408 and the connection is closed: the API server never waits longer than the
+ *     webhook's `timeoutSeconds` (at most 30 s), so a slower request can only be an attack.
+ *   - at most `maxConnections` TCP connections; further ones are closed at once.
+ * Label values of metrics that come from the body are bounded (metrics.ts).
  */
 import { type IncomingMessage, type ServerResponse } from "node:http";
 import { type Server, createServer } from "node:https";
@@ -20,7 +33,7 @@ import type { Logger } from "pino";
 import { type Decision, refuse } from "../admission/decision.js";
 import { toResponse } from "../admission/review.js";
 import { type AdmissionRequest, decodeAdmissionReview, deny, encodeAdmissionReview } from "./admission-review.js";
-import { WebhookMetrics } from "./metrics.js";
+import { METRIC_KINDS, METRIC_OPERATIONS, WebhookMetrics, boundedLabel } from "./metrics.js";
 
 /** A webhook route: path and decision. The decision must not throw on bad input (it denies instead). */
 export interface WebhookRoute {
@@ -49,7 +62,29 @@ export interface WebhookServerOptions {
   ready?: () => boolean;
   /** Request body limit in bytes (default 3 MiB, the API server's own request limit). */
   bodyLimitBytes?: number;
+  /** Webhook requests in progress at once (default 64); more → 429. */
+  maxInFlightRequests?: number;
+  /** Body bytes held by webhook requests in progress (default 8 MiB; at least the body limit); more → 429. */
+  maxInFlightBytes?: number;
+  /** Time for a whole request to arrive, milliseconds (default 10 000); later → 408. */
+  requestTimeoutMs?: number;
+  /** Time for the request headers to arrive, milliseconds (default min(5 000, requestTimeoutMs)). */
+  headersTimeoutMs?: number;
+  /** Time for the TLS handshake, milliseconds (default 5 000). */
+  handshakeTimeoutMs?: number;
+  /** Open TCP connections at most (default 1 024). */
+  maxConnections?: number;
 }
+
+/** Defaults of the limits, exported for the process that sizes them (admission.ts) and for tests. */
+export const SERVER_LIMITS = {
+  maxInFlightRequests: 64,
+  maxInFlightBytes: 8 * 1024 * 1024,
+  requestTimeoutMs: 10_000,
+  headersTimeoutMs: 5_000,
+  handshakeTimeoutMs: 5_000,
+  maxConnections: 1024,
+} as const;
 
 export interface WebhookServer {
   readonly server: Server;
@@ -84,18 +119,20 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
 
   // Labelled metric children are cached: resolving labels on every observation is measurable at this rate.
   const counters = new Map<string, { inc(): void }>();
-  const count = (webhook: string, kind: string, operation: string, result: string) => {
+  const count = (webhook: string, rawKind: string, rawOperation: string, result: string) => {
+    const kind = boundedLabel(rawKind, METRIC_KINDS);
+    const operation = boundedLabel(rawOperation, METRIC_OPERATIONS);
     const key = `${webhook}\u0000${kind}\u0000${operation}\u0000${result}`;
     let c = counters.get(key);
     if (!c) {
       c = metrics.requests.labels({ webhook, kind, operation, result });
-      if (counters.size < 1000) counters.set(key, c);
+      counters.set(key, c);
     }
     c.inc();
   };
 
   type Handler = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
-  const posts = new Map<string, Handler>();
+  const posts = new Map<string, { name: string; handle: Handler }>();
   for (const route of opts.routes) {
     const durations = metrics.duration.labels({ webhook: route.name });
     const rlog = log.child({ webhook: route.name });
@@ -125,7 +162,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
       rlog.error({ err, uid: r.uid }, "decision failed");
       return refuse(`internal error: ${(err as Error).message}`, 500);
     };
-    posts.set(route.path, (req, res, raw) => {
+    posts.set(route.path, { name: route.name, handle: (req, res, raw) => {
       const start = performance.now();
       let parsed: unknown;
       try {
@@ -154,7 +191,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
         return;
       }
       finish(res, start, decoded.apiVersion, r, result);
-    });
+    } });
   }
 
   const gets = new Map<string, (res: ServerResponse) => void>([
@@ -169,8 +206,35 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     }],
   ]);
 
+  const limits = {
+    maxInFlightRequests: opts.maxInFlightRequests ?? SERVER_LIMITS.maxInFlightRequests,
+    // never below the body limit, or a request of allowed size could never be served
+    maxInFlightBytes: Math.max(limit, opts.maxInFlightBytes ?? SERVER_LIMITS.maxInFlightBytes),
+    requestTimeoutMs: opts.requestTimeoutMs ?? SERVER_LIMITS.requestTimeoutMs,
+  };
+  const headersTimeoutMs = opts.headersTimeoutMs ?? Math.min(SERVER_LIMITS.headersTimeoutMs, limits.requestTimeoutMs);
+  let inFlightRequests = 0;
+  let inFlightBytes = 0;
+  /** Answers before the body is read and closes the connection, so the rest of the body costs nothing. */
+  const reject = (req: IncomingMessage, res: ServerResponse, webhook: string, status: number, reason: string, text: string, headers: Record<string, string> = {}) => {
+    metrics.rejected.labels({ webhook, reason }).inc();
+    log.warn({ url: req.url, status, reason, inFlightRequests, inFlightBytes }, `webhook request refused: ${text.trim()}`);
+    res.shouldKeepAlive = false;
+    plain(res, status, text, { connection: "close", ...headers });
+    req.socket.destroySoon();
+  };
+  const overloaded = (req: IncomingMessage, res: ServerResponse, webhook: string) =>
+    reject(req, res, webhook, 429, "overloaded", "admission controller overloaded, retry\n", { "retry-after": "1" });
+
   let closing = false;
-  const server = createServer({ key: opts.tls.key, cert: opts.tls.cert, minVersion: "TLSv1.2" }, (req, res) => {
+  const server = createServer({
+    key: opts.tls.key, cert: opts.tls.cert, minVersion: "TLSv1.2",
+    handshakeTimeout: opts.handshakeTimeoutMs ?? SERVER_LIMITS.handshakeTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    headersTimeout: headersTimeoutMs,
+    // how often request and header timeouts are checked (Node's default, 30 s, would let slow requests live that long)
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(headersTimeoutMs / 2))),
+  }, (req, res) => {
     const q = req.url?.indexOf("?") ?? -1;
     const path = q >= 0 ? req.url!.slice(0, q) : req.url ?? "/";
     if (closing) {
@@ -183,12 +247,23 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
       if (req.method !== "POST") return plain(res, 405, "method not allowed\n", { allow: "POST" });
       const declared = Number(req.headers["content-length"] ?? NaN);
       if (declared > limit) {
-        log.warn({ url: req.url, status: 413, bytes: declared }, "bad webhook request: body too large");
-        res.setHeader("connection", "close");
-        plain(res, 413, `request body exceeds ${limit} bytes\n`);
-        req.resume();
-        return;
+        return reject(req, res, post.name, 413, "too_large", `request body exceeds ${limit} bytes\n`);
       }
+      let reserved = Number.isFinite(declared) && declared > 0 ? declared : 0;
+      if (inFlightRequests + 1 > limits.maxInFlightRequests || inFlightBytes + reserved > limits.maxInFlightBytes) {
+        return overloaded(req, res, post.name);
+      }
+      inFlightRequests++;
+      inFlightBytes += reserved;
+      metrics.inFlightBytes.set(inFlightBytes);
+      let released = false;
+      res.once("close", () => {
+        if (released) return;
+        released = true;
+        inFlightRequests--;
+        inFlightBytes -= reserved;
+        metrics.inFlightBytes.set(inFlightBytes);
+      });
       const chunks: Buffer[] = [];
       let size = 0;
       let aborted = false;
@@ -197,10 +272,19 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
         size += c.length;
         if (size > limit) {
           aborted = true;
-          log.warn({ url: req.url, status: 413 }, "bad webhook request: body too large");
-          res.setHeader("connection", "close");
-          plain(res, 413, `request body exceeds ${limit} bytes\n`);
-          return;
+          chunks.length = 0;
+          return reject(req, res, post.name, 413, "too_large", `request body exceeds ${limit} bytes\n`);
+        }
+        if (size > reserved) {
+          // a chunked body, or more than declared: reserve as it arrives
+          if (inFlightBytes + (size - reserved) > limits.maxInFlightBytes) {
+            aborted = true;
+            chunks.length = 0;
+            return overloaded(req, res, post.name);
+          }
+          inFlightBytes += size - reserved;
+          reserved = size;
+          metrics.inFlightBytes.set(inFlightBytes);
         }
         chunks.push(c);
       });
@@ -215,7 +299,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
           return plain(res, 415, "invalid Content-Type, expect `application/json`\n");
         }
         try {
-          post(req, res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+          post.handle(req, res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
         } catch (err) {
           log.error({ err, url: req.url }, "webhook request failed");
           if (!res.headersSent) plain(res, 500, "internal error\n");
@@ -232,8 +316,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     plain(res, 404, "404 page not found\n");
   });
   server.keepAliveTimeout = 90_000;
-  server.headersTimeout = 32_000;
-  server.requestTimeout = 60_000;
+  server.maxConnections = opts.maxConnections ?? SERVER_LIMITS.maxConnections;
   const sockets = new Set<Socket>();
   server.on("connection", (s: Socket) => {
     sockets.add(s);

@@ -6,6 +6,7 @@
  */
 import { ANNOTATION_USER_INFO } from "../admission/constants.js";
 import { k8s } from "../kube/client.js";
+import { discoverApiVersions } from "../kube/discovery.js";
 import {
   type CorralProcess, type KubeSchedulerProcess, type Testbed, type TestbedUser, createFakeNodes, freeTcpPort, kubeConfigFor, kubeSchedulerConfig,
   prepareNamespace, startCorral, startKubeScheduler, testbedDown, testbedUp, waitFor,
@@ -65,9 +66,22 @@ function printTable(rows: Row[]): void {
   notes.forEach((n, i) => say(`[${i + 1}] ${n}`));
 }
 
+export interface DemoOptions {
+  /** Leave the test bed, corral and kube-scheduler running at the end (dashboard open) until SIGINT or SIGTERM. */
+  keep?: boolean;
+}
+
+/** Resolves on the first SIGINT or SIGTERM (Ctrl-C). */
+function untilInterrupted(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once("SIGINT", () => resolve());
+    process.once("SIGTERM", () => resolve());
+  });
+}
+
 /** Runs the demo; resolves when everything is shut down. */
-export async function runDemo(): Promise<void> {
-  say("corral demo: bringing up the local Kubernetes test bed (the first run builds kube-apiserver v1.20.2 from Debian's sources, ~10 min)");
+export async function runDemo(o: DemoOptions = {}): Promise<void> {
+  say(`corral demo on Node.js ${process.version}: bringing up the local Kubernetes test bed (the first run builds kube-apiserver v1.20.2 from Debian's sources, ~10 min)`);
   let tb: Testbed | undefined;
   let corral: CorralProcess | undefined;
   const processes: { stop(): Promise<unknown> }[] = [];
@@ -118,8 +132,10 @@ export async function runDemo(): Promise<void> {
       const j = await kubeConfigFor(tb!, "admin").makeApiClient(k8s.BatchV1Api).readNamespacedJob({ namespace: NS, name: "etl" });
       return describePodLike(j.spec?.template.metadata, undefined);
     });
-    await submit("alice", "CronJob team-a/nightly (template)", { apiVersion: "batch/v1beta1", kind: "CronJob", metadata: { name: "nightly", namespace: NS }, spec: { schedule: "0 3 * * *", jobTemplate: { spec: { template: { spec: { restartPolicy: "Never", containers: container } } } } } } as k8s.KubernetesObject, async () => {
-      const c = await objects("admin").read({ apiVersion: "batch/v1beta1", kind: "CronJob", metadata: { name: "nightly", namespace: NS } }) as unknown as { spec: { jobTemplate: { spec: { template: { metadata?: k8s.V1ObjectMeta; spec?: { schedulerName?: string } } } } } };
+    // CronJob: batch/v1beta1 on the 1.20 test bed, batch/v1 from 1.21 (discovery says which)
+    const cronJobApiVersion = (await discoverApiVersions(admin)).cronJob ?? "batch/v1";
+    await submit("alice", "CronJob team-a/nightly (template)", { apiVersion: cronJobApiVersion, kind: "CronJob", metadata: { name: "nightly", namespace: NS }, spec: { schedule: "0 3 * * *", jobTemplate: { spec: { template: { spec: { restartPolicy: "Never", containers: container } } } } } } as k8s.KubernetesObject, async () => {
+      const c = await objects("admin").read({ apiVersion: cronJobApiVersion, kind: "CronJob", metadata: { name: "nightly", namespace: NS } }) as unknown as { spec: { jobTemplate: { spec: { template: { metadata?: k8s.V1ObjectMeta; spec?: { schedulerName?: string } } } } } };
       return describePodLike(c.spec.jobTemplate.spec.template.metadata, undefined);
     });
     await submit("frontend", "Pod team-a/carol-notebook", { apiVersion: "v1", kind: "Pod", metadata: { name: "carol-notebook", namespace: NS, annotations: { [ANNOTATION_USER_INFO]: '{"user":"carol","groups":["data-science"]}' } }, spec: { containers: container } } as k8s.KubernetesObject, readPod(NS, "carol-notebook"));
@@ -150,7 +166,14 @@ export async function runDemo(): Promise<void> {
     const admissions = corral.logs.filter((l) => l.msg === "admission").length;
     say(`corral answered ${admissions} AdmissionReviews; the pods were created by the controllers on behalf of the users who submitted the workloads.`);
     say("");
-    await schedulingDemo(tb, processes);
+    const dashboard = await schedulingDemo(tb, processes);
+    if (o.keep) {
+      say("");
+      say(`everything keeps running. Dashboard: ${dashboard}  (REST API under /ws/v1/ on the same port)`);
+      say(`kubectl: KUBECONFIG=${tb.kubeconfig.admin} kubectl get pods -n ${NS}`);
+      say("press Ctrl-C to shut down");
+      await untilInterrupted();
+    }
   } finally {
     say("shutting down");
     for (const p of processes.reverse()) await p.stop();
@@ -196,8 +219,8 @@ async function printPlacement(tb: Testbed, restPort: number, names: string[]): P
   for (const r of rows) say(keys.map((k, i) => r[k].padEnd(widths[i]!)).join("  ").trimEnd());
 }
 
-/** Scheduling on fake nodes: standalone, then plugin mode. */
-async function schedulingDemo(tb: Testbed, processes: { stop(): Promise<unknown> }[]): Promise<void> {
+/** Scheduling on fake nodes: standalone, then plugin mode. @returns the dashboard's URL */
+async function schedulingDemo(tb: Testbed, processes: { stop(): Promise<unknown> }[]): Promise<string> {
   const admin = kubeConfigFor(tb, "admin");
   const core = (u: TestbedUser) => kubeConfigFor(tb, u).makeApiClient(k8s.CoreV1Api);
   say("scheduling: 3 nodes without a kubelet (4 cpu, 8Gi each); queues in ConfigMap corral/yunikorn-configs:");
@@ -208,7 +231,8 @@ async function schedulingDemo(tb: Testbed, processes: { stop(): Promise<unknown>
   const restPort = 19080;
   let sched = await startCorral(["scheduler", "--host", "127.0.0.1", "--port", String(restPort), "--kubeconfig", tb.kubeconfig.admin, "--namespace", CORRAL_NS], { readyMsg: "scheduling" });
   processes.push(sched);
-  say(`corral scheduler (standalone) is binding pods; REST API on http://127.0.0.1:${restPort}/ws/v1/`);
+  const dashboard = `http://127.0.0.1:${restPort}/ui/`;
+  say(`corral scheduler (standalone) is binding pods; REST API on http://127.0.0.1:${restPort}/ws/v1/, dashboard on ${dashboard}`);
   const pod = (name: string, labels: Record<string, string>, cpu: string): k8s.V1Pod => ({
     metadata: { name, labels }, spec: { containers: [{ name: "main", image: "registry.example.com/spark:3.5", resources: { requests: { cpu, memory: "1Gi" } } }] },
   });
@@ -244,4 +268,6 @@ async function schedulingDemo(tb: Testbed, processes: { stop(): Promise<unknown>
   say("spark-exec-4 waits: root.analytics is at its 2 cpu; kube-scheduler's FailedScheduling event carries corral's reason:");
   const ev = (await core("admin").listNamespacedEvent({ namespace: NS })).items.filter((e) => e.involvedObject.name === "spark-exec-4").map((e) => `  ${e.reason}: ${e.message}`);
   for (const l of [...new Set(ev)].slice(0, 3)) say(l);
+  say(`the dashboard shows the queues and why spark-exec-4 waits, with the numbers: ${dashboard}#/waiting`);
+  return dashboard;
 }

@@ -2,15 +2,13 @@
  * End to end on the real control plane: kube-apiserver sends real pods and workloads through corral's webhooks,
  * as different authenticated X.509 users; every assertion reads objects back from the API server.
  */
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import { type Testbed, kubeConfigFor, prepareNamespace, waitFor } from "../../src/testbed/testbed.js";
-import { startAdmission, testbed } from "./harness.js";
+import { discoverApiVersions } from "../../src/kube/discovery.js";
+import { type TestUser, denial, kubectlAs, startAdmission, testbed } from "./harness.js";
 import type { CorralProcess } from "../../src/testbed/testbed.js";
 
-const run = promisify(execFile);
 const NS = "team-a";
 const CORRAL_NS = "corral";
 const UI = "yunikorn.apache.org/user.info";
@@ -26,17 +24,6 @@ function podBody(name: string, extra: { labels?: Record<string, string>; annotat
     metadata: { name, ...extra },
     spec: { containers: [{ name: "c", image: "registry.example.com/busybox:1.36", command: ["sleep", "3600"] }] },
   };
-}
-
-async function denial(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    const e = err as { code?: number; body?: string };
-    const body = typeof e.body === "string" ? JSON.parse(e.body) : e.body;
-    return `${e.code} ${(body as { message?: string })?.message ?? String(err)}`;
-  }
-  throw new Error("expected the API server to refuse the request");
 }
 
 beforeAll(async () => {
@@ -97,7 +84,7 @@ describe("admission controller on kube-apiserver v1.20.2", () => {
     expect(line.allowed).toBe(true);
   });
 
-  it("Job and CronJob (batch/v1beta1) templates are stamped; the Job's pods carry bob", async () => {
+  it("Job and CronJob (the version discovery chose: batch/v1beta1 on 1.20) templates are stamped; the Job's pods carry bob", async () => {
     const batch = kubeConfigFor(tb, "bob").makeApiClient(k8s.BatchV1Api);
     await batch.createNamespacedJob({
       namespace: NS,
@@ -108,9 +95,13 @@ describe("admission controller on kube-apiserver v1.20.2", () => {
     const pod = await waitFor("the Job's pod", async () => (await api("admin").listNamespacedPod({ namespace: NS, labelSelector: "job-name=etl" })).items[0]);
     expect(JSON.parse(pod.metadata!.annotations![UI]!)).toEqual({ user: "bob", groups: ["users", "system:authenticated"] });
 
-    // CronJob is batch/v1beta1 on v1.20: created with kubectl as alice.
+    // CronJob is batch/v1beta1 on v1.20 (batch/v1 from 1.21): discovery says which; created with kubectl as alice.
+    const { cronJob, kubernetes } = await discoverApiVersions(admin);
+    expect(cronJob).toBe(kubernetes.minor >= 21 ? "batch/v1" : "batch/v1beta1");
+    const registered = await admin.makeApiClient(k8s.AdmissionregistrationV1Api).readMutatingWebhookConfiguration({ name: "yunikorn-admission-controller-mutations" });
+    expect(registered.webhooks![0]!.rules).toContainEqual(expect.objectContaining({ apiGroups: ["batch"], apiVersions: [cronJob!.split("/")[1]], resources: ["cronjobs"] }));
     const manifest = JSON.stringify({
-      apiVersion: "batch/v1beta1", kind: "CronJob", metadata: { name: "nightly", namespace: NS },
+      apiVersion: cronJob, kind: "CronJob", metadata: { name: "nightly", namespace: NS },
       spec: { schedule: "0 3 * * *", jobTemplate: { spec: { template: { spec: { restartPolicy: "Never", containers: [{ name: "c", image: "busybox:1.36" }] } } } } },
     });
     await kubectl("alice", ["apply", "-f", "-"], manifest);
@@ -181,15 +172,6 @@ describe("admission controller on kube-apiserver v1.20.2", () => {
   });
 });
 
-async function kubectl(user: "admin" | "alice" | "bob" | "frontend", args: string[], stdin?: string): Promise<{ stdout: string; stderr: string }> {
-  const p = run("kubectl", ["--kubeconfig", tb.kubeconfig[user], ...args], { timeout: 30_000 });
-  if (stdin !== undefined) {
-    p.child.stdin!.end(stdin);
-  }
-  try {
-    return await p;
-  } catch (err) {
-    const e = err as { stderr?: string; message: string };
-    throw Object.assign(new Error(e.stderr || e.message), { code: 0, body: JSON.stringify({ message: e.stderr || e.message }) });
-  }
+function kubectl(user: TestUser, args: string[], stdin?: string): Promise<{ stdout: string; stderr: string }> {
+  return kubectlAs(tb, user, args, stdin);
 }

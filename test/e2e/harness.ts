@@ -3,10 +3,12 @@
  * mode; a TCP round-robin in front of several replicas plays the part of a Service; ServiceAccount kubeconfigs and
  * the audit-log check that a deploy/ RBAC is what a process uses.
  */
+import { execFile } from "node:child_process";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { pino } from "pino";
 import { inject } from "vitest";
 import { k8s } from "../../src/kube/client.js";
@@ -26,14 +28,43 @@ export const freePort = () => nextPort++;
  * `clientConfig.url`).
  * @param url the URL to register (default: this process's own port)
  */
-export async function startAdmission(tb: Testbed, namespace: string, opts: { env?: Record<string, string>; args?: string[]; url?: string; port?: number; kubeconfig?: string } = {}): Promise<{ corral: CorralProcess; port: number }> {
+export async function startAdmission(tb: Testbed, namespace: string, opts: { env?: Record<string, string>; args?: string[]; url?: string; port?: number; kubeconfig?: string; nodeArgs?: string[] } = {}): Promise<{ corral: CorralProcess; port: number }> {
   const port = opts.port ?? freePort();
   const corral = await startCorral(
     ["admission", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", opts.kubeconfig ?? tb.kubeconfig.admin,
       "--webhook-url", opts.url ?? `https://127.0.0.1:${port}`, "--ca-propagation-seconds", "0.5", ...(opts.args ?? [])],
-    { env: { NAMESPACE: namespace, LOG_LEVEL: "debug", ...opts.env }, readyMsg: "admission controller serving" },
+    { env: { NAMESPACE: namespace, LOG_LEVEL: "debug", ...opts.env }, readyMsg: "admission controller serving", nodeArgs: opts.nodeArgs },
   );
   return { corral, port };
+}
+
+export type TestUser = "admin" | "alice" | "bob" | "frontend";
+
+/** The API server's refusal of `p` as "<code> <message>"; throws when `p` succeeds. */
+export async function denial(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    const e = err as { code?: number; body?: string };
+    const body = typeof e.body === "string" ? JSON.parse(e.body) : e.body;
+    return `${e.code} ${(body as { message?: string })?.message ?? String(err)}`;
+  }
+  throw new Error("expected the API server to refuse the request");
+}
+
+/**
+ * Runs kubectl as a test bed user; a failure rejects with an error shaped like a client error (`code`, `body` with
+ * the message), so that {@link denial} reads both.
+ */
+export async function kubectlAs(tb: Testbed, user: TestUser, args: string[], stdin?: string): Promise<{ stdout: string; stderr: string }> {
+  const p = promisify(execFile)("kubectl", ["--kubeconfig", tb.kubeconfig[user], ...args], { timeout: 30_000 });
+  if (stdin !== undefined) p.child.stdin!.end(stdin);
+  try {
+    return await p;
+  } catch (err) {
+    const e = err as { stderr?: string; message: string };
+    throw Object.assign(new Error(e.stderr || e.message), { code: 0, body: JSON.stringify({ message: e.stderr || e.message }) });
+  }
 }
 
 /** A TCP round-robin over `backends` (TLS passes through), skipping backends that refuse connections. */
@@ -102,4 +133,27 @@ export function grantedRules(objects: readonly { kind: string; rules?: { apiGrou
     for (const rule of o.rules ?? []) for (const g of rule.apiGroups) for (const r of rule.resources) for (const v of rule.verbs) granted.add(`${g}/${r}/${v}`);
   }
   return granted;
+}
+
+/**
+ * Renders `deploy/<dir>` with kubectl kustomize for the test bed: in `namespace` when given, and with the
+ * deploy/components/kubernetes-1.20 component when discovery says the cluster serves PodDisruptionBudgets as
+ * policy/v1beta1 only (as 1.20 does) — the documented way to install on 1.20, chosen as corral chooses versions.
+ */
+export async function renderDeploy(tb: Testbed, dir: string, namespace?: string): Promise<string> {
+  const { execFile } = await import("node:child_process");
+  const { promisify } = await import("node:util");
+  const { relative } = await import("node:path");
+  const { PROJECT_ROOT } = await import("../../src/testbed/testbed.js");
+  const { discoverApiVersions } = await import("../../src/kube/discovery.js");
+  const versions = await discoverApiVersions(kubeConfigFor(tb, "admin"));
+  const overlay = await mkdtemp(join(tmpdir(), "corral-kustomize-"));
+  const rel = (p: string) => relative(overlay, join(PROJECT_ROOT, "deploy", p));
+  await writeFile(join(overlay, "kustomization.yaml"), [
+    ...(namespace ? [`namespace: ${namespace}`] : []),
+    "resources:", `  - ${rel(dir)}`,
+    ...(versions.podDisruptionBudget === "policy/v1beta1" ? ["components:", `  - ${rel("components/kubernetes-1.20")}`] : []),
+  ].join("\n") + "\n");
+  const { stdout } = await promisify(execFile)("kubectl", ["kustomize", overlay], { maxBuffer: 10 << 20 });
+  return stdout;
 }

@@ -320,7 +320,7 @@ describe("deploy/scheduler", () => {
     };
     await prepareNamespace(admin, DEPLOY_NS, []);
     const { stdout } = await kubectl(["apply", "--dry-run=server", "-f", "-"], rendered);
-    for (const kind of ["serviceaccount", "clusterrole", "clusterrolebinding", "role", "rolebinding", "service", "deployment"]) {
+    for (const kind of ["serviceaccount", "clusterrole", "clusterrolebinding", "role", "rolebinding", "service", "deployment", "networkpolicy"]) {
       expect(stdout).toMatch(new RegExp(`^${kind}[./].*\\(server dry run\\)`, "m"));
     }
     const rbac = objects.filter((o) => ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"].includes(o.kind));

@@ -1,6 +1,8 @@
 /**
- * makeKeepAliveApiClient over real HTTPS with client-certificate authentication: calls reuse one TLS connection
- * (client-node's own client opens one per call), and the client certificate still reaches the server.
+ * makeKeepAliveApiClient over real HTTPS with client-certificate and bearer-token authentication: calls reuse pooled
+ * TLS connections (client-node's own client opens one per call), and the credentials still reach the server. This
+ * fails when a client-node upgrade changes what makeKeepAliveApiClient relies on (`applyToHTTPSOptions`,
+ * `createDispatcherOptions`, `RequestContext.setDispatcher`).
  */
 import { createServer, type Server } from "node:https";
 import type { TLSSocket } from "node:tls";
@@ -22,8 +24,9 @@ beforeAll(async () => {
   client = await generateServerCert(ca, { commonName: "alice", sans: ["alice.example"], ...validity });
   server = createServer({ key: srv.keyPem, cert: srv.certPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: false }, (req, res) => {
     const peer = (req.socket as TLSSocket).getPeerCertificate();
+    const who = req.headers.authorization ?? peer.subject?.CN ?? "anonymous";
     res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ apiVersion: "v1", kind: "NamespaceList", metadata: {}, items: [{ metadata: { name: peer.subject?.CN ?? "anonymous" } }] }));
+    res.end(JSON.stringify({ apiVersion: "v1", kind: "NamespaceList", metadata: {}, items: [{ metadata: { name: who } }] }));
   });
   server.on("secureConnection", (s: TLSSocket) => handshakes.push(s.remoteAddress ?? ""));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
@@ -35,11 +38,11 @@ afterAll(async () => {
   await new Promise<void>((r) => server.close(() => r()));
 });
 
-function kubeConfig(): k8s.KubeConfig {
+function kubeConfig(user: "certificate" | "token" = "certificate"): k8s.KubeConfig {
   const kc = new k8s.KubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: "c", server: `https://127.0.0.1:${port}`, caData: Buffer.from(ca.certPem).toString("base64"), skipTLSVerify: false }],
-    users: [{ name: "alice", certData: Buffer.from(client.certPem).toString("base64"), keyData: Buffer.from(client.keyPem).toString("base64") }],
+    users: [user === "certificate" ? { name: "alice", certData: Buffer.from(client.certPem).toString("base64"), keyData: Buffer.from(client.keyPem).toString("base64") } : { name: "alice", token: "t0ken" }],
     contexts: [{ name: "c", cluster: "c", user: "alice" }],
     currentContext: "c",
   });
@@ -47,14 +50,24 @@ function kubeConfig(): k8s.KubeConfig {
 }
 
 describe("makeKeepAliveApiClient", () => {
-  it("ten calls, one TLS connection, client certificate presented", async () => {
+  // undici hands a connection back to its pool a tick after the body is read, so the second of back-to-back calls
+  // opens a second connection; from then on both are reused.
+  it("ten calls, at most two TLS connections, client certificate presented", async () => {
     handshakes.length = 0;
     const api = makeKeepAliveApiClient(kubeConfig(), k8s.CoreV1Api);
     for (let i = 0; i < 10; i++) {
       const list = await api.listNamespace();
       expect(list.items[0]!.metadata!.name).toBe("alice");
     }
-    expect(handshakes).toHaveLength(1);
+    expect(handshakes.length).toBeGreaterThanOrEqual(1);
+    expect(handshakes.length).toBeLessThanOrEqual(2);
+  });
+
+  it("bearer tokens reach the server over the pooled connections", async () => {
+    handshakes.length = 0;
+    const api = makeKeepAliveApiClient(kubeConfig("token"), k8s.CoreV1Api);
+    for (let i = 0; i < 10; i++) expect((await api.listNamespace()).items[0]!.metadata!.name).toBe("Bearer t0ken");
+    expect(handshakes.length).toBeLessThanOrEqual(2);
   });
 
   it("for comparison: client-node's own client handshakes on every call", async () => {

@@ -81,9 +81,9 @@ describe("scheduler REST API over a running core", () => {
       const app = (await get("/ws/v1/partition/default/application/app-1")).body;
       expect(app).toMatchObject({ applicationID: "app-1", queueName: "root.a", user: "alice", groups: ["users"], usedResource: { memory: 80, vcore: 200 } });
       expect(app.requests.map((x: { allocationKey: string }) => x.allocationKey)).toEqual(["k3"]);
-      expect((await get("/ws/v1/partition/default/applications/rejected")).body).toEqual([{ applicationID: "app-2", partition: "default", applicationState: "Rejected", rejectedMessage: "application rejected: no placement rule matched" }]);
+      expect((await get("/ws/v1/partition/default/applications/rejected")).body).toMatchObject([{ applicationID: "app-2", partition: "default", applicationState: "Rejected", rejectedMessage: "application rejected: no placement rule matched" }]);
       expect((await get("/ws/v1/partition/default/applications/bogus")).status).toBe(400);
-      expect((await get("/ws/v1/partition/default/usage/users")).body).toContainEqual({ userName: "alice", queues: expect.arrayContaining([{ queuePath: "root.a", resourceUsage: { memory: 80, vcore: 200 }, runningApplications: ["app-1"] }]) });
+      expect((await get("/ws/v1/partition/default/usage/users")).body).toContainEqual({ userName: "alice", queues: { queuePath: "root", resourceUsage: { memory: 80, vcore: 200 }, runningApplications: ["app-1"], children: [{ queuePath: "root.a", resourceUsage: { memory: 80, vcore: 200 }, runningApplications: ["app-1"] }] } });
       expect(await get("/ws/v1/partition/nope/queues")).toEqual({ status: 404, body: { status_code: 404, message: "Partition not found", description: "Partition not found" } });
       expect((await get("/ws/v1/partition/default/application/none")).body.message).toBe("Application not found");
       const metrics = await (await fetch(`http://127.0.0.1:${r.port}/ws/v1/metrics`)).text();
@@ -115,7 +115,7 @@ describe("scheduler REST API over a running core", () => {
       const get = async (path: string) => (await fetch(`http://127.0.0.1:${r.port}${path}`)).json();
       const app1 = await get("/ws/v1/partition/default/application/app-1");
       expect(app1.applicationState).toBe("Starting");
-      expect(app1.stateLog.map((x: { applicationState: string }) => x.applicationState)).toEqual(["New", "Accepted", "Starting"]);
+      expect(app1.stateLog.map((x: { applicationState: string }) => x.applicationState)).toEqual(["Accepted", "Starting"]); // states entered: upstream never logs the initial New
       expect(app1.requests[0].holdReason).toEqual({
         kind: "queueMax", queuePath: "root.a", max: { memory: 100 }, used: { memory: 60 }, ask: { memory: 60 },
         state: "Skipped", message: "queue root.a maximum map[memory:100] reached (used map[memory:60])",
@@ -124,7 +124,7 @@ describe("scheduler REST API over a running core", () => {
       expect(app3.requests[0]).toMatchObject({ allocationKey: "big", reservedNodeId: "n2", holdReason: { kind: "reservation", nodeId: "n2", state: "Failed" } });
       const app2 = await get("/ws/v1/partition/default/application/app-2");
       expect(app2).toMatchObject({ applicationState: "Rejected", rejectedMessage: "application rejected: no placement rule matched", queueName: "" });
-      expect(app2.stateLog.map((x: { applicationState: string }) => x.applicationState)).toEqual(["New", "Rejected"]);
+      expect(app2.stateLog.map((x: { applicationState: string }) => x.applicationState)).toEqual(["Rejected"]);
       expect(app2.rejectionReason).toMatchObject({ kind: "placementRefused", state: "Skipped", message: "application rejected: no placement rule matched" });
       expect(await get("/ws/v1/partition/default/node/n2")).toMatchObject({ isReserved: true, reservations: ["app-3|big"] });
       expect((await get("/ws/v1/partitions"))[0].applications).toEqual({ total: 3, Starting: 2, Rejected: 1 });

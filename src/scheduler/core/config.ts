@@ -5,6 +5,18 @@
  */
 import { LineCounter, parseDocument, isMap, isSeq, isScalar, type Node } from "yaml";
 
+/**
+ * Queue property keys (configvalidator.go constants; yunikorn-core reference §2.3). Values are read at queue build time
+ * (queue-properties.ts for the preemption and priority keys), not by the validator.
+ */
+export const PROPERTY_APPLICATION_SORT_POLICY = "application.sort.policy";
+export const PROPERTY_APPLICATION_SORT_PRIORITY = "application.sort.priority";
+export const PROPERTY_PRIORITY_POLICY = "priority.policy";
+export const PROPERTY_PRIORITY_OFFSET = "priority.offset";
+export const PROPERTY_PREEMPTION_POLICY = "preemption.policy";
+export const PROPERTY_PREEMPTION_DELAY = "preemption.delay";
+export const PROPERTY_QUOTA_PREEMPTION_DELAY = "quota.preemption.delay";
+
 export interface ResourcesConfig {
   guaranteed?: Record<string, string>;
   max?: Record<string, string>;

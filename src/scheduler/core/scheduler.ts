@@ -5,10 +5,12 @@
  * new allocations. No Kubernetes, no I/O, no clock of its own: time comes from the injected `now()` (milliseconds).
  * Groups come from the caller (design 002): the core never resolves them.
  */
+import { ChangeDetail, ChangeType, type EventSink, appEvent, appStateDetail, nodeEvent, queueEvent, requestEvent, userGroupEvent } from "../events/record.js";
 import { type PartitionConfig, type SchedulerConfig, decodeQueuesYaml } from "./config.js";
 import { type Allocation, type AllocationResult, allocationOf } from "./allocation-result.js";
 import { type HoldReason, formatHoldReason, holdState } from "./hold-reason.js";
 import type { GangSchedulingStyle } from "./gang/constants.js";
+import { allocationId } from "./node.js";
 import { type AppStateChange, type CoreRelease, Partition } from "./partition.js";
 import {
   type ApplicationFilter, type ApplicationView, type NodeView, type PartitionView, type QueueView, type UsageView,
@@ -111,13 +113,36 @@ export const DEFAULT_CONFIG = `partitions:
         submitacl: '*'
 `;
 
+export interface SchedulerCoreOptions {
+  /**
+   * Receives YuniKorn's event records (APP, REQUEST, NODE, QUEUE, USERGROUP; si.EventRecord) as the core's calls
+   * change its state; called synchronously, so it must be cheap (the event system batches its fan-out).
+   */
+  events?: EventSink;
+}
+
 export class SchedulerCore {
   readonly partitions = new Map<string, Partition>();
   private configText = DEFAULT_CONFIG;
   private applied!: SchedulerConfig;
+  private readonly emit: EventSink;
+  /** An event sink was given: records are built (none are built otherwise). */
+  private readonly tracking: boolean;
+  /** State changes drained from the partitions, until `stateChanges()` hands them out. */
+  private changes: (AppStateChange & { partition: string })[] = [];
+  /** `partition \0 appId` → largest usage reached (ApplicationDAOInfo maxUsedResource). */
+  private readonly maxUsed = new Map<string, Res>();
+  /** `partition \0 allocationId` → the allocationTags the RM sent with the ask. */
+  private readonly tags = new Map<string, Readonly<Record<string, string>>>();
+  /** Last hold reason reported per pending ask (REQUEST events on change). */
+  private readonly holds = new Map<string, string>();
+  /** Dynamic queues already announced (QUEUE_DYNAMIC). */
+  private readonly dynamicQueues = new Set<string>();
 
   /** @throws Error when the initial config is invalid */
-  constructor(private readonly now: () => number, config: string = DEFAULT_CONFIG) {
+  constructor(private readonly now: () => number, config: string = DEFAULT_CONFIG, opts: SchedulerCoreOptions = {}) {
+    this.emit = opts.events ?? (() => {});
+    this.tracking = opts.events !== undefined;
     const r = this.updateConfiguration(config);
     if (!r.ok) throw new Error(r.error);
   }
@@ -163,6 +188,8 @@ export class SchedulerCore {
 
   updateNode(nodes: NodeInfo[]): CoreResponse {
     const out = emptyResponse();
+    // one time for the call: its records keep the order of their ids
+    const now = this.now();
     for (const n of nodes) {
       const p = this.partition(n.partition);
       if (!p) {
@@ -175,29 +202,42 @@ export class SchedulerCore {
           case "CREATE_DRAIN":
             p.addNode(n.nodeID, n.schedulableResource ?? {}, n.occupiedResource ?? {}, n.action === "CREATE", n.attributes ?? {});
             out.acceptedNodes.push(n.nodeID);
+            this.emit(nodeEvent(now, { objectID: n.nodeID, message: "Node added to the scheduler", changeType: ChangeType.ADD, detail: ChangeDetail.DETAILS_NONE, resource: n.schedulableResource ?? {} }));
+            this.emit(nodeEvent(now, { objectID: n.nodeID, message: `schedulable: ${n.action === "CREATE"}`, changeType: ChangeType.SET, detail: ChangeDetail.NODE_SCHEDULABLE }));
             break;
           case "UPDATE":
             p.updateNode(n.nodeID, { capacity: n.schedulableResource, occupied: n.occupiedResource });
+            if (n.schedulableResource) this.emit(nodeEvent(now, { objectID: n.nodeID, changeType: ChangeType.SET, detail: ChangeDetail.NODE_CAPACITY, resource: n.schedulableResource }));
+            if (n.occupiedResource) this.emit(nodeEvent(now, { objectID: n.nodeID, changeType: ChangeType.SET, detail: ChangeDetail.NODE_OCCUPIED, resource: n.occupiedResource }));
             break;
           case "DRAIN_NODE":
-            p.updateNode(n.nodeID, { schedulable: false });
+          case "DRAIN_TO_SCHEDULABLE": {
+            const schedulable = n.action === "DRAIN_TO_SCHEDULABLE";
+            const was = p.nodes.get(n.nodeID)?.schedulable;
+            p.updateNode(n.nodeID, { schedulable });
+            if (was !== schedulable) this.emit(nodeEvent(now, { objectID: n.nodeID, message: `schedulable: ${schedulable}`, changeType: ChangeType.SET, detail: ChangeDetail.NODE_SCHEDULABLE }));
             break;
-          case "DRAIN_TO_SCHEDULABLE":
-            p.updateNode(n.nodeID, { schedulable: true });
+          }
+          case "DECOMISSION": {
+            const known = p.nodes.has(n.nodeID);
+            const released = p.removeNode(n.nodeID, now);
+            for (const a of released) this.released(p, a, ChangeDetail.ALLOC_NODEREMOVED, now);
+            out.released.push(...released);
+            if (known) this.emit(nodeEvent(now, { objectID: n.nodeID, message: "Node removed from the scheduler", changeType: ChangeType.REMOVE, detail: ChangeDetail.NODE_DECOMISSION }));
             break;
-          case "DECOMISSION":
-            out.released.push(...p.removeNode(n.nodeID, this.now()));
-            break;
+          }
         }
       } catch (err) {
         out.rejectedNodes.push({ id: n.nodeID, reason: (err as Error).message });
       }
     }
+    this.collect();
     return out;
   }
 
   updateApplication(req: { new?: AddApplicationRequest[]; remove?: { applicationID: string; partitionName?: string }[] }): CoreResponse {
     const out = emptyResponse();
+    const now = this.now();
     for (const a of req.new ?? []) {
       const p = this.partition(a.partitionName);
       if (!p) {
@@ -206,13 +246,39 @@ export class SchedulerCore {
       }
       try {
         const gang = a.placeholderAsk && { placeholderAsk: a.placeholderAsk, timeoutMs: a.executionTimeoutMilliSeconds, style: a.gangSchedulingStyle };
-        p.addApplication(a.applicationID, a.queueName, a.ugi.user, a.ugi.groups ?? [], a.tags ?? {}, this.now(), gang);
+        const leaf = p.addApplication(a.applicationID, a.queueName, a.ugi.user, a.ugi.groups ?? [], a.tags ?? {}, now, gang);
         out.acceptedApplications.push(a.applicationID);
+        this.maxUsed.delete(`${p.name}\0${a.applicationID}`);
+        this.emit(appEvent(now, { objectID: a.applicationID, changeType: ChangeType.ADD, detail: ChangeDetail.APP_NEW }));
+        if (!p.find(leaf)?.managed && !this.dynamicQueues.has(`${p.name}\0${leaf}`)) {
+          this.dynamicQueues.add(`${p.name}\0${leaf}`);
+          this.emit(queueEvent(now, { objectID: leaf, changeType: ChangeType.ADD, detail: ChangeDetail.QUEUE_DYNAMIC }));
+        }
+        this.emit(queueEvent(now, { objectID: leaf, referenceID: a.applicationID, changeType: ChangeType.ADD, detail: ChangeDetail.QUEUE_APP }));
       } catch (err) {
-        out.rejectedApplications.push({ id: a.applicationID, reason: (err as Error).message });
+        const reason = (err as Error).message;
+        out.rejectedApplications.push({ id: a.applicationID, reason });
+        if (p.rejected.has(a.applicationID)) {
+          // upstream: the application is created (APP_NEW), then rejected with the reason (no RM state update)
+          this.emit(appEvent(now, { objectID: a.applicationID, changeType: ChangeType.ADD, detail: ChangeDetail.APP_NEW }));
+          this.emit(appEvent(now, { objectID: a.applicationID, message: reason, changeType: ChangeType.SET, detail: ChangeDetail.APP_REJECT }));
+        }
       }
     }
-    for (const r of req.remove ?? []) out.released.push(...(this.partition(r.partitionName)?.removeApplication(r.applicationID, this.now()) ?? []));
+    for (const r of req.remove ?? []) {
+      const p = this.partition(r.partitionName);
+      const app = p?.apps.get(r.applicationID);
+      if (!p || !app) continue;
+      const pending = [...app.asks.values()].filter((x) => !x.node);
+      const queue = app.queue.path;
+      const released = p.removeApplication(r.applicationID, now);
+      for (const x of pending) this.askRemoved(p, r.applicationID, x.key, x.resource, ChangeDetail.REQUEST_CANCEL, now);
+      for (const x of released) this.released(p, x, ChangeDetail.ALLOC_CANCEL, now, app.user);
+      out.released.push(...released);
+      this.emit(queueEvent(now, { objectID: queue, referenceID: r.applicationID, changeType: ChangeType.REMOVE, detail: ChangeDetail.QUEUE_APP }));
+      this.emit(appEvent(now, { objectID: r.applicationID, changeType: ChangeType.REMOVE, detail: ChangeDetail.DETAILS_NONE }));
+    }
+    this.collect();
     return out;
   }
 
@@ -227,6 +293,8 @@ export class SchedulerCore {
       }
       try {
         const created = Number(a.allocationTags?.creationTime);
+        const before = p.apps.get(a.applicationID)?.asks.get(a.allocationKey);
+        const wasAllocated = before?.node !== undefined;
         p.addAsk(a.applicationID, a.allocationKey, a.resourcePerAlloc, a.priority ?? 0, Number.isFinite(created) && created > 0 ? created * 1000 : now, now, {
           node: a.nodeID || undefined,
           requiredNode: a.allocationTags?.["yunikorn.apache.org/requiredNode"],
@@ -234,6 +302,11 @@ export class SchedulerCore {
           placeholder: a.placeholder,
           taskGroup: a.taskGroupName,
         });
+        if (a.allocationTags) this.tags.set(`${p.name}\0${allocationId(a.applicationID, a.allocationKey)}`, { ...a.allocationTags });
+        this.collect(); // the state change the ask caused (New → Accepted) comes first, as upstream
+        const app = p.apps.get(a.applicationID);
+        if (a.nodeID && !wasAllocated && app) this.allocated(p, { key: a.allocationKey, appId: a.applicationID, nodeId: a.nodeID, resource: a.resourcePerAlloc, queue: app.queue.path }, now);
+        else if (!a.nodeID && !before && this.tracking) this.emit(appEvent(now, { objectID: a.applicationID, referenceID: a.allocationKey, changeType: ChangeType.ADD, detail: ChangeDetail.APP_REQUEST, resource: a.resourcePerAlloc }));
       } catch (err) {
         out.rejectedAllocations.push({ id: a.allocationKey, reason: (err as Error).message });
       }
@@ -243,8 +316,16 @@ export class SchedulerCore {
       const app = p?.apps.get(r.applicationID);
       if (!p || !app) continue;
       const keys = r.allocationKey ? [r.allocationKey] : [...app.asks.keys()];
-      for (const k of keys) p.removeAsk(r.applicationID, k, now);
+      for (const k of keys) {
+        const ask = app.asks.get(k);
+        if (!ask) continue;
+        const node = ask.node;
+        p.removeAsk(r.applicationID, k, now);
+        if (node) this.released(p, { key: k, appId: app.id, nodeId: node, resource: ask.resource, queue: app.queue.path }, ChangeDetail.ALLOC_CANCEL, now, app.user);
+        else this.askRemoved(p, app.id, k, ask.resource, ChangeDetail.REQUEST_CANCEL, now);
+      }
     }
+    this.collect();
     return out;
   }
 
@@ -276,9 +357,11 @@ export class SchedulerCore {
         const r = p.tryAllocate(now);
         if (!r) break;
         out.push(r);
+        this.resultEvents(p, r, now);
         if (allocationOf(r)) allocated++;
       }
     }
+    this.collect();
     return out;
   }
 
@@ -300,8 +383,26 @@ export class SchedulerCore {
    * text (`formatHoldReason`).
    */
   pendingReason(appId: string, allocationKey: string, partition?: string): { state: "Skipped" | "Failed"; reason: string } | undefined {
-    const r = this.holdReason(appId, allocationKey, partition);
-    return r && { state: holdState(r), reason: formatHoldReason(r) };
+    const h = this.holdReason(appId, allocationKey, partition);
+    const r = h && { state: holdState(h), reason: formatHoldReason(h) };
+    const p = this.partition(partition);
+    if (p && this.tracking) {
+      // A REQUEST event when the hold reason of an ask changes (upstream ask_events: held by a quota, unschedulable, fits again).
+      const k = `${p.name}\0${allocationId(appId, allocationKey)}`;
+      const text = r ? (r.state === "Skipped" ? `Request '${allocationKey}' is held: ${r.reason}` : `Unschedulable request '${allocationKey}': ${r.reason}`) : undefined;
+      const before = this.holds.get(k);
+      if (text !== before) {
+        const app = p.apps.get(appId);
+        const ask = app?.asks.get(allocationKey);
+        if (text) this.holds.set(k, text);
+        else this.holds.delete(k);
+        if (app && ask && !ask.node) {
+          const message = text ?? `Request '${allocationKey}' has become schedulable in queue '${app.queue.path}'`;
+          this.emit(requestEvent(this.now(), { objectID: allocationKey, referenceID: appId, message, resource: ask.resource }));
+        }
+      }
+    }
+    return r;
   }
 
   /**
@@ -309,7 +410,16 @@ export class SchedulerCore {
    * @returns false when the allocation, the node or the room is missing
    */
   relocate(appId: string, allocationKey: string, nodeId: string, partition?: string): boolean {
-    return this.partition(partition)?.relocate(appId, allocationKey, nodeId) ?? false;
+    const p = this.partition(partition);
+    const ask = p?.apps.get(appId)?.asks.get(allocationKey);
+    const from = ask?.node;
+    if (!p || !p.relocate(appId, allocationKey, nodeId)) return false;
+    if (from && from !== nodeId) {
+      const now = this.now();
+      this.emit(nodeEvent(now, { objectID: from, referenceID: allocationKey, changeType: ChangeType.REMOVE, detail: ChangeDetail.NODE_ALLOC, resource: ask!.resource }));
+      this.emit(nodeEvent(now, { objectID: nodeId, referenceID: allocationKey, changeType: ChangeType.ADD, detail: ChangeDetail.NODE_ALLOC, resource: ask!.resource }));
+    }
+    return true;
   }
 
   /** State of an active application, or undefined when the core does not hold it. */
@@ -356,7 +466,98 @@ export class SchedulerCore {
 
   /** Application state changes since the last call (UpdatedApplication messages). */
   stateChanges(): (AppStateChange & { partition: string })[] {
-    return [...this.partitions.entries()].flatMap(([name, p]) => p.drainStateChanges().map((c) => ({ ...c, partition: name })));
+    this.collect();
+    const c = this.changes;
+    this.changes = [];
+    return c;
+  }
+
+  /** Largest usage an application reached (ApplicationDAOInfo maxUsedResource); undefined when it never had any. */
+  maxUsedResource(appId: string, partition?: string): Readonly<Res> | undefined {
+    return this.maxUsed.get(`${partition || "default"}\0${appId}`);
+  }
+
+  /** The allocationTags the RM sent with an ask or allocation (the shim's pod metadata); undefined when none. */
+  allocationTags(appId: string, allocationKey: string, partition?: string): Readonly<Record<string, string>> | undefined {
+    return this.tags.get(`${partition || "default"}\0${allocationId(appId, allocationKey)}`);
+  }
+
+  /** Drains the partitions' state changes: kept for `stateChanges()` and sent as APP events. */
+  private collect(): void {
+    for (const [name, p] of this.partitions) {
+      for (const c of p.drainStateChanges()) {
+        this.changes.push({ ...c, partition: name });
+        if (c.to === "Expired") this.maxUsed.delete(`${name}\0${c.appId}`);
+        if (!this.tracking) continue;
+        if (c.to === "Completed" || c.to === "Failed") {
+          const app = [...p.terminated.values()].reverse().find((a) => a.id === c.appId);
+          if (app) this.emit(queueEvent(c.at, { objectID: app.queue.path, referenceID: c.appId, changeType: ChangeType.REMOVE, detail: ChangeDetail.QUEUE_APP }));
+        }
+        const detail = appStateDetail(c.to);
+        if (detail !== undefined) this.emit(appEvent(c.at, { objectID: c.appId, changeType: ChangeType.SET, detail }));
+      }
+    }
+  }
+
+  /** Events of one scheduling result (allocations, reservations). */
+  private resultEvents(p: Partition, r: AllocationResult, now: number): void {
+    if (!this.tracking) {
+      const a = allocationOf(r);
+      if (a) this.allocated(p, a, now);
+      return;
+    }
+    this.collect(); // the state change the allocation caused (Accepted → Starting) comes first, as upstream
+    switch (r.kind) {
+      case "reserved":
+      case "unreserved":
+        this.emit(nodeEvent(now, {
+          objectID: r.nodeId, referenceID: r.key, changeType: r.kind === "reserved" ? ChangeType.ADD : ChangeType.REMOVE,
+          detail: ChangeDetail.NODE_RESERVATION, resource: p.apps.get(r.appId)?.asks.get(r.key)?.resource,
+        }));
+        break;
+      case "allocatedReserved":
+        this.emit(nodeEvent(now, { objectID: r.reservedNode, referenceID: r.allocation.key, changeType: ChangeType.REMOVE, detail: ChangeDetail.NODE_RESERVATION, resource: r.allocation.resource }));
+        this.allocated(p, r.allocation, now);
+        break;
+      default: {
+        const a = allocationOf(r);
+        if (a) this.allocated(p, a, now);
+      }
+    }
+  }
+
+  /** Events and largest usage of a new allocation (scheduled, or recovered from the RM). */
+  private allocated(p: Partition, a: Allocation, now: number): void {
+    const app = p.apps.get(a.appId);
+    this.holds.delete(`${p.name}\0${allocationId(a.appId, a.key)}`);
+    if (app) {
+      const key = `${p.name}\0${a.appId}`;
+      const max = this.maxUsed.get(key) ?? {};
+      for (const k in app.allocated) if (app.allocated[k]! > (max[k] ?? 0)) max[k] = app.allocated[k]!;
+      this.maxUsed.set(key, max);
+    }
+    if (!this.tracking) return;
+    this.emit(appEvent(now, { objectID: a.appId, referenceID: a.key, changeType: ChangeType.ADD, detail: ChangeDetail.APP_ALLOC, resource: a.resource }));
+    this.emit(nodeEvent(now, { objectID: a.nodeId, referenceID: a.key, changeType: ChangeType.ADD, detail: ChangeDetail.NODE_ALLOC, resource: a.resource }));
+    if (app) this.emit(userGroupEvent(now, { objectID: app.user, referenceID: a.queue, changeType: ChangeType.ADD, detail: ChangeDetail.UG_USER_RESOURCE, resource: a.resource }));
+  }
+
+  /** Events of a released allocation; its tags are forgotten. */
+  private released(p: Partition, a: Allocation, detail: ChangeDetail, now: number, user = p.apps.get(a.appId)?.user): void {
+    this.tags.delete(`${p.name}\0${allocationId(a.appId, a.key)}`);
+    if (!this.tracking) return;
+    this.emit(appEvent(now, { objectID: a.appId, referenceID: a.key, changeType: ChangeType.REMOVE, detail, resource: a.resource }));
+    this.emit(nodeEvent(now, { objectID: a.nodeId, referenceID: a.key, changeType: ChangeType.REMOVE, detail: ChangeDetail.NODE_ALLOC, resource: a.resource }));
+    if (user !== undefined) this.emit(userGroupEvent(now, { objectID: user, referenceID: a.queue, changeType: ChangeType.REMOVE, detail: ChangeDetail.UG_USER_RESOURCE, resource: a.resource }));
+  }
+
+  /** Event of a pending ask removed before it was allocated; its tags and hold reason are forgotten. */
+  private askRemoved(p: Partition, appId: string, key: string, resource: Res, detail: ChangeDetail, now: number): void {
+    const id = `${p.name}\0${allocationId(appId, key)}`;
+    this.tags.delete(id);
+    this.holds.delete(id);
+    if (!this.tracking) return;
+    this.emit(appEvent(now, { objectID: appId, referenceID: key, changeType: ChangeType.REMOVE, detail, resource }));
   }
 
   // ---------------------------------------------------------------- read API (read.ts views)

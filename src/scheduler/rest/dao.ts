@@ -1,36 +1,33 @@
 /**
  * REST response shapes, YuniKorn's JSON field names (apache/yunikorn-core pkg/webservice/dao; yunikorn-core
  * reference §3.1), made from the core's read API (core/read.ts views). Times are Unix nanoseconds unless noted;
- * resources are `{name: integer}`. corral extensions: a pending request's `holdReason` (the typed reason with its
- * `state` and `message`), a request's `reservedNodeId`, and an application's `stateLog` (as upstream's
- * ApplicationDAOInfo) for every state, Rejected included.
+ * resources are `{name: integer}`. Partitions, queues, nodes, usage and health here; applications, asks and
+ * allocations in app-dao.ts; clusters, node utilisation, placement rules and history in cluster-dao.ts.
  */
 import { type HoldReason, formatHoldReason, holdState } from "../core/hold-reason.js";
-import type { ApplicationView, NodeView, PartitionView, QueueView, UsageView } from "../core/read.js";
+import type { NodeView, PartitionView, QueueView, UsageView } from "../core/read.js";
 import type { Res } from "../core/resources.js";
+import { type DaoLookups, allocationInfo, clean, ns } from "./app-dao.js";
 
-const ns = (ms: number) => ms * 1_000_000;
-const clean = (r: Res | undefined): Res | undefined => {
-  if (!r) return undefined;
-  const out: Res = {};
-  for (const k in r) if (r[k] !== 0) out[k] = r[k]!;
-  return Object.keys(out).length > 0 ? out : undefined;
-};
 const percent = (used: Res, of: Res): Res => {
   const out: Res = {};
   for (const k in of) out[k] = of[k]! > 0 ? Math.floor(((used[k] ?? 0) * 100) / of[k]!) : 0;
   return out;
 };
 
-export function partitionInfo(p: PartitionView): Record<string, unknown> {
+/**
+ * PartitionInfo. `preemptionEnabled` is false: corral does not preempt. `lastStateTransitionTime`: the partition has
+ * been Active since the scheduler started (`startTime`, Unix ms).
+ */
+export function partitionInfo(p: PartitionView, startTime = 0): Record<string, unknown> {
   const capacity = clean(p.capacity) ?? {};
   const used = clean(p.allocated) ?? {};
   return {
     clusterId: "mycluster", name: p.name,
     capacity: { capacity, usedCapacity: used, utilization: percent(used, capacity) },
     nodeSortingPolicy: { type: p.nodeSortPolicy, resourceWeights: p.resourceWeights },
-    preemptionEnabled: true, quotaPreemptionEnabled: false,
-    totalNodes: p.nodes, applications: p.applications, totalContainers: p.allocations, state: "Active",
+    preemptionEnabled: false, quotaPreemptionEnabled: false,
+    totalNodes: p.nodes, applications: p.applications, totalContainers: p.allocations, state: "Active", lastStateTransitionTime: ns(startTime),
   };
 }
 
@@ -43,6 +40,8 @@ export function queueInfo(q: QueueView, partition = ""): Record<string, unknown>
     parent: q.parent, childNames: q.childNames,
     maxRunningApps: q.maxApplications, runningApps: q.runningApplications, currentPriority: q.priority ?? 0,
     sortingPolicy: q.sortPolicy, prioritySorting: q.prioritySorting,
+    // corral neither preempts nor fences queues
+    preemptionEnabled: false, isPreemptionFence: false, isPriorityFence: false,
   };
   if (max) out.absUsedCapacity = percent(q.allocated, max);
   if (q.children) out.children = q.children.map((c) => queueInfo(c));
@@ -54,51 +53,46 @@ export function holdInfo(r: HoldReason): Record<string, unknown> {
   return { ...r, state: holdState(r), message: formatHoldReason(r) };
 }
 
-/** Gang fields of an ask or allocation as YuniKorn's DAO spells them (`placeholder`, `taskGroupName`; omitted when unset). */
-const gangInfo = (x: { placeholder?: boolean; taskGroup?: string }) => ({ ...(x.placeholder ? { placeholder: true } : {}), ...(x.taskGroup ? { taskGroupName: x.taskGroup } : {}) });
-
-export function applicationInfo(a: ApplicationView): Record<string, unknown> {
-  return {
-    applicationID: a.id, usedResource: clean(a.allocated) ?? {}, pendingResource: clean(a.pending) ?? {},
-    partition: a.partition, queueName: a.queue, submissionTime: ns(a.submissionTime),
-    requests: a.asks.map((x) => ({
-      allocationKey: x.key, requestTime: ns(x.createTime), resource: x.resource, priority: String(x.priority),
-      requiredNodeId: x.requiredNode ?? "", applicationId: a.id,
-      ...(x.reservedNode ? { reservedNodeId: x.reservedNode } : {}),
-      ...(x.hold ? { holdReason: holdInfo(x.hold) } : {}),
-      ...gangInfo(x),
-    })),
-    allocations: a.allocations.map((x) => ({
-      allocationKey: x.key, resource: x.resource, priority: String(x.priority), nodeId: x.nodeId, applicationId: a.id,
-      allocationTime: ns(x.allocatedAt ?? x.createTime), ...gangInfo(x),
-    })),
-    ...(a.placeholderData.length > 0 ? {
-      placeholderData: a.placeholderData.map((d) => ({ taskGroupName: d.taskGroupName, count: d.count, minResource: d.minResource, replaced: d.replaced, timedout: d.timedOut })),
-    } : {}),
-    applicationState: a.state, user: a.user, groups: a.groups,
-    stateLog: a.stateLog.map((s) => ({ time: ns(s.time), applicationState: s.state })),
-    ...(a.rejectedMessage !== undefined ? { rejectedMessage: a.rejectedMessage } : {}),
-    ...(a.rejection ? { rejectionReason: holdInfo(a.rejection) } : {}),
-    maxRequestPriority: a.maxPendingPriority ?? 0,
-  };
-}
-
-export function nodeInfo(n: NodeView): Record<string, unknown> {
+export function nodeInfo(n: NodeView, l: DaoLookups): Record<string, unknown> {
   return {
     nodeID: n.id, hostName: n.attributes["si/hostname"] ?? "", rackName: n.attributes["si/rackname"] ?? "", attributes: n.attributes,
     capacity: n.capacity, allocated: clean(n.allocated) ?? {}, occupied: clean(n.occupied) ?? {}, available: n.available,
     utilized: percent(n.allocated, n.capacity),
-    allocations: n.allocations.map((x) => ({ allocationKey: x.key, applicationId: x.appId, nodeId: n.id, resource: x.resource, priority: String(x.priority), ...gangInfo(x) })),
+    allocations: n.allocations.map((x) => allocationInfo(x, l)),
     schedulable: n.schedulable, isReserved: n.reservation !== undefined,
     reservations: n.reservation ? [`${n.reservation.appId}|${n.reservation.key}`] : [],
   };
 }
 
+/**
+ * UserResourceUsageDAOInfo / GroupResourceUsageDAOInfo: usage as a queue tree from root (`queues`), a group's
+ * applications. Not reported: the user's `groups` map and the limits (`maxResources`, `maxApplications`).
+ */
 export function userUsage(list: UsageView[], kind: "users" | "groups"): Record<string, unknown>[] {
-  return list.map((u) => {
-    const queues = u.queues.map((q) => ({ ...q, resourceUsage: clean(q.resourceUsage) ?? {} }));
-    return kind === "users" ? { userName: u.name, queues } : { groupName: u.name, queues };
+  return [...list].sort((a, b) => (a.name < b.name ? -1 : 1)).map((u) => {
+    const byPath = new Map(u.queues.map((q) => [q.queuePath, q]));
+    const tree = usageTree(byPath, "root");
+    const queues = tree ? { queues: tree } : {};
+    if (kind === "users") return { userName: u.name, ...queues };
+    const apps = byPath.get("root")?.runningApplications ?? [];
+    return { groupName: u.name, ...(apps.length > 0 ? { applications: apps } : {}), ...queues };
   });
+}
+
+type UsageEntry = UsageView["queues"][number];
+
+function usageTree(byPath: ReadonlyMap<string, UsageEntry>, path: string): Record<string, unknown> | undefined {
+  const u = byPath.get(path);
+  if (!u) return undefined;
+  const prefix = `${path}.`;
+  const children = [...byPath.keys()].filter((k) => k.startsWith(prefix) && !k.slice(prefix.length).includes(".")).sort()
+    .map((k) => usageTree(byPath, k)!);
+  const out: Record<string, unknown> = { queuePath: path };
+  const res = clean(u.resourceUsage);
+  if (res) out.resourceUsage = res;
+  if (u.runningApplications.length > 0) out.runningApplications = [...u.runningApplications].sort();
+  if (children.length > 0) out.children = children;
+  return out;
 }
 
 /**
@@ -119,13 +113,4 @@ export function health(partitions: { partition: PartitionView; nodes: NodeView[]
   }).map(({ partition: p }) => p.name);
   checks.push({ Name: "Consistency of data", Succeeded: badCapacity.length === 0, Description: "Check if a partition's capacity equals the sum of its nodes' capacity", DiagnosisMessage: badCapacity.length ? `Partitions: ${badCapacity.join(",")}` : "" });
   return { Healthy: checks.every((c) => c.Succeeded), HealthChecks: checks };
-}
-
-/**
- * `applications/{active|completed|rejected}`: rejected ones by id and reason (`rejectedMessage`); the full record with
- * its state log is at `application/{id}`.
- */
-export function applicationsInfo(list: ApplicationView[], state: "active" | "completed" | "rejected"): unknown[] {
-  if (state === "rejected") return list.map((a) => ({ applicationID: a.id, partition: a.partition, applicationState: a.state, rejectedMessage: a.rejectedMessage }));
-  return list.map(applicationInfo);
 }

@@ -1,21 +1,34 @@
 /**
- * The scheduler's REST API (YuniKorn-compatible paths and JSON shapes; apache/yunikorn-core pkg/webservice,
- * yunikorn-core reference §3). Plain HTTP on port 9080 by default, as upstream.
+ * The scheduler's REST API (YuniKorn-compatible paths and JSON shapes; apache/yunikorn-core pkg/webservice
+ * routes.go/handlers.go, yunikorn-core reference §3). Plain HTTP on port 9080 by default, as upstream. Every route
+ * is in the table built by `routes()`; errors answer YuniKorn's body `{"status_code","message","description"}`.
  *
- * Served: `POST /ws/v1/validate-conf`, `GET /ws/v1/config`, `GET /ws/v1/scheduler/healthcheck`, `GET /ws/v1/metrics`,
- * `GET /ws/v1/partitions`, and under `/ws/v1/partition/{p}/`: `queues`, `queue/{q}`, `nodes`, `node/{n}`,
- * `applications/{active|rejected|completed}`, `application/{app}`, `usage/users`, `usage/groups`.
- * Errors answer YuniKorn's body `{"status_code","message","description"}`.
+ * Served: `POST /ws/v1/validate-conf`; `GET /ws/v1/config`, `/ws/v1/scheduler/healthcheck`, `/ws/v1/metrics`,
+ * `/ws/v1/clusters`, `/ws/v1/partitions`, `/ws/v1/scheduler/node-utilizations`, `/ws/v1/history/apps`,
+ * `/ws/v1/history/containers`, `/ws/v1/events/batch`, `/ws/v1/events/stream`, `/debug/fullstatedump`,
+ * `/debug/stack` (the Node.js process report: there are no goroutines); and under `/ws/v1/partition/{p}/`:
+ * `placementrules`, `queues`, `queue/{q}`, `queue/{q}/applications[/{state}]`, `queue/{q}/application/{app}`,
+ * `nodes`, `node/{n}`, `applications/{active|rejected|completed}`, `application/{app}`, `usage/users`,
+ * `usage/user/{u}`, `usage/groups`, `usage/group/{g}`.
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { Logger } from "pino";
 import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
-import type { QueueView } from "../core/read.js";
 import { stringify } from "yaml";
 import type { SchedulerConfig } from "../core/config.js";
+import type { ApplicationView, QueueView } from "../core/read.js";
 import type { SchedulerCore } from "../core/scheduler.js";
-import { applicationInfo, applicationsInfo, health, nodeInfo, partitionInfo, queueInfo, userUsage } from "./dao.js";
-import { validateQueuesYaml } from "../core/validate.js";
+import { QUEUE_NAME, validateQueuesYaml } from "../core/validate.js";
+import type { EventSystem } from "../events/system.js";
+import { ACTIVE_STATUSES, applicationInfo, lookupsOf } from "./app-dao.js";
+import { type BuildInfo, History, clustersInfo, countsOf, nodeUtilizations, placementRules } from "./cluster-dao.js";
+import { addCorralRoutes } from "./corral-dao.js";
+import { health, nodeInfo, partitionInfo, queueInfo, userUsage } from "./dao.js";
+import { clientAddress } from "./forward.js";
+import { RestError, Router, error, json } from "./router.js";
+import { serveUi } from "./ui-static.js";
+
+export { json } from "./router.js";
 
 export interface RestOptions {
   host: string;
@@ -31,22 +44,20 @@ export interface RestOptions {
   registry?: Registry;
   /** Further routes, keyed `METHOD /path` (the shim's extender verbs and state dump). */
   routes?: Record<string, (req: IncomingMessage, res: ServerResponse) => void>;
-}
-
-const JSON_HEADERS = {
-  "content-type": "application/json; charset=UTF-8",
-  "access-control-allow-origin": "*",
-  "access-control-allow-headers": "X-Requested-With,Content-Type,Accept,Origin",
-};
-
-export function json(res: ServerResponse, status: number, body: unknown, methods = "GET, OPTIONS"): void {
-  res.writeHead(status, { ...JSON_HEADERS, "access-control-allow-methods": methods });
-  res.end(JSON.stringify(body));
-}
-
-/** YuniKorn's error body. */
-function error(res: ServerResponse, status: number, message: string): void {
-  json(res, status, { status_code: status, message, description: message });
+  /** The event system behind `/ws/v1/events/*` (absent: 500 `Event tracking is disabled`). */
+  events?: EventSystem;
+  /** Scheduler start, Unix ms (clusters `startTime`, partitions `lastStateTransitionTime`). Default: now. */
+  startTime?: number;
+  /** The RM's build information for `/ws/v1/clusters`. */
+  build?: BuildInfo;
+  /** Milliseconds between `/ws/v1/history/*` samples (default 60000, as upstream; 1440 samples kept). */
+  historyIntervalMs?: number;
+  /** The RM's own state for the state dump's `rmDiagnostics` (the shim's view). */
+  rmDiagnostics?: () => Record<string, unknown>;
+  /** The built dashboard served at `/ui/` (default: `dist/ui/` of the package, see ui-static.ts); false: none. */
+  uiDir?: string | false;
+  /** Called before any route: true when it answered the request itself (a follower forwarding reads to the leader). */
+  intercept?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
 export function readBody(req: IncomingMessage, limit: number): Promise<string> {
@@ -66,7 +77,6 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
     req.on("error", reject);
   });
 }
-
 export interface RestServer {
   server: Server;
   port: number;
@@ -77,38 +87,24 @@ export async function startRestServer(o: RestOptions): Promise<RestServer> {
   const registry = o.registry ?? new Registry();
   collectDefaultMetrics({ register: registry, prefix: "yunikorn_" });
   if (o.core) registerCoreMetrics(registry, o.core);
-  const limit = o.bodyLimitBytes ?? 3 * 1024 * 1024;
+  const history = new History();
+  const timers: NodeJS.Timeout[] = [];
+  if (o.core) {
+    const core = o.core;
+    const sample = () => history.record({ time: Date.now(), ...countsOf(core) });
+    sample();
+    timers.push(setInterval(sample, o.historyIntervalMs ?? 60_000).unref());
+  }
+  const router = routes({ ...o, registry, history, startTime: o.startTime ?? Date.now(), bodyLimitBytes: o.bodyLimitBytes ?? 3 * 1024 * 1024 });
   const server = createServer((req, res) => {
+    if (o.intercept?.(req, res)) return;
+    if (o.uiDir !== false && serveUi(req, res, o.uiDir)) return;
     const path = (req.url ?? "/").split("?")[0]!;
-    const route = `${req.method} ${path}`;
-    switch (route) {
-      case "POST /ws/v1/validate-conf":
-        readBody(req, limit).then(
-          (text) => json(res, 200, validateQueuesYaml(text), "OPTIONS, POST"),
-          (err: Error & { status?: number }) => error(res, err.status ?? 400, err.message),
-        );
-        return;
-      case "GET /ws/v1/config":
-        if ((req.headers.accept ?? "").includes("application/json")) return json(res, 200, o.config());
-        res.writeHead(200, { "content-type": "application/x-yaml; charset=UTF-8" });
-        res.end(stringify(o.config()));
-        return;
-      case "GET /ws/v1/scheduler/healthcheck":
-        return json(res, 200, o.core ? health(o.core.partitionNames().map((name) => ({ partition: o.core!.partitionView(name)!, nodes: o.core!.nodeViews(name) }))) : { Healthy: true, HealthChecks: [] });
-      case "GET /ws/v1/metrics":
-        registry.metrics().then((t) => {
-          res.writeHead(200, { "content-type": registry.contentType });
-          res.end(t);
-        }, (err: Error) => error(res, 500, err.message));
-        return;
-      default: {
-        const extra = o.routes?.[route];
-        if (extra) return extra(req, res);
-        if (req.method === "OPTIONS") return json(res, 200, {}, "GET, OPTIONS, POST");
-        if (req.method === "GET" && o.core && serveCore(o.core, path, req.url ?? "", res)) return;
-        error(res, 404, "Not found");
-      }
-    }
+    const extra = o.routes?.[`${req.method} ${path}`];
+    if (extra) return extra(req, res);
+    if (router.serve(req, res)) return;
+    if (req.method === "OPTIONS") return json(res, 200, {}, "GET, OPTIONS, POST");
+    error(res, 404, "Not found");
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -117,59 +113,227 @@ export async function startRestServer(o: RestOptions): Promise<RestServer> {
   const addr = server.address();
   const port = typeof addr === "object" && addr ? addr.port : o.port;
   o.log.info({ port, host: o.host }, "scheduler REST API serving");
-  return { server, port, close: () => new Promise((r) => server.close(() => r())) };
+  return {
+    server, port, close: () => new Promise((r) => {
+      for (const t of timers) clearInterval(t);
+      o.events?.close();
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+  };
 }
 
-/** The read endpoints over the core's read API; false when the path is not one of them. */
-function serveCore(core: SchedulerCore, path: string, url: string, res: ServerResponse): boolean {
-  if (path === "/ws/v1/partitions") {
-    json(res, 200, core.partitionNames().map((name) => partitionInfo(core.partitionView(name)!)));
-    return true;
+/** Go's strconv.ParseUint error text, as upstream answers a bad `count` or `start`. */
+function parseUint(raw: string | null, dflt: number): number {
+  if (raw === null || raw === "") return dflt;
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new RestError(400, `strconv.ParseUint: parsing "${raw}": invalid syntax`);
+  return Number(raw);
+}
+
+/** Upstream's validateQueue: every segment of the path must be a valid queue name. */
+function checkQueuePath(path: string): void {
+  for (const name of path.split(".")) {
+    if (!QUEUE_NAME.test(name)) throw new RestError(400, `problem in queue query parameter parsing as queue param ${path} contains invalid queue name ${name}. Queue name must only have alphanumeric characters, - or _, and be no longer than 64 characters`);
   }
-  const m = /^\/ws\/v1\/partition\/([^/]+)\/(queues|queue|nodes|node|applications|application|usage)(?:\/([^/]+))?$/.exec(path);
-  if (!m) return false;
-  const partition = decodeURIComponent(m[1]!);
-  if (!core.partitionView(partition)) {
-    error(res, 404, "Partition not found");
-    return true;
+}
+
+const USER_NAME = /^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$/;
+const GROUP_NAME = /^[_a-zA-Z][a-zA-Z0-9:_.-]*$/;
+const NO_BUILD: BuildInfo = { buildVersion: "", buildDate: "", isPluginVersion: "false" };
+
+/** The route table. */
+function routes(o: RestOptions & { registry: Registry; history: History; startTime: number; bodyLimitBytes: number }): Router {
+  const r = new Router();
+  r.add("POST", "/ws/v1/validate-conf", ({ req, res }) => readBody(req, o.bodyLimitBytes).then(
+    (text) => json(res, 200, validateQueuesYaml(text), "OPTIONS, POST"),
+    (err: Error & { status?: number }) => error(res, err.status ?? 400, err.message),
+  ));
+  r.add("GET", "/ws/v1/config", ({ req, res }) => {
+    if ((req.headers.accept ?? "").includes("application/json")) return json(res, 200, o.config());
+    res.writeHead(200, { "content-type": "application/x-yaml; charset=UTF-8" });
+    res.end(stringify(o.config()));
+  });
+  r.add("GET", "/ws/v1/scheduler/healthcheck", ({ res }) => {
+    const core = o.core;
+    json(res, 200, core ? health(core.partitionNames().map((name) => ({ partition: core.partitionView(name)!, nodes: core.nodeViews(name) }))) : { Healthy: true, HealthChecks: [] });
+  });
+  r.add("GET", "/ws/v1/metrics", async ({ res }) => {
+    const t = await o.registry.metrics();
+    res.writeHead(200, { "content-type": o.registry.contentType });
+    res.end(t);
+  });
+  r.add("GET", "/debug/stack", ({ res }) => {
+    // Node.js has no goroutines: the process report (JavaScript and native stacks, libuv handles, heap) is the nearest.
+    res.writeHead(200, { "content-type": "text/plain; charset=UTF-8" });
+    res.end(JSON.stringify(process.report.getReport(), null, 2));
+  });
+  for (const name of ["stack", "fullstatedump"]) {
+    r.add("GET", `/ws/v1/${name}`, ({ res }) => {
+      res.writeHead(301, { location: `/debug/${name}`, "content-type": "text/html; charset=utf-8" });
+      res.end(`<a href="/debug/${name}">Moved Permanently</a>.\n`);
+    });
   }
-  const arg = m[3] === undefined ? undefined : decodeURIComponent(m[3]);
-  switch (m[2]) {
-    case "queues":
-      json(res, 200, queueInfo(core.queueView("root", { partition, subtree: true })!, partition));
-      return true;
-    case "queue": {
-      const q = arg ? core.queueView(arg, { partition, subtree: new URL(url, "http://localhost").searchParams.has("subtree") }) : undefined;
-      if (!q) error(res, 404, "Queue not found");
-      else json(res, 200, queueInfo(q));
-      return true;
-    }
-    case "nodes":
-      json(res, 200, core.nodeViews(partition).map(nodeInfo));
-      return true;
-    case "node": {
-      const n = arg ? core.nodeView(arg, partition) : undefined;
-      if (!n) error(res, 404, "Node not found");
-      else json(res, 200, nodeInfo(n));
-      return true;
-    }
-    case "applications": {
-      if (arg === "active" || arg === "completed" || arg === "rejected") json(res, 200, applicationsInfo(core.applicationViews(arg, partition, { holds: arg === "active" }), arg));
-      else error(res, 400, "Only following application states are allowed: active, rejected, completed");
-      return true;
-    }
-    case "application": {
-      const a = arg ? core.applicationView(arg, partition) : undefined;
-      if (!a) error(res, 404, "Application not found");
-      else json(res, 200, applicationInfo(a));
-      return true;
-    }
-    case "usage":
-      if (arg === "users" || arg === "groups") json(res, 200, userUsage(core.usageViews(arg, partition), arg));
-      else error(res, 404, "Not found");
-      return true;
+  addEventRoutes(r, o.events);
+  if (o.core) {
+    addCoreRoutes(r, o.core, o);
+    addCorralRoutes(r, o.core);
   }
-  return false;
+  return r;
+}
+
+function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { history: History; startTime: number }): void {
+  const partition = (name: string): string => {
+    if (!core.partitionView(name)) throw new RestError(404, "Partition not found");
+    return name;
+  };
+  const queue = (p: string, path: string, subtree = false): QueueView => {
+    checkQueuePath(path);
+    const q = core.queueView(path, { partition: p, subtree });
+    if (!q) throw new RestError(404, "Queue not found");
+    return q;
+  };
+  const activeStatus = (query: URLSearchParams): string | undefined => {
+    const status = (query.get("status") ?? "").toLowerCase();
+    if (status && !(ACTIVE_STATUSES as readonly string[]).includes(status)) throw new RestError(400, `Only following active statuses are allowed: ${ACTIVE_STATUSES.join(",")}`);
+    return status || undefined;
+  };
+  const apps = (p: string, list: ApplicationView[]) => list.map((a) => applicationInfo(a, lookupsOf(core, p)));
+  const queueApps = (p: string, q: QueueView, status?: string) =>
+    apps(p, core.applicationViews("active", p).filter((a) => a.queue === q.path && (!status || a.state.toLowerCase() === status)));
+  const nodes = (p: string) => core.nodeViews(p).map((n) => nodeInfo(n, lookupsOf(core, p)));
+  const allApps = (p: string) => [...apps(p, core.applicationViews("active", p)), ...apps(p, core.applicationViews("completed", p)), ...rejected(p)];
+  const rejected = (p: string) => core.applicationViews("rejected", p).map((a) => applicationInfo(a, lookupsOf(core, p)));
+
+  r.add("GET", "/ws/v1/clusters", ({ res }) => json(res, 200, clustersInfo(core.partitionNames(), o.startTime, o.build ?? NO_BUILD)));
+  r.add("GET", "/ws/v1/partitions", ({ res }) => json(res, 200, core.partitionNames().map((p) => partitionInfo(core.partitionView(p)!, o.startTime))));
+  r.add("GET", "/ws/v1/scheduler/node-utilizations", ({ res }) => json(res, 200, core.partitionNames().map((p) => nodeUtilizations(p, core.nodeViews(p)))));
+  r.add("GET", "/ws/v1/history/apps", ({ res }) => json(res, 200, o.history.apps()));
+  r.add("GET", "/ws/v1/history/containers", ({ res }) => json(res, 200, o.history.containers()));
+  r.add("GET", "/ws/v1/partition/:partition/placementrules", ({ res, params }) => json(res, 200, placementRules(core.appliedConfig, partition(params.partition!))));
+  r.add("GET", "/ws/v1/partition/:partition/queues", ({ res, params }) => {
+    const p = partition(params.partition!);
+    json(res, 200, queueInfo(core.queueView("root", { partition: p, subtree: true })!, p));
+  });
+  r.add("GET", "/ws/v1/partition/:partition/queue/:queue", ({ res, params, query }) => {
+    json(res, 200, queueInfo(queue(partition(params.partition!), params.queue!, query.has("subtree"))));
+  });
+  r.add("GET", "/ws/v1/partition/:partition/queue/:queue/applications", ({ res, params }) => {
+    const p = partition(params.partition!);
+    json(res, 200, queueApps(p, queue(p, params.queue!)));
+  });
+  r.add("GET", "/ws/v1/partition/:partition/queue/:queue/applications/:state", ({ res, params, query }) => {
+    const p = partition(params.partition!);
+    const q = queue(p, params.queue!);
+    if (params.state!.toLowerCase() !== "active") throw new RestError(400, "Only following application states are allowed: active");
+    json(res, 200, queueApps(p, q, activeStatus(query)));
+  });
+  r.add("GET", "/ws/v1/partition/:partition/queue/:queue/application/:application", ({ res, params }) => {
+    const p = partition(params.partition!);
+    const q = queue(p, params.queue!);
+    const a = core.applicationView(params.application!, p);
+    if (!a || a.queue !== q.path) throw new RestError(404, "Application not found");
+    json(res, 200, applicationInfo(a, lookupsOf(core, p)));
+  });
+  r.add("GET", "/ws/v1/partition/:partition/nodes", ({ res, params }) => json(res, 200, nodes(partition(params.partition!))));
+  r.add("GET", "/ws/v1/partition/:partition/node/:node", ({ res, params }) => {
+    const p = partition(params.partition!);
+    const n = core.nodeView(params.node!, p);
+    if (!n) throw new RestError(404, "Node not found");
+    json(res, 200, nodeInfo(n, lookupsOf(core, p)));
+  });
+  r.add("GET", "/ws/v1/partition/:partition/applications/:state", ({ res, params, query }) => {
+    const p = partition(params.partition!);
+    const state = params.state!.toLowerCase();
+    if (state !== "active" && state !== "completed" && state !== "rejected") throw new RestError(400, "Only following application states are allowed: active, rejected, completed");
+    const status = state === "active" ? activeStatus(query) : undefined;
+    json(res, 200, apps(p, core.applicationViews(state, p).filter((a) => !status || a.state.toLowerCase() === status)));
+  });
+  r.add("GET", "/ws/v1/partition/:partition/application/:application", ({ res, params }) => {
+    const p = partition(params.partition!);
+    const a = core.applicationView(params.application!, p);
+    if (!a) throw new RestError(404, "Application not found");
+    json(res, 200, applicationInfo(a, lookupsOf(core, p)));
+  });
+  r.add("GET", "/ws/v1/partition/:partition/usage/users", ({ res, params }) => json(res, 200, userUsage(core.usageViews("users", partition(params.partition!)), "users")));
+  r.add("GET", "/ws/v1/partition/:partition/usage/groups", ({ res, params }) => json(res, 200, userUsage(core.usageViews("groups", partition(params.partition!)), "groups")));
+  r.add("GET", "/ws/v1/partition/:partition/usage/user/:user", ({ res, params }) => {
+    const p = partition(params.partition!);
+    if (!USER_NAME.test(params.user!)) throw new RestError(400, "Invalid user name");
+    const u = userUsage(core.usageViews("users", p).filter((x) => x.name === params.user), "users")[0];
+    if (!u) throw new RestError(404, "User not found");
+    json(res, 200, u);
+  });
+  r.add("GET", "/ws/v1/partition/:partition/usage/group/:group", ({ res, params }) => {
+    const p = partition(params.partition!);
+    if (!GROUP_NAME.test(params.group!)) throw new RestError(400, "Invalid group name");
+    const g = userUsage(core.usageViews("groups", p).filter((x) => x.name === params.group), "groups")[0];
+    if (!g) throw new RestError(404, "Group not found");
+    json(res, 200, g);
+  });
+  r.add("GET", "/debug/fullstatedump", ({ res }) => {
+    const parts = core.partitionNames();
+    const dump = {
+      timestamp: Date.now() * 1_000_000,
+      partitions: parts.map((p) => partitionInfo(core.partitionView(p)!, o.startTime)),
+      applications: parts.flatMap(allApps),
+      appHistory: o.history.apps(),
+      nodes: parts.map((p) => ({ partitionName: p, nodesInfo: nodes(p) })),
+      clusterInfo: clustersInfo(parts, o.startTime, o.build ?? NO_BUILD),
+      containerHistory: o.history.containers(),
+      queues: parts.map((p) => queueInfo(core.queueView("root", { partition: p, subtree: true })!, p)),
+      rmDiagnostics: o.rmDiagnostics?.() ?? { empty: "Resource Manager did not register callback" },
+      logLevel: o.log.level,
+      config: o.config(),
+      placementRules: parts.map((p) => ({ partition: p, rules: placementRules(core.appliedConfig, p) })),
+      eventStreams: o.events?.streamsInfo() ?? [],
+    };
+    res.writeHead(200, { "content-type": "application/json; charset=UTF-8", "access-control-allow-origin": "*" });
+    res.end(JSON.stringify(dump, null, 2));
+  });
+}
+
+/**
+ * `/ws/v1/events/batch` and `/ws/v1/events/stream` (upstream handlers.go getEvents, getStream). The per-host stream
+ * limit counts the client's address — the original client's when a follower forwarded the request (upstream counts
+ * the request's Host header, which every client behind one Service shares).
+ */
+function addEventRoutes(r: Router, events: EventSystem | undefined): void {
+  const tracking = () => {
+    if (!events || !events.config.trackingEnabled) throw new RestError(500, "Event tracking is disabled");
+    return events;
+  };
+  r.add("GET", "/ws/v1/events/batch", ({ res, query }) => {
+    const ev = tracking();
+    const asked = parseUint(query.get("count"), ev.config.restResponseSize);
+    if (asked === 0) throw new RestError(400, '0 is not a valid value for "count"');
+    json(res, 200, ev.batch(parseUint(query.get("start"), 0), Math.min(asked, ev.config.restResponseSize)));
+  });
+  r.add("GET", "/ws/v1/events/stream", ({ req, res, query }) => {
+    const ev = tracking();
+    const count = parseUint(query.get("count"), 0);
+    const host = clientAddress(req);
+    let started = false;
+    const handle = ev.openStream({
+      host, name: `${host}:${req.socket.remotePort ?? ""}`, count,
+      consumer: {
+        write: (chunk) => {
+          if (!started) {
+            started = true;
+            res.writeHead(200, { "content-type": "application/json; charset=UTF-8", "access-control-allow-origin": "*", "cache-control": "no-cache" });
+          }
+          return res.write(chunk);
+        },
+        close: (last) => {
+          res.end(last);
+          // a consumer that does not read the end either goes after upstream's 5 s write deadline
+          setTimeout(() => res.destroy(), 5000).unref();
+        },
+      },
+    });
+    if ("refused" in handle) throw new RestError(503, handle.refused);
+    res.on("drain", handle.drained);
+    res.on("close", handle.remove);
+  });
 }
 
 /**

@@ -57,12 +57,18 @@ export function applicationRequest(pod: PodObject, appId: string): AddApplicatio
 }
 
 /**
- * The ask (or, for a bound pod, the existing allocation) of a managed pod (§2.6).
+ * The ask (or, for a bound pod, the existing allocation) of a managed pod (§2.6). Its allocationTags are the shim's
+ * (yunikorn-shim reference §2.6): `kubernetes.io/meta/namespace`, `kubernetes.io/meta/podName`,
+ * `kubernetes.io/label/<key>` per pod label, and `creationTime` (Unix seconds).
  * @throws Error when a resource quantity is malformed
  */
 export function allocationOf(pod: PodObject, appId: string): AllocationMessage {
   const created = pod.metadata?.creationTimestamp ? new Date(pod.metadata.creationTimestamp).getTime() / 1000 : undefined;
-  const tags: Record<string, string> = {};
+  const tags: Record<string, string> = {
+    "kubernetes.io/meta/namespace": pod.metadata?.namespace ?? "default",
+    "kubernetes.io/meta/podName": pod.metadata?.name ?? "",
+  };
+  for (const [k, v] of Object.entries(pod.metadata?.labels ?? {})) tags[`kubernetes.io/label/${k}`] = v;
   if (created !== undefined && Number.isFinite(created)) tags.creationTime = String(Math.floor(created));
   return {
     allocationKey: pod.metadata?.uid ?? `${pod.metadata?.namespace}/${pod.metadata?.name}`,

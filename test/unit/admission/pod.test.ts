@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { defaultAdmissionConfig, parseAdmissionConfig } from "../../../src/admission/config.js";
 import { EMPTY_LOOKUPS, type AdmissionLookups } from "../../../src/admission/decision.js";
 import { generateApplicationId } from "../../../src/admission/pod.js";
-import { review } from "../../../src/admission/review.js";
+import { review, validatePodStatus } from "../../../src/admission/review.js";
 import { ALICE, BOB, RS_CONTROLLER, pod, podCreate, podUpdate } from "../../fixtures/reviews.js";
 import { applyResponse, patchOps } from "../../helpers/patch.js";
 
@@ -110,9 +110,28 @@ describe("pod CREATE mutation (design 000)", () => {
     expect(spec(out).schedulerName).toBe("corral");
   });
 
-  it("leaves pods labelled app=yunikorn alone", () => {
-    const res = review(podCreate(pod({ labels: { app: "yunikorn" } })), cfg, EMPTY_LOOKUPS);
-    expect(res).toEqual({ uid: res.uid, allowed: true });
+  it("a pod labelled app=yunikorn is routed and stamped like any other (the label is no trust bypass)", () => {
+    const obj = pod({ labels: { app: "yunikorn" } });
+    const res = review(podCreate(obj), cfg, EMPTY_LOOKUPS);
+    const out = applyResponse(obj, res);
+    expect(spec(out).schedulerName).toBe("yunikorn");
+    expect(JSON.parse(meta(out).annotations!["yunikorn.apache.org/user.info"]!).user).toBe("alice");
+    expect(meta(out).labels!.applicationId).toBe("yunikorn-team-a-autogen");
+  });
+
+  it("a pod labelled app=yunikorn that claims bob and bob's queue is refused", () => {
+    const obj = pod({ labels: { app: "yunikorn", "yunikorn.apache.org/queue": "root.teamb" }, annotations: { "yunikorn.apache.org/user.info": '{"user":"bob","groups":["users"]}' } });
+    const res = review(podCreate(obj, ALICE), cfg, EMPTY_LOOKUPS);
+    expect(res.allowed).toBe(false);
+    expect(res.status).toEqual({ code: 403, message: "user alice with groups [users,devops,system:authenticated] is not allowed to set user annotation" });
+  });
+
+  it("a pod in a bypassed namespace that names the scheduler itself is stamped with its submitter", () => {
+    const obj = pod({ schedulerName: "yunikorn" });
+    const res = review(podCreate(obj, ALICE, "kube-system"), cfg, EMPTY_LOOKUPS);
+    const out = applyResponse(obj, res);
+    expect(JSON.parse(meta(out).annotations!["yunikorn.apache.org/user.info"]!).user).toBe("alice");
+    expect(meta(out).labels).toBeUndefined();
   });
 
   it("bypasses kube-system by default and honours process/bypass lists", () => {
@@ -122,7 +141,7 @@ describe("pod CREATE mutation (design 000)", () => {
     expect(review(podCreate(pod(), ALICE, "other"), only, EMPTY_LOOKUPS).patch).toBeUndefined();
   });
 
-  it("no-label namespaces get schedulerName and user.info only", () => {
+  it("no-label namespaces get schedulerName and user.info only (the identity does not depend on labelling)", () => {
     const c = cfgWith({ "admissionController.filtering.noLabelNamespaces": "^team-a$" });
     const obj = pod({ labels: { app: "x" } });
     const out = applyResponse(obj, review(podCreate(obj), c, EMPTY_LOOKUPS));
@@ -288,5 +307,91 @@ describe("user.info serialisation", () => {
     expect(userInfoAnnotationValue({ username: "", groups: ["g"] })).toBe('{"groups":["g"]}');
     expect(userInfoAnnotationValue(undefined)).toBe("{}");
     expect(userInfoAnnotationValue({ username: 'we"ird\\u2028' })).toBe(JSON.stringify({ user: 'we"ird\\u2028' }));
+  });
+});
+
+describe("preset spec.nodeName (placement.ts)", () => {
+  const onNode = (o: Parameters<typeof pod>[0] = {}, node = "node-1") => {
+    const p = pod(o);
+    (p.spec as Record<string, unknown>).nodeName = node;
+    return p;
+  };
+  const KUBELET = { username: "system:node:node-1", groups: ["system:nodes", "system:authenticated"] };
+
+  it("refuses a routed pod that names its node, naming the node and the requester", () => {
+    const res = review(podCreate(onNode()), cfg, EMPTY_LOOKUPS);
+    expect(res.allowed).toBe(false);
+    expect(res.status?.code).toBe(403);
+    expect(res.status?.message).toBe('pod team-a/sleep sets spec.nodeName "node-1", but it is scheduled by yunikorn, which places pods itself ' +
+      "after checking queue and user limits; only trusted controllers may preset spec.nodeName (requested by alice)");
+  });
+
+  it("refuses it in a bypassed namespace too when the pod names the scheduler", () => {
+    expect(review(podCreate(onNode({ schedulerName: "yunikorn" }), ALICE, "kube-system"), cfg, EMPTY_LOOKUPS).allowed).toBe(false);
+    // a pod of another scheduler there is none of corral's business
+    const other = review(podCreate(onNode(), ALICE, "kube-system"), cfg, EMPTY_LOOKUPS);
+    expect(other).toEqual({ uid: other.uid, allowed: true });
+  });
+
+  it("allows trusted controllers", () => {
+    const res = review(podCreate(onNode(), RS_CONTROLLER), cfg, EMPTY_LOOKUPS);
+    expect(res.allowed).toBe(true);
+    expect(patchOps(res).map((o) => o.path)).toContain("/spec/schedulerName");
+  });
+
+  it("leaves a kubelet's mirror pod alone (not routed, node kept)", () => {
+    const obj = onNode({ annotations: { "kubernetes.io/config.mirror": "3f2a" } });
+    const res = review(podCreate(obj, KUBELET), cfg, EMPTY_LOOKUPS);
+    expect(res).toEqual({ uid: res.uid, allowed: true });
+    // a static pod that names the scheduler: allowed on its node, stamped with the node user
+    const named = onNode({ annotations: { "kubernetes.io/config.mirror": "3f2a" }, schedulerName: "yunikorn" });
+    const r2 = review(podCreate(named, KUBELET), cfg, EMPTY_LOOKUPS);
+    expect(r2.allowed).toBe(true);
+    expect(JSON.parse(meta(applyResponse(named, r2)).annotations!["yunikorn.apache.org/user.info"]!).user).toBe("system:node:node-1");
+  });
+
+  it("the mirror annotation from a tenant is no exception", () => {
+    expect(review(podCreate(onNode({ annotations: { "kubernetes.io/config.mirror": "3f2a" } })), cfg, EMPTY_LOOKUPS).allowed).toBe(false);
+  });
+
+  it("external users are not controllers; the key turns the check off", () => {
+    const ext = cfgWith({ "admissionController.accessControl.externalUsers": "^airflow$" });
+    expect(review(podCreate(onNode(), { username: "airflow", groups: [] }), ext, EMPTY_LOOKUPS).allowed).toBe(false);
+    const off = cfgWith({ "admissionController.accessControl.refusePresetNodeName": "false" });
+    expect(review(podCreate(onNode()), off, EMPTY_LOOKUPS).allowed).toBe(true);
+  });
+
+  it("a nodeName of the wrong type is refused naming the field", () => {
+    const res = review(podCreate(onNode({}, 7 as unknown as string)), cfg, EMPTY_LOOKUPS);
+    expect(res.status).toEqual({ code: 400, message: "cannot decode pod: spec.nodeName: must be a string, got number" });
+  });
+});
+
+describe("pods/status UPDATE (validate-pods)", () => {
+  const UI = "yunikorn.apache.org/user.info";
+  const stored = pod({ annotations: { [UI]: '{"user":"alice"}' } });
+  const status = (next: unknown, user: object) => ({ ...podUpdate(next, stored, user), subResource: "status" });
+  const NODE = { username: "system:node:node-1", groups: ["system:nodes"] };
+
+  it("a status write that changes user.info is refused, whoever asks", () => {
+    const forged = pod({ annotations: { [UI]: '{"user":"bob"}' } });
+    for (const who of [NODE, RS_CONTROLLER, { username: "admin", groups: ["system:masters"] }]) {
+      const d = validatePodStatus(status(forged, who));
+      expect(d.allowed).toBe(false);
+      expect(d.message).toMatch(/^user info annotation change is not allowed: changing yunikorn.apache.org\/user.info/);
+    }
+    expect(validatePodStatus(status(pod(), NODE)).message).toMatch(/removing/);
+  });
+
+  it("a kubelet-style status write (metadata unchanged) is allowed without a patch", () => {
+    const next = structuredClone(stored);
+    (next as { status: Record<string, unknown> }).status = { phase: "Running", conditions: [{ type: "Ready", status: "True" }] };
+    expect(validatePodStatus(status(next, NODE))).toMatchObject({ allowed: true, ops: [] });
+  });
+
+  it("anything else sent to validate-pods is allowed untouched", () => {
+    expect(validatePodStatus(podCreate(pod()))).toMatchObject({ allowed: true, ops: [] });
+    // the mutate path routes a status update the same way
+    expect(review(status(pod({ annotations: { [UI]: '{"user":"bob"}' } }), NODE), cfg, EMPTY_LOOKUPS).allowed).toBe(false);
   });
 });

@@ -21,7 +21,10 @@ describe("pod translation", () => {
   it("application request and ask", () => {
     const p = pod({ labels: { queue: "root.batch", disableStateAware: "true" }, annotations: { "yunikorn.apache.org/user.info": '{"user":"bob","groups":["users"]}' } });
     expect(applicationRequest(p, "app")).toEqual({ applicationID: "app", queueName: "root.batch", ugi: { user: "bob", groups: ["users"] }, tags: { namespace: "team-a", disableStateAware: "true" } });
-    expect(allocationOf(p, "app")).toEqual({ allocationKey: "uid-1", applicationID: "app", resourcePerAlloc: { vcore: 250, memory: 2 ** 30, pods: 1 }, priority: 5, nodeID: undefined, allocationTags: { creationTime: "1795255200" } });
+    expect(allocationOf(p, "app")).toEqual({ allocationKey: "uid-1", applicationID: "app", resourcePerAlloc: { vcore: 250, memory: 2 ** 30, pods: 1 }, priority: 5, nodeID: undefined, allocationTags: {
+      "kubernetes.io/meta/namespace": "team-a", "kubernetes.io/meta/podName": "p", "kubernetes.io/label/queue": "root.batch",
+      "kubernetes.io/label/disableStateAware": "true", creationTime: "1795255200",
+    } });
     expect(allocationOf(pod({ node: "n1" }), "app").nodeID).toBe("n1");
     expect(applicationRequest(pod({ node: "n1" }), "app").tags!["application.create.force"]).toBe("true");
   });

@@ -1,0 +1,182 @@
+/**
+ * The guarantee rules, on working copies of the queues involved (apache/yunikorn-core
+ * pkg/scheduler/objects/preemption.go QueuePreemptionSnapshot: GetRemainingGuaranteedResource,
+ * GetPreemptableResource, Duplicate; isAskQueueUnderGuaranteed, isVictimQueueOverGuaranteed). Per resource type:
+ * - the ask's queue must be under its guaranteed resources (its own, or the nearest ancestors' where it sets none);
+ * - a victim's queue must be over its guarantee in a type the ask needs, and stay at or above it after the victim goes.
+ */
+import type { Res } from "../resources.js";
+import { type MaybeRes, componentWiseMin, componentWiseMinOnlyExisting, fitInActual, isEmpty, mergeIfNotPresent, strictlyGreaterThanOrEquals, subOnlyExisting } from "./arith.js";
+import type { PreemptionQueue, PreemptionSnapshot } from "./snapshot.js";
+
+/** A mutable copy of a queue's usage for what-if removal of victims. */
+export class QueueSnapshot {
+  readonly path: string;
+  readonly parent: QueueSnapshot | undefined;
+  readonly leaf: boolean;
+  allocated: Res;
+  readonly preempting: MaybeRes;
+  readonly guaranteed: MaybeRes;
+  /** The ask's queue snapshot (set on the queues of the ask's path and on those created after it). */
+  askQueue: QueueSnapshot | undefined;
+
+  constructor(o: {
+    path: string; parent?: QueueSnapshot; leaf: boolean; allocated: Readonly<Res>; preempting?: MaybeRes; guaranteed?: MaybeRes; askQueue?: QueueSnapshot;
+  }) {
+    this.path = o.path;
+    this.parent = o.parent;
+    this.leaf = o.leaf;
+    this.allocated = { ...o.allocated };
+    this.preempting = o.preempting;
+    this.guaranteed = o.guaranteed;
+    this.askQueue = o.askQueue;
+  }
+
+  /** Usage: this queue and its parents. */
+  addAllocation(r: Readonly<Res>): void {
+    for (let q: QueueSnapshot | undefined = this; q; q = q.parent) for (const k in r) q.allocated[k] = (q.allocated[k] ?? 0) + r[k]!;
+  }
+
+  removeAllocation(r: Readonly<Res>): void {
+    for (let q: QueueSnapshot | undefined = this; q; q = q.parent) for (const k in r) q.allocated[k] = (q.allocated[k] ?? 0) - r[k]!;
+  }
+
+  /**
+   * Guaranteed minus usage (minus what is already being preempted), the tighter of this queue and its parents; unset
+   * when neither the queue nor any ancestor has a guarantee. A negative type means over guarantee.
+   */
+  remainingGuaranteed(): Res | undefined {
+    const parent = this.parent?.remainingGuaranteed();
+    if (isEmpty(parent) && isEmpty(this.guaranteed)) return undefined;
+    const used = subOnlyExisting(this.allocated, this.preempting);
+    const remaining = subOnlyExisting(this.guaranteed, used);
+    const ask = this.askQueue;
+    if (ask) {
+      if (ask.path === this.path && !isEmpty(remaining)) return mergeIfNotPresent(remaining, parent);
+      // A queue above the ask's queue with its own guarantee does not hand its remainder down when the ask's queue
+      // has a guarantee of its own (keeps siblings of a starving queue eligible as victims).
+      const askUsed = subOnlyExisting(ask.allocated, ask.preempting);
+      const askRemaining = subOnlyExisting(ask.guaranteed, askUsed);
+      if (!isEmpty(remaining) && ask.path.startsWith(this.path) && !isEmpty(askRemaining)) return undefined;
+    }
+    return componentWiseMin(remaining, parent);
+  }
+
+  /** Usage above guarantee per type (only the types over), bounded by the parents' (GetPreemptableResource). */
+  preemptable(): Res | undefined {
+    if (isEmpty(this.allocated)) return undefined;
+    const parent = this.parent?.preemptable();
+    const actual = subOnlyExisting(subOnlyExisting(this.allocated, this.preempting), this.guaranteed)!;
+    const over: Res = {};
+    for (const k in actual) if (actual[k]! > 0) over[k] = actual[k]!;
+    if (isEmpty(over)) return over;
+    return componentWiseMinOnlyExisting(over, parent);
+  }
+
+  /** A copy of this queue and its parents into `into` (shared by path). */
+  duplicate(into: Map<string, QueueSnapshot>): QueueSnapshot {
+    const existing = into.get(this.path);
+    if (existing) return existing;
+    const parent = this.parent?.duplicate(into);
+    const copy = new QueueSnapshot({ ...this, parent });
+    into.set(this.path, copy);
+    return copy;
+  }
+}
+
+/**
+ * All snapshots of a working set copied. As upstream, the copies keep pointing at the original ask-queue snapshot for
+ * the "ask queue has a guarantee of its own" test.
+ */
+export function duplicateAll(set: ReadonlyMap<string, QueueSnapshot>): Map<string, QueueSnapshot> {
+  const out = new Map<string, QueueSnapshot>();
+  for (const s of set.values()) s.duplicate(out);
+  return out;
+}
+
+/** The snapshot of `path` and its parents in `cache` (createPreemptionSnapshot). */
+export function snapshotQueue(snapshot: PreemptionSnapshot, cache: Map<string, QueueSnapshot>, path: string, askPath: string): QueueSnapshot | undefined {
+  const found = cache.get(path);
+  if (found) return found;
+  const q: PreemptionQueue | undefined = snapshot.queue(path);
+  if (!q) return undefined;
+  const parent = q.parent !== undefined ? snapshotQueue(snapshot, cache, q.parent, askPath) : undefined;
+  const s = new QueueSnapshot({ path: q.path, parent, leaf: q.isLeaf, allocated: q.allocated, preempting: q.preempting, guaranteed: q.guaranteed, askQueue: cache.get(askPath) });
+  cache.set(path, s);
+  return s;
+}
+
+/** No type the ask needs is negative in the ask queue's remaining guarantee (isAskQueueUnderGuaranteed). */
+export function isAskQueueUnderGuaranteed(ask: Readonly<Res>, remaining: Readonly<Res>): boolean {
+  for (const k in ask) {
+    const v = remaining[k];
+    if (v !== undefined && v < 0) return false;
+  }
+  return true;
+}
+
+/** Some type the ask needs is negative in the victim queue's remaining guarantee (isVictimQueueOverGuaranteed). */
+export function isVictimQueueOverGuaranteed(ask: Readonly<Res>, remaining: Readonly<Res>): boolean {
+  for (const k in ask) {
+    const v = remaining[k];
+    if (v !== undefined && v < 0) return true;
+  }
+  return false;
+}
+
+/** `path` is `ask` or one of its ancestors. */
+function isAncestorOrSelf(path: string, ask: string): boolean {
+  return ask === path || ask.startsWith(`${path}.`);
+}
+
+/**
+ * A victim may go when (upstream) its queue was over its guarantee in a type the ask needs before the removal (or had
+ * no guarantee on its path) and its preemptable resource stays ≥ 0; and (corral, rule 1 per type) no queue between
+ * the victim and the ask's branch — the victim's leaf and the ancestors it does not share with the ask — is left
+ * below its guarantee in a type the victim frees. Upstream checks the second part only before the removal and may
+ * overshoot a queue below its guarantee by up to one victim.
+ * @param q the victim's queue in the working set, victim already removed
+ * @param remainingBefore its remaining guarantee before the removal
+ */
+function victimKeepsGuarantee(q: QueueSnapshot, ask: Readonly<Res>, askPath: string, victim: Readonly<Res>, remainingBefore: Res | undefined): boolean {
+  if (!strictlyGreaterThanOrEquals(q.preemptable(), {})) return false;
+  if (remainingBefore !== undefined && !isVictimQueueOverGuaranteed(ask, remainingBefore)) return false;
+  for (let s: QueueSnapshot | undefined = q; s && !isAncestorOrSelf(s.path, askPath); s = s.parent) {
+    if (!s.guaranteed) continue;
+    for (const k in victim) {
+      const g = s.guaranteed[k];
+      if (g === undefined || victim[k]! <= 0) continue;
+      if ((s.allocated[k] ?? 0) - (s.preempting?.[k] ?? 0) < g) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Takes a victim out of its queue in the working set when the guarantee rules allow it.
+ * @returns the victim's queue (victim removed), or undefined with the working set unchanged
+ */
+export function removeVictim(work: ReadonlyMap<string, QueueSnapshot>, victim: { queuePath: string; resource: Readonly<Res> }, ask: Readonly<Res>, askPath: string): QueueSnapshot | undefined {
+  const q = work.get(victim.queuePath);
+  if (!q) return undefined;
+  const before = q.remainingGuaranteed();
+  q.removeAllocation(victim.resource);
+  if (victimKeepsGuarantee(q, ask, askPath, victim.resource, before)) return q;
+  q.addAllocation(victim.resource);
+  return undefined;
+}
+
+/**
+ * The ask's queue takes the victim's room when that keeps it within its guarantee; otherwise the victim goes back to
+ * its queue.
+ * @returns the ask queue's remaining guarantee before taking the room, or undefined when it could not
+ */
+export function askQueueTakes(askQueue: QueueSnapshot, victimQueue: QueueSnapshot, r: Readonly<Res>): Res | undefined {
+  const remaining = askQueue.remainingGuaranteed();
+  if (remaining === undefined || !fitInActual(remaining, r)) {
+    victimQueue.addAllocation(r);
+    return undefined;
+  }
+  askQueue.addAllocation(r);
+  return remaining;
+}

@@ -1,0 +1,225 @@
+/**
+ * The per-node victim search and the bounded choice of a node (apache/yunikorn-core
+ * pkg/scheduler/objects/preemption.go initWorkingState, calculateVictimsByNode, tryNodes, checkPreemptionPredicates;
+ * predicates.go getSolutionScore). All victims of one decision are on one node, which is then reserved for the ask.
+ *
+ * For each node that is schedulable, not reserved for another ask and large enough in total, the node's candidates
+ * are ordered (victims.ts compareVictims) and trimmed in two passes to those whose removal keeps their queue at or
+ * above its guarantee, up to the shortest prefix that makes the ask fit (`startIndex`). Nodes are read lazily in the
+ * snapshot's order and checked in batches of `batchSize` (upstream's 10 concurrent predicate checks, sorted by
+ * startIndex then node id); the search ends at the first batch whose best solution takes no opted-out or originator
+ * pod, so its cost does not grow with the number of nodes once candidates are found.
+ */
+import type { Res } from "../resources.js";
+import { equalsOrEmpty, fitIn, isZero, subEliminateNegative } from "./arith.js";
+import { type QueueSnapshot, askQueueTakes, duplicateAll, removeVictim } from "./guarantee.js";
+import type { CancelledReservation, PriorityAllowance } from "./result.js";
+import type { PreemptionAllocation, PreemptionNode, PreemptionSnapshot } from "./snapshot.js";
+import { type AskForVictims, type VictimQueues, candidateRule, compareVictims } from "./victims.js";
+
+/** A candidate with the priority rule that allowed it. */
+export interface Candidate {
+  readonly alloc: PreemptionAllocation;
+  readonly priorityRule: PriorityAllowance;
+}
+
+/** One node's proposal: the ordered victims and the index of the last one needed (-1: the ask fits as is). */
+export interface NodeCheck {
+  readonly nodeId: string;
+  readonly node: PreemptionNode;
+  readonly victims: readonly Candidate[];
+  readonly startIndex: number;
+}
+
+/** The resource manager's answer to a preemption check (PreemptionPredicates): success and the index it needs. */
+export interface PredicateAnswer {
+  readonly success: boolean;
+  readonly index: number;
+}
+
+/** Optional resource-manager check of a node with victims removed (si.PreemptionPredicatesArgs). */
+export type PreemptionPredicate = (check: { askKey: string; nodeId: string; victimKeys: readonly string[]; startIndex: number }) => PredicateAnswer;
+
+/** Solution score bits (preemption.go): below SCORE_FIT_MAX a solution is satisfactory. */
+export const SCORE_FIT_MAX = 2 ** 32;
+/** Corral orders opted-out pods before originators (rule 7), so an originator costs more than an opted-out pod. */
+export const SCORE_OPTED_OUT = 2 ** 33;
+export const SCORE_ORIGINATOR = 2 ** 34;
+const SCORE_UNFIT = 2 ** 35;
+
+/** Reservation wait limits (application.go reservationDelay 2 s, reservationWaitTimeout 60 min). */
+const RESERVATION_DELAY_MS = 2_000;
+const RESERVATION_WAIT_TIMEOUT_MS = 60 * 60_000;
+
+/** Lower is better: victims needed + bits for opted-out and originator pods among them (getSolutionScore). */
+export function solutionScore(victims: readonly Candidate[], index: number): number {
+  if (index < 0) return 0;
+  if (index >= victims.length) return SCORE_UNFIT;
+  let optedOut = false, originator = false;
+  for (let i = 0; i <= index; i++) {
+    const a = victims[i]!.alloc;
+    if (a.originator) originator = true;
+    if (!a.allowPreemption) optedOut = true;
+  }
+  return (originator ? SCORE_ORIGINATOR : 0) + (optedOut ? SCORE_OPTED_OUT : 0) + index + 1;
+}
+
+export interface NodeVictimsInput {
+  /** The ask's resources and leaf queue. */
+  readonly ask: Readonly<Res>;
+  readonly askPath: string;
+  /** The node's available resources. */
+  readonly available: Readonly<Res>;
+  /** The node's candidates in victim order. */
+  readonly candidates: readonly Candidate[];
+  /** Working set of queue snapshots (copied, not changed). */
+  readonly queues: ReadonlyMap<string, QueueSnapshot>;
+  /** Compute the whole ordered list (a resource-manager check may look past the index). */
+  readonly full: boolean;
+}
+
+/**
+ * Victims on one node in the order to try and the index of the first prefix that frees enough room
+ * (calculateVictimsByNode): pass one keeps, in order, the candidates whose queue stays at or above its guarantee and
+ * whose room the ask's queue can still take within its guarantee — those that shrink the node's shortfall first, the
+ * others after; pass two re-checks the guarantees in that order and finds the index.
+ * With `full` false (no resource-manager check will look past the index) both passes stop early: pass one once the
+ * shortfall is gone, pass two at the index; when that finds no index the full computation decides, so the answer is
+ * the same.
+ * @returns undefined when the node cannot be made to fit; `{startIndex: -1, victims: []}` when the ask fits as is
+ */
+export function victimsOnNode(o: NodeVictimsInput): { startIndex: number; victims: Candidate[] } | undefined {
+  const { ask, askPath, available, queues, full } = o;
+  if (fitIn(available, ask)) return { startIndex: -1, victims: [] };
+  const ordered = orderOnNode(o);
+  if (ordered.length === 0) return undefined;
+  const work = duplicateAll(queues);
+  const nodeAvailable: Res = { ...available };
+  const victims: Candidate[] = [];
+  let index = -1;
+  for (const c of ordered) {
+    if (!removeVictim(work, c.alloc, ask, askPath)) continue;
+    const r = c.alloc.resource;
+    for (const k in r) nodeAvailable[k] = (nodeAvailable[k] ?? 0) + r[k]!;
+    if (index < 0 && fitIn(nodeAvailable, ask)) index = victims.length;
+    victims.push(c);
+    if (!full && index >= 0) break;
+  }
+  if (index < 0) return full ? undefined : victimsOnNode({ ...o, full: true });
+  return { startIndex: index, victims };
+}
+
+/** Pass one of calculateVictimsByNode: candidates that shrink the shortfall, then the others. */
+function orderOnNode({ ask, askPath, available, candidates, queues, full }: NodeVictimsInput): Candidate[] {
+  const work = duplicateAll(queues);
+  const askQueue = work.get(askPath);
+  if (!askQueue) return [];
+  let nodeAvailable: Res = { ...available };
+  let shortfall = subEliminateNegative(ask, nodeAvailable);
+  const head: Candidate[] = [], tail: Candidate[] = [];
+  for (const c of candidates) {
+    if (!full && isZero(shortfall)) break;
+    const r = c.alloc.resource;
+    const q = removeVictim(work, c.alloc, ask, askPath);
+    if (!q) continue;
+    if (!askQueueTakes(askQueue, q, r)) break;
+    const after: Res = { ...nodeAvailable };
+    for (const k in r) after[k] = (after[k] ?? 0) + r[k]!;
+    const newShortfall = subEliminateNegative(ask, after);
+    if (equalsOrEmpty(shortfall, newShortfall)) {
+      askQueue.removeAllocation(r);
+      q.addAllocation(r);
+      tail.push(c);
+    } else {
+      nodeAvailable = after;
+      shortfall = newShortfall;
+      head.push(c);
+    }
+  }
+  return head.concat(tail);
+}
+
+export interface NodeSearchOptions {
+  readonly now: number;
+  /** The ask already failed on every node in this cycle: nodes that need no victim are not proposed. */
+  readonly nodesTried: boolean;
+  readonly batchSize: number;
+  /** Stop after this many nodes even without a solution. */
+  readonly maxNodes: number;
+  readonly predicate?: PreemptionPredicate;
+}
+
+export interface NodeChoice {
+  readonly check: NodeCheck;
+  /** Index answered by the predicate (≤ startIndex … victims.length − 1). */
+  readonly index: number;
+  readonly cancelledReservations: readonly CancelledReservation[];
+}
+
+/** Whether the node can be considered, and the reservations of lower-priority asks cancelled for that. */
+function nodeUsable(node: PreemptionNode, ask: AskForVictims, now: number): { usable: boolean; cancelled: CancelledReservation[] } {
+  const cancelled: CancelledReservation[] = [];
+  let reservedByOther = false;
+  const reservations = node.reservations ?? [];
+  const others = reservations.some((r) => r.askKey === ask.key) ? [] : reservations;
+  if (others.length > 0) {
+    reservedByOther = true;
+    for (const r of others) {
+      if (r.requiredNode || r.triggeredPreemption) continue;
+      const age = now - (r.createTime + RESERVATION_WAIT_TIMEOUT_MS + RESERVATION_DELAY_MS);
+      if (r.priority < ask.priority && age > RESERVATION_WAIT_TIMEOUT_MS) {
+        cancelled.push({ nodeId: node.id, askKey: r.askKey, applicationId: r.applicationId });
+        reservedByOther = false;
+      }
+    }
+  }
+  const usable = node.schedulable && !reservedByOther && fitIn(node.capacity, ask.resource);
+  return { usable, cancelled: usable ? cancelled : [] };
+}
+
+/**
+ * The bounded search for the node to preempt on.
+ * @returns the chosen node with its victims, or undefined (preemption does not help); `examined` counts nodes read
+ */
+export function chooseNode(
+  snapshot: PreemptionSnapshot, ask: AskForVictims, victimQueues: VictimQueues, opts: NodeSearchOptions,
+): { choice: NodeChoice | undefined; examined: number } {
+  let best: { choice: NodeChoice; score: number } | undefined;
+  let batch: { check: NodeCheck; cancelled: CancelledReservation[] }[] = [];
+  let examined = 0;
+  const runBatch = (): boolean => {
+    batch.sort((a, b) => a.check.startIndex - b.check.startIndex || (a.check.nodeId < b.check.nodeId ? -1 : a.check.nodeId > b.check.nodeId ? 1 : 0));
+    for (const { check, cancelled } of batch) {
+      const answer = opts.predicate
+        ? opts.predicate({ askKey: ask.key, nodeId: check.nodeId, victimKeys: check.victims.map((v) => v.alloc.key), startIndex: check.startIndex })
+        : { success: true, index: check.startIndex };
+      if (!answer.success || answer.index >= check.victims.length) continue;
+      const score = solutionScore(check.victims, answer.index);
+      if (!best || score < best.score) best = { choice: { check, index: answer.index, cancelledReservations: cancelled }, score };
+    }
+    batch = [];
+    return best !== undefined && best.score < SCORE_FIT_MAX;
+  };
+  for (const node of snapshot.nodes()) {
+    if (examined >= opts.maxNodes) break;
+    examined++;
+    const { usable, cancelled } = nodeUsable(node, ask, opts.now);
+    if (!usable) continue;
+    const candidates: Candidate[] = [];
+    for (const alloc of node.allocations) {
+      const leaf = victimQueues.leaves.get(alloc.queuePath);
+      if (!leaf) continue;
+      const priorityRule = candidateRule(alloc, ask, leaf);
+      if (priorityRule) candidates.push({ alloc, priorityRule });
+    }
+    candidates.sort((a, b) => compareVictims(a.alloc, b.alloc));
+    const found = victimsOnNode({
+      ask: ask.resource, askPath: ask.queuePath, available: node.available, candidates, queues: victimQueues.queues, full: opts.predicate !== undefined,
+    });
+    if (!found || (found.victims.length === 0 && opts.nodesTried)) continue;
+    batch.push({ check: { nodeId: node.id, node, victims: found.victims, startIndex: found.startIndex }, cancelled });
+    if (batch.length >= opts.batchSize && runBatch()) return { choice: best!.choice, examined };
+  }
+  if (batch.length > 0) runBatch();
+  return { choice: best?.choice, examined };
+}

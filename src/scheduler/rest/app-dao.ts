@@ -1,0 +1,100 @@
+/**
+ * Application, ask and allocation shapes of the REST API (apache/yunikorn-core pkg/webservice/dao
+ * application_info.go, allocation_ask_info.go, allocation_info.go), made from the core's read API: JSON names
+ * exactly as upstream, `omitempty` fields left out when empty or zero, times in Unix nanoseconds (`startTime` in Unix
+ * milliseconds, as upstream), resources in YuniKorn's units (memory bytes, vcore millicores).
+ *
+ * corral extensions (as the core's read API has them): a pending request's `holdReason` (typed, with `state` and
+ * `message`) and `reservedNodeId`; a rejected application's typed `rejectionReason`.
+ *
+ * Gang fields as upstream: `placeholder` and `taskGroupName` of asks and allocations (left out when false/empty),
+ * an application's `placeholderData`.
+ *
+ * Not reported because corral does not have them yet: `allocationLog` (the hold reason is in `holdReason`, the pod's
+ * condition and REQUEST events), `resourceHistory`.
+ */
+import type { AllocationView, ApplicationView, AskView } from "../core/read.js";
+import type { Res } from "../core/resources.js";
+import type { SchedulerCore } from "../core/scheduler.js";
+import { holdInfo } from "./dao.js";
+
+export const ns = (ms: number) => ms * 1_000_000;
+
+/** A resource map without zero values; undefined when nothing is left (omitempty). */
+export function clean(r: Readonly<Res> | undefined): Res | undefined {
+  if (!r) return undefined;
+  const out: Res = {};
+  for (const k in r) if (r[k] !== 0) out[k] = r[k]!;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** Drops undefined, "", false, 0 and empty arrays/objects: Go's `omitempty`. Keys in `keep` stay. */
+export function omitEmpty(o: Record<string, unknown>, keep: readonly string[] = []): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) {
+    const empty = v === undefined || v === "" || v === false || v === 0 || (Array.isArray(v) && v.length === 0) ||
+      (v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0);
+    if (!empty || keep.includes(k)) out[k] = v;
+  }
+  return out;
+}
+
+/** What the DAO needs beyond the views: the RM's allocationTags and the largest usage of an application. */
+export interface DaoLookups {
+  tags(appId: string, key: string): Readonly<Record<string, string>> | undefined;
+  maxUsed(appId: string): Readonly<Res> | undefined;
+}
+
+/** The lookups of one partition of a core. */
+export const lookupsOf = (core: SchedulerCore, partition: string): DaoLookups => ({
+  tags: (appId, key) => core.allocationTags(appId, key, partition),
+  maxUsed: (appId) => core.maxUsedResource(appId, partition),
+});
+
+/** AllocationDAOInfo: `requestTime` the ask's creation, `allocationTime` when the core allocated it. */
+export function allocationInfo(x: AllocationView, l: DaoLookups): Record<string, unknown> {
+  const at = x.allocatedAt ?? x.createTime;
+  return omitEmpty({
+    allocationKey: x.key, allocationTags: l.tags(x.appId, x.key), requestTime: ns(x.createTime), allocationTime: ns(at),
+    allocationDelay: ns(Math.max(0, at - x.createTime)), resource: clean(x.resource), priority: String(x.priority), nodeId: x.nodeId,
+    applicationId: x.appId, placeholder: x.placeholder, taskGroupName: x.taskGroup,
+  }, ["allocationKey"]);
+}
+
+/** AllocationAskDAOInfo of a pending ask. */
+export function askInfo(appId: string, x: AskView, l: DaoLookups): Record<string, unknown> {
+  return omitEmpty({
+    allocationKey: x.key, allocationTags: l.tags(appId, x.key), requestTime: ns(x.createTime), resource: clean(x.resource),
+    priority: String(x.priority), requiredNodeId: x.requiredNode, applicationId: appId, reservedNodeId: x.reservedNode,
+    holdReason: x.hold && holdInfo(x.hold), placeholder: x.placeholder, taskGroupName: x.taskGroup,
+  }, ["allocationKey"]);
+}
+
+const FINISHED = new Set(["Completed", "Failed", "Rejected", "Expired"]);
+
+/**
+ * ApplicationDAOInfo. `stateLog` lists the states entered (upstream logs transitions, so the initial New is not in
+ * it); `finishedTime` is when a Completed, Failed, Rejected or Expired application got there; `startTime` (Unix ms)
+ * when it first started running.
+ */
+export function applicationInfo(a: ApplicationView, l: DaoLookups): Record<string, unknown> {
+  const log = a.stateLog.filter((e, i) => !(i === 0 && e.state === "New"));
+  const last = a.stateLog.at(-1);
+  const started = a.stateLog.find((e) => e.state === "Starting" || e.state === "Running");
+  return omitEmpty({
+    applicationID: a.id, usedResource: clean(a.allocated), maxUsedResource: clean(l.maxUsed(a.id)), pendingResource: clean(a.pending),
+    partition: a.partition, queueName: a.queue, submissionTime: ns(a.submissionTime),
+    finishedTime: FINISHED.has(a.state) && last ? ns(last.time) : undefined,
+    requests: a.asks.map((x) => askInfo(a.id, x, l)),
+    allocations: a.allocations.map((x) => allocationInfo(x, l)),
+    placeholderData: a.placeholderData.map((d) => ({ taskGroupName: d.taskGroupName, count: d.count, minResource: d.minResource, replaced: d.replaced, timedout: d.timedOut })),
+    applicationState: a.state, user: a.user, groups: a.groups, rejectedMessage: a.rejectedMessage,
+    rejectionReason: a.rejection && holdInfo(a.rejection),
+    stateLog: log.map((e) => ({ time: ns(e.time), applicationState: e.state })),
+    maxRequestPriority: a.maxPendingPriority ?? 0,
+    startTime: started?.time,
+  }, ["applicationID", "partition", "queueName"]);
+}
+
+/** The `?status=` values upstream allows for active applications. */
+export const ACTIVE_STATUSES = ["new", "accepted", "running", "completing", "failing", "resuming"] as const;

@@ -1,0 +1,111 @@
+/** The events the scheduling core emits from its results (YuniKorn's pkg/scheduler/objects/events), and the history it keeps. */
+import { describe, expect, it } from "vitest";
+import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
+import { ChangeDetail as D, ChangeType as C, type EventRecord, EventType as T } from "../../../src/scheduler/events/record.js";
+
+const CFG = `partitions:
+  - name: default
+    placementrules:
+      - {name: provided, create: false}
+      - {name: tag, value: namespace, create: true}
+    queues:
+      - name: root
+        submitacl: '*'
+        queues:
+          - name: a
+          - name: small
+            resources: {max: {vcore: 1}}
+`;
+const G = 1024 ** 3;
+const short = (e: EventRecord) => [e.type, e.objectID, e.referenceID, e.eventChangeType, e.eventChangeDetail];
+
+describe("SchedulerCore events", () => {
+  it("node, application, ask, allocation, user and queue records in the order the calls made them", () => {
+    let now = 1_000;
+    const ev: EventRecord[] = [];
+    const core = new SchedulerCore(() => now, CFG, { events: (e) => ev.push(e) });
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000, memory: 8 * G } }]);
+    core.updateApplication({ new: [{ applicationID: "app-1", queueName: "root.a", ugi: { user: "alice", groups: ["dev"] } }] });
+    core.updateAllocation({ allocations: [{ allocationKey: "pod-1", applicationID: "app-1", resourcePerAlloc: { vcore: 1000, memory: G }, allocationTags: { "kubernetes.io/meta/podName": "p1" } }] });
+    now = 2_000;
+    expect(core.schedule()).toHaveLength(1);
+    core.updateAllocation({ releases: [{ applicationID: "app-1", allocationKey: "pod-1" }] });
+    expect(ev.map(short)).toEqual([
+      [T.NODE, "n1", "", C.ADD, D.DETAILS_NONE],
+      [T.NODE, "n1", "", C.SET, D.NODE_SCHEDULABLE],
+      [T.APP, "app-1", "", C.ADD, D.APP_NEW],
+      [T.QUEUE, "root.a", "app-1", C.ADD, D.QUEUE_APP],
+      [T.APP, "app-1", "", C.SET, D.APP_ACCEPTED],
+      [T.APP, "app-1", "pod-1", C.ADD, D.APP_REQUEST],
+      [T.APP, "app-1", "pod-1", C.ADD, D.APP_ALLOC],
+      [T.NODE, "n1", "pod-1", C.ADD, D.NODE_ALLOC],
+      [T.USERGROUP, "alice", "root.a", C.ADD, D.UG_USER_RESOURCE],
+      // Starting (corral's pre-1.6 state) has no upstream detail: nothing for it
+      [T.APP, "app-1", "pod-1", C.REMOVE, D.ALLOC_CANCEL],
+      [T.NODE, "n1", "pod-1", C.REMOVE, D.NODE_ALLOC],
+      [T.USERGROUP, "alice", "root.a", C.REMOVE, D.UG_USER_RESOURCE],
+      [T.APP, "app-1", "", C.SET, D.APP_COMPLETING],
+    ]);
+    expect(ev[0]!.message).toBe("Node added to the scheduler");
+    expect(ev[0]!.resource).toEqual({ vcore: 4000, memory: 8 * G });
+    expect(ev[1]!.message).toBe("schedulable: true");
+    expect(ev[6]!.timestampNano).toBe(2_000_000_000);
+    expect(core.maxUsedResource("app-1")).toEqual({ vcore: 1000, memory: G });
+    expect(core.allocationTags("app-1", "pod-1")).toBeUndefined(); // released: forgotten
+    now = 40_000;
+    core.schedule();
+    expect(ev.at(-2)!.eventChangeDetail).toBe(D.QUEUE_APP);
+    expect(ev.at(-1)).toMatchObject({ type: T.APP, eventChangeDetail: D.APP_COMPLETED });
+    // the shim's UpdatedApplication feed still gets every change
+    expect(core.stateChanges().map((c) => c.to)).toEqual(["Accepted", "Starting", "Completing", "Completed"]);
+  });
+
+  it("a rejected application: APP_NEW then APP_REJECT with the reason, history Rejected; a dynamic queue is announced once", () => {
+    const ev: EventRecord[] = [];
+    const core = new SchedulerCore(() => 5, CFG, { events: (e) => ev.push(e) });
+    core.updateApplication({ new: [{ applicationID: "bad", queueName: "", ugi: { user: "" } }] });
+    expect(ev.map(short)).toEqual([[T.APP, "bad", "", C.ADD, D.APP_NEW], [T.APP, "bad", "", C.SET, D.APP_REJECT]]);
+    expect(ev[1]!.message).toBe("empty user cannot resolve");
+    expect(core.applicationView("bad")?.state).toBe("Rejected");
+    ev.length = 0;
+    for (const id of ["x", "y"]) core.updateApplication({ new: [{ applicationID: id, queueName: "", ugi: { user: "u" }, tags: { namespace: "team" } }] });
+    expect(ev.filter((e) => e.type === T.QUEUE).map(short)).toEqual([
+      [T.QUEUE, "root.team", "", C.ADD, D.QUEUE_DYNAMIC], [T.QUEUE, "root.team", "x", C.ADD, D.QUEUE_APP], [T.QUEUE, "root.team", "y", C.ADD, D.QUEUE_APP],
+    ]);
+  });
+
+  it("REQUEST records when an ask's hold reason changes; node removal releases with ALLOC_NODEREMOVED", () => {
+    const ev: EventRecord[] = [];
+    const core = new SchedulerCore(() => 0, CFG, { events: (e) => ev.push(e) });
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000 } }]);
+    core.updateApplication({ new: [{ applicationID: "s", queueName: "root.small", ugi: { user: "u" } }] });
+    core.updateAllocation({ allocations: [{ allocationKey: "k1", applicationID: "s", resourcePerAlloc: { vcore: 1000 } }, { allocationKey: "k2", applicationID: "s", resourcePerAlloc: { vcore: 1000 } }] });
+    core.schedule();
+    ev.length = 0;
+    expect(core.pendingReason("s", "k2")?.state).toBe("Skipped");
+    core.pendingReason("s", "k2"); // same reason: no second record
+    expect(ev.map(short)).toEqual([[T.REQUEST, "k2", "s", C.NONE, D.DETAILS_NONE]]);
+    expect(ev[0]!.message).toMatch(/^Request 'k2' is held: queue root.small maximum/);
+    ev.length = 0;
+    core.updateNode([{ nodeID: "n1", action: "DECOMISSION" }]);
+    expect(ev.map(short)).toEqual([
+      [T.APP, "s", "k1", C.REMOVE, D.ALLOC_NODEREMOVED], [T.NODE, "n1", "k1", C.REMOVE, D.NODE_ALLOC], [T.USERGROUP, "u", "root.small", C.REMOVE, D.UG_USER_RESOURCE],
+      [T.NODE, "n1", "", C.REMOVE, D.NODE_DECOMISSION],
+    ]);
+  });
+
+  it("timestamps never go back in the order records are emitted, even with a clock that moves during a call", () => {
+    let t = 0;
+    const ev: EventRecord[] = [];
+    const core = new SchedulerCore(() => (t += 7), CFG, { events: (e) => ev.push(e) });
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000 } }, { nodeID: "n2", action: "CREATE", schedulableResource: { vcore: 4000 } }]);
+    core.updateApplication({ new: [{ applicationID: "a", queueName: "root.a", ugi: { user: "u" } }] });
+    core.updateAllocation({ allocations: [1, 2, 3, 4].map((i) => ({ allocationKey: `k${i}`, applicationID: "a", resourcePerAlloc: { vcore: 1000 } })) });
+    core.schedule();
+    core.updateAllocation({ releases: [{ applicationID: "a" }] });
+    core.updateNode([{ nodeID: "n2", action: "DECOMISSION" }]);
+    const times = ev.map((e) => e.timestampNano);
+    expect(ev.length).toBeGreaterThan(20);
+    expect(times).toEqual([...times].sort((x, y) => x - y));
+  });
+});
