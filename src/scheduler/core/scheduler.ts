@@ -595,8 +595,9 @@ export class SchedulerCore {
 
   /** The queue at `path` (default root), with its subtree when asked; undefined when unknown. */
   queueView(path = "root", opts: { partition?: string; subtree?: boolean } = {}): QueueView | undefined {
-    const q = this.partition(opts.partition)?.find(path);
-    return q && queueView(q, opts.subtree ?? false);
+    const p = this.partition(opts.partition);
+    const q = p?.find(path);
+    return q && queueView(q, opts.subtree ?? false, p!.preemptionEnabled);
   }
 
   /**

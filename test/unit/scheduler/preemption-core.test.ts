@@ -12,6 +12,8 @@ import { decodeQueuesYaml } from "../../../src/scheduler/core/config.js";
 import { Partition } from "../../../src/scheduler/core/partition.js";
 import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
 import { validateSchedulerConfig } from "../../../src/scheduler/core/validate.js";
+import { allocationInfo } from "../../../src/scheduler/rest/app-dao.js";
+import { partitionInfo, queueInfo } from "../../../src/scheduler/rest/dao.js";
 
 const CPU = 1000;
 
@@ -205,5 +207,27 @@ describe("preemption in the scheduling core", () => {
     const rs = preempting(core.scheduleResults());
     expect(rs.map((r) => [r.key, r.victims.map((v) => v.key)])).toEqual([["ask", ["old"]]]);
     expect(core.preemptionBlocked("a1", "ask", { appId: "b1", key: "old" })).toBe(true);
+  });
+
+  it("reports preemption on the REST shapes: partition and queue switches, preempting usage, preempted allocations", () => {
+    let now = 0;
+    const core = new SchedulerCore(() => now, config().replace("properties: {preemption.delay: 1s}\n            resources: {guaranteed: {vcore: 4}}", "properties: {preemption.delay: 1s, priority.policy: fence}\n            resources: {guaranteed: {vcore: 4}}"));
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: CPU } }]);
+    core.updateApplication({ new: [{ applicationID: "b1", queueName: "root.b", ugi: { user: "bob" } }, { applicationID: "a1", queueName: "root.a", ugi: { user: "alice" } }] });
+    core.updateAllocation({ allocations: [
+      { allocationKey: "v", applicationID: "b1", resourcePerAlloc: { vcore: CPU }, nodeID: "n1", allocationTags: { creationTime: "1" } },
+      { allocationKey: "p", applicationID: "a1", resourcePerAlloc: { vcore: CPU }, allocationTags: { creationTime: "10" } },
+    ] });
+    now = 11_000;
+    expect(preempting(core.scheduleResults())).toHaveLength(1);
+    expect(partitionInfo(core.partitionView()!)).toMatchObject({ preemptionEnabled: true, quotaPreemptionEnabled: false });
+    expect(queueInfo(core.queueView("root.b")!)).toMatchObject({ preemptionEnabled: true, isPreemptionFence: false, preemptingResource: { vcore: CPU } });
+    expect(queueInfo(core.queueView("root.a")!)).toMatchObject({ isPreemptionFence: false, isPriorityFence: true });
+    const b1 = core.applicationViews("active").find((a) => a.id === "b1")!;
+    expect(allocationInfo(b1.allocations[0]!, { tags: () => undefined, maxUsed: () => undefined })).toMatchObject({ allocationKey: "v", preempted: true });
+
+    const off = new SchedulerCore(() => 0, config({ enabled: false }));
+    expect(partitionInfo(off.partitionView()!).preemptionEnabled).toBe(false);
+    expect(queueInfo(off.queueView("root.b")!).preemptionEnabled).toBe(false);
   });
 });
