@@ -894,7 +894,7 @@ export class Partition {
         return { kind: "unreserved", appId: r.appId, key: r.key, nodeId: r.nodeId, cause: node ? "askRemoved" : "nodeRemoved" };
       }
       if ((app.state === "Accepted" || app.state === "Reserving") && this.runHold(app)) continue;
-      if (ask.preemption && this.preemptionStalled(ask, node)) {
+      if (ask.preemption && this.preemptionStalled(app, ask, node)) {
         // every victim is gone and the node still has no room (or the ask is held): start over after the attempt interval
         this.endPreemption(ask, node);
         return { kind: "unreserved", appId: r.appId, key: r.key, nodeId: r.nodeId, cause: "preemptionEnded" };
@@ -987,10 +987,10 @@ export class Partition {
     return { kind: "preempting", appId: app.id, key: ask.key, nodeId: node.id, victims, preemption: result };
   }
 
-  /** A preemptor's victims are all gone and its node still cannot take it. */
-  private preemptionStalled(ask: Ask, node: Node): boolean {
+  /** A preemptor's victims are all gone and its node still cannot take it (no room, or a quota holds it). */
+  private preemptionStalled(app: Application, ask: Ask, node: Node): boolean {
     for (const v of ask.preemption!.victims) if (this.apps.get(v.applicationId)?.asks.get(v.allocationKey)?.preempted) return false;
-    return !node.fits(ask.resource);
+    return !node.fits(ask.resource) || this.context.askHold(app, ask) !== undefined;
   }
 
   /** Ends a preemption: the reservation goes, victims not released yet are no longer preempting. */
