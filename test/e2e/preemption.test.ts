@@ -146,4 +146,53 @@ describe("preemption on kube-apiserver v1.20.2", () => {
     expect(forbidden).toEqual([]);
     expect(used.has("/pods/eviction/create")).toBe(true);
   }, 180_000);
+
+  it("an opted-out pod (PriorityClass) survives while ordinary ones are chosen; a PodDisruptionBudget blocks a victim, another is taken", async () => {
+    const all = await core().listNamespacedPod({ namespace: NS });
+    await Promise.all(all.items.map((x) => core().deleteNamespacedPod({ name: x.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 }).catch(() => undefined)));
+    await waitFor("namespace empty", async () => (await core().listNamespacedPod({ namespace: NS })).items.length === 0);
+    const scheduling = kubeConfigFor(tb, "admin").makeApiClient(k8s.SchedulingV1Api);
+    await scheduling.createPriorityClass({ body: { metadata: { name: "corral-e2e-optout", annotations: { "yunikorn.apache.org/allow-preemption": "false" } }, value: 0 } })
+      .catch((err: { code?: number }) => { if (err.code !== 409) throw err; });
+    // Kubernetes 1.20 serves PodDisruptionBudget as policy/v1beta1 only
+    const pdb = promisify(execFile)("kubectl", ["--kubeconfig", tb.kubeconfig.admin, "apply", "-f", "-"]);
+    pdb.child.stdin!.end(JSON.stringify({ apiVersion: "policy/v1beta1", kind: "PodDisruptionBudget", metadata: { name: "guard", namespace: NS }, spec: { maxUnavailable: 0, selector: { matchLabels: { pdb: "guard" } } } }));
+    await pdb;
+
+    // b fills the cluster: 4 old pods, then a guarded and an ordinary younger pod, then two opted-out pods (the youngest)
+    const batch = async (names: string[], extra: (p: k8s.V1Pod) => void = () => {}) => {
+      for (const n of names) {
+        const p = pod(n, "root.b", "b2");
+        extra(p);
+        await core().createNamespacedPod({ namespace: NS, body: p });
+      }
+      await waitFor(`${names.join(", ")} bound`, async () => bound(await list("")).filter((x) => names.includes(x.metadata!.name!)).length === names.length);
+      // the kubelet's part: the pods run (the Eviction API ignores PodDisruptionBudgets for Pending pods)
+      for (const n of names) {
+        await core().patchNamespacedPodStatus({ name: n, namespace: NS, body: { status: { phase: "Running" } } }, k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch));
+      }
+      await new Promise((r) => setTimeout(r, 1100));
+    };
+    await batch(["old-0", "old-1", "old-2", "old-3"]);
+    await batch(["guarded"], (p) => (p.metadata!.labels!.pdb = "guard"));
+    await batch(["young"]);
+    await batch(["optout-0", "optout-1"], (p) => (p.spec!.priorityClassName = "corral-e2e-optout"));
+
+    for (let i = 0; i < 4; i++) await core().createNamespacedPod({ namespace: NS, body: pod(`q-${i}`, "root.a", "a2") });
+    await waitFor("4 pods of a bound", async () => bound(await list("q-")).length === 4, 120_000);
+
+    const survivors = live(await list("")).filter((x) => !x.metadata!.name!.startsWith("q-")).map((x) => x.metadata!.name!).sort();
+    // b keeps its guarantee (4): the guarded pod and both opted-out pods among them, the young ordinary pod evicted
+    expect(survivors).toHaveLength(4);
+    expect(survivors).toEqual(expect.arrayContaining(["guarded", "optout-0", "optout-1"]));
+    expect(survivors).not.toContain("young");
+    const events = (await core().listNamespacedEvent({ namespace: NS })).items;
+    const preempted = events.filter((e) => e.reason === "Preempted").map((e) => e.involvedObject.name);
+    expect(preempted).toContain("young");
+    expect(preempted).not.toContain("guarded");
+    const blocked = events.filter((e) => e.reason === "PreemptionBlocked");
+    expect(blocked.length).toBeGreaterThanOrEqual(1);
+    expect(blocked[0]!.type).toBe("Warning");
+    expect(blocked[0]!.message).toMatch(/^Eviction of preempt\/guarded was refused \(429 .*disruption budget.*\); the node reservation is released/);
+  }, 240_000);
 });
