@@ -72,6 +72,8 @@ export interface AllocationView {
   taskGroup?: string;
   /** Chosen as a preemption victim, being released. */
   preempted?: boolean;
+  /** The application's originator pod (upstream `originator`). */
+  originator?: boolean;
 }
 
 export interface ApplicationView {
@@ -135,6 +137,7 @@ export type ApplicationFilter = "active" | "completed" | "rejected" | "all";
 const copy = (r: Readonly<Res> | undefined): Res => ({ ...(r ?? {}) });
 const gangFields = (x: Ask | undefined) => ({
   ...(x?.placeholder ? { placeholder: true } : {}), ...(x?.taskGroup ? { taskGroup: x.taskGroup } : {}), ...(x?.preempted ? { preempted: true } : {}),
+  ...(x?.originator ? { originator: true } : {}),
 });
 
 /** @param partitionPreemption the partition's `preemption.enabled` */

@@ -9,7 +9,7 @@
  *
  * Gang fields as upstream: `placeholder` and `taskGroupName` of asks and allocations (left out when false/empty),
  * an application's `placeholderData`; an allocation chosen as a preemption victim and not released yet has
- * `preempted: true`.
+ * `preempted: true`, the application's originator pod `originator: true`.
  *
  * Not reported because corral does not have them yet: `allocationLog` (the hold reason is in `holdReason`, the pod's
  * condition and REQUEST events), `resourceHistory`.
@@ -59,6 +59,7 @@ export function allocationInfo(x: AllocationView, l: DaoLookups): Record<string,
     allocationKey: x.key, allocationTags: l.tags(x.appId, x.key), requestTime: ns(x.createTime), allocationTime: ns(at),
     allocationDelay: ns(Math.max(0, at - x.createTime)), resource: clean(x.resource), priority: String(x.priority), nodeId: x.nodeId,
     applicationId: x.appId, placeholder: x.placeholder, taskGroupName: x.taskGroup, preempted: x.preempted,
+    originator: x.originator,
   }, ["allocationKey"]);
 }
 

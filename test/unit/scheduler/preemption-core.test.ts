@@ -215,7 +215,7 @@ describe("preemption in the scheduling core", () => {
     core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: CPU } }]);
     core.updateApplication({ new: [{ applicationID: "b1", queueName: "root.b", ugi: { user: "bob" } }, { applicationID: "a1", queueName: "root.a", ugi: { user: "alice" } }] });
     core.updateAllocation({ allocations: [
-      { allocationKey: "v", applicationID: "b1", resourcePerAlloc: { vcore: CPU }, nodeID: "n1", allocationTags: { creationTime: "1" } },
+      { allocationKey: "v", applicationID: "b1", resourcePerAlloc: { vcore: CPU }, nodeID: "n1", allocationTags: { creationTime: "1" }, originator: true },
       { allocationKey: "p", applicationID: "a1", resourcePerAlloc: { vcore: CPU }, allocationTags: { creationTime: "10" } },
     ] });
     now = 11_000;
@@ -224,7 +224,7 @@ describe("preemption in the scheduling core", () => {
     expect(queueInfo(core.queueView("root.b")!)).toMatchObject({ preemptionEnabled: true, isPreemptionFence: false, preemptingResource: { vcore: CPU } });
     expect(queueInfo(core.queueView("root.a")!)).toMatchObject({ isPreemptionFence: false, isPriorityFence: true });
     const b1 = core.applicationViews("active").find((a) => a.id === "b1")!;
-    expect(allocationInfo(b1.allocations[0]!, { tags: () => undefined, maxUsed: () => undefined })).toMatchObject({ allocationKey: "v", preempted: true });
+    expect(allocationInfo(b1.allocations[0]!, { tags: () => undefined, maxUsed: () => undefined })).toMatchObject({ allocationKey: "v", preempted: true, originator: true });
 
     const off = new SchedulerCore(() => 0, config({ enabled: false }));
     expect(partitionInfo(off.partitionView()!).preemptionEnabled).toBe(false);
