@@ -26,6 +26,7 @@ import { type PodRef, type SchedulingMode, ShimContext, type ShimAction } from "
 import { bindErrorOutcome, filterReply, parseFilterArgs } from "../scheduler/shim/extender.js";
 import type { PodObject } from "../scheduler/shim/translate.js";
 import { k8s, loadKubeConfig, makeKeepAliveApiClient, statusCode } from "../kube/client.js";
+import { discoverApiVersions } from "../kube/discovery.js";
 import { eventFor } from "../kube/events.js";
 import { type CachedInformer, startInformer } from "../kube/informers.js";
 import { runLeaderElection } from "../kube/leader.js";
@@ -126,6 +127,10 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     mode: o.mode,
     namespaceAnnotations: (ns) => namespaces?.get(ns)?.metadata?.annotations,
     priorityClassValue: (name) => priorityClasses?.get(name)?.value,
+    priorityClassAnnotations: (name) => {
+      const pc = priorityClasses?.get(name);
+      return pc && (pc.metadata?.annotations ?? {});
+    },
   });
 
   const registry = new Registry();
@@ -143,6 +148,8 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     overLimitPods: new Gauge({ name: "corral_scheduler_over_limit_pods", help: "Live pods whose allocation was recorded over a limit, by kind of limit", labelNames: ["limit"], registers: [registry], collect() {
       for (const [k, v] of Object.entries(ctx.overLimitCounts())) this.set({ limit: k }, v);
     } }),
+    preemptions: new Counter({ name: "corral_scheduler_preemptions_total", help: "Preemptions the core started, by queue of the preempting ask", labelNames: ["queue"], registers: [registry] }),
+    evictions: new Counter({ name: "corral_scheduler_preemption_evictions_total", help: "Evictions of preemption victims by result (evicted, gone, refused) and victim queue", labelNames: ["result", "queue"], registers: [registry] }),
     notJoined: new Counter({ name: "corral_scheduler_applications_not_joined_total", help: "Pods that named an application id held by another namespace or user and ran as their own application, by what differed", labelNames: ["differs"], registers: [registry] }),
   };
 
@@ -288,9 +295,54 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     bindQueue.push({ ...a, settled });
   };
 
+  // ------------------------------------------------------------------ preemption: evictions
+  /** The Eviction API version the cluster serves (discovery, once; `policy/v1beta1` on 1.20-1.21). */
+  let evictionVersion: Promise<string> | undefined;
+  const evictionApiVersion = (): Promise<string> => {
+    evictionVersion ??= discoverApiVersions(kc).then((v) => {
+      if (!v.eviction) throw new Error("the API server serves no pods/eviction subresource");
+      return v.eviction;
+    });
+    evictionVersion.catch(() => (evictionVersion = undefined));
+    return evictionVersion;
+  };
+  type EvictJob = Extract<ShimAction, { kind: "evict" }>;
+  const evictQueue = new WorkQueue<EvictJob>(8, async (a) => {
+    let refused = "";
+    for (let i = 0; i < 3; i++) {
+      try {
+        const apiVersion = await evictionApiVersion();
+        await coreApi.createNamespacedPodEviction({ name: a.pod.name, namespace: a.pod.namespace, body: { apiVersion, kind: "Eviction", metadata: { name: a.pod.name, namespace: a.pod.namespace } } });
+        m.evictions.inc({ result: "evicted", queue: a.queue });
+        log.info({ pod: `${a.pod.namespace}/${a.pod.name}`, preemptor: a.preemptor }, "preemption victim evicted");
+        statusQueue.push({ kind: "event", object: { kind: "Pod", ...a.pod }, type: "Normal", reason: "Preempted", message: a.message });
+        return;
+      } catch (err) {
+        const c = code(err);
+        if (c === 404) {
+          m.evictions.inc({ result: "gone", queue: a.queue });
+          return;
+        }
+        refused = `${c ?? ""} ${bodyText(err)}`.trim();
+        // 429: a PodDisruptionBudget does not allow it now; retrying at once would not change that
+        if (c === 429 || c === 403 || c === 422) break;
+      }
+      await sleep(250 * 2 ** i);
+    }
+    m.evictions.inc({ result: "refused", queue: a.queue });
+    log.warn({ pod: `${a.pod.namespace}/${a.pod.name}`, preemptor: a.preemptor, err: refused }, "preemption victim eviction refused");
+    run(ctx.evictionRefused(a, refused));
+    kick();
+  });
+
   function run(actions: ShimAction[]): void {
     for (const a of actions) {
       if (a.kind === "bind") pushBind(a);
+      else if (a.kind === "evict") evictQueue.push(a);
+      else if (a.kind === "preempting") {
+        m.preemptions.inc({ queue: a.queue });
+        log.info({ applicationId: a.applicationId, allocationKey: a.allocationKey, queue: a.queue, node: a.nodeId, victims: a.victims }, "preemption started");
+      }
       else if (a.kind === "createPod" || a.kind === "deletePod" || a.kind === "podStatus") gangQueue.push(a);
       else if (a.kind === "notJoined") {
         m.notJoined.inc({ differs: a.differs });
@@ -343,6 +395,8 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     m.configReloads.inc({ result: "applied" });
     if (text.trim() === "") log.info({ namespace: o.namespace, key: `${o.policyGroup}.yaml` }, "queue configuration applied: no such key in yunikorn-defaults or yunikorn-configs, using the default configuration");
     else log.info({ configmap: `${o.namespace}/${configs ? CONFIGMAP_NAME : DEFAULT_CONFIGMAP_NAME}`, key: `${o.policyGroup}.yaml` }, "queue configuration applied");
+    // a bad preemption or priority property falls back to its default, as upstream (queue-properties.ts): said here
+    for (const [name, p] of core.partitions) for (const problem of p.propertyProblems) log.warn({ partition: name, ...problem }, "queue property ignored, its default applies");
     run(ctx.retryRejected());
     kick();
   };

@@ -6,6 +6,7 @@
  */
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { allocationOf } from "./core/allocation-result.js";
 import { formatHoldReason, holdState } from "./core/hold-reason.js";
 import { parseResource } from "./core/quantity.js";
 import { type Res, addTo } from "./core/resources.js";
@@ -89,6 +90,11 @@ export interface SimulationReport {
   applicationStates: Record<string, number>;
   /** Asks held by a quota, by the reason's kind and text (the first quota hold seen for each ask). */
   quotaHolds: { kind: string; reason: string; asks: number }[];
+  /**
+   * Preemptions: per preempting queue and victim queue, the victims evicted (released at once on the virtual clock,
+   * as an eviction with no grace period; a preempted pod is not asked again).
+   */
+  preemptions: { queue: string; victimQueue: string; victims: number }[];
   /** Time series: seconds, kind (queue|user), name, resource, allocated amount. */
   series: [number, "queue" | "user", string, string, number][];
 }
@@ -119,6 +125,7 @@ export function simulate(s: Scenario): SimulationReport {
   const rejected: { id: string; reason: string }[] = [];
   const running: { app: string; key: string; end: number }[] = [];
   const series: SimulationReport["series"] = [];
+  const preempted = new Map<string, number>();
   let next = 0;
   const pendingCount = () => [...asks.values()].filter((a) => a.allocatedAt === undefined).length;
 
@@ -147,8 +154,20 @@ export function simulate(s: Scenario): SimulationReport {
         running.splice(i, 1);
       }
     }
-    // scheduling
-    for (const a of core.schedule()) {
+    // scheduling; the victims of a preemption are released at once (the eviction), their preemptor placed next step
+    for (const r of core.scheduleResults()) {
+      if (r.kind === "preempting") {
+        for (const v of r.preemption.victims) {
+          const i = running.findIndex((x) => x.app === v.applicationId && x.key === v.allocationKey);
+          if (i >= 0) running.splice(i, 1);
+          core.updateAllocation({ releases: [{ applicationID: v.applicationId, allocationKey: v.allocationKey, message: "preempted" }] });
+          const k = `${r.preemption.ask.queuePath}\u0000${v.queuePath}`;
+          preempted.set(k, (preempted.get(k) ?? 0) + 1);
+        }
+        continue;
+      }
+      const a = allocationOf(r);
+      if (!a) continue;
       const t = asks.get(`${a.appId}\u0000${a.key}`)!;
       t.allocatedAt = now;
       running.push({ app: a.appId, key: a.key, end: now + t.duration });
@@ -206,6 +225,10 @@ export function simulate(s: Scenario): SimulationReport {
     users: stats("user"),
     unplaced: pendingCount(),
     rejectedApplications: rejected,
+    preemptions: [...preempted.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, victims]) => {
+      const [queue, victimQueue] = k.split("\u0000") as [string, string];
+      return { queue, victimQueue, victims };
+    }),
     applicationStates: core.applicationViews("all", undefined, { holds: false }).reduce<Record<string, number>>((m, a) => ({ ...m, [a.state]: (m[a.state] ?? 0) + 1 }), {}),
     quotaHolds: [...holds.values()].sort((a, b) => (a.reason < b.reason ? -1 : 1)),
     series,
@@ -226,6 +249,7 @@ export function formatReport(r: SimulationReport): string {
   for (const rej of r.rejectedApplications) lines.push(`rejected application ${rej.id}: ${rej.reason}`);
   lines.push("", `applications: ${Object.keys(r.applicationStates).sort().map((s) => `${s}=${r.applicationStates[s]}`).join(" ")}`);
   for (const h of r.quotaHolds) lines.push(`held (${h.kind}): ${h.asks} ask(s): ${h.reason}`);
+  for (const p of r.preemptions) lines.push(`preempted: ${p.victims} pod(s) of ${p.victimQueue} for ${p.queue}`);
   return lines.join("\n") + "\n";
 }
 

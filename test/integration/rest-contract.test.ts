@@ -137,9 +137,9 @@ describe("REST contract (YuniKorn DAO shapes)", () => {
     expect(b).toEqual([{ startTime: T0 * 1e6, rmBuildInformation: [{ buildVersion: "0.1.0", buildDate: "", isPluginVersion: "false", rmId: "mycluster" }], partition: "default", clusterName: "kubernetes" }]);
   });
 
-  it("GET /ws/v1/partitions → []PartitionInfo; preemption reported off (corral does not preempt)", async () => {
+  it("GET /ws/v1/partitions → []PartitionInfo; preemption on (upstream's default without a preemption key)", async () => {
     const [p] = await conforming("/ws/v1/partitions", "array:object:PartitionInfo") as Record<string, any>[];
-    expect(p).toMatchObject({ name: "default", preemptionEnabled: false, totalNodes: 2, totalContainers: 3, lastStateTransitionTime: T0 * 1e6, capacity: { capacity: { vcore: 8000, memory: 16 * G, pods: 220 } } });
+    expect(p).toMatchObject({ name: "default", preemptionEnabled: true, quotaPreemptionEnabled: false, totalNodes: 2, totalContainers: 3, lastStateTransitionTime: T0 * 1e6, capacity: { capacity: { vcore: 8000, memory: 16 * G, pods: 220 } } });
     expect(p!.applications).toMatchObject({ Completed: 1, Rejected: 1, total: 4 });
   });
 
@@ -157,7 +157,8 @@ describe("REST contract (YuniKorn DAO shapes)", () => {
     const root = await conforming("/ws/v1/partition/default/queues", "object:PartitionQueueDAOInfo") as Record<string, any>;
     expect(root.children.map((c: { queuename: string }) => c.queuename)).toEqual(["root.a", "root.b", "root.ml"]);
     const a = await conforming("/ws/v1/partition/default/queue/root.a", "object:PartitionQueueDAOInfo") as Record<string, any>;
-    expect(a).toMatchObject({ queuename: "root.a", maxResource: { vcore: 3000, memory: 6 * G }, guaranteedResource: { vcore: 2000 }, allocatedResource: { vcore: 2000, memory: 2 * G, pods: 2 }, preemptionEnabled: false });
+    expect(a).toMatchObject({ queuename: "root.a", maxResource: { vcore: 3000, memory: 6 * G }, guaranteedResource: { vcore: 2000 }, allocatedResource: { vcore: 2000, memory: 2 * G, pods: 2 }, preemptionEnabled: true, isPreemptionFence: false, isPriorityFence: false });
+    expect(a.preemptingResource).toBeUndefined();
     await refused("/ws/v1/partition/default/queue/root.zz", 404, "Queue not found");
     await refused("/ws/v1/partition/default/queue/root.a%20b", 400, /invalid queue name a b/);
   });

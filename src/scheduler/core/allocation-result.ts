@@ -2,8 +2,10 @@
  * What one scheduling step decided (apache/yunikorn-core pkg/scheduler/objects/allocation_result.go; yunikorn-core
  * reference §4.1): at most one result per step. `allocated` and `allocatedReserved` go to the resource manager as new
  * allocations; `reserved` and `unreserved` change only the core's state; `replaced` (a real ask takes a placeholder's
- * place, gang scheduling) and `preempting` (victims released so an ask can run) are the shapes later steps produce.
+ * place, gang scheduling) hands a new allocation over too; `preempting` asks the resource manager to release victims
+ * so an ask can run on the node reserved for it.
  */
+import type { Preempting } from "./preemption/result.js";
 import type { Res } from "./resources.js";
 
 /** A decision of the core: the ask `key` of `appId` goes to `nodeId`. */
@@ -28,11 +30,18 @@ export type AllocationResult =
   /** No node has room now: `nodeId` is kept for the ask (reference §4.6). */
   | { readonly kind: "reserved"; readonly appId: string; readonly key: string; readonly nodeId: string }
   /** A reservation was given up without an allocation. */
-  | { readonly kind: "unreserved"; readonly appId: string; readonly key: string; readonly nodeId: string; readonly cause: "askRemoved" | "nodeRemoved" | "nodeUnschedulable" | "askChanged" }
+  | {
+    readonly kind: "unreserved"; readonly appId: string; readonly key: string; readonly nodeId: string;
+    /** `preemptionEnded`: the victims of a preemption are gone and the node still has no room for the ask. */
+    readonly cause: "askRemoved" | "nodeRemoved" | "nodeUnschedulable" | "askChanged" | "preemptionEnded";
+  }
   /** Gang scheduling: the real ask takes the placeholder `placeholderKey`'s node. */
   | { readonly kind: "replaced"; readonly allocation: Allocation; readonly placeholderKey: string }
-  /** Preemption: `victims` are released so the ask can run on `nodeId` (it is allocated once they are gone). */
-  | { readonly kind: "preempting"; readonly appId: string; readonly key: string; readonly nodeId: string; readonly victims: readonly Allocation[] };
+  /**
+   * Preemption: `victims` are to be released so the ask can run on `nodeId`, now reserved for it (it is allocated
+   * there once they are gone); `preemption` is the decision with the rules that allowed each victim.
+   */
+  | { readonly kind: "preempting"; readonly appId: string; readonly key: string; readonly nodeId: string; readonly victims: readonly Allocation[]; readonly preemption: Preempting };
 
 /** The allocation a result hands to the resource manager, if any. */
 export function allocationOf(r: AllocationResult): Allocation | undefined {

@@ -10,6 +10,7 @@ import { DEFAULT_PLACEHOLDER_TIMEOUT_MS, type GangSchedulingStyle } from "./gang
 import type { Replacement } from "./gang/replacement.js";
 import type { HoldReason } from "./hold-reason.js";
 import type { Node } from "./node.js";
+import type { Preempting } from "./preemption/result.js";
 import type { Queue, SortKey } from "./queue.js";
 import type { Res } from "./resources.js";
 
@@ -38,6 +39,23 @@ export interface Ask {
   /** Gang scheduling: a placeholder ask, and the task group it stands for. */
   readonly placeholder?: boolean;
   readonly taskGroup?: string;
+  /**
+   * Preemption flags from the resource manager (si.PreemptionPolicy, originator; shim/preemption.ts):
+   * `allowPreemptSelf` false = opted out (`yunikorn.apache.org/allow-preemption: "false"` on the pod or its
+   * PriorityClass, chosen last as a victim); `allowPreemptOther` false = `preemptionPolicy: Never` (never preempts);
+   * `originator` = the pod that created the application (chosen after every other). Unset: true, true, false.
+   */
+  allowPreemptSelf?: boolean;
+  allowPreemptOther?: boolean;
+  originator?: boolean;
+  /** An allocation chosen as a victim: it stays allocated (and counted) until the resource manager releases it. */
+  preempted?: boolean;
+  /** A pending ask whose preemption is under way: the decision (victims, reserved node, rules). */
+  preemption?: Preempting;
+  /** When preemption was last attempted for this pending ask (ms), for the 15 s between attempts. */
+  lastPreemptionCheck?: number;
+  /** Allocation ids (`appId/key`) whose eviction was refused for this ask: never chosen again for it. */
+  blockedVictims?: Set<string>;
 }
 
 /** What the walk needs from the partition: holds, node choice and reservation choice. */
@@ -53,6 +71,11 @@ export interface AllocationContext {
   pickNode(ask: Ask): Node | undefined;
   /** A node to reserve for `ask`, which no node takes now; undefined while the reservation delay runs or none fits. */
   reservationNode(ask: Ask, now: number): Node | undefined;
+  /**
+   * Ask-triggered preemption for an ask no node (or no queue headroom) takes now: a `preempt` decision, or undefined
+   * when preemption is off, not due, or finds no victims (core/preemption/).
+   */
+  tryPreemption(app: Application, ask: Ask, now: number): Decision | undefined;
 }
 
 /** What one application's walk decided; the partition applies it. */
@@ -61,7 +84,9 @@ export type Decision =
   | { readonly kind: "allocate"; readonly app: Application; readonly ask: Ask; readonly node: Node; readonly releasePlaceholder?: string }
   /** Gang: the real ask takes the allocated placeholder `placeholder`'s place on `node`. */
   | { readonly kind: "replace"; readonly app: Application; readonly ask: Ask; readonly placeholder: string; readonly node: Node }
-  | { readonly kind: "reserve"; readonly app: Application; readonly ask: Ask; readonly node: Node };
+  | { readonly kind: "reserve"; readonly app: Application; readonly ask: Ask; readonly node: Node }
+  /** Preemption: release `result.victims`, reserve `result.nodeId` for the ask. */
+  | { readonly kind: "preempt"; readonly app: Application; readonly ask: Ask; readonly result: Preempting };
 
 /**
  * An application's gang (upstream AddApplicationRequest placeholderAsk, executionTimeoutMilliSeconds,
@@ -188,7 +213,9 @@ export class Application {
   /**
    * This application's part of the walk (upstream `Application.tryAllocate`, reference §4.5): pending asks in order,
    * skipping reserved ones (the partition serves those first) and asks held by a limit or a queue max; the first ask a
-   * node takes is allocated there; an ask no node takes may reserve one after the reservation delay.
+   * node takes is allocated there; an ask no node takes (or held by a queue max or the cluster size) may preempt
+   * (upstream tryPreemption: victims released, a node reserved for it), else reserve a node after the reservation
+   * delay. Placeholders never preempt.
    * Gang scheduling (upstream tryPlaceholderAllocate): while Reserving only placeholder asks are walked; a real ask of
    * a task group with allocated placeholders of its group takes one's place (or goes elsewhere giving one up, or
    * waits); once its group has none left it is scheduled normally.
@@ -203,9 +230,17 @@ export class Application {
         if (r.kind === "replace") return { kind: "replace", app: this, ask, placeholder: r.placeholder, node: ctx.nodeOf(r.nodeID)! };
         if (r.kind === "elsewhere") releasePlaceholder = r.placeholder;
       }
-      if (ctx.askHold(this, ask)) continue;
+      const hold = ctx.askHold(this, ask);
+      if (hold) {
+        // a queue max or the cluster size: preemption may free queue quota (a user/group limit it never frees)
+        const preempt = (hold.kind === "queueMax" || hold.kind === "clusterCapacity") && !ask.placeholder ? ctx.tryPreemption(this, ask, now) : undefined;
+        if (preempt) return preempt;
+        continue;
+      }
       const node = ctx.pickNode(ask);
       if (node) return { kind: "allocate", app: this, ask, node, ...(releasePlaceholder ? { releasePlaceholder } : {}) };
+      const preempt = ask.placeholder ? undefined : ctx.tryPreemption(this, ask, now);
+      if (preempt) return preempt;
       const reserve = ctx.reservationNode(ask, now);
       if (reserve) return { kind: "reserve", app: this, ask, node: reserve };
     }

@@ -30,6 +30,10 @@ import { PlacementRefusedError, RECOVERY_QUEUE, isRecoveryQueue } from "./placem
 import { type AppStateChange, Lifecycle } from "./lifecycle.js";
 import { applyNamespaceTags } from "./namespace-tags.js";
 import { Reservations } from "./reservations.js";
+import { coreSnapshot } from "./preemption/core-snapshot.js";
+import { decidePreemption, PREEMPT_ATTEMPT_FREQUENCY_MS } from "./preemption/preemptor.js";
+import type { Preempting } from "./preemption/result.js";
+import { inheritQueueProperties, parseQueuePreemptionProperties, partitionPreemptionFlags, type PropertyProblem } from "./queue-properties.js";
 
 export type { Allocation, AllocationResult } from "./allocation-result.js";
 
@@ -48,9 +52,28 @@ export interface CoreRelease {
   message: string;
 }
 
+/** Preemption attempts per leaf queue per scheduling cycle (upstream maxPreemptionsPerQueue). */
+export const MAX_PREEMPTIONS_PER_QUEUE = 10;
+
 /** Upstream delays (reference §4.1, §4.6, §6), milliseconds. */
 export const RESERVATION_DELAY_MS = 2_000;
 export const QUEUE_CLEANUP_INTERVAL_MS = 10_000;
+
+/** Optional fields of an ask or allocation the resource manager sends (`addAsk`). */
+export interface AskOptions {
+  /** Allocated already on this node (recovery, or bound outside the core). */
+  node?: string;
+  requiredNode?: string;
+  predicate?: (nodeId: string) => boolean;
+  placeholder?: boolean;
+  taskGroup?: string;
+  /** si.PreemptionPolicy allowPreemptSelf: false = opted out of being a victim (chosen last). Default true. */
+  allowPreemptSelf?: boolean;
+  /** si.PreemptionPolicy allowPreemptOther: false = `preemptionPolicy: Never`. Default true. */
+  allowPreemptOther?: boolean;
+  /** The pod that created the application (chosen as a victim after every other). */
+  originator?: boolean;
+}
 
 export interface PartitionOptions {
   name: string;
@@ -111,6 +134,12 @@ export class Partition {
   private orderDirty: "none" | "fairMax" | "full" = "full";
   private lastCleanup: number | undefined;
   private readonly cleanupInterval: number;
+  /** Partition `preemption.enabled` (default true, upstream). */
+  preemptionEnabled = true;
+  /** Queue properties that fell back to their default in the last configuration (queue path with each). */
+  propertyProblems: (PropertyProblem & { queue: string })[] = [];
+  /** Preemption attempts per leaf queue in the running cycle (reset by `tick`). */
+  private readonly preemptAttempts = new Map<Queue, number>();
 
   constructor(o: PartitionOptions) {
     this.name = o.name;
@@ -126,10 +155,12 @@ export class Partition {
   applyConfig(cfg: PartitionConfig): void {
     const rootCfg = cfg.queues![0]!;
     const seen = new Set<Queue>();
-    const build = (qc: QueueConfig, parent: Queue | undefined): Queue => {
+    this.propertyProblems = [];
+    const build = (qc: QueueConfig, parent: Queue | undefined, parentProps: Record<string, string> | undefined): Queue => {
       const name = qc.name.toLowerCase();
       const isLeaf = parent !== undefined && !qc.parent && (qc.queues ?? []).length === 0;
       const props = qc.properties ?? {};
+      const merged = inheritQueueProperties(parentProps, props);
       let q = parent ? parent.children.get(name) : this.root;
       if (!q) {
         q = new Queue({
@@ -154,8 +185,11 @@ export class Partition {
         guaranteed: res(t.resources?.guaranteed), max: res(t.resources?.max), maxApps: t.maxapplications ?? 0,
         sortPolicy: sortPolicyOf(t.properties), sortPriority: sortPriorityOf(t.properties),
       } : undefined;
+      const parsed = parseQueuePreemptionProperties(merged, q.isLeaf);
+      q.preemption = parsed.properties;
+      for (const problem of parsed.problems) this.propertyProblems.push({ ...problem, queue: q.path });
       seen.add(q);
-      for (const c of qc.queues ?? []) build(c, q);
+      for (const c of qc.queues ?? []) build(c, q, merged);
       return q;
     };
     if (!this.root) {
@@ -164,7 +198,8 @@ export class Partition {
         submitAcl: new Acl(rootCfg.submitacl), adminAcl: new Acl(rootCfg.adminacl),
       });
     }
-    build(rootCfg, undefined);
+    build(rootCfg, undefined, undefined);
+    this.preemptionEnabled = partitionPreemptionFlags(cfg).enabled;
     const markDraining = (q: Queue) => {
       for (const c of q.children.values()) {
         if (c.managed && !seen.has(c)) c.draining = true;
@@ -214,6 +249,11 @@ export class Partition {
       }
     }
     return this.nodeIndex;
+  }
+
+  /** Schedulable nodes in allocation order (preemption's node search reads them lazily). */
+  nodesInOrder(): Iterable<Node> {
+    return this.nodeOrder().values();
   }
 
   /** Sum of node capacities, kept incrementally (the root queue's max, §4.3). */
@@ -426,7 +466,7 @@ export class Partition {
    * A finished application (Completed) that gets an ask runs again as a new instance with the same id.
    * @throws Error with upstream's texts for an unknown app or node, empty or negative resources
    */
-  addAsk(appId: string, key: string, resource: Res, priority: number, createTime: number, now: number, opts: { node?: string; requiredNode?: string; predicate?: (nodeId: string) => boolean; placeholder?: boolean; taskGroup?: string } = {}): void {
+  addAsk(appId: string, key: string, resource: Res, priority: number, createTime: number, now: number, opts: AskOptions = {}): void {
     const app = this.apps.get(appId) ?? this.reopen(appId, now);
     if (!app) throw new Error(`failed to find application ${appId}`);
     for (const k in resource) if (resource[k]! < 0) throw new Error("allocation contains negative resources");
@@ -445,6 +485,8 @@ export class Partition {
     const ask: Ask = {
       key, appId, resource: { ...resource }, priority, createTime, requiredNode: opts.requiredNode, predicate: opts.predicate,
       ...(opts.placeholder ? { placeholder: true } : {}), ...(opts.taskGroup ? { taskGroup: opts.taskGroup } : {}),
+      ...(opts.allowPreemptSelf === false ? { allowPreemptSelf: false } : {}), ...(opts.allowPreemptOther === false ? { allowPreemptOther: false } : {}),
+      ...(opts.originator ? { originator: true } : {}),
     };
     app.asks.set(key, ask);
     if (createTime < app.submissionTime) app.submissionTime = createTime;
@@ -468,8 +510,11 @@ export class Partition {
   }
 
   /** UpdateAllocation for a key the application has (see `addAsk`). */
-  private updateAsk(app: Application, ask: Ask, resource: Res, priority: number, now: number, opts: { node?: string; predicate?: (nodeId: string) => boolean }): void {
+  private updateAsk(app: Application, ask: Ask, resource: Res, priority: number, now: number, opts: AskOptions): void {
     if (opts.predicate) ask.predicate = opts.predicate;
+    if (opts.allowPreemptSelf !== undefined) ask.allowPreemptSelf = opts.allowPreemptSelf;
+    if (opts.allowPreemptOther !== undefined) ask.allowPreemptOther = opts.allowPreemptOther;
+    if (opts.originator !== undefined) ask.originator = opts.originator;
     if (!ask.node) {
       if (ask.reservedNode) this.unreserve(ask);
       app.deletePending(ask);
@@ -520,6 +565,7 @@ export class Partition {
       this.detach(ask);
       subFrom(app.allocated, ask.resource);
       app.queue.decAllocated(ask.resource);
+      if (ask.preempted) app.queue.decPreempting(ask.resource);
       if (ask.placeholder) this.placeholderGone(app, ask);
       const stillRunning = !isZero(app.allocated); // asks are strictly positive: zero means none allocated
       this.limits.track(app, ask.resource, -1, stillRunning);
@@ -594,6 +640,7 @@ export class Partition {
    * queues and empty drained queues are removed.
    */
   tick(now: number): void {
+    this.preemptAttempts.clear();
     this.life.tick(now);
     if (this.gangTimers.size > 0) for (const app of [...this.gangTimers]) if (app.gang?.timerAt !== undefined && app.gang.timerAt <= now) this.placeholderTimedOut(app, now);
     if (this.lastCleanup === undefined || now - this.lastCleanup >= this.cleanupInterval) {
@@ -778,9 +825,11 @@ export class Partition {
     askHold: (app, ask) => this.limitHold(app, ask.resource) ?? this.queueHold(app.queue, ask.resource),
     pickNode: (ask) => this.pickNode(ask),
     reservationNode: (ask, now) => this.reservations.choose(ask, this.nodeOrder().values(), now),
+    tryPreemption: (app, ask, now) => this.tryPreemption(app, ask, now),
   };
 
   private apply(d: Decision, now: number): AllocationResult {
+    if (d.kind === "preempt") return this.startPreemption(d.app, d.ask, d.result, now);
     if (d.kind === "reserve") {
       this.reservations.reserve(d.ask, d.node, now);
       return { kind: "reserved", appId: d.app.id, key: d.ask.key, nodeId: d.node.id };
@@ -820,13 +869,16 @@ export class Partition {
 
   /** Releases the reservation of a pending ask (placed, removed, changed). */
   private unreserve(ask: Ask): void {
-    this.reservations.release(ask, ask, this.nodes.get(ask.reservedNode ?? ""));
+    if (ask.preemption) this.endPreemption(ask, this.nodes.get(ask.reservedNode ?? ""));
+    else this.reservations.release(ask, ask, this.nodes.get(ask.reservedNode ?? ""));
   }
 
   /** Releases the reservation on a node (node removed or unschedulable); the ask goes back to the normal walk. */
   private unreserveNode(n: Node): void {
     const r = n.reservation!;
-    this.reservations.release(this.apps.get(r.appId)?.asks.get(r.key), r, n);
+    const ask = this.apps.get(r.appId)?.asks.get(r.key);
+    if (ask?.preemption) this.endPreemption(ask, n);
+    else this.reservations.release(ask, r, n);
   }
 
   /**
@@ -847,10 +899,18 @@ export class Partition {
         return { kind: "unreserved", appId: r.appId, key: r.key, nodeId: r.nodeId, cause: node ? "askRemoved" : "nodeRemoved" };
       }
       if ((app.state === "Accepted" || app.state === "Reserving") && this.runHold(app)) continue;
+      if (ask.preemption && this.preemptionStalled(app, ask, node)) {
+        // every victim is gone and the node still has no room (or the ask is held): start over after the attempt interval
+        this.endPreemption(ask, node);
+        return { kind: "unreserved", appId: r.appId, key: r.key, nodeId: r.nodeId, cause: "preemptionEnded" };
+      }
       if (this.context.askHold(app, ask)) continue;
       if (node.fits(ask.resource) && (!ask.predicate || ask.predicate(node.id))) {
+        ask.preemption = undefined;
         return { kind: "allocatedReserved", allocation: this.allocate(app, ask, node, now), reservedNode: node.id };
       }
+      // a preemptor waits for the room its victims free on its node, never placed elsewhere meanwhile
+      if (ask.preemption) continue;
       const other = this.pickNode(ask);
       if (other) return { kind: "allocatedReserved", allocation: this.allocate(app, ask, other, now), reservedNode: node.id };
     }
@@ -875,6 +935,99 @@ export class Partition {
     return true;
   }
 
+  // ---------------------------------------------------------------- preemption (core/preemption/, docs/preemption.md)
+
+  /**
+   * Ask-triggered preemption for an ask nothing takes now (upstream Application.tryPreemption): only when the
+   * partition's preemption is on, the ask may preempt (`preemptionPolicy` not Never), its leaf's `preemption.delay`
+   * has passed since its creation, 15 s have passed since its last attempt, a queue on its path has a guarantee, and
+   * the leaf has attempts left in this cycle (10). The decision itself (rules 1-7) is `decidePreemption`.
+   */
+  private tryPreemption(app: Application, ask: Ask, now: number): Decision | undefined {
+    if (!this.preemptionEnabled || ask.allowPreemptOther === false || ask.requiredNode || ask.preemption) return undefined;
+    const leaf = app.queue;
+    if (now < ask.createTime + leaf.preemption.preemptionDelayMs) return undefined;
+    if (ask.lastPreemptionCheck !== undefined && now < ask.lastPreemptionCheck + PREEMPT_ATTEMPT_FREQUENCY_MS) return undefined;
+    if (!leaf.ancestry().some((q) => q.guaranteed)) return undefined;
+    const attempts = this.preemptAttempts.get(leaf) ?? 0;
+    if (attempts >= MAX_PREEMPTIONS_PER_QUEUE) return undefined;
+    this.preemptAttempts.set(leaf, attempts + 1);
+    const snapshot = coreSnapshot({ root: this.root, find: (p) => this.find(p), apps: this.apps, nodesInOrder: () => this.nodesInOrder(), excluded: ask.blockedVictims });
+    const result = decidePreemption(snapshot, {
+      key: ask.key, applicationId: app.id, queuePath: leaf.path, priority: ask.priority, resource: ask.resource, createTime: ask.createTime,
+      allowPreemptOther: true, lastPreemptionCheck: ask.lastPreemptionCheck,
+    }, {
+      now, enabled: true,
+      predicate: ask.predicate && ((c) => ({ success: ask.predicate!(c.nodeId), index: c.startIndex })),
+    });
+    ask.lastPreemptionCheck = now;
+    return result.outcome === "preempting" ? { kind: "preempt", app, ask, result } : undefined;
+  }
+
+  /**
+   * Applies a preemption decision: reservations it cancelled are released, the node is reserved for the ask, the
+   * victims are marked preempting (they stay allocated and counted until the resource manager releases them).
+   */
+  private startPreemption(app: Application, ask: Ask, result: Preempting, now: number): AllocationResult {
+    for (const c of result.cancelledReservations) {
+      const n = this.nodes.get(c.nodeId);
+      if (n?.reservation) this.unreserveNode(n);
+    }
+    const node = this.nodes.get(result.nodeId)!;
+    if (node.reservation) this.unreserveNode(node);
+    this.reservations.reserve(ask, node, now);
+    ask.preemption = result;
+    const victims: Allocation[] = [];
+    for (const v of result.victims) {
+      const va = this.apps.get(v.applicationId);
+      const victim = va?.asks.get(v.allocationKey);
+      if (!va || !victim?.node) continue;
+      victim.preempted = true;
+      va.queue.incPreempting(victim.resource);
+      victims.push({
+        key: victim.key, appId: va.id, nodeId: victim.node, resource: { ...victim.resource }, queue: va.queue.path,
+        ...(victim.placeholder ? { placeholder: true } : {}), ...(victim.taskGroup ? { taskGroup: victim.taskGroup } : {}),
+      });
+    }
+    return { kind: "preempting", appId: app.id, key: ask.key, nodeId: node.id, victims, preemption: result };
+  }
+
+  /** A preemptor's victims are all gone and its node still cannot take it (no room, or a quota holds it). */
+  private preemptionStalled(app: Application, ask: Ask, node: Node): boolean {
+    for (const v of ask.preemption!.victims) if (this.apps.get(v.applicationId)?.asks.get(v.allocationKey)?.preempted) return false;
+    return !node.fits(ask.resource) || this.context.askHold(app, ask) !== undefined;
+  }
+
+  /** Ends a preemption: the reservation goes, victims not released yet are no longer preempting. */
+  private endPreemption(ask: Ask, node: Node | undefined): void {
+    for (const v of ask.preemption?.victims ?? []) {
+      const va = this.apps.get(v.applicationId);
+      const victim = va?.asks.get(v.allocationKey);
+      if (va && victim?.preempted) {
+        victim.preempted = false;
+        va.queue.decPreempting(victim.resource);
+      }
+    }
+    ask.preemption = undefined;
+    this.reservations.release(ask, ask, node);
+  }
+
+  /**
+   * The resource manager could not release a victim (its eviction was refused, e.g. by a PodDisruptionBudget): the
+   * preemption of `ask` ends — its reservation is released and its victims not yet released are kept — and the
+   * refused victim is never chosen again for this ask. The ask tries again after the attempt interval (15 s from its
+   * last attempt), with other victims or none.
+   * @returns false when the ask or its preemption is unknown
+   */
+  preemptionBlocked(appId: string, key: string, victim: { appId: string; key: string }): boolean {
+    const ask = this.apps.get(appId)?.asks.get(key);
+    if (!ask?.preemption) return false;
+    (ask.blockedVictims ??= new Set()).add(allocationId(victim.appId, victim.key));
+    this.endPreemption(ask, this.nodes.get(ask.reservedNode ?? ""));
+    this.reservations.epoch++;
+    return true;
+  }
+
   // ---------------------------------------------------------------- holds
 
   /**
@@ -889,6 +1042,11 @@ export class Partition {
     if (!app || !ask || ask.node) return undefined;
     if (app.state === "Reserving" && !ask.placeholder && app.gang) {
       return { kind: "gangReservation", appId, allocated: { ...app.allocatedPlaceholder }, reservation: { ...app.gang.placeholderAsk } };
+    }
+    if (ask.preemption && ask.reservedNode) {
+      // a preemptor waits for its victims to leave the node reserved for it
+      const n = this.nodes.get(ask.reservedNode);
+      return { kind: "reservation", nodeId: ask.reservedNode, ask: { ...ask.resource }, available: n ? n.available() : {} };
     }
     const quota = this.quotaHold(app, ask.resource);
     if (quota) return quota;

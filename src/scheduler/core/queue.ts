@@ -17,6 +17,7 @@
 import { BTree } from "../../util/btree.js";
 import type { AllocationContext, Application, Decision } from "./application.js";
 import { SCHEDULABLE_STATES } from "./application-state.js";
+import { DEFAULT_PREEMPTION_DELAY_MS, DEFAULT_QUOTA_PREEMPTION_DELAY_MS, type QueuePreemptionProperties } from "./queue-properties.js";
 import { type Res, addTo, dominantShare, subFrom, total } from "./resources.js";
 
 /** An ACL: `"*"` everyone, else comma-separated users, one space, comma-separated groups (§2.4). */
@@ -110,6 +111,16 @@ export class Queue {
   /** Allocated and pending resources of everything below (apps of this leaf, or children). */
   readonly allocated: Res = {};
   readonly pending: Res = {};
+  /** Usage of allocations below chosen as preemption victims and not yet released (part of `allocated`). */
+  readonly preempting: Res = {};
+  /**
+   * `preemption.policy`, `preemption.delay`, `priority.policy`, `priority.offset`, `quota.preemption.delay` after
+   * inheritance and defaults (queue-properties.ts); a dynamic queue has the defaults.
+   */
+  preemption: QueuePreemptionProperties = {
+    preemptionPolicy: "default", preemptionDelayMs: DEFAULT_PREEMPTION_DELAY_MS, priorityPolicy: "default", priorityOffset: 0,
+    quotaPreemptionDelayMs: DEFAULT_QUOTA_PREEMPTION_DELAY_MS,
+  };
   /** Applications below in a running state (Starting, Running). */
   runningApps = 0;
   /** The fair max (reference §4.3), refreshed by the partition when capacities or the configuration change. */
@@ -164,6 +175,12 @@ export class Queue {
   }
   decAllocated(r: Res): void {
     for (let q: Queue | undefined = this; q; q = q.parent) subFrom(q.allocated, r);
+  }
+  incPreempting(r: Res): void {
+    for (let q: Queue | undefined = this; q; q = q.parent) addTo(q.preempting, r);
+  }
+  decPreempting(r: Res): void {
+    for (let q: Queue | undefined = this; q; q = q.parent) subFrom(q.preempting, r);
   }
 
   /** Submit access: submit or admin ACL of this queue or any ancestor (§2.4). */

@@ -35,6 +35,13 @@ export interface QueueView {
   childNames: string[];
   /** Present when the view was taken with its subtree. */
   children?: QueueView[];
+  /** Its tasks may be preemption victims: the partition's preemption is on and its `preemption.policy` is not `disabled`. */
+  preemptionEnabled: boolean;
+  /** `preemption.policy: fence`, `priority.policy: fence`. */
+  preemptionFence: boolean;
+  priorityFence: boolean;
+  /** Usage chosen as preemption victims and not released yet. */
+  preempting: Res;
 }
 
 export interface AskView {
@@ -63,6 +70,10 @@ export interface AllocationView {
   /** Gang scheduling: a placeholder allocation; the task group. */
   placeholder?: boolean;
   taskGroup?: string;
+  /** Chosen as a preemption victim, being released. */
+  preempted?: boolean;
+  /** The application's originator pod (upstream `originator`). */
+  originator?: boolean;
 }
 
 export interface ApplicationView {
@@ -117,14 +128,20 @@ export interface PartitionView {
   /** Applications by state (active, completed/failed kept for listing, rejected), and `total`. */
   applications: Record<string, number>;
   allocations: number;
+  /** Partition `preemption.enabled`. */
+  preemptionEnabled: boolean;
 }
 
 export type ApplicationFilter = "active" | "completed" | "rejected" | "all";
 
 const copy = (r: Readonly<Res> | undefined): Res => ({ ...(r ?? {}) });
-const gangFields = (x: Ask | undefined) => ({ ...(x?.placeholder ? { placeholder: true } : {}), ...(x?.taskGroup ? { taskGroup: x.taskGroup } : {}) });
+const gangFields = (x: Ask | undefined) => ({
+  ...(x?.placeholder ? { placeholder: true } : {}), ...(x?.taskGroup ? { taskGroup: x.taskGroup } : {}), ...(x?.preempted ? { preempted: true } : {}),
+  ...(x?.originator ? { originator: true } : {}),
+});
 
-export function queueView(q: Queue, subtree: boolean): QueueView {
+/** @param partitionPreemption the partition's `preemption.enabled` */
+export function queueView(q: Queue, subtree: boolean, partitionPreemption = true): QueueView {
   const kids = [...q.children.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
   const p = q.priority;
   return {
@@ -132,7 +149,10 @@ export function queueView(q: Queue, subtree: boolean): QueueView {
     guaranteed: q.guaranteed && copy(q.guaranteed), max: q.max && copy(q.max), allocated: copy(q.allocated), pending: copy(q.pending),
     maxApplications: q.maxApps, runningApplications: q.runningApps, sortPolicy: q.sortPolicy, prioritySorting: q.sortPriority,
     priority: Number.isFinite(p) ? p : undefined, childNames: kids.map((c) => c.path),
-    children: subtree ? kids.map((c) => queueView(c, true)) : undefined,
+    children: subtree ? kids.map((c) => queueView(c, true, partitionPreemption)) : undefined,
+    preemptionEnabled: partitionPreemption && q.preemption.preemptionPolicy !== "disabled",
+    preemptionFence: q.preemption.preemptionPolicy === "fence", priorityFence: q.preemption.priorityPolicy === "fence",
+    preempting: copy(q.preempting),
   };
 }
 
@@ -211,5 +231,6 @@ export function partitionView(p: Partition): PartitionView {
   return {
     name: p.name, nodeSortPolicy: p.nodeSortPolicy, resourceWeights: { ...p.weights }, capacity: copy(p.root.max),
     allocated: copy(p.root.allocated), pending: copy(p.root.pending), nodes: p.nodes.size, applications, allocations,
+    preemptionEnabled: p.preemptionEnabled,
   };
 }

@@ -70,6 +70,14 @@ export interface AllocationMessage {
   placeholder?: boolean;
   /** Gang scheduling: the task group of the ask (placeholder or real pod); upstream `taskGroupName`. */
   taskGroupName?: string;
+  /**
+   * si.PreemptionPolicy of the pod (shim/preemption.ts): `allowPreemptSelf` false — opted out of being a victim
+   * (`yunikorn.apache.org/allow-preemption: "false"` on the pod or its PriorityClass); `allowPreemptOther` false —
+   * `preemptionPolicy: Never`. Unset: both true.
+   */
+  preemptionPolicy?: { allowPreemptSelf: boolean; allowPreemptOther: boolean };
+  /** The application's originator (the pod that created it; upstream `originator`). */
+  originator?: boolean;
 }
 
 export interface AllocationRelease {
@@ -301,6 +309,9 @@ export class SchedulerCore {
           predicate: a.predicate,
           placeholder: a.placeholder,
           taskGroup: a.taskGroupName,
+          allowPreemptSelf: a.preemptionPolicy?.allowPreemptSelf,
+          allowPreemptOther: a.preemptionPolicy?.allowPreemptOther,
+          originator: a.originator,
         });
         if (a.allocationTags) this.tags.set(`${p.name}\0${allocationId(a.applicationID, a.allocationKey)}`, { ...a.allocationTags });
         this.collect(); // the state change the ask caused (New → Accepted) comes first, as upstream
@@ -420,6 +431,16 @@ export class SchedulerCore {
       this.emit(nodeEvent(now, { objectID: nodeId, referenceID: allocationKey, changeType: ChangeType.ADD, detail: ChangeDetail.NODE_ALLOC, resource: ask!.resource }));
     }
     return true;
+  }
+
+  /**
+   * The resource manager could not release a victim of the preemption started for ask `key` of `appId` (its eviction
+   * was refused, e.g. by a PodDisruptionBudget): that preemption ends (the node reservation is released) and the ask
+   * tries again after the attempt interval, never with that victim (`Partition.preemptionBlocked`).
+   * @returns false when the ask or its preemption is unknown
+   */
+  preemptionBlocked(appId: string, key: string, victim: { appId: string; key: string }, partition?: string): boolean {
+    return this.partition(partition)?.preemptionBlocked(appId, key, victim) ?? false;
   }
 
   /** State of an active application, or undefined when the core does not hold it. */
@@ -574,8 +595,9 @@ export class SchedulerCore {
 
   /** The queue at `path` (default root), with its subtree when asked; undefined when unknown. */
   queueView(path = "root", opts: { partition?: string; subtree?: boolean } = {}): QueueView | undefined {
-    const q = this.partition(opts.partition)?.find(path);
-    return q && queueView(q, opts.subtree ?? false);
+    const p = this.partition(opts.partition);
+    const q = p?.find(path);
+    return q && queueView(q, opts.subtree ?? false, p!.preemptionEnabled);
   }
 
   /**

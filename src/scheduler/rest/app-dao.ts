@@ -7,11 +7,12 @@
  * corral extensions (as the core's read API has them): a pending request's `holdReason` (typed, with `state` and
  * `message`) and `reservedNodeId`; a rejected application's typed `rejectionReason`.
  *
- * Gang scheduling: `placeholder` and `taskGroupName` on asks and allocations (left out when false/empty, as upstream),
- * `placeholderData` per task group on the application.
+ * Gang fields as upstream: `placeholder` and `taskGroupName` of asks and allocations (left out when false/empty),
+ * an application's `placeholderData`; an allocation chosen as a preemption victim and not released yet has
+ * `preempted: true`, the application's originator pod `originator: true`.
  *
- * Not reported: `allocationLog` (the hold reason is in `holdReason`, the pod's condition and REQUEST events),
- * `resourceHistory`.
+ * Not reported because corral does not have them yet: `allocationLog` (the hold reason is in `holdReason`, the pod's
+ * condition and REQUEST events), `resourceHistory`.
  */
 import type { AllocationView, ApplicationView, AskView } from "../core/read.js";
 import type { Res } from "../core/resources.js";
@@ -62,7 +63,8 @@ export function allocationInfo(x: AllocationView, l: DaoLookups): Record<string,
   return omitEmpty({
     allocationKey: x.key, allocationTags: l.tags(x.appId, x.key), requestTime: ns(x.createTime), allocationTime: ns(at),
     allocationDelay: ns(Math.max(0, at - x.createTime)), resource: clean(x.resource), priority: String(x.priority), nodeId: x.nodeId,
-    applicationId: x.appId, placeholder: x.placeholder, taskGroupName: x.taskGroup,
+    applicationId: x.appId, placeholder: x.placeholder, taskGroupName: x.taskGroup, preempted: x.preempted,
+    originator: x.originator,
   }, ["allocationKey"]);
 }
 

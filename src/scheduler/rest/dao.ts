@@ -15,7 +15,8 @@ const percent = (used: Res, of: Res): Res => {
 };
 
 /**
- * PartitionInfo. `preemptionEnabled` is false: corral does not preempt. `lastStateTransitionTime`: the partition has
+ * PartitionInfo. `preemptionEnabled`: the partition's `preemption.enabled`; `quotaPreemptionEnabled` is false (quota-change
+ * preemption is not run yet). `lastStateTransitionTime`: the partition has
  * been Active since the scheduler started (`startTime`, Unix ms).
  */
 export function partitionInfo(p: PartitionView, startTime = 0): Record<string, unknown> {
@@ -25,7 +26,7 @@ export function partitionInfo(p: PartitionView, startTime = 0): Record<string, u
     clusterId: "mycluster", name: p.name,
     capacity: { capacity, usedCapacity: used, utilization: percent(used, capacity) },
     nodeSortingPolicy: { type: p.nodeSortPolicy, resourceWeights: p.resourceWeights },
-    preemptionEnabled: false, quotaPreemptionEnabled: false,
+    preemptionEnabled: p.preemptionEnabled, quotaPreemptionEnabled: false,
     totalNodes: p.nodes, applications: p.applications, totalContainers: p.allocations, state: "Active", lastStateTransitionTime: ns(startTime),
   };
 }
@@ -39,9 +40,10 @@ export function queueInfo(q: QueueView, partition = ""): Record<string, unknown>
     parent: q.parent, childNames: q.childNames,
     maxRunningApps: q.maxApplications, runningApps: q.runningApplications, currentPriority: q.priority ?? 0,
     sortingPolicy: q.sortPolicy, prioritySorting: q.prioritySorting,
-    // corral neither preempts nor fences queues
-    preemptionEnabled: false, isPreemptionFence: false, isPriorityFence: false,
+    preemptionEnabled: q.preemptionEnabled, isPreemptionFence: q.preemptionFence, isPriorityFence: q.priorityFence,
   };
+  const preempting = clean(q.preempting);
+  if (preempting) out.preemptingResource = preempting;
   if (max) out.absUsedCapacity = percent(q.allocated, max);
   if (q.children) out.children = q.children.map((c) => queueInfo(c));
   return out;

@@ -33,6 +33,9 @@ import { type OriginatorPod, buildPlaceholder, placeholderNonce } from "./gang/p
 import { placeholderTimeoutMs } from "./gang/policy-parameters.js";
 import { gangReservation, placeholdersToCreate } from "./gang/reservation.js";
 import { reservationStart } from "./gang/timeout.js";
+import { preemptedMessage, preemptingMessage, preemptionBlockedMessage } from "./preemption-events.js";
+import type { Preempting } from "../core/preemption/result.js";
+import { type PreemptionPodFields, type PriorityClassAnnotations, isOriginator, podPreemptionPolicy } from "./preemption.js";
 
 /** Application tag: the originating pod's creation time, Unix seconds (upstream siCommon CreationTime). */
 const APP_TAG_CREATION_TIME = "yunikorn.apache.org/creationTime";
@@ -65,6 +68,14 @@ export type ShimAction =
   | { kind: "deletePod"; pod: PodRef }
   /** Set the pod's status phase (a Hard gang timeout fails the unscheduled pods with its reason). */
   | { kind: "podStatus"; pod: PodRef; phase: "Failed"; reason: string; message: string }
+  /**
+   * Preemption: evict the victim pod through the Eviction API (PodDisruptionBudgets apply) for the pending ask
+   * `preemptor`; once evicted, a Normal `Preempted` event with `message` on the pod; a refused eviction is reported
+   * back with `evictionRefused`.
+   */
+  | { kind: "evict"; pod: PodRef; queue: string; message: string; preemptor: { applicationId: string; allocationKey: string; pod?: PodRef; queue: string } }
+  /** For logs and metrics only: the core started a preemption for this ask (victims by allocation key). */
+  | { kind: "preempting"; applicationId: string; allocationKey: string; queue: string; nodeId: string; victims: string[] }
   /** Plugin mode: an allocation is ready; touch the pod so kube-scheduler retries it now (reference §5.4 Activate). */
   | { kind: "activate"; pod: PodRef; node: string }
   | { kind: "event"; object: ObjectRef; type: "Normal" | "Warning"; reason: string; message: string }
@@ -158,6 +169,8 @@ export interface ShimOptions {
   namespaceAnnotations?: (namespace: string) => Record<string, string> | undefined;
   /** PriorityClass value by name, for pods without `spec.priority`. */
   priorityClassValue?: (name: string) => number | undefined;
+  /** PriorityClass annotations by name (`yunikorn.apache.org/allow-preemption`); undefined: no such PriorityClass. */
+  priorityClassAnnotations?: PriorityClassAnnotations;
   /** Gang scheduling configuration (`service.disableGangScheduling`, `service.placeholderImage`, …). */
   gang?: GangConfig;
   /** Clock in milliseconds since the epoch (default Date.now), for the placeholder timeout check on Reserving. */
@@ -189,6 +202,8 @@ export class ShimContext {
   readonly mode: SchedulingMode;
   /** Gangs of the applications the core accepted, by application id. */
   readonly gangs = new Map<string, ShimGang>();
+  /** Per application: the owner UIDs of the pod that created it and whether its originator task is known. */
+  private readonly originators = new Map<string, { ownerUids: string[]; hasOriginator: boolean }>();
   private gangConfig: GangConfig;
 
   constructor(readonly core: SchedulerCore, private readonly o: ShimOptions = {}) {
@@ -357,7 +372,11 @@ export class ShimContext {
     const key = owner ? { namespace: owner.pod.namespace, user: owner.user, applicationId: owner.podAppId } : { namespace: ref.namespace, user, applicationId: podAppId };
     const resolved = this.appKeys.acquire(key);
     const appId = resolved.id;
-    ask = { ...ask, applicationID: appId, nodeID: undefined, predicate: (n) => this.nodeFits(constraints, n) };
+    ask = {
+      ...ask, applicationID: appId, nodeID: undefined, predicate: (n) => this.nodeFits(constraints, n),
+      preemptionPolicy: podPreemptionPolicy(pod as PreemptionPodFields, this.o.priorityClassAnnotations ?? (() => undefined)),
+    };
+    if (this.originatorOf(pod, appId)) ask.originator = true;
     const app = applicationRequest(pod, appId);
     Object.assign(app.tags!, namespaceTags(this.o.namespaceAnnotations?.(app.tags?.namespace ?? "default") ?? {}));
     const task: Task = { pod: ref, appId, podAppId: key.applicationId, user: key.user, ask, app, state: "Asked" };
@@ -372,6 +391,24 @@ export class ShimContext {
     }
     this.apps.get(appId)!.add(ref.uid);
     return [...out, ...(nodeID ? this.recordBound(task, nodeID) : this.submitAsk(task))];
+  }
+
+  /**
+   * Whether the pod is its application's originator (shim/preemption.ts isOriginator): the first pod seen of an
+   * application records its owner references (or itself when it has none, as upstream's placeholder owner); the first
+   * pod whose UID is among them is the originator.
+   */
+  private originatorOf(pod: PodObject, appId: string): boolean {
+    let o = this.originators.get(appId);
+    if (!o) {
+      const refs = (pod as OriginatorPod).metadata?.ownerReferences ?? [];
+      const uids = refs.map((r) => r.uid).filter((u): u is string => !!u);
+      o = { ownerUids: uids.length > 0 ? uids : [pod.metadata?.uid ?? ""], hasOriginator: false };
+      this.originators.set(appId, o);
+    }
+    const yes = isOriginator(pod as PreemptionPodFields, o);
+    if (yes) o.hasOriginator = true;
+    return yes;
   }
 
   /**
@@ -534,6 +571,10 @@ export class ShimContext {
   schedule(): ShimAction[] {
     const out: ShimAction[] = [];
     for (const r of this.core.scheduleResults()) {
+      if (r.kind === "preempting") {
+        out.push(...this.preemptionActions(r.preemption));
+        continue;
+      }
       const a = resultAllocation(r);
       if (!a) continue;
       const t = this.tasks.get(a.key);
@@ -560,6 +601,7 @@ export class ShimContext {
       if ((c.to === "Completed" || c.to === "Failed") && this.apps.get(c.appId)?.size === 0) {
         this.apps.delete(c.appId);
         this.gangs.delete(c.appId);
+        this.originators.delete(c.appId);
         this.appKeys.forgetIfUnused(c.appId, false);
       }
     }
@@ -728,6 +770,42 @@ export class ShimContext {
     if (!live || live.metadata?.uid !== uid) return `pod with uid ${uid} is not known to the scheduler`;
     if ((t.state === "InProgress" || t.state === "Allocated") && t.node === node) return undefined;
     return `pod ${t.pod.namespace}/${t.pod.name} has no allocation on node ${node} (state ${t.state}${t.node ? `, allocated on ${t.node}` : ""})`;
+  }
+
+  // ------------------------------------------------------------------ preemption (docs/preemption.md)
+
+  /**
+   * A preemption the core started: each victim pod is evicted (then a `Preempted` event naming the preemptor, its
+   * queue and the rules); the preemptor gets a Normal `Preempting` event. A victim without a live pod is left to its
+   * release (the core counts it until then).
+   */
+  private preemptionActions(d: Preempting): ShimAction[] {
+    const preemptor = this.tasks.get(d.ask.key);
+    const out: ShimAction[] = [{ kind: "preempting", applicationId: d.ask.applicationId, allocationKey: d.ask.key, queue: d.ask.queuePath, nodeId: d.nodeId, victims: d.victims.map((v) => v.allocationKey) }];
+    const names: PodRef[] = [];
+    for (const v of d.victims) {
+      const t = this.tasks.get(v.allocationKey);
+      if (!t || t.appId !== v.applicationId) continue;
+      names.push(t.pod);
+      out.push({
+        kind: "evict", pod: t.pod, queue: v.queuePath, message: preemptedMessage({ victim: v, preemptor: preemptor?.pod, decision: d }),
+        preemptor: { applicationId: d.ask.applicationId, allocationKey: d.ask.key, queue: d.ask.queuePath, ...(preemptor ? { pod: preemptor.pod } : {}) },
+      });
+    }
+    if (preemptor) out.push({ kind: "event", object: podObject(preemptor.pod), type: "Normal", reason: "Preempting", message: preemptingMessage({ decision: d, victims: names }) });
+    return out;
+  }
+
+  /**
+   * The eviction of a victim was refused (HTTP 429: a PodDisruptionBudget; or another error): the core ends that
+   * preemption and retries later without this victim; a Warning `PreemptionBlocked` on the preemptor.
+   */
+  evictionRefused(a: Extract<ShimAction, { kind: "evict" }>, error: string): ShimAction[] {
+    const victim = this.tasks.get(a.pod.uid);
+    if (!victim) return [];
+    if (!this.core.preemptionBlocked(a.preemptor.applicationId, a.preemptor.allocationKey, { appId: victim.appId, key: a.pod.uid })) return [];
+    const p = this.tasks.get(a.preemptor.allocationKey);
+    return p ? [{ kind: "event", object: podObject(p.pod), type: "Warning", reason: "PreemptionBlocked", message: preemptionBlockedMessage({ victim: a.pod, error }) }] : [];
   }
 
   // ------------------------------------------------------------------ gang scheduling (docs/gang-scheduling.md)

@@ -49,4 +49,30 @@ applications:
     expect(Object.keys(r.applicationStates).every((s) => ["Completing", "Completed"].includes(s))).toBe(true);
     expect(formatReport(r)).toContain("held (limit): 8 ask(s): user alice quota reached on root.analytics");
   });
+
+  it("models preemption on the virtual clock: an idle guaranteed queue takes its guarantee back after the delay", () => {
+    const r = simulate(parseScenario(`queues: |
+  partitions:
+    - name: default
+      queues:
+        - name: root
+          submitacl: "*"
+          queues:
+            - name: a
+              resources: {guaranteed: {memory: 4}}
+              properties: {preemption.delay: 5s}
+            - name: b
+nodes: [{name: n, count: 2, resources: {memory: 4}}]
+until: 60s
+applications:
+  - {id: batch, queue: root.b, user: u, arrival: 0s, asks: {count: 8, resources: {memory: 1}, duration: 1h}}
+  - {id: urgent, queue: root.a, user: v, arrival: 10s, asks: {count: 5, resources: {memory: 1}, duration: 1h}}
+`));
+    expect(r.preemptions).toEqual([{ queue: "root.a", victimQueue: "root.b", victims: 4 }]);
+    const a = r.queues.find((q) => q.name === "root.a")!;
+    expect(a.allocated).toBe(4);
+    expect(a.peak.memory).toBe(4);
+    expect(r.unplaced).toBe(1);
+    expect(formatReport(r)).toContain("preempted: 4 pod(s) of root.b for root.a");
+  });
 });

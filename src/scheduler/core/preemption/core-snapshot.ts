@@ -1,0 +1,77 @@
+/**
+ * The preemption snapshot (snapshot.ts) over the core's live objects: queues, applications' allocated asks and nodes,
+ * read lazily so the bounded node search stops without touching every node. Nothing is copied up front; each call
+ * reads the current state (the decision runs inside one scheduling step, so the state does not change meanwhile).
+ * Upstream counterpart: the queue, application, allocation and node objects preemption.go reads.
+ */
+import type { Application, Ask } from "../application.js";
+import { type Node, allocationId } from "../node.js";
+import type { Queue } from "../queue.js";
+import type { PreemptionAllocation, PreemptionNode, PreemptionQueue, PreemptionSnapshot } from "./snapshot.js";
+
+/** What the adapter reads from the partition. */
+export interface CoreSnapshotSource {
+  readonly root: Queue;
+  find(path: string): Queue | undefined;
+  readonly apps: ReadonlyMap<string, Application>;
+  /** Schedulable nodes in the partition's allocation order. */
+  nodesInOrder(): Iterable<Node>;
+  /** Allocation ids (`appId/key`) never to be chosen (victims whose eviction was refused for this ask). */
+  readonly excluded?: ReadonlySet<string>;
+}
+
+/** A live queue as preemption sees it. Root's max is the cluster size (the partition keeps it there). */
+export function preemptionQueue(q: Queue): PreemptionQueue {
+  return {
+    path: q.path, parent: q.parent?.path, isLeaf: q.isLeaf, managed: q.managed, guaranteed: q.guaranteed, max: q.max,
+    allocated: q.allocated, preempting: q.preempting, preemptionPolicy: q.preemption.preemptionPolicy,
+    priorityPolicy: q.preemption.priorityPolicy, priorityOffset: q.preemption.priorityOffset,
+    preemptionDelayMs: q.preemption.preemptionDelayMs, quotaPreemptionDelayMs: q.preemption.quotaPreemptionDelayMs,
+  };
+}
+
+/** An allocated ask as a possible victim. */
+export function preemptionAllocation(app: Application, ask: Ask, excluded?: ReadonlySet<string>): PreemptionAllocation {
+  return {
+    key: ask.key, applicationId: app.id, queuePath: app.queue.path, nodeId: ask.node!, priority: ask.priority, createTime: ask.createTime,
+    resource: ask.resource, allowPreemption: ask.allowPreemptSelf !== false, originator: ask.originator === true,
+    placeholder: ask.placeholder === true, requiredNode: ask.requiredNode !== undefined,
+    preempted: ask.preempted === true || (excluded?.has(allocationId(app.id, ask.key)) ?? false),
+  };
+}
+
+/** The snapshot over a partition's live state. */
+export function coreSnapshot(src: CoreSnapshotSource): PreemptionSnapshot {
+  const node = (n: Node): PreemptionNode => {
+    const allocations: PreemptionAllocation[] = [];
+    for (const a of n.allocations.values()) {
+      const app = src.apps.get(a.appId);
+      const ask = app?.asks.get(a.key);
+      if (app && ask?.node) allocations.push(preemptionAllocation(app, ask, src.excluded));
+    }
+    const r = n.reservation;
+    const reserving = r ? src.apps.get(r.appId)?.asks.get(r.key) : undefined;
+    return {
+      id: n.id, capacity: n.capacity, available: n.available(), schedulable: n.schedulable, allocations,
+      reservations: r && reserving ? [{
+        askKey: r.key, applicationId: r.appId, priority: reserving.priority, createTime: reserving.createTime,
+        requiredNode: reserving.requiredNode !== undefined, triggeredPreemption: reserving.preemption !== undefined,
+      }] : [],
+    };
+  };
+  return {
+    queue: (path) => {
+      const q = src.find(path);
+      return q && preemptionQueue(q);
+    },
+    children: (path) => [...(src.find(path)?.children.values() ?? [])].map(preemptionQueue),
+    *allocations(leafPath) {
+      const q = src.find(leafPath);
+      if (!q?.isLeaf) return;
+      for (const app of q.apps.values()) for (const ask of app.asks.values()) if (ask.node) yield preemptionAllocation(app, ask, src.excluded);
+    },
+    *nodes() {
+      for (const n of src.nodesInOrder()) yield node(n);
+    },
+  };
+}

@@ -1,0 +1,233 @@
+/**
+ * Preemption wired into the scheduling core (partition.ts → core/preemption/): the decision's rules are tested on
+ * plain snapshots in preemption.test.ts; here the core's own objects drive it — the queue guarantee reached exactly,
+ * `preemption.delay` from the ask's creation, the ask's own application never a victim, victims kept allocated until
+ * released and the preemptor placed on the reserved node only then, the pod flags the resource manager sends, a
+ * refused eviction, the partition switch. Follows apache/yunikorn-core partition_test.go TestPreemption*,
+ * application_test.go TestTryAllocatePreemptQueue.
+ */
+import { describe, expect, it } from "vitest";
+import type { AllocationResult } from "../../../src/scheduler/core/allocation-result.js";
+import { decodeQueuesYaml } from "../../../src/scheduler/core/config.js";
+import { Partition } from "../../../src/scheduler/core/partition.js";
+import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
+import { validateSchedulerConfig } from "../../../src/scheduler/core/validate.js";
+import { allocationInfo } from "../../../src/scheduler/rest/app-dao.js";
+import { partitionInfo, queueInfo } from "../../../src/scheduler/rest/dao.js";
+
+const CPU = 1000;
+
+/** Queue a (guaranteed `aGuaranteed` cpu, default 4) and b (guaranteed `bGuaranteed` cpu), preemption.delay 1 s on both. */
+function config(o: { aGuaranteed?: number; bGuaranteed?: number; enabled?: boolean } = {}): string {
+  const g = (n: number | undefined) => (n ? `\n            resources: {guaranteed: {vcore: ${n}}}` : "");
+  return `partitions:
+  - name: default
+    ${o.enabled === false ? "preemption: {enabled: false}" : ""}
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: a
+            properties: {preemption.delay: 1s}${g(o.aGuaranteed ?? 4)}
+          - name: b
+            properties: {preemption.delay: 1s}${g(o.bGuaranteed)}
+`;
+}
+
+const partition = (cfg: string) => new Partition({ name: "default", config: validateSchedulerConfig(decodeQueuesYaml(cfg)).partitions[0]!, reservationDelayMs: 60_000 });
+
+const results = (p: Partition, now: number): AllocationResult[] => {
+  p.tick(now);
+  const out: AllocationResult[] = [];
+  for (let r = p.tryAllocate(now); r; r = p.tryAllocate(now)) out.push(r);
+  return out;
+};
+const preempting = (rs: AllocationResult[]) => rs.filter((r): r is Extract<AllocationResult, { kind: "preempting" }> => r.kind === "preempting");
+
+/**
+ * Two nodes of 4 cpu; application `b1` in queue b runs 8 pods of 1 cpu, pod i created at second i (b7 the youngest),
+ * four per node; application `a1` of queue a asks `asks` pods of 1 cpu at t = 10 s.
+ */
+function fullCluster(o: { aGuaranteed?: number; bGuaranteed?: number; asks?: number; enabled?: boolean } = {}) {
+  const p = partition(config(o));
+  p.addNode("n1", { vcore: 4 * CPU });
+  p.addNode("n2", { vcore: 4 * CPU });
+  p.addApplication("b1", "root.b", "bob", [], {}, 0);
+  for (let i = 0; i < 8; i++) p.addAsk("b1", `b${i}`, { vcore: CPU }, 0, i * 1000, i * 1000, { node: i < 4 ? "n1" : "n2" });
+  p.addApplication("a1", "root.a", "alice", [], {}, 10_000);
+  for (let i = 0; i < (o.asks ?? 4); i++) p.addAsk("a1", `a${i}`, { vcore: CPU }, 0, 10_000, 10_000);
+  return p;
+}
+
+describe("preemption in the scheduling core", () => {
+  it("waits preemption.delay from the ask's creation, then preempts b's youngest pods for a's guarantee exactly", () => {
+    const p = fullCluster({ asks: 5 });
+    expect(preempting(results(p, 10_999))).toEqual([]);
+    // one preemption in flight per node (a node holds one reservation): a0 on n1, a1 on n2
+    const first = preempting(results(p, 11_000));
+    expect(first.map((r) => [r.key, r.nodeId, r.victims.map((v) => v.key)])).toEqual([["a0", "n1", ["b3"]], ["a1", "n2", ["b7"]]]);
+    for (const r of first) {
+      expect(r.preemption.victims[0]!.queueRule).toMatchObject({ rule: "victim-queue-over-guarantee", queue: "root.b" });
+      expect(r.preemption.victims[0]!.helps).toEqual({ rule: "frees-node", nodeId: r.nodeId });
+    }
+    // victims stay allocated (and counted) until released; they are marked preempting
+    expect(p.find("root.b")!.allocated).toEqual({ vcore: 8 * CPU });
+    expect(p.find("root.b")!.preempting).toEqual({ vcore: 2 * CPU });
+    expect(p.apps.get("b1")!.asks.get("b7")!.preempted).toBe(true);
+    p.removeAsk("b1", "b3", 12_000);
+    p.removeAsk("b1", "b7", 12_000);
+    expect(results(p, 12_000).map((r) => r.kind)).toEqual(["allocatedReserved", "allocatedReserved"]);
+    // a2 and a3 tried at 11 s without a node: again 15 s later, on the next youngest of each node
+    expect(preempting(results(p, 25_999))).toEqual([]);
+    const second = preempting(results(p, 26_000));
+    expect(second.map((r) => [r.key, r.nodeId, r.victims.map((v) => v.key)])).toEqual([["a2", "n1", ["b2"]], ["a3", "n2", ["b6"]]]);
+    p.removeAsk("b1", "b2", 27_000);
+    p.removeAsk("b1", "b6", 27_000);
+    expect(results(p, 27_000).map((r) => r.kind)).toEqual(["allocatedReserved", "allocatedReserved"]);
+    // a holds exactly its guarantee: the fifth ask never preempts
+    expect(p.find("root.a")!.allocated).toEqual({ vcore: 4 * CPU });
+    expect(preempting(results(p, 60_000))).toEqual([]);
+    expect(preempting(results(p, 120_000))).toEqual([]);
+    expect(p.find("root.b")!.allocated).toEqual({ vcore: 4 * CPU });
+  });
+
+  it("places the preemptor on its reserved node only once its victims are released", () => {
+    const p = fullCluster({ asks: 1 });
+    const [r] = preempting(results(p, 11_000));
+    expect(r).toMatchObject({ appId: "a1", key: "a0", nodeId: "n1", victims: [{ key: "b3", appId: "b1", nodeId: "n1" }] });
+    expect(p.reservationList()).toEqual([{ appId: "a1", key: "a0", nodeId: "n1", since: 11_000 }]);
+    // nothing moves while the victim runs
+    expect(results(p, 12_000)).toEqual([]);
+    expect(p.holdReason("a1", "a0")).toMatchObject({ kind: "reservation", nodeId: "n1" });
+    // room on the other node does not take the preemptor away from its node
+    p.removeAsk("b1", "b4", 12_500);
+    expect(results(p, 12_500)).toEqual([]);
+    p.removeAsk("b1", "b3", 13_000);
+    const placed = results(p, 13_000);
+    expect(placed).toEqual([{ kind: "allocatedReserved", reservedNode: "n1", allocation: expect.objectContaining({ appId: "a1", key: "a0", nodeId: "n1" }) }]);
+    expect(p.find("root.b")!.preempting.vcore ?? 0).toBe(0);
+    expect(p.reservationList()).toEqual([]);
+  });
+
+  it("keeps the victim queue at its guarantee", () => {
+    const p = fullCluster({ bGuaranteed: 6, asks: 4 });
+    expect(preempting(results(p, 11_000)).flatMap((r) => r.victims.map((v) => v.key))).toEqual(["b3", "b7"]);
+    p.removeAsk("b1", "b3", 12_000);
+    p.removeAsk("b1", "b7", 12_000);
+    results(p, 12_000);
+    // b is at its guarantee (6 cpu): a's other asks find no victim
+    expect(preempting(results(p, 30_000))).toEqual([]);
+    expect(p.find("root.b")!.allocated).toEqual({ vcore: 6 * CPU });
+  });
+
+  it("never takes the ask's own application (or queue) as victim", () => {
+    const p = partition(config({ aGuaranteed: 6 }));
+    p.addNode("n1", { vcore: 8 * CPU });
+    p.addApplication("b1", "root.b", "bob", [], {}, 0);
+    for (let i = 0; i < 4; i++) p.addAsk("b1", `b${i}`, { vcore: CPU }, 0, i * 1000, i * 1000, { node: "n1" });
+    p.addApplication("a1", "root.a", "alice", [], {}, 0);
+    // a1's own pods are the youngest on the node
+    for (let i = 0; i < 4; i++) p.addAsk("a1", `own${i}`, { vcore: CPU }, 0, 5000 + i * 1000, 9000, { node: "n1" });
+    p.addAsk("a1", "x", { vcore: 2 * CPU }, 0, 10_000, 10_000);
+    const [r] = preempting(results(p, 11_000));
+    expect(r!.victims.map((v) => v.appId)).toEqual(["b1", "b1"]);
+    expect(r!.victims.map((v) => v.key)).toEqual(["b3", "b2"]);
+  });
+
+  it("does not preempt for an ask of a queue without a guarantee, with preemptionPolicy Never, or with preemption off", () => {
+    const noGuarantee = fullCluster({ asks: 1 });
+    // queue b asks more: b has no guarantee
+    noGuarantee.addAsk("b1", "more", { vcore: CPU }, 0, 10_000, 10_000);
+    noGuarantee.removeAsk("a1", "a0", 10_000);
+    expect(preempting(results(noGuarantee, 20_000))).toEqual([]);
+
+    const never = fullCluster({ asks: 0 });
+    never.addAsk("a1", "n", { vcore: CPU }, 0, 10_000, 10_000, { allowPreemptOther: false });
+    expect(preempting(results(never, 20_000))).toEqual([]);
+
+    const off = fullCluster({ asks: 1, enabled: false });
+    expect(off.preemptionEnabled).toBe(false);
+    expect(preempting(results(off, 20_000))).toEqual([]);
+  });
+
+  it("takes opted-out pods and the originator last", () => {
+    const p = partition(config());
+    p.addNode("n1", { vcore: 4 * CPU });
+    p.addApplication("b1", "root.b", "bob", [], {}, 0);
+    p.addAsk("b1", "driver", { vcore: CPU }, 0, 3000, 3000, { node: "n1", originator: true });
+    p.addAsk("b1", "optout", { vcore: CPU }, 0, 2000, 3000, { node: "n1", allowPreemptSelf: false });
+    p.addAsk("b1", "old", { vcore: CPU }, 0, 0, 3000, { node: "n1" });
+    p.addAsk("b1", "older", { vcore: CPU }, 0, -1000, 3000, { node: "n1" });
+    p.addApplication("a1", "root.a", "alice", [], {}, 10_000);
+    p.addAsk("a1", "a0", { vcore: 3 * CPU }, 0, 10_000, 10_000);
+    const [r] = preempting(results(p, 11_000));
+    expect(r!.victims.map((v) => v.key)).toEqual(["old", "older", "optout"]);
+    expect(r!.preemption.victims.map((v) => [v.allowPreemption, v.originator])).toEqual([[true, false], [true, false], [false, false]]);
+  });
+
+  it("after a refused eviction releases the reservation and later chooses another victim", () => {
+    const p = fullCluster({ asks: 1 });
+    const [r] = preempting(results(p, 11_000));
+    expect(r!.victims.map((v) => v.key)).toEqual(["b3"]);
+    expect(p.preemptionBlocked("a1", "a0", { appId: "b1", key: "b3" })).toBe(true);
+    expect(p.reservationList()).toEqual([]);
+    expect(p.find("root.b")!.preempting.vcore ?? 0).toBe(0);
+    expect(p.apps.get("b1")!.asks.get("b3")!.preempted).toBe(false);
+    // 15 s between attempts of one ask
+    expect(preempting(results(p, 25_999))).toEqual([]);
+    const [again] = preempting(results(p, 26_000));
+    expect(again!.victims.map((v) => v.key)).toEqual(["b2"]);
+    expect(p.preemptionBlocked("a1", "nope", { appId: "b1", key: "b6" })).toBe(false);
+  });
+
+  it("ends a preemption whose victims are gone when the node still has no room", () => {
+    const p = fullCluster({ asks: 1 });
+    preempting(results(p, 11_000));
+    // the victim goes, but a pod the core does not manage takes its place
+    p.updateNode("n1", { occupied: { vcore: CPU } });
+    p.removeAsk("b1", "b3", 12_000);
+    expect(results(p, 12_000)).toEqual([{ kind: "unreserved", appId: "a1", key: "a0", nodeId: "n1", cause: "preemptionEnded" }]);
+    expect(p.reservationList()).toEqual([]);
+  });
+
+  it("reads the pod flags from the resource manager's allocation messages", () => {
+    let now = 0;
+    const core = new SchedulerCore(() => now, config());
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 2 * CPU } }]);
+    core.updateApplication({ new: [{ applicationID: "b1", queueName: "root.b", ugi: { user: "bob" } }, { applicationID: "a1", queueName: "root.a", ugi: { user: "alice" } }] });
+    core.updateAllocation({
+      allocations: [
+        { allocationKey: "young-optout", applicationID: "b1", resourcePerAlloc: { vcore: CPU }, nodeID: "n1", allocationTags: { creationTime: "5" }, preemptionPolicy: { allowPreemptSelf: false, allowPreemptOther: true } },
+        { allocationKey: "old", applicationID: "b1", resourcePerAlloc: { vcore: CPU }, nodeID: "n1", allocationTags: { creationTime: "1" } },
+        { allocationKey: "never", applicationID: "a1", resourcePerAlloc: { vcore: CPU }, allocationTags: { creationTime: "10" }, preemptionPolicy: { allowPreemptSelf: true, allowPreemptOther: false } },
+        { allocationKey: "ask", applicationID: "a1", resourcePerAlloc: { vcore: CPU }, allocationTags: { creationTime: "10" } },
+      ],
+    });
+    now = 11_000;
+    const rs = preempting(core.scheduleResults());
+    expect(rs.map((r) => [r.key, r.victims.map((v) => v.key)])).toEqual([["ask", ["old"]]]);
+    expect(core.preemptionBlocked("a1", "ask", { appId: "b1", key: "old" })).toBe(true);
+  });
+
+  it("reports preemption on the REST shapes: partition and queue switches, preempting usage, preempted allocations", () => {
+    let now = 0;
+    const core = new SchedulerCore(() => now, config().replace("properties: {preemption.delay: 1s}\n            resources: {guaranteed: {vcore: 4}}", "properties: {preemption.delay: 1s, priority.policy: fence}\n            resources: {guaranteed: {vcore: 4}}"));
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: CPU } }]);
+    core.updateApplication({ new: [{ applicationID: "b1", queueName: "root.b", ugi: { user: "bob" } }, { applicationID: "a1", queueName: "root.a", ugi: { user: "alice" } }] });
+    core.updateAllocation({ allocations: [
+      { allocationKey: "v", applicationID: "b1", resourcePerAlloc: { vcore: CPU }, nodeID: "n1", allocationTags: { creationTime: "1" }, originator: true },
+      { allocationKey: "p", applicationID: "a1", resourcePerAlloc: { vcore: CPU }, allocationTags: { creationTime: "10" } },
+    ] });
+    now = 11_000;
+    expect(preempting(core.scheduleResults())).toHaveLength(1);
+    expect(partitionInfo(core.partitionView()!)).toMatchObject({ preemptionEnabled: true, quotaPreemptionEnabled: false });
+    expect(queueInfo(core.queueView("root.b")!)).toMatchObject({ preemptionEnabled: true, isPreemptionFence: false, preemptingResource: { vcore: CPU } });
+    expect(queueInfo(core.queueView("root.a")!)).toMatchObject({ isPreemptionFence: false, isPriorityFence: true });
+    const b1 = core.applicationViews("active").find((a) => a.id === "b1")!;
+    expect(allocationInfo(b1.allocations[0]!, { tags: () => undefined, maxUsed: () => undefined })).toMatchObject({ allocationKey: "v", preempted: true, originator: true });
+
+    const off = new SchedulerCore(() => 0, config({ enabled: false }));
+    expect(partitionInfo(off.partitionView()!).preemptionEnabled).toBe(false);
+    expect(queueInfo(off.queueView("root.b")!).preemptionEnabled).toBe(false);
+  });
+});

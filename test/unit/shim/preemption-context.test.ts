@@ -1,0 +1,118 @@
+/**
+ * Preemption through the shim (ShimContext against a real SchedulerCore): the pod flags reach the core's asks
+ * (`allow-preemption` on the pod or its PriorityClass, `preemptionPolicy: Never`, originator), a preemption becomes
+ * evictions with the `Preempted` text naming the preemptor, its queue and the rules, a refused eviction ends the
+ * preemption, and the preemptor is bound to the reserved node once the victims are gone.
+ */
+import { describe, expect, it } from "vitest";
+import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
+import { type NodeObject, type ShimAction, ShimContext } from "../../../src/scheduler/shim/context.js";
+import type { PodObject } from "../../../src/scheduler/shim/translate.js";
+
+const T0 = Date.parse("2026-01-05T10:00:00Z");
+const CFG = `partitions:
+  - name: default
+    placementrules:
+      - name: provided
+        create: false
+    queues:
+      - name: root
+        submitacl: '*'
+        queues:
+          - name: a
+            resources: {guaranteed: {vcore: 2}}
+            properties: {preemption.delay: 1s}
+          - name: b
+`;
+
+function pod(name: string, o: { queue: string; app: string; created: number; node?: string; annotations?: Record<string, string>; priorityClassName?: string; preemptionPolicy?: string; owners?: { kind: string; uid: string }[] }): PodObject {
+  return {
+    metadata: {
+      name, namespace: "ns", uid: `uid-${name}`, labels: { queue: o.queue, applicationId: o.app },
+      annotations: { "yunikorn.apache.org/user.info": JSON.stringify({ user: "u", groups: [] }), ...(o.annotations ?? {}) },
+      creationTimestamp: new Date(T0 + o.created * 1000).toISOString(),
+      ...(o.owners ? { ownerReferences: o.owners.map((x) => ({ apiVersion: "v1", kind: x.kind, name: x.uid, uid: x.uid })) } : {}),
+    } as PodObject["metadata"],
+    spec: {
+      schedulerName: "yunikorn", containers: [{ name: "c", resources: { requests: { cpu: "1" } } }],
+      ...(o.node ? { nodeName: o.node } : {}),
+      ...(o.priorityClassName ? { priorityClassName: o.priorityClassName } : {}),
+      ...(o.preemptionPolicy ? { preemptionPolicy: o.preemptionPolicy } : {}),
+    } as PodObject["spec"],
+    status: { phase: o.node ? "Running" : "Pending" },
+  };
+}
+const node = (name: string, cpu: string): NodeObject => ({ metadata: { name, uid: `n-${name}` }, spec: {}, status: { allocatable: { cpu, memory: "8Gi", pods: "110" } } });
+const ofKind = <K extends ShimAction["kind"]>(a: ShimAction[], k: K) => a.filter((x): x is Extract<ShimAction, { kind: K }> => x.kind === k);
+
+function setup() {
+  const clock = { now: T0 + 100_000 };
+  const core = new SchedulerCore(() => clock.now, CFG);
+  const ctx = new ShimContext(core, {
+    now: () => clock.now,
+    priorityClassAnnotations: (n): Record<string, string> | undefined => (n === "batch-low" ? { "yunikorn.apache.org/allow-preemption": "false" } : n === "plain" ? {} : undefined),
+  });
+  ctx.syncNode(node("n1", "2"));
+  return { clock, core, ctx };
+}
+
+describe("preemption through the shim", () => {
+  it("sends the pod flags with each ask", () => {
+    const { ctx } = setup();
+    ctx.syncPod(pod("driver", { queue: "root.b", app: "spark", created: 0 }));
+    ctx.syncPod(pod("exec", { queue: "root.b", app: "spark", created: 1, owners: [{ kind: "Pod", uid: "uid-driver" }] }));
+    ctx.syncPod(pod("job-0", { queue: "root.b", app: "job", created: 0, owners: [{ kind: "Job", uid: "job-uid" }] }));
+    ctx.syncPod(pod("pc-optout", { queue: "root.b", app: "x", created: 0, priorityClassName: "batch-low" }));
+    ctx.syncPod(pod("pod-says-true", { queue: "root.b", app: "y", created: 0, priorityClassName: "batch-low", annotations: { "yunikorn.apache.org/allow-preemption": "true" } }));
+    ctx.syncPod(pod("never", { queue: "root.a", app: "z", created: 0, preemptionPolicy: "Never" }));
+    const ask = (n: string) => ctx.tasks.get(`uid-${n}`)!.ask;
+    expect(ask("driver")).toMatchObject({ originator: true, preemptionPolicy: { allowPreemptSelf: true, allowPreemptOther: true } });
+    expect(ask("exec").originator).toBeUndefined();
+    expect(ask("job-0").originator).toBeUndefined();
+    expect(ask("pc-optout").preemptionPolicy).toEqual({ allowPreemptSelf: false, allowPreemptOther: true });
+    expect(ask("pod-says-true").preemptionPolicy).toEqual({ allowPreemptSelf: true, allowPreemptOther: true });
+    expect(ask("never").preemptionPolicy).toEqual({ allowPreemptSelf: true, allowPreemptOther: false });
+  });
+
+  it("evicts the victim with the rule in the Preempted text, binds the preemptor once the victim is gone", () => {
+    const { clock, ctx } = setup();
+    const b0 = pod("b-0", { queue: "root.b", app: "b", created: 0, node: "n1" });
+    const b1 = pod("b-1", { queue: "root.b", app: "b", created: 5, node: "n1" });
+    ctx.syncPod(b0);
+    ctx.syncPod(b1);
+    const a0 = pod("a-0", { queue: "root.a", app: "a", created: 100 });
+    ctx.syncPod(a0);
+    expect(ofKind(ctx.schedule(), "evict")).toEqual([]); // the delay (1 s) has not passed
+    clock.now += 1000;
+    const actions = ctx.schedule();
+    const [evict] = ofKind(actions, "evict");
+    expect(evict).toMatchObject({ pod: { name: "b-1" }, queue: "root.b", preemptor: { pod: { name: "a-0" }, queue: "root.a", applicationId: expect.any(String) } });
+    expect(evict!.message).toBe(
+      "Preempted by pod ns/a-0 of application a for queue root.a: queue root.b is above its guarantee (no guarantee of its own, used cpu 2, pods 2) " +
+      "and stays at or above it; priority 0 is not above the preemptor's 0; frees room on node n1",
+    );
+    expect(ofKind(actions, "event").map((e) => [e.object.name, e.reason])).toEqual([["a-0", "Preempting"]]);
+    expect(ofKind(actions, "preempting")).toEqual([{ kind: "preempting", applicationId: "a", allocationKey: "uid-a-0", queue: "root.a", nodeId: "n1", victims: ["uid-b-1"] }]);
+    expect(ofKind(ctx.schedule(), "bind")).toEqual([]);
+    // the eviction went through: the pod is deleted
+    ctx.deletePod(b1);
+    expect(ofKind(ctx.schedule(), "bind")).toMatchObject([{ pod: { name: "a-0" }, node: "n1" }]);
+  });
+
+  it("a refused eviction releases the reservation and warns on the preemptor", () => {
+    const { clock, core, ctx } = setup();
+    ctx.syncPod(pod("b-0", { queue: "root.b", app: "b", created: 0, node: "n1" }));
+    ctx.syncPod(pod("b-1", { queue: "root.b", app: "b", created: 5, node: "n1" }));
+    ctx.syncPod(pod("a-0", { queue: "root.a", app: "a", created: 100 }));
+    clock.now += 1000;
+    const [evict] = ofKind(ctx.schedule(), "evict");
+    const out = ctx.evictionRefused(evict!, "429 Cannot evict pod as it would violate the pod's disruption budget.");
+    expect(out).toEqual([{
+      kind: "event", object: { kind: "Pod", namespace: "ns", name: "a-0", uid: "uid-a-0" }, type: "Warning", reason: "PreemptionBlocked",
+      message: "Eviction of ns/b-1 was refused (429 Cannot evict pod as it would violate the pod's disruption budget.); the node reservation is released and preemption is tried again later without that pod",
+    }]);
+    expect(core.partitions.get("default")!.reservationList()).toEqual([]);
+    clock.now += 15_000;
+    expect(ofKind(ctx.schedule(), "evict").map((e) => e.pod.name)).toEqual(["b-0"]);
+  });
+});
