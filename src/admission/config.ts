@@ -12,6 +12,7 @@
  * Parsing is pure: {@link parseAdmissionConfig} returns a frozen config or the list of every bad key with its value
  * and source; the caller keeps the last good config on error.
  */
+import { CONF_SCHEDULER_USER, defaultSchedulerUser } from "../yunikorn/scheduler-identity.js";
 import { DEFAULT_QUEUE, DEFAULT_SCHEDULER_NAME, DEFAULT_USER_LABEL_KEY } from "../yunikorn/constants.js";
 
 /** A compiled comma-separated regex list (unanchored search, as Go's `MatchString`). */
@@ -48,6 +49,11 @@ export interface AdmissionConfig {
   readonly systemUsers: RegexList;
   readonly externalUsers: RegexList;
   readonly externalGroups: RegexList;
+  /**
+   * `service.schedulerUser`: the scheduler's own user, the only requester besides trusted controllers that may set
+   * `internal.yunikorn.apache.org/placeholder` (default `system:serviceaccount:<namespace>:corral-scheduler`).
+   */
+  readonly schedulerUser: string;
   /** Legacy user label key (design 002 "Backwards compatibility"). */
   readonly userLabelKey: string;
   /** `<policyGroup>.yaml` holds the queue configuration. */
@@ -71,7 +77,7 @@ export interface AdmissionConfig {
   readonly webhookTimeoutSeconds: number;
 }
 
-type KeyKind = "string" | "bool" | "regexList" | "queue" | "dnsLabel" | "dnsSubdomain" | "hostPort" | "level" | "labelKey" | "millis" | "failurePolicy" | "statusPolicy" | "seconds";
+type KeyKind = "string" | "optionalString" | "bool" | "regexList" | "queue" | "dnsLabel" | "dnsSubdomain" | "hostPort" | "level" | "labelKey" | "millis" | "failurePolicy" | "statusPolicy" | "seconds";
 
 interface KeySpec {
   field: keyof AdmissionConfig;
@@ -181,6 +187,10 @@ export const ADMISSION_CONFIG_KEYS: Readonly<Record<string, KeySpec>> = {
     field: "externalGroups", kind: "regexList", default: "", env: ["ADMISSION_CONTROLLER_EXTERNAL_GROUPS"],
     doc: "comma-separated regexes of groups whose members may set user.info",
   },
+  [CONF_SCHEDULER_USER]: {
+    field: "schedulerUser", kind: "optionalString", default: "", env: ["ADMISSION_CONTROLLER_SCHEDULER_USER"],
+    doc: "the scheduler's own user (its ServiceAccount): besides trusted controllers the only requester that may set internal.yunikorn.apache.org/placeholder on pods and pod templates; empty: system:serviceaccount:<namespace>:corral-scheduler",
+  },
   "service.userLabelKey": {
     field: "userLabelKey", kind: "labelKey", default: DEFAULT_USER_LABEL_KEY, env: ["USER_LABEL_KEY"],
     doc: "legacy user label, honoured only with bypassAuth (deprecated, logged at WARN)",
@@ -273,6 +283,8 @@ function parseValue(kind: KeyKind, value: string): unknown {
     case "string":
       if (value.trim() === "") throw new Error("must not be empty");
       return value;
+    case "optionalString":
+      return value.trim();
     case "bool":
       if (TRUE_WORDS.has(value.trim())) return true;
       if (FALSE_WORDS.has(value.trim())) return false;
@@ -366,6 +378,7 @@ export function parseAdmissionConfig(
       errors.push({ key, value, source, message: (err as Error).message });
     }
   }
+  if (out.schedulerUser === "") out.schedulerUser = defaultSchedulerUser(out.namespace as string);
   if (!DNS_LABEL.test(out.namespace as string)) {
     errors.push({ key: "NAMESPACE", value: out.namespace as string, source: "env", message: "must be a namespace name" });
   }

@@ -28,6 +28,7 @@ import { userInfoStep } from "./identity.js";
 import { shouldLabelNamespace, shouldProcessNamespace } from "./namespaces.js";
 import { decodePod, isValidLabelValue } from "../webhook/objects.js";
 import { isMirrorPod, presetNodeNameRefusal } from "./placement.js";
+import { placeholderFlagRefusal } from "./placeholder.js";
 import { type PatchOp, addAt, withEntries } from "../webhook/json-patch.js";
 
 const nonEmpty = (v: string | undefined): v is string => v !== undefined && v !== "";
@@ -131,6 +132,9 @@ export function mutatePodCreate(req: PodRequest, ctx: DecisionContext): Decision
 
   const ui = userInfoStep(cfg, req.userInfo, annotations, labels, what);
   if (!ui.ok) return refuse(ui.message, ui.code);
+  // everywhere, as user.info: a bypassed namespace's pod can still name the scheduler
+  const flagRefusal = placeholderFlagRefusal(cfg, req.userInfo, { after: annotations }, what);
+  if (flagRefusal) return refuse(flagRefusal, 403);
 
   const mirror = isMirrorPod(annotations, req.userInfo);
   const nsInfo = lookups.namespace(namespace);
@@ -166,9 +170,11 @@ export function mutatePodCreate(req: PodRequest, ctx: DecisionContext): Decision
 
 /**
  * Validation of a Pod UPDATE (design 002 "Annotation mutation"): adding, changing or removing
- * `yunikorn.apache.org/user.info` is denied whoever asks; nothing else is checked and nothing is patched.
+ * `yunikorn.apache.org/user.info` is denied whoever asks; adding, changing or removing
+ * `internal.yunikorn.apache.org/placeholder` is denied unless the scheduler or a trusted controller asks
+ * (placeholder.ts); nothing else is checked and nothing is patched.
  */
-export function validatePodUpdate(req: PodRequest): Decision {
+export function validatePodUpdate(req: PodRequest, cfg: AdmissionConfig): Decision {
   const next = decodePod(req.object);
   if (!next.ok) return refuse(next.error, 400);
   if (req.oldObject === undefined || req.oldObject === null) {
@@ -185,5 +191,9 @@ export function validatePodUpdate(req: PodRequest): Decision {
       403,
     );
   }
+  const namespace = req.namespace || next.pod.metadata.namespace || "default";
+  const what = `pod ${namespace}/${next.pod.metadata.name ?? ""}`;
+  const flagRefusal = placeholderFlagRefusal(cfg, req.userInfo, { before: prev.pod.metadata.annotations ?? {}, after: next.pod.metadata.annotations ?? {} }, what);
+  if (flagRefusal) return refuse(flagRefusal, 403);
   return allow();
 }

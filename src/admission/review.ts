@@ -22,10 +22,10 @@ export function decide(request: AdmissionRequest, cfg: AdmissionConfig, lookups:
   const op = request.operation;
   if (kind === "Pod" && request.subResource === undefined) {
     if (op === "CREATE") return mutatePodCreate(request, ctx);
-    if (op === "UPDATE") return validatePodUpdate(request);
+    if (op === "UPDATE") return validatePodUpdate(request, cfg);
     return allow();
   }
-  if (kind === "Pod" && request.subResource === "status" && op === "UPDATE") return validatePodUpdate(request);
+  if (kind === "Pod" && request.subResource === "status" && op === "UPDATE") return validatePodUpdate(request, cfg);
   if (isWorkloadKind(kind) && request.subResource === undefined) {
     if (op === "CREATE") return mutateWorkloadCreate(request, ctx);
     if (op === "UPDATE") return mutateWorkloadUpdate(request, ctx);
@@ -38,8 +38,8 @@ export function decide(request: AdmissionRequest, cfg: AdmissionConfig, lookups:
  * metadata — user.info included — since the API server only restores spec and ownerReferences from the stored pod.
  * Anything else sent here is allowed untouched (a validating webhook never patches).
  */
-export function validatePodStatus(request: AdmissionRequest): Decision {
-  if (request.kind.kind === "Pod" && request.subResource === "status" && request.operation === "UPDATE") return validatePodUpdate(request);
+export function validatePodStatus(request: AdmissionRequest, cfg: AdmissionConfig): Decision {
+  if (request.kind.kind === "Pod" && request.subResource === "status" && request.operation === "UPDATE") return validatePodUpdate(request, cfg);
   return allow();
 }
 

@@ -37,6 +37,7 @@ import { parseUserInfoAnnotation, userInfoAnnotationValue } from "../yunikorn/us
 import { shouldProcessNamespace } from "./namespaces.js";
 import { type ObjectMeta, decodeMeta, decodeTemplateSpec } from "../webhook/objects.js";
 import { presetNodeNameRefusal } from "./placement.js";
+import { placeholderFlagRefusal } from "./placeholder.js";
 import { addAt, withEntries } from "../webhook/json-patch.js";
 import { isObject } from "../util/objects.js";
 
@@ -119,6 +120,8 @@ export function mutateWorkloadCreate(req: WorkloadRequest, ctx: DecisionContext)
   // process would otherwise reach pods through the trusted controller that creates them.
   const ui = userInfoStep(cfg, req.userInfo, annotations, labels, what);
   if (!ui.ok) return refuse(ui.message, ui.code);
+  const flagRefusal = placeholderFlagRefusal(cfg, req.userInfo, { after: annotations }, `pod template of ${what}`);
+  if (flagRefusal) return refuse(flagRefusal, 403);
   if (!templateRouted(cfg, lookups, namespace, t)) return allow();
   const nodeRefusal = presetNodeNameRefusal(cfg, req.userInfo, t.nodeName, `pod template of ${what}`);
   if (nodeRefusal) return refuse(nodeRefusal, 403);
@@ -150,6 +153,8 @@ export function mutateWorkloadUpdate(req: WorkloadRequest, ctx: DecisionContext)
     const parsed = parseUserInfoAnnotation(after);
     if (!parsed.ok) return refuse(parsed.error.message, 400);
   }
+  const flagRefusal = placeholderFlagRefusal(cfg, req.userInfo, { before: prev.meta.annotations ?? {}, after: next.meta.annotations ?? {} }, `pod template of ${what}`);
+  if (flagRefusal) return refuse(flagRefusal, 403);
   const routed = templateRouted(cfg, lookups, namespace, next) || templateRouted(cfg, lookups, namespace, prev);
   if (!routed) return allow();
   if (next.nodeName !== prev.nodeName) {

@@ -272,7 +272,7 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
     ready: () => !managed || managed.reconciles > 0,
     routes: [
       { path: MUTATE_PATH, name: "mutate", decide: (r) => decide(r, store.current, finalLookups) },
-      { path: VALIDATE_PODS_PATH, name: "validate-pods", decide: validatePodStatus },
+      { path: VALIDATE_PODS_PATH, name: "validate-pods", decide: (r) => validatePodStatus(r, store.current) },
       {
         path: VALIDATE_CONF_PATH,
         name: "validate-conf",

@@ -22,6 +22,7 @@ import { json, readBody, startRestServer } from "../scheduler/rest/server.js";
 import { flattenConfigMaps } from "../yunikorn/config-maps.js";
 import { queuesYamlOf } from "../scheduler/shim/config.js";
 import { DEFAULT_GANG_CONFIG, parseGangConfig } from "../scheduler/shim/gang/config.js";
+import { defaultSchedulerUser } from "../yunikorn/scheduler-identity.js";
 import { type PodRef, type SchedulingMode, ShimContext, type ShimAction } from "../scheduler/shim/context.js";
 import { bindErrorOutcome, filterReply, parseFilterArgs } from "../scheduler/shim/extender.js";
 import type { PodObject } from "../scheduler/shim/translate.js";
@@ -484,9 +485,9 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     // Recovery (reference §3.4): config, nodes, then pods oldest first; nothing is scheduled until all are in.
     reloadConfig();
     // Gang keys are read once at start, as upstream (a bad value: logged, the defaults stay)
-    const gang = parseGangConfig(flattenConfigMaps([configMaps.get(DEFAULT_CONFIGMAP_NAME, o.namespace), configMaps.get(CONFIGMAP_NAME, o.namespace)]));
+    const gang = parseGangConfig(flattenConfigMaps([configMaps.get(DEFAULT_CONFIGMAP_NAME, o.namespace), configMaps.get(CONFIGMAP_NAME, o.namespace)]), { namespace: o.namespace });
     if (!gang.ok) log.error({ errors: gang.errors }, "gang scheduling configuration rejected; the defaults stay in force");
-    const gangConfig = gang.ok ? gang.config : DEFAULT_GANG_CONFIG;
+    const gangConfig = gang.ok ? gang.config : { ...DEFAULT_GANG_CONFIG, schedulerUser: defaultSchedulerUser(o.namespace) };
     ctx.setGangConfig(o.placeholderImage ? { ...gangConfig, placeholder: { ...gangConfig.placeholder, image: o.placeholderImage } } : gangConfig);
     const t0 = Date.now();
     run(ctx.syncAll(nodes.list(), pods.list() as PodObject[]));

@@ -26,6 +26,12 @@ export const CANONICAL_LABEL_QUEUE_NAME = "yunikorn.apache.org/queue";
 /** Label set when the application id was generated (design 000; removed upstream in YUNIKORN-2484). */
 export const LABEL_DISABLE_STATE_AWARE = "disableStateAware";
 
+/**
+ * Set to `"true"` on placeholder pods only (internal prefix since YUNIKORN-2503). corral: only the scheduler and
+ * trusted controllers may set it (admission/placeholder.ts, yunikorn/scheduler-identity.ts).
+ */
+export const ANNOTATION_PLACEHOLDER_FLAG = "internal.yunikorn.apache.org/placeholder";
+
 /** User and groups of the submitter, as JSON `{"user": string, "groups": string[]}` (design 002). */
 export const ANNOTATION_USER_INFO = "yunikorn.apache.org/user.info";
 /** Legacy user label (design 002 "Backwards compatibility"); the key is configurable. */

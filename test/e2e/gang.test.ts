@@ -110,7 +110,9 @@ beforeAll(async () => {
     core().deleteNamespacedPod({ name: p.metadata!.name!, namespace: p.metadata!.namespace!, gracePeriodSeconds: 0 }).catch(() => undefined)));
   await prepareNamespace(admin, CONF_NS, []);
   await prepareNamespace(admin, NS, []);
-  const body = { metadata: { name: "yunikorn-configs", namespace: CONF_NS }, data: { "queues.yaml": QUEUES } };
+  // No admission controller in this file, so no pod carries user.info (user "nobody"): the scheduler is told that
+  // its own placeholders are nobody's (service.schedulerUser), as it would otherwise schedule them as ordinary pods.
+  const body = { metadata: { name: "yunikorn-configs", namespace: CONF_NS }, data: { "queues.yaml": QUEUES, "service.schedulerUser": "nobody" } };
   await core().createNamespacedConfigMap({ namespace: CONF_NS, body }).catch(() => core().replaceNamespacedConfigMap({ name: "yunikorn-configs", namespace: CONF_NS, body }));
   await createFakeNodes(admin, NODES, 4, { cpu: "4", memory: "16Gi", pods: "110" });
   sched = await startScheduler();

@@ -155,6 +155,8 @@ beforeAll(async () => {
       ADMISSION_CONTROLLER_DEFAULT_QUEUE: "",
       ADMISSION_CONTROLLER_BYPASS_NAMESPACES: `^kube-system$,^${PLAIN_NS}$`,
       SCHEDULER_SERVICE_ADDRESS: `127.0.0.1:${sched.port}`,
+      // the deployed scheduler of the RBAC test creates placeholders; only it may (service.schedulerUser)
+      ADMISSION_CONTROLLER_SCHEDULER_USER: `system:serviceaccount:${DEPLOY_NS}:corral-scheduler`,
     },
   });
 }, 300_000);

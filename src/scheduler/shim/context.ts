@@ -28,8 +28,9 @@ import type { V1Pod } from "@kubernetes/client-node";
 import { allocationOf as resultAllocation } from "../core/allocation-result.js";
 import { DEFAULT_GANG_CONFIG, type GangConfig } from "./gang/config.js";
 import { gangEvents, reservationTimeoutPodStatus } from "./gang/events.js";
-import { type GangSpec, findTaskGroup, gangSpecOf, isPlaceholder, taskGroupNameOf } from "./gang/membership.js";
+import { type GangSpec, findTaskGroup, gangSpecOf, isPlaceholder, isTrustedPlaceholder, taskGroupNameOf } from "./gang/membership.js";
 import { type OriginatorPod, buildPlaceholder, placeholderNonce } from "./gang/placeholder.js";
+import { ANNOTATION_PLACEHOLDER_FLAG } from "./gang/constants.js";
 import { placeholderTimeoutMs } from "./gang/policy-parameters.js";
 import { gangReservation, placeholdersToCreate } from "./gang/reservation.js";
 import { reservationStart } from "./gang/timeout.js";
@@ -381,6 +382,7 @@ export class ShimContext {
     Object.assign(app.tags!, namespaceTags(this.o.namespaceAnnotations?.(app.tags?.namespace ?? "default") ?? {}));
     const task: Task = { pod: ref, appId, podAppId: key.applicationId, user: key.user, ask, app, state: "Asked" };
     const out: ShimAction[] = resolved.notJoined ? this.notJoinedActions(task, resolved.notJoined) : [];
+    if (isPlaceholder(pod) && !this.trustedPlaceholder(pod)) out.push(this.untrustedPlaceholderEvent(task));
     out.push(...this.gangOfTask(task, pod));
     this.tasks.set(ref.uid, task);
     const ensured = this.ensureApp(app, task.gang);
@@ -818,7 +820,7 @@ export class ShimContext {
   private gangOfTask(task: Task, pod: PodObject): ShimAction[] {
     const cfg = { disableGangScheduling: this.gangConfig.disableGangScheduling };
     const out: ShimAction[] = [];
-    const placeholder = isPlaceholder(pod);
+    const placeholder = this.trustedPlaceholder(pod);
     const group = taskGroupNameOf(pod, cfg);
     if (placeholder) task.ask.placeholder = true;
     if (group) task.ask.taskGroupName = group;
@@ -842,18 +844,30 @@ export class ShimContext {
   }
 
   /**
-   * The task of the pod that owns placeholder `pod`: a placeholder (annotation) owned by a pod of the same namespace
-   * whose application id is the one the placeholder names. Such a placeholder joins that pod's application whatever
-   * its own `user.info` says (the admission controller stamps the scheduler's account on the pods it creates).
+   * The task of the pod that owns placeholder `pod`: a placeholder the scheduler created (annotation and user.info
+   * user `service.schedulerUser`, see isTrustedPlaceholder) owned by a pod of the same namespace whose application id
+   * is the one the placeholder names. Such a placeholder joins that pod's application, charged to that pod's user.
+   * A pod flagged as placeholder by anyone else joins nothing: it is its own user's ordinary pod.
    */
   private placeholderOwner(pod: PodObject, podAppId: string): Task | undefined {
-    if (!isPlaceholder(pod)) return undefined;
+    if (!this.trustedPlaceholder(pod)) return undefined;
     const refs = (pod as OriginatorPod).metadata?.ownerReferences ?? [];
     for (const r of refs) {
       const t = r.kind === "Pod" && r.uid ? this.tasks.get(r.uid) : undefined;
       if (t && t.pod.namespace === (pod.metadata?.namespace ?? "default") && t.podAppId === podAppId && this.gangs.has(t.appId)) return t;
     }
     return undefined;
+  }
+
+  /** A placeholder the scheduler created (membership.ts isTrustedPlaceholder with `service.schedulerUser`). */
+  private trustedPlaceholder(pod: PodObject): boolean {
+    return isTrustedPlaceholder(pod, this.gangConfig.schedulerUser);
+  }
+
+  /** Warning on a pod flagged as placeholder by someone other than the scheduler: it runs as an ordinary pod. */
+  private untrustedPlaceholderEvent(task: Task): ShimAction {
+    const message = `pod ${task.pod.namespace}/${task.pod.name} is flagged as a placeholder (${ANNOTATION_PLACEHOLDER_FLAG}) but was not created by the scheduler (user ${task.user}, not ${this.gangConfig.schedulerUser}): it is scheduled as an ordinary pod of user ${task.user}`;
+    return { kind: "event", object: podObject(task.pod), type: "Warning", reason: "PlaceholderNotTrusted", message };
   }
 
   private gangEvent(pod: PodRef, e: { type: "Normal" | "Warning"; reason: string; action: string; message: string }): ShimAction {
@@ -915,7 +929,7 @@ export class ShimContext {
           for (let i = 0; i < count; i++) {
             const pod = buildPlaceholder({
               originator: g.originator, applicationId: g.podAppId, queue: g.queue ?? "", taskGroup, gang: g.spec, nonce: placeholderNonce(random),
-              schedulerName: this.schedulerName, config: this.gangConfig.placeholder,
+              schedulerName: this.schedulerName, config: this.gangConfig.placeholder, schedulerUser: this.gangConfig.schedulerUser,
             });
             out.push({ kind: "createPod", pod, owner: originator });
           }

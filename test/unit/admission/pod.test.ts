@@ -397,21 +397,21 @@ describe("pods/status UPDATE (validate-pods)", () => {
   it("a status write that changes user.info is refused, whoever asks", () => {
     const forged = pod({ annotations: { [UI]: '{"user":"bob"}' } });
     for (const who of [NODE, RS_CONTROLLER, { username: "admin", groups: ["system:masters"] }]) {
-      const d = validatePodStatus(status(forged, who));
+      const d = validatePodStatus(status(forged, who), cfg);
       expect(d.allowed).toBe(false);
       expect(d.message).toMatch(/^user info annotation change is not allowed: changing yunikorn.apache.org\/user.info/);
     }
-    expect(validatePodStatus(status(pod(), NODE)).message).toMatch(/removing/);
+    expect(validatePodStatus(status(pod(), NODE), cfg).message).toMatch(/removing/);
   });
 
   it("a kubelet-style status write (metadata unchanged) is allowed without a patch", () => {
     const next = structuredClone(stored);
     (next as { status: Record<string, unknown> }).status = { phase: "Running", conditions: [{ type: "Ready", status: "True" }] };
-    expect(validatePodStatus(status(next, NODE))).toMatchObject({ allowed: true, ops: [] });
+    expect(validatePodStatus(status(next, NODE), cfg)).toMatchObject({ allowed: true, ops: [] });
   });
 
   it("anything else sent to validate-pods is allowed untouched", () => {
-    expect(validatePodStatus(podCreate(pod()))).toMatchObject({ allowed: true, ops: [] });
+    expect(validatePodStatus(podCreate(pod()), cfg)).toMatchObject({ allowed: true, ops: [] });
     // the mutate path routes a status update the same way
     expect(review(status(pod({ annotations: { [UI]: '{"user":"bob"}' } }), NODE), cfg, EMPTY_LOOKUPS).allowed).toBe(false);
   });

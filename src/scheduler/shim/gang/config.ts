@@ -16,6 +16,7 @@ import {
   CONF_PLACEHOLDER_RUN_AS_USER,
   DEFAULT_PLACEHOLDER_IMAGE,
 } from "./constants.js";
+import { CONF_SCHEDULER_USER, defaultSchedulerUser } from "../../../yunikorn/scheduler-identity.js";
 
 /** How placeholder pods are built. A cluster without internet access needs `image` in a registry it can reach. */
 export interface PlaceholderConfig {
@@ -30,18 +31,25 @@ export interface PlaceholderConfig {
 export interface GangConfig {
   disableGangScheduling: boolean;
   placeholder: PlaceholderConfig;
+  /**
+   * `service.schedulerUser`: the user.info user of placeholders the scheduler created (the admission controller
+   * stamps the creator). A pod flagged as placeholder by anyone else is an ordinary pod of its own user.
+   */
+  schedulerUser: string;
 }
 
 export const DEFAULT_GANG_CONFIG: Readonly<GangConfig> = Object.freeze({
   disableGangScheduling: false,
   placeholder: Object.freeze({ image: DEFAULT_PLACEHOLDER_IMAGE }),
+  schedulerUser: defaultSchedulerUser(),
 });
 
 /**
  * The gang keys of a flat configuration map (other keys are ignored).
+ * @param o.namespace the scheduler's namespace, for the default `service.schedulerUser` (default `corral`)
  * @returns the configuration, or every bad key with its value (`service.placeholderRunAsUser: must be an integer ≥ 0, got "root"`)
  */
-export function parseGangConfig(flat: Readonly<Record<string, string>>): { ok: true; config: GangConfig } | { ok: false; errors: string[] } {
+export function parseGangConfig(flat: Readonly<Record<string, string>>, o: { namespace?: string } = {}): { ok: true; config: GangConfig } | { ok: false; errors: string[] } {
   const errors: string[] = [];
   const bad = (key: string, need: string) => errors.push(`${key}: ${need}, got ${JSON.stringify(flat[key])}`);
   let disableGangScheduling = false;
@@ -64,5 +72,6 @@ export function parseGangConfig(flat: Readonly<Record<string, string>>): { ok: t
     const n = Number(v);
     if (n !== 0) placeholder[field] = n;
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, config: { disableGangScheduling, placeholder } };
+  const schedulerUser = flat[CONF_SCHEDULER_USER]?.trim() || defaultSchedulerUser(o.namespace);
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, config: { disableGangScheduling, placeholder, schedulerUser } };
 }

@@ -14,8 +14,8 @@ export const ANNOTATION_TASK_GROUPS = "yunikorn.apache.org/task-groups";
 export const ANNOTATION_TASK_GROUP_NAME = "yunikorn.apache.org/task-group-name";
 /** Pod annotation: `placeholderTimeoutInSeconds=N gangSchedulingStyle=Soft|Hard`. */
 export const ANNOTATION_SCHEDULING_POLICY_PARAMETERS = "yunikorn.apache.org/schedulingPolicyParameters";
-/** Set to `"true"` on placeholder pods only (internal prefix since YUNIKORN-2503). */
-export const ANNOTATION_PLACEHOLDER_FLAG = "internal.yunikorn.apache.org/placeholder";
+/** Set to `"true"` on placeholder pods only (see yunikorn/constants.ts). */
+export { ANNOTATION_PLACEHOLDER_FLAG } from "../../../yunikorn/constants.js";
 
 /** The annotations this module reads, for typed problems. */
 export type GangAnnotation = typeof ANNOTATION_TASK_GROUPS | typeof ANNOTATION_TASK_GROUP_NAME | typeof ANNOTATION_SCHEDULING_POLICY_PARAMETERS;

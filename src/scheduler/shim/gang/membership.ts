@@ -8,7 +8,7 @@
  * run unchanged on YuniKorn). See docs/gang-scheduling.md.
  */
 import { parseGoBool } from "../../../util/go-strconv.js";
-import type { PodObject } from "../translate.js";
+import { type PodObject, identityOf } from "../translate.js";
 import { ANNOTATION_PLACEHOLDER_FLAG, ANNOTATION_SCHEDULING_POLICY_PARAMETERS, ANNOTATION_TASK_GROUP_NAME, ANNOTATION_TASK_GROUPS } from "./constants.js";
 import { type IgnoredParameter, type SchedulingPolicyParameters, parseSchedulingPolicyParameters } from "./policy-parameters.js";
 import { type TaskGroup, type TaskGroupsProblem, parseTaskGroups } from "./task-groups.js";
@@ -60,6 +60,15 @@ export function taskGroupNameOf(pod: PodObject, o: GangOptions = {}): string | u
 export function isPlaceholder(pod: PodObject): boolean {
   const v = pod.metadata?.annotations?.[ANNOTATION_PLACEHOLDER_FLAG];
   return v !== undefined && parseGoBool(v) === true;
+}
+
+/**
+ * True for a placeholder the scheduler itself created: the placeholder flag AND user.info user `schedulerUser`
+ * (`service.schedulerUser`; the admission controller stamps the creator and refuses the flag from anyone else). A
+ * pod another user flagged — e.g. created while the admission webhook was down — is an ordinary pod of its own user.
+ */
+export function isTrustedPlaceholder(pod: PodObject, schedulerUser: string): boolean {
+  return isPlaceholder(pod) && identityOf(pod).user === schedulerUser;
 }
 
 /** Which task group a pod belongs to. */

@@ -21,7 +21,7 @@ import {
   PLACEHOLDER_RESTART_POLICY,
 } from "./constants.js";
 import type { GangSpec } from "./membership.js";
-import { isPlaceholder } from "./membership.js";
+import { isTrustedPlaceholder } from "./membership.js";
 import type { TaskGroup } from "./task-groups.js";
 
 /** The originating pod: the fields a placeholder takes from it. */
@@ -58,10 +58,12 @@ export function placeholderName(applicationId: string, taskGroupName: string, no
 
 /**
  * Owner references of an application's placeholders (getOwnerReference): the originating pod as a non-controller
- * owner that blocks its deletion; when the pod seen first is itself a placeholder (recovery), its own references.
+ * owner that blocks its deletion; when the pod seen first is itself a placeholder the scheduler created (recovery;
+ * user.info user `schedulerUser`), its own references. A pod anyone else flagged as placeholder owns its placeholders
+ * itself: its owner references (perhaps another user's pod) are not handed on.
  */
-export function placeholderOwnerReferences(pod: OriginatorPod): V1OwnerReference[] {
-  if (isPlaceholder(pod)) return [...(pod.metadata?.ownerReferences ?? [])];
+export function placeholderOwnerReferences(pod: OriginatorPod, schedulerUser: string): V1OwnerReference[] {
+  if (isTrustedPlaceholder(pod, schedulerUser)) return [...(pod.metadata?.ownerReferences ?? [])];
   return [{ apiVersion: "v1", kind: "Pod", name: pod.metadata?.name ?? "", uid: pod.metadata?.uid ?? "", controller: false, blockOwnerDeletion: true }];
 }
 
@@ -79,6 +81,8 @@ export interface PlaceholderOptions {
   /** `spec.schedulerName` (the scheduler's own name). */
   schedulerName: string;
   config: PlaceholderConfig;
+  /** `service.schedulerUser`: whose placeholders are the scheduler's own (placeholderOwnerReferences). */
+  schedulerUser: string;
 }
 
 /**
@@ -87,7 +91,7 @@ export interface PlaceholderOptions {
  *  - labels: the group's, then `yunikorn.apache.org/app-id` and `yunikorn.apache.org/queue` (these win);
  *  - annotations: the group's, then `internal.yunikorn.apache.org/placeholder: "true"`, the task group name, and the
  *    task-groups and schedulingPolicyParameters annotations as written (when not empty), for recovery;
- *  - owner references: `placeholderOwnerReferences(originator)`;
+ *  - owner references: `placeholderOwnerReferences(originator, schedulerUser)`;
  *  - one container `pause` (configured image, IfNotPresent) with requests = limits = `minResource`;
  *  - the group's nodeSelector, tolerations, affinity, topologySpreadConstraints; the originator's
  *    priorityClassName and imagePullSecrets; restartPolicy Never; terminationGracePeriodSeconds 0; no host network;
@@ -110,7 +114,7 @@ export function buildPlaceholder(o: PlaceholderOptions): V1Pod {
       namespace: o.originator.metadata?.namespace || "default",
       labels: { ...tg.labels, [CANONICAL_LABEL_APPLICATION_ID]: o.applicationId, [CANONICAL_LABEL_QUEUE_NAME]: o.queue },
       annotations,
-      ownerReferences: placeholderOwnerReferences(o.originator),
+      ownerReferences: placeholderOwnerReferences(o.originator, o.schedulerUser),
     },
     spec: {
       securityContext: {

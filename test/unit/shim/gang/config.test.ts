@@ -3,8 +3,8 @@ import { DEFAULT_GANG_CONFIG, parseGangConfig } from "../../../../src/scheduler/
 
 describe("parseGangConfig", () => {
   it("defaults: gang scheduling on, upstream's pause image, no ids", () => {
-    expect(parseGangConfig({})).toEqual({ ok: true, config: { disableGangScheduling: false, placeholder: { image: "registry.k8s.io/pause:3.7" } } });
-    expect(DEFAULT_GANG_CONFIG).toEqual({ disableGangScheduling: false, placeholder: { image: "registry.k8s.io/pause:3.7" } });
+    expect(parseGangConfig({})).toEqual({ ok: true, config: { disableGangScheduling: false, placeholder: { image: "registry.k8s.io/pause:3.7" }, schedulerUser: "system:serviceaccount:corral:corral-scheduler" } });
+    expect(DEFAULT_GANG_CONFIG).toEqual({ disableGangScheduling: false, placeholder: { image: "registry.k8s.io/pause:3.7" }, schedulerUser: "system:serviceaccount:corral:corral-scheduler" });
   });
   it("upstream's keys (pkg/conf/schedulerconf.go): image from a mirror, ids, gang scheduling off", () => {
     expect(parseGangConfig({
@@ -14,11 +14,11 @@ describe("parseGangConfig", () => {
       "service.placeholderRunAsGroup": "3000",
       "service.placeholderFsGroup": "2000",
       "queues.yaml": "partitions: []",
-    })).toEqual({ ok: true, config: { disableGangScheduling: true, placeholder: { image: "mirror.internal:5000/pause:3.9", runAsUser: 1000, runAsGroup: 3000, fsGroup: 2000 } } });
+    })).toEqual({ ok: true, config: { disableGangScheduling: true, placeholder: { image: "mirror.internal:5000/pause:3.9", runAsUser: 1000, runAsGroup: 3000, fsGroup: 2000 }, schedulerUser: "system:serviceaccount:corral:corral-scheduler" } });
   });
   it("0 and empty ids are unset (upstream only applies non-zero ids); an empty image is the default", () => {
     expect(parseGangConfig({ "service.placeholderRunAsUser": "0", "service.placeholderFsGroup": "", "service.placeholderImage": " " }))
-      .toEqual({ ok: true, config: { disableGangScheduling: false, placeholder: { image: "registry.k8s.io/pause:3.7" } } });
+      .toEqual({ ok: true, config: { disableGangScheduling: false, placeholder: { image: "registry.k8s.io/pause:3.7" }, schedulerUser: "system:serviceaccount:corral:corral-scheduler" } });
     expect(parseGangConfig({ "service.disableGangScheduling": "F" })).toMatchObject({ ok: true, config: { disableGangScheduling: false } });
   });
   it("bad values: every key named with its value", () => {
@@ -38,5 +38,12 @@ describe("parseGangConfig", () => {
         'service.placeholderFsGroup: must be an integer ≥ 0, got "1.5"',
       ],
     });
+  });
+});
+
+describe("service.schedulerUser", () => {
+  it("defaults to the scheduler's ServiceAccount in its namespace; a set value wins", () => {
+    expect(parseGangConfig({}, { namespace: "batch" })).toMatchObject({ ok: true, config: { schedulerUser: "system:serviceaccount:batch:corral-scheduler" } });
+    expect(parseGangConfig({ "service.schedulerUser": " system:serviceaccount:x:y " }, { namespace: "batch" })).toMatchObject({ ok: true, config: { schedulerUser: "system:serviceaccount:x:y" } });
   });
 });

@@ -7,6 +7,7 @@ import type { V1Pod } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { SchedulerCore } from "../../../../src/scheduler/core/scheduler.js";
 import { type NodeObject, type ShimAction, ShimContext } from "../../../../src/scheduler/shim/context.js";
+import { DEFAULT_GANG_CONFIG } from "../../../../src/scheduler/shim/gang/config.js";
 import type { PodObject } from "../../../../src/scheduler/shim/translate.js";
 
 const CFG = `partitions:
@@ -22,6 +23,8 @@ const CFG = `partitions:
             resources:
               max: {memory: 64Gi}
 `;
+/** The default `service.schedulerUser` (deploy/scheduler's ServiceAccount). */
+const SCHEDULER_USER = "system:serviceaccount:corral:corral-scheduler";
 const T0 = Date.parse("2026-01-05T10:00:00Z");
 const TASK_GROUPS = JSON.stringify([
   { name: "driver", minMember: 1, minResource: { cpu: "1", memory: "1Gi" } },
@@ -59,7 +62,7 @@ function world(o: { params?: string; stampUser?: string } = {}) {
         p.metadata!.uid = `uid-${p.metadata!.name}`;
         p.metadata!.creationTimestamp = new Date(clock.now).toISOString();
         // as the admission controller: the creator's identity on the pod
-        if (o.stampUser) p.metadata!.annotations!["yunikorn.apache.org/user.info"] = JSON.stringify({ user: o.stampUser, groups: [] });
+        p.metadata!.annotations!["yunikorn.apache.org/user.info"] = JSON.stringify({ user: o.stampUser ?? SCHEDULER_USER, groups: [] });
         pods.set(p.metadata!.uid!, p);
         next.push(...ctx.syncPod(p));
       } else if (a.kind === "bind") {
@@ -190,13 +193,74 @@ describe("gang scheduling in the shim", () => {
 
 describe("gang scheduling in the shim: placeholders and application keying", () => {
   it("placeholders stamped with the scheduler's identity join their driver's application (charged to the driver's user)", () => {
-    const w = world({ stampUser: "system:serviceaccount:corral:corral-scheduler" });
+    const w = world({ stampUser: SCHEDULER_USER });
     const driver = pod("driver", { groups: TASK_GROUPS, group: "driver" });
     driver.metadata!.annotations!["yunikorn.apache.org/user.info"] = JSON.stringify({ user: "alice", groups: [] });
     const out = w.run(driver);
     expect(out.filter((a) => a.kind === "createPod")).toHaveLength(5);
     expect(w.core.applicationViews().map((a) => [a.id, a.user, a.state])).toEqual([["spark-1", "alice", "Running"]]);
     expect(out.some((a) => a.kind === "event" && a.reason === "ApplicationNotJoined")).toBe(false);
+  });
+});
+
+describe("gang scheduling in the shim: only the scheduler's own placeholders are trusted", () => {
+  /** A pod alice made to look like a placeholder of bob's driver (owner reference, bob's application id). */
+  function forged(driver: PodObject, user: string): PodObject {
+    const p = pod("forged", { group: "executor", memory: "3Gi" });
+    p.metadata!.annotations!["internal.yunikorn.apache.org/placeholder"] = "true";
+    p.metadata!.annotations!["yunikorn.apache.org/user.info"] = JSON.stringify({ user, groups: [] });
+    p.metadata!.ownerReferences = [{ apiVersion: "v1", kind: "Pod", name: driver.metadata!.name!, uid: driver.metadata!.uid!, controller: false, blockOwnerDeletion: true }];
+    return p;
+  }
+
+  it("a placeholder flagged by another user is charged to that user, joins nothing and takes no gang slot", () => {
+    const w = world();
+    const driver = pod("driver", { groups: TASK_GROUPS, group: "driver" });
+    driver.metadata!.annotations!["yunikorn.apache.org/user.info"] = JSON.stringify({ user: "bob", groups: [] });
+    w.run(driver);
+    const bobsBefore = w.core.applicationView("spark-1")!.allocations.length;
+    const out = w.run(forged(driver, "alice"));
+    const apps = w.core.applicationViews().map((a) => [a.user, a.allocations.some((x) => x.placeholder)]);
+    expect(apps).toEqual(expect.arrayContaining([["bob", true], ["alice", false]]));
+    expect(w.core.applicationView("spark-1")!.allocations).toHaveLength(bobsBefore);
+    expect(out.find((a) => a.kind === "event" && a.reason === "PlaceholderNotTrusted")).toMatchObject({ type: "Warning", object: { name: "forged" } });
+    expect(out.some((a) => a.kind === "deletePod" && a.pod.name === "forged")).toBe(false);
+  });
+
+  it("a forged placeholder with task groups gets placeholders of its own, owned by it, charged to its user", () => {
+    const w = world();
+    const driver = pod("driver", { groups: TASK_GROUPS, group: "driver" });
+    driver.metadata!.annotations!["yunikorn.apache.org/user.info"] = JSON.stringify({ user: "bob", groups: [] });
+    w.run(driver);
+    const bobs = new Set(w.placeholders().map((p) => p.metadata!.uid));
+    const f = forged(driver, "alice");
+    f.metadata!.annotations!["yunikorn.apache.org/task-groups"] = TASK_GROUPS;
+    f.spec!.containers[0]!.resources!.requests!.memory = "1Gi";
+    const out = w.run(f);
+    const created = out.filter((a) => a.kind === "createPod").map((a) => (a as Extract<ShimAction, { kind: "createPod" }>).pod);
+    expect(created.length).toBeGreaterThan(0);
+    for (const p of created) expect(p.metadata!.ownerReferences!.map((r) => r.uid)).toEqual([f.metadata!.uid]);
+    const byUser = Object.fromEntries(w.core.applicationViews().map((a) => [a.user, a.allocations.filter((x) => x.placeholder).length]));
+    // the forged pod (group executor) took one of its own placeholders' places
+    expect(byUser).toEqual({ bob: bobs.size, alice: created.length - 1 });
+  });
+
+  it("the same pod stamped with the scheduler's identity joins the driver's application", () => {
+    const w = world();
+    const driver = pod("driver", { groups: TASK_GROUPS, group: "driver" });
+    driver.metadata!.annotations!["yunikorn.apache.org/user.info"] = JSON.stringify({ user: "bob", groups: [] });
+    w.run(driver);
+    const out = w.run(forged(driver, SCHEDULER_USER));
+    expect(w.core.applicationViews().map((a) => a.user)).toEqual(["bob"]);
+    expect(out.some((a) => a.kind === "event" && a.reason === "PlaceholderNotTrusted")).toBe(false);
+  });
+
+  it("service.schedulerUser names whose placeholders are trusted", () => {
+    const w = world({ stampUser: "system:serviceaccount:batch:sched" });
+    w.ctx.setGangConfig({ ...DEFAULT_GANG_CONFIG, schedulerUser: "system:serviceaccount:batch:sched" });
+    const out = w.run(pod("driver", { groups: TASK_GROUPS, group: "driver" }));
+    expect(out.filter((a) => a.kind === "createPod")).toHaveLength(5);
+    expect(w.core.applicationViews().map((a) => [a.id, a.state])).toEqual([["spark-1", "Running"]]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { findTaskGroup, gangSpecOf, isPlaceholder, taskGroupNameOf } from "../../../../src/scheduler/shim/gang/membership.js";
+import { findTaskGroup, gangSpecOf, isPlaceholder, isTrustedPlaceholder, taskGroupNameOf } from "../../../../src/scheduler/shim/gang/membership.js";
 import { parseTaskGroups } from "../../../../src/scheduler/shim/gang/task-groups.js";
 
 // apache/yunikorn-site docs/user_guide/gang_scheduling.md, the Job example "gang-app-timeout"
@@ -69,6 +69,21 @@ describe("taskGroupNameOf, isPlaceholder", () => {
   it("the old markers are no longer read (upstream YUNIKORN-3315)", () => {
     expect(isPlaceholder(pod({ "yunikorn.apache.org/placeholder": "true" }))).toBe(false);
     expect(isPlaceholder({ metadata: { labels: { placeholder: "true" } } })).toBe(false);
+  });
+});
+
+describe("isTrustedPlaceholder", () => {
+  const SCHED = "system:serviceaccount:corral:corral-scheduler";
+  const stamped = (user: string | undefined, flag = "true") => pod({
+    "internal.yunikorn.apache.org/placeholder": flag,
+    ...(user === undefined ? {} : { "yunikorn.apache.org/user.info": JSON.stringify({ user, groups: ["system:serviceaccounts"] }) }),
+  });
+  it("only the flag together with the scheduler's own user.info user", () => {
+    expect(isTrustedPlaceholder(stamped(SCHED), SCHED)).toBe(true);
+    expect(isTrustedPlaceholder(stamped("alice"), SCHED)).toBe(false);
+    expect(isTrustedPlaceholder(stamped(undefined), SCHED)).toBe(false);
+    expect(isTrustedPlaceholder(stamped(SCHED, "false"), SCHED)).toBe(false);
+    expect(isTrustedPlaceholder(stamped("system:serviceaccount:other:corral-scheduler"), SCHED)).toBe(false);
   });
 });
 

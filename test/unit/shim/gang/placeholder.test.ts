@@ -50,7 +50,7 @@ describe("buildPlaceholder: a Spark driver with task groups driver 1 + executors
   const { spec, problem } = gangSpecOf(DRIVER);
   const random = counter();
   const pods = placeholdersToCreate(spec.taskGroups, []).flatMap(({ taskGroup, count }) => Array.from({ length: count }, () => buildPlaceholder({
-    originator: DRIVER, applicationId: APP, queue: "root.spark", taskGroup, gang: spec, nonce: placeholderNonce(random), schedulerName: "yunikorn", config: DEFAULT_GANG_CONFIG.placeholder,
+    originator: DRIVER, applicationId: APP, queue: "root.spark", taskGroup, gang: spec, nonce: placeholderNonce(random), schedulerName: "yunikorn", config: DEFAULT_GANG_CONFIG.placeholder, schedulerUser: DEFAULT_GANG_CONFIG.schedulerUser,
   })));
 
   it("five placeholders: one for the driver group, four for the executors, with distinct names", () => {
@@ -121,8 +121,15 @@ describe("buildPlaceholder: a Spark driver with task groups driver 1 + executors
       expect(podResource(p)).toEqual(placeholderResource(group));
     }
     expect(podResource(pods[1]!)).toEqual({ pods: 1, vcore: 2000, memory: 4505 * 2 ** 20 });
-    // a placeholder seen first (recovery) hands on its own owner references
-    expect(placeholderOwnerReferences(pods[1]!)).toEqual(pods[1]!.metadata!.ownerReferences);
+    // a placeholder the scheduler created, seen first (recovery), hands on its own owner references
+    const stamped = structuredClone(pods[1]!);
+    stamped.metadata!.annotations!["yunikorn.apache.org/user.info"] = JSON.stringify({ user: DEFAULT_GANG_CONFIG.schedulerUser, groups: [] });
+    expect(placeholderOwnerReferences(stamped, DEFAULT_GANG_CONFIG.schedulerUser)).toEqual(pods[1]!.metadata!.ownerReferences);
+    // one flagged by anyone else owns the new placeholders itself
+    stamped.metadata!.annotations!["yunikorn.apache.org/user.info"] = JSON.stringify({ user: "alice", groups: [] });
+    expect(placeholderOwnerReferences(stamped, DEFAULT_GANG_CONFIG.schedulerUser)).toEqual([
+      { apiVersion: "v1", kind: "Pod", name: stamped.metadata!.name ?? "", uid: stamped.metadata!.uid ?? "", controller: false, blockOwnerDeletion: true },
+    ]);
   });
 
   it("placeholders do not share objects with the task group (mutating one changes nothing else)", () => {
@@ -135,7 +142,7 @@ describe("buildPlaceholder: a Spark driver with task groups driver 1 + executors
 describe("buildPlaceholder: configuration and sparse originators", () => {
   const gang = gangSpecOf({ metadata: { annotations: { "yunikorn.apache.org/task-groups": '[{"name":"w","minMember":2,"minResource":{"cpu":"500m","nvidia.com/gpu":1},"labels":{"yunikorn.apache.org/queue":"root.forged"},"annotations":{"internal.yunikorn.apache.org/placeholder":"false","yunikorn.apache.org/task-group-name":"other"}}]' } } }).spec;
   const build = (originator: OriginatorPod, config = DEFAULT_GANG_CONFIG.placeholder) =>
-    buildPlaceholder({ originator, applicationId: "train-7", queue: "root.ml", taskGroup: gang.taskGroups[0]!, gang, nonce: "n0nce", schedulerName: "corral", config });
+    buildPlaceholder({ originator, applicationId: "train-7", queue: "root.ml", taskGroup: gang.taskGroups[0]!, gang, nonce: "n0nce", schedulerName: "corral", config, schedulerUser: DEFAULT_GANG_CONFIG.schedulerUser });
 
   it("the configured image (a mirror for clusters without internet) and security ids; the configured scheduler name", () => {
     const p = build({ metadata: { name: "trainer-0", namespace: "ml", uid: "u-1" } }, { image: "mirror.internal:5000/pause:3.9", runAsUser: 65535, runAsGroup: 65535, fsGroup: 2000 });
