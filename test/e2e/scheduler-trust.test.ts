@@ -2,7 +2,7 @@
  * Attacks on the scheduler's accounting, performed as alice (X.509 user, `edit` in her namespaces only) on the real
  * control plane: joining another user's application by its id, and pods that arrive already bound (`spec.nodeName`).
  * The rule: a pod is charged to the user of its own `user.info`, and a pod recorded without a limit check is reported
- * when it takes usage over a limit.
+ * when it takes usage over a limit. Also a pod posing as a placeholder of another user's gang.
  */
 import { createWriteStream } from "node:fs";
 import { join } from "node:path";
@@ -14,7 +14,7 @@ import {
 } from "../../src/testbed/testbed.js";
 import type { UsageInfo, UsageTree } from "../../src/scheduler/rest/api-types.js";
 import { TRUST_QUEUES as QUEUES } from "../fixtures/trust-queues.js";
-import { freePort, startAdmission, testbed } from "./harness.js";
+import { denial, freePort, startAdmission, testbed } from "./harness.js";
 
 const CONF_NS = "corral-trust";
 const NS_A = "trust-a";
@@ -92,9 +92,11 @@ beforeAll(async () => {
   await prepareNamespace(admin, NS_A, ["alice"]);
   await prepareNamespace(admin, NS_B, ["bob"]);
   await prepareNamespace(admin, NS_SHARED, ["alice", "bob"]);
-  await core().createNamespacedConfigMap({ namespace: CONF_NS, body: { metadata: { name: "yunikorn-configs" }, data: { "queues.yaml": QUEUES } } }).catch(async (err: { code?: number }) => {
+  // the scheduler runs as the test bed's admin here: its placeholders are admin's (admission and scheduler read this)
+  const data = { "queues.yaml": QUEUES, "service.schedulerUser": "admin" };
+  await core().createNamespacedConfigMap({ namespace: CONF_NS, body: { metadata: { name: "yunikorn-configs" }, data } }).catch(async (err: { code?: number }) => {
     if (err.code !== 409) throw err;
-    await core().replaceNamespacedConfigMap({ name: "yunikorn-configs", namespace: CONF_NS, body: { metadata: { name: "yunikorn-configs", namespace: CONF_NS }, data: { "queues.yaml": QUEUES } } });
+    await core().replaceNamespacedConfigMap({ name: "yunikorn-configs", namespace: CONF_NS, body: { metadata: { name: "yunikorn-configs", namespace: CONF_NS }, data } });
   });
   await createFakeNodes(admin, NODES, 3, { cpu: "4", memory: "16Gi", pods: "110" });
   sched = await startScheduler();
@@ -183,6 +185,44 @@ describe("attack: joining another user's application", () => {
     await sched!.corral.stop("SIGKILL");
     sched = await startScheduler();
     await check();
+  });
+});
+
+describe("attack: a pod posing as a placeholder of another user's gang", () => {
+  it("alice's pod flagged as a placeholder of bob's driver is refused at admission; created while the webhook is down, it is charged to alice, not bob", async () => {
+    adm ??= await startAdm();
+    const group = [{ name: "driver", minMember: 1, minResource: { cpu: "500m", memory: "256Mi" } }];
+    const driver = pod("bob-gang-driver", { app: "spark-bob-gang", cpu: "500m" });
+    driver.metadata!.annotations = { "yunikorn.apache.org/task-groups": JSON.stringify(group), "yunikorn.apache.org/task-group-name": "driver" };
+    const bobs = await create("bob", NS_SHARED, driver);
+    await waitFor("bob's driver bound in its placeholder's place", async () => (await nodeOf(NS_SHARED, "bob-gang-driver")) &&
+      !(await core().listNamespacedPod({ namespace: NS_SHARED })).items.some((p) => p.metadata!.name!.startsWith("tg-")));
+    const bobUsage = await rootUsage("bob");
+    expect(bobUsage).toBe(500);
+
+    // alice's pod: the placeholder flag, bob's application id, an owner reference to bob's driver (she can read its uid)
+    const forged = pod("alice-ph", { app: "spark-bob-gang", cpu: "500m" });
+    forged.metadata!.annotations = { "internal.yunikorn.apache.org/placeholder": "true", "yunikorn.apache.org/task-group-name": "driver" };
+    forged.metadata!.ownerReferences = [{ apiVersion: "v1", kind: "Pod", name: "bob-gang-driver", uid: bobs.metadata!.uid! }];
+    expect(await denial(create("alice", NS_SHARED, forged))).toMatch(/^403 .*pod trust-shared\/alice-ph: setting internal\.yunikorn\.apache\.org\/placeholder is refused: placeholders are created by the scheduler \(admin\) only \(requested by alice\)/);
+
+    // the webhook down: she names the scheduler herself and gives her own identity
+    await adm!.corral.stop();
+    adm = undefined;
+    await deleteWebhooks();
+    forged.metadata!.annotations["yunikorn.apache.org/user.info"] = JSON.stringify({ user: "alice", groups: ["system:authenticated"] });
+    forged.spec = { ...forged.spec!, schedulerName: "yunikorn" };
+    await create("alice", NS_SHARED, forged);
+    expect(await outcome(NS_SHARED, "alice-ph")).toBe("bound");
+    const ev = await waitFor("PlaceholderNotTrusted event", () => eventOf(NS_SHARED, "alice-ph", "PlaceholderNotTrusted"));
+    expect(ev.type).toBe("Warning");
+    expect(await rootUsage("alice")).toBe(500);
+    expect(await rootUsage("bob")).toBe(bobUsage);
+    expect((await app("spark-bob-gang")).allocations?.map((a) => a.allocationKey)).toEqual([bobs.metadata!.uid]);
+    // not handled as a placeholder: still there a resync later
+    await new Promise((r) => setTimeout(r, 6000));
+    expect((await read(NS_SHARED, "alice-ph")).metadata?.deletionTimestamp).toBeUndefined();
+    adm = await startAdm();
   });
 });
 
