@@ -213,12 +213,12 @@ describe("attack: a pod posing as a placeholder of another user's gang", () => {
     forged.metadata!.annotations["yunikorn.apache.org/user.info"] = JSON.stringify({ user: "alice", groups: ["system:authenticated"] });
     forged.spec = { ...forged.spec!, schedulerName: "yunikorn" };
     await create("alice", NS_SHARED, forged);
+    await waitFor("alice-ph charged to alice", async () => (await rootUsage("alice")) === 500, 15_000);
+    expect(await rootUsage("bob")).toBe(bobUsage);
+    expect((await app("spark-bob-gang")).allocations?.map((a) => a.allocationKey)).toEqual([bobs.metadata!.uid]);
     expect(await outcome(NS_SHARED, "alice-ph")).toBe("bound");
     const ev = await waitFor("PlaceholderNotTrusted event", () => eventOf(NS_SHARED, "alice-ph", "PlaceholderNotTrusted"));
     expect(ev.type).toBe("Warning");
-    expect(await rootUsage("alice")).toBe(500);
-    expect(await rootUsage("bob")).toBe(bobUsage);
-    expect((await app("spark-bob-gang")).allocations?.map((a) => a.allocationKey)).toEqual([bobs.metadata!.uid]);
     // not handled as a placeholder: still there a resync later
     await new Promise((r) => setTimeout(r, 6000));
     expect((await read(NS_SHARED, "alice-ph")).metadata?.deletionTimestamp).toBeUndefined();
