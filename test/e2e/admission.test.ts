@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import { type Testbed, kubeConfigFor, prepareNamespace, waitFor } from "../../src/testbed/testbed.js";
 import { discoverApiVersions } from "../../src/kube/discovery.js";
-import { type TestUser, denial, kubectlAs, startAdmission, testbed } from "./harness.js";
+import { type TestUser, denial, kubectlAs, resetCluster, startAdmission, testbed } from "./harness.js";
 import type { CorralProcess } from "../../src/testbed/testbed.js";
 
 const NS = "team-a";
@@ -36,6 +36,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await adm?.corral.stop();
+  await resetCluster(tb);
 });
 
 describe("admission controller on kube-apiserver v1.20.2", () => {

@@ -11,7 +11,7 @@ import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import { type CorralProcess, PROJECT_ROOT, type Testbed, kubeConfigFor, prepareNamespace, waitFor } from "../../src/testbed/testbed.js";
-import { type TestUser, denial, kubectlAs, startAdmission, testbed } from "./harness.js";
+import { type TestUser, denial, kubectlAs, resetCluster, startAdmission, testbed } from "./harness.js";
 
 const CORRAL_NS = "corral-atk";
 const NS = "atk-alice";
@@ -97,6 +97,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await adm?.corral.stop();
+  await resetCluster(tb);
 });
 
 describe("hole 1: objects labelled app: yunikorn", () => {

@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import { type CorralProcess, type Testbed, kubeConfigFor, prepareNamespace, startCorral, waitFor } from "../../src/testbed/testbed.js";
-import { freePort, renderDeploy, startAdmission, testbed } from "./harness.js";
+import { freePort, renderDeploy, resetCluster, startAdmission, testbed } from "./harness.js";
 
 const CFG_NS = "kyma-system";
 const running: CorralProcess[] = [];
@@ -53,6 +53,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(running.map((p) => p.stop()));
+  await resetCluster(tb);
 });
 
 const podBody = (name: string): k8s.V1Pod => ({ metadata: { name }, spec: { containers: [{ name: "c", image: "registry.example.com/team/app:1" }] } });

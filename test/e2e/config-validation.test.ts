@@ -4,15 +4,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
-import { type CorralProcess, kubeConfigFor, prepareNamespace, startCorral } from "../../src/testbed/testbed.js";
-import { freePort, startAdmission, testbed } from "./harness.js";
+import { type CorralProcess, type Testbed, kubeConfigFor, prepareNamespace, startCorral } from "../../src/testbed/testbed.js";
+import { freePort, resetCluster, startAdmission, testbed } from "./harness.js";
 
 const NS = "corral-conf";
 const procs: CorralProcess[] = [];
 let core: k8s.CoreV1Api;
+let tb: Testbed;
 
 beforeAll(async () => {
-  const tb = await testbed();
+  tb = await testbed();
   const admin = kubeConfigFor(tb, "admin");
   core = admin.makeApiClient(k8s.CoreV1Api);
   await prepareNamespace(admin, NS, []);
@@ -24,6 +25,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(procs.map((p) => p.stop()));
+  await resetCluster(tb);
 });
 
 describe("queue configuration validation through the scheduler", () => {

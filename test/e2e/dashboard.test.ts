@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import { type CorralProcess, type Testbed, createFakeNodes, deleteFakeNodes, kubeConfigFor, prepareNamespace, startCorral, waitFor } from "../../src/testbed/testbed.js";
 import { type OpenBrowser, openBrowser, screenshot } from "./browser.js";
-import { freePort, startAdmission, testbed } from "./harness.js";
+import { freePort, resetCluster, startAdmission, testbed } from "./harness.js";
 
 const CONF_NS = "corral-dash";
 const NS = "dash";
@@ -96,6 +96,7 @@ afterAll(async () => {
   const list = await core().listNamespacedPod({ namespace: NS }).catch(() => undefined);
   await Promise.all((list?.items ?? []).map((p) => core().deleteNamespacedPod({ name: p.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 }).catch(() => undefined)));
   await deleteFakeNodes(admin, NODES).catch(() => undefined);
+  await resetCluster(tb);
 });
 
 describe("corral dashboard in Chromium", () => {

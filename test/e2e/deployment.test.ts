@@ -12,7 +12,7 @@ import { parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import { type CorralProcess, type Testbed, kubeConfigFor, prepareNamespace, waitFor } from "../../src/testbed/testbed.js";
-import { auditedCalls, freePort, grantedRules, renderDeploy, roundRobin, serviceAccountKubeconfig, startAdmission, testbed } from "./harness.js";
+import { auditedCalls, freePort, grantedRules, renderDeploy, resetCluster, roundRobin, serviceAccountKubeconfig, startAdmission, testbed } from "./harness.js";
 
 const run = promisify(execFile);
 const UI = "yunikorn.apache.org/user.info";
@@ -83,7 +83,10 @@ beforeAll(async () => {
   await prepareNamespace(admin, "team-b", ["alice"]);
 });
 
-afterAll(stopAll);
+afterAll(async () => {
+  await stopAll();
+  await resetCluster(tb);
+});
 
 describe("admission controller deployment", () => {
   it("two replicas started at once against an empty namespace end with one CA pair, both serving certificates it signed", async () => {

@@ -10,7 +10,7 @@ import { k8s } from "../../src/kube/client.js";
 import {
   type CorralProcess, type Testbed, createFakeNodes, deleteFakeNodes, kubeConfigFor, prepareNamespace, startCorral, waitFor,
 } from "../../src/testbed/testbed.js";
-import { freePort, testbed } from "./harness.js";
+import { freePort, resetCluster, testbed } from "./harness.js";
 
 const CONF_NS = "corral-gang";
 const NS = "gang";
@@ -122,6 +122,7 @@ afterAll(async () => {
   await sched?.corral.stop();
   await clear().catch(() => undefined);
   await deleteFakeNodes(admin, NODES).catch(() => undefined);
+  await resetCluster(tb);
 });
 
 describe("gang scheduling, standalone, on the real test bed", () => {

@@ -160,3 +160,54 @@ export async function renderDeploy(tb: Testbed, dir: string, namespace?: string)
   const { stdout } = await promisify(execFile)("kubectl", ["kustomize", overlay], { maxBuffer: 10 << 20 });
   return stdout;
 }
+
+/** Namespaces the test bed itself has; {@link resetCluster} leaves them (and their objects other than pods) alone. */
+const SYSTEM_NAMESPACES = new Set(["default", "kube-system", "kube-public", "kube-node-lease"]);
+
+/**
+ * Returns the shared control plane to the state the test bed starts in, for the next test file: deletes every
+ * namespace but the test bed's own (workload controllers first so that nothing recreates pods, then every pod
+ * force-deleted, since pods bound to fake nodes have no kubelet to finish a graceful deletion), every pod left in
+ * `default`, every fake node, every webhook configuration and every PriorityClass but the built-in `system-*` ones;
+ * waits until the namespaces are gone (a namespace still terminating would refuse the next file's objects).
+ * Call it from `afterAll` of every file that creates objects, after stopping the file's corral processes.
+ * @throws Error when a namespace is still there after `timeoutMs` milliseconds
+ */
+export async function resetCluster(tb: Testbed, timeoutMs = 120_000): Promise<void> {
+  const admin = kubeConfigFor(tb, "admin");
+  const core = admin.makeApiClient(k8s.CoreV1Api);
+  const apps = admin.makeApiClient(k8s.AppsV1Api);
+  const batch = admin.makeApiClient(k8s.BatchV1Api);
+  const reg = admin.makeApiClient(k8s.AdmissionregistrationV1Api);
+  const sched = admin.makeApiClient(k8s.SchedulingV1Api);
+  const ignore = () => undefined;
+  const namespaces = (await core.listNamespace()).items.map((n) => n.metadata!.name!).filter((n) => !SYSTEM_NAMESPACES.has(n));
+  await Promise.all(namespaces.map(async (namespace) => {
+    await Promise.all([
+      apps.deleteCollectionNamespacedDeployment({ namespace }).catch(ignore),
+      apps.deleteCollectionNamespacedStatefulSet({ namespace }).catch(ignore),
+      apps.deleteCollectionNamespacedDaemonSet({ namespace }).catch(ignore),
+      batch.deleteCollectionNamespacedJob({ namespace }).catch(ignore),
+    ]);
+    await apps.deleteCollectionNamespacedReplicaSet({ namespace }).catch(ignore);
+  }));
+  const forceDeletePods = async (namespace: string) => {
+    const pods = (await core.listNamespacedPod({ namespace })).items;
+    await Promise.all(pods.map((p) => core.deleteNamespacedPod({ name: p.metadata!.name!, namespace, gracePeriodSeconds: 0 }).catch(ignore)));
+  };
+  await Promise.all(["default", ...namespaces].map((ns) => forceDeletePods(ns).catch(ignore)));
+  await Promise.all(namespaces.map((name) => core.deleteNamespace({ name }).catch(ignore)));
+  await Promise.all([
+    core.deleteCollectionNode({ labelSelector: "corral.test/fake-node" }).catch(ignore),
+    ...(await reg.listMutatingWebhookConfiguration()).items.map((w) => reg.deleteMutatingWebhookConfiguration({ name: w.metadata!.name! }).catch(ignore)),
+    ...(await reg.listValidatingWebhookConfiguration()).items.map((w) => reg.deleteValidatingWebhookConfiguration({ name: w.metadata!.name! }).catch(ignore)),
+    ...(await sched.listPriorityClass()).items.filter((p) => !p.metadata!.name!.startsWith("system-"))
+      .map((p) => sched.deletePriorityClass({ name: p.metadata!.name! }).catch(ignore)),
+  ]);
+  await waitFor("test namespaces deleted", async () => {
+    const left = (await core.listNamespace()).items.map((n) => n.metadata!.name!).filter((n) => namespaces.includes(n));
+    // the namespace controller deletes pods gracefully; without a kubelet only a forced deletion ends them
+    await Promise.all(left.map((ns) => forceDeletePods(ns).catch(ignore)));
+    return left.length === 0;
+  }, timeoutMs, 500);
+}

@@ -12,7 +12,7 @@ import { k8s } from "../../src/kube/client.js";
 import { chooseApiVersions, discoverApiVersions } from "../../src/kube/discovery.js";
 import { type KubeSchedulerProcess, PROJECT_ROOT, type Testbed, freeTcpPort, kubeConfigFor, prepareNamespace, startKubeScheduler, waitFor } from "../../src/testbed/testbed.js";
 import { VERSIONS_1_20, discoveryDocuments } from "../fixtures/discovery/documents.js";
-import { testbed } from "./harness.js";
+import { resetCluster, testbed } from "./harness.js";
 
 const run = promisify(execFile);
 const NS = "corral-platform";
@@ -26,6 +26,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await ks?.stop();
+  await resetCluster(tb);
 });
 
 describe("API versions on the test bed", () => {

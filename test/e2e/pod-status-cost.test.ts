@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { request } from "node:https";
 import { k8s } from "../../src/kube/client.js";
 import { type CorralProcess, type Testbed, kubeConfigFor, prepareNamespace, waitFor } from "../../src/testbed/testbed.js";
-import { startAdmission, testbed } from "./harness.js";
+import { resetCluster, startAdmission, testbed } from "./harness.js";
 
 const CORRAL_NS = "corral-status";
 const NS = "status-cost";
@@ -110,6 +110,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await adm?.corral.stop();
+  await resetCluster(tb);
 });
 
 describe("pods/status check cost", () => {

@@ -16,7 +16,7 @@ import { k8s } from "../../src/kube/client.js";
 import {
   type CorralProcess, type Testbed, createFakeNodes, deleteFakeNodes, kubeConfigFor, prepareNamespace, startCorral, waitFor,
 } from "../../src/testbed/testbed.js";
-import { auditedCalls, freePort, renderDeploy, serviceAccountKubeconfig, testbed } from "./harness.js";
+import { auditedCalls, freePort, renderDeploy, resetCluster, serviceAccountKubeconfig, testbed } from "./harness.js";
 
 const CONF_NS = "corral-preempt";
 const NS = "preempt";
@@ -97,6 +97,7 @@ afterAll(async () => {
   const l = await core().listNamespacedPod({ namespace: NS }).catch(() => undefined);
   await Promise.all((l?.items ?? []).map((x) => core().deleteNamespacedPod({ name: x.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 }).catch(() => undefined)));
   await deleteFakeNodes(admin, NODES).catch(() => undefined);
+  await resetCluster(tb);
 });
 
 describe("preemption on kube-apiserver v1.20.2", () => {

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import { type CorralProcess, type Testbed, createFakeNodes, deleteFakeNodes, kubeConfigFor, prepareNamespace, startCorral, waitFor } from "../../src/testbed/testbed.js";
-import { freePort, roundRobin, testbed } from "./harness.js";
+import { freePort, resetCluster, roundRobin, testbed } from "./harness.js";
 
 const CONF_NS = "corral-rest";
 const NS = "rest-batch";
@@ -89,6 +89,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await clear().catch(() => undefined);
   await deleteFakeNodes(admin, NODES).catch(() => undefined);
+  await resetCluster(tb);
 });
 
 describe("REST API and events of corral scheduler on kube-apiserver v1.20.2", () => {

@@ -14,7 +14,7 @@ import {
 } from "../../src/testbed/testbed.js";
 import type { UsageInfo, UsageTree } from "../../src/scheduler/rest/api-types.js";
 import { TRUST_QUEUES as QUEUES } from "../fixtures/trust-queues.js";
-import { denial, freePort, startAdmission, testbed } from "./harness.js";
+import { denial, freePort, resetCluster, startAdmission, testbed } from "./harness.js";
 
 const CONF_NS = "corral-trust";
 const NS_A = "trust-a";
@@ -113,6 +113,7 @@ afterAll(async () => {
   await adm?.corral.stop();
   await deleteWebhooks();
   await deleteFakeNodes(kubeConfigFor(tb, "admin"), NODES).catch(() => undefined);
+  await resetCluster(tb);
 });
 
 /** Attack: bob runs spark-bob-1 in root.teamb; alice creates a 3-cpu pod in her namespace with the same applicationId. */
