@@ -103,7 +103,7 @@ describe("the REST API in Chromium", () => {
     expect(await text("error")).toBe("");
     expect(failed).toEqual([]);
     expect(await text("cluster")).toBe("kubernetes/default");
-    expect(await text("partition")).toBe("default nodes=1 preemption=false");
+    expect(await text("partition")).toBe("default nodes=1 preemption=true"); // preemption is on by default, as upstream
     expect(await text("history")).toMatch(/^20\d\d running=/);
     expect(await text("buckets")).toBe("memory:10,pods:10,vcore:10");
     expect(await text("queues")).toBe("root.a,root.b");
