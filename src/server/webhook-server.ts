@@ -64,7 +64,7 @@ export interface WebhookServerOptions {
   bodyLimitBytes?: number;
   /** Webhook requests in progress at once (default 64); more → 429. */
   maxInFlightRequests?: number;
-  /** Body bytes held by webhook requests in progress (default 8 MiB; at least the body limit); more → 429. */
+  /** Body bytes held by webhook requests in progress (default 4 MiB; at least the body limit); more → 429. */
   maxInFlightBytes?: number;
   /** Time for a whole request to arrive, milliseconds (default 10 000); later → 408. */
   requestTimeoutMs?: number;
@@ -79,7 +79,7 @@ export interface WebhookServerOptions {
 /** Defaults of the limits, exported for the process that sizes them (admission.ts) and for tests. */
 export const SERVER_LIMITS = {
   maxInFlightRequests: 64,
-  maxInFlightBytes: 8 * 1024 * 1024,
+  maxInFlightBytes: 4 * 1024 * 1024,
   requestTimeoutMs: 10_000,
   headersTimeoutMs: 5_000,
   handshakeTimeoutMs: 5_000,

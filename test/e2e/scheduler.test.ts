@@ -353,7 +353,7 @@ describe("deploy/scheduler", () => {
       await waitFor("gang driver bound, its placeholder gone", async () => {
         const ps = (await core().listNamespacedPod({ namespace: NS })).items;
         return ps.some((p) => p.metadata!.name === "rb-gang" && p.spec?.nodeName) && !ps.some((p) => p.metadata!.name!.startsWith("tg-rbac-gang-"));
-      });
+      }, 90_000); // a placeholder's create, bind, delete and the driver's bind: four API round trips on a loaded test bed
     } finally {
       await sa.stop();
       await clear(NS);
@@ -364,7 +364,7 @@ describe("deploy/scheduler", () => {
     const granted = grantedRules(rbac);
     // pods patch is plugin mode's activation only; pods/eviction (preemption) is used and checked under this account by preemption.test.ts
     expect([...used].sort()).toEqual([...granted].filter((g) => g !== "/pods/patch" && g !== "/pods/eviction/create").sort());
-  }, 120_000);
+  }, 180_000);
 });
 
 describe("leader election", () => {
