@@ -14,6 +14,7 @@
  */
 import { CONF_SCHEDULER_USER, defaultSchedulerUser } from "../yunikorn/scheduler-identity.js";
 import { DEFAULT_QUEUE, DEFAULT_SCHEDULER_NAME, DEFAULT_USER_LABEL_KEY } from "../yunikorn/constants.js";
+import { parseGoBool } from "../util/go-strconv.js";
 
 /** A compiled comma-separated regex list (unanchored search, as Go's `MatchString`). */
 export interface RegexList {
@@ -228,9 +229,6 @@ export type ParseResult =
   | { ok: true; config: AdmissionConfig; errors: [] }
   | { ok: false; errors: ConfigError[] };
 
-/** Go strconv.ParseBool accepted spellings. */
-const TRUE_WORDS = new Set(["1", "t", "T", "TRUE", "true", "True"]);
-const FALSE_WORDS = new Set(["0", "f", "F", "FALSE", "false", "False"]);
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const QUEUE_LABEL = /^root(\.[A-Za-z0-9_-]+)*$/;
 const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$/;
@@ -285,10 +283,11 @@ function parseValue(kind: KeyKind, value: string): unknown {
       return value;
     case "optionalString":
       return value.trim();
-    case "bool":
-      if (TRUE_WORDS.has(value.trim())) return true;
-      if (FALSE_WORDS.has(value.trim())) return false;
+    case "bool": {
+      const b = parseGoBool(value.trim());
+      if (b !== undefined) return b;
       throw new Error("must be a boolean (true or false)");
+    }
     case "regexList":
       return compileRegexList(value);
     case "queue":

@@ -34,6 +34,7 @@ import { coreSnapshot } from "./preemption/core-snapshot.js";
 import { decidePreemption, PREEMPT_ATTEMPT_FREQUENCY_MS } from "./preemption/preemptor.js";
 import type { Preempting } from "./preemption/result.js";
 import { inheritQueueProperties, parseQueuePreemptionProperties, partitionPreemptionFlags, type PropertyProblem } from "./queue-properties.js";
+import { parseGoBool } from "../../util/go-strconv.js";
 
 export type { Allocation, AllocationResult } from "./allocation-result.js";
 
@@ -1117,5 +1118,6 @@ function maxQueueSet(q: Queue): Res | undefined {
 
 /** `application.create.force` tag (key case-insensitive, Go ParseBool true spellings). */
 function isForced(tags: Record<string, string>): boolean {
-  return ["1", "t", "T", "true", "TRUE", "True"].includes(tagValue(tags, "application.create.force"));
+  const v = tagValue(tags, "application.create.force");
+  return v !== undefined && parseGoBool(v) === true;
 }

@@ -14,6 +14,7 @@
  */
 import { type EventRecord, eventRecordJson } from "./record.js";
 import { EventRingBuffer } from "./ring-buffer.js";
+import { parseGoBool } from "../../util/go-strconv.js";
 
 export interface EventSystemConfig {
   trackingEnabled: boolean;
@@ -63,13 +64,6 @@ export function eventConfigOf(flat: Readonly<Record<string, string>>): { config:
     else config[field] = n;
   }
   return { config, errors };
-}
-
-/** Go's strconv.ParseBool. */
-function parseGoBool(s: string): boolean | undefined {
-  if (["1", "t", "T", "true", "TRUE", "True"].includes(s)) return true;
-  if (["0", "f", "F", "false", "FALSE", "False"].includes(s)) return false;
-  return undefined;
 }
 
 /** The edge's side of a stream: an HTTP response, or a test's collector. */

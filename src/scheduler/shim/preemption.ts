@@ -13,6 +13,7 @@
  *   reference names (the pod that created the application).
  */
 import { ANNOTATION_ALLOW_PREEMPTION } from "../../yunikorn/constants.js";
+import { parseGoBool } from "../../util/go-strconv.js";
 
 export const ANNOTATION_PLACEHOLDER = "internal.yunikorn.apache.org/placeholder";
 
@@ -51,12 +52,10 @@ export function podPreemptionPolicy(pod: PreemptionPodFields, priorityClass: Pri
   return { allowPreemptSelf: allowPreemptSelf(pod, priorityClass), allowPreemptOther: allowPreemptOther(pod) };
 }
 
-const GO_TRUE = new Set(["1", "t", "T", "TRUE", "true", "True"]);
-
 /** The placeholder flag (GetPlaceholderFlagFromPodSpec: strconv.ParseBool; anything unparsable is false). */
 export function isPlaceholder(pod: PreemptionPodFields): boolean {
   const v = pod.metadata?.annotations?.[ANNOTATION_PLACEHOLDER];
-  return v !== undefined && GO_TRUE.has(v);
+  return v !== undefined && parseGoBool(v) === true;
 }
 
 /**
