@@ -5,8 +5,12 @@
 import { runWebhookBench } from "./webhook-bench.js";
 
 runWebhookBench({
-  args: ["admission", "--standalone"], path: "/mutate", fixture: "spark-executor-review.json",
-  readyText: "admission controller serving", target: 0.7, p99TargetMs: 5,
+  args: ["admission", "--standalone"],
+  path: "/mutate",
+  fixture: "spark-executor-review.json",
+  readyText: "admission controller serving",
+  target: 0.7,
+  p99TargetMs: 5,
 }).catch((err) => {
   console.error(err);
   process.exit(1);

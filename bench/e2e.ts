@@ -32,8 +32,19 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { k8s, makeKeepAliveApiClient } from "../src/kube/client.js";
 import {
-  type KubeSchedulerProcess, PROJECT_ROOT, type Testbed, createFakeNodes, freeTcpPort, kubeConfigFor, kubeSchedulerConfig, prepareNamespace,
-  startCorral, startKubeScheduler, testbedDown, testbedUp, waitFor,
+  type KubeSchedulerProcess,
+  PROJECT_ROOT,
+  type Testbed,
+  createFakeNodes,
+  freeTcpPort,
+  kubeConfigFor,
+  kubeSchedulerConfig,
+  prepareNamespace,
+  startCorral,
+  startKubeScheduler,
+  testbedDown,
+  testbedUp,
+  waitFor,
 } from "../src/testbed/testbed.js";
 
 const PODS = Number(process.env.BENCH_PODS ?? 2000);
@@ -89,10 +100,18 @@ async function createPods(core: k8s.CoreV1Api, prefix: string): Promise<number> 
   const worker = async () => {
     while (next < PODS) {
       const i = next++;
-      await core.createNamespacedPod({ namespace: NS, body: {
-        metadata: { name: `${prefix}-${String(i).padStart(5, "0")}`, labels: { "yunikorn.apache.org/app-id": `${prefix}-app-${i % 20}` } },
-        spec: { containers: [{ name: "c", image: "registry.example.com/batch:1", resources: { requests: { cpu: "100m", memory: "128Mi" } } }] },
-      } });
+      await core.createNamespacedPod({
+        namespace: NS,
+        body: {
+          metadata: {
+            name: `${prefix}-${String(i).padStart(5, "0")}`,
+            labels: { "yunikorn.apache.org/app-id": `${prefix}-app-${i % 20}` },
+          },
+          spec: {
+            containers: [{ name: "c", image: "registry.example.com/batch:1", resources: { requests: { cpu: "100m", memory: "128Mi" } } }],
+          },
+        },
+      });
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
@@ -113,9 +132,14 @@ async function createGangPods(core: k8s.CoreV1Api): Promise<number> {
         metadata: {
           name: `gang-${String(a).padStart(4, "0")}-${driver ? "driver" : `exec-${e}`}`,
           labels: { "yunikorn.apache.org/app-id": `gang-app-${a}` },
-          annotations: { "yunikorn.apache.org/task-group-name": driver ? "driver" : "executor", ...(driver ? { "yunikorn.apache.org/task-groups": groups } : {}) },
+          annotations: {
+            "yunikorn.apache.org/task-group-name": driver ? "driver" : "executor",
+            ...(driver ? { "yunikorn.apache.org/task-groups": groups } : {}),
+          },
         },
-        spec: { containers: [{ name: "c", image: "registry.example.com/spark:3", resources: { requests: { cpu: "100m", memory: "128Mi" } } }] },
+        spec: {
+          containers: [{ name: "c", image: "registry.example.com/spark:3", resources: { requests: { cpu: "100m", memory: "128Mi" } } }],
+        },
       });
     }
   }
@@ -132,7 +156,10 @@ async function createGangPods(core: k8s.CoreV1Api): Promise<number> {
  * The gang round's watch: placeholder creations (`tg-` pods added), real pods bound, applications with every real pod
  * bound. Resolves when all real pods are bound.
  */
-function watchGangs(kc: k8s.KubeConfig, timeoutMs: number): Promise<{ start: number; last: number; placeholders: number; lastPlaceholder: number; gangTimes: number[] }> {
+function watchGangs(
+  kc: k8s.KubeConfig,
+  timeoutMs: number,
+): Promise<{ start: number; last: number; placeholders: number; lastPlaceholder: number; gangTimes: number[] }> {
   const realPods = GANG_APPS * (GANG_EXECUTORS + 1);
   const placeholders = new Set<string>();
   const bound = new Set<string>();
@@ -143,37 +170,51 @@ function watchGangs(kc: k8s.KubeConfig, timeoutMs: number): Promise<{ start: num
   const watch = new k8s.Watch(kc);
   let req: { abort(): void } | undefined;
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { req?.abort(); reject(new Error(`only ${bound.size}/${realPods} real pods bound after ${timeoutMs / 1000} s`)); }, timeoutMs);
-    void watch.watch(`/api/v1/namespaces/${NS}/pods`, { allowWatchBookmarks: false }, (type: string, pod: k8s.V1Pod) => {
-      const name = pod.metadata!.name!;
-      const now = performance.now();
-      if (name.startsWith("tg-")) {
-        if (type === "ADDED" && !placeholders.has(name)) {
-          if (placeholders.size === 0) start = now;
-          placeholders.add(name);
-          lastPlaceholder = now;
-        }
-        return;
-      }
-      if (!pod.spec?.nodeName || bound.has(name)) return;
-      bound.add(name);
-      const app = pod.metadata!.labels?.["yunikorn.apache.org/app-id"] ?? "";
-      const n = (perApp.get(app) ?? 0) + 1;
-      perApp.set(app, n);
-      if (n === GANG_EXECUTORS + 1) gangTimes.push(now);
-      if (bound.size === realPods) {
-        clearTimeout(timer);
-        req?.abort();
-        resolve({ start, last: now, placeholders: placeholders.size, lastPlaceholder, gangTimes });
-      }
-    }, (err: unknown) => {
-      if (bound.size < realPods && err) say(`watch ended: ${(err as Error).message ?? err}`);
-    }).then((r: { abort(): void }) => (req = r), reject);
+    const timer = setTimeout(() => {
+      req?.abort();
+      reject(new Error(`only ${bound.size}/${realPods} real pods bound after ${timeoutMs / 1000} s`));
+    }, timeoutMs);
+    void watch
+      .watch(
+        `/api/v1/namespaces/${NS}/pods`,
+        { allowWatchBookmarks: false },
+        (type: string, pod: k8s.V1Pod) => {
+          const name = pod.metadata!.name!;
+          const now = performance.now();
+          if (name.startsWith("tg-")) {
+            if (type === "ADDED" && !placeholders.has(name)) {
+              if (placeholders.size === 0) start = now;
+              placeholders.add(name);
+              lastPlaceholder = now;
+            }
+            return;
+          }
+          if (!pod.spec?.nodeName || bound.has(name)) return;
+          bound.add(name);
+          const app = pod.metadata!.labels?.["yunikorn.apache.org/app-id"] ?? "";
+          const n = (perApp.get(app) ?? 0) + 1;
+          perApp.set(app, n);
+          if (n === GANG_EXECUTORS + 1) gangTimes.push(now);
+          if (bound.size === realPods) {
+            clearTimeout(timer);
+            req?.abort();
+            resolve({ start, last: now, placeholders: placeholders.size, lastPlaceholder, gangTimes });
+          }
+        },
+        (err: unknown) => {
+          if (bound.size < realPods && err) say(`watch ended: ${(err as Error).message ?? err}`);
+        },
+      )
+      .then((r: { abort(): void }) => (req = r), reject);
   });
 }
 
 /** Watches the namespace's pods: `firstBind` resolves at the first bound pod, `all` with first/last bind times (ms). */
-function watchBinds(kc: k8s.KubeConfig, count: number, timeoutMs: number): { firstBind: Promise<void>; all: Promise<{ first: number; last: number }> } {
+function watchBinds(
+  kc: k8s.KubeConfig,
+  count: number,
+  timeoutMs: number,
+): { firstBind: Promise<void>; all: Promise<{ first: number; last: number }> } {
   const seen = new Set<string>();
   let first = 0;
   let last = 0;
@@ -182,24 +223,34 @@ function watchBinds(kc: k8s.KubeConfig, count: number, timeoutMs: number): { fir
   let onFirst: () => void = () => undefined;
   const firstBind = new Promise<void>((r) => (onFirst = r));
   const all = new Promise<{ first: number; last: number }>((resolve, reject) => {
-    const timer = setTimeout(() => { req?.abort(); reject(new Error(`only ${seen.size}/${count} pods bound after ${timeoutMs / 1000} s`)); }, timeoutMs);
-    void watch.watch(`/api/v1/namespaces/${NS}/pods`, { allowWatchBookmarks: false }, (_type: string, pod: k8s.V1Pod) => {
-      if (!pod.spec?.nodeName || seen.has(pod.metadata!.name!)) return;
-      const now = performance.now();
-      if (seen.size === 0) {
-        first = now;
-        onFirst();
-      }
-      seen.add(pod.metadata!.name!);
-      last = now;
-      if (seen.size === count) {
-        clearTimeout(timer);
-        req?.abort();
-        resolve({ first, last });
-      }
-    }, (err: unknown) => {
-      if (seen.size < count && err) say(`watch ended: ${(err as Error).message ?? err}`);
-    }).then((r: { abort(): void }) => (req = r), reject);
+    const timer = setTimeout(() => {
+      req?.abort();
+      reject(new Error(`only ${seen.size}/${count} pods bound after ${timeoutMs / 1000} s`));
+    }, timeoutMs);
+    void watch
+      .watch(
+        `/api/v1/namespaces/${NS}/pods`,
+        { allowWatchBookmarks: false },
+        (_type: string, pod: k8s.V1Pod) => {
+          if (!pod.spec?.nodeName || seen.has(pod.metadata!.name!)) return;
+          const now = performance.now();
+          if (seen.size === 0) {
+            first = now;
+            onFirst();
+          }
+          seen.add(pod.metadata!.name!);
+          last = now;
+          if (seen.size === count) {
+            clearTimeout(timer);
+            req?.abort();
+            resolve({ first, last });
+          }
+        },
+        (err: unknown) => {
+          if (seen.size < count && err) say(`watch ended: ${(err as Error).message ?? err}`);
+        },
+      )
+      .then((r: { abort(): void }) => (req = r), reject);
   });
   return { firstBind, all };
 }
@@ -209,7 +260,13 @@ function watchBinds(kc: k8s.KubeConfig, count: number, timeoutMs: number): { fir
  * Measured without it: four successive corral rounds on one control plane went 640 → 452 pods/s while
  * kube-apiserver's memory grew to 800 MiB.
  */
-async function freshControlPlane(): Promise<{ tb: Testbed; admin: k8s.KubeConfig; core: k8s.CoreV1Api; sink: (name: string) => (l: string) => void; stop(): Promise<void> }> {
+async function freshControlPlane(): Promise<{
+  tb: Testbed;
+  admin: k8s.KubeConfig;
+  core: k8s.CoreV1Api;
+  sink: (name: string) => (l: string) => void;
+  stop(): Promise<void>;
+}> {
   const tb: Testbed = await testbedUp((l) => say(l));
   const admin = kubeConfigFor(tb, "admin");
   // kept-alive connections: the API server's ceiling, not the client's TLS handshakes (see makeKeepAliveApiClient)
@@ -217,20 +274,49 @@ async function freshControlPlane(): Promise<{ tb: Testbed; admin: k8s.KubeConfig
   await prepareNamespace(admin, CONF_NS, []);
   await prepareNamespace(admin, NS, []);
   await createFakeNodes(admin, "bench", NODES, { cpu: "32", memory: "128Gi", pods: "110" });
-  const sink = (name: string) => { const s = createWriteStream(join(tb.dir, "logs", `${name}.log`)); return (l: string) => s.write(`${l}\n`); };
+  const sink = (name: string) => {
+    const s = createWriteStream(join(tb.dir, "logs", `${name}.log`));
+    return (l: string) => s.write(`${l}\n`);
+  };
   const admPort = await freeTcpPort();
-  const adm = await startCorral(["admission", "--host", "127.0.0.1", "--port", String(admPort), "--kubeconfig", tb.kubeconfig.admin, "--webhook-url", `https://127.0.0.1:${admPort}`],
-    { env: { NAMESPACE: CONF_NS, LOG_LEVEL: "info", ADMISSION_CONTROLLER_BYPASS_NAMESPACES: "^kube-system$" }, readyMsg: "admission controller serving", echo: sink("bench-admission") });
+  const adm = await startCorral(
+    [
+      "admission",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(admPort),
+      "--kubeconfig",
+      tb.kubeconfig.admin,
+      "--webhook-url",
+      `https://127.0.0.1:${admPort}`,
+    ],
+    {
+      env: { NAMESPACE: CONF_NS, LOG_LEVEL: "info", ADMISSION_CONTROLLER_BYPASS_NAMESPACES: "^kube-system$" },
+      readyMsg: "admission controller serving",
+      echo: sink("bench-admission"),
+    },
+  );
   await waitFor("admission webhook registered", async () => {
     try {
-      await admin.makeApiClient(k8s.AdmissionregistrationV1Api).readMutatingWebhookConfiguration({ name: "yunikorn-admission-controller-mutations" });
+      await admin
+        .makeApiClient(k8s.AdmissionregistrationV1Api)
+        .readMutatingWebhookConfiguration({ name: "yunikorn-admission-controller-mutations" });
       return true;
     } catch {
       return false;
     }
   });
   await new Promise((r) => setTimeout(r, 1000));
-  return { tb, admin, core, sink, stop: async () => { await adm.stop(); } };
+  return {
+    tb,
+    admin,
+    core,
+    sink,
+    stop: async () => {
+      await adm.stop();
+    },
+  };
 }
 
 /** A client of `/ws/v1/events/stream` that counts the records it receives (lines, not parsed). */
@@ -273,8 +359,26 @@ async function main(): Promise<void> {
         const gangDone = watchGangs(admin, 900_000);
         const pids = testbedPids(tb);
         const port = await freeTcpPort();
-        const c = await startCorral(["scheduler", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", tb.kubeconfig.admin, "--namespace", CONF_NS, ...(process.env.BENCH_CORRAL_ARGS ?? "").split(" ").filter(Boolean)],
-          { env: { LOG_LEVEL: "info" }, readyMsg: "scheduler REST API serving", echo: sink("bench-corral-gang"), nodeArgs: (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean) });
+        const c = await startCorral(
+          [
+            "scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            String(port),
+            "--kubeconfig",
+            tb.kubeconfig.admin,
+            "--namespace",
+            CONF_NS,
+            ...(process.env.BENCH_CORRAL_ARGS ?? "").split(" ").filter(Boolean),
+          ],
+          {
+            env: { LOG_LEVEL: "info" },
+            readyMsg: "scheduler REST API serving",
+            echo: sink("bench-corral-gang"),
+            nodeArgs: (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
+          },
+        );
         const cpu0 = { scheduler: cpuMs(c.proc.pid), apiserver: cpuMs(pids["kube-apiserver"]), etcd: cpuMs(pids.etcd) };
         const g = await gangDone;
         const cpu1 = { scheduler: cpuMs(c.proc.pid), apiserver: cpuMs(pids["kube-apiserver"]), etcd: cpuMs(pids.etcd) };
@@ -283,9 +387,20 @@ async function main(): Promise<void> {
         const real = GANG_APPS * (GANG_EXECUTORS + 1);
         const seconds = (g.last - g.start) / 1000;
         rows.push({
-          round: `corral gang (${GANG_APPS} × ${GANG_EXECUTORS + 1} pods, task groups)`, pods: real, seconds, rate: real / seconds,
-          cpu: { scheduler: (cpu1.scheduler - cpu0.scheduler) / real, apiserver: (cpu1.apiserver - cpu0.apiserver) / real, etcd: (cpu1.etcd - cpu0.etcd) / real },
-          gang: { placeholdersPerSecond: g.placeholders / ((g.lastPlaceholder - g.start) / 1000 || 1), gangsPerSecond: g.gangTimes.length / seconds, placeholders: g.placeholders },
+          round: `corral gang (${GANG_APPS} × ${GANG_EXECUTORS + 1} pods, task groups)`,
+          pods: real,
+          seconds,
+          rate: real / seconds,
+          cpu: {
+            scheduler: (cpu1.scheduler - cpu0.scheduler) / real,
+            apiserver: (cpu1.apiserver - cpu0.apiserver) / real,
+            etcd: (cpu1.etcd - cpu0.etcd) / real,
+          },
+          gang: {
+            placeholdersPerSecond: g.placeholders / ((g.lastPlaceholder - g.start) / 1000 || 1),
+            gangsPerSecond: g.gangTimes.length / seconds,
+            placeholders: g.placeholders,
+          },
         });
         continue;
       }
@@ -295,23 +410,63 @@ async function main(): Promise<void> {
       const pids = testbedPids(tb);
       let schedPids: number[] = [];
       let cpu0 = { scheduler: 0, apiserver: 0, etcd: 0 };
-      const sample = () => ({ scheduler: schedPids.reduce((a, p) => a + cpuMs(p), 0), apiserver: cpuMs(pids["kube-apiserver"]), etcd: cpuMs(pids.etcd) });
+      const sample = () => ({
+        scheduler: schedPids.reduce((a, p) => a + cpuMs(p), 0),
+        apiserver: cpuMs(pids["kube-apiserver"]),
+        etcd: cpuMs(pids.etcd),
+      });
       let stop: () => Promise<unknown>;
       let clients: Awaited<ReturnType<typeof streamClient>>[] = [];
       if (round === "kube-scheduler") {
-        const ks = await startKubeScheduler(tb, "bench-kube-scheduler", kubeSchedulerConfig({ kubeconfig: tb.kubeconfig.scheduler, schedulerName: "yunikorn", healthzPort: await freeTcpPort() }));
+        const ks = await startKubeScheduler(
+          tb,
+          "bench-kube-scheduler",
+          kubeSchedulerConfig({ kubeconfig: tb.kubeconfig.scheduler, schedulerName: "yunikorn", healthzPort: await freeTcpPort() }),
+        );
         schedPids = [ks.proc.pid!];
         stop = ks.stop;
       } else {
         const port = await freeTcpPort();
-        const c = await startCorral(["scheduler", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", tb.kubeconfig.admin, "--namespace", CONF_NS, ...(round === "plugin" ? ["--mode", "plugin"] : []), ...(process.env.BENCH_CORRAL_ARGS ?? "").split(" ").filter(Boolean)],
-          { env: { LOG_LEVEL: "info" }, readyMsg: "scheduler REST API serving", echo: sink(`bench-corral-${round}`), nodeArgs: (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean) });
+        const c = await startCorral(
+          [
+            "scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            String(port),
+            "--kubeconfig",
+            tb.kubeconfig.admin,
+            "--namespace",
+            CONF_NS,
+            ...(round === "plugin" ? ["--mode", "plugin"] : []),
+            ...(process.env.BENCH_CORRAL_ARGS ?? "").split(" ").filter(Boolean),
+          ],
+          {
+            env: { LOG_LEVEL: "info" },
+            readyMsg: "scheduler REST API serving",
+            echo: sink(`bench-corral-${round}`),
+            nodeArgs: (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
+          },
+        );
         let ks: KubeSchedulerProcess | undefined;
         if (round === "plugin") {
-          ks = await startKubeScheduler(tb, "bench-kube-scheduler-plugin", kubeSchedulerConfig({ kubeconfig: tb.kubeconfig.scheduler, schedulerName: "yunikorn", healthzPort: await freeTcpPort(), extenderUrl: `http://127.0.0.1:${port}/scheduler`, qps: 500 }));
+          ks = await startKubeScheduler(
+            tb,
+            "bench-kube-scheduler-plugin",
+            kubeSchedulerConfig({
+              kubeconfig: tb.kubeconfig.scheduler,
+              schedulerName: "yunikorn",
+              healthzPort: await freeTcpPort(),
+              extenderUrl: `http://127.0.0.1:${port}/scheduler`,
+              qps: 500,
+            }),
+          );
         }
         schedPids = [c.proc.pid!, ...(ks ? [ks.proc.pid!] : [])];
-        stop = async () => { await ks?.stop(); await c.stop(); };
+        stop = async () => {
+          await ks?.stop();
+          await c.stop();
+        };
         if (round === "corral-streams") clients = await Promise.all(Array.from({ length: STREAMS }, () => streamClient(port)));
       }
       // CPU from the first bind (sampled when the first pod is seen bound) to the last
@@ -327,10 +482,24 @@ async function main(): Promise<void> {
       await stopAdmission();
       const seconds = (lastBind - first) / 1000;
       rows.push({
-        round: round === "kube-scheduler" ? "kube-scheduler v1.20.2 (defaults)" : round === "corral" ? "corral standalone" : round === "corral-streams" ? `corral standalone + ${STREAMS} event streams` : "corral plugin mode (kube-scheduler + extender)",
-        pods: PODS, seconds, rate: (PODS - 1) / seconds, wallSeconds: (lastBind - t0) / 1000,
+        round:
+          round === "kube-scheduler"
+            ? "kube-scheduler v1.20.2 (defaults)"
+            : round === "corral"
+              ? "corral standalone"
+              : round === "corral-streams"
+                ? `corral standalone + ${STREAMS} event streams`
+                : "corral plugin mode (kube-scheduler + extender)",
+        pods: PODS,
+        seconds,
+        rate: (PODS - 1) / seconds,
+        wallSeconds: (lastBind - t0) / 1000,
         ...(round === "corral-streams" ? { events: { perSecond: delivered / seconds, total: delivered, dropped } } : {}),
-        cpu: { scheduler: (cpu1.scheduler - cpu0.scheduler) / PODS, apiserver: (cpu1.apiserver - cpu0.apiserver) / PODS, etcd: (cpu1.etcd - cpu0.etcd) / PODS },
+        cpu: {
+          scheduler: (cpu1.scheduler - cpu0.scheduler) / PODS,
+          apiserver: (cpu1.apiserver - cpu0.apiserver) / PODS,
+          etcd: (cpu1.etcd - cpu0.etcd) / PODS,
+        },
       });
     }
   } finally {
@@ -346,7 +515,10 @@ async function main(): Promise<void> {
     "",
     "| round | pods/s | seconds (first→last) | wall seconds (start→last bind) | vs kube-scheduler | vs create ceiling | CPU ms/pod: scheduler, apiserver, etcd |",
     "|---|---|---|---|---|---|---|",
-    ...rows.map((r) => `| ${r.round} | ${r.rate.toFixed(0)} | ${r.seconds.toFixed(2)} | ${r.wallSeconds?.toFixed(2) ?? "—"} | ${ks && r !== ceiling ? `${(r.rate / ks.rate).toFixed(1)}×` : "—"} | ${ceiling ? `${(r.rate / ceiling.rate).toFixed(2)}×` : "—"} | ${r.cpu ? `${r.cpu.scheduler.toFixed(2)}, ${r.cpu.apiserver.toFixed(2)}, ${r.cpu.etcd.toFixed(2)}` : "—"} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.round} | ${r.rate.toFixed(0)} | ${r.seconds.toFixed(2)} | ${r.wallSeconds?.toFixed(2) ?? "—"} | ${ks && r !== ceiling ? `${(r.rate / ks.rate).toFixed(1)}×` : "—"} | ${ceiling ? `${(r.rate / ceiling.rate).toFixed(2)}×` : "—"} | ${r.cpu ? `${r.cpu.scheduler.toFixed(2)}, ${r.cpu.apiserver.toFixed(2)}, ${r.cpu.etcd.toFixed(2)}` : "—"} |`,
+    ),
     "",
     "Targets: corral standalone ≥ 10× kube-scheduler and ≥ 0.7× the create ceiling.",
     ...gangLines(rows),
@@ -355,8 +527,11 @@ async function main(): Promise<void> {
   const streamed = rows.filter((r) => r.events);
   if (plain.length > 0 && streamed.length > 0) {
     const mean = (rs: Row[]) => rs.reduce((a, r) => a + r.rate, 0) / rs.length;
-    lines.push("", `Event streams: ${streamed.map((r) => `${r.events!.perSecond.toFixed(0)} records/s delivered (${r.events!.total} records, ${r.events!.dropped} clients dropped)`).join("; ")}; ` +
-      `pods/s with ${STREAMS} streams / without: ${(mean(streamed) / mean(plain)).toFixed(2)}× (target ≥ 0.9×).`);
+    lines.push(
+      "",
+      `Event streams: ${streamed.map((r) => `${r.events!.perSecond.toFixed(0)} records/s delivered (${r.events!.total} records, ${r.events!.dropped} clients dropped)`).join("; ")}; ` +
+        `pods/s with ${STREAMS} streams / without: ${(mean(streamed) / mean(plain)).toFixed(2)}× (target ≥ 0.9×).`,
+    );
   }
   process.stdout.write(`${lines.join("\n")}\n`);
   await mkdir(join(PROJECT_ROOT, ".corral", "reports"), { recursive: true });

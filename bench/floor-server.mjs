@@ -15,8 +15,14 @@ const server = createServer({ cert: readFileSync(certFile), key: readFileSync(ke
       { op: "add", path: "/metadata/labels", value: labels },
     ];
     const body = JSON.stringify({
-      apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview",
-      response: { uid: review.request.uid, allowed: true, patchType: "JSONPatch", patch: Buffer.from(JSON.stringify(patch)).toString("base64") },
+      apiVersion: "admission.k8s.io/v1",
+      kind: "AdmissionReview",
+      response: {
+        uid: review.request.uid,
+        allowed: true,
+        patchType: "JSONPatch",
+        patch: Buffer.from(JSON.stringify(patch)).toString("base64"),
+      },
     });
     res.writeHead(200, { "content-type": "application/json" });
     res.end(body);

@@ -19,13 +19,14 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const NS = "bench-keepalive";
 const say = (s: string) => process.stderr.write(`[bench:keepalive] ${s}\n`);
 
-const openSockets = () => readdirSync("/proc/self/fd").filter((fd) => {
-  try {
-    return readlinkSync(`/proc/self/fd/${fd}`).startsWith("socket:");
-  } catch {
-    return false;
-  }
-}).length;
+const openSockets = () =>
+  readdirSync("/proc/self/fd").filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).startsWith("socket:");
+    } catch {
+      return false;
+    }
+  }).length;
 
 async function createPods(core: k8s.CoreV1Api, prefix: string): Promise<number> {
   let next = 0;
@@ -33,10 +34,13 @@ async function createPods(core: k8s.CoreV1Api, prefix: string): Promise<number> 
   const worker = async () => {
     while (next < PODS) {
       const i = next++;
-      await core.createNamespacedPod({ namespace: NS, body: {
-        metadata: { name: `${prefix}-${String(i).padStart(5, "0")}` },
-        spec: { containers: [{ name: "c", image: "registry.example.com/batch:1" }] },
-      } });
+      await core.createNamespacedPod({
+        namespace: NS,
+        body: {
+          metadata: { name: `${prefix}-${String(i).padStart(5, "0")}` },
+          spec: { containers: [{ name: "c", image: "registry.example.com/batch:1" }] },
+        },
+      });
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
@@ -49,13 +53,18 @@ async function main(): Promise<void> {
     const admin = kubeConfigFor(tb, "admin");
     await prepareNamespace(admin, NS, []);
     const cleanup = makeKeepAliveApiClient(admin, k8s.CoreV1Api);
-    const clients = { "client-node": () => admin.makeApiClient(k8s.CoreV1Api), "keep-alive": () => makeKeepAliveApiClient(admin, k8s.CoreV1Api) };
+    const clients = {
+      "client-node": () => admin.makeApiClient(k8s.CoreV1Api),
+      "keep-alive": () => makeKeepAliveApiClient(admin, k8s.CoreV1Api),
+    };
     const rates: Record<string, number[]> = { "client-node": [], "keep-alive": [] };
     for (let r = 0; r < ROUNDS; r++) {
       for (const [name, make] of Object.entries(clients)) {
         const seconds = await createPods(make(), `${name.replace(/[^a-z]/g, "")}-${r}`);
         rates[name]!.push(PODS / seconds);
-        say(`round ${r + 1} ${name}: ${PODS} pods in ${seconds.toFixed(2)} s = ${(PODS / seconds).toFixed(0)} creates/s; ${openSockets()} sockets open`);
+        say(
+          `round ${r + 1} ${name}: ${PODS} pods in ${seconds.toFixed(2)} s = ${(PODS / seconds).toFixed(0)} creates/s; ${openSockets()} sockets open`,
+        );
         await cleanup.deleteCollectionNamespacedPod({ namespace: NS, gracePeriodSeconds: 0 });
         // let connections the round left idle time out, so the next round starts from the same state
         await new Promise((res) => setTimeout(res, 5000));
@@ -63,7 +72,8 @@ async function main(): Promise<void> {
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     process.stdout.write(`\n| client | creates/s (median of ${ROUNDS}) | rounds |\n|---|---|---|\n`);
-    for (const [name, xs] of Object.entries(rates)) process.stdout.write(`| ${name} | ${median(xs).toFixed(0)} | ${xs.map((x) => x.toFixed(0)).join(", ")} |\n`);
+    for (const [name, xs] of Object.entries(rates))
+      process.stdout.write(`| ${name} | ${median(xs).toFixed(0)} | ${xs.map((x) => x.toFixed(0)).join(", ")} |\n`);
     process.stdout.write(`\nNode.js ${process.version}, ${PODS} pods per round, ${CONCURRENCY} in flight, kube-apiserver v1.20.2\n`);
   } finally {
     await testbedDown((l) => say(l));

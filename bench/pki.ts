@@ -13,10 +13,19 @@ const times: number[] = [];
 for (let i = 0; i < n; i++) {
   const t = performance.now();
   const ca = await generateCa({ notBefore: new Date(), notAfter: new Date(Date.now() + 365 * 864e5) });
-  await generateServerCert(ca, { commonName: "svc.ns.svc", sans: ["svc", "svc.ns", "svc.ns.svc"], notBefore: new Date(), notAfter: new Date(Date.now() + 365 * 864e5) });
+  await generateServerCert(ca, {
+    commonName: "svc.ns.svc",
+    sans: ["svc", "svc.ns", "svc.ns.svc"],
+    notBefore: new Date(),
+    notAfter: new Date(Date.now() + 365 * 864e5),
+  });
   times.push(performance.now() - t);
 }
 h.disable();
 times.sort((a, b) => a - b);
-console.log(`${n} × (CA + server certificate), ECDSA P-256: median ${times[Math.floor(n / 2)]!.toFixed(1)} ms, max ${times[n - 1]!.toFixed(1)} ms`);
-console.log(`event-loop delay meanwhile: p99 ${(h.percentile(99) / 1e6).toFixed(1)} ms, max ${(h.max / 1e6).toFixed(1)} ms (target: never seconds)`);
+console.log(
+  `${n} × (CA + server certificate), ECDSA P-256: median ${times[Math.floor(n / 2)]!.toFixed(1)} ms, max ${times[n - 1]!.toFixed(1)} ms`,
+);
+console.log(
+  `event-loop delay meanwhile: p99 ${(h.percentile(99) / 1e6).toFixed(1)} ms, max ${(h.max / 1e6).toFixed(1)} ms (target: never seconds)`,
+);

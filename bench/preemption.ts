@@ -10,7 +10,12 @@
  * Env: BENCH_NODES (comma list, default 500,1000,5000,20000), BENCH_ASKS (default 1000).
  */
 import { type PreemptionAsk, decidePreemption } from "../src/scheduler/core/preemption/preemptor.js";
-import { type PreemptionAllocation, type PreemptionNode, type PreemptionSnapshot, clusterSnapshot } from "../src/scheduler/core/preemption/snapshot.js";
+import {
+  type PreemptionAllocation,
+  type PreemptionNode,
+  type PreemptionSnapshot,
+  clusterSnapshot,
+} from "../src/scheduler/core/preemption/snapshot.js";
 
 const sizes = (process.env.BENCH_NODES ?? "500,1000,5000,20000").split(",").map(Number);
 const asks = Number(process.env.BENCH_ASKS ?? 1_000);
@@ -25,8 +30,16 @@ function cluster(n: number): { snapshot: PreemptionSnapshot; nodes: PreemptionNo
     nodes.push({ id, capacity: { vcore: 8000, memory: 32 * GiB } });
     for (let j = 0; j < 8; j++) {
       allocations.push({
-        key: `b-${i}-${j}`, applicationId: `app-b-${i % 100}`, queuePath: "root.b", nodeId: id, resource: { vcore: 1000, memory: 4 * GiB },
-        priority: 0, createTime: NOW - (i * 8 + j) * 1000, allowPreemption: true, originator: j === 0 && i < 100, placeholder: false,
+        key: `b-${i}-${j}`,
+        applicationId: `app-b-${i % 100}`,
+        queuePath: "root.b",
+        nodeId: id,
+        resource: { vcore: 1000, memory: 4 * GiB },
+        priority: 0,
+        createTime: NOW - (i * 8 + j) * 1000,
+        allowPreemption: true,
+        originator: j === 0 && i < 100,
+        placeholder: false,
       });
     }
   }
@@ -37,27 +50,44 @@ function cluster(n: number): { snapshot: PreemptionSnapshot; nodes: PreemptionNo
 /** The same snapshot with the node order starting at `offset`. */
 function rotated(base: PreemptionSnapshot, nodes: PreemptionNode[], offset: number): PreemptionSnapshot {
   return {
-    queue: (p) => base.queue(p), children: (p) => base.children(p), allocations: (p) => base.allocations(p),
+    queue: (p) => base.queue(p),
+    children: (p) => base.children(p),
+    allocations: (p) => base.allocations(p),
     *nodes() {
       for (let i = 0; i < nodes.length; i++) yield nodes[(offset + i) % nodes.length]!;
     },
   };
 }
 
-interface Row { nodes: number; mode: string; decisions: number; preempting: number; seconds: number; nodesRead: number }
+interface Row {
+  nodes: number;
+  mode: string;
+  decisions: number;
+  preempting: number;
+  seconds: number;
+  nodesRead: number;
+}
 
 function run(n: number, mode: "bounded" | "every node"): Row {
   const { snapshot, nodes } = cluster(n);
   const decisions = mode === "bounded" ? asks : Math.min(asks, 100);
-  let preempting = 0, nodesRead = 0;
+  let preempting = 0,
+    nodesRead = 0;
   const start = performance.now();
   for (let i = 0; i < decisions; i++) {
     const ask: PreemptionAsk = {
-      key: `a-${i}`, applicationId: "app-a", queuePath: "root.a", priority: 0, resource: { vcore: 2000, memory: 4 * GiB }, createTime: NOW - 60_000,
+      key: `a-${i}`,
+      applicationId: "app-a",
+      queuePath: "root.a",
+      priority: 0,
+      resource: { vcore: 2000, memory: 4 * GiB },
+      createTime: NOW - 60_000,
       allowPreemptOther: true,
     };
     const r = decidePreemption(rotated(snapshot, nodes, (i * 37) % n), ask, {
-      now: NOW, enabled: true, batchSize: mode === "bounded" ? undefined : Number.POSITIVE_INFINITY,
+      now: NOW,
+      enabled: true,
+      batchSize: mode === "bounded" ? undefined : Number.POSITIVE_INFINITY,
     });
     if (r.outcome === "preempting") {
       preempting++;
@@ -78,12 +108,15 @@ for (const mode of ["bounded", "every node"] as const) {
     rows.push(r);
     const us = (r.seconds / r.decisions) * 1e6;
     base ??= us;
-    console.log(`${String(r.nodes).padEnd(7)} ${mode.padEnd(11)}  ${String(r.decisions).padStart(9)}  ${String(r.preempting).padStart(10)}  ${r.seconds.toFixed(3).padStart(7)}  ${(r.decisions / r.seconds).toFixed(0).padStart(11)}  ${us.toFixed(1).padStart(11)}  ${(r.nodesRead / Math.max(1, r.preempting)).toFixed(1).padStart(19)}  ${(us / base).toFixed(2).padStart(16)}`);
+    console.log(
+      `${String(r.nodes).padEnd(7)} ${mode.padEnd(11)}  ${String(r.decisions).padStart(9)}  ${String(r.preempting).padStart(10)}  ${r.seconds.toFixed(3).padStart(7)}  ${(r.decisions / r.seconds).toFixed(0).padStart(11)}  ${us.toFixed(1).padStart(11)}  ${(r.nodesRead / Math.max(1, r.preempting)).toFixed(1).padStart(19)}  ${(us / base).toFixed(2).padStart(16)}`,
+    );
   }
 }
 const bounded = rows.filter((r) => r.mode === "bounded");
-const first = bounded[0], last = bounded[bounded.length - 1];
+const first = bounded[0],
+  last = bounded[bounded.length - 1];
 if (first && last && first !== last) {
-  const ratio = (last.seconds / last.decisions) / (first.seconds / first.decisions);
+  const ratio = last.seconds / last.decisions / (first.seconds / first.decisions);
   console.log(`bounded decision cost at ${last.nodes} vs ${first.nodes} nodes: ${ratio.toFixed(2)}x (target: flat, about 1x)`);
 }

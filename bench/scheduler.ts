@@ -93,16 +93,35 @@ interface Shape {
   /** [application id, queue, number of asks] */
   apps: () => [string, string, number][];
 }
-const TWO_APPS: Shape = { name: "2 apps", config: TWO_QUEUES, apps: () => [["app-a", "root.a", asks / 2], ["app-b", "root.b", asks / 2]] };
+const TWO_APPS: Shape = {
+  name: "2 apps",
+  config: TWO_QUEUES,
+  apps: () => [
+    ["app-a", "root.a", asks / 2],
+    ["app-b", "root.b", asks / 2],
+  ],
+};
 const SHAPES: Shape[] = [
   { name: "10k apps fair", config: oneLeaf("fair"), apps: () => Array.from({ length: asks }, (_, i) => [`app-${i}`, "root.a", 1]) },
   { name: "10k apps fifo", config: oneLeaf("fifo"), apps: () => Array.from({ length: asks }, (_, i) => [`app-${i}`, "root.a", 1]) },
-  { name: "1k queues x 10 apps", config: MANY_QUEUES, apps: () => Array.from({ length: asks }, (_, i) => [`app-${i}`, `root.tenants.q${Math.floor(i / 10)}`, 1]) },
+  {
+    name: "1k queues x 10 apps",
+    config: MANY_QUEUES,
+    apps: () => Array.from({ length: asks }, (_, i) => [`app-${i}`, `root.tenants.q${Math.floor(i / 10)}`, 1]),
+  },
   { name: "user+group limits", config: LIMITS, apps: TWO_APPS.apps },
 ];
 
 /** `seconds`: wall time; `cpuSeconds`: this process's CPU time (user + system) over the same span, steadier on a busy machine. */
-interface Row { shape: string; nodes: number; addNodesMs: number; allocs: number; seconds: number; cpuSeconds: number; heapMiB: number }
+interface Row {
+  shape: string;
+  nodes: number;
+  addNodesMs: number;
+  allocs: number;
+  seconds: number;
+  cpuSeconds: number;
+  heapMiB: number;
+}
 
 const repeat = Number(process.env.BENCH_REPEAT ?? 3);
 
@@ -121,14 +140,25 @@ function runOnce(shape: Shape, n: number): Row {
   const core = new SchedulerCore(() => now, shape.config);
   const per = Math.floor(asks / n) + 1;
   const t0 = performance.now();
-  core.updateNode(Array.from({ length: n }, (_, i) => ({ nodeID: `node-${String(i).padStart(6, "0")}`, action: "CREATE" as const, schedulableResource: { memory: 10 * per, vcore: per } })));
+  core.updateNode(
+    Array.from({ length: n }, (_, i) => ({
+      nodeID: `node-${String(i).padStart(6, "0")}`,
+      action: "CREATE" as const,
+      schedulableResource: { memory: 10 * per, vcore: per },
+    })),
+  );
   const addNodesMs = performance.now() - t0;
   let i = 0;
   for (const [id, queue, count] of shape.apps()) {
     const r = core.updateApplication({ new: [{ applicationID: id, queueName: queue, ugi: { user: "bench", groups: ["bench"] } }] });
     if (r.rejectedApplications.length > 0) throw new Error(`application ${id} rejected: ${r.rejectedApplications[0]!.reason}`);
     core.updateAllocation({
-      allocations: Array.from({ length: count }, (_, k) => ({ allocationKey: `${id}-${k}`, applicationID: id, resourcePerAlloc: { memory: 10, vcore: 1 }, allocationTags: { creationTime: String(1 + (i++ % 1000)) } })),
+      allocations: Array.from({ length: count }, (_, k) => ({
+        allocationKey: `${id}-${k}`,
+        applicationID: id,
+        resourcePerAlloc: { memory: 10, vcore: 1 },
+        allocationTags: { creationTime: String(1 + (i++ % 1000)) },
+      })),
     });
   }
   now = 1;
@@ -151,7 +181,9 @@ const line = (r: Row, rel: number) =>
 run(TWO_APPS, 500); // warm-up (JIT)
 const rows = sizes.map((n) => run(TWO_APPS, n));
 const base = rows.find((r) => r.nodes === 1000);
-console.log("shape                 nodes  add nodes ms  allocations  seconds  allocations/s  cpu µs/alloc  allocs/cpu-s  heap MiB  cost ratio");
+console.log(
+  "shape                 nodes  add nodes ms  allocations  seconds  allocations/s  cpu µs/alloc  allocs/cpu-s  heap MiB  cost ratio",
+);
 console.log("(2 apps: ratio vs 1,000 nodes)");
 for (const r of rows) console.log(line(r, base ? us(r) / us(base) : NaN));
 const at5k = rows.find((r) => r.nodes === 5000) ?? run(TWO_APPS, 5000);
@@ -164,6 +196,8 @@ const ratios = shapes.map((s) => {
   return us(r) / us(at5k);
 });
 const at20k = rows.find((r) => r.nodes === 20000);
-console.log(`2 apps at 5,000 nodes: ${(at5k.allocs / at5k.seconds).toFixed(0)} allocations/s wall, ${(at5k.allocs / at5k.cpuSeconds).toFixed(0)} per CPU second (target >= 100,000)`);
+console.log(
+  `2 apps at 5,000 nodes: ${(at5k.allocs / at5k.seconds).toFixed(0)} allocations/s wall, ${(at5k.allocs / at5k.cpuSeconds).toFixed(0)} per CPU second (target >= 100,000)`,
+);
 if (at20k && base) console.log(`cost at 20,000 vs 1,000 nodes: ${(us(at20k) / us(base)).toFixed(2)}x (target <= 2)`);
 if (ratios.length > 0) console.log(`largest cost ratio vs 2 apps at 5,000 nodes: ${Math.max(...ratios).toFixed(2)}x (target <= 2)`);

@@ -34,11 +34,14 @@ async function waitForFile(p: ChildProcess, file: string, text: string): Promise
 /** One POST over TLS with the generated CA, to check the answer before measuring. */
 function postOnce(port: number, path: string, body: string, ca: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = httpsRequest({ host: "127.0.0.1", port, path, method: "POST", ca, servername: "localhost", headers: { "content-type": "application/json" } }, (res) => {
-      let s = "";
-      res.on("data", (d: Buffer) => (s += d.toString()));
-      res.on("end", () => resolve(s));
-    });
+    const req = httpsRequest(
+      { host: "127.0.0.1", port, path, method: "POST", ca, servername: "localhost", headers: { "content-type": "application/json" } },
+      (res) => {
+        let s = "";
+        res.on("data", (d: Buffer) => (s += d.toString()));
+        res.on("end", () => resolve(s));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -52,17 +55,30 @@ function peakRssMiB(pid: number): number {
 
 /** CPU seconds (user + system) a process has used, from /proc/<pid>/stat. */
 function cpuSeconds(pid: number): number {
-  const fields = execFileSync("cat", [`/proc/${pid}/stat`]).toString().split(") ")[1]!.split(" ");
+  const fields = execFileSync("cat", [`/proc/${pid}/stat`])
+    .toString()
+    .split(") ")[1]!
+    .split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
 
-interface Round { result: autocannon.Result; cpuUsPerRequest: number }
+interface Round {
+  result: autocannon.Result;
+  cpuUsPerRequest: number;
+}
 
 async function load(url: string, body: string, pid: number): Promise<Round> {
   // warm-up (JIT, TLS sessions), then the measured run
   await autocannon({ url, method: "POST", body, headers: { "content-type": "application/json" }, connections, duration: 2 });
   const cpu0 = cpuSeconds(pid);
-  const result = await autocannon({ url, method: "POST", body, headers: { "content-type": "application/json" }, connections, duration: seconds });
+  const result = await autocannon({
+    url,
+    method: "POST",
+    body,
+    headers: { "content-type": "application/json" },
+    connections,
+    duration: seconds,
+  });
   const cpu = cpuSeconds(pid) - cpu0;
   return { result, cpuUsPerRequest: (cpu * 1e6) / Math.max(1, result.requests.total) };
 }
@@ -83,45 +99,88 @@ export interface WebhookBench {
 }
 
 export async function runWebhookBench(b: WebhookBench): Promise<void> {
-  execFileSync(process.execPath, [join(PROJECT_ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: PROJECT_ROOT, stdio: "inherit" });
+  execFileSync(process.execPath, [join(PROJECT_ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], {
+    cwd: PROJECT_ROOT,
+    stdio: "inherit",
+  });
   const body = JSON.stringify(JSON.parse(await readFile(join(PROJECT_ROOT, "test/fixtures", b.fixture), "utf8")));
   const certDir = await mkdtemp(join(tmpdir(), "corral-bench-"));
   await ensureCertDir(certDir, ["localhost", "127.0.0.1"], pino({ level: "silent" }));
 
-  const corralPort = 19481, floorPort = 19482;
+  const corralPort = 19481,
+    floorPort = 19482;
   // Server output goes to files, not pipes: the load generator's event loop must not also carry the servers' logs.
   const corralLog = await open(join(certDir, "corral.log"), "w");
   const floorLog = await open(join(certDir, "floor.log"), "w");
-  const corral = spawn(process.execPath, [join(PROJECT_ROOT, "bin/corral.js"), ...b.args, "--host", "127.0.0.1", "--port", String(corralPort), "--cert-dir", certDir], { stdio: ["ignore", corralLog.fd, "inherit"] });
-  const floor = spawn(process.execPath, [join(PROJECT_ROOT, "bench/floor-server.mjs"), join(certDir, "tls.crt"), join(certDir, "tls.key"), String(floorPort)], { stdio: ["ignore", floorLog.fd, "inherit"] });
+  const corral = spawn(
+    process.execPath,
+    [join(PROJECT_ROOT, "bin/corral.js"), ...b.args, "--host", "127.0.0.1", "--port", String(corralPort), "--cert-dir", certDir],
+    { stdio: ["ignore", corralLog.fd, "inherit"] },
+  );
+  const floor = spawn(
+    process.execPath,
+    [join(PROJECT_ROOT, "bench/floor-server.mjs"), join(certDir, "tls.crt"), join(certDir, "tls.key"), String(floorPort)],
+    { stdio: ["ignore", floorLog.fd, "inherit"] },
+  );
   try {
-    await Promise.all([waitForFile(corral, join(certDir, "corral.log"), b.readyText), waitForFile(floor, join(certDir, "floor.log"), "listening")]);
+    await Promise.all([
+      waitForFile(corral, join(certDir, "corral.log"), b.readyText),
+      waitForFile(floor, join(certDir, "floor.log"), "listening"),
+    ]);
     // Correctness check before measuring: corral must answer with a patch.
     const ca = await readFile(join(certDir, "ca.crt"), "utf8");
     const answer = JSON.parse(await postOnce(corralPort, b.path, body, ca)) as { response?: { allowed?: boolean; patch?: string } };
     if (!answer.response?.allowed || !answer.response.patch) throw new Error(`corral did not mutate the pod: ${JSON.stringify(answer)}`);
     const ops = JSON.parse(Buffer.from(answer.response.patch, "base64").toString()) as unknown[];
 
-    process.stderr.write(`measuring ${rounds} rounds of ${seconds}s per server (alternating), ${connections} connections, body ${body.length} bytes, corral patch ${ops.length} ops\n`);
-    const frs: Round[] = [], crs: Round[] = [];
+    process.stderr.write(
+      `measuring ${rounds} rounds of ${seconds}s per server (alternating), ${connections} connections, body ${body.length} bytes, corral patch ${ops.length} ops\n`,
+    );
+    const frs: Round[] = [],
+      crs: Round[] = [];
     for (let i = 0; i < rounds; i++) {
       frs.push(await load(`https://127.0.0.1:${floorPort}/`, body, floor.pid!));
       crs.push(await load(`https://127.0.0.1:${corralPort}${b.path}`, body, corral.pid!));
     }
-    const fr = frs.map((r) => r.result), cr = crs.map((r) => r.result);
+    const fr = frs.map((r) => r.result),
+      cr = crs.map((r) => r.result);
     const median = (rs: autocannon.Result[]) => [...rs].sort((a, b) => a.requests.average - b.requests.average)[Math.floor(rs.length / 2)]!;
     const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    const f = median(fr), c = median(cr);
-    const fCpu = medianOf(frs.map((r) => r.cpuUsPerRequest)), cCpu = medianOf(crs.map((r) => r.cpuUsPerRequest));
+    const f = median(fr),
+      c = median(cr);
+    const fCpu = medianOf(frs.map((r) => r.cpuUsPerRequest)),
+      cCpu = medianOf(crs.map((r) => r.cpuUsPerRequest));
     const rows = [
       ["server", "req/s (median)", "req/s (all rounds)", "p50 ms", "p99 ms", "server CPU µs/req", "errors", "non-2xx", "peak RSS MiB"],
-      ["floor (bare https)", f.requests.average.toFixed(0), fr.map((r) => r.requests.average.toFixed(0)).join(" "), f.latency.p50.toFixed(2), f.latency.p99.toFixed(2), fCpu.toFixed(0), String(f.errors), String(f.non2xx), peakRssMiB(floor.pid!).toFixed(0)],
-      [`corral ${b.path}`, c.requests.average.toFixed(0), cr.map((r) => r.requests.average.toFixed(0)).join(" "), c.latency.p50.toFixed(2), c.latency.p99.toFixed(2), cCpu.toFixed(0), String(c.errors), String(c.non2xx), peakRssMiB(corral.pid!).toFixed(0)],
+      [
+        "floor (bare https)",
+        f.requests.average.toFixed(0),
+        fr.map((r) => r.requests.average.toFixed(0)).join(" "),
+        f.latency.p50.toFixed(2),
+        f.latency.p99.toFixed(2),
+        fCpu.toFixed(0),
+        String(f.errors),
+        String(f.non2xx),
+        peakRssMiB(floor.pid!).toFixed(0),
+      ],
+      [
+        `corral ${b.path}`,
+        c.requests.average.toFixed(0),
+        cr.map((r) => r.requests.average.toFixed(0)).join(" "),
+        c.latency.p50.toFixed(2),
+        c.latency.p99.toFixed(2),
+        cCpu.toFixed(0),
+        String(c.errors),
+        String(c.non2xx),
+        peakRssMiB(corral.pid!).toFixed(0),
+      ],
     ];
     const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
     for (const r of rows) console.log(r.map((v, i) => v.padEnd(widths[i]!)).join("  "));
     const ratio = c.requests.average / f.requests.average;
-    console.log(`throughput ratio corral/floor: ${ratio.toFixed(2)} (target >= ${b.target.toFixed(2)})  corral p99: ${c.latency.p99.toFixed(2)} ms${b.p99TargetMs ? ` (target <= ${b.p99TargetMs})` : ""}`);
+    console.log(
+      `throughput ratio corral/floor: ${ratio.toFixed(2)} (target >= ${b.target.toFixed(2)})  corral p99: ${c.latency.p99.toFixed(2)} ms${b.p99TargetMs ? ` (target <= ${b.p99TargetMs})` : ""}`,
+    );
     console.log(`CPU-cost ratio floor/corral: ${(fCpu / cCpu).toFixed(2)} (the same comparison, less sensitive to a noisy machine)`);
     if (c.errors > 0 || c.non2xx > 0) console.log("WARNING: corral answered with errors");
   } finally {
@@ -129,4 +188,3 @@ export async function runWebhookBench(b: WebhookBench): Promise<void> {
     floor.kill("SIGTERM");
   }
 }
-

@@ -7,9 +7,16 @@ import { join } from "node:path";
 import { PROJECT_ROOT } from "../src/testbed/testbed.js";
 import { runDemo } from "../src/testbed/demo.js";
 
-execFileSync(process.execPath, [join(PROJECT_ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: PROJECT_ROOT, stdio: "inherit" });
-execFileSync(process.execPath, [join(PROJECT_ROOT, "node_modules/vite/bin/vite.js"), "build", "--config", "ui/vite.config.ts", "--logLevel", "warn"], { cwd: PROJECT_ROOT, stdio: "inherit" });
+execFileSync(process.execPath, [join(PROJECT_ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], {
+  cwd: PROJECT_ROOT,
+  stdio: "inherit",
+});
+execFileSync(
+  process.execPath,
+  [join(PROJECT_ROOT, "node_modules/vite/bin/vite.js"), "build", "--config", "ui/vite.config.ts", "--logLevel", "warn"],
+  { cwd: PROJECT_ROOT, stdio: "inherit" },
+);
 runDemo({ keep: process.argv.includes("--keep") }).catch((err) => {
-  process.stderr.write(`demo failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`demo failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

@@ -4,7 +4,10 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 
 const reports = new URL("../.corral/reports/", import.meta.url);
-let passed = 0, failed = 0, skipped = 0, startTime = Infinity;
+let passed = 0,
+  failed = 0,
+  skipped = 0,
+  startTime = Infinity;
 for (const name of ["unit", "e2e"]) {
   const r = JSON.parse(readFileSync(new URL(`${name}.json`, reports), "utf8"));
   passed += r.numPassedTests;
@@ -29,7 +32,9 @@ for (const f of files) {
 }
 const engines = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).engines.node;
 const wantMajor = Number(/(\d+)/.exec(engines)?.[1] ?? 0);
-const old = [...runtimes].flatMap(([what, vs]) => [...vs].filter((v) => Number(/^v(\d+)/.exec(v)?.[1] ?? 0) < wantMajor).map((v) => `${what} ${v}`));
+const old = [...runtimes].flatMap(([what, vs]) =>
+  [...vs].filter((v) => Number(/^v(\d+)/.exec(v)?.[1] ?? 0) < wantMajor).map((v) => `${what} ${v}`),
+);
 console.log(`Node.js: ${[...runtimes].map(([what, vs]) => `${what} ${[...vs].join("/")}`).join(", ")} (engines ${engines})`);
 if (old.length) console.log(`runtime older than engines ${engines}: ${old.join(", ")}`);
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);

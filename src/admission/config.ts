@@ -78,7 +78,21 @@ export interface AdmissionConfig {
   readonly webhookTimeoutSeconds: number;
 }
 
-type KeyKind = "string" | "optionalString" | "bool" | "regexList" | "queue" | "dnsLabel" | "dnsSubdomain" | "hostPort" | "level" | "labelKey" | "millis" | "failurePolicy" | "statusPolicy" | "seconds";
+type KeyKind =
+  | "string"
+  | "optionalString"
+  | "bool"
+  | "regexList"
+  | "queue"
+  | "dnsLabel"
+  | "dnsSubdomain"
+  | "hostPort"
+  | "level"
+  | "labelKey"
+  | "millis"
+  | "failurePolicy"
+  | "statusPolicy"
+  | "seconds";
 
 interface KeySpec {
   field: keyof AdmissionConfig;
@@ -95,117 +109,199 @@ interface KeySpec {
  */
 export const ADMISSION_CONFIG_KEYS: Readonly<Record<string, KeySpec>> = {
   "admissionController.schedulerName": {
-    field: "schedulerName", kind: "dnsLabel", default: DEFAULT_SCHEDULER_NAME, env: ["ADMISSION_CONTROLLER_SCHEDULER_NAME"],
+    field: "schedulerName",
+    kind: "dnsLabel",
+    default: DEFAULT_SCHEDULER_NAME,
+    env: ["ADMISSION_CONTROLLER_SCHEDULER_NAME"],
     doc: "spec.schedulerName written on mutated pods",
   },
   "admissionController.webHook.amServiceName": {
-    field: "amServiceName", kind: "dnsLabel", default: "yunikorn-admission-controller-service", env: ["ADMISSION_CONTROLLER_SERVICE"],
+    field: "amServiceName",
+    kind: "dnsLabel",
+    default: "yunikorn-admission-controller-service",
+    env: ["ADMISSION_CONTROLLER_SERVICE"],
     doc: "Service name of the admission controller (webhook clientConfig, certificate SANs)",
   },
   "admissionController.webHook.schedulerServiceAddress": {
-    field: "schedulerServiceAddress", kind: "hostPort", default: "yunikorn-service:9080", env: ["SCHEDULER_SERVICE_ADDRESS"],
+    field: "schedulerServiceAddress",
+    kind: "hostPort",
+    default: "yunikorn-service:9080",
+    env: ["SCHEDULER_SERVICE_ADDRESS"],
     doc: "host:port of the scheduler REST API used to validate queue configuration",
   },
   "admissionController.webHook.strictConfigValidation": {
-    field: "strictConfigValidation", kind: "bool", default: "false", env: ["ADMISSION_CONTROLLER_STRICT_CONFIG_VALIDATION"],
+    field: "strictConfigValidation",
+    kind: "bool",
+    default: "false",
+    env: ["ADMISSION_CONTROLLER_STRICT_CONFIG_VALIDATION"],
     doc: "deny a yunikorn-configs change when the scheduler cannot be reached to validate it (YuniKorn allows it)",
   },
   "admissionController.webHook.schedulerValidationTimeoutMs": {
-    field: "schedulerValidationTimeoutMs", kind: "millis", default: "5000", env: [],
+    field: "schedulerValidationTimeoutMs",
+    kind: "millis",
+    default: "5000",
+    env: [],
     doc: "timeout of the scheduler validation call, milliseconds",
   },
   "admissionController.webHook.mutatingConfigurationName": {
-    field: "mutatingConfigurationName", kind: "dnsSubdomain", default: "yunikorn-admission-controller-mutations", env: [],
+    field: "mutatingConfigurationName",
+    kind: "dnsSubdomain",
+    default: "yunikorn-admission-controller-mutations",
+    env: [],
     doc: "name of the MutatingWebhookConfiguration the controller registers",
   },
   "admissionController.webHook.validatingConfigurationName": {
-    field: "validatingConfigurationName", kind: "dnsSubdomain", default: "yunikorn-admission-controller-validations", env: [],
+    field: "validatingConfigurationName",
+    kind: "dnsSubdomain",
+    default: "yunikorn-admission-controller-validations",
+    env: [],
     doc: "name of the ValidatingWebhookConfiguration the controller registers",
   },
   "admissionController.webHook.mutateFailurePolicy": {
-    field: "mutateFailurePolicy", kind: "failurePolicy", default: "Fail", env: [],
+    field: "mutateFailurePolicy",
+    kind: "failurePolicy",
+    default: "Fail",
+    env: [],
     doc: "failurePolicy of the mutating webhook; Fail keeps pods from being created unstamped while corral is down",
   },
   "admissionController.webHook.validateFailurePolicy": {
-    field: "validateFailurePolicy", kind: "failurePolicy", default: "Ignore", env: [],
+    field: "validateFailurePolicy",
+    kind: "failurePolicy",
+    default: "Ignore",
+    env: [],
     doc: "failurePolicy of the ConfigMap validating webhook (YuniKorn: Ignore)",
   },
   "admissionController.webHook.podStatusPolicy": {
-    field: "podStatusPolicy", kind: "statusPolicy", default: "Ignore", env: [],
+    field: "podStatusPolicy",
+    kind: "statusPolicy",
+    default: "Ignore",
+    env: [],
     doc: "pods/status UPDATEs that change user.info are refused by a validating webhook with this failurePolicy (Fail or Ignore); Off registers none",
   },
   "admissionController.webHook.timeoutSeconds": {
-    field: "webhookTimeoutSeconds", kind: "seconds", default: "5", env: [],
+    field: "webhookTimeoutSeconds",
+    kind: "seconds",
+    default: "5",
+    env: [],
     doc: "timeoutSeconds of both webhooks (1-30)",
   },
   "admissionController.filtering.processNamespaces": {
-    field: "processNamespaces", kind: "regexList", default: "", env: ["ADMISSION_CONTROLLER_PROCESS_NAMESPACES"],
+    field: "processNamespaces",
+    kind: "regexList",
+    default: "",
+    env: ["ADMISSION_CONTROLLER_PROCESS_NAMESPACES"],
     doc: "comma-separated regexes; when set, only matching namespaces are processed (empty: all)",
   },
   "admissionController.filtering.bypassNamespaces": {
-    field: "bypassNamespaces", kind: "regexList", default: "^kube-system$", env: ["ADMISSION_CONTROLLER_BYPASS_NAMESPACES"],
+    field: "bypassNamespaces",
+    kind: "regexList",
+    default: "^kube-system$",
+    env: ["ADMISSION_CONTROLLER_BYPASS_NAMESPACES"],
     doc: "comma-separated regexes; matching namespaces are never processed",
   },
   "admissionController.filtering.labelNamespaces": {
-    field: "labelNamespaces", kind: "regexList", default: "", env: ["ADMISSION_CONTROLLER_LABEL_NAMESPACES"],
+    field: "labelNamespaces",
+    kind: "regexList",
+    default: "",
+    env: ["ADMISSION_CONTROLLER_LABEL_NAMESPACES"],
     doc: "comma-separated regexes; when set, only matching namespaces get application id and queue labels (empty: all)",
   },
   "admissionController.filtering.noLabelNamespaces": {
-    field: "noLabelNamespaces", kind: "regexList", default: "", env: ["ADMISSION_CONTROLLER_NO_LABEL_NAMESPACES"],
+    field: "noLabelNamespaces",
+    kind: "regexList",
+    default: "",
+    env: ["ADMISSION_CONTROLLER_NO_LABEL_NAMESPACES"],
     doc: "comma-separated regexes; matching namespaces never get labels",
   },
   "admissionController.filtering.generateUniqueAppId": {
-    field: "generateUniqueAppId", kind: "bool", default: "false", env: ["ADMISSION_CONTROLLER_GENERATE_UNIQUE_APP_ID"],
+    field: "generateUniqueAppId",
+    kind: "bool",
+    default: "false",
+    env: ["ADMISSION_CONTROLLER_GENERATE_UNIQUE_APP_ID"],
     doc: "generate one application id per pod (<namespace>-uniqueautogen) instead of one per namespace",
   },
   "admissionController.filtering.defaultQueue": {
-    field: "defaultQueue", kind: "queue", default: DEFAULT_QUEUE, env: ["ADMISSION_CONTROLLER_DEFAULT_QUEUE"],
+    field: "defaultQueue",
+    kind: "queue",
+    default: DEFAULT_QUEUE,
+    env: ["ADMISSION_CONTROLLER_DEFAULT_QUEUE"],
     doc: "queue label for pods that name no queue; empty disables",
   },
   "admissionController.accessControl.bypassAuth": {
-    field: "bypassAuth", kind: "bool", default: "false", env: ["ADMISSION_CONTROLLER_BYPASS_AUTH"],
+    field: "bypassAuth",
+    kind: "bool",
+    default: "false",
+    env: ["ADMISSION_CONTROLLER_BYPASS_AUTH"],
     doc: "accept user.info from anyone (no trust check); the legacy user label is then honoured",
   },
   "admissionController.accessControl.trustControllers": {
-    field: "trustControllers", kind: "bool", default: "true",
+    field: "trustControllers",
+    kind: "bool",
+    default: "true",
     env: ["ADMISSION_CONTROLLER_TRUST_CONTROLLERS", "ADMISSION_CONTROLLER_BYPASS_CONTROLLERS"],
     doc: "users matching systemUsers may create objects that already carry user.info",
   },
   "admissionController.accessControl.refusePresetNodeName": {
-    field: "refusePresetNodeName", kind: "bool", default: "true", env: ["ADMISSION_CONTROLLER_REFUSE_PRESET_NODE_NAME"],
+    field: "refusePresetNodeName",
+    kind: "bool",
+    default: "true",
+    env: ["ADMISSION_CONTROLLER_REFUSE_PRESET_NODE_NAME"],
     doc: "refuse pods and pod templates for the scheduler that already name a node (spec.nodeName), which would bypass queue and user limits; trusted controllers and kubelets' mirror pods excepted",
   },
   "admissionController.accessControl.systemUsers": {
-    field: "systemUsers", kind: "regexList", default: "^system:serviceaccount:kube-system:,^system:kube-controller-manager$",
+    field: "systemUsers",
+    kind: "regexList",
+    default: "^system:serviceaccount:kube-system:,^system:kube-controller-manager$",
     env: ["ADMISSION_CONTROLLER_SYSTEM_USERS"],
     doc: "comma-separated regexes of controller users",
   },
   "admissionController.accessControl.externalUsers": {
-    field: "externalUsers", kind: "regexList", default: "", env: ["ADMISSION_CONTROLLER_EXTERNAL_USERS"],
+    field: "externalUsers",
+    kind: "regexList",
+    default: "",
+    env: ["ADMISSION_CONTROLLER_EXTERNAL_USERS"],
     doc: "comma-separated regexes of users allowed to set user.info (front ends such as Airflow)",
   },
   "admissionController.accessControl.externalGroups": {
-    field: "externalGroups", kind: "regexList", default: "", env: ["ADMISSION_CONTROLLER_EXTERNAL_GROUPS"],
+    field: "externalGroups",
+    kind: "regexList",
+    default: "",
+    env: ["ADMISSION_CONTROLLER_EXTERNAL_GROUPS"],
     doc: "comma-separated regexes of groups whose members may set user.info",
   },
   [CONF_SCHEDULER_USER]: {
-    field: "schedulerUser", kind: "optionalString", default: "", env: ["ADMISSION_CONTROLLER_SCHEDULER_USER"],
+    field: "schedulerUser",
+    kind: "optionalString",
+    default: "",
+    env: ["ADMISSION_CONTROLLER_SCHEDULER_USER"],
     doc: "the scheduler's own user (its ServiceAccount): besides trusted controllers the only requester that may set internal.yunikorn.apache.org/placeholder on pods and pod templates; empty: system:serviceaccount:<namespace>:corral-scheduler",
   },
   "service.userLabelKey": {
-    field: "userLabelKey", kind: "labelKey", default: DEFAULT_USER_LABEL_KEY, env: ["USER_LABEL_KEY"],
+    field: "userLabelKey",
+    kind: "labelKey",
+    default: DEFAULT_USER_LABEL_KEY,
+    env: ["USER_LABEL_KEY"],
     doc: "legacy user label, honoured only with bypassAuth (deprecated, logged at WARN)",
   },
   "service.policyGroup": {
-    field: "policyGroup", kind: "string", default: "queues", env: ["POLICY_GROUP"],
+    field: "policyGroup",
+    kind: "string",
+    default: "queues",
+    env: ["POLICY_GROUP"],
     doc: "the queue configuration is the ConfigMap key <policyGroup>.yaml",
   },
   "service.enableConfigHotRefresh": {
-    field: "enableConfigHotRefresh", kind: "bool", default: "true", env: ["ENABLE_CONFIG_HOT_REFRESH"],
+    field: "enableConfigHotRefresh",
+    kind: "bool",
+    default: "true",
+    env: ["ENABLE_CONFIG_HOT_REFRESH"],
     doc: "apply ConfigMap changes live; once false, later changes wait for a restart",
   },
   "log.level": {
-    field: "logLevel", kind: "level", default: "info", env: ["LOG_LEVEL"],
+    field: "logLevel",
+    kind: "level",
+    default: "info",
+    env: ["LOG_LEVEL"],
     doc: "log level: trace, debug, info, warn, error, fatal",
   },
 };
@@ -225,9 +321,7 @@ export interface ConfigLayer {
   data: Readonly<Record<string, string>>;
 }
 
-export type ParseResult =
-  | { ok: true; config: AdmissionConfig; errors: [] }
-  | { ok: false; errors: ConfigError[] };
+export type ParseResult = { ok: true; config: AdmissionConfig; errors: [] } | { ok: false; errors: ConfigError[] };
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const QUEUE_LABEL = /^root(\.[A-Za-z0-9_-]+)*$/;
@@ -293,11 +387,14 @@ function parseValue(kind: KeyKind, value: string): unknown {
     case "queue":
       if (value === "") return "";
       if (value.length > 63 || !QUEUE_LABEL.test(value)) {
-        throw new Error("must be empty or a fully qualified queue name starting with root. that is a valid label value (at most 63 characters of [A-Za-z0-9_-] between dots)");
+        throw new Error(
+          "must be empty or a fully qualified queue name starting with root. that is a valid label value (at most 63 characters of [A-Za-z0-9_-] between dots)",
+        );
       }
       return value;
     case "dnsLabel":
-      if (value.length > 63 || !DNS_LABEL.test(value)) throw new Error("must be a DNS label (lower-case alphanumerics and '-', at most 63 characters)");
+      if (value.length > 63 || !DNS_LABEL.test(value))
+        throw new Error("must be a DNS label (lower-case alphanumerics and '-', at most 63 characters)");
       return value;
     case "dnsSubdomain":
       if (value.length > 253 || !DNS_SUBDOMAIN.test(value)) throw new Error("must be a DNS subdomain name");
@@ -340,10 +437,7 @@ function parseValue(kind: KeyKind, value: string): unknown {
  * @param layers raw key → string maps, lowest precedence first
  * @returns the frozen config, or every error (key, value, source, message)
  */
-export function parseAdmissionConfig(
-  env: Readonly<Record<string, string | undefined>>,
-  layers: readonly ConfigLayer[] = [],
-): ParseResult {
+export function parseAdmissionConfig(env: Readonly<Record<string, string | undefined>>, layers: readonly ConfigLayer[] = []): ParseResult {
   const out: Record<string, unknown> = { namespace: env.NAMESPACE ?? env.ADMISSION_CONTROLLER_NAMESPACE ?? "default" };
   const errors: ConfigError[] = [];
   for (const layer of layers) {
@@ -424,7 +518,10 @@ export class AdmissionConfigStore {
   private lastKey: string;
 
   /** @throws Error listing every bad key when the initial config is invalid */
-  constructor(private readonly env: Readonly<Record<string, string | undefined>>, layers: readonly ConfigLayer[] = []) {
+  constructor(
+    private readonly env: Readonly<Record<string, string | undefined>>,
+    layers: readonly ConfigLayer[] = [],
+  ) {
     const r = parseAdmissionConfig(env, layers);
     if (!r.ok) throw new Error(`invalid configuration: ${formatConfigErrors(r.errors)}`);
     this.cfg = r.config;

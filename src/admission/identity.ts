@@ -77,16 +77,31 @@ export function userInfoStep(
     if (cfg.bypassAuth) {
       return {
         ok: true,
-        notes: [{ level: "warn", msg: `${what}: deprecated user label ${cfg.userLabelKey}=${legacy} used as the user (bypassAuth); set ${ANNOTATION_USER_INFO_KEY} instead` }],
+        notes: [
+          {
+            level: "warn",
+            msg: `${what}: deprecated user label ${cfg.userLabelKey}=${legacy} used as the user (bypassAuth); set ${ANNOTATION_USER_INFO_KEY} instead`,
+          },
+        ],
         warnings: [`label ${cfg.userLabelKey} is deprecated; use annotation ${ANNOTATION_USER_INFO_KEY}`],
       };
     }
     return {
       ok: true,
       annotations: withEntries(annotations, { [ANNOTATION_USER_INFO_KEY]: userInfoAnnotationValue(userInfo) }),
-      notes: [{ level: "warn", msg: `${what}: deprecated user label ${cfg.userLabelKey}=${legacy} ignored; identity taken from the request (${userInfo?.username ?? ""})` }],
+      notes: [
+        {
+          level: "warn",
+          msg: `${what}: deprecated user label ${cfg.userLabelKey}=${legacy} ignored; identity taken from the request (${userInfo?.username ?? ""})`,
+        },
+      ],
       warnings: [`label ${cfg.userLabelKey} is deprecated and ignored; the submitting user is recorded in ${ANNOTATION_USER_INFO_KEY}`],
     };
   }
-  return { ok: true, annotations: withEntries(annotations, { [ANNOTATION_USER_INFO_KEY]: userInfoAnnotationValue(userInfo) }), notes: [], warnings: [] };
+  return {
+    ok: true,
+    annotations: withEntries(annotations, { [ANNOTATION_USER_INFO_KEY]: userInfoAnnotationValue(userInfo) }),
+    notes: [],
+    warnings: [],
+  };
 }

@@ -34,7 +34,10 @@ export function placeholderFlagRefusal(
   const before = annotations.before?.[ANNOTATION_PLACEHOLDER_FLAG];
   const after = annotations.after[ANNOTATION_PLACEHOLDER_FLAG];
   if (before === after || mayFlagPlaceholder(cfg, userInfo)) return undefined;
-  const change = annotations.before === undefined ? "setting" : before === undefined ? "adding" : after === undefined ? "removing" : "changing";
-  return `${what}: ${change} ${ANNOTATION_PLACEHOLDER_FLAG} is refused: placeholders are created by the scheduler ` +
-    `(${cfg.schedulerUser}) only (requested by ${userInfo?.username ?? "unknown user"})`;
+  const change =
+    annotations.before === undefined ? "setting" : before === undefined ? "adding" : after === undefined ? "removing" : "changing";
+  return (
+    `${what}: ${change} ${ANNOTATION_PLACEHOLDER_FLAG} is refused: placeholders are created by the scheduler ` +
+    `(${cfg.schedulerUser}) only (requested by ${userInfo?.username ?? "unknown user"})`
+  );
 }

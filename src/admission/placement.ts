@@ -28,10 +28,17 @@ export function isMirrorPod(annotations: Readonly<Record<string, string>>, userI
  * @param what how to name the object, e.g. `pod team-a/web-1` or `pod template of Deployment team-a/web`
  * @returns the denial message (HTTP-like code 403), or undefined when allowed
  */
-export function presetNodeNameRefusal(cfg: AdmissionConfig, userInfo: UserInfo | undefined, nodeName: string | undefined, what: string): string | undefined {
+export function presetNodeNameRefusal(
+  cfg: AdmissionConfig,
+  userInfo: UserInfo | undefined,
+  nodeName: string | undefined,
+  what: string,
+): string | undefined {
   if (!cfg.refusePresetNodeName || nodeName === undefined || nodeName === "") return undefined;
   if (trustReason(cfg, userInfo) === "trusted-controller") return undefined;
-  return `${what} sets spec.nodeName ${JSON.stringify(nodeName)}, but it is scheduled by ${cfg.schedulerName}, which places pods ` +
+  return (
+    `${what} sets spec.nodeName ${JSON.stringify(nodeName)}, but it is scheduled by ${cfg.schedulerName}, which places pods ` +
     `itself after checking queue and user limits; only trusted controllers may preset spec.nodeName ` +
-    `(requested by ${userInfo?.username ?? "unknown user"})`;
+    `(requested by ${userInfo?.username ?? "unknown user"})`
+  );
 }

@@ -18,7 +18,17 @@
  *
  * Unlike YuniKorn, a pod labelled `app: yunikorn` gets no special treatment: any tenant can set that label.
  */
-import { ANNOTATION_ALLOW_PREEMPTION, ANNOTATION_APPLICATION_ID, ANNOTATION_USER_INFO, CANONICAL_LABEL_APPLICATION_ID, CANONICAL_LABEL_QUEUE_NAME, LABEL_APPLICATION_ID, LABEL_DISABLE_STATE_AWARE, LABEL_QUEUE_NAME, SPARK_LABEL_APP_ID } from "../yunikorn/constants.js";
+import {
+  ANNOTATION_ALLOW_PREEMPTION,
+  ANNOTATION_APPLICATION_ID,
+  ANNOTATION_USER_INFO,
+  CANONICAL_LABEL_APPLICATION_ID,
+  CANONICAL_LABEL_QUEUE_NAME,
+  LABEL_APPLICATION_ID,
+  LABEL_DISABLE_STATE_AWARE,
+  LABEL_QUEUE_NAME,
+  SPARK_LABEL_APP_ID,
+} from "../yunikorn/constants.js";
 import type { AdmissionConfig } from "./config.js";
 import { generateApplicationId } from "../yunikorn/application-id.js";
 import { type AdmissionLookups, type DecisionContext } from "./lookups.js";
@@ -41,7 +51,13 @@ interface ResolvedLabels {
 }
 
 /** Writes `value` to both label spellings; a conflicting existing value is replaced and reported. */
-function setBoth(out: Record<string, string>, keys: { legacy: string; canonical: string }, value: string, what: string, report: { warnings: string[]; notes: Note[] }): void {
+function setBoth(
+  out: Record<string, string>,
+  keys: { legacy: string; canonical: string },
+  value: string,
+  what: string,
+  report: { warnings: string[]; notes: Note[] },
+): void {
   const { legacy, canonical } = keys;
   const { warnings, notes } = report;
   if (!isValidLabelValue(value)) {
@@ -76,14 +92,20 @@ function resolvePodLabels(
   const out: Record<string, string> = withEntries(labels, {});
   const warnings: string[] = [];
   const notes: Note[] = [];
-  const found = [labels[LABEL_APPLICATION_ID], labels[CANONICAL_LABEL_APPLICATION_ID], annotations[ANNOTATION_APPLICATION_ID], labels[SPARK_LABEL_APP_ID]].find(nonEmpty);
+  const found = [
+    labels[LABEL_APPLICATION_ID],
+    labels[CANONICAL_LABEL_APPLICATION_ID],
+    annotations[ANNOTATION_APPLICATION_ID],
+    labels[SPARK_LABEL_APP_ID],
+  ].find(nonEmpty);
   const generated = found === undefined;
   const appId = found ?? generateApplicationId(namespace, cfg.generateUniqueAppId, podUid);
 
   setBoth(out, { legacy: LABEL_APPLICATION_ID, canonical: CANONICAL_LABEL_APPLICATION_ID }, appId, "application id", { warnings, notes });
 
   const queue = [labels[LABEL_QUEUE_NAME], labels[CANONICAL_LABEL_QUEUE_NAME]].find(nonEmpty) ?? (cfg.defaultQueue || undefined);
-  if (queue !== undefined) setBoth(out, { legacy: LABEL_QUEUE_NAME, canonical: CANONICAL_LABEL_QUEUE_NAME }, queue, "queue", { warnings, notes });
+  if (queue !== undefined)
+    setBoth(out, { legacy: LABEL_QUEUE_NAME, canonical: CANONICAL_LABEL_QUEUE_NAME }, queue, "queue", { warnings, notes });
 
   if (generated && out[LABEL_DISABLE_STATE_AWARE] === undefined) out[LABEL_DISABLE_STATE_AWARE] = "true";
   return { labels: out, warnings, notes };
@@ -193,7 +215,12 @@ export function validatePodUpdate(req: PodRequest, cfg: AdmissionConfig): Decisi
   }
   const namespace = req.namespace || next.pod.metadata.namespace || "default";
   const what = `pod ${namespace}/${next.pod.metadata.name ?? ""}`;
-  const flagRefusal = placeholderFlagRefusal(cfg, req.userInfo, { before: prev.pod.metadata.annotations ?? {}, after: next.pod.metadata.annotations ?? {} }, what);
+  const flagRefusal = placeholderFlagRefusal(
+    cfg,
+    req.userInfo,
+    { before: prev.pod.metadata.annotations ?? {}, after: next.pod.metadata.annotations ?? {} },
+    what,
+  );
   if (flagRefusal) return refuse(flagRefusal, 403);
   return allow();
 }

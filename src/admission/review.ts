@@ -39,7 +39,8 @@ export function decide(request: AdmissionRequest, cfg: AdmissionConfig, lookups:
  * Anything else sent here is allowed untouched (a validating webhook never patches).
  */
 export function validatePodStatus(request: AdmissionRequest, cfg: AdmissionConfig): Decision {
-  if (request.kind.kind === "Pod" && request.subResource === "status" && request.operation === "UPDATE") return validatePodUpdate(request, cfg);
+  if (request.kind.kind === "Pod" && request.subResource === "status" && request.operation === "UPDATE")
+    return validatePodUpdate(request, cfg);
   return allow();
 }
 

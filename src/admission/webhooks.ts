@@ -8,7 +8,16 @@
  * label: `kube-system` and the controller's own namespace by name (`kubernetes.io/metadata.name`, Kubernetes ≥ 1.21),
  * and any namespace an administrator labelled `admission.corral.dev/exclude: "true"` (every version).
  */
-import { MUTATE_PATH, MUTATE_PODS_WEBHOOK, MUTATING_WEBHOOK_CONFIGURATION, VALIDATE_CONF_PATH, VALIDATE_CONF_WEBHOOK, VALIDATE_PODS_PATH, VALIDATE_POD_STATUS_WEBHOOK, VALIDATING_WEBHOOK_CONFIGURATION } from "./constants.js";
+import {
+  MUTATE_PATH,
+  MUTATE_PODS_WEBHOOK,
+  MUTATING_WEBHOOK_CONFIGURATION,
+  VALIDATE_CONF_PATH,
+  VALIDATE_CONF_WEBHOOK,
+  VALIDATE_PODS_PATH,
+  VALIDATE_POD_STATUS_WEBHOOK,
+  VALIDATING_WEBHOOK_CONFIGURATION,
+} from "./constants.js";
 import { type WebhookTarget, clientConfig, namespaceSelector } from "../webhook/registration.js";
 
 export interface WebhookSettings {
@@ -75,18 +84,20 @@ export function mutatingWebhookConfiguration(s: WebhookSettings): Record<string,
     apiVersion: "admissionregistration.k8s.io/v1",
     kind: "MutatingWebhookConfiguration",
     metadata: { name: s.mutatingName ?? MUTATING_WEBHOOK_CONFIGURATION, labels: { app: "yunikorn" } },
-    webhooks: [{
-      name: MUTATE_PODS_WEBHOOK,
-      clientConfig: clientConfig(s.target, MUTATE_PATH, s.caBundle),
-      rules: mutateRules(s.cronJobApiVersion),
-      failurePolicy: s.mutateFailurePolicy ?? "Fail",
-      matchPolicy: "Equivalent",
-      sideEffects: "None",
-      timeoutSeconds: s.timeoutSeconds ?? 5,
-      admissionReviewVersions: ["v1"],
-      reinvocationPolicy: "Never",
-      namespaceSelector: namespaceSelector(excluded),
-    }],
+    webhooks: [
+      {
+        name: MUTATE_PODS_WEBHOOK,
+        clientConfig: clientConfig(s.target, MUTATE_PATH, s.caBundle),
+        rules: mutateRules(s.cronJobApiVersion),
+        failurePolicy: s.mutateFailurePolicy ?? "Fail",
+        matchPolicy: "Equivalent",
+        sideEffects: "None",
+        timeoutSeconds: s.timeoutSeconds ?? 5,
+        admissionReviewVersions: ["v1"],
+        reinvocationPolicy: "Never",
+        namespaceSelector: namespaceSelector(excluded),
+      },
+    ],
   };
 }
 
@@ -97,30 +108,38 @@ export function mutatingWebhookConfiguration(s: WebhookSettings): Record<string,
  */
 export function validatingWebhookConfiguration(s: WebhookSettings): Record<string, unknown> {
   const statusPolicy = s.podStatusPolicy ?? "Ignore";
-  const podStatus = statusPolicy === "Off" ? [] : [{
-    name: VALIDATE_POD_STATUS_WEBHOOK,
-    clientConfig: clientConfig(s.target, VALIDATE_PODS_PATH, s.caBundle),
-    rules: [{ operations: ["UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods/status"], scope: "Namespaced" }],
-    failurePolicy: statusPolicy,
-    matchPolicy: "Equivalent",
-    sideEffects: "None",
-    timeoutSeconds: s.timeoutSeconds ?? 5,
-    admissionReviewVersions: ["v1"],
-    namespaceSelector: namespaceSelector(excludedNamespaceNames(s)),
-  }];
+  const podStatus =
+    statusPolicy === "Off"
+      ? []
+      : [
+          {
+            name: VALIDATE_POD_STATUS_WEBHOOK,
+            clientConfig: clientConfig(s.target, VALIDATE_PODS_PATH, s.caBundle),
+            rules: [{ operations: ["UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods/status"], scope: "Namespaced" }],
+            failurePolicy: statusPolicy,
+            matchPolicy: "Equivalent",
+            sideEffects: "None",
+            timeoutSeconds: s.timeoutSeconds ?? 5,
+            admissionReviewVersions: ["v1"],
+            namespaceSelector: namespaceSelector(excludedNamespaceNames(s)),
+          },
+        ];
   return {
     apiVersion: "admissionregistration.k8s.io/v1",
     kind: "ValidatingWebhookConfiguration",
     metadata: { name: s.validatingName ?? VALIDATING_WEBHOOK_CONFIGURATION, labels: { app: "yunikorn" } },
-    webhooks: [{
-      name: VALIDATE_CONF_WEBHOOK,
-      clientConfig: clientConfig(s.target, VALIDATE_CONF_PATH, s.caBundle),
-      rules: [{ operations: ["CREATE", "UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"], scope: "Namespaced" }],
-      failurePolicy: s.validateFailurePolicy ?? "Ignore",
-      matchPolicy: "Equivalent",
-      sideEffects: "None",
-      timeoutSeconds: s.timeoutSeconds ?? 5,
-      admissionReviewVersions: ["v1"],
-    }, ...podStatus],
+    webhooks: [
+      {
+        name: VALIDATE_CONF_WEBHOOK,
+        clientConfig: clientConfig(s.target, VALIDATE_CONF_PATH, s.caBundle),
+        rules: [{ operations: ["CREATE", "UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"], scope: "Namespaced" }],
+        failurePolicy: s.validateFailurePolicy ?? "Ignore",
+        matchPolicy: "Equivalent",
+        sideEffects: "None",
+        timeoutSeconds: s.timeoutSeconds ?? 5,
+        admissionReviewVersions: ["v1"],
+      },
+      ...podStatus,
+    ],
   };
 }

@@ -60,7 +60,6 @@ type Template =
   | { ok: true; meta: ObjectMeta; template: Record<string, unknown>; schedulerName?: string; nodeName?: string }
   | { ok: false; error: string };
 
-
 /** Reads the pod template metadata of a workload object, naming the missing or malformed field. */
 export function readTemplate(kind: string, obj: unknown, what = kind): Template {
   const path = WORKLOAD_TEMPLATE_PATHS[kind]!;
@@ -109,7 +108,11 @@ export function mutateWorkloadCreate(req: WorkloadRequest, ctx: DecisionContext)
   // The deployment controller copies the Deployment's (already checked) template into its ReplicaSets; stamping or
   // checking them again would make the controller's and the stored template differ and loop (YUNIKORN-1627).
   if (kind === "ReplicaSet" && isSystemUser(cfg, req.userInfo)) {
-    return allow([], [], [{ level: "debug", msg: `ReplicaSet ${namespace}/${req.name ?? ""} from controller ${req.userInfo?.username}: passed through` }]);
+    return allow(
+      [],
+      [],
+      [{ level: "debug", msg: `ReplicaSet ${namespace}/${req.name ?? ""} from controller ${req.userInfo?.username}: passed through` }],
+    );
   }
   const t = readTemplate(kind, req.object);
   if (!t.ok) return refuse(t.error, 400);
@@ -153,7 +156,12 @@ export function mutateWorkloadUpdate(req: WorkloadRequest, ctx: DecisionContext)
     const parsed = parseUserInfoAnnotation(after);
     if (!parsed.ok) return refuse(parsed.error.message, 400);
   }
-  const flagRefusal = placeholderFlagRefusal(cfg, req.userInfo, { before: prev.meta.annotations ?? {}, after: next.meta.annotations ?? {} }, `pod template of ${what}`);
+  const flagRefusal = placeholderFlagRefusal(
+    cfg,
+    req.userInfo,
+    { before: prev.meta.annotations ?? {}, after: next.meta.annotations ?? {} },
+    `pod template of ${what}`,
+  );
   if (flagRefusal) return refuse(flagRefusal, 403);
   const routed = templateRouted(cfg, lookups, namespace, next) || templateRouted(cfg, lookups, namespace, prev);
   if (!routed) return allow();
@@ -172,8 +180,11 @@ export function mutateWorkloadUpdate(req: WorkloadRequest, ctx: DecisionContext)
     return allow();
   }
   const stamped = withEntries(next.meta.annotations, { [ANNOTATION_USER_INFO]: requester });
-  return allow([addAt(req.object, annotationsPatchPath(kind), stamped)], [],
-    [{ level: "info", msg: `${what}: ${why}; re-stamped with ${req.userInfo?.username ?? ""} (was ${before ?? "unset"})` }]);
+  return allow(
+    [addAt(req.object, annotationsPatchPath(kind), stamped)],
+    [],
+    [{ level: "info", msg: `${what}: ${why}; re-stamped with ${req.userInfo?.username ?? ""} (was ${before ?? "unset"})` }],
+  );
 }
 
 /**

@@ -9,7 +9,13 @@ import { z } from "zod";
 import { formatZodError } from "../util/zod.js";
 
 export const FEATURE_PREFIX = "rt-cfg.kyma-project.io/";
-export const FEATURES = ["alter-img-registry", "add-img-pull-secret", "add-cluster-trust-bundle", "set-fips-mode", "set-landscape"] as const;
+export const FEATURES = [
+  "alter-img-registry",
+  "add-img-pull-secret",
+  "add-cluster-trust-bundle",
+  "set-fips-mode",
+  "set-landscape",
+] as const;
 export type Feature = (typeof FEATURES)[number];
 export const ALL_ALIAS = `${FEATURE_PREFIX}all`;
 export const CONFIGMAP_NAME = "rt-bootstrapper-config";
@@ -19,52 +25,83 @@ export const ANNOTATION_MODIFIED = "rt-bootstrapper.kyma-project.io/modified";
 /** Which manipulations were applied, and the config revision: `alter-img-registry,set-fips-mode@<rev>`. */
 export const ANNOTATION_APPLIED = "rt-bootstrapper.kyma-project.io/manipulations";
 
-const featureKey = z.string().refine((k) => k === ALL_ALIAS || (k.startsWith(FEATURE_PREFIX) && (FEATURES as readonly string[]).includes(k.slice(FEATURE_PREFIX.length))), {
-  error: (iss) => `unknown feature ${JSON.stringify(iss.input)}; known: ${FEATURES.map((f) => FEATURE_PREFIX + f).join(", ")} or ${ALL_ALIAS}`,
-});
+const featureKey = z
+  .string()
+  .refine(
+    (k) => k === ALL_ALIAS || (k.startsWith(FEATURE_PREFIX) && (FEATURES as readonly string[]).includes(k.slice(FEATURE_PREFIX.length))),
+    {
+      error: (iss) =>
+        `unknown feature ${JSON.stringify(iss.input)}; known: ${FEATURES.map((f) => FEATURE_PREFIX + f).join(", ")} or ${ALL_ALIAS}`,
+    },
+  );
 
 const hostPattern = /^(localhost|[A-Za-z0-9.-]+\.[A-Za-z0-9.-]+|[A-Za-z0-9.-]+:\d+|[A-Za-z0-9.-]+\.[A-Za-z0-9-]+:\d+)$/;
 
-export const bootstrapperConfigSchema = z.object({
-  /** Source registry host[:port] → target host[:port][/path]. */
-  overrides: z.record(z.string().regex(hostPattern, "override keys are registry hosts (host.domain, host:port or localhost)"), z.string().min(1)),
-  /** Treat Docker Hub short names (`nginx`, `team/app`) as `docker.io/...` so an override for `docker.io` applies. */
-  matchDockerHub: z.boolean().default(false),
-  imagePullSecretName: z.string().min(1).default("registry-credentials"),
-  /** Trust bundle from a ClusterTrustBundle (projected volume; Kubernetes ≥ 1.27 with the API enabled). */
-  clusterTrustBundle: z.object({
-    name: z.string().min(1), certWritePath: z.string().min(1), volumeMountPath: z.string().min(1), volumeName: z.string().min(1),
-    resyncInterval: z.string().optional(),
-  }).optional(),
-  /** Trust bundle from a ConfigMap key (works on every cluster); used when clusterTrustBundle is not set. */
-  trustBundleConfigMap: z.object({
-    name: z.string().min(1), key: z.string().min(1), volumeMountPath: z.string().min(1), volumeName: z.string().min(1),
-    fileName: z.string().min(1).optional(),
-  }).strict().optional(),
-  /** FIPS variables set on every container (existing values are kept). */
-  fipsVariables: z.record(z.string(), z.string()).default({ KYMA_FIPS_MODE_ENABLED: "true", FIPS_MODE_ENABLED: "true" }),
-  landscape: z.object({ variable: z.string().min(1).default("KYMA_LANDSCAPE"), value: z.string() }).strict().optional(),
-  /** Mandatory features per namespace (platform namespaces). */
-  namespaceFeatures: z.record(z.string(), z.array(featureKey)).default({ "kyma-system": [ALL_ALIAS], "istio-system": [ALL_ALIAS] }),
-  /** Features customers may opt into; default every known one. */
-  availableFeatures: z.array(featureKey).default(FEATURES.map((f) => FEATURE_PREFIX + f)),
-  /** The scan that repairs pods the webhook missed. */
-  housekeeping: z.object({
-    intervalSeconds: z.number().positive().default(60),
-    dryRun: z.boolean().default(false),
-    /** Evictions per minute, cluster-wide. */
-    evictionsPerMinute: z.number().positive().default(30),
-  }).strict().default({ intervalSeconds: 60, dryRun: false, evictionsPerMinute: 30 }),
-  /** Shared resources copied from one namespace into the others. */
-  sync: z.object({
-    sourceNamespace: z.string().min(1).default("kyma-system"),
-    resources: z.array(z.object({ kind: z.enum(["Secret", "ConfigMap"]), name: z.string().min(1) }).strict()).default([]),
-    /** Only namespaces with all these labels get copies (empty: every namespace). */
-    namespaceLabels: z.record(z.string(), z.string()).default({}),
-    deleteCopiesWithSource: z.boolean().default(true),
-    resyncSeconds: z.number().positive().default(60),
-  }).strict().default({ sourceNamespace: "kyma-system", resources: [], namespaceLabels: {}, deleteCopiesWithSource: true, resyncSeconds: 60 }),
-}).strict();
+export const bootstrapperConfigSchema = z
+  .object({
+    /** Source registry host[:port] → target host[:port][/path]. */
+    overrides: z.record(
+      z.string().regex(hostPattern, "override keys are registry hosts (host.domain, host:port or localhost)"),
+      z.string().min(1),
+    ),
+    /** Treat Docker Hub short names (`nginx`, `team/app`) as `docker.io/...` so an override for `docker.io` applies. */
+    matchDockerHub: z.boolean().default(false),
+    imagePullSecretName: z.string().min(1).default("registry-credentials"),
+    /** Trust bundle from a ClusterTrustBundle (projected volume; Kubernetes ≥ 1.27 with the API enabled). */
+    clusterTrustBundle: z
+      .object({
+        name: z.string().min(1),
+        certWritePath: z.string().min(1),
+        volumeMountPath: z.string().min(1),
+        volumeName: z.string().min(1),
+        resyncInterval: z.string().optional(),
+      })
+      .optional(),
+    /** Trust bundle from a ConfigMap key (works on every cluster); used when clusterTrustBundle is not set. */
+    trustBundleConfigMap: z
+      .object({
+        name: z.string().min(1),
+        key: z.string().min(1),
+        volumeMountPath: z.string().min(1),
+        volumeName: z.string().min(1),
+        fileName: z.string().min(1).optional(),
+      })
+      .strict()
+      .optional(),
+    /** FIPS variables set on every container (existing values are kept). */
+    fipsVariables: z.record(z.string(), z.string()).default({ KYMA_FIPS_MODE_ENABLED: "true", FIPS_MODE_ENABLED: "true" }),
+    landscape: z
+      .object({ variable: z.string().min(1).default("KYMA_LANDSCAPE"), value: z.string() })
+      .strict()
+      .optional(),
+    /** Mandatory features per namespace (platform namespaces). */
+    namespaceFeatures: z.record(z.string(), z.array(featureKey)).default({ "kyma-system": [ALL_ALIAS], "istio-system": [ALL_ALIAS] }),
+    /** Features customers may opt into; default every known one. */
+    availableFeatures: z.array(featureKey).default(FEATURES.map((f) => FEATURE_PREFIX + f)),
+    /** The scan that repairs pods the webhook missed. */
+    housekeeping: z
+      .object({
+        intervalSeconds: z.number().positive().default(60),
+        dryRun: z.boolean().default(false),
+        /** Evictions per minute, cluster-wide. */
+        evictionsPerMinute: z.number().positive().default(30),
+      })
+      .strict()
+      .default({ intervalSeconds: 60, dryRun: false, evictionsPerMinute: 30 }),
+    /** Shared resources copied from one namespace into the others. */
+    sync: z
+      .object({
+        sourceNamespace: z.string().min(1).default("kyma-system"),
+        resources: z.array(z.object({ kind: z.enum(["Secret", "ConfigMap"]), name: z.string().min(1) }).strict()).default([]),
+        /** Only namespaces with all these labels get copies (empty: every namespace). */
+        namespaceLabels: z.record(z.string(), z.string()).default({}),
+        deleteCopiesWithSource: z.boolean().default(true),
+        resyncSeconds: z.number().positive().default(60),
+      })
+      .strict()
+      .default({ sourceNamespace: "kyma-system", resources: [], namespaceLabels: {}, deleteCopiesWithSource: true, resyncSeconds: 60 }),
+  })
+  .strict();
 
 export type BootstrapperConfig = z.infer<typeof bootstrapperConfigSchema> & { revision: string };
 
@@ -84,7 +121,8 @@ export function parseBootstrapperConfig(text: string): { ok: true; config: Boots
   const c = r.data;
   for (const [ns, feats] of Object.entries(c.namespaceFeatures)) {
     for (const f of feats) {
-      if (f !== ALL_ALIAS && !c.availableFeatures.includes(f)) return { ok: false, error: `invalid ${CONFIGMAP_KEY}: namespaceFeatures.${ns}: feature "${f}" is not in availableFeatures` };
+      if (f !== ALL_ALIAS && !c.availableFeatures.includes(f))
+        return { ok: false, error: `invalid ${CONFIGMAP_KEY}: namespaceFeatures.${ns}: feature "${f}" is not in availableFeatures` };
     }
   }
   return { ok: true, config: Object.freeze({ ...c, revision: createHash("sha256").update(text).digest("hex").slice(0, 12) }) };

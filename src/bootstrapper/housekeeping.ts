@@ -27,12 +27,22 @@ export interface HousekeepingPlan {
 }
 
 interface PodLike {
-  metadata?: { name?: string; namespace?: string; annotations?: Record<string, string>; ownerReferences?: { kind: string; name: string; controller?: boolean }[]; deletionTimestamp?: unknown };
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    annotations?: Record<string, string>;
+    ownerReferences?: { kind: string; name: string; controller?: boolean }[];
+    deletionTimestamp?: unknown;
+  };
   spec?: Record<string, unknown>;
   status?: { phase?: string };
 }
 
-export function planHousekeeping(pods: readonly PodLike[], cfg: BootstrapperConfig, nsAnnotations: (ns: string) => Readonly<Record<string, string>> | undefined): HousekeepingPlan {
+export function planHousekeeping(
+  pods: readonly PodLike[],
+  cfg: BootstrapperConfig,
+  nsAnnotations: (ns: string) => Readonly<Record<string, string>> | undefined,
+): HousekeepingPlan {
   const missing: PodRef[] = [];
   let scanned = 0;
   for (const pod of pods) {
@@ -44,7 +54,12 @@ export function planHousekeeping(pods: readonly PodLike[], cfg: BootstrapperConf
     const { applied } = manipulatePod(pod as Record<string, unknown>, features, cfg);
     if (applied.length === 0) continue;
     const owner = pod.metadata?.ownerReferences?.find((o) => o.controller);
-    missing.push({ namespace: ns, name: pod.metadata?.name ?? "", owner: owner ? `${ns}/${owner.kind}/${owner.name}` : undefined, missing: applied });
+    missing.push({
+      namespace: ns,
+      name: pod.metadata?.name ?? "",
+      owner: owner ? `${ns}/${owner.kind}/${owner.name}` : undefined,
+      missing: applied,
+    });
   }
   missing.sort((a, b) => (a.namespace + "/" + a.name < b.namespace + "/" + b.name ? -1 : 1));
   const seenOwners = new Set<string>();

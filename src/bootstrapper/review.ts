@@ -40,7 +40,11 @@ export function appliedFeatures(annotations: Readonly<Record<string, string>> | 
  * The JSON Patch that applies the enabled manipulations to a pod, and the features that changed something.
  * Manipulations touch different fields, so their ops combine; the markers are added when anything changed.
  */
-export function manipulatePod(pod: Record<string, unknown>, features: readonly Feature[], cfg: BootstrapperConfig): { ops: PatchOp[]; applied: Feature[] } {
+export function manipulatePod(
+  pod: Record<string, unknown>,
+  features: readonly Feature[],
+  cfg: BootstrapperConfig,
+): { ops: PatchOp[]; applied: Feature[] } {
   if (!isObj(pod.spec)) return { ops: [], applied: [] };
   const view = { spec: pod.spec } as PodView;
   const meta = isObj(pod.metadata) ? pod.metadata : {};
@@ -86,6 +90,8 @@ export function reviewBootstrap(request: AdmissionRequest, cfg: BootstrapperConf
   const features = enabledFeatures(cfg, namespace, lookups.namespaceAnnotations(namespace), meta.annotations ?? undefined);
   if (features.length === 0) return allow();
   const { ops, applied } = manipulatePod(pod, features, cfg);
-  const notes: Note[] = applied.length ? [{ level: "debug", msg: `pod ${namespace}/${meta.name ?? meta.generateName ?? ""}: ${applied.join(", ")}` }] : [];
+  const notes: Note[] = applied.length
+    ? [{ level: "debug", msg: `pod ${namespace}/${meta.name ?? meta.generateName ?? ""}: ${applied.join(", ")}` }]
+    : [];
   return allow(ops, [], notes);
 }

@@ -12,7 +12,13 @@ export const ANNOTATION_SOURCE = "rt-bootstrapper.kyma-project.io/source";
 
 export interface SyncObject {
   kind: "Secret" | "ConfigMap";
-  metadata: { name: string; namespace: string; labels?: Record<string, string>; annotations?: Record<string, string>; resourceVersion?: string };
+  metadata: {
+    name: string;
+    namespace: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    resourceVersion?: string;
+  };
   data?: Record<string, string>;
   type?: string;
 }
@@ -29,7 +35,8 @@ export function copyOf(src: SyncObject, ns: string): SyncObject {
   const out: SyncObject = {
     kind: src.kind,
     metadata: {
-      name: src.metadata.name, namespace: ns,
+      name: src.metadata.name,
+      namespace: ns,
       labels: { [LABEL_MANAGED_BY]: MANAGED_BY },
       annotations: { [ANNOTATION_SOURCE]: `${src.metadata.namespace}/${src.metadata.name}` },
     },
@@ -40,35 +47,51 @@ export function copyOf(src: SyncObject, ns: string): SyncObject {
 }
 
 const sameContent = (a: SyncObject, b: SyncObject) =>
-  JSON.stringify(a.data ?? {}) === JSON.stringify(b.data ?? {}) && (a.type ?? "") === (b.type ?? "") &&
-  a.metadata.labels?.[LABEL_MANAGED_BY] === MANAGED_BY && a.metadata.annotations?.[ANNOTATION_SOURCE] === b.metadata.annotations?.[ANNOTATION_SOURCE];
+  JSON.stringify(a.data ?? {}) === JSON.stringify(b.data ?? {}) &&
+  (a.type ?? "") === (b.type ?? "") &&
+  a.metadata.labels?.[LABEL_MANAGED_BY] === MANAGED_BY &&
+  a.metadata.annotations?.[ANNOTATION_SOURCE] === b.metadata.annotations?.[ANNOTATION_SOURCE];
 
 /**
  * @param sources the configured resources found in the source namespace
  * @param namespaces every namespace with its labels
  * @param copies existing objects with the managed-by label, in any namespace
  */
-export function planSync(cfg: BootstrapperConfig, sources: readonly SyncObject[], namespaces: readonly { name: string; labels?: Record<string, string>; terminating?: boolean }[], copies: readonly SyncObject[]): SyncPlan {
+export function planSync(
+  cfg: BootstrapperConfig,
+  sources: readonly SyncObject[],
+  namespaces: readonly { name: string; labels?: Record<string, string>; terminating?: boolean }[],
+  copies: readonly SyncObject[],
+): SyncPlan {
   const s = cfg.sync;
   const wanted = new Map<string, SyncObject>();
-  const targets = namespaces.filter((n) => n.name !== s.sourceNamespace && !n.terminating &&
-    Object.entries(s.namespaceLabels).every(([k, v]) => n.labels?.[k] === v));
+  const targets = namespaces.filter(
+    (n) => n.name !== s.sourceNamespace && !n.terminating && Object.entries(s.namespaceLabels).every(([k, v]) => n.labels?.[k] === v),
+  );
   for (const r of s.resources) {
     const src = sources.find((x) => x.kind === r.kind && x.metadata.name === r.name && x.metadata.namespace === s.sourceNamespace);
     if (!src) continue;
     for (const ns of targets) wanted.set(key(r.kind, ns.name, r.name), copyOf(src, ns.name));
   }
   const existing = new Map(copies.map((c) => [key(c.kind, c.metadata.namespace, c.metadata.name), c]));
-  const apply = [...wanted.entries()].filter(([k, w]) => {
-    const e = existing.get(k);
-    return !e || !sameContent(e, w);
-  }).map(([, w]) => w);
+  const apply = [...wanted.entries()]
+    .filter(([k, w]) => {
+      const e = existing.get(k);
+      return !e || !sameContent(e, w);
+    })
+    .map(([, w]) => w);
   const del: SyncPlan["delete"] = [];
   for (const [k, c] of existing) {
     if (wanted.has(k) || c.metadata.labels?.[LABEL_MANAGED_BY] !== MANAGED_BY) continue;
     const sourceGone = !sources.some((x) => x.kind === c.kind && x.metadata.name === c.metadata.name);
     const configured = s.resources.some((r) => r.kind === c.kind && r.name === c.metadata.name);
-    if ((sourceGone && s.deleteCopiesWithSource) || !configured) del.push({ kind: c.kind, namespace: c.metadata.namespace, name: c.metadata.name });
+    if ((sourceGone && s.deleteCopiesWithSource) || !configured)
+      del.push({ kind: c.kind, namespace: c.metadata.namespace, name: c.metadata.name });
   }
-  return { apply: apply.sort((a, b) => (key(a.kind, a.metadata.namespace, a.metadata.name) < key(b.kind, b.metadata.namespace, b.metadata.name) ? -1 : 1)), delete: del };
+  return {
+    apply: apply.sort((a, b) =>
+      key(a.kind, a.metadata.namespace, a.metadata.name) < key(b.kind, b.metadata.namespace, b.metadata.name) ? -1 : 1,
+    ),
+    delete: del,
+  };
 }

@@ -53,7 +53,11 @@ function registrationOptions(cmd: Command, defaultSecret: string): Command {
     .option("--no-register", "do not create or update the webhook configurations")
     .option("--secret-name <name>", "Secret holding the two CAs", defaultSecret)
     .addOption(new Option("--resync-seconds <n>", "reconcile period of CAs and webhook configurations").default(60).argParser(positive))
-    .addOption(new Option("--ca-propagation-seconds <n>", "wait after publishing a new caBundle before serving a certificate from a new CA").default(5).argParser(nonNegative));
+    .addOption(
+      new Option("--ca-propagation-seconds <n>", "wait after publishing a new caBundle before serving a certificate from a new CA")
+        .default(5)
+        .argParser(nonNegative),
+    );
 }
 
 /** Builds the command tree (exported for tests and the README's flag table). */
@@ -64,28 +68,44 @@ export function buildCli(): Command {
     .version(`corral ${version} (Node.js ${process.version})`, "-V, --version", "print corral's version and the Node.js version it runs on")
     .showHelpAfterError();
 
-  const admission = program.command("admission")
+  const admission = program
+    .command("admission")
     .description("Run the admission controller: mutating webhook (/mutate) and config validation (/validate-conf) over HTTPS")
     .option("--standalone", "run without an API server; lookups and keys come from --config", false)
     .option("--config <file>", "YAML or JSON map of configuration keys (see `corral config-keys`)")
     .option("--host <address>", "address to listen on", "0.0.0.0")
     .addOption(new Option("--port <port>", "HTTPS port").default(DEFAULT_ADMISSION_PORT).argParser(port))
-    .option("--cert-dir <dir>", "serve tls.crt/tls.key from this directory (generated with a self-signed CA when missing); standalone default .corral/admission-certs. In a cluster, leave unset to keep the CAs in a Secret, register the webhooks and rotate automatically")
+    .option(
+      "--cert-dir <dir>",
+      "serve tls.crt/tls.key from this directory (generated with a self-signed CA when missing); standalone default .corral/admission-certs. In a cluster, leave unset to keep the CAs in a Secret, register the webhooks and rotate automatically",
+    )
     .option("--san <name>", "extra DNS name or IP address for a generated server certificate (repeatable)", collect, [])
     .option("--kubeconfig <file>", "kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
   registrationOptions(admission, "admission-controller-secrets")
-    .addOption(new Option("--pki-time-scale <n>", "divide every certificate lifetime by n (testing rotation)").default(1).argParser(positive))
+    .addOption(
+      new Option("--pki-time-scale <n>", "divide every certificate lifetime by n (testing rotation)").default(1).argParser(positive),
+    )
     .action(async (o) => {
       const handle = await runAdmission({
-        standalone: o.standalone, configFile: o.config, host: o.host, port: o.port, certDir: o.certDir,
-        extraSans: o.san, kubeconfig: o.kubeconfig, webhookUrl: o.webhookUrl, register: o.register,
-        secretName: o.secretName, resyncSeconds: o.resyncSeconds, caPropagationSeconds: o.caPropagationSeconds,
+        standalone: o.standalone,
+        configFile: o.config,
+        host: o.host,
+        port: o.port,
+        certDir: o.certDir,
+        extraSans: o.san,
+        kubeconfig: o.kubeconfig,
+        webhookUrl: o.webhookUrl,
+        register: o.register,
+        secretName: o.secretName,
+        resyncSeconds: o.resyncSeconds,
+        caPropagationSeconds: o.caPropagationSeconds,
         pkiTimeScale: o.pkiTimeScale,
       });
       stopOnSignals(() => handle.close(), handle.log);
     });
 
-  program.command("mutate")
+  program
+    .command("mutate")
     .description("Dry-run the admission decision on manifests offline; prints each object as it would be stored")
     .requiredOption("-f, --file <file>", "multi-document YAML or JSON manifest (- for stdin)")
     .option("--user <name>", "requesting user name", "kubernetes-admin")
@@ -97,38 +117,70 @@ export function buildCli(): Command {
     .option("--config <file>", "configuration keys and lookups, as for `admission --config`")
     .option("--patch", "print the JSON Patch instead of the resulting object", false)
     .action(async (o) => {
-      const code = await runMutate({
-        file: o.file, user: o.user, group: o.group, exactGroups: o.exactGroups, operation: o.operation, old: o.old,
-        namespace: o.namespace, config: o.config, patch: o.patch,
-      }, (s) => process.stdout.write(s), (s) => process.stderr.write(s));
+      const code = await runMutate(
+        {
+          file: o.file,
+          user: o.user,
+          group: o.group,
+          exactGroups: o.exactGroups,
+          operation: o.operation,
+          old: o.old,
+          namespace: o.namespace,
+          config: o.config,
+          patch: o.patch,
+        },
+        (s) => process.stdout.write(s),
+        (s) => process.stderr.write(s),
+      );
       process.exitCode = code;
     });
 
-  program.command("webhook-config")
+  program
+    .command("webhook-config")
     .description("Print the Mutating/ValidatingWebhookConfiguration YAML for kubectl apply")
     .requiredOption("--ca-file <file>", "PEM CA bundle that signs the server certificate (e.g. ca.crt of --cert-dir)")
     .option("--url <url>", "out-of-cluster base URL, e.g. https://127.0.0.1:9089")
     .option("--service <name>", "in-cluster Service name", "yunikorn-admission-controller-service")
     .option("--service-namespace <ns>", "namespace of the Service", "default")
-    .option("--controller-namespace <ns>", "the controller's namespace, kept out of the mutating webhook (default: --service-namespace; with --url: none)")
+    .option(
+      "--controller-namespace <ns>",
+      "the controller's namespace, kept out of the mutating webhook (default: --service-namespace; with --url: none)",
+    )
     .addOption(new Option("--service-port <port>", "Service port").default(443).argParser(port))
-    .addOption(new Option("--failure-policy <policy>", "failure policy of the mutating webhook").choices(["Fail", "Ignore"]).default("Fail"))
-    .addOption(new Option("--pod-status-policy <policy>", "failure policy of the pods/status check, or Off").choices(["Fail", "Ignore", "Off"]).default("Ignore"))
-    .addOption(new Option("--timeout <seconds>", "webhook timeout in seconds (1-30)").default(5).argParser((v) => {
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 1 || n > 30) throw new InvalidArgumentError("must be 1-30");
-      return n;
-    }))
+    .addOption(
+      new Option("--failure-policy <policy>", "failure policy of the mutating webhook").choices(["Fail", "Ignore"]).default("Fail"),
+    )
+    .addOption(
+      new Option("--pod-status-policy <policy>", "failure policy of the pods/status check, or Off")
+        .choices(["Fail", "Ignore", "Off"])
+        .default("Ignore"),
+    )
+    .addOption(
+      new Option("--timeout <seconds>", "webhook timeout in seconds (1-30)").default(5).argParser((v) => {
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 1 || n > 30) throw new InvalidArgumentError("must be 1-30");
+        return n;
+      }),
+    )
     .action((o) => {
-      const target: WebhookTarget = o.url ? { mode: "url", url: o.url } : { mode: "service", name: o.service, namespace: o.serviceNamespace, port: o.servicePort };
+      const target: WebhookTarget = o.url
+        ? { mode: "url", url: o.url }
+        : { mode: "service", name: o.service, namespace: o.serviceNamespace, port: o.servicePort };
       const settings = {
-        target, caBundle: readFileSync(o.caFile, "utf8"), controllerNamespace: o.controllerNamespace, mutateFailurePolicy: o.failurePolicy, podStatusPolicy: o.podStatusPolicy,
+        target,
+        caBundle: readFileSync(o.caFile, "utf8"),
+        controllerNamespace: o.controllerNamespace,
+        mutateFailurePolicy: o.failurePolicy,
+        podStatusPolicy: o.podStatusPolicy,
         timeoutSeconds: o.timeout,
       };
-      process.stdout.write(stringify(mutatingWebhookConfiguration(settings)) + "---\n" + stringify(validatingWebhookConfiguration(settings)));
+      process.stdout.write(
+        stringify(mutatingWebhookConfiguration(settings)) + "---\n" + stringify(validatingWebhookConfiguration(settings)),
+      );
     });
 
-  const bootstrapper = program.command("bootstrapper")
+  const bootstrapper = program
+    .command("bootstrapper")
     .description("Run the runtime bootstrapper: fail-open pod manipulation webhook, housekeeping and shared-resource sync")
     .option("--host <address>", "address to listen on", "0.0.0.0")
     .addOption(new Option("--port <port>", "HTTPS port").default(9443).argParser(port))
@@ -136,39 +188,81 @@ export function buildCli(): Command {
     .option("--config <file>", "standalone: the rt-bootstrapper-config.json content")
     .option("--cert-dir <dir>", "standalone: tls.crt/tls.key/ca.crt (generated when missing)", ".corral/bootstrapper-certs")
     .option("--kubeconfig <file>", "kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
-  registrationOptions(bootstrapper, "rt-bootstrapper-webhook-secrets")
-    .action(async (o) => {
-      const { runBootstrapper, runBootstrapperStandalone } = await import("../processes/bootstrapper.js");
-      if (o.standalone && !o.config) throw new Error("--standalone needs --config <rt-bootstrapper-config.json>");
-      const h = o.standalone ? await runBootstrapperStandalone({ host: o.host, port: o.port, configFile: o.config, certDir: o.certDir }) : await runBootstrapper({
-        host: o.host, port: o.port, kubeconfig: o.kubeconfig, webhookUrl: o.webhookUrl, register: o.register,
-        secretName: o.secretName, resyncSeconds: o.resyncSeconds, caPropagationSeconds: o.caPropagationSeconds,
-      });
-      stopOnSignals(() => h.close());
-    });
+  registrationOptions(bootstrapper, "rt-bootstrapper-webhook-secrets").action(async (o) => {
+    const { runBootstrapper, runBootstrapperStandalone } = await import("../processes/bootstrapper.js");
+    if (o.standalone && !o.config) throw new Error("--standalone needs --config <rt-bootstrapper-config.json>");
+    const h = o.standalone
+      ? await runBootstrapperStandalone({ host: o.host, port: o.port, configFile: o.config, certDir: o.certDir })
+      : await runBootstrapper({
+          host: o.host,
+          port: o.port,
+          kubeconfig: o.kubeconfig,
+          webhookUrl: o.webhookUrl,
+          register: o.register,
+          secretName: o.secretName,
+          resyncSeconds: o.resyncSeconds,
+          caPropagationSeconds: o.caPropagationSeconds,
+        });
+    stopOnSignals(() => h.close());
+  });
 
-  program.command("scheduler")
-    .description("Run the scheduler: the Kubernetes shim around the core (standalone: binds pods itself; plugin: kube-scheduler extender), or --standalone without a cluster")
+  program
+    .command("scheduler")
+    .description(
+      "Run the scheduler: the Kubernetes shim around the core (standalone: binds pods itself; plugin: kube-scheduler extender), or --standalone without a cluster",
+    )
     .option("--standalone", "run without an API server (REST API over --config or --scenario only)", false)
-    .addOption(new Option("--mode <mode>", "cluster mode: standalone (corral binds pods) or plugin (kube-scheduler extender: POST /scheduler/filter and /scheduler/bind)").choices(["standalone", "plugin"]).default("standalone"))
+    .addOption(
+      new Option(
+        "--mode <mode>",
+        "cluster mode: standalone (corral binds pods) or plugin (kube-scheduler extender: POST /scheduler/filter and /scheduler/bind)",
+      )
+        .choices(["standalone", "plugin"])
+        .default("standalone"),
+    )
     .option("--kubeconfig <file>", "kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
-    .option("--namespace <ns>", "namespace of the yunikorn-configs/yunikorn-defaults ConfigMaps and the leader Lease (env NAMESPACE)", process.env.NAMESPACE ?? "default")
+    .option(
+      "--namespace <ns>",
+      "namespace of the yunikorn-configs/yunikorn-defaults ConfigMaps and the leader Lease (env NAMESPACE)",
+      process.env.NAMESPACE ?? "default",
+    )
     .option("--scheduler-name <name>", "spec.schedulerName of the pods to schedule", "yunikorn")
     .option("--policy-group <name>", "service.policyGroup: the queue configuration is the ConfigMap key <name>.yaml", "queues")
     .option("--config <file>", "--standalone: queues.yaml (default: one partition with root.default)")
     .option("--host <address>", "address to listen on", "0.0.0.0")
-    .addOption(new Option("--port <port>", "HTTP port of the REST API (plugin mode: also the extender verbs)").default(9080).argParser(port))
-    .option("--scenario <file>", "--standalone: load the nodes and applications of a simulate scenario at start (its queues replace --config)")
-    .addOption(new Option("--interval-ms <ms>", "milliseconds between scheduling cycles when no event triggers one").default(100).argParser(positiveInt))
+    .addOption(
+      new Option("--port <port>", "HTTP port of the REST API (plugin mode: also the extender verbs)").default(9080).argParser(port),
+    )
+    .option(
+      "--scenario <file>",
+      "--standalone: load the nodes and applications of a simulate scenario at start (its queues replace --config)",
+    )
+    .addOption(
+      new Option("--interval-ms <ms>", "milliseconds between scheduling cycles when no event triggers one")
+        .default(100)
+        .argParser(positiveInt),
+    )
     .addOption(new Option("--bind-concurrency <n>", "binding calls in flight at once").default(64).argParser(positiveInt))
-    .addOption(new Option("--bind-attempts <n>", "attempts per binding before the allocation is rolled back").default(5).argParser(positiveInt))
-    .addOption(new Option("--event-queue-limit <n>", "events and pod status writes queued at most (oldest dropped beyond)").default(10000).argParser(positiveInt))
+    .addOption(
+      new Option("--bind-attempts <n>", "attempts per binding before the allocation is rolled back").default(5).argParser(positiveInt),
+    )
+    .addOption(
+      new Option("--event-queue-limit <n>", "events and pod status writes queued at most (oldest dropped beyond)")
+        .default(10000)
+        .argParser(positiveInt),
+    )
     .addOption(new Option("--resync-seconds <s>", "seconds between full resyncs of the informer caches").default(60).argParser(positiveInt))
     .option("--leader-elect", "campaign for a coordination.k8s.io Lease; only the leader schedules", false)
     .option("--lease-name <name>", "name of the leader Lease", "corral-scheduler")
     .option("--identity <id>", "leader election identity (default: hostname_pid)")
-    .option("--advertise-address <url>", "with --leader-elect: REST base URL other replicas reach this one at, published on the Lease; followers forward REST reads to the leader's (default: http://$POD_IP:<port> when POD_IP is set)")
-    .option("--placeholder-image <image>", "gang scheduling: image of placeholder pods (overrides service.placeholderImage; default registry.k8s.io/pause:3.7; an air-gapped cluster needs its own mirror)")
+    .option(
+      "--advertise-address <url>",
+      "with --leader-elect: REST base URL other replicas reach this one at, published on the Lease; followers forward REST reads to the leader's (default: http://$POD_IP:<port> when POD_IP is set)",
+    )
+    .option(
+      "--placeholder-image <image>",
+      "gang scheduling: image of placeholder pods (overrides service.placeholderImage; default registry.k8s.io/pause:3.7; an air-gapped cluster needs its own mirror)",
+    )
     .action(async (o) => {
       const { createLogger } = await import("../util/logger.js");
       const log = createLogger("corral-scheduler", process.env.LOG_LEVEL ?? "info");
@@ -176,10 +270,23 @@ export function buildCli(): Command {
         const { hostname } = await import("node:os");
         const { runScheduler } = await import("../processes/scheduler.js");
         const s = await runScheduler({
-          kubeconfig: o.kubeconfig, namespace: o.namespace, schedulerName: o.schedulerName, mode: o.mode, host: o.host, port: o.port,
-          policyGroup: o.policyGroup, intervalMs: o.intervalMs, bindConcurrency: o.bindConcurrency, bindAttempts: o.bindAttempts,
-          eventQueueLimit: o.eventQueueLimit, resyncSeconds: o.resyncSeconds, leaderElect: o.leaderElect, leaseName: o.leaseName, placeholderImage: o.placeholderImage,
-          identity: o.identity ?? `${hostname()}_${process.pid}`, log,
+          kubeconfig: o.kubeconfig,
+          namespace: o.namespace,
+          schedulerName: o.schedulerName,
+          mode: o.mode,
+          host: o.host,
+          port: o.port,
+          policyGroup: o.policyGroup,
+          intervalMs: o.intervalMs,
+          bindConcurrency: o.bindConcurrency,
+          bindAttempts: o.bindAttempts,
+          eventQueueLimit: o.eventQueueLimit,
+          resyncSeconds: o.resyncSeconds,
+          leaderElect: o.leaderElect,
+          leaseName: o.leaseName,
+          placeholderImage: o.placeholderImage,
+          identity: o.identity ?? `${hostname()}_${process.pid}`,
+          log,
           advertiseAddress: o.advertiseAddress ?? (process.env.POD_IP ? `http://${process.env.POD_IP}:${o.port}` : undefined),
         });
         stopOnSignals(() => s.close());
@@ -216,7 +323,8 @@ export function buildCli(): Command {
       stopOnSignals(() => rest.close());
     });
 
-  program.command("simulate")
+  program
+    .command("simulate")
     .description("What-if: run the scheduler on a virtual clock over a scenario; per queue and per user allocation, waits and quota holds")
     .argument("<scenario>", "scenario YAML (queues, nodes, applications; see examples/scenario.yaml)")
     .option("--csv <file>", "also write the allocation time series as CSV")
@@ -228,7 +336,8 @@ export function buildCli(): Command {
       if (o.csv) await writeFile(o.csv, reportCsv(report));
     });
 
-  program.command("validate-config")
+  program
+    .command("validate-config")
     .description("Validate a queues.yaml file as the scheduler does; prints OK or the error, exit 1 when invalid")
     .argument("<file>", "queues.yaml (- for stdin)")
     .action(async (file: string) => {
@@ -244,8 +353,11 @@ export function buildCli(): Command {
       }
     });
 
-  program.command("scheduler-config")
-    .description("Print the KubeSchedulerConfiguration of plugin mode (corral as kube-scheduler's extender) in the API version that kube-scheduler of --kube-version reads")
+  program
+    .command("scheduler-config")
+    .description(
+      "Print the KubeSchedulerConfiguration of plugin mode (corral as kube-scheduler's extender) in the API version that kube-scheduler of --kube-version reads",
+    )
     .requiredOption("--kube-version <version>", "Kubernetes version of the cluster, e.g. 1.20, v1.30.4 (kubectl version)")
     .option("--url-prefix <url>", "corral's extender endpoint", "http://yunikorn-service.corral.svc:9080/scheduler")
     .option("--lock-namespace <ns>", "namespace of kube-scheduler's leader-election lock", "corral")
@@ -256,15 +368,24 @@ export function buildCli(): Command {
       if (!version) throw new Error(`--kube-version ${JSON.stringify(o.kubeVersion)}: expected major.minor such as 1.30 or v1.30.4`);
       const api = kubeSchedulerConfigApiVersion(version);
       if (!api.ok) throw new Error(`--kube-version ${o.kubeVersion}: ${api.error}`);
-      process.stdout.write(`# kube-scheduler --config <this file>; plugin mode for Kubernetes ${version.major}.${version.minor} (docs/plugin-mode.md)\n`);
-      process.stdout.write(stringify(pluginModeSchedulerConfig({ apiVersion: api.apiVersion, urlPrefix: o.urlPrefix, leaderElectionNamespace: o.lockNamespace })));
+      process.stdout.write(
+        `# kube-scheduler --config <this file>; plugin mode for Kubernetes ${version.major}.${version.minor} (docs/plugin-mode.md)\n`,
+      );
+      process.stdout.write(
+        stringify(
+          pluginModeSchedulerConfig({ apiVersion: api.apiVersion, urlPrefix: o.urlPrefix, leaderElectionNamespace: o.lockNamespace }),
+        ),
+      );
     });
 
-  program.command("config-keys")
+  program
+    .command("config-keys")
     .description("List the admission controller's configuration keys with defaults and environment variables")
     .action(() => {
       for (const [key, spec] of Object.entries(ADMISSION_CONFIG_KEYS)) {
-        process.stdout.write(`${key}\tdefault ${JSON.stringify(spec.default)}\t${spec.env.length ? `env ${spec.env.join(", ")}` : ""}\t${spec.doc}\n`);
+        process.stdout.write(
+          `${key}\tdefault ${JSON.stringify(spec.default)}\t${spec.env.length ? `env ${spec.env.join(", ")}` : ""}\t${spec.doc}\n`,
+        );
       }
     });
 

@@ -39,7 +39,8 @@ async function readManifests(path: string): Promise<K8sObject[]> {
     const v = d.toJS() as unknown;
     if (v === null || v === undefined) continue;
     if (typeof v !== "object" || Array.isArray(v)) throw new Error(`${path}: document ${i + 1} is not a Kubernetes object`);
-    if ((v as K8sObject).kind === "List" && Array.isArray((v as { items?: unknown[] }).items)) out.push(...((v as { items: K8sObject[] }).items));
+    if ((v as K8sObject).kind === "List" && Array.isArray((v as { items?: unknown[] }).items))
+      out.push(...(v as { items: K8sObject[] }).items);
     else out.push(v as K8sObject);
   }
   return out;
@@ -68,7 +69,9 @@ export async function runMutate(opts: MutateOptions, out: (s: string) => void, e
   let denied = 0;
   const docs: string[] = [];
   for (const [i, obj] of objects.entries()) {
-    const [group, version] = (obj.apiVersion ?? "v1").includes("/") ? obj.apiVersion!.split("/") as [string, string] : ["", obj.apiVersion ?? "v1"];
+    const [group, version] = (obj.apiVersion ?? "v1").includes("/")
+      ? (obj.apiVersion!.split("/") as [string, string])
+      : ["", obj.apiVersion ?? "v1"];
     const namespace = obj.metadata?.namespace ?? opts.namespace ?? "default";
     const request: AdmissionRequest = {
       uid: `corral-mutate-${i + 1}`,
@@ -78,7 +81,8 @@ export async function runMutate(opts: MutateOptions, out: (s: string) => void, e
       operation: op,
       userInfo: { username: opts.user, groups },
       object: obj,
-      oldObject: op === "UPDATE" ? olds.get(idOf({ ...obj, metadata: { ...obj.metadata, namespace } })) ?? olds.get(idOf(obj)) ?? null : null,
+      oldObject:
+        op === "UPDATE" ? (olds.get(idOf({ ...obj, metadata: { ...obj.metadata, namespace } })) ?? olds.get(idOf(obj)) ?? null) : null,
     };
     const decision = decide(request, store.current, lookups);
     const res = toResponse(request.uid, decision);
@@ -93,9 +97,8 @@ export async function runMutate(opts: MutateOptions, out: (s: string) => void, e
     if (opts.patch) {
       docs.push(`# ${label}\n${JSON.stringify(decision.ops, null, 2)}\n`);
     } else {
-      const stored = decision.ops.length > 0
-        ? fjp.applyPatch(structuredClone(obj), decision.ops as fjp.Operation[], true, false).newDocument
-        : obj;
+      const stored =
+        decision.ops.length > 0 ? fjp.applyPatch(structuredClone(obj), decision.ops as fjp.Operation[], true, false).newDocument : obj;
       docs.push(stringify(stored));
     }
   }

@@ -53,8 +53,21 @@ export async function applyObject(kc: k8s.KubeConfig, desired: k8s.KubernetesObj
       const { metadata: _m, ...rest } = desired;
       const labels = desired.metadata?.labels ?? {};
       const annotations = desired.metadata?.annotations ?? {};
-      if (containsDesired(rest, live) && containsDesired(labels, live.metadata?.labels ?? {}) && containsDesired(annotations, live.metadata?.annotations ?? {})) return "unchanged";
-      const next = { ...live, ...rest, metadata: { ...live.metadata, labels: { ...live.metadata?.labels, ...labels }, annotations: { ...live.metadata?.annotations, ...annotations } } };
+      if (
+        containsDesired(rest, live) &&
+        containsDesired(labels, live.metadata?.labels ?? {}) &&
+        containsDesired(annotations, live.metadata?.annotations ?? {})
+      )
+        return "unchanged";
+      const next = {
+        ...live,
+        ...rest,
+        metadata: {
+          ...live.metadata,
+          labels: { ...live.metadata?.labels, ...labels },
+          annotations: { ...live.metadata?.annotations, ...annotations },
+        },
+      };
       await api.replace(next);
       log.info({ object: id }, "updated");
       return "updated";

@@ -39,7 +39,12 @@ interface EvaluatedAuth {
  * @param maxSockets connections per API server at most
  * @param refreshSeconds seconds an evaluated authentication (headers, TLS options) is reused
  */
-export function makeKeepAliveApiClient<T>(kc: k8s.KubeConfig, api: new (config: k8s.Configuration) => T, maxSockets = 64, refreshSeconds = 10): T {
+export function makeKeepAliveApiClient<T>(
+  kc: k8s.KubeConfig,
+  api: new (config: k8s.Configuration) => T,
+  maxSockets = 64,
+  refreshSeconds = 10,
+): T {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error("no active cluster in the kubeconfig");
   const agents = new Map<string, Agent>();
@@ -47,15 +52,40 @@ export function makeKeepAliveApiClient<T>(kc: k8s.KubeConfig, api: new (config: 
   const evaluate = async (): Promise<EvaluatedAuth | undefined> => {
     const o: https.RequestOptions = {};
     await kc.applyToHTTPSOptions(o);
-    const options = kc.createDispatcherOptions(cluster, { ca: o.ca, cert: o.cert, key: o.key, pfx: o.pfx, passphrase: o.passphrase, rejectUnauthorized: o.rejectUnauthorized, servername: o.servername });
+    const options = kc.createDispatcherOptions(cluster, {
+      ca: o.ca,
+      cert: o.cert,
+      key: o.key,
+      pfx: o.pfx,
+      passphrase: o.passphrase,
+      rejectUnauthorized: o.rejectUnauthorized,
+      servername: o.servername,
+    });
     if (options.type !== "agent") return undefined;
     const c = options.connect;
-    const id = createHash("sha256").update(JSON.stringify([c.ca, c.cert, c.key, c.pfx, c.servername, c.rejectUnauthorized].map((v) => (Buffer.isBuffer(v) ? v.toString("base64") : v ?? null)))).digest("hex");
+    const id = createHash("sha256")
+      .update(
+        JSON.stringify(
+          [c.ca, c.cert, c.key, c.pfx, c.servername, c.rejectUnauthorized].map((v) =>
+            Buffer.isBuffer(v) ? v.toString("base64") : (v ?? null),
+          ),
+        ),
+      )
+      .digest("hex");
     let dispatcher = agents.get(id);
     if (!dispatcher) {
       // One secure context for every connection rather than PEM text parsed again for each new socket.
       const secureContext = tls.createSecureContext({ ca: c.ca, cert: c.cert, key: c.key, pfx: c.pfx, passphrase: c.passphrase });
-      dispatcher = new Agent({ connections: maxSockets, connect: { secureContext, servername: c.servername, rejectUnauthorized: c.rejectUnauthorized, keepAlive: true, keepAliveInitialDelay: 30_000 } });
+      dispatcher = new Agent({
+        connections: maxSockets,
+        connect: {
+          secureContext,
+          servername: c.servername,
+          rejectUnauthorized: c.rejectUnauthorized,
+          keepAlive: true,
+          keepAliveInitialDelay: 30_000,
+        },
+      });
       agents.set(id, dispatcher);
     }
     const headers: Record<string, string> = {};

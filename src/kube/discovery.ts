@@ -63,7 +63,8 @@ export function parseKubeVersion(gitVersion: string): KubeVersion | undefined {
   return m ? { major: Number(m[1]), minor: Number(m[2]) } : undefined;
 }
 
-const servesGroupVersion = (d: DiscoveryDocuments, gv: string) => d.groups.groups.some((g) => g.versions.some((v) => v.groupVersion === gv));
+const servesGroupVersion = (d: DiscoveryDocuments, gv: string) =>
+  d.groups.groups.some((g) => g.versions.some((v) => v.groupVersion === gv));
 
 /**
  * Chooses the version of each API corral calls, from the documents the API server serves (never from the version
@@ -77,13 +78,22 @@ const servesGroupVersion = (d: DiscoveryDocuments, gv: string) => d.groups.group
  */
 export function chooseApiVersions(d: DiscoveryDocuments): ApiVersionsResult {
   const kubernetes = parseKubeVersion(d.gitVersion);
-  if (!kubernetes) return { ok: false, error: `cannot read the Kubernetes version from /version gitVersion ${JSON.stringify(d.gitVersion)}` };
+  if (!kubernetes)
+    return { ok: false, error: `cannot read the Kubernetes version from /version gitVersion ${JSON.stringify(d.gitVersion)}` };
   const ev = d.core.resources.find((r) => r.name === "pods/eviction");
   // group/version are given for subresources of another kind since 1.10; older servers took policy/v1beta1 only
   const evGv = ev ? `${ev.group ?? "policy"}/${ev.version ?? "v1beta1"}` : undefined;
   const eviction = evGv === "policy/v1" || evGv === "policy/v1beta1" ? evGv : undefined;
-  const cronJob = d.batchV1?.resources.some((r) => r.name === "cronjobs") ? "batch/v1" : servesGroupVersion(d, "batch/v1beta1") ? "batch/v1beta1" : undefined;
-  const podDisruptionBudget = servesGroupVersion(d, "policy/v1") ? "policy/v1" : servesGroupVersion(d, "policy/v1beta1") ? "policy/v1beta1" : undefined;
+  const cronJob = d.batchV1?.resources.some((r) => r.name === "cronjobs")
+    ? "batch/v1"
+    : servesGroupVersion(d, "batch/v1beta1")
+      ? "batch/v1beta1"
+      : undefined;
+  const podDisruptionBudget = servesGroupVersion(d, "policy/v1")
+    ? "policy/v1"
+    : servesGroupVersion(d, "policy/v1beta1")
+      ? "policy/v1beta1"
+      : undefined;
   const schedulerConfig = kubeSchedulerConfigApiVersion(kubernetes);
   return {
     ok: true,
@@ -109,7 +119,11 @@ export interface DiscoveryClients {
 /** Fetches the discovery documents: `/version`, `/api/v1`, `/apis`, and `/apis/batch/v1` when listed. */
 export async function fetchDiscoveryDocuments(c: DiscoveryClients): Promise<DiscoveryDocuments> {
   const [version, core, groups] = await Promise.all([c.version.getCode(), c.core.getAPIResources(), c.apis.getAPIVersions()]);
-  const doc: DiscoveryDocuments = { gitVersion: version.gitVersion, core: core as ResourceListDocument, groups: groups as GroupListDocument };
+  const doc: DiscoveryDocuments = {
+    gitVersion: version.gitVersion,
+    core: core as ResourceListDocument,
+    groups: groups as GroupListDocument,
+  };
   if (servesGroupVersion(doc, "batch/v1")) doc.batchV1 = (await c.batch.getAPIResources()) as ResourceListDocument;
   return doc;
 }
@@ -120,7 +134,12 @@ export async function fetchDiscoveryDocuments(c: DiscoveryClients): Promise<Disc
  */
 export async function discoverApiVersions(kc: k8s.KubeConfig): Promise<ApiVersions> {
   const { VersionApi, CoreV1Api, ApisApi, BatchV1Api } = await import("@kubernetes/client-node");
-  const docs = await fetchDiscoveryDocuments({ version: kc.makeApiClient(VersionApi), core: kc.makeApiClient(CoreV1Api), apis: kc.makeApiClient(ApisApi), batch: kc.makeApiClient(BatchV1Api) });
+  const docs = await fetchDiscoveryDocuments({
+    version: kc.makeApiClient(VersionApi),
+    core: kc.makeApiClient(CoreV1Api),
+    apis: kc.makeApiClient(ApisApi),
+    batch: kc.makeApiClient(BatchV1Api),
+  });
   const r = chooseApiVersions(docs);
   if (!r.ok) throw new Error(r.error);
   return r.versions;

@@ -18,14 +18,26 @@ export interface InvolvedObject {
  * @param component `source.component` and `reportingComponent`
  * @param instance `reportingInstance` (e.g. the replica's identity)
  */
-export function eventFor(obj: InvolvedObject, type: "Normal" | "Warning", reason: string, message: string, component: string, instance?: string): k8s.CoreV1Event {
+export function eventFor(
+  obj: InvolvedObject,
+  type: "Normal" | "Warning",
+  reason: string,
+  message: string,
+  component: string,
+  instance?: string,
+): k8s.CoreV1Event {
   const now = new Date();
   return {
     metadata: { generateName: `${obj.name}.`, namespace: obj.namespace ?? "default" },
     involvedObject: { apiVersion: "v1", ...obj },
-    reason, type,
+    reason,
+    type,
     message: message.slice(0, 1024),
-    source: { component }, reportingComponent: component, ...(instance ? { reportingInstance: instance } : {}),
-    firstTimestamp: now, lastTimestamp: now, count: 1,
+    source: { component },
+    reportingComponent: component,
+    ...(instance ? { reportingInstance: instance } : {}),
+    firstTimestamp: now,
+    lastTimestamp: now,
+    count: 1,
   };
 }

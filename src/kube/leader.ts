@@ -84,7 +84,11 @@ export function runLeaderElection(o: LeaderElectionOptions): () => Promise<void>
     const s = current?.spec;
     o.onObserved?.(current ? { holderIdentity: s?.holderIdentity, annotations: current.metadata?.annotations ?? {} } : undefined);
     const view: LeaseView | undefined = current
-      ? { holderIdentity: s?.holderIdentity, renewTime: s?.renewTime ? new Date(s.renewTime as unknown as string).getTime() : undefined, leaseDurationSeconds: s?.leaseDurationSeconds }
+      ? {
+          holderIdentity: s?.holderIdentity,
+          renewTime: s?.renewTime ? new Date(s.renewTime as unknown as string).getTime() : undefined,
+          leaseDurationSeconds: s?.leaseDurationSeconds,
+        }
       : undefined;
     const now = Date.now();
     const decision = leaseDecision(view, o.identity, now);
@@ -93,17 +97,29 @@ export function runLeaderElection(o: LeaderElectionOptions): () => Promise<void>
       holderIdentity: o.identity,
       leaseDurationSeconds: t.leaseDurationSeconds,
       renewTime: microTime(now),
-      acquireTime: decision === "renew" && s?.acquireTime ? microTime(new Date(s.acquireTime as unknown as string).getTime()) : microTime(now),
+      acquireTime:
+        decision === "renew" && s?.acquireTime ? microTime(new Date(s.acquireTime as unknown as string).getTime()) : microTime(now),
       leaseTransitions: (s?.leaseTransitions ?? 0) + (decision === "acquire" ? 1 : 0),
     };
     if (decision === "create") {
-      await api.createNamespacedLease({ namespace: o.namespace, body: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: o.name, namespace: o.namespace, annotations: o.annotations }, spec } });
+      await api.createNamespacedLease({
+        namespace: o.namespace,
+        body: {
+          apiVersion: "coordination.k8s.io/v1",
+          kind: "Lease",
+          metadata: { name: o.name, namespace: o.namespace, annotations: o.annotations },
+          spec,
+        },
+      });
     } else {
-      const metadata = o.annotations ? { ...current!.metadata, annotations: { ...current!.metadata?.annotations, ...o.annotations } } : current!.metadata;
+      const metadata = o.annotations
+        ? { ...current!.metadata, annotations: { ...current!.metadata?.annotations, ...o.annotations } }
+        : current!.metadata;
       await api.replaceNamespacedLease({ name: o.name, namespace: o.namespace, body: { ...current!, metadata, spec } });
     }
     o.onObserved?.({ holderIdentity: o.identity, annotations: { ...current?.metadata?.annotations, ...o.annotations } });
-    if (decision !== "renew") o.log.info({ lease: `${o.namespace}/${o.name}`, identity: o.identity, previous: view?.holderIdentity }, "acquired the leader lease");
+    if (decision !== "renew")
+      o.log.info({ lease: `${o.namespace}/${o.name}`, identity: o.identity, previous: view?.holderIdentity }, "acquired the leader lease");
     return true;
   };
 
@@ -117,7 +133,10 @@ export function runLeaderElection(o: LeaderElectionOptions): () => Promise<void>
             o.onStartedLeading();
           }
         } else if (leading) {
-          o.log.error({ lease: `${o.namespace}/${o.name}`, identity: o.identity }, "the leader lease is held by another candidate; stopping");
+          o.log.error(
+            { lease: `${o.namespace}/${o.name}`, identity: o.identity },
+            "the leader lease is held by another candidate; stopping",
+          );
           stopped = true;
           o.onStoppedLeading();
           return;
@@ -143,7 +162,14 @@ export function runLeaderElection(o: LeaderElectionOptions): () => Promise<void>
     try {
       const current = await api.readNamespacedLease({ name: o.name, namespace: o.namespace });
       if (current.spec?.holderIdentity !== o.identity) return;
-      await api.replaceNamespacedLease({ name: o.name, namespace: o.namespace, body: { ...current, spec: { ...current.spec, holderIdentity: "", renewTime: microTime(Date.now()), acquireTime: microTime(Date.now()) } } });
+      await api.replaceNamespacedLease({
+        name: o.name,
+        namespace: o.namespace,
+        body: {
+          ...current,
+          spec: { ...current.spec, holderIdentity: "", renewTime: microTime(Date.now()), acquireTime: microTime(Date.now()) },
+        },
+      });
       o.log.info({ lease: `${o.namespace}/${o.name}`, identity: o.identity }, "released the leader lease");
     } catch (err) {
       o.log.warn({ lease: `${o.namespace}/${o.name}`, err: (err as Error).message }, "could not release the leader lease");

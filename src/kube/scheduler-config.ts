@@ -22,9 +22,16 @@ export const OLDEST_SUPPORTED_MINOR = 20;
  * 1.23–1.24, v1beta2 on 1.22, v1beta1 on 1.20–1.21.
  * @returns an error for versions older than 1.20 (or not 1.x)
  */
-export function kubeSchedulerConfigApiVersion(version: { major: number; minor: number }): { ok: true; apiVersion: KubeSchedulerConfigApiVersion } | { ok: false; error: string } {
+export function kubeSchedulerConfigApiVersion(version: {
+  major: number;
+  minor: number;
+}): { ok: true; apiVersion: KubeSchedulerConfigApiVersion } | { ok: false; error: string } {
   const { major, minor } = version;
-  if (major !== 1 || minor < OLDEST_SUPPORTED_MINOR) return { ok: false, error: `Kubernetes ${major}.${minor} is not supported: corral runs on 1.${OLDEST_SUPPORTED_MINOR} and later 1.x releases` };
+  if (major !== 1 || minor < OLDEST_SUPPORTED_MINOR)
+    return {
+      ok: false,
+      error: `Kubernetes ${major}.${minor} is not supported: corral runs on 1.${OLDEST_SUPPORTED_MINOR} and later 1.x releases`,
+    };
   const v = minor >= 25 ? "v1" : minor >= 23 ? "v1beta3" : minor === 22 ? "v1beta2" : "v1beta1";
   return { ok: true, apiVersion: `kubescheduler.config.k8s.io/${v}` };
 }
@@ -49,14 +56,16 @@ export function pluginModeSchedulerConfig(o: PluginModeConfigOptions): Record<st
     leaderElection: { leaderElect: true, resourceName: "corral-kube-scheduler", resourceNamespace: o.leaderElectionNamespace ?? "corral" },
     percentageOfNodesToScore: 100,
     profiles: [{ schedulerName: "yunikorn", plugins: { postFilter: { disabled: [{ name: "DefaultPreemption" }] } } }],
-    extenders: [{
-      urlPrefix: o.urlPrefix ?? "http://yunikorn-service.corral.svc:9080/scheduler",
-      filterVerb: "filter",
-      bindVerb: "bind",
-      nodeCacheCapable: true,
-      enableHTTPS: false,
-      httpTimeout: "5s",
-      ignorable: false,
-    }],
+    extenders: [
+      {
+        urlPrefix: o.urlPrefix ?? "http://yunikorn-service.corral.svc:9080/scheduler",
+        filterVerb: "filter",
+        bindVerb: "bind",
+        nodeCacheCapable: true,
+        enableHTTPS: false,
+        httpTimeout: "5s",
+        ignorable: false,
+      },
+    ],
   };
 }

@@ -61,7 +61,11 @@ export async function ensureCas(o: EnsureCasOptions): Promise<EnsureResult> {
     ];
     const plan = planCaRenewals(slots, t, policy);
     if (plan.length === 0) {
-      return { cas: [(slots[0] as { ca: CaInfo }).ca, (slots[1] as { ca: CaInfo }).ca], wrote: false, resourceVersion: secret?.metadata?.resourceVersion };
+      return {
+        cas: [(slots[0] as { ca: CaInfo }).ca, (slots[1] as { ca: CaInfo }).ca],
+        wrote: false,
+        resourceVersion: secret?.metadata?.resourceVersion,
+      };
     }
     const next = { ...data };
     for (const r of plan) {
@@ -72,7 +76,10 @@ export async function ensureCas(o: EnsureCasOptions): Promise<EnsureResult> {
     }
     try {
       if (!secret) {
-        await api.createNamespacedSecret({ namespace, body: { metadata: { name, namespace, labels: { app: "yunikorn" } }, type: "Opaque", data: next } });
+        await api.createNamespacedSecret({
+          namespace,
+          body: { metadata: { name, namespace, labels: { app: "yunikorn" } }, type: "Opaque", data: next },
+        });
       } else {
         await api.replaceNamespacedSecret({ name, namespace, body: { ...secret, data: next } });
       }

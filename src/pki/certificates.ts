@@ -45,7 +45,10 @@ function serial(): string {
 }
 
 function toPem(der: ArrayBuffer, label: string): string {
-  const b64 = Buffer.from(der).toString("base64").replace(/(.{64})/g, "$1\n").replace(/\n$/, "");
+  const b64 = Buffer.from(der)
+    .toString("base64")
+    .replace(/(.{64})/g, "$1\n")
+    .replace(/\n$/, "");
   return `-----BEGIN ${label}-----\n${b64}\n-----END ${label}-----\n`;
 }
 
@@ -84,7 +87,9 @@ export async function generateServerCert(ca: KeyPairPem, opts: ServerCertOptions
   const caCert = new x509.X509Certificate(ca.certPem);
   const caKey = await importKey(ca.keyPem);
   const keys = (await webcrypto.subtle.generateKey(ALG, true, ["sign", "verify"])) as unknown as CryptoKeyPair;
-  const names: x509.JsonGeneralName[] = opts.sans.filter((n) => n !== "").map((value) => ({ type: isIP(value) ? "ip" as const : "dns" as const, value }));
+  const names: x509.JsonGeneralName[] = opts.sans
+    .filter((n) => n !== "")
+    .map((value) => ({ type: isIP(value) ? ("ip" as const) : ("dns" as const), value }));
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serial(),
     subject: `CN=${escapeDn(opts.commonName)}, O=${CERT_ORGANIZATION}`,

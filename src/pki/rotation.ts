@@ -87,7 +87,8 @@ export function inspectSlot(certPem: string | undefined, keyPem: string | undefi
   const notAfter = new Date(cert.validTo);
   const notBefore = new Date(cert.validFrom);
   if (notAfter.getTime() <= now.getTime()) return { valid: false, reason: `expired at ${notAfter.toISOString()}` };
-  if (notAfter.getTime() - now.getTime() <= withinMs) return { valid: false, reason: `expires at ${notAfter.toISOString()}, within the renewal window` };
+  if (notAfter.getTime() - now.getTime() <= withinMs)
+    return { valid: false, reason: `expires at ${notAfter.toISOString()}, within the renewal window` };
   return { valid: true, ca: { certPem, keyPem, notBefore, notAfter, fingerprint: cert.fingerprint256 } };
 }
 

@@ -67,15 +67,19 @@ export interface AdmissionHandle {
 }
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]).transform(String);
-const metaLookup = z.object({
-  annotations: z.record(z.string(), z.string()).optional(),
-  labels: z.record(z.string(), z.string()).optional(),
-}).strict();
+const metaLookup = z
+  .object({
+    annotations: z.record(z.string(), z.string()).optional(),
+    labels: z.record(z.string(), z.string()).optional(),
+  })
+  .strict();
 /** Shape of `--config FILE`: configuration keys, plus standalone lookups. */
-export const configFileSchema = z.object({
-  namespaces: z.record(z.string(), metaLookup).optional(),
-  priorityClasses: z.record(z.string(), metaLookup).optional(),
-}).catchall(scalar);
+export const configFileSchema = z
+  .object({
+    namespaces: z.record(z.string(), metaLookup).optional(),
+    priorityClasses: z.record(z.string(), metaLookup).optional(),
+  })
+  .catchall(scalar);
 
 export interface ConfigFile {
   layer: ConfigLayer;
@@ -128,7 +132,12 @@ export async function ensureCertDir(dir: string, sans: string[], log: Logger): P
   const notBefore = new Date(now - DEFAULT_ROTATION_POLICY.notBeforeSkewMs);
   const notAfter = new Date(now + DEFAULT_ROTATION_POLICY.validityMs);
   const caPair = await generateCa({ commonName: "corral-admission-ca", notBefore, notAfter });
-  const server = await generateServerCert(caPair, { commonName: sans.find((s) => isIP(s) === 0) ?? "localhost", sans, notBefore, notAfter });
+  const server = await generateServerCert(caPair, {
+    commonName: sans.find((s) => isIP(s) === 0) ?? "localhost",
+    sans,
+    notBefore,
+    notAfter,
+  });
   await writeFile(join(dir, "ca.crt"), caPair.certPem, { mode: 0o644 });
   await writeFile(join(dir, "tls.crt"), server.certPem + caPair.certPem, { mode: 0o644 });
   await writeFile(join(dir, "tls.key"), server.keyPem, { mode: 0o600 });
@@ -174,8 +183,20 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
     // startInformer resolves after the first list: past this point every cache is synced
     const [namespaces, priorityClasses, configMaps] = await Promise.all([
       startInformer<k8s.V1Namespace>(kc, "/api/v1/namespaces", () => core.listNamespace(), "namespaces", log),
-      startInformer<k8s.V1PriorityClass>(kc, "/apis/scheduling.k8s.io/v1/priorityclasses", () => scheduling.listPriorityClass(), "priorityclasses", log),
-      startInformer<k8s.V1ConfigMap>(kc, `/api/v1/namespaces/${ns}/configmaps`, () => core.listNamespacedConfigMap({ namespace: ns }), "configmaps", log),
+      startInformer<k8s.V1PriorityClass>(
+        kc,
+        "/apis/scheduling.k8s.io/v1/priorityclasses",
+        () => scheduling.listPriorityClass(),
+        "priorityclasses",
+        log,
+      ),
+      startInformer<k8s.V1ConfigMap>(
+        kc,
+        `/api/v1/namespaces/${ns}/configmaps`,
+        () => core.listNamespacedConfigMap({ namespace: ns }),
+        "configmaps",
+        log,
+      ),
     ]);
     for (const inf of [namespaces, priorityClasses, configMaps] as CachedInformer<k8s.KubernetesObject>[]) closers.push(() => inf.stop());
     const meta = (o: k8s.KubernetesObject | undefined) =>
@@ -200,7 +221,10 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
         log.level = r.config.logLevel;
         log.info({ why, config: describeConfig(r.config) }, "configuration applied");
       } else if (r.status === "rejected") {
-        log.error({ why, errors: r.errors }, `configuration rejected; keeping the last good configuration: ${formatConfigErrors(r.errors)}`);
+        log.error(
+          { why, errors: r.errors },
+          `configuration rejected; keeping the last good configuration: ${formatConfigErrors(r.errors)}`,
+        );
       } else if (r.status === "ignored") {
         log.warn({ why }, "Config hot-refresh is disabled, ignoring configuration update");
       }
@@ -227,9 +251,15 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
     const { discoverApiVersions } = await import("../kube/discovery.js");
     // the webhook's CronJob rule names the version the cluster serves (batch/v1 from 1.21, batch/v1beta1 before)
     const apiVersions = opts.register === false ? undefined : await discoverApiVersions(kcForTls!);
-    if (apiVersions) log.info({ kubernetes: `${apiVersions.kubernetes.major}.${apiVersions.kubernetes.minor}`, cronJob: apiVersions.cronJob ?? "not served" }, "API versions from discovery");
+    if (apiVersions)
+      log.info(
+        { kubernetes: `${apiVersions.kubernetes.major}.${apiVersions.kubernetes.minor}`, cronJob: apiVersions.cronJob ?? "not served" },
+        "API versions from discovery",
+      );
     if (apiVersions && !apiVersions.namespaceNameLabel) {
-      log.warn("namespaces carry no kubernetes.io/metadata.name label before Kubernetes 1.21: the webhook's namespaceSelector cannot exclude kube-system unless it is labelled by hand (bypassNamespaces still leaves its pods alone)");
+      log.warn(
+        "namespaces carry no kubernetes.io/metadata.name label before Kubernetes 1.21: the webhook's namespaceSelector cannot exclude kube-system unless it is labelled by hand (bypassNamespaces still leaves its pods alone)",
+      );
     }
     const policy = scalePolicy(DEFAULT_ROTATION_POLICY, opts.pkiTimeScale ?? 1);
     managed = new WebhookTls({
@@ -244,11 +274,19 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
         if (opts.register === false) return undefined;
         const cfg = store.current;
         // the Service named in the serving certificate's SANs (fixed at start, as the certificate is)
-        const target: WebhookTarget = opts.webhookUrl ? { mode: "url", url: opts.webhookUrl } : { mode: "service", name: svc, namespace: cfg0.namespace, port: 443 };
+        const target: WebhookTarget = opts.webhookUrl
+          ? { mode: "url", url: opts.webhookUrl }
+          : { mode: "service", name: svc, namespace: cfg0.namespace, port: 443 };
         const settings = {
-          target, caBundle: bundle, controllerNamespace: cfg0.namespace, mutateFailurePolicy: cfg.mutateFailurePolicy, validateFailurePolicy: cfg.validateFailurePolicy,
+          target,
+          caBundle: bundle,
+          controllerNamespace: cfg0.namespace,
+          mutateFailurePolicy: cfg.mutateFailurePolicy,
+          validateFailurePolicy: cfg.validateFailurePolicy,
           podStatusPolicy: cfg.podStatusPolicy,
-          timeoutSeconds: cfg.webhookTimeoutSeconds, mutatingName: cfg.mutatingConfigurationName, validatingName: cfg.validatingConfigurationName,
+          timeoutSeconds: cfg.webhookTimeoutSeconds,
+          mutatingName: cfg.mutatingConfigurationName,
+          validatingName: cfg.validatingConfigurationName,
           cronJobApiVersion: apiVersions?.cronJob,
         };
         return [mutatingWebhookConfiguration(settings), validatingWebhookConfiguration(settings)] as k8s.KubernetesObject[];
@@ -278,8 +316,13 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
         name: "validate-conf",
         decide: (r) => {
           const c = store.current;
-          return validateConfigMap(r, c, cmLookups, schedulerQueueValidator(c.schedulerServiceAddress, c.schedulerValidationTimeoutMs),
-            (cmLayer) => store.parse([...fileLayer, cmLayer]));
+          return validateConfigMap(
+            r,
+            c,
+            cmLookups,
+            schedulerQueueValidator(c.schedulerServiceAddress, c.schedulerValidationTimeoutMs),
+            (cmLayer) => store.parse([...fileLayer, cmLayer]),
+          );
         },
       },
     ],

@@ -5,7 +5,13 @@
  */
 import type { Logger } from "pino";
 import { Counter } from "prom-client";
-import { ANNOTATION_MODIFIED, type BootstrapperConfig, CONFIGMAP_KEY, CONFIGMAP_NAME, parseBootstrapperConfig } from "../bootstrapper/config.js";
+import {
+  ANNOTATION_MODIFIED,
+  type BootstrapperConfig,
+  CONFIGMAP_KEY,
+  CONFIGMAP_NAME,
+  parseBootstrapperConfig,
+} from "../bootstrapper/config.js";
 import { planHousekeeping } from "../bootstrapper/housekeeping.js";
 import { reviewBootstrap } from "../bootstrapper/review.js";
 import { LABEL_MANAGED_BY, MANAGED_BY, type SyncObject, planSync } from "../bootstrapper/sync.js";
@@ -59,19 +65,21 @@ export function bootstrapperWebhookConfiguration(target: WebhookTarget, caBundle
     apiVersion: "admissionregistration.k8s.io/v1",
     kind: "MutatingWebhookConfiguration",
     metadata: { name: BOOTSTRAPPER_WEBHOOK_CONFIGURATION, labels: { "app.kubernetes.io/name": "rt-bootstrapper" } },
-    webhooks: [{
-      name: BOOTSTRAPPER_WEBHOOK,
-      clientConfig: clientConfig(target, BOOTSTRAPPER_PATH, caBundle),
-      rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"], scope: "Namespaced" }],
-      failurePolicy: "Ignore",
-      timeoutSeconds: 2,
-      sideEffects: "None",
-      matchPolicy: "Equivalent",
-      reinvocationPolicy: "Never",
-      admissionReviewVersions: ["v1"],
-      objectSelector: { matchExpressions: [{ key: "app.kubernetes.io/name", operator: "NotIn", values: ["rt-bootstrapper"] }] },
-      namespaceSelector: namespaceSelector(["kube-system"]),
-    }],
+    webhooks: [
+      {
+        name: BOOTSTRAPPER_WEBHOOK,
+        clientConfig: clientConfig(target, BOOTSTRAPPER_PATH, caBundle),
+        rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"], scope: "Namespaced" }],
+        failurePolicy: "Ignore",
+        timeoutSeconds: 2,
+        sideEffects: "None",
+        matchPolicy: "Equivalent",
+        reinvocationPolicy: "Never",
+        admissionReviewVersions: ["v1"],
+        objectSelector: { matchExpressions: [{ key: "app.kubernetes.io/name", operator: "NotIn", values: ["rt-bootstrapper"] }] },
+        namespaceSelector: namespaceSelector(["kube-system"]),
+      },
+    ],
   } as k8s.KubernetesObject;
 }
 
@@ -80,7 +88,13 @@ export function bootstrapperWebhookConfiguration(target: WebhookTarget, caBundle
  * `certDir`; for trying it out and for the benchmark.
  * @throws Error naming the field when the configuration file is invalid
  */
-export async function runBootstrapperStandalone(o: { host: string; port: number; configFile: string; certDir: string; logger?: Logger }): Promise<BootstrapperHandle> {
+export async function runBootstrapperStandalone(o: {
+  host: string;
+  port: number;
+  configFile: string;
+  certDir: string;
+  logger?: Logger;
+}): Promise<BootstrapperHandle> {
   const { readFile } = await import("node:fs/promises");
   const { ensureCertDir } = await import("./admission.js");
   const log = o.logger ?? createLogger("corral-bootstrapper", process.env.LOG_LEVEL ?? "info");
@@ -89,8 +103,13 @@ export async function runBootstrapperStandalone(o: { host: string; port: number;
   const cfg = r.config;
   const tls = await ensureCertDir(o.certDir, ["localhost", "127.0.0.1", "::1"], log);
   const server = await startWebhookServer({
-    host: o.host, port: o.port, tls, logger: log,
-    routes: [{ path: BOOTSTRAPPER_PATH, name: "bootstrap", decide: (req) => reviewBootstrap(req, cfg, { namespaceAnnotations: () => undefined }) }],
+    host: o.host,
+    port: o.port,
+    tls,
+    logger: log,
+    routes: [
+      { path: BOOTSTRAPPER_PATH, name: "bootstrap", decide: (req) => reviewBootstrap(req, cfg, { namespaceAnnotations: () => undefined }) },
+    ],
   });
   log.info({ port: server.port, standalone: true }, "bootstrapper serving");
   return { server, log, housekeep: async () => undefined, sync: async () => undefined, close: () => server.close() };
@@ -105,12 +124,24 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
   const closers: (() => Promise<void> | void)[] = [];
   // Eviction is policy/v1 from Kubernetes 1.22 and policy/v1beta1 before (gone from 1.25): the server says which.
   const apiVersions = await discoverApiVersions(kc);
-  log.info({ kubernetes: `${apiVersions.kubernetes.major}.${apiVersions.kubernetes.minor}`, eviction: apiVersions.eviction ?? "not served" }, "API versions from discovery");
-  if (!apiVersions.namespaceNameLabel) log.warn("namespaces carry no kubernetes.io/metadata.name label before Kubernetes 1.21: the webhook's namespaceSelector cannot exclude kube-system unless it is labelled by hand");
+  log.info(
+    { kubernetes: `${apiVersions.kubernetes.major}.${apiVersions.kubernetes.minor}`, eviction: apiVersions.eviction ?? "not served" },
+    "API versions from discovery",
+  );
+  if (!apiVersions.namespaceNameLabel)
+    log.warn(
+      "namespaces carry no kubernetes.io/metadata.name label before Kubernetes 1.21: the webhook's namespaceSelector cannot exclude kube-system unless it is labelled by hand",
+    );
 
   const [namespaces, configMaps, pods] = await Promise.all([
     startInformer<k8s.V1Namespace>(kc, "/api/v1/namespaces", () => core.listNamespace(), "namespaces", log),
-    startInformer<k8s.V1ConfigMap>(kc, `/api/v1/namespaces/${namespace}/configmaps`, () => core.listNamespacedConfigMap({ namespace }), "configmaps", log),
+    startInformer<k8s.V1ConfigMap>(
+      kc,
+      `/api/v1/namespaces/${namespace}/configmaps`,
+      () => core.listNamespacedConfigMap({ namespace }),
+      "configmaps",
+      log,
+    ),
     startInformer<k8s.V1Pod>(kc, "/api/v1/pods", () => core.listPodForAllNamespaces(), "pods", log),
   ]);
   for (const inf of [namespaces, configMaps, pods] as CachedInformer<k8s.KubernetesObject>[]) closers.push(() => inf.stop());
@@ -170,10 +201,38 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
   const sourceNs = cfg?.sync.sourceNamespace ?? namespace;
   const managed = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
   const [managedSecrets, managedConfigMaps, sourceSecrets, sourceConfigMaps] = await Promise.all([
-    startInformer<k8s.V1Secret>(kc, "/api/v1/secrets", () => core.listSecretForAllNamespaces({ labelSelector: managed }), "managed-secrets", log, 2000, managed),
-    startInformer<k8s.V1ConfigMap>(kc, "/api/v1/configmaps", () => core.listConfigMapForAllNamespaces({ labelSelector: managed }), "managed-configmaps", log, 2000, managed),
-    startInformer<k8s.V1Secret>(kc, `/api/v1/namespaces/${sourceNs}/secrets`, () => core.listNamespacedSecret({ namespace: sourceNs }), "source-secrets", log),
-    startInformer<k8s.V1ConfigMap>(kc, `/api/v1/namespaces/${sourceNs}/configmaps`, () => core.listNamespacedConfigMap({ namespace: sourceNs }), "source-configmaps", log),
+    startInformer<k8s.V1Secret>(
+      kc,
+      "/api/v1/secrets",
+      () => core.listSecretForAllNamespaces({ labelSelector: managed }),
+      "managed-secrets",
+      log,
+      2000,
+      managed,
+    ),
+    startInformer<k8s.V1ConfigMap>(
+      kc,
+      "/api/v1/configmaps",
+      () => core.listConfigMapForAllNamespaces({ labelSelector: managed }),
+      "managed-configmaps",
+      log,
+      2000,
+      managed,
+    ),
+    startInformer<k8s.V1Secret>(
+      kc,
+      `/api/v1/namespaces/${sourceNs}/secrets`,
+      () => core.listNamespacedSecret({ namespace: sourceNs }),
+      "source-secrets",
+      log,
+    ),
+    startInformer<k8s.V1ConfigMap>(
+      kc,
+      `/api/v1/namespaces/${sourceNs}/configmaps`,
+      () => core.listNamespacedConfigMap({ namespace: sourceNs }),
+      "source-configmaps",
+      log,
+    ),
   ]);
   Object.assign(syncCaches, { secrets: sourceSecrets, configMaps: sourceConfigMaps, managedSecrets, managedConfigMaps });
   for (const inf of [managedSecrets, managedConfigMaps, sourceSecrets, sourceConfigMaps] as CachedInformer<k8s.KubernetesObject>[]) {
@@ -186,26 +245,47 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
 
   // Certificates and the fail-open registration.
   const tls = new WebhookTls({
-    kc, secrets: core, secretName: opts.secretName ?? "rt-bootstrapper-webhook-secrets",
-    policy: scalePolicy(DEFAULT_ROTATION_POLICY, opts.pkiTimeScale ?? 1), now: () => new Date(),
+    kc,
+    secrets: core,
+    secretName: opts.secretName ?? "rt-bootstrapper-webhook-secrets",
+    policy: scalePolicy(DEFAULT_ROTATION_POLICY, opts.pkiTimeScale ?? 1),
+    now: () => new Date(),
     sans: webhookSans(BOOTSTRAPPER_SERVICE, namespace, opts.webhookUrl),
     namespace: () => namespace,
-    webhooks: (bundle) => opts.register === false ? undefined
-      : [bootstrapperWebhookConfiguration(opts.webhookUrl ? { mode: "url", url: opts.webhookUrl } : { mode: "service", name: BOOTSTRAPPER_SERVICE, namespace }, bundle)],
+    webhooks: (bundle) =>
+      opts.register === false
+        ? undefined
+        : [
+            bootstrapperWebhookConfiguration(
+              opts.webhookUrl ? { mode: "url", url: opts.webhookUrl } : { mode: "service", name: BOOTSTRAPPER_SERVICE, namespace },
+              bundle,
+            ),
+          ],
     resyncMs: (opts.resyncSeconds ?? 60) * 1000,
     propagationMs: (opts.caPropagationSeconds ?? 5) * 1000,
     log,
   });
   const server = await startWebhookServer({
-    host: opts.host, port: opts.port, tls: await tls.initial(), logger: log, metrics,
-    routes: [{ path: BOOTSTRAPPER_PATH, name: "bootstrap", decide: (r) => (cfg ? reviewBootstrap(r, cfg, { namespaceAnnotations: nsAnnotations }) : allow()) }],
+    host: opts.host,
+    port: opts.port,
+    tls: await tls.initial(),
+    logger: log,
+    metrics,
+    routes: [
+      {
+        path: BOOTSTRAPPER_PATH,
+        name: "bootstrap",
+        decide: (r) => (cfg ? reviewBootstrap(r, cfg, { namespaceAnnotations: nsAnnotations }) : allow()),
+      },
+    ],
   });
   await tls.start((t) => server.setCertificate(t));
   closers.push(() => tls.stop());
   controller.queue.add("sync"); // and every resyncMs after each run
   log.info({ port: server.port, namespace, marker: ANNOTATION_MODIFIED }, "bootstrapper serving");
   return {
-    server, log,
+    server,
+    log,
     housekeep: () => controller.enqueueAndWait("housekeep"),
     sync: () => controller.enqueueAndWait("sync"),
     close: async () => {
@@ -228,21 +308,40 @@ export interface PartOptions {
  * `housekeeping.evictionsPerMinute` a minute (a token bucket, empty at start); reports each bare pod once with an Event.
  * @returns the round to run, one at a time; it throws only on an unexpected error (API errors are logged and counted)
  */
-export function housekeeper(o: PartOptions & {
-  pods: CachedInformer<k8s.V1Pod>;
-  /** The Eviction group/version the server serves, or undefined when it serves none. */
-  eviction: string | undefined;
-  nsAnnotations: (namespace: string) => Record<string, string> | undefined;
-  metrics: WebhookMetrics;
-  clock?: Clock;
-}): () => Promise<void> {
+export function housekeeper(
+  o: PartOptions & {
+    pods: CachedInformer<k8s.V1Pod>;
+    /** The Eviction group/version the server serves, or undefined when it serves none. */
+    eviction: string | undefined;
+    nsAnnotations: (namespace: string) => Record<string, string> | undefined;
+    metrics: WebhookMetrics;
+    clock?: Clock;
+  },
+): () => Promise<void> {
   const { core, log } = o;
   const registers = [o.metrics.registry];
   const hk = {
-    scanned: new Counter({ name: "corral_bootstrapper_housekeeping_pods_scanned_total", help: "Pods in scope scanned by housekeeping", registers }),
-    missing: new Counter({ name: "corral_bootstrapper_housekeeping_pods_missing_total", help: "Pods found missing a manipulation", registers }),
-    evicted: new Counter({ name: "corral_bootstrapper_housekeeping_pods_evicted_total", help: "Controller-owned pods evicted to be recreated", registers }),
-    skipped: new Counter({ name: "corral_bootstrapper_housekeeping_pods_skipped_total", help: "Pods left alone (bare pods, eviction refused or not served, rate limit, dry run)", labelNames: ["reason"], registers }),
+    scanned: new Counter({
+      name: "corral_bootstrapper_housekeeping_pods_scanned_total",
+      help: "Pods in scope scanned by housekeeping",
+      registers,
+    }),
+    missing: new Counter({
+      name: "corral_bootstrapper_housekeeping_pods_missing_total",
+      help: "Pods found missing a manipulation",
+      registers,
+    }),
+    evicted: new Counter({
+      name: "corral_bootstrapper_housekeeping_pods_evicted_total",
+      help: "Controller-owned pods evicted to be recreated",
+      registers,
+    }),
+    skipped: new Counter({
+      name: "corral_bootstrapper_housekeeping_pods_skipped_total",
+      help: "Pods left alone (bare pods, eviction refused or not served, rate limit, dry run)",
+      labelNames: ["reason"],
+      registers,
+    }),
   };
   const evictions = new TokenBucket({ perSecond: 0, burst: 0, initial: 0, clock: o.clock ?? SYSTEM_CLOCK });
   const reported = new Set<string>();
@@ -270,12 +369,22 @@ export function housekeeper(o: PartOptions & {
       }
       evictions.tryTake();
       try {
-        await core.createNamespacedPodEviction({ name: p.name, namespace: p.namespace, body: { apiVersion: o.eviction, kind: "Eviction", metadata: { name: p.name, namespace: p.namespace } } as k8s.V1Eviction });
+        await core.createNamespacedPodEviction({
+          name: p.name,
+          namespace: p.namespace,
+          body: { apiVersion: o.eviction, kind: "Eviction", metadata: { name: p.name, namespace: p.namespace } } as k8s.V1Eviction,
+        });
         hk.evicted.inc();
-        log.info({ pod: `${p.namespace}/${p.name}`, owner: p.owner, missing: p.missing }, "housekeeping: evicted pod missing manipulations");
+        log.info(
+          { pod: `${p.namespace}/${p.name}`, owner: p.owner, missing: p.missing },
+          "housekeeping: evicted pod missing manipulations",
+        );
       } catch (err) {
         hk.skipped.inc({ reason: "eviction-refused" });
-        log.warn({ pod: `${p.namespace}/${p.name}`, err: statusCode(err) ?? (err as Error).message }, "housekeeping: eviction refused (PodDisruptionBudget?)");
+        log.warn(
+          { pod: `${p.namespace}/${p.name}`, err: statusCode(err) ?? (err as Error).message },
+          "housekeeping: eviction refused (PodDisruptionBudget?)",
+        );
       }
     }
     // report each bare pod once, and forget pods that are gone or repaired
@@ -286,8 +395,18 @@ export function housekeeper(o: PartOptions & {
       const id = `${p.namespace}/${p.name}`;
       if (reported.has(id)) continue;
       reported.add(id);
-      await core.createNamespacedEvent({ namespace: p.namespace, body: eventFor({ kind: "Pod", name: p.name, namespace: p.namespace }, "Warning", "MissingManipulations",
-        `pod was created without runtime manipulations (${p.missing.join(", ")}); it has no controller, so it is not restarted: delete and recreate it`, "corral-bootstrapper") }).catch((err: Error) => log.warn({ pod: id, err: err.message }, "could not record event"));
+      await core
+        .createNamespacedEvent({
+          namespace: p.namespace,
+          body: eventFor(
+            { kind: "Pod", name: p.name, namespace: p.namespace },
+            "Warning",
+            "MissingManipulations",
+            `pod was created without runtime manipulations (${p.missing.join(", ")}); it has no controller, so it is not restarted: delete and recreate it`,
+            "corral-bootstrapper",
+          ),
+        })
+        .catch((err: Error) => log.warn({ pod: id, err: err.message }, "could not record event"));
     }
   };
 }
@@ -304,7 +423,9 @@ export interface SyncCaches {
  * Shared-resource sync (design 003), from the informers' caches: writes the copies `planSync` wants and deletes the
  * ones it no longer wants. Does nothing until the caches are filled in.
  */
-export function syncer(o: PartOptions & { kc: k8s.KubeConfig; namespaces: CachedInformer<k8s.V1Namespace>; caches: Partial<SyncCaches> }): () => Promise<void> {
+export function syncer(
+  o: PartOptions & { kc: k8s.KubeConfig; namespaces: CachedInformer<k8s.V1Namespace>; caches: Partial<SyncCaches> },
+): () => Promise<void> {
   const { core, log } = o;
   return async () => {
     const c = o.config();
@@ -313,20 +434,46 @@ export function syncer(o: PartOptions & { kc: k8s.KubeConfig; namespaces: Cached
     const sources: SyncObject[] = [];
     for (const r of c.sync.resources) {
       const obj = r.kind === "Secret" ? sc.secrets.get(r.name, c.sync.sourceNamespace) : sc.configMaps.get(r.name, c.sync.sourceNamespace);
-      if (obj) sources.push({ kind: r.kind, metadata: { name: r.name, namespace: c.sync.sourceNamespace }, data: obj.data ?? {}, type: (obj as k8s.V1Secret).type });
+      if (obj)
+        sources.push({
+          kind: r.kind,
+          metadata: { name: r.name, namespace: c.sync.sourceNamespace },
+          data: obj.data ?? {},
+          type: (obj as k8s.V1Secret).type,
+        });
     }
     const copies: SyncObject[] = [
-      ...sc.managedSecrets.list().map((s) => ({ kind: "Secret" as const, metadata: s.metadata as SyncObject["metadata"], data: s.data ?? {}, type: s.type })),
-      ...sc.managedConfigMaps.list().map((s) => ({ kind: "ConfigMap" as const, metadata: s.metadata as SyncObject["metadata"], data: s.data ?? {} })),
+      ...sc.managedSecrets
+        .list()
+        .map((s) => ({ kind: "Secret" as const, metadata: s.metadata as SyncObject["metadata"], data: s.data ?? {}, type: s.type })),
+      ...sc.managedConfigMaps
+        .list()
+        .map((s) => ({ kind: "ConfigMap" as const, metadata: s.metadata as SyncObject["metadata"], data: s.data ?? {} })),
     ];
-    const plan = planSync(c, sources, o.namespaces.list().map((n) => ({ name: n.metadata!.name!, labels: n.metadata?.labels, terminating: n.status?.phase === "Terminating" })), copies);
+    const plan = planSync(
+      c,
+      sources,
+      o.namespaces
+        .list()
+        .map((n) => ({ name: n.metadata!.name!, labels: n.metadata?.labels, terminating: n.status?.phase === "Terminating" })),
+      copies,
+    );
     for (const obj of plan.apply) {
-      await applyObject(o.kc, { apiVersion: "v1", ...obj } as k8s.KubernetesObject, log).catch((err: Error) => log.warn({ object: `${obj.kind} ${obj.metadata.namespace}/${obj.metadata.name}`, err: err.message }, "sync write failed"));
+      await applyObject(o.kc, { apiVersion: "v1", ...obj } as k8s.KubernetesObject, log).catch((err: Error) =>
+        log.warn({ object: `${obj.kind} ${obj.metadata.namespace}/${obj.metadata.name}`, err: err.message }, "sync write failed"),
+      );
     }
     for (const d of plan.delete) {
-      const del = d.kind === "Secret" ? core.deleteNamespacedSecret({ name: d.name, namespace: d.namespace }) : core.deleteNamespacedConfigMap({ name: d.name, namespace: d.namespace });
-      await del.then(() => log.info({ object: `${d.kind} ${d.namespace}/${d.name}` }, "sync: copy removed"), () => undefined);
+      const del =
+        d.kind === "Secret"
+          ? core.deleteNamespacedSecret({ name: d.name, namespace: d.namespace })
+          : core.deleteNamespacedConfigMap({ name: d.name, namespace: d.namespace });
+      await del.then(
+        () => log.info({ object: `${d.kind} ${d.namespace}/${d.name}` }, "sync: copy removed"),
+        () => undefined,
+      );
     }
-    if (plan.apply.length > 0) log.info({ written: plan.apply.map((obj) => `${obj.metadata.namespace}/${obj.metadata.name}`) }, "sync: copies written");
+    if (plan.apply.length > 0)
+      log.info({ written: plan.apply.map((obj) => `${obj.metadata.namespace}/${obj.metadata.name}`) }, "sync: copies written");
   };
 }

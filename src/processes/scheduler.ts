@@ -16,7 +16,13 @@ import { Counter, Gauge, Registry } from "prom-client";
 import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME } from "../yunikorn/constants.js";
 import { SchedulerCore } from "../scheduler/core/scheduler.js";
 import { EventSystem, eventConfigOf } from "../scheduler/events/system.js";
-import { FORWARDED_HEADER, LEADER_ADDRESS_ANNOTATION, SERVED_BY_HEADER, forwardDecision, forwardRequest } from "../scheduler/rest/forward.js";
+import {
+  FORWARDED_HEADER,
+  LEADER_ADDRESS_ANNOTATION,
+  SERVED_BY_HEADER,
+  forwardDecision,
+  forwardRequest,
+} from "../scheduler/rest/forward.js";
 import { error as restError } from "../scheduler/rest/router.js";
 import { json, readBody, startRestServer } from "../scheduler/rest/server.js";
 import { flattenConfigMaps } from "../yunikorn/config-maps.js";
@@ -85,7 +91,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 class WorkQueue<T> {
   private readonly items: T[] = [];
   private active = 0;
-  constructor(private readonly concurrency: number | (() => number), private readonly work: (item: T) => Promise<void>, private readonly limit = Number.POSITIVE_INFINITY, private readonly onDrop: () => void = () => {}) {}
+  constructor(
+    private readonly concurrency: number | (() => number),
+    private readonly work: (item: T) => Promise<void>,
+    private readonly limit = Number.POSITIVE_INFINITY,
+    private readonly onDrop: () => void = () => {},
+  ) {}
   push(item: T): void {
     if (this.items.length >= this.limit) {
       this.items.shift();
@@ -136,22 +147,74 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
 
   const registry = new Registry();
   const m = {
-    binds: new Counter({ name: "corral_scheduler_binds_total", help: "Binding calls by result", labelNames: ["result"], registers: [registry] }),
-    events: new Counter({ name: "corral_scheduler_events_total", help: "Events and pod status writes by result (sent, failed, dropped)", labelNames: ["result"], registers: [registry] }),
-    configReloads: new Counter({ name: "corral_scheduler_config_reloads_total", help: "Queue configuration reloads by result", labelNames: ["result"], registers: [registry] }),
-    tasks: new Gauge({ name: "corral_scheduler_tasks", help: "Managed pods by task state", labelNames: ["state"], registers: [registry], collect() {
-      this.reset();
-      for (const [k, v] of Object.entries(ctx.stats())) this.set({ state: k }, v);
-    } }),
-    gang: new Counter({ name: "corral_scheduler_placeholder_calls_total", help: "Placeholder pod creates and deletes by result", labelNames: ["action", "result"], registers: [registry] }),
+    binds: new Counter({
+      name: "corral_scheduler_binds_total",
+      help: "Binding calls by result",
+      labelNames: ["result"],
+      registers: [registry],
+    }),
+    events: new Counter({
+      name: "corral_scheduler_events_total",
+      help: "Events and pod status writes by result (sent, failed, dropped)",
+      labelNames: ["result"],
+      registers: [registry],
+    }),
+    configReloads: new Counter({
+      name: "corral_scheduler_config_reloads_total",
+      help: "Queue configuration reloads by result",
+      labelNames: ["result"],
+      registers: [registry],
+    }),
+    tasks: new Gauge({
+      name: "corral_scheduler_tasks",
+      help: "Managed pods by task state",
+      labelNames: ["state"],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [k, v] of Object.entries(ctx.stats())) this.set({ state: k }, v);
+      },
+    }),
+    gang: new Counter({
+      name: "corral_scheduler_placeholder_calls_total",
+      help: "Placeholder pod creates and deletes by result",
+      labelNames: ["action", "result"],
+      registers: [registry],
+    }),
     leader: new Gauge({ name: "corral_scheduler_is_leader", help: "1 while this replica holds the leader Lease", registers: [registry] }),
-    overLimit: new Counter({ name: "corral_scheduler_over_limit_allocations_total", help: "Allocations of pods already bound when seen (spec.nodeName preset, bound elsewhere) recorded over a limit, by kind of limit (queue, user, group)", labelNames: ["limit"], registers: [registry] }),
-    overLimitPods: new Gauge({ name: "corral_scheduler_over_limit_pods", help: "Live pods whose allocation was recorded over a limit, by kind of limit", labelNames: ["limit"], registers: [registry], collect() {
-      for (const [k, v] of Object.entries(ctx.overLimitCounts())) this.set({ limit: k }, v);
-    } }),
-    preemptions: new Counter({ name: "corral_scheduler_preemptions_total", help: "Preemptions the core started, by queue of the preempting ask", labelNames: ["queue"], registers: [registry] }),
-    evictions: new Counter({ name: "corral_scheduler_preemption_evictions_total", help: "Evictions of preemption victims by result (evicted, gone, refused) and victim queue", labelNames: ["result", "queue"], registers: [registry] }),
-    notJoined: new Counter({ name: "corral_scheduler_applications_not_joined_total", help: "Pods that named an application id held by another namespace or user and ran as their own application, by what differed", labelNames: ["differs"], registers: [registry] }),
+    overLimit: new Counter({
+      name: "corral_scheduler_over_limit_allocations_total",
+      help: "Allocations of pods already bound when seen (spec.nodeName preset, bound elsewhere) recorded over a limit, by kind of limit (queue, user, group)",
+      labelNames: ["limit"],
+      registers: [registry],
+    }),
+    overLimitPods: new Gauge({
+      name: "corral_scheduler_over_limit_pods",
+      help: "Live pods whose allocation was recorded over a limit, by kind of limit",
+      labelNames: ["limit"],
+      registers: [registry],
+      collect() {
+        for (const [k, v] of Object.entries(ctx.overLimitCounts())) this.set({ limit: k }, v);
+      },
+    }),
+    preemptions: new Counter({
+      name: "corral_scheduler_preemptions_total",
+      help: "Preemptions the core started, by queue of the preempting ask",
+      labelNames: ["queue"],
+      registers: [registry],
+    }),
+    evictions: new Counter({
+      name: "corral_scheduler_preemption_evictions_total",
+      help: "Evictions of preemption victims by result (evicted, gone, refused) and victim queue",
+      labelNames: ["result", "queue"],
+      registers: [registry],
+    }),
+    notJoined: new Counter({
+      name: "corral_scheduler_applications_not_joined_total",
+      help: "Pods that named an application id held by another namespace or user and ran as their own application, by what differed",
+      labelNames: ["differs"],
+      registers: [registry],
+    }),
   };
 
   let ready = false;
@@ -163,23 +226,49 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
   type StatusJob = Extract<ShimAction, { kind: "event" | "condition" | "activate" }>;
   // Bindings go first: while any is queued or in flight, events and status patches use one connection (they are
   // informational; a binding is the scheduling decision). Otherwise four.
-  const statusQueue = new WorkQueue<StatusJob>(() => (bindQueue.size > 0 ? 1 : 4), async (a) => {
-    try {
-      if (a.kind === "event") {
-        await coreApi.createNamespacedEvent({ namespace: a.object.namespace ?? "default", body: eventFor(a.object, a.type, a.reason, a.message, o.schedulerName, o.identity) });
-      } else if (a.kind === "condition") {
-        const body = { status: { conditions: [{ type: "PodScheduled", status: "False", reason: a.reason, message: a.message, lastTransitionTime: new Date().toISOString() }] } };
-        await coreApi.patchNamespacedPodStatus({ name: a.pod.name, namespace: a.pod.namespace, body }, k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.StrategicMergePatch));
-      } else if (a.kind === "activate") {
-        const body = { metadata: { annotations: { "scheduling.corral.dev/allocated-node": a.node } } };
-        await coreApi.patchNamespacedPod({ name: a.pod.name, namespace: a.pod.namespace, body }, k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch));
+  const statusQueue = new WorkQueue<StatusJob>(
+    () => (bindQueue.size > 0 ? 1 : 4),
+    async (a) => {
+      try {
+        if (a.kind === "event") {
+          await coreApi.createNamespacedEvent({
+            namespace: a.object.namespace ?? "default",
+            body: eventFor(a.object, a.type, a.reason, a.message, o.schedulerName, o.identity),
+          });
+        } else if (a.kind === "condition") {
+          const body = {
+            status: {
+              conditions: [
+                {
+                  type: "PodScheduled",
+                  status: "False",
+                  reason: a.reason,
+                  message: a.message,
+                  lastTransitionTime: new Date().toISOString(),
+                },
+              ],
+            },
+          };
+          await coreApi.patchNamespacedPodStatus(
+            { name: a.pod.name, namespace: a.pod.namespace, body },
+            k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.StrategicMergePatch),
+          );
+        } else if (a.kind === "activate") {
+          const body = { metadata: { annotations: { "scheduling.corral.dev/allocated-node": a.node } } };
+          await coreApi.patchNamespacedPod(
+            { name: a.pod.name, namespace: a.pod.namespace, body },
+            k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+          );
+        }
+        m.events.inc({ result: "sent" });
+      } catch (err) {
+        m.events.inc({ result: "failed" });
+        if (code(err) !== 404) log.warn({ action: a.kind, err: bodyText(err) }, "could not write event or pod status");
       }
-      m.events.inc({ result: "sent" });
-    } catch (err) {
-      m.events.inc({ result: "failed" });
-      if (code(err) !== 404) log.warn({ action: a.kind, err: bodyText(err) }, "could not write event or pod status");
-    }
-  }, o.eventQueueLimit, () => m.events.inc({ result: "dropped" }));
+    },
+    o.eventQueueLimit,
+    () => m.events.inc({ result: "dropped" }),
+  );
 
   /** Deletes a pod (grace period 0), retried with backoff; a missing pod counts as deleted. @returns success */
   const deletePod = async (pod: PodRef): Promise<boolean> => {
@@ -190,7 +279,8 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
         return true;
       } catch (err) {
         if (code(err) === 404) return true;
-        if (i === o.bindAttempts - 1) log.warn({ pod: `${pod.namespace}/${pod.name}`, err: bodyText(err) }, "could not delete placeholder; retried at the next resync");
+        if (i === o.bindAttempts - 1)
+          log.warn({ pod: `${pod.namespace}/${pod.name}`, err: bodyText(err) }, "could not delete placeholder; retried at the next resync");
       }
       await sleep(250 * 2 ** i);
     }
@@ -207,9 +297,13 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     }
     if (a.kind === "podStatus") {
       try {
-        await coreApi.patchNamespacedPodStatus({ name: a.pod.name, namespace: a.pod.namespace, body: { status: { phase: a.phase, reason: a.reason, message: a.message } } }, k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.StrategicMergePatch));
+        await coreApi.patchNamespacedPodStatus(
+          { name: a.pod.name, namespace: a.pod.namespace, body: { status: { phase: a.phase, reason: a.reason, message: a.message } } },
+          k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.StrategicMergePatch),
+        );
       } catch (err) {
-        if (code(err) !== 404) log.warn({ pod: `${a.pod.namespace}/${a.pod.name}`, err: bodyText(err) }, "could not fail the pod of a timed-out gang");
+        if (code(err) !== 404)
+          log.warn({ pod: `${a.pod.namespace}/${a.pod.name}`, err: bodyText(err) }, "could not fail the pod of a timed-out gang");
       }
       return;
     }
@@ -238,9 +332,16 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     let last = "";
     for (let i = 0; i < o.bindAttempts; i++) {
       try {
-        await coreApi.createNamespacedPodBinding({ name: pod.name, namespace: pod.namespace, body: {
-          apiVersion: "v1", kind: "Binding", metadata: { name: pod.name, namespace: pod.namespace, uid: pod.uid }, target: { apiVersion: "v1", kind: "Node", name: node },
-        } });
+        await coreApi.createNamespacedPodBinding({
+          name: pod.name,
+          namespace: pod.namespace,
+          body: {
+            apiVersion: "v1",
+            kind: "Binding",
+            metadata: { name: pod.name, namespace: pod.namespace, uid: pod.uid },
+            target: { apiVersion: "v1", kind: "Node", name: node },
+          },
+        });
         return {};
       } catch (err) {
         const c = code(err);
@@ -313,7 +414,11 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     for (let i = 0; i < 3; i++) {
       try {
         const apiVersion = await evictionApiVersion();
-        await coreApi.createNamespacedPodEviction({ name: a.pod.name, namespace: a.pod.namespace, body: { apiVersion, kind: "Eviction", metadata: { name: a.pod.name, namespace: a.pod.namespace } } });
+        await coreApi.createNamespacedPodEviction({
+          name: a.pod.name,
+          namespace: a.pod.namespace,
+          body: { apiVersion, kind: "Eviction", metadata: { name: a.pod.name, namespace: a.pod.namespace } },
+        });
         m.evictions.inc({ result: "evicted", queue: a.queue });
         log.info({ pod: `${a.pod.namespace}/${a.pod.name}`, preemptor: a.preemptor }, "preemption victim evicted");
         statusQueue.push({ kind: "event", object: { kind: "Pod", ...a.pod }, type: "Normal", reason: "Preempted", message: a.message });
@@ -342,15 +447,29 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
       else if (a.kind === "evict") evictQueue.push(a);
       else if (a.kind === "preempting") {
         m.preemptions.inc({ queue: a.queue });
-        log.info({ applicationId: a.applicationId, allocationKey: a.allocationKey, queue: a.queue, node: a.nodeId, victims: a.victims }, "preemption started");
-      }
-      else if (a.kind === "createPod" || a.kind === "deletePod" || a.kind === "podStatus") gangQueue.push(a);
+        log.info(
+          { applicationId: a.applicationId, allocationKey: a.allocationKey, queue: a.queue, node: a.nodeId, victims: a.victims },
+          "preemption started",
+        );
+      } else if (a.kind === "createPod" || a.kind === "deletePod" || a.kind === "podStatus") gangQueue.push(a);
       else if (a.kind === "notJoined") {
         m.notJoined.inc({ differs: a.differs });
-        log.info({ pod: `${a.pod.namespace}/${a.pod.name}`, podApplicationId: a.podApplicationId, applicationId: a.applicationId, user: a.user, differs: a.differs }, "application id held by another namespace or user: the pod runs as its own application");
+        log.info(
+          {
+            pod: `${a.pod.namespace}/${a.pod.name}`,
+            podApplicationId: a.podApplicationId,
+            applicationId: a.applicationId,
+            user: a.user,
+            differs: a.differs,
+          },
+          "application id held by another namespace or user: the pod runs as its own application",
+        );
       } else if (a.kind === "overLimit") {
         for (const kind of new Set(a.limits.map((l) => l.kind))) m.overLimit.inc({ limit: kind });
-        log.warn({ pod: `${a.pod.namespace}/${a.pod.name}`, applicationId: a.applicationId, node: a.node, limits: a.limits }, "allocation of an already bound pod recorded over a limit");
+        log.warn(
+          { pod: `${a.pod.namespace}/${a.pod.name}`, applicationId: a.applicationId, node: a.node, limits: a.limits },
+          "allocation of an already bound pod recorded over a limit",
+        );
       } else statusQueue.push(a);
     }
   }
@@ -394,56 +513,92 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     configState.error = undefined;
     configState.loadedAt = new Date().toISOString();
     m.configReloads.inc({ result: "applied" });
-    if (text.trim() === "") log.info({ namespace: o.namespace, key: `${o.policyGroup}.yaml` }, "queue configuration applied: no such key in yunikorn-defaults or yunikorn-configs, using the default configuration");
-    else log.info({ configmap: `${o.namespace}/${configs ? CONFIGMAP_NAME : DEFAULT_CONFIGMAP_NAME}`, key: `${o.policyGroup}.yaml` }, "queue configuration applied");
+    if (text.trim() === "")
+      log.info(
+        { namespace: o.namespace, key: `${o.policyGroup}.yaml` },
+        "queue configuration applied: no such key in yunikorn-defaults or yunikorn-configs, using the default configuration",
+      );
+    else
+      log.info(
+        { configmap: `${o.namespace}/${configs ? CONFIGMAP_NAME : DEFAULT_CONFIGMAP_NAME}`, key: `${o.policyGroup}.yaml` },
+        "queue configuration applied",
+      );
     // a bad preemption or priority property falls back to its default, as upstream (queue-properties.ts): said here
-    for (const [name, p] of core.partitions) for (const problem of p.propertyProblems) log.warn({ partition: name, ...problem }, "queue property ignored, its default applies");
+    for (const [name, p] of core.partitions)
+      for (const problem of p.propertyProblems) log.warn({ partition: name, ...problem }, "queue property ignored, its default applies");
     run(ctx.retryRejected());
     kick();
   };
   const reportConfigError = (error: string, cm: k8s.V1ConfigMap | undefined) => {
     configState.error = error;
     m.configReloads.inc({ result: "rejected" });
-    log.error({ configmap: `${o.namespace}/${cm?.metadata?.name ?? CONFIGMAP_NAME}`, err: error }, "queue configuration rejected; the running configuration stays in force");
+    log.error(
+      { configmap: `${o.namespace}/${cm?.metadata?.name ?? CONFIGMAP_NAME}`, err: error },
+      "queue configuration rejected; the running configuration stays in force",
+    );
     if (cm?.metadata?.name) {
-      run([{ kind: "event", object: { kind: "ConfigMap", namespace: o.namespace, name: cm.metadata.name, uid: cm.metadata.uid }, type: "Warning", reason: "ConfigRejected", message: `queue configuration not applied, the previous one stays in force: ${error}` }]);
+      run([
+        {
+          kind: "event",
+          object: { kind: "ConfigMap", namespace: o.namespace, name: cm.metadata.name, uid: cm.metadata.uid },
+          type: "Warning",
+          reason: "ConfigRejected",
+          message: `queue configuration not applied, the previous one stays in force: ${error}`,
+        },
+      ]);
     }
   };
 
   // ------------------------------------------------------------------ extender verbs (plugin mode)
   const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
-    "GET /ws/v1/scheduler/shim": (_req, res) => json(res, 200, { ready, mode: o.mode, schedulerName: o.schedulerName, leader: leading, config: configState, tasks: ctx.stats(), queued: { binds: bindQueue.size, status: statusQueue.size, placeholders: gangQueue.size } }),
+    "GET /ws/v1/scheduler/shim": (_req, res) =>
+      json(res, 200, {
+        ready,
+        mode: o.mode,
+        schedulerName: o.schedulerName,
+        leader: leading,
+        config: configState,
+        tasks: ctx.stats(),
+        queued: { binds: bindQueue.size, status: statusQueue.size, placeholders: gangQueue.size },
+      }),
     "GET /ws/v1/scheduler/shim/applications": (_req, res) => json(res, 200, ctx.applications()),
   };
   if (o.mode === "plugin") {
     routes["POST /scheduler/filter"] = (req, res) => {
-      readBody(req, 16 * 1024 * 1024).then((text) => {
-        if (!ready) return json(res, 503, { Error: "scheduler not ready" });
-        const parsed = parseFilterArgs(text);
-        if (!parsed.ok) return json(res, 400, { Error: parsed.error });
-        const claimed = parsed.args.Pod;
-        const live = pods?.get(claimed.metadata.name ?? "", claimed.metadata.namespace ?? "") as PodObject | undefined;
-        const { result, actions } = ctx.filterRequest(claimed, parsed.candidates, live);
-        run(actions);
-        json(res, 200, filterReply(parsed.args, result));
-      }, (err: Error) => json(res, 400, { Error: err.message }));
+      readBody(req, 16 * 1024 * 1024).then(
+        (text) => {
+          if (!ready) return json(res, 503, { Error: "scheduler not ready" });
+          const parsed = parseFilterArgs(text);
+          if (!parsed.ok) return json(res, 400, { Error: parsed.error });
+          const claimed = parsed.args.Pod;
+          const live = pods?.get(claimed.metadata.name ?? "", claimed.metadata.namespace ?? "") as PodObject | undefined;
+          const { result, actions } = ctx.filterRequest(claimed, parsed.candidates, live);
+          run(actions);
+          json(res, 200, filterReply(parsed.args, result));
+        },
+        (err: Error) => json(res, 400, { Error: err.message }),
+      );
     };
     routes["POST /scheduler/bind"] = (req, res) => {
-      readBody(req, 1024 * 1024).then(async (text) => {
-        let args: { PodName?: string; PodNamespace?: string; PodUID?: string; Node?: string };
-        try {
-          args = JSON.parse(text);
-        } catch (err) {
-          return json(res, 200, { Error: `ExtenderBindingArgs is not JSON: ${(err as Error).message}` });
-        }
-        if (!args.PodName || !args.PodNamespace || !args.PodUID || !args.Node) return json(res, 200, { Error: "ExtenderBindingArgs needs PodName, PodNamespace, PodUID and Node" });
-        const refused = ctx.bindAllowed(args.PodUID, args.Node, pods?.get(args.PodName, args.PodNamespace) as PodObject | undefined);
-        if (refused) return json(res, 200, { Error: refused });
-        const pod = { name: args.PodName, namespace: args.PodNamespace, uid: args.PodUID };
-        const r = await postBinding(pod, args.Node);
-        settleBind(pod, args.Node, r);
-        json(res, 200, { Error: r.error ?? "" });
-      }, (err: Error) => json(res, 200, { Error: err.message }));
+      readBody(req, 1024 * 1024).then(
+        async (text) => {
+          let args: { PodName?: string; PodNamespace?: string; PodUID?: string; Node?: string };
+          try {
+            args = JSON.parse(text);
+          } catch (err) {
+            return json(res, 200, { Error: `ExtenderBindingArgs is not JSON: ${(err as Error).message}` });
+          }
+          if (!args.PodName || !args.PodNamespace || !args.PodUID || !args.Node)
+            return json(res, 200, { Error: "ExtenderBindingArgs needs PodName, PodNamespace, PodUID and Node" });
+          const refused = ctx.bindAllowed(args.PodUID, args.Node, pods?.get(args.PodName, args.PodNamespace) as PodObject | undefined);
+          if (refused) return json(res, 200, { Error: refused });
+          const pod = { name: args.PodName, namespace: args.PodNamespace, uid: args.PodUID };
+          const r = await postBinding(pod, args.Node);
+          settleBind(pod, args.Node, r);
+          json(res, 200, { Error: r.error ?? "" });
+        },
+        (err: Error) => json(res, 200, { Error: err.message }),
+      );
     };
   }
 
@@ -452,7 +607,10 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
   const intercept = (req: IncomingMessage, res: ServerResponse): boolean => {
     res.setHeader(SERVED_BY_HEADER, o.identity);
     if (!o.leaderElect) return false;
-    const d = forwardDecision(req.method ?? "GET", (req.url ?? "/").split("?")[0]!, req.headers[FORWARDED_HEADER] !== undefined, { leading, leaderAddress });
+    const d = forwardDecision(req.method ?? "GET", (req.url ?? "/").split("?")[0]!, req.headers[FORWARDED_HEADER] !== undefined, {
+      leading,
+      leaderAddress,
+    });
     if (d.action === "local") return false;
     if (d.action === "unavailable") restError(res, 503, d.reason);
     else {
@@ -462,10 +620,25 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     return true;
   };
   const rest = await startRestServer({
-    host: o.host, port: o.port, log, core, registry, routes, events, startTime, intercept,
+    host: o.host,
+    port: o.port,
+    log,
+    core,
+    registry,
+    routes,
+    events,
+    startTime,
+    intercept,
     config: () => core.appliedConfig,
     build: { buildVersion: process.env.npm_package_version ?? "", buildDate: "", isPluginVersion: String(o.mode === "plugin") },
-    rmDiagnostics: () => ({ ready, mode: o.mode, schedulerName: o.schedulerName, leader: leading, config: configState, tasks: ctx.stats() }),
+    rmDiagnostics: () => ({
+      ready,
+      mode: o.mode,
+      schedulerName: o.schedulerName,
+      leader: leading,
+      config: configState,
+      tasks: ctx.stats(),
+    }),
   });
 
   // ------------------------------------------------------------------ informers, recovery, handlers
@@ -477,18 +650,35 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
   const start = async () => {
     [namespaces, priorityClasses, configMaps, nodes, pods] = await Promise.all([
       startInformer<k8s.V1Namespace>(kc, "/api/v1/namespaces", () => coreApi.listNamespace(), "namespaces", log),
-      startInformer<k8s.V1PriorityClass>(kc, "/apis/scheduling.k8s.io/v1/priorityclasses", () => kc.makeApiClient(k8s.SchedulingV1Api).listPriorityClass(), "priorityclasses", log),
-      startInformer<k8s.V1ConfigMap>(kc, `/api/v1/namespaces/${o.namespace}/configmaps`, () => coreApi.listNamespacedConfigMap({ namespace: o.namespace }), "configmaps", log),
+      startInformer<k8s.V1PriorityClass>(
+        kc,
+        "/apis/scheduling.k8s.io/v1/priorityclasses",
+        () => kc.makeApiClient(k8s.SchedulingV1Api).listPriorityClass(),
+        "priorityclasses",
+        log,
+      ),
+      startInformer<k8s.V1ConfigMap>(
+        kc,
+        `/api/v1/namespaces/${o.namespace}/configmaps`,
+        () => coreApi.listNamespacedConfigMap({ namespace: o.namespace }),
+        "configmaps",
+        log,
+      ),
       startInformer<k8s.V1Node>(kc, "/api/v1/nodes", () => coreApi.listNode(), "nodes", log),
       startInformer<k8s.V1Pod>(kc, "/api/v1/pods", () => coreApi.listPodForAllNamespaces(), "pods", log),
     ]);
     // Recovery (reference §3.4): config, nodes, then pods oldest first; nothing is scheduled until all are in.
     reloadConfig();
     // Gang keys are read once at start, as upstream (a bad value: logged, the defaults stay)
-    const gang = parseGangConfig(flattenConfigMaps([configMaps.get(DEFAULT_CONFIGMAP_NAME, o.namespace), configMaps.get(CONFIGMAP_NAME, o.namespace)]), { namespace: o.namespace });
+    const gang = parseGangConfig(
+      flattenConfigMaps([configMaps.get(DEFAULT_CONFIGMAP_NAME, o.namespace), configMaps.get(CONFIGMAP_NAME, o.namespace)]),
+      { namespace: o.namespace },
+    );
     if (!gang.ok) log.error({ errors: gang.errors }, "gang scheduling configuration rejected; the defaults stay in force");
     const gangConfig = gang.ok ? gang.config : { ...DEFAULT_GANG_CONFIG, schedulerUser: defaultSchedulerUser(o.namespace) };
-    ctx.setGangConfig(o.placeholderImage ? { ...gangConfig, placeholder: { ...gangConfig.placeholder, image: o.placeholderImage } } : gangConfig);
+    ctx.setGangConfig(
+      o.placeholderImage ? { ...gangConfig, placeholder: { ...gangConfig.placeholder, image: o.placeholderImage } } : gangConfig,
+    );
     const t0 = Date.now();
     run(ctx.syncAll(nodes.list(), pods.list() as PodObject[]));
     log.info({ nodes: ctx.nodes.size, pods: pods.list().length, ...ctx.stats(), ms: Date.now() - t0 }, "state recovered from the cluster");
@@ -496,12 +686,30 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     configMaps.on("add", reloadConfig);
     configMaps.on("update", reloadConfig);
     configMaps.on("delete", reloadConfig);
-    nodes.on("add", (n) => { run(ctx.syncNode(n)); kick(); });
-    nodes.on("update", (n) => { run(ctx.syncNode(n)); kick(); });
-    nodes.on("delete", (n) => { run(ctx.deleteNode(n.metadata?.name ?? "")); kick(); });
-    pods.on("add", (p) => { run(ctx.syncPod(p as PodObject)); kick(); });
-    pods.on("update", (p) => { run(ctx.syncPod(p as PodObject)); kick(); });
-    pods.on("delete", (p) => { ctx.deletePod(p as PodObject); kick(); });
+    nodes.on("add", (n) => {
+      run(ctx.syncNode(n));
+      kick();
+    });
+    nodes.on("update", (n) => {
+      run(ctx.syncNode(n));
+      kick();
+    });
+    nodes.on("delete", (n) => {
+      run(ctx.deleteNode(n.metadata?.name ?? ""));
+      kick();
+    });
+    pods.on("add", (p) => {
+      run(ctx.syncPod(p as PodObject));
+      kick();
+    });
+    pods.on("update", (p) => {
+      run(ctx.syncPod(p as PodObject));
+      kick();
+    });
+    pods.on("delete", (p) => {
+      ctx.deletePod(p as PodObject);
+      kick();
+    });
 
     ready = true;
     kick();
@@ -518,14 +726,19 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     kick();
   };
 
-  const startOnce = () => start().catch((err: Error) => {
-    log.fatal({ err: err.message }, "scheduler start failed");
-    process.exitCode = 1;
-    void close();
-  });
+  const startOnce = () =>
+    start().catch((err: Error) => {
+      log.fatal({ err: err.message }, "scheduler start failed");
+      process.exitCode = 1;
+      void close();
+    });
   if (o.leaderElect) {
     stopLeading = runLeaderElection({
-      kc, namespace: o.namespace, name: o.leaseName, identity: o.identity, log,
+      kc,
+      namespace: o.namespace,
+      name: o.leaseName,
+      identity: o.identity,
+      log,
       annotations: o.advertiseAddress ? { [LEADER_ADDRESS_ANNOTATION]: o.advertiseAddress } : undefined,
       onObserved: (lease) => {
         leaderAddress = lease?.holderIdentity ? lease.annotations[LEADER_ADDRESS_ANNOTATION] : undefined;

@@ -69,9 +69,12 @@ export class WebhookTls {
 
   /** Runs a reconcile now (serialised with any in progress). */
   enqueue(reason: string): Promise<void> {
-    this.chain = this.chain.then(() => this.reconcile(reason)).catch((err: Error) => {
-      this.o.log.error({ err: err.message, reason }, "certificate/webhook reconcile failed; retrying at the next resync");
-    }).finally(() => this.schedule());
+    this.chain = this.chain
+      .then(() => this.reconcile(reason))
+      .catch((err: Error) => {
+        this.o.log.error({ err: err.message, reason }, "certificate/webhook reconcile failed; retrying at the next resync");
+      })
+      .finally(() => this.schedule());
     return this.chain;
   }
 
@@ -86,7 +89,15 @@ export class WebhookTls {
   }
 
   private async loadCas(withinMs: number): Promise<[CaInfo, CaInfo]> {
-    const r = await ensureCas({ api: this.o.secrets, namespace: this.o.namespace(), name: this.o.secretName, now: this.o.now, policy: this.o.policy, withinMs, log: this.o.log });
+    const r = await ensureCas({
+      api: this.o.secrets,
+      namespace: this.o.namespace(),
+      name: this.o.secretName,
+      now: this.o.now,
+      policy: this.o.policy,
+      withinMs,
+      log: this.o.log,
+    });
     this.cas = r.cas;
     return r.cas;
   }
@@ -94,10 +105,14 @@ export class WebhookTls {
   private async issue(cas: [CaInfo, CaInfo]): Promise<{ signer: string; tls: TlsMaterial }> {
     const signer = signingCa(cas);
     const window = serverCertWindow(signer, this.o.now(), this.o.policy);
-    const cert = await generateServerCert({ certPem: signer.certPem, keyPem: signer.keyPem }, {
-      commonName: this.o.sans.find((d) => d.endsWith(".svc")) ?? "localhost",
-      sans: this.o.sans, ...window,
-    });
+    const cert = await generateServerCert(
+      { certPem: signer.certPem, keyPem: signer.keyPem },
+      {
+        commonName: this.o.sans.find((d) => d.endsWith(".svc")) ?? "localhost",
+        sans: this.o.sans,
+        ...window,
+      },
+    );
     this.o.log.info({ signer: signer.fingerprint.slice(0, 23), notAfter: window.notAfter.toISOString() }, "server certificate issued");
     return { signer: signer.fingerprint, tls: { key: cert.keyPem, cert: cert.certPem + signer.certPem } };
   }
@@ -105,7 +120,10 @@ export class WebhookTls {
   private async reconcile(reason: string): Promise<void> {
     if (this.stopped) return;
     // at start, initial() has just loaded (and if needed renewed) the CAs with the start rule: no second read
-    const cas = reason === "start" ? this.cas ?? await this.loadCas(this.o.policy.renewWithinMs) : await this.loadCas(this.o.policy.rotateWithinMs);
+    const cas =
+      reason === "start"
+        ? (this.cas ?? (await this.loadCas(this.o.policy.renewWithinMs)))
+        : await this.loadCas(this.o.policy.rotateWithinMs);
     const desired = this.o.webhooks(caBundle(cas));
     if (desired) {
       const results = [];
@@ -133,4 +151,3 @@ export class WebhookTls {
     this.timer.unref();
   }
 }
-

@@ -15,30 +15,46 @@ import { formatZodError } from "../util/zod.js";
 
 const duration = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?(ms|s|m|h)$/, "duration like 30s, 5m, 1h")]);
 const quantities = z.record(z.string(), z.union([z.string(), z.number()]));
-export const scenarioSchema = z.object({
-  queues: z.string().describe("queues.yaml text"),
-  step: duration.default("1s"),
-  until: duration.optional(),
-  nodes: z.array(z.object({
-    name: z.string().min(1),
-    count: z.number().int().positive().default(1),
-    resources: quantities,
-  }).strict()).min(1),
-  applications: z.array(z.object({
-    id: z.string().min(1),
-    queue: z.string().default(""),
-    user: z.string().min(1),
-    groups: z.array(z.string()).default([]),
-    arrival: duration.default(0),
-    tags: z.record(z.string(), z.string()).default({}),
-    asks: z.object({
-      count: z.number().int().positive(),
-      resources: quantities,
-      duration: duration,
-      priority: z.number().int().default(0),
-    }).strict(),
-  }).strict()).default([]),
-}).strict();
+export const scenarioSchema = z
+  .object({
+    queues: z.string().describe("queues.yaml text"),
+    step: duration.default("1s"),
+    until: duration.optional(),
+    nodes: z
+      .array(
+        z
+          .object({
+            name: z.string().min(1),
+            count: z.number().int().positive().default(1),
+            resources: quantities,
+          })
+          .strict(),
+      )
+      .min(1),
+    applications: z
+      .array(
+        z
+          .object({
+            id: z.string().min(1),
+            queue: z.string().default(""),
+            user: z.string().min(1),
+            groups: z.array(z.string()).default([]),
+            arrival: duration.default(0),
+            tags: z.record(z.string(), z.string()).default({}),
+            asks: z
+              .object({
+                count: z.number().int().positive(),
+                resources: quantities,
+                duration: duration,
+                priority: z.number().int().default(0),
+              })
+              .strict(),
+          })
+          .strict(),
+      )
+      .default([]),
+  })
+  .strict();
 
 export type Scenario = z.infer<typeof scenarioSchema>;
 
@@ -111,7 +127,11 @@ export function simulate(s: Scenario): SimulationReport {
   const core = new SchedulerCore(() => now, s.queues);
   for (const n of s.nodes) {
     const capacity = res(n.resources);
-    const nodes = Array.from({ length: n.count }, (_, i) => ({ nodeID: n.count === 1 ? n.name : `${n.name}-${i}`, action: "CREATE" as const, schedulableResource: capacity }));
+    const nodes = Array.from({ length: n.count }, (_, i) => ({
+      nodeID: n.count === 1 ? n.name : `${n.name}-${i}`,
+      action: "CREATE" as const,
+      schedulableResource: capacity,
+    }));
     const r = core.updateNode(nodes);
     if (r.rejectedNodes.length > 0) throw new Error(`node ${r.rejectedNodes[0]!.id}: ${r.rejectedNodes[0]!.reason}`);
   }
@@ -119,7 +139,15 @@ export function simulate(s: Scenario): SimulationReport {
   const apps = [...s.applications].sort((a, b) => ms(a.arrival) - ms(b.arrival) || (a.id < b.id ? -1 : 1));
   const lastArrival = apps.reduce((m, a) => Math.max(m, ms(a.arrival)), 0);
   const until = s.until !== undefined ? ms(s.until) : Number.POSITIVE_INFINITY;
-  interface Track { queue: string; user: string; arrival: number; duration: number; resource: Res; allocatedAt?: number; held: boolean }
+  interface Track {
+    queue: string;
+    user: string;
+    arrival: number;
+    duration: number;
+    resource: Res;
+    allocatedAt?: number;
+    held: boolean;
+  }
   const holds = new Map<string, { kind: string; reason: string; asks: number }>();
   const asks = new Map<string, Track>();
   const rejected: { id: string; reason: string }[] = [];
@@ -133,7 +161,9 @@ export function simulate(s: Scenario): SimulationReport {
     // arrivals
     while (next < apps.length && ms(apps[next]!.arrival) <= now) {
       const a = apps[next++]!;
-      const r = core.updateApplication({ new: [{ applicationID: a.id, queueName: a.queue, ugi: { user: a.user, groups: a.groups }, tags: a.tags }] });
+      const r = core.updateApplication({
+        new: [{ applicationID: a.id, queueName: a.queue, ugi: { user: a.user, groups: a.groups }, tags: a.tags }],
+      });
       if (r.rejectedApplications.length > 0) {
         rejected.push(r.rejectedApplications[0]!);
         continue;
@@ -141,10 +171,21 @@ export function simulate(s: Scenario): SimulationReport {
       const queue = core.applicationQueue(a.id)!;
       const resource = res(a.asks.resources);
       const allocations = Array.from({ length: a.asks.count }, (_, i) => ({
-        allocationKey: `${a.id}-${i}`, applicationID: a.id, resourcePerAlloc: resource, priority: a.asks.priority,
+        allocationKey: `${a.id}-${i}`,
+        applicationID: a.id,
+        resourcePerAlloc: resource,
+        priority: a.asks.priority,
         allocationTags: { creationTime: String(now / 1000) },
       }));
-      for (const al of allocations) asks.set(`${a.id}\u0000${al.allocationKey}`, { queue, user: a.user, arrival: now, duration: ms(a.asks.duration), resource, held: false });
+      for (const al of allocations)
+        asks.set(`${a.id}\u0000${al.allocationKey}`, {
+          queue,
+          user: a.user,
+          arrival: now,
+          duration: ms(a.asks.duration),
+          resource,
+          held: false,
+        });
       core.updateAllocation({ allocations });
     }
     // completions
@@ -186,11 +227,17 @@ export function simulate(s: Scenario): SimulationReport {
     }
     // sample
     const t = now / 1000;
-    const sample = (kind: "queue" | "user", name: string, r: Res) => { for (const k of Object.keys(r).sort()) series.push([t, kind, name, k, r[k]!]); };
-    const byQueue = new Map<string, Res>(), byUser = new Map<string, Res>();
+    const sample = (kind: "queue" | "user", name: string, r: Res) => {
+      for (const k of Object.keys(r).sort()) series.push([t, kind, name, k, r[k]!]);
+    };
+    const byQueue = new Map<string, Res>(),
+      byUser = new Map<string, Res>();
     for (const r of running) {
       const tr = asks.get(`${r.app}\u0000${r.key}`)!;
-      for (const [m, name] of [[byQueue, tr.queue], [byUser, tr.user]] as const) {
+      for (const [m, name] of [
+        [byQueue, tr.queue],
+        [byUser, tr.user],
+      ] as const) {
         const cur = m.get(name) ?? {};
         addTo(cur, tr.resource);
         m.set(name, cur);
@@ -212,12 +259,22 @@ export function simulate(s: Scenario): SimulationReport {
       if (list) list.push(tr);
       else groups.set(k, [tr]);
     }
-    return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, list]) => {
-      const waits = list.filter((x) => x.allocatedAt !== undefined).map((x) => (x.allocatedAt! - x.arrival) / 1000);
-      const peak: Res = {};
-      for (const [, k, n, r, v] of series) if (k === kind && n === name) peak[r] = Math.max(peak[r] ?? 0, v);
-      return { name, asks: list.length, allocated: waits.length, waitP50s: pct(waits, 50), waitP99s: pct(waits, 99), quotaHeld: list.filter((x) => x.held).length, peak };
-    });
+    return [...groups.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([name, list]) => {
+        const waits = list.filter((x) => x.allocatedAt !== undefined).map((x) => (x.allocatedAt! - x.arrival) / 1000);
+        const peak: Res = {};
+        for (const [, k, n, r, v] of series) if (k === kind && n === name) peak[r] = Math.max(peak[r] ?? 0, v);
+        return {
+          name,
+          asks: list.length,
+          allocated: waits.length,
+          waitP50s: pct(waits, 50),
+          waitP99s: pct(waits, 99),
+          quotaHeld: list.filter((x) => x.held).length,
+          peak,
+        };
+      });
   };
   return {
     endSeconds: now / 1000,
@@ -225,11 +282,15 @@ export function simulate(s: Scenario): SimulationReport {
     users: stats("user"),
     unplaced: pendingCount(),
     rejectedApplications: rejected,
-    preemptions: [...preempted.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, victims]) => {
-      const [queue, victimQueue] = k.split("\u0000") as [string, string];
-      return { queue, victimQueue, victims };
-    }),
-    applicationStates: core.applicationViews("all", undefined, { holds: false }).reduce<Record<string, number>>((m, a) => ({ ...m, [a.state]: (m[a.state] ?? 0) + 1 }), {}),
+    preemptions: [...preempted.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, victims]) => {
+        const [queue, victimQueue] = k.split("\u0000") as [string, string];
+        return { queue, victimQueue, victims };
+      }),
+    applicationStates: core
+      .applicationViews("all", undefined, { holds: false })
+      .reduce<Record<string, number>>((m, a) => ({ ...m, [a.state]: (m[a.state] ?? 0) + 1 }), {}),
     quotaHolds: [...holds.values()].sort((a, b) => (a.reason < b.reason ? -1 : 1)),
     series,
   };
@@ -239,15 +300,38 @@ export function simulate(s: Scenario): SimulationReport {
 export function formatReport(r: SimulationReport): string {
   const table = (title: string, rows: GroupStats[]) => {
     const head = [title, "asks", "allocated", "wait p50 s", "wait p99 s", "quota-held", "peak allocated"];
-    const body = rows.map((g) => [g.name, String(g.asks), String(g.allocated), g.waitP50s.toFixed(1), g.waitP99s.toFixed(1), String(g.quotaHeld),
-      Object.keys(g.peak).sort().map((k) => `${k}=${g.peak[k]}`).join(" ")]);
+    const body = rows.map((g) => [
+      g.name,
+      String(g.asks),
+      String(g.allocated),
+      g.waitP50s.toFixed(1),
+      g.waitP99s.toFixed(1),
+      String(g.quotaHeld),
+      Object.keys(g.peak)
+        .sort()
+        .map((k) => `${k}=${g.peak[k]}`)
+        .join(" "),
+    ]);
     const all = [head, ...body];
     const w = head.map((_, i) => Math.max(...all.map((x) => x[i]!.length)));
-    return all.map((x) => x.map((v, i) => v.padEnd(w[i]!)).join("  ").trimEnd()).join("\n");
+    return all
+      .map((x) =>
+        x
+          .map((v, i) => v.padEnd(w[i]!))
+          .join("  ")
+          .trimEnd(),
+      )
+      .join("\n");
   };
   const lines = [`simulated ${r.endSeconds}s; ${r.unplaced} ask(s) never placed`, "", table("QUEUE", r.queues), "", table("USER", r.users)];
   for (const rej of r.rejectedApplications) lines.push(`rejected application ${rej.id}: ${rej.reason}`);
-  lines.push("", `applications: ${Object.keys(r.applicationStates).sort().map((s) => `${s}=${r.applicationStates[s]}`).join(" ")}`);
+  lines.push(
+    "",
+    `applications: ${Object.keys(r.applicationStates)
+      .sort()
+      .map((s) => `${s}=${r.applicationStates[s]}`)
+      .join(" ")}`,
+  );
   for (const h of r.quotaHolds) lines.push(`held (${h.kind}): ${h.asks} ask(s): ${h.reason}`);
   for (const p of r.preemptions) lines.push(`preempted: ${p.victims} pod(s) of ${p.victimQueue} for ${p.queue}`);
   return lines.join("\n") + "\n";
@@ -259,21 +343,39 @@ export function reportCsv(r: SimulationReport): string {
 }
 
 /** Loads a scenario's nodes and applications (all at once, ignoring arrival times) into a running core. */
-export function loadScenario(core: SchedulerCore, s: Scenario): { nodes: number; applications: number; rejected: { id: string; reason: string }[] } {
+export function loadScenario(
+  core: SchedulerCore,
+  s: Scenario,
+): { nodes: number; applications: number; rejected: { id: string; reason: string }[] } {
   let nodes = 0;
   for (const n of s.nodes) {
     const capacity = res(n.resources);
-    nodes += core.updateNode(Array.from({ length: n.count }, (_, i) => ({ nodeID: n.count === 1 ? n.name : `${n.name}-${i}`, action: "CREATE" as const, schedulableResource: capacity }))).acceptedNodes.length;
+    nodes += core.updateNode(
+      Array.from({ length: n.count }, (_, i) => ({
+        nodeID: n.count === 1 ? n.name : `${n.name}-${i}`,
+        action: "CREATE" as const,
+        schedulableResource: capacity,
+      })),
+    ).acceptedNodes.length;
   }
   const rejected: { id: string; reason: string }[] = [];
   let applications = 0;
   for (const a of s.applications) {
-    const r = core.updateApplication({ new: [{ applicationID: a.id, queueName: a.queue, ugi: { user: a.user, groups: a.groups }, tags: a.tags }] });
+    const r = core.updateApplication({
+      new: [{ applicationID: a.id, queueName: a.queue, ugi: { user: a.user, groups: a.groups }, tags: a.tags }],
+    });
     rejected.push(...r.rejectedApplications);
     if (r.acceptedApplications.length === 0) continue;
     applications++;
     const resource = res(a.asks.resources);
-    core.updateAllocation({ allocations: Array.from({ length: a.asks.count }, (_, i) => ({ allocationKey: `${a.id}-${i}`, applicationID: a.id, resourcePerAlloc: resource, priority: a.asks.priority })) });
+    core.updateAllocation({
+      allocations: Array.from({ length: a.asks.count }, (_, i) => ({
+        allocationKey: `${a.id}-${i}`,
+        applicationID: a.id,
+        resourcePerAlloc: resource,
+        priority: a.asks.priority,
+      })),
+    });
   }
   return { nodes, applications, rejected };
 }

@@ -15,7 +15,15 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
  * new time series per request (anyone who reaches the port could grow the process without limit).
  */
 export const METRIC_KINDS: ReadonlySet<string> = new Set([
-  "Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicationController", "ConfigMap",
+  "Pod",
+  "Deployment",
+  "ReplicaSet",
+  "StatefulSet",
+  "DaemonSet",
+  "Job",
+  "CronJob",
+  "ReplicationController",
+  "ConfigMap",
 ]);
 export const METRIC_OPERATIONS: ReadonlySet<string> = new Set(["CREATE", "UPDATE", "DELETE", "CONNECT"]);
 export const OTHER_LABEL_VALUE = "other";

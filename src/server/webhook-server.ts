@@ -151,8 +151,14 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
       for (const n of decision.notes) rlog[n.level]({ uid: r.uid }, n.msg);
       // Built field by field: a spread object here made the later writes measurably slower.
       const fields: Record<string, unknown> = {
-        uid: r.uid, kind: r.kind.kind, namespace: r.namespace, name: r.name, operation: r.operation,
-        user: r.userInfo?.username, allowed: decision.allowed, ops: decision.ops.length,
+        uid: r.uid,
+        kind: r.kind.kind,
+        namespace: r.namespace,
+        name: r.name,
+        operation: r.operation,
+        user: r.userInfo?.username,
+        allowed: decision.allowed,
+        ops: decision.ops.length,
       };
       if (!decision.allowed) fields.reason = decision.message;
       answer(res, start, body, fields);
@@ -162,48 +168,54 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
       rlog.error({ err, uid: r.uid }, "decision failed");
       return refuse(`internal error: ${(err as Error).message}`, 500);
     };
-    posts.set(route.path, { name: route.name, handle: (req, res, raw) => {
-      const start = performance.now();
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(raw.toString("utf8"));
-      } catch (err) {
-        rlog.warn({ url: req.url, status: 400 }, "bad webhook request: body is not JSON");
-        plain(res, 400, `body is not valid JSON: ${(err as Error).message}\n`);
-        return;
-      }
-      const decoded = decodeAdmissionReview(parsed);
-      if (!decoded.ok) {
-        count(route.name, "", "", "invalid");
-        const body = encodeAdmissionReview(decoded.apiVersion, deny(decoded.uid, decoded.message, 400));
-        answer(res, start, body, { uid: decoded.uid, allowed: false, reason: decoded.message });
-        return;
-      }
-      const r = decoded.request;
-      let result: Decision | Promise<Decision>;
-      try {
-        result = route.decide(r);
-      } catch (err) {
-        result = failed(r, err);
-      }
-      if (result instanceof Promise) {
-        void result.catch((err: unknown) => failed(r, err)).then((d) => finish(res, start, decoded.apiVersion, r, d));
-        return;
-      }
-      finish(res, start, decoded.apiVersion, r, result);
-    } });
+    posts.set(route.path, {
+      name: route.name,
+      handle: (req, res, raw) => {
+        const start = performance.now();
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(raw.toString("utf8"));
+        } catch (err) {
+          rlog.warn({ url: req.url, status: 400 }, "bad webhook request: body is not JSON");
+          plain(res, 400, `body is not valid JSON: ${(err as Error).message}\n`);
+          return;
+        }
+        const decoded = decodeAdmissionReview(parsed);
+        if (!decoded.ok) {
+          count(route.name, "", "", "invalid");
+          const body = encodeAdmissionReview(decoded.apiVersion, deny(decoded.uid, decoded.message, 400));
+          answer(res, start, body, { uid: decoded.uid, allowed: false, reason: decoded.message });
+          return;
+        }
+        const r = decoded.request;
+        let result: Decision | Promise<Decision>;
+        try {
+          result = route.decide(r);
+        } catch (err) {
+          result = failed(r, err);
+        }
+        if (result instanceof Promise) {
+          void result.catch((err: unknown) => failed(r, err)).then((d) => finish(res, start, decoded.apiVersion, r, d));
+          return;
+        }
+        finish(res, start, decoded.apiVersion, r, result);
+      },
+    });
   }
 
   const gets = new Map<string, (res: ServerResponse) => void>([
     ["/health", (res) => plain(res, 200, "OK\n")],
     ["/livez", (res) => plain(res, 200, "OK\n")],
     ["/readyz", (res) => (opts.ready && !opts.ready() ? plain(res, 503, "not ready\n") : plain(res, 200, "OK\n"))],
-    ["/metrics", (res) => {
-      metrics.registry.metrics().then(
-        (text) => plain(res, 200, text, { "content-type": metrics.registry.contentType }),
-        (err: Error) => plain(res, 500, `${err.message}\n`),
-      );
-    }],
+    [
+      "/metrics",
+      (res) => {
+        metrics.registry.metrics().then(
+          (text) => plain(res, 200, text, { "content-type": metrics.registry.contentType }),
+          (err: Error) => plain(res, 500, `${err.message}\n`),
+        );
+      },
+    ],
   ]);
 
   const limits = {
@@ -216,7 +228,15 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   let inFlightRequests = 0;
   let inFlightBytes = 0;
   /** Answers before the body is read and closes the connection, so the rest of the body costs nothing. */
-  const reject = (req: IncomingMessage, res: ServerResponse, webhook: string, status: number, reason: string, text: string, headers: Record<string, string> = {}) => {
+  const reject = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    webhook: string,
+    status: number,
+    reason: string,
+    text: string,
+    headers: Record<string, string> = {},
+  ) => {
     metrics.rejected.labels({ webhook, reason }).inc();
     log.warn({ url: req.url, status, reason, inFlightRequests, inFlightBytes }, `webhook request refused: ${text.trim()}`);
     res.shouldKeepAlive = false;
@@ -227,84 +247,89 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     reject(req, res, webhook, 429, "overloaded", "admission controller overloaded, retry\n", { "retry-after": "1" });
 
   let closing = false;
-  const server = createServer({
-    key: opts.tls.key, cert: opts.tls.cert, minVersion: "TLSv1.2",
-    handshakeTimeout: opts.handshakeTimeoutMs ?? SERVER_LIMITS.handshakeTimeoutMs,
-    requestTimeout: limits.requestTimeoutMs,
-    headersTimeout: headersTimeoutMs,
-    // how often request and header timeouts are checked (Node's default, 30 s, would let slow requests live that long)
-    connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(headersTimeoutMs / 2))),
-  }, (req, res) => {
-    const q = req.url?.indexOf("?") ?? -1;
-    const path = q >= 0 ? req.url!.slice(0, q) : req.url ?? "/";
-    if (closing) {
-      res.setHeader("connection", "close");
-      plain(res, 503, "shutting down\n");
-      return;
-    }
-    const post = posts.get(path);
-    if (post) {
-      if (req.method !== "POST") return plain(res, 405, "method not allowed\n", { allow: "POST" });
-      const declared = Number(req.headers["content-length"] ?? NaN);
-      if (declared > limit) {
-        return reject(req, res, post.name, 413, "too_large", `request body exceeds ${limit} bytes\n`);
+  const server = createServer(
+    {
+      key: opts.tls.key,
+      cert: opts.tls.cert,
+      minVersion: "TLSv1.2",
+      handshakeTimeout: opts.handshakeTimeoutMs ?? SERVER_LIMITS.handshakeTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: headersTimeoutMs,
+      // how often request and header timeouts are checked (Node's default, 30 s, would let slow requests live that long)
+      connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(headersTimeoutMs / 2))),
+    },
+    (req, res) => {
+      const q = req.url?.indexOf("?") ?? -1;
+      const path = q >= 0 ? req.url!.slice(0, q) : (req.url ?? "/");
+      if (closing) {
+        res.setHeader("connection", "close");
+        plain(res, 503, "shutting down\n");
+        return;
       }
-      let reserved = Number.isFinite(declared) && declared > 0 ? declared : 0;
-      if (inFlightRequests + 1 > limits.maxInFlightRequests || inFlightBytes + reserved > limits.maxInFlightBytes) {
-        return overloaded(req, res, post.name);
-      }
-      inFlightRequests++;
-      inFlightBytes += reserved;
-      metrics.inFlightBytes.set(inFlightBytes);
-      let released = false;
-      res.once("close", () => {
-        if (released) return;
-        released = true;
-        inFlightRequests--;
-        inFlightBytes -= reserved;
+      const post = posts.get(path);
+      if (post) {
+        if (req.method !== "POST") return plain(res, 405, "method not allowed\n", { allow: "POST" });
+        const declared = Number(req.headers["content-length"] ?? NaN);
+        if (declared > limit) {
+          return reject(req, res, post.name, 413, "too_large", `request body exceeds ${limit} bytes\n`);
+        }
+        let reserved = Number.isFinite(declared) && declared > 0 ? declared : 0;
+        if (inFlightRequests + 1 > limits.maxInFlightRequests || inFlightBytes + reserved > limits.maxInFlightBytes) {
+          return overloaded(req, res, post.name);
+        }
+        inFlightRequests++;
+        inFlightBytes += reserved;
         metrics.inFlightBytes.set(inFlightBytes);
-      });
-      void readBody(req, {
-        limitBytes: limit,
-        grow: (size) => {
-          if (size <= reserved) return true;
-          // a chunked body, or more than declared: reserve as it arrives
-          if (inFlightBytes + (size - reserved) > limits.maxInFlightBytes) return false;
-          inFlightBytes += size - reserved;
-          reserved = size;
+        let released = false;
+        res.once("close", () => {
+          if (released) return;
+          released = true;
+          inFlightRequests--;
+          inFlightBytes -= reserved;
           metrics.inFlightBytes.set(inFlightBytes);
-          return true;
-        },
-      }).then((read) => {
-        if (!read.ok) {
-          if (read.reason === "too_large") return reject(req, res, post.name, 413, "too_large", `request body exceeds ${limit} bytes\n`);
-          if (read.reason === "refused") return overloaded(req, res, post.name);
-          return log.warn({ err: read.error.message, url: req.url }, "request stream error");
-        }
-        if (read.body.length === 0) {
-          log.warn({ url: req.url, status: 400 }, "bad webhook request: empty body");
-          return plain(res, 400, "empty or invalid body\n");
-        }
-        if (!isJson(req.headers["content-type"])) {
-          log.warn({ url: req.url, status: 415, contentType: req.headers["content-type"] }, "bad webhook request: Content-Type");
-          return plain(res, 415, "invalid Content-Type, expect `application/json`\n");
-        }
-        try {
-          post.handle(req, res, read.body);
-        } catch (err) {
-          log.error({ err, url: req.url }, "webhook request failed");
-          if (!res.headersSent) plain(res, 500, "internal error\n");
-        }
-      });
-      return;
-    }
-    const get = gets.get(path);
-    if (get) {
-      if (req.method !== "GET" && req.method !== "HEAD") return plain(res, 405, "method not allowed\n", { allow: "GET" });
-      return get(res);
-    }
-    plain(res, 404, "404 page not found\n");
-  });
+        });
+        void readBody(req, {
+          limitBytes: limit,
+          grow: (size) => {
+            if (size <= reserved) return true;
+            // a chunked body, or more than declared: reserve as it arrives
+            if (inFlightBytes + (size - reserved) > limits.maxInFlightBytes) return false;
+            inFlightBytes += size - reserved;
+            reserved = size;
+            metrics.inFlightBytes.set(inFlightBytes);
+            return true;
+          },
+        }).then((read) => {
+          if (!read.ok) {
+            if (read.reason === "too_large") return reject(req, res, post.name, 413, "too_large", `request body exceeds ${limit} bytes\n`);
+            if (read.reason === "refused") return overloaded(req, res, post.name);
+            return log.warn({ err: read.error.message, url: req.url }, "request stream error");
+          }
+          if (read.body.length === 0) {
+            log.warn({ url: req.url, status: 400 }, "bad webhook request: empty body");
+            return plain(res, 400, "empty or invalid body\n");
+          }
+          if (!isJson(req.headers["content-type"])) {
+            log.warn({ url: req.url, status: 415, contentType: req.headers["content-type"] }, "bad webhook request: Content-Type");
+            return plain(res, 415, "invalid Content-Type, expect `application/json`\n");
+          }
+          try {
+            post.handle(req, res, read.body);
+          } catch (err) {
+            log.error({ err, url: req.url }, "webhook request failed");
+            if (!res.headersSent) plain(res, 500, "internal error\n");
+          }
+        });
+        return;
+      }
+      const get = gets.get(path);
+      if (get) {
+        if (req.method !== "GET" && req.method !== "HEAD") return plain(res, 405, "method not allowed\n", { allow: "GET" });
+        return get(res);
+      }
+      plain(res, 404, "404 page not found\n");
+    },
+  );
   server.keepAliveTimeout = 90_000;
   server.maxConnections = opts.maxConnections ?? SERVER_LIMITS.maxConnections;
   const sockets = new Set<Socket>();

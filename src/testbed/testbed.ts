@@ -55,10 +55,14 @@ export async function readTestbedEnv(envFile: string): Promise<Testbed> {
   return {
     dir: need("CORRAL_TESTBED_DIR"),
     server: need("CORRAL_APISERVER"),
-    bin: vars.CORRAL_TESTBED_BIN ?? join(process.env.CORRAL_TESTBED_CACHE ?? join(process.env.HOME ?? "", ".cache", "corral-testbed"), "bin"),
+    bin:
+      vars.CORRAL_TESTBED_BIN ?? join(process.env.CORRAL_TESTBED_CACHE ?? join(process.env.HOME ?? "", ".cache", "corral-testbed"), "bin"),
     kubeconfig: {
-      admin: need("KUBECONFIG_ADMIN"), alice: need("KUBECONFIG_ALICE"), bob: need("KUBECONFIG_BOB"),
-      frontend: need("KUBECONFIG_FRONTEND"), scheduler: need("KUBECONFIG_SCHEDULER"),
+      admin: need("KUBECONFIG_ADMIN"),
+      alice: need("KUBECONFIG_ALICE"),
+      bob: need("KUBECONFIG_BOB"),
+      frontend: need("KUBECONFIG_FRONTEND"),
+      scheduler: need("KUBECONFIG_SCHEDULER"),
     },
   };
 }
@@ -67,13 +71,19 @@ export async function readTestbedEnv(envFile: string): Promise<Testbed> {
  * Builds (first time only) and starts the test bed.
  * @param onProgress receives each progress line of the scripts
  */
-export async function testbedUp(onProgress: (line: string) => void = () => undefined, env: NodeJS.ProcessEnv = process.env): Promise<Testbed> {
+export async function testbedUp(
+  onProgress: (line: string) => void = () => undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Testbed> {
   const out = await run("bash", [join(SCRIPTS, "up.sh")], onProgress, env);
   const envFile = out.trim().split("\n").pop()!;
   return readTestbedEnv(envFile);
 }
 
-export async function testbedDown(onProgress: (line: string) => void = () => undefined, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function testbedDown(
+  onProgress: (line: string) => void = () => undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
   await run("bash", [join(SCRIPTS, "down.sh")], onProgress, env);
 }
 
@@ -104,7 +114,10 @@ export interface CorralProcess {
  * @param readyMsg resolve once a log line with this `msg` appears
  * @throws Error when the process exits before `readyMsg` or after `timeoutMs` milliseconds
  */
-export async function startCorral(args: string[], opts: { env?: NodeJS.ProcessEnv; readyMsg: string; timeoutMs?: number; echo?: (line: string) => void; nodeArgs?: string[] }): Promise<CorralProcess> {
+export async function startCorral(
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; readyMsg: string; timeoutMs?: number; echo?: (line: string) => void; nodeArgs?: string[] },
+): Promise<CorralProcess> {
   const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), join(PROJECT_ROOT, "bin", "corral.js"), ...args], {
     env: { ...process.env, ...opts.env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -123,7 +136,11 @@ export async function startCorral(args: string[], opts: { env?: NodeJS.ProcessEn
       try {
         const rec = JSON.parse(line) as Record<string, unknown>;
         logs.push(rec);
-        for (const w of [...waiters]) if (w.pred(rec)) { waiters.splice(waiters.indexOf(w), 1); w.res(rec); }
+        for (const w of [...waiters])
+          if (w.pred(rec)) {
+            waiters.splice(waiters.indexOf(w), 1);
+            w.res(rec);
+          }
       } catch {
         /* not a log line */
       }
@@ -136,8 +153,17 @@ export async function startCorral(args: string[], opts: { env?: NodeJS.ProcessEn
     if (seen) return Promise.resolve(seen);
     return new Promise<Record<string, unknown>>((res, rej) => {
       const t = setTimeout(() => rej(new Error(`timed out waiting for a log line; stderr: ${stderr.slice(-2000)}`)), timeoutMs);
-      waiters.push({ pred, res: (l) => { clearTimeout(t); res(l); } });
-      void exited.then((code) => { clearTimeout(t); rej(new Error(`corral ${args[0]} exited with ${code}: ${stderr.slice(-2000)}`)); });
+      waiters.push({
+        pred,
+        res: (l) => {
+          clearTimeout(t);
+          res(l);
+        },
+      });
+      void exited.then((code) => {
+        clearTimeout(t);
+        rej(new Error(`corral ${args[0]} exited with ${code}: ${stderr.slice(-2000)}`));
+      });
     });
   };
   children.add(proc);
@@ -149,7 +175,9 @@ export async function startCorral(args: string[], opts: { env?: NodeJS.ProcessEn
     throw err;
   }
   return {
-    proc, logs, waitForLog,
+    proc,
+    logs,
+    waitForLog,
     stop: async (signal: NodeJS.Signals = "SIGTERM") => {
       if (proc.exitCode !== null) return proc.exitCode;
       proc.kill(signal);
@@ -169,7 +197,8 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
     } catch (err) {
       last = err;
     }
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
+    if (Date.now() > end)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
@@ -178,7 +207,13 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
  * Creates `namespace` (if missing), waits for its default service account token (pods need it), and lets the
  * listed users edit it (ClusterRole `edit`).
  */
-export async function prepareNamespace(admin: k8s.KubeConfig, namespace: string, editors: string[], labels: Record<string, string> = {}, annotations: Record<string, string> = {}): Promise<void> {
+export async function prepareNamespace(
+  admin: k8s.KubeConfig,
+  namespace: string,
+  editors: string[],
+  labels: Record<string, string> = {},
+  annotations: Record<string, string> = {},
+): Promise<void> {
   const core = admin.makeApiClient(k8s.CoreV1Api);
   const rbac = admin.makeApiClient(k8s.RbacAuthorizationV1Api);
   try {
@@ -212,7 +247,13 @@ export async function prepareNamespace(admin: k8s.KubeConfig, namespace: string,
  * bind (see deploy/scheduler/plugin-mode.yaml for the annotated version). Without it, kube-scheduler's defaults.
  * @param qps client QPS/burst (undefined: kube-scheduler's defaults, 50/100)
  */
-export function kubeSchedulerConfig(o: { kubeconfig: string; schedulerName: string; healthzPort: number; extenderUrl?: string; qps?: number }): string {
+export function kubeSchedulerConfig(o: {
+  kubeconfig: string;
+  schedulerName: string;
+  healthzPort: number;
+  extenderUrl?: string;
+  qps?: number;
+}): string {
   const lines = [
     "apiVersion: kubescheduler.config.k8s.io/v1beta1",
     "kind: KubeSchedulerConfiguration",
@@ -261,7 +302,9 @@ export async function startKubeScheduler(tb: Testbed, name: string, configYaml: 
   const { createWriteStream } = await import("node:fs");
   const cfg = join(tb.dir, `${name}.yaml`);
   await writeFile(cfg, configYaml);
-  const proc = spawn(join(tb.bin, "kube-scheduler"), ["--config", cfg, "--port", "0", "--secure-port", "0", "--v=1"], { stdio: ["ignore", "ignore", "pipe"] });
+  const proc = spawn(join(tb.bin, "kube-scheduler"), ["--config", cfg, "--port", "0", "--secure-port", "0", "--v=1"], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   children.add(proc);
   proc.once("exit", () => children.delete(proc));
   const log = createWriteStream(join(tb.dir, "logs", `${name}.log`));
@@ -292,19 +335,28 @@ export async function startKubeScheduler(tb: Testbed, name: string, configYaml: 
  * Creates `count` Node objects with capacity and no kubelet (`<prefix>-<i>`); pods bound to them never run.
  * No taints: the test bed runs no node lifecycle controller, so they stay schedulable.
  */
-export async function createFakeNodes(admin: k8s.KubeConfig, prefix: string, count: number, allocatable: Record<string, string>): Promise<string[]> {
+export async function createFakeNodes(
+  admin: k8s.KubeConfig,
+  prefix: string,
+  count: number,
+  allocatable: Record<string, string>,
+): Promise<string[]> {
   const core = admin.makeApiClient(k8s.CoreV1Api);
   const names = Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
-  await Promise.all(names.map(async (name) => {
-    try {
-      await core.createNode({ body: { metadata: { name, labels: { "corral.test/fake-node": prefix } }, status: { capacity: allocatable, allocatable } } });
-    } catch (err) {
-      if (statusCode(err) !== 409) throw err;
-    }
-    // The TaintNodesByCondition admission plugin adds node.kubernetes.io/not-ready at creation; with no kubelet and no
-    // node lifecycle controller nothing would ever remove it, and kube-scheduler would refuse every node.
-    await core.patchNode({ name, body: { spec: { taints: null } } }, k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch));
-  }));
+  await Promise.all(
+    names.map(async (name) => {
+      try {
+        await core.createNode({
+          body: { metadata: { name, labels: { "corral.test/fake-node": prefix } }, status: { capacity: allocatable, allocatable } },
+        });
+      } catch (err) {
+        if (statusCode(err) !== 409) throw err;
+      }
+      // The TaintNodesByCondition admission plugin adds node.kubernetes.io/not-ready at creation; with no kubelet and no
+      // node lifecycle controller nothing would ever remove it, and kube-scheduler would refuse every node.
+      await core.patchNode({ name, body: { spec: { taints: null } } }, k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch));
+    }),
+  );
   return names;
 }
 

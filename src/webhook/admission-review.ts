@@ -74,7 +74,6 @@ export type DecodeResult =
   /** The body is an AdmissionReview we cannot act on: answer with allowed:false and this message. */
   | { ok: false; apiVersion: string; uid: string; message: string };
 
-
 /**
  * Validates a parsed JSON body as an AdmissionReview carrying a request.
  * @param body the JSON value of the HTTP body
@@ -85,7 +84,12 @@ export function decodeAdmissionReview(body: unknown): DecodeResult {
   if (!isObject(body)) return { ok: false, apiVersion: v1, uid: "", message: "body is not an AdmissionReview object" };
   const apiVersion = body.apiVersion === undefined ? v1 : body.apiVersion;
   if (typeof apiVersion !== "string" || !(ADMISSION_API_VERSIONS as readonly string[]).includes(apiVersion)) {
-    return { ok: false, apiVersion: v1, uid: "", message: `unsupported AdmissionReview apiVersion ${JSON.stringify(apiVersion)}; expected admission.k8s.io/v1` };
+    return {
+      ok: false,
+      apiVersion: v1,
+      uid: "",
+      message: `unsupported AdmissionReview apiVersion ${JSON.stringify(apiVersion)}; expected admission.k8s.io/v1`,
+    };
   }
   if (body.kind !== undefined && body.kind !== "AdmissionReview") {
     return { ok: false, apiVersion, uid: "", message: `unexpected kind ${JSON.stringify(body.kind)}; expected AdmissionReview` };
@@ -100,7 +104,6 @@ export function decodeAdmissionReview(body: unknown): DecodeResult {
   if (request.userInfo && request.userInfo.groups === null) request.userInfo.groups = undefined;
   return { ok: true, apiVersion, request };
 }
-
 
 /**
  * Why `req` is not a usable AdmissionRequest (the fields every decision relies on), or undefined.
@@ -120,8 +123,7 @@ function requestError(req: Record<string, unknown>): string | undefined {
   if (ui !== undefined) {
     if (!isObject(ui)) return "request.userInfo: must be an object";
     if (ui.username !== undefined && typeof ui.username !== "string") return "request.userInfo.username: must be a string";
-    if (ui.groups !== undefined && ui.groups !== null &&
-        (!Array.isArray(ui.groups) || ui.groups.some((g) => typeof g !== "string"))) {
+    if (ui.groups !== undefined && ui.groups !== null && (!Array.isArray(ui.groups) || ui.groups.some((g) => typeof g !== "string"))) {
       return "request.userInfo.groups: must be an array of strings";
     }
   }

@@ -20,7 +20,6 @@ export function escapePointerSegment(segment: string): string {
   return segment.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
-
 /**
  * An `add` op that sets `root[segments...] = value`, creating missing parents.
  * @param root the document the patch will be applied to
@@ -42,7 +41,12 @@ export function addAt(root: unknown, segments: readonly string[], value: unknown
   if (!isObject(node)) throw new Error(`/${segments.slice(0, depth).join("/")} is not an object`);
   let nested: unknown = value;
   for (let i = segments.length - 1; i > depth; i--) nested = { [segments[i]!]: nested };
-  const path = "/" + segments.slice(0, depth + 1).map(escapePointerSegment).join("/");
+  const path =
+    "/" +
+    segments
+      .slice(0, depth + 1)
+      .map(escapePointerSegment)
+      .join("/");
   return { op: "add", path, value: nested };
 }
 
@@ -56,6 +60,9 @@ export function encodePatch(ops: readonly PatchOp[]): string {
  * on a spread copy ~20× slower (measured 9.5 µs vs 0.5 µs for a 7-label pod plus 5 labels), and this runs on every
  * admission.
  */
-export function withEntries(base: Readonly<Record<string, string>> | null | undefined, entries: Record<string, string>): Record<string, string> {
+export function withEntries(
+  base: Readonly<Record<string, string>> | null | undefined,
+  entries: Record<string, string>,
+): Record<string, string> {
   return Object.assign({}, base, entries);
 }

@@ -45,9 +45,14 @@ function optionalString(v: unknown, path: string): string | undefined {
 /** Why `raw` is not valid object metadata (or undefined when it is). */
 export function metaError(raw: unknown, path: string): string | undefined {
   if (!isObject(raw)) return `${path}: must be an object, got ${typeName(raw)}`;
-  return optionalString(raw.name, `${path}.name`) ?? optionalString(raw.generateName, `${path}.generateName`) ??
-    optionalString(raw.namespace, `${path}.namespace`) ?? optionalString(raw.uid, `${path}.uid`) ??
-    stringMapError(raw.labels, `${path}.labels`) ?? stringMapError(raw.annotations, `${path}.annotations`);
+  return (
+    optionalString(raw.name, `${path}.name`) ??
+    optionalString(raw.generateName, `${path}.generateName`) ??
+    optionalString(raw.namespace, `${path}.namespace`) ??
+    optionalString(raw.uid, `${path}.uid`) ??
+    stringMapError(raw.labels, `${path}.labels`) ??
+    stringMapError(raw.annotations, `${path}.annotations`)
+  );
 }
 
 /**
@@ -57,11 +62,15 @@ export function metaError(raw: unknown, path: string): string | undefined {
  */
 export function decodePod(raw: unknown, what = "pod"): { ok: true; pod: PodSlice } | { ok: false; error: string } {
   if (!isObject(raw)) return { ok: false, error: `${what} is missing or not a JSON object` };
-  const err = metaError(raw.metadata, "metadata") ?? (
-    raw.spec === undefined || raw.spec === null ? undefined
-      : !isObject(raw.spec) ? `spec: must be an object, got ${typeName(raw.spec)}`
-      : optionalString(raw.spec.schedulerName, "spec.schedulerName") ?? optionalString(raw.spec.priorityClassName, "spec.priorityClassName") ??
-        optionalString(raw.spec.nodeName, "spec.nodeName"));
+  const err =
+    metaError(raw.metadata, "metadata") ??
+    (raw.spec === undefined || raw.spec === null
+      ? undefined
+      : !isObject(raw.spec)
+        ? `spec: must be an object, got ${typeName(raw.spec)}`
+        : (optionalString(raw.spec.schedulerName, "spec.schedulerName") ??
+          optionalString(raw.spec.priorityClassName, "spec.priorityClassName") ??
+          optionalString(raw.spec.nodeName, "spec.nodeName")));
   if (err) return { ok: false, error: `cannot decode ${what}: ${err}` };
   return { ok: true, pod: raw as PodSlice };
 }
@@ -70,8 +79,10 @@ export function decodePod(raw: unknown, what = "pod"): { ok: true; pod: PodSlice
  * Reads `spec.schedulerName` and `spec.nodeName` of a pod template (`template.spec` may be absent).
  * @returns the two values, or an error naming the field of the wrong type
  */
-export function decodeTemplateSpec(template: Record<string, unknown>, path: string):
-  { ok: true; schedulerName?: string; nodeName?: string } | { ok: false; error: string } {
+export function decodeTemplateSpec(
+  template: Record<string, unknown>,
+  path: string,
+): { ok: true; schedulerName?: string; nodeName?: string } | { ok: false; error: string } {
   const spec = template.spec;
   if (spec === undefined || spec === null) return { ok: true };
   if (!isObject(spec)) return { ok: false, error: `${path}.spec: must be an object, got ${typeName(spec)}` };

@@ -48,5 +48,16 @@ export function namespaceSelector(excluded: string[]): Record<string, unknown> {
  */
 export function webhookSans(service: string, namespace: string, webhookUrl?: string, extra: readonly string[] = []): string[] {
   const urlHost = webhookUrl ? new URL(webhookUrl).hostname.replace(/^\[|\]$/g, "") : undefined;
-  return [...new Set(["localhost", "127.0.0.1", "::1", service, `${service}.${namespace}`, `${service}.${namespace}.svc`, ...(urlHost ? [urlHost] : []), ...extra])];
+  return [
+    ...new Set([
+      "localhost",
+      "127.0.0.1",
+      "::1",
+      service,
+      `${service}.${namespace}`,
+      `${service}.${namespace}.svc`,
+      ...(urlHost ? [urlHost] : []),
+      ...extra,
+    ]),
+  ];
 }

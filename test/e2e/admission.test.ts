@@ -81,7 +81,9 @@ describe("admission controller on kube-apiserver v1.20.2", () => {
       expect(p.metadata?.labels?.applicationId).toBe("yunikorn-team-a-autogen");
     }
     // The pods were created by the ReplicaSet controller (a trusted system user), which the log shows.
-    const line = await adm.corral.waitForLog((l) => l.msg === "admission" && l.kind === "Pod" && String(l.user).includes("replicaset-controller"));
+    const line = await adm.corral.waitForLog(
+      (l) => l.msg === "admission" && l.kind === "Pod" && String(l.user).includes("replicaset-controller"),
+    );
     expect(line.allowed).toBe(true);
   });
 
@@ -89,21 +91,36 @@ describe("admission controller on kube-apiserver v1.20.2", () => {
     const batch = kubeConfigFor(tb, "bob").makeApiClient(k8s.BatchV1Api);
     await batch.createNamespacedJob({
       namespace: NS,
-      body: { metadata: { name: "etl" }, spec: { template: { spec: { restartPolicy: "Never", containers: [{ name: "c", image: "busybox:1.36" }] } } } },
+      body: {
+        metadata: { name: "etl" },
+        spec: { template: { spec: { restartPolicy: "Never", containers: [{ name: "c", image: "busybox:1.36" }] } } },
+      },
     });
     const job = await kubeConfigFor(tb, "admin").makeApiClient(k8s.BatchV1Api).readNamespacedJob({ name: "etl", namespace: NS });
     expect(JSON.parse(job.spec!.template.metadata!.annotations![UI]!).user).toBe("bob");
-    const pod = await waitFor("the Job's pod", async () => (await api("admin").listNamespacedPod({ namespace: NS, labelSelector: "job-name=etl" })).items[0]);
+    const pod = await waitFor(
+      "the Job's pod",
+      async () => (await api("admin").listNamespacedPod({ namespace: NS, labelSelector: "job-name=etl" })).items[0],
+    );
     expect(JSON.parse(pod.metadata!.annotations![UI]!)).toEqual({ user: "bob", groups: ["users", "system:authenticated"] });
 
     // CronJob is batch/v1beta1 on v1.20 (batch/v1 from 1.21): discovery says which; created with kubectl as alice.
     const { cronJob, kubernetes } = await discoverApiVersions(admin);
     expect(cronJob).toBe(kubernetes.minor >= 21 ? "batch/v1" : "batch/v1beta1");
-    const registered = await admin.makeApiClient(k8s.AdmissionregistrationV1Api).readMutatingWebhookConfiguration({ name: "yunikorn-admission-controller-mutations" });
-    expect(registered.webhooks![0]!.rules).toContainEqual(expect.objectContaining({ apiGroups: ["batch"], apiVersions: [cronJob!.split("/")[1]], resources: ["cronjobs"] }));
+    const registered = await admin
+      .makeApiClient(k8s.AdmissionregistrationV1Api)
+      .readMutatingWebhookConfiguration({ name: "yunikorn-admission-controller-mutations" });
+    expect(registered.webhooks![0]!.rules).toContainEqual(
+      expect.objectContaining({ apiGroups: ["batch"], apiVersions: [cronJob!.split("/")[1]], resources: ["cronjobs"] }),
+    );
     const manifest = JSON.stringify({
-      apiVersion: cronJob, kind: "CronJob", metadata: { name: "nightly", namespace: NS },
-      spec: { schedule: "0 3 * * *", jobTemplate: { spec: { template: { spec: { restartPolicy: "Never", containers: [{ name: "c", image: "busybox:1.36" }] } } } } },
+      apiVersion: cronJob,
+      kind: "CronJob",
+      metadata: { name: "nightly", namespace: NS },
+      spec: {
+        schedule: "0 3 * * *",
+        jobTemplate: { spec: { template: { spec: { restartPolicy: "Never", containers: [{ name: "c", image: "busybox:1.36" }] } } } },
+      },
     });
     await kubectl("alice", ["apply", "-f", "-"], manifest);
     const { stdout } = await kubectl("admin", ["get", "cronjob", "nightly", "-n", NS, "-o", "json"]);
@@ -112,16 +129,30 @@ describe("admission controller on kube-apiserver v1.20.2", () => {
   });
 
   it("alice claiming to be bob is rejected, naming her user and groups", async () => {
-    const msg = await denial(api("alice").createNamespacedPod({
-      namespace: NS, body: podBody("forged", { annotations: { [UI]: '{"user":"bob","groups":["users"]}' } }),
-    }));
+    const msg = await denial(
+      api("alice").createNamespacedPod({
+        namespace: NS,
+        body: podBody("forged", { annotations: { [UI]: '{"user":"bob","groups":["users"]}' } }),
+      }),
+    );
     expect(msg).toContain("user alice with groups [users,devops,system:authenticated] is not allowed to set user annotation");
     await expect(api("admin").readNamespacedPod({ name: "forged", namespace: NS })).rejects.toMatchObject({ code: 404 });
   });
 
   it("alice editing a Deployment template's identity is rejected", async () => {
-    const msg = await denial(kubectl("alice", ["patch", "deployment", "web", "-n", NS, "--type", "merge", "-p",
-      JSON.stringify({ spec: { template: { metadata: { annotations: { [UI]: '{"user":"bob"}' } } } } })]));
+    const msg = await denial(
+      kubectl("alice", [
+        "patch",
+        "deployment",
+        "web",
+        "-n",
+        NS,
+        "--type",
+        "merge",
+        "-p",
+        JSON.stringify({ spec: { template: { metadata: { annotations: { [UI]: '{"user":"bob"}' } } } } }),
+      ]),
+    );
     expect(msg).toContain("is not allowed to set user annotation");
   });
 
@@ -159,16 +190,25 @@ describe("admission controller on kube-apiserver v1.20.2", () => {
   });
 
   it("an invalid yunikorn-configs value is refused by /validate-conf, naming key and value", async () => {
-    const msg = await denial(api("admin").patchNamespacedConfigMap(
-      { namespace: CORRAL_NS, name: "yunikorn-configs", body: { data: { "admissionController.accessControl.bypassAuth": "maybe" } } },
-      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
-    ));
+    const msg = await denial(
+      api("admin").patchNamespacedConfigMap(
+        { namespace: CORRAL_NS, name: "yunikorn-configs", body: { data: { "admissionController.accessControl.bypassAuth": "maybe" } } },
+        k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+      ),
+    );
     expect(msg).toContain('admissionController.accessControl.bypassAuth="maybe"');
     expect(msg).toContain("must be a boolean");
   });
 
   it("queues.yaml is accepted with a warning when the scheduler cannot be reached (YuniKorn's default)", async () => {
-    const { stderr } = await kubectl("admin", ["create", "configmap", "yunikorn-defaults", "-n", CORRAL_NS, "--from-literal=queues.yaml=partitions: []"]);
+    const { stderr } = await kubectl("admin", [
+      "create",
+      "configmap",
+      "yunikorn-defaults",
+      "-n",
+      CORRAL_NS,
+      "--from-literal=queues.yaml=partitions: []",
+    ]);
     expect(stderr).toContain("queues.yaml not validated");
   });
 });

@@ -23,7 +23,10 @@ function chromiumPath(): string {
   const found = candidates.find((p) => existsSync(p));
   if (found) return found;
   if (process.getuid?.() === 0 && existsSync("/usr/bin/apt-get")) {
-    execFileSync("apt-get", ["install", "-y", "--no-install-recommends", "chromium"], { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+    execFileSync("apt-get", ["install", "-y", "--no-install-recommends", "chromium"], {
+      stdio: "inherit",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
     if (existsSync("/usr/bin/chromium")) return "/usr/bin/chromium";
   }
   throw new Error("the browser test needs Chromium: apt-get install chromium (Debian) or chromium-browser (Ubuntu)");
@@ -67,16 +70,32 @@ let browser: Browser;
 
 beforeAll(async () => {
   const events = new EventSystem({ now: () => now, instanceUUID: "b7e0c7f4-3a52-4a8e-9d1c-2f9a9a0e1d11" });
-  const core = new SchedulerCore(() => now, "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n          - name: a\n          - name: b\n", { events: events.add });
+  const core = new SchedulerCore(
+    () => now,
+    "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n          - name: a\n          - name: b\n",
+    { events: events.add },
+  );
   core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000, memory: 8 * 1024 ** 3, pods: 110 } }]);
   core.updateApplication({ new: [{ applicationID: "spark-1", queueName: "root.a", ugi: { user: "alice" } }] });
-  core.updateAllocation({ allocations: [0, 1].map((i) => ({
-    allocationKey: `uid-${i}`, applicationID: "spark-1", resourcePerAlloc: { vcore: 1000, memory: 1024 ** 3, pods: 1 },
-    allocationTags: { "kubernetes.io/meta/namespace": "analytics", "kubernetes.io/meta/podName": `spark-exec-${i}` },
-  })) });
+  core.updateAllocation({
+    allocations: [0, 1].map((i) => ({
+      allocationKey: `uid-${i}`,
+      applicationID: "spark-1",
+      resourcePerAlloc: { vcore: 1000, memory: 1024 ** 3, pods: 1 },
+      allocationTags: { "kubernetes.io/meta/namespace": "analytics", "kubernetes.io/meta/podName": `spark-exec-${i}` },
+    })),
+  });
   now += 5000;
   core.schedule();
-  rest = await startRestServer({ host: "127.0.0.1", port: 0, log: pino({ level: "silent" }), config: () => core.appliedConfig, core, events, startTime: T0 });
+  rest = await startRestServer({
+    host: "127.0.0.1",
+    port: 0,
+    log: pino({ level: "silent" }),
+    config: () => core.appliedConfig,
+    core,
+    events,
+    startTime: T0,
+  });
   page = createServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
     res.end(PAGE);
@@ -96,7 +115,9 @@ describe("the REST API in Chromium", () => {
     const addr = page.address() as { port: number };
     const tab = await browser.newPage();
     const failed: string[] = [];
-    tab.on("console", (m) => { if (m.type() === "error") failed.push(m.text()); });
+    tab.on("console", (m) => {
+      if (m.type() === "error") failed.push(m.text());
+    });
     await tab.goto(`http://127.0.0.1:${addr.port}/?api=${encodeURIComponent(`http://127.0.0.1:${rest.port}`)}`);
     await tab.waitForSelector("body[data-done='1']", { timeout: 20_000 });
     const text = async (id: string) => (await tab.textContent(`#${id}`))!;

@@ -37,14 +37,23 @@ export async function openBrowser(o: { colorScheme?: "light" | "dark" } = {}): P
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
     viewport: { width: 1400, height: 900 },
     colorScheme: o.colorScheme ?? "light",
   });
-  const page = context.pages()[0] ?? await context.newPage();
+  const page = context.pages()[0] ?? (await context.newPage());
   return {
-    context, page,
+    context,
+    page,
     close: async () => {
       await context.close().catch(() => undefined);
       await rm(profile, { recursive: true, force: true });
@@ -65,6 +74,9 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 
 /** Milliseconds from navigation start until `selector` is in the page (the browser's own clock, performance.now()). */
 export async function timeUntil(page: Page, selector: string, timeout = 30_000): Promise<number> {
-  const h = await page.waitForFunction((s) => (document.querySelector(s) ? performance.now() : false), selector, { timeout, polling: "raf" });
+  const h = await page.waitForFunction((s) => (document.querySelector(s) ? performance.now() : false), selector, {
+    timeout,
+    polling: "raf",
+  });
   return (await h.jsonValue()) as number;
 }

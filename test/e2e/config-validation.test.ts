@@ -18,7 +18,11 @@ beforeAll(async () => {
   core = admin.makeApiClient(k8s.CoreV1Api);
   await prepareNamespace(admin, NS, []);
   const schedPort = freePort();
-  procs.push(await startCorral(["scheduler", "--standalone", "--host", "127.0.0.1", "--port", String(schedPort)], { readyMsg: "scheduler REST API serving" }));
+  procs.push(
+    await startCorral(["scheduler", "--standalone", "--host", "127.0.0.1", "--port", String(schedPort)], {
+      readyMsg: "scheduler REST API serving",
+    }),
+  );
   const adm = await startAdmission(tb, NS, { env: { SCHEDULER_SERVICE_ADDRESS: `127.0.0.1:${schedPort}` } });
   procs.push(adm.corral);
 });
@@ -31,12 +35,21 @@ afterAll(async () => {
 describe("queue configuration validation through the scheduler", () => {
   it("refuses an invalid queues.yaml with the scheduler's reason, accepts a valid one", async () => {
     const body = (queues: string): k8s.V1ConfigMap => ({ metadata: { name: "yunikorn-configs" }, data: { "queues.yaml": queues } });
-    const bad = "partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n          - name: a\n            resources:\n              guaranteed: {memory: 20}\n              max: {memory: 10}\n";
-    const err = await core.createNamespacedConfigMap({ namespace: NS, body: body(bad) }).then(() => undefined, (e: { body?: string }) => e);
+    const bad =
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n          - name: a\n            resources:\n              guaranteed: {memory: 20}\n              max: {memory: 10}\n";
+    const err = await core.createNamespacedConfigMap({ namespace: NS, body: body(bad) }).then(
+      () => undefined,
+      (e: { body?: string }) => e,
+    );
     expect(err).toBeDefined();
-    expect(JSON.parse((err as { body: string }).body).message).toContain("guaranteed resource map[memory:20] is larger than maximum resource map[memory:10] for queue a");
+    expect(JSON.parse((err as { body: string }).body).message).toContain(
+      "guaranteed resource map[memory:20] is larger than maximum resource map[memory:10] for queue a",
+    );
     await expect(core.readNamespacedConfigMap({ name: "yunikorn-configs", namespace: NS })).rejects.toMatchObject({ code: 404 });
-    await core.createNamespacedConfigMap({ namespace: NS, body: body("partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n") });
+    await core.createNamespacedConfigMap({
+      namespace: NS,
+      body: body("partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n"),
+    });
     const cm = await core.readNamespacedConfigMap({ name: "yunikorn-configs", namespace: NS });
     expect(cm.data?.["queues.yaml"]).toContain("submitacl");
   });

@@ -27,21 +27,26 @@ const USERS = Array.from({ length: 40 }, (_, i) => `user${String(i).padStart(2, 
 
 /** Five team parents with four leaves each; maxima that hold part of the load back, and a per-user limit. */
 function queues(): string {
-  const leaves = (_team: string) => ["batch", "adhoc", "nightly", "interactive"].map((l) => `              - name: ${l}\n                resources: {guaranteed: {vcore: 500, memory: 2000Gi}}\n`).join("");
+  const leaves = (_team: string) =>
+    ["batch", "adhoc", "nightly", "interactive"]
+      .map((l) => `              - name: ${l}\n                resources: {guaranteed: {vcore: 500, memory: 2000Gi}}\n`)
+      .join("");
   return `partitions:
   - name: default
     queues:
       - name: root
         submitacl: '*'
         queues:
-${TEAMS.map((t, i) => `          - name: ${t}
+${TEAMS.map(
+  (t, i) => `          - name: ${t}
             resources: {max: {vcore: ${4000 + i * 2000}, memory: ${16000 + i * 8000}Gi}}
             limits:
               - limit: per user
                 users: ["*"]
                 maxresources: {vcore: 1200}
             queues:
-${leaves(t)}`).join("")}`;
+${leaves(t)}`,
+).join("")}`;
 }
 
 let rest: RestServer;
@@ -53,24 +58,43 @@ beforeAll(async () => {
   const now = () => Date.now();
   const events = new EventSystem({ now, instanceUUID: randomUUID() });
   const core = new SchedulerCore(now, queues(), { events: events.add });
-  core.updateNode(Array.from({ length: NODES }, (_, i) => ({
-    nodeID: `node-${String(i).padStart(4, "0")}`, action: "CREATE" as const, schedulableResource: { vcore: 16_000, memory: 64 * GI, pods: 110 },
-  })));
+  core.updateNode(
+    Array.from({ length: NODES }, (_, i) => ({
+      nodeID: `node-${String(i).padStart(4, "0")}`,
+      action: "CREATE" as const,
+      schedulableResource: { vcore: 16_000, memory: 64 * GI, pods: 110 },
+    })),
+  );
   const leaves = TEAMS.flatMap((t) => ["batch", "adhoc", "nightly", "interactive"].map((l) => `root.${t}.${l}`));
-  core.updateApplication({ new: Array.from({ length: APPS }, (_, i) => ({
-    applicationID: `app-${String(i).padStart(5, "0")}`, queueName: leaves[i % leaves.length]!, ugi: { user: USERS[i % USERS.length]!, groups: ["staff"] },
-  })) });
-  core.updateAllocation({ allocations: Array.from({ length: APPS * 2 }, (_, k) => {
-    const app = Math.floor(k / 2);
-    return {
-      allocationKey: `pod-${k}`, applicationID: `app-${String(app).padStart(5, "0")}`, resourcePerAlloc: { vcore: 1000 + (k % 4) * 500, memory: (2 + (k % 8)) * GI, pods: 1 },
-      allocationTags: { "kubernetes.io/meta/namespace": TEAMS[app % TEAMS.length]!, "kubernetes.io/meta/podName": `job-${app}-${k % 2}` },
-    };
-  }) });
+  core.updateApplication({
+    new: Array.from({ length: APPS }, (_, i) => ({
+      applicationID: `app-${String(i).padStart(5, "0")}`,
+      queueName: leaves[i % leaves.length]!,
+      ugi: { user: USERS[i % USERS.length]!, groups: ["staff"] },
+    })),
+  });
+  core.updateAllocation({
+    allocations: Array.from({ length: APPS * 2 }, (_, k) => {
+      const app = Math.floor(k / 2);
+      return {
+        allocationKey: `pod-${k}`,
+        applicationID: `app-${String(app).padStart(5, "0")}`,
+        resourcePerAlloc: { vcore: 1000 + (k % 4) * 500, memory: (2 + (k % 8)) * GI, pods: 1 },
+        allocationTags: { "kubernetes.io/meta/namespace": TEAMS[app % TEAMS.length]!, "kubernetes.io/meta/podName": `job-${app}-${k % 2}` },
+      };
+    }),
+  });
   for (let i = 0; i < 50; i++) if (core.schedule().length === 0) break;
   core.stateChanges();
   figures.stateBuildMs = Date.now() - t0;
-  rest = await startRestServer({ host: "127.0.0.1", port: 0, log: pino({ level: "silent" }), config: () => core.appliedConfig, core, events });
+  rest = await startRestServer({
+    host: "127.0.0.1",
+    port: 0,
+    log: pino({ level: "silent" }),
+    config: () => core.appliedConfig,
+    core,
+    events,
+  });
   browser = await openBrowser();
   // Start-up of the browser process itself is not the page's: one load first, then each page in a fresh tab
   const warm = await browser.context.newPage();
@@ -112,7 +136,10 @@ async function firstRender(name: string, fragment: string, ready: string): Promi
         const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
         const reads = (performance.getEntriesByType("resource") as PerformanceResourceTiming[])
           .filter((r) => r.name.includes("/ws/v1/") && !r.name.includes("/events/stream"))
-          .map((r) => `${new URL(r.name).pathname} ${Math.round(r.startTime)}→${Math.round(r.responseEnd)} ms ${Math.round(r.encodedBodySize / 1024)} KiB`);
+          .map(
+            (r) =>
+              `${new URL(r.name).pathname} ${Math.round(r.startTime)}→${Math.round(r.responseEnd)} ms ${Math.round(r.encodedBodySize / 1024)} KiB`,
+          );
         return { domContentLoadedMs: Math.round(nav.domContentLoadedEventEnd), reads };
       });
       await screenshot(page, `scale-${name}`);
@@ -145,7 +172,9 @@ describe(`dashboard with ${NODES} nodes and ${APPS} applications`, () => {
     page.on("request", (r) => requests.push(r.url()));
     await page.goto(`http://127.0.0.1:${rest.port}/ui/#/nodes`);
     await page.waitForSelector("table[aria-label='Nodes'] tbody tr td");
-    await expect.poll(() => page.locator("nav[aria-label='Nodes: pages'] span").textContent()).toBe(`Rows 1–50 of ${NODES.toLocaleString("en")}`);
+    await expect
+      .poll(() => page.locator("nav[aria-label='Nodes: pages'] span").textContent())
+      .toBe(`Rows 1–50 of ${NODES.toLocaleString("en")}`);
     const before = requests.length;
     await page.getByRole("button", { name: "Last" }).click();
     expect(await page.locator("nav[aria-label='Nodes: pages'] span").textContent()).toBe(`Rows 4951–5000 of ${NODES.toLocaleString("en")}`);
@@ -159,7 +188,11 @@ describe("a follower that knows no leader", () => {
     const core = new SchedulerCore(() => Date.now());
     // as `corral scheduler --leader-elect` on a replica that does not lead and sees no leader address on the Lease
     const follower = await startRestServer({
-      host: "127.0.0.1", port: 0, log: pino({ level: "silent" }), config: () => core.appliedConfig, core,
+      host: "127.0.0.1",
+      port: 0,
+      log: pino({ level: "silent" }),
+      config: () => core.appliedConfig,
+      core,
       intercept: (req, res) => {
         const d = forwardDecision(req.method ?? "GET", (req.url ?? "/").split("?")[0]!, false, { leading: false });
         if (d.action !== "unavailable") return false;

@@ -11,7 +11,16 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
-import { type CorralProcess, type Testbed, createFakeNodes, deleteFakeNodes, kubeConfigFor, prepareNamespace, startCorral, waitFor } from "../../src/testbed/testbed.js";
+import {
+  type CorralProcess,
+  type Testbed,
+  createFakeNodes,
+  deleteFakeNodes,
+  kubeConfigFor,
+  prepareNamespace,
+  startCorral,
+  waitFor,
+} from "../../src/testbed/testbed.js";
 import { type OpenBrowser, openBrowser, screenshot } from "./browser.js";
 import { freePort, resetCluster, startAdmission, testbed } from "./harness.js";
 
@@ -65,26 +74,58 @@ beforeAll(async () => {
   tb = await testbed();
   admin = kubeConfigFor(tb, "admin");
   const all = await core().listPodForAllNamespaces();
-  await Promise.all(all.items.filter((p) => p.metadata?.namespace !== "kube-system").map((p) =>
-    core().deleteNamespacedPod({ name: p.metadata!.name!, namespace: p.metadata!.namespace!, gracePeriodSeconds: 0 }).catch(() => undefined)));
+  await Promise.all(
+    all.items
+      .filter((p) => p.metadata?.namespace !== "kube-system")
+      .map((p) =>
+        core()
+          .deleteNamespacedPod({ name: p.metadata!.name!, namespace: p.metadata!.namespace!, gracePeriodSeconds: 0 })
+          .catch(() => undefined),
+      ),
+  );
   await prepareNamespace(admin, CONF_NS, []);
   await prepareNamespace(admin, NS, ["alice", "bob"]);
   const body = { metadata: { name: "yunikorn-configs", namespace: CONF_NS }, data: { "queues.yaml": QUEUES } };
-  await core().createNamespacedConfigMap({ namespace: CONF_NS, body }).catch(() => core().replaceNamespacedConfigMap({ name: "yunikorn-configs", namespace: CONF_NS, body }));
+  await core()
+    .createNamespacedConfigMap({ namespace: CONF_NS, body })
+    .catch(() => core().replaceNamespacedConfigMap({ name: "yunikorn-configs", namespace: CONF_NS, body }));
   await createFakeNodes(admin, NODES, 2, { cpu: "4", memory: "16Gi", pods: "110" });
   const port = freePort();
   const out = createWriteStream(join(tb.dir, "logs", `corral-scheduler-dashboard-${port}.log`));
   sched = {
     port,
-    corral: await startCorral(["scheduler", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", tb.kubeconfig.admin, "--namespace", CONF_NS, "--resync-seconds", "5"],
-      { env: { LOG_LEVEL: "debug" }, readyMsg: "scheduling", echo: (l) => out.write(`${l}\n`) }),
+    corral: await startCorral(
+      [
+        "scheduler",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        String(port),
+        "--kubeconfig",
+        tb.kubeconfig.admin,
+        "--namespace",
+        CONF_NS,
+        "--resync-seconds",
+        "5",
+      ],
+      { env: { LOG_LEVEL: "debug" }, readyMsg: "scheduling", echo: (l) => out.write(`${l}\n`) },
+    ),
   };
-  adm = await startAdmission(tb, CONF_NS, { env: { ADMISSION_CONTROLLER_DEFAULT_QUEUE: "", ADMISSION_CONTROLLER_BYPASS_NAMESPACES: "^kube-system$", SCHEDULER_SERVICE_ADDRESS: `127.0.0.1:${port}` } });
+  adm = await startAdmission(tb, CONF_NS, {
+    env: {
+      ADMISSION_CONTROLLER_DEFAULT_QUEUE: "",
+      ADMISSION_CONTROLLER_BYPASS_NAMESPACES: "^kube-system$",
+      SCHEDULER_SERVICE_ADDRESS: `127.0.0.1:${port}`,
+    },
+  });
   // bob: three 1-cpu pods in root.capped (max 2 cpu); alice: two in root.limited (her limit: 1 cpu); bob in root.big
   for (const i of [1, 2, 3]) await core("bob").createNamespacedPod({ namespace: NS, body: pod(`cap-${i}`, "root.capped", "capped") });
   for (const i of [1, 2]) await core("alice").createNamespacedPod({ namespace: NS, body: pod(`lim-${i}`, "root.limited", "lim-alice") });
   await core("bob").createNamespacedPod({ namespace: NS, body: pod("big-1", "root.big", "big") });
-  await waitFor("2 capped, 1 limited and 1 big pod bound", async () => bound(await pods("cap-")).length === 2 && bound(await pods("lim-")).length === 1 && bound(await pods("big-")).length === 1);
+  await waitFor(
+    "2 capped, 1 limited and 1 big pod bound",
+    async () => bound(await pods("cap-")).length === 2 && bound(await pods("lim-")).length === 1 && bound(await pods("big-")).length === 1,
+  );
   browser = await openBrowser();
   page = browser.page;
 }, 300_000);
@@ -93,8 +134,16 @@ afterAll(async () => {
   await browser?.close();
   await sched?.corral.stop();
   await adm?.corral.stop();
-  const list = await core().listNamespacedPod({ namespace: NS }).catch(() => undefined);
-  await Promise.all((list?.items ?? []).map((p) => core().deleteNamespacedPod({ name: p.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 }).catch(() => undefined)));
+  const list = await core()
+    .listNamespacedPod({ namespace: NS })
+    .catch(() => undefined);
+  await Promise.all(
+    (list?.items ?? []).map((p) =>
+      core()
+        .deleteNamespacedPod({ name: p.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 })
+        .catch(() => undefined),
+    ),
+  );
   await deleteFakeNodes(admin, NODES).catch(() => undefined);
   await resetCluster(tb);
 });
@@ -102,7 +151,9 @@ afterAll(async () => {
 describe("corral dashboard in Chromium", () => {
   it("is served at /ui/ with a Content-Security-Policy, and the page runs under it", async () => {
     const violations: string[] = [];
-    page.on("console", (m) => { if (/Content Security Policy/i.test(m.text())) violations.push(m.text()); });
+    page.on("console", (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+    });
     const r = await page.goto(ui("#/queues"));
     expect(r!.status()).toBe(200);
     expect(r!.headers()["content-security-policy"]).toContain("script-src 'self'");
@@ -110,7 +161,9 @@ describe("corral dashboard in Chromium", () => {
     await page.locator("tr[data-queue='root.capped']").waitFor();
     expect(violations).toEqual([]);
     // the page is kept from now on: any reload would lose this mark
-    await page.evaluate(() => { (window as unknown as { noReload: boolean }).noReload = true; });
+    await page.evaluate(() => {
+      (window as unknown as { noReload: boolean }).noReload = true;
+    });
   });
 
   it("Queues: root.capped's cpu bar shows 2 of 2 cores, at max, with its guarantee", async () => {
@@ -174,7 +227,10 @@ describe("corral dashboard in Chromium", () => {
     expect(await page.getByRole("list", { name: "State timeline" }).innerText()).toMatch(/Accepted[\s\S]*Running/);
     await screenshot(page, "application");
     const done = bound(await pods("cap-"))[0]!.metadata!.name!;
-    await core().patchNamespacedPodStatus({ name: done, namespace: NS, body: { status: { phase: "Succeeded" } } }, k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch));
+    await core().patchNamespacedPodStatus(
+      { name: done, namespace: NS, body: { status: { phase: "Succeeded" } } },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+    );
     const heldRow = running.locator("tbody tr", { hasText: `dash/${held}` });
     await heldRow.waitFor({ timeout: 30_000 });
     expect(await heldRow.innerText()).toMatch(new RegExp(`${NODES}-\\d`));
@@ -194,7 +250,12 @@ describe("corral dashboard in Chromium", () => {
     await page.keyboard.press("Enter");
     await page.getByRole("heading", { level: 1, name: "Why waiting" }).waitFor();
     // every form control has a label
-    const unlabelled = await page.evaluate(() => Array.from(document.querySelectorAll("input, select")).filter((e) => !(e as HTMLInputElement).labels?.length && !e.getAttribute("aria-label")).length);
+    const unlabelled = await page.evaluate(
+      () =>
+        Array.from(document.querySelectorAll("input, select")).filter(
+          (e) => !(e as HTMLInputElement).labels?.length && !e.getAttribute("aria-label"),
+        ).length,
+    );
     expect(unlabelled).toBe(0);
     await page.emulateMedia({ colorScheme: "dark" });
     const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);

@@ -12,7 +12,17 @@ import { parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import { type CorralProcess, type Testbed, kubeConfigFor, prepareNamespace, waitFor } from "../../src/testbed/testbed.js";
-import { auditedCalls, freePort, grantedRules, renderDeploy, resetCluster, roundRobin, serviceAccountKubeconfig, startAdmission, testbed } from "./harness.js";
+import {
+  auditedCalls,
+  freePort,
+  grantedRules,
+  renderDeploy,
+  resetCluster,
+  roundRobin,
+  serviceAccountKubeconfig,
+  startAdmission,
+  testbed,
+} from "./harness.js";
 
 const run = promisify(execFile);
 const UI = "yunikorn.apache.org/user.info";
@@ -63,13 +73,17 @@ function signedByOneOf(cert: X509Certificate, cas: string[]): boolean {
 let podSeq = 0;
 async function alicePod(namespace: string): Promise<k8s.V1Pod> {
   const name = `p-${++podSeq}`;
-  await kubeConfigFor(tb, "alice").makeApiClient(k8s.CoreV1Api).createNamespacedPod({
-    namespace, body: { metadata: { name }, spec: { containers: [{ name: "c", image: "busybox:1.36" }] } },
-  });
+  await kubeConfigFor(tb, "alice")
+    .makeApiClient(k8s.CoreV1Api)
+    .createNamespacedPod({
+      namespace,
+      body: { metadata: { name }, spec: { containers: [{ name: "c", image: "busybox:1.36" }] } },
+    });
   return core.readNamespacedPod({ name, namespace });
 }
 
-const mutated = (p: k8s.V1Pod) => p.spec?.schedulerName === "yunikorn" && JSON.parse(p.metadata?.annotations?.[UI] ?? "{}").user === "alice";
+const mutated = (p: k8s.V1Pod) =>
+  p.spec?.schedulerName === "yunikorn" && JSON.parse(p.metadata?.annotations?.[UI] ?? "{}").user === "alice";
 
 async function stopAll(): Promise<void> {
   await Promise.all(running.splice(0).map((c) => c.stop()));
@@ -91,11 +105,16 @@ afterAll(async () => {
 describe("admission controller deployment", () => {
   it("two replicas started at once against an empty namespace end with one CA pair, both serving certificates it signed", async () => {
     await prepareNamespace(admin, "corral-ha", []);
-    const lbPort = freePort(), pa = freePort(), pb = freePort();
+    const lbPort = freePort(),
+      pa = freePort(),
+      pb = freePort();
     const lb: Server = await roundRobin(lbPort, [pa, pb]);
     try {
       const url = `https://127.0.0.1:${lbPort}`;
-      const [a, b] = await Promise.all([startAdmission(tb, "corral-ha", { port: pa, url }), startAdmission(tb, "corral-ha", { port: pb, url })]);
+      const [a, b] = await Promise.all([
+        startAdmission(tb, "corral-ha", { port: pa, url }),
+        startAdmission(tb, "corral-ha", { port: pb, url }),
+      ]);
       running.push(a.corral, b.corral);
       const { cas, bundle } = await secretBundle("corral-ha");
       expect(cas.every((c) => new X509Certificate(c).ca)).toBe(true);
@@ -116,9 +135,15 @@ describe("admission controller deployment", () => {
     await prepareNamespace(admin, "corral-rot", []);
     const r = await startAdmission(tb, "corral-rot", { args: FAST_PKI });
     running.push(r.corral);
-    await waitFor("webhooks registered for this replica", async () => (await webhookBundle()) === (await secretBundle("corral-rot")).bundle);
-    const bundles = new Set<string>(), certs = new Set<string>();
-    let created = 0, failed = 0, unmutated = 0;
+    await waitFor(
+      "webhooks registered for this replica",
+      async () => (await webhookBundle()) === (await secretBundle("corral-rot")).bundle,
+    );
+    const bundles = new Set<string>(),
+      certs = new Set<string>();
+    let created = 0,
+      failed = 0,
+      unmutated = 0;
     const end = Date.now() + 20_000;
     while (Date.now() < end && created + failed < 400) {
       try {
@@ -143,12 +168,19 @@ describe("admission controller deployment", () => {
     const port = Number((old.logs.find((l) => l.msg === "admission controller serving") as { port: number }).port);
     const writes = old.logs.filter((l) => l.msg === "CA secret written").length;
     // Kill right after the Secret is written, before the caBundle is updated and the certificate swapped.
-    await old.waitForLog((l) => l.msg === "CA secret written" && old.logs.filter((x) => x.msg === "CA secret written").length > writes, 30_000);
+    await old.waitForLog(
+      (l) => l.msg === "CA secret written" && old.logs.filter((x) => x.msg === "CA secret written").length > writes,
+      30_000,
+    );
     old.proc.kill("SIGKILL");
     await old.stop();
     const r = await startAdmission(tb, "corral-rot", { port, args: FAST_PKI });
     running.push(r.corral);
-    await waitFor("caBundle equals the Secret's CAs", async () => (await webhookBundle()) === (await secretBundle("corral-rot")).bundle, 15_000);
+    await waitFor(
+      "caBundle equals the Secret's CAs",
+      async () => (await webhookBundle()) === (await secretBundle("corral-rot")).bundle,
+      15_000,
+    );
     expect(signedByOneOf(await servedCert(r.port), (await secretBundle("corral-rot")).cas)).toBe(true);
     expect(mutated(await alicePod("team-b"))).toBe(true);
     await stopAll();
@@ -160,7 +192,16 @@ describe("admission controller deployment", () => {
     const good = (await secretBundle("corral-ha")).bundle;
     await waitFor("registered", async () => (await webhookBundle()) === good);
     await adm.patchMutatingWebhookConfiguration(
-      { name: MUTATING, body: [{ op: "replace", path: "/webhooks/0/clientConfig/caBundle", value: Buffer.from("-----BEGIN CERTIFICATE-----\ngarbage\n-----END CERTIFICATE-----\n").toString("base64") }] },
+      {
+        name: MUTATING,
+        body: [
+          {
+            op: "replace",
+            path: "/webhooks/0/clientConfig/caBundle",
+            value: Buffer.from("-----BEGIN CERTIFICATE-----\ngarbage\n-----END CERTIFICATE-----\n").toString("base64"),
+          },
+        ],
+      },
       k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.JsonPatch),
     );
     expect(await webhookBundle()).not.toBe(good);
@@ -180,7 +221,18 @@ describe("admission controller deployment", () => {
     await prepareNamespace(admin, "corral", []);
     await kubectl(["label", "namespace", "corral", "--overwrite", "admission.corral.dev/exclude=true"], "");
     const { stdout } = await kubectl(["apply", "--dry-run=server", "-f", "-"], rendered);
-    for (const kind of ["namespace", "serviceaccount", "clusterrole", "clusterrolebinding", "role", "rolebinding", "service", "deployment", "poddisruptionbudget", "networkpolicy"]) {
+    for (const kind of [
+      "namespace",
+      "serviceaccount",
+      "clusterrole",
+      "clusterrolebinding",
+      "role",
+      "rolebinding",
+      "service",
+      "deployment",
+      "poddisruptionbudget",
+      "networkpolicy",
+    ]) {
       expect(stdout).toMatch(new RegExp(`^${kind}[./].*(created|configured|unchanged) \\(server dry run\\)`, "m"));
     }
   });
@@ -188,11 +240,17 @@ describe("admission controller deployment", () => {
   it("the RBAC of deploy/ is exactly what the controller uses: every call allowed, every rule used", async () => {
     const ns = "corral-rbac";
     const rendered = await render(ns);
-    const rbacOnly = parseAllDocuments(rendered).map((d) => d.toJS()).filter((o) => ["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"].includes(o.kind));
+    const rbacOnly = parseAllDocuments(rendered)
+      .map((d) => d.toJS())
+      .filter((o) => ["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"].includes(o.kind));
     await kubectl(["apply", "-f", "-"], rbacOnly.map((o) => JSON.stringify(o)).join("\n"));
     const kubeconfig = await serviceAccountKubeconfig(tb, ns, "yunikorn-admission-controller");
     // Fresh start: no webhook configurations, no Secret → create paths; fast PKI → update paths.
-    for (const del of [() => adm.deleteMutatingWebhookConfiguration({ name: MUTATING }), () => adm.deleteValidatingWebhookConfiguration({ name: VALIDATING })]) await del().catch(() => undefined);
+    for (const del of [
+      () => adm.deleteMutatingWebhookConfiguration({ name: MUTATING }),
+      () => adm.deleteValidatingWebhookConfiguration({ name: VALIDATING }),
+    ])
+      await del().catch(() => undefined);
     const r = await startAdmission(tb, ns, { kubeconfig, args: FAST_PKI });
     running.push(r.corral);
     await r.corral.waitForLog((l) => l.msg === "serving certificate rotated", 30_000);

@@ -17,18 +17,34 @@ for (let i = 0, size = overhead; size < bytes; i++) {
   size += k.length + v.length + 6;
 }
 const body = JSON.stringify({
-  apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview",
+  apiVersion: "admission.k8s.io/v1",
+  kind: "AdmissionReview",
   request: {
-    uid: "00000000-0000-0000-0000-000000000001", kind: { group: "", version: "v1", kind: "Pod" }, operation: "CREATE",
-    namespace: "default", userInfo: { username: "mallory", groups: ["system:authenticated"] },
+    uid: "00000000-0000-0000-0000-000000000001",
+    kind: { group: "", version: "v1", kind: "Pod" },
+    operation: "CREATE",
+    namespace: "default",
+    userInfo: { username: "mallory", groups: ["system:authenticated"] },
     object: { metadata: { name: "flood", labels }, spec: { containers: [{ name: "c", image: "busybox" }] } },
   },
 });
 const r = await autocannon({
-  url, method: "POST", headers: { "content-type": "application/json" }, body, connections, duration: seconds, timeout: 10,
+  url,
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body,
+  connections,
+  duration: seconds,
+  timeout: 10,
   tlsOptions: { rejectUnauthorized: false },
 });
-process.stdout.write(`${JSON.stringify({
-  bodyBytes: Buffer.byteLength(body), statusCodes: r.statusCodeStats, errors: r.errors, timeouts: r.timeouts,
-  requests: r.requests.total, latencyMs: { p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max },
-})}\n`);
+process.stdout.write(
+  `${JSON.stringify({
+    bodyBytes: Buffer.byteLength(body),
+    statusCodes: r.statusCodeStats,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    requests: r.requests.total,
+    latencyMs: { p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max },
+  })}\n`,
+);

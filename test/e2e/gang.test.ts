@@ -8,7 +8,14 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import {
-  type CorralProcess, type Testbed, createFakeNodes, deleteFakeNodes, kubeConfigFor, prepareNamespace, startCorral, waitFor,
+  type CorralProcess,
+  type Testbed,
+  createFakeNodes,
+  deleteFakeNodes,
+  kubeConfigFor,
+  prepareNamespace,
+  startCorral,
+  waitFor,
 } from "../../src/testbed/testbed.js";
 import { freePort, resetCluster, testbed } from "./harness.js";
 
@@ -37,19 +44,38 @@ const QUEUES = `partitions:
           - name: open
 `;
 
-interface Group { name: string; minMember: number; cpu: string; memory?: string }
+interface Group {
+  name: string;
+  minMember: number;
+  cpu: string;
+  memory?: string;
+}
 
 /** A pod of application `app` in `queue`, member of `group`; with `groups`, it carries the task-groups annotation. */
-function pod(name: string, o: { app: string; queue: string; group: string; groups?: Group[]; params?: string; cpu?: string; memory?: string }): k8s.V1Pod {
+function pod(
+  name: string,
+  o: { app: string; queue: string; group: string; groups?: Group[]; params?: string; cpu?: string; memory?: string },
+): k8s.V1Pod {
   const annotations: Record<string, string> = { "yunikorn.apache.org/task-group-name": o.group };
-  if (o.groups) annotations["yunikorn.apache.org/task-groups"] = JSON.stringify(o.groups.map((g) => ({ name: g.name, minMember: g.minMember, minResource: { cpu: g.cpu, memory: g.memory ?? "1Gi" } })));
+  if (o.groups)
+    annotations["yunikorn.apache.org/task-groups"] = JSON.stringify(
+      o.groups.map((g) => ({ name: g.name, minMember: g.minMember, minResource: { cpu: g.cpu, memory: g.memory ?? "1Gi" } })),
+    );
   if (o.params) annotations["yunikorn.apache.org/schedulingPolicyParameters"] = o.params;
   return {
     metadata: { name, labels: { "yunikorn.apache.org/app-id": o.app, "yunikorn.apache.org/queue": o.queue }, annotations },
-    spec: { schedulerName: "yunikorn", containers: [{ name: "c", image: "registry.example.com/spark:3", resources: { requests: { cpu: o.cpu ?? "1", memory: o.memory ?? "1Gi" } } }] },
+    spec: {
+      schedulerName: "yunikorn",
+      containers: [
+        { name: "c", image: "registry.example.com/spark:3", resources: { requests: { cpu: o.cpu ?? "1", memory: o.memory ?? "1Gi" } } },
+      ],
+    },
   };
 }
-const SPARK: Group[] = [{ name: "driver", minMember: 1, cpu: "1" }, { name: "executor", minMember: 4, cpu: "1" }];
+const SPARK: Group[] = [
+  { name: "driver", minMember: 1, cpu: "1" },
+  { name: "executor", minMember: 4, cpu: "1" },
+];
 
 const list = async () => (await core().listNamespacedPod({ namespace: NS })).items;
 const placeholdersOf = async (app: string) => (await list()).filter((p) => p.metadata!.name!.startsWith(`tg-${app}-`));
@@ -58,18 +84,32 @@ async function create(pods: k8s.V1Pod[]): Promise<void> {
   for (const p of pods) await core().createNamespacedPod({ namespace: NS, body: p });
 }
 async function succeed(name: string): Promise<void> {
-  await core().patchNamespacedPodStatus({ name, namespace: NS, body: { status: { phase: "Succeeded" } } }, k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch));
+  await core().patchNamespacedPodStatus(
+    { name, namespace: NS, body: { status: { phase: "Succeeded" } } },
+    k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+  );
 }
 async function clear(): Promise<void> {
   const ps = await list();
-  await Promise.all(ps.map((p) => core().deleteNamespacedPod({ name: p.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 }).catch(() => undefined)));
+  await Promise.all(
+    ps.map((p) =>
+      core()
+        .deleteNamespacedPod({ name: p.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 })
+        .catch(() => undefined),
+    ),
+  );
   await waitFor("pods gone", async () => (await list()).length === 0);
 }
 async function rest<T>(path: string): Promise<T> {
   const r = await fetch(`http://127.0.0.1:${sched!.port}${path}`, { headers: { accept: "application/json" } });
   return (await r.json()) as T;
 }
-interface AppDao { applicationID: string; applicationState: string; allocations?: { allocationKey: string; nodeId: string; placeholder?: boolean; taskGroupName?: string }[]; placeholderData?: { taskGroupName: string; count: number; replaced: number; timedout: number }[] }
+interface AppDao {
+  applicationID: string;
+  applicationState: string;
+  allocations?: { allocationKey: string; nodeId: string; placeholder?: boolean; taskGroupName?: string }[];
+  placeholderData?: { taskGroupName: string; count: number; replaced: number; timedout: number }[];
+}
 const app = (id: string) => rest<AppDao>(`/ws/v1/partition/default/application/${id}`).catch(() => undefined);
 /** The node each placeholder was bound to, from the Scheduled events (they outlive the deleted placeholders). */
 async function placeholderNodes(app: string): Promise<Map<string, string>> {
@@ -91,14 +131,36 @@ function sampleQueue(queue: string): { stop: () => Promise<number> } {
       await new Promise((r) => setTimeout(r, 50));
     }
   })();
-  return { stop: async () => { running = false; await loop; return max; } };
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return max;
+    },
+  };
 }
 
 async function startScheduler(): Promise<{ corral: CorralProcess; port: number }> {
   const port = freePort();
   const out = createWriteStream(join(tb.dir, "logs", `corral-gang-scheduler-${port}.log`));
-  const corral = await startCorral(["scheduler", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", tb.kubeconfig.admin, "--namespace", CONF_NS, "--resync-seconds", "5", "--placeholder-image", "registry.internal:5000/pause:3.7"],
-    { env: { LOG_LEVEL: "debug" }, readyMsg: "scheduling", echo: (l) => out.write(`${l}\n`) });
+  const corral = await startCorral(
+    [
+      "scheduler",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--kubeconfig",
+      tb.kubeconfig.admin,
+      "--namespace",
+      CONF_NS,
+      "--resync-seconds",
+      "5",
+      "--placeholder-image",
+      "registry.internal:5000/pause:3.7",
+    ],
+    { env: { LOG_LEVEL: "debug" }, readyMsg: "scheduling", echo: (l) => out.write(`${l}\n`) },
+  );
   return { corral, port };
 }
 
@@ -106,14 +168,26 @@ beforeAll(async () => {
   tb = await testbed();
   admin = kubeConfigFor(tb, "admin");
   const all = await core().listPodForAllNamespaces();
-  await Promise.all(all.items.filter((p) => p.metadata?.namespace !== "kube-system").map((p) =>
-    core().deleteNamespacedPod({ name: p.metadata!.name!, namespace: p.metadata!.namespace!, gracePeriodSeconds: 0 }).catch(() => undefined)));
+  await Promise.all(
+    all.items
+      .filter((p) => p.metadata?.namespace !== "kube-system")
+      .map((p) =>
+        core()
+          .deleteNamespacedPod({ name: p.metadata!.name!, namespace: p.metadata!.namespace!, gracePeriodSeconds: 0 })
+          .catch(() => undefined),
+      ),
+  );
   await prepareNamespace(admin, CONF_NS, []);
   await prepareNamespace(admin, NS, []);
   // No admission controller in this file, so no pod carries user.info (user "nobody"): the scheduler is told that
   // its own placeholders are nobody's (service.schedulerUser), as it would otherwise schedule them as ordinary pods.
-  const body = { metadata: { name: "yunikorn-configs", namespace: CONF_NS }, data: { "queues.yaml": QUEUES, "service.schedulerUser": "nobody" } };
-  await core().createNamespacedConfigMap({ namespace: CONF_NS, body }).catch(() => core().replaceNamespacedConfigMap({ name: "yunikorn-configs", namespace: CONF_NS, body }));
+  const body = {
+    metadata: { name: "yunikorn-configs", namespace: CONF_NS },
+    data: { "queues.yaml": QUEUES, "service.schedulerUser": "nobody" },
+  };
+  await core()
+    .createNamespacedConfigMap({ namespace: CONF_NS, body })
+    .catch(() => core().replaceNamespacedConfigMap({ name: "yunikorn-configs", namespace: CONF_NS, body }));
   await createFakeNodes(admin, NODES, 4, { cpu: "4", memory: "16Gi", pods: "110" });
   sched = await startScheduler();
 }, 300_000);
@@ -129,81 +203,166 @@ describe("gang scheduling, standalone, on the real test bed", () => {
   it("a Spark-shaped job: placeholders created and bound first, the driver and executors take their places on the same nodes", async () => {
     const usage = sampleQueue("root.spark");
     await create([pod("sp-driver", { app: "sp1", queue: "root.spark", group: "driver", groups: SPARK })]);
-    const phs = await waitFor("5 placeholders created", async () => { const p = await placeholdersOf("sp1"); return p.length >= 4 && p; });
+    const phs = await waitFor("5 placeholders created", async () => {
+      const p = await placeholdersOf("sp1");
+      return p.length >= 4 && p;
+    });
     const ph = phs[0]!;
     expect(ph.metadata!.name).toMatch(/^tg-sp1-(driver|executor)-[a-z0-9]{10}$/);
     expect(ph.metadata!.annotations).toMatchObject({ "internal.yunikorn.apache.org/placeholder": "true" });
     expect(ph.metadata!.ownerReferences![0]).toMatchObject({ kind: "Pod", name: "sp-driver", controller: false });
-    expect(ph.spec!.containers[0]).toMatchObject({ image: "registry.internal:5000/pause:3.7", resources: { requests: { cpu: "1", memory: "1Gi" }, limits: { cpu: "1", memory: "1Gi" } } });
+    expect(ph.spec!.containers[0]).toMatchObject({
+      image: "registry.internal:5000/pause:3.7",
+      resources: { requests: { cpu: "1", memory: "1Gi" }, limits: { cpu: "1", memory: "1Gi" } },
+    });
     const driver = await waitFor("driver bound", async () => (await list()).find((p) => p.metadata!.name === "sp-driver" && isBound(p)));
-    const execPhs = await waitFor("4 executor placeholders bound", async () => { const p = (await placeholdersOf("sp1")).filter((x) => x.metadata!.name!.includes("-executor-") && isBound(x)); return p.length === 4 && p; });
-    const nodes = await waitFor("executor placeholders' Scheduled events", async () => { const m = await placeholderNodes("sp1"); return [...m.keys()].filter((n) => n.includes("-executor-")).length === 4 && m; });
+    const execPhs = await waitFor("4 executor placeholders bound", async () => {
+      const p = (await placeholdersOf("sp1")).filter((x) => x.metadata!.name!.includes("-executor-") && isBound(x));
+      return p.length === 4 && p;
+    });
+    const nodes = await waitFor("executor placeholders' Scheduled events", async () => {
+      const m = await placeholderNodes("sp1");
+      return [...m.keys()].filter((n) => n.includes("-executor-")).length === 4 && m;
+    });
     // the driver takes its placeholder's place as soon as the gang is complete, sometimes before that placeholder's own
     // binding lands (the binding then fails on the deleted pod): when it was bound, the driver is on its node
     const driverPh = [...nodes.entries()].find(([n]) => n.includes("-driver-"));
     if (driverPh) expect(driver.spec!.nodeName).toBe(driverPh[1]);
-    await waitFor("driver placeholder deleted", async () => !(await placeholdersOf("sp1")).some((p) => p.metadata!.name!.includes("-driver-")));
+    await waitFor(
+      "driver placeholder deleted",
+      async () => !(await placeholdersOf("sp1")).some((p) => p.metadata!.name!.includes("-driver-")),
+    );
     await create([0, 1, 2, 3].map((i) => pod(`sp-exec-${i}`, { app: "sp1", queue: "root.spark", group: "executor" })));
-    const execs = await waitFor("4 executors bound", async () => { const p = (await list()).filter((x) => x.metadata!.name!.startsWith("sp-exec-") && isBound(x)); return p.length === 4 && p; });
+    const execs = await waitFor("4 executors bound", async () => {
+      const p = (await list()).filter((x) => x.metadata!.name!.startsWith("sp-exec-") && isBound(x));
+      return p.length === 4 && p;
+    });
     expect(execs.map((p) => p.spec!.nodeName).sort()).toEqual(execPhs.map((p) => p.spec!.nodeName).sort());
     await waitFor("placeholders deleted", async () => (await placeholdersOf("sp1")).length === 0);
-    const dao = await waitFor("REST shows the replacements", async () => { const a = await app("sp1"); return a?.placeholderData?.every((d) => d.replaced === d.count) && a; });
+    const dao = await waitFor("REST shows the replacements", async () => {
+      const a = await app("sp1");
+      return a?.placeholderData?.every((d) => d.replaced === d.count) && a;
+    });
     expect(dao.applicationState).toBe("Running");
     // groups in the order their first placeholder reached the scheduler
-    expect(dao.placeholderData!.map((d) => [d.taskGroupName, d.count, d.replaced]).sort()).toEqual([["driver", 1, 1], ["executor", 4, 4]]);
+    expect(dao.placeholderData!.map((d) => [d.taskGroupName, d.count, d.replaced]).sort()).toEqual([
+      ["driver", 1, 1],
+      ["executor", 4, 4],
+    ]);
     expect(dao.allocations!.every((a) => !a.placeholder && (a.taskGroupName === "driver" || a.taskGroupName === "executor"))).toBe(true);
     // queue usage never exceeded what the gang reserved (5 × 1 cpu)
     expect(await usage.stop()).toBeLessThanOrEqual(5000);
-    const ev = (await core().listNamespacedEvent({ namespace: NS })).items.filter((e) => e.involvedObject.name === "sp-driver" && e.reason === "GangScheduling").map((e) => e.message);
-    expect(ev).toEqual(expect.arrayContaining(["Application sp1 creating placeholders", "Application sp1 all placeholders are allocated. Transitioning to running state."]));
+    const ev = (await core().listNamespacedEvent({ namespace: NS })).items
+      .filter((e) => e.involvedObject.name === "sp-driver" && e.reason === "GangScheduling")
+      .map((e) => e.message);
+    expect(ev).toEqual(
+      expect.arrayContaining([
+        "Application sp1 creating placeholders",
+        "Application sp1 all placeholders are allocated. Transitioning to running state.",
+      ]),
+    );
     await clear();
   });
 
   it("two gangs competing for a queue that holds one: the first runs, the second waits whole, then runs", async () => {
-    const groups: Group[] = [{ name: "driver", minMember: 1, cpu: "1" }, { name: "executor", minMember: 2, cpu: "1" }];
+    const groups: Group[] = [
+      { name: "driver", minMember: 1, cpu: "1" },
+      { name: "executor", minMember: 2, cpu: "1" },
+    ];
     await create([pod("a-driver", { app: "gang-a", queue: "root.one", group: "driver", groups })]);
-    await waitFor("gang-a reserved and its driver bound", async () => (await list()).some((p) => p.metadata!.name === "a-driver" && isBound(p)));
+    await waitFor("gang-a reserved and its driver bound", async () =>
+      (await list()).some((p) => p.metadata!.name === "a-driver" && isBound(p)),
+    );
     await create([pod("b-driver", { app: "gang-b", queue: "root.one", group: "driver", groups })]);
     await waitFor("gang-b placeholders created", async () => (await placeholdersOf("gang-b")).length === 3);
     await create([0, 1].map((i) => pod(`a-exec-${i}`, { app: "gang-a", queue: "root.one", group: "executor" })));
-    await waitFor("gang-a executors bound", async () => (await list()).filter((p) => p.metadata!.name!.startsWith("a-exec-") && isBound(p)).length === 2);
+    await waitFor(
+      "gang-a executors bound",
+      async () => (await list()).filter((p) => p.metadata!.name!.startsWith("a-exec-") && isBound(p)).length === 2,
+    );
     await new Promise((r) => setTimeout(r, 1500));
     // b holds nothing: no placeholder bound, its driver waits
     expect((await placeholdersOf("gang-b")).filter(isBound)).toHaveLength(0);
     expect((await list()).find((p) => p.metadata!.name === "b-driver")!.spec!.nodeName).toBeUndefined();
     expect((await app("gang-b"))!.applicationState).toBe("Reserving");
     for (const n of ["a-driver", "a-exec-0", "a-exec-1"]) await succeed(n);
-    await waitFor("gang-b's driver bound after gang-a completed", async () => (await list()).some((p) => p.metadata!.name === "b-driver" && isBound(p)), 30_000);
+    await waitFor(
+      "gang-b's driver bound after gang-a completed",
+      async () => (await list()).some((p) => p.metadata!.name === "b-driver" && isBound(p)),
+      30_000,
+    );
     await waitFor("gang-b's executor placeholders bound", async () => (await placeholdersOf("gang-b")).filter(isBound).length === 2);
     await clear();
   });
 
   it("Soft timeout: the placeholders go and the job is scheduled normally", async () => {
     // 8 executors of 3 cpu can never all be placed on 4 nodes of 4 cpu
-    const groups: Group[] = [{ name: "driver", minMember: 1, cpu: "1" }, { name: "executor", minMember: 8, cpu: "3" }];
-    await create([pod("soft-driver", { app: "soft", queue: "root.open", group: "driver", groups, params: "placeholderTimeoutInSeconds=3 gangSchedulingStyle=Soft" })]);
+    const groups: Group[] = [
+      { name: "driver", minMember: 1, cpu: "1" },
+      { name: "executor", minMember: 8, cpu: "3" },
+    ];
+    await create([
+      pod("soft-driver", {
+        app: "soft",
+        queue: "root.open",
+        group: "driver",
+        groups,
+        params: "placeholderTimeoutInSeconds=3 gangSchedulingStyle=Soft",
+      }),
+    ]);
     await waitFor("placeholders created", async () => (await placeholdersOf("soft")).length === 9);
-    await waitFor("driver bound after the timeout", async () => (await list()).some((p) => p.metadata!.name === "soft-driver" && isBound(p)), 30_000);
+    await waitFor(
+      "driver bound after the timeout",
+      async () => (await list()).some((p) => p.metadata!.name === "soft-driver" && isBound(p)),
+      30_000,
+    );
     await waitFor("placeholders deleted", async () => (await placeholdersOf("soft")).length === 0);
-    const ev = (await core().listNamespacedEvent({ namespace: NS })).items.filter((e) => e.involvedObject.name === "soft-driver").map((e) => e.message);
+    const ev = (await core().listNamespacedEvent({ namespace: NS })).items
+      .filter((e) => e.involvedObject.name === "soft-driver")
+      .map((e) => e.message);
     expect(ev).toContain("Application soft resuming as non-gang application (SOFT)");
     await clear();
   });
 
   it("Hard timeout: the job fails with ResourceReservationTimeout on its pods", async () => {
-    const groups: Group[] = [{ name: "driver", minMember: 1, cpu: "1" }, { name: "executor", minMember: 8, cpu: "3" }];
-    await create([pod("hard-driver", { app: "hard", queue: "root.open", group: "driver", groups, params: "placeholderTimeoutInSeconds=3 gangSchedulingStyle=Hard" })]);
-    const failed = await waitFor("driver failed", async () => (await list()).find((p) => p.metadata!.name === "hard-driver" && p.status?.phase === "Failed"), 30_000);
-    expect(failed.status).toMatchObject({ phase: "Failed", reason: "ResourceReservationTimeout", message: "Scheduling has timed out due to insufficient resources" });
+    const groups: Group[] = [
+      { name: "driver", minMember: 1, cpu: "1" },
+      { name: "executor", minMember: 8, cpu: "3" },
+    ];
+    await create([
+      pod("hard-driver", {
+        app: "hard",
+        queue: "root.open",
+        group: "driver",
+        groups,
+        params: "placeholderTimeoutInSeconds=3 gangSchedulingStyle=Hard",
+      }),
+    ]);
+    const failed = await waitFor(
+      "driver failed",
+      async () => (await list()).find((p) => p.metadata!.name === "hard-driver" && p.status?.phase === "Failed"),
+      30_000,
+    );
+    expect(failed.status).toMatchObject({
+      phase: "Failed",
+      reason: "ResourceReservationTimeout",
+      message: "Scheduling has timed out due to insufficient resources",
+    });
     expect(failed.spec!.nodeName).toBeUndefined();
     await waitFor("placeholders deleted", async () => (await placeholdersOf("hard")).length === 0);
     await clear();
   });
 
   it("scheduler restart while Reserving: bound placeholders recovered, none created twice, none leaked, nothing counted twice", async () => {
-    const groups: Group[] = [{ name: "driver", minMember: 1, cpu: "1" }, { name: "executor", minMember: 8, cpu: "3" }];
+    const groups: Group[] = [
+      { name: "driver", minMember: 1, cpu: "1" },
+      { name: "executor", minMember: 8, cpu: "3" },
+    ];
     await create([pod("rs-driver", { app: "rs", queue: "root.open", group: "driver", groups, params: "placeholderTimeoutInSeconds=600" })]);
-    await waitFor("9 placeholders, 5 bound", async () => { const p = await placeholdersOf("rs"); return p.length === 9 && p.filter(isBound).length === 5; });
+    await waitFor("9 placeholders, 5 bound", async () => {
+      const p = await placeholdersOf("rs");
+      return p.length === 9 && p.filter(isBound).length === 5;
+    });
     const before = (await placeholdersOf("rs")).map((p) => `${p.metadata!.name}@${p.spec!.nodeName ?? ""}`).sort();
     await sched!.corral.stop();
     sched = await startScheduler();
@@ -218,6 +377,9 @@ describe("gang scheduling, standalone, on the real test bed", () => {
     expect(rs.applicationState).toBe("Reserving");
     expect(rs.allocations!.filter((a) => a.placeholder)).toHaveLength(5);
     await clear();
-    await waitFor("application gone after its pods", async () => !(await rest<AppDao[]>("/ws/v1/partition/default/applications/active")).some((a) => a.applicationID === "rs"));
+    await waitFor(
+      "application gone after its pods",
+      async () => !(await rest<AppDao[]>("/ws/v1/partition/default/applications/active")).some((a) => a.applicationID === "rs"),
+    );
   });
 });

@@ -16,12 +16,26 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  execFileSync(process.execPath, [`${PROJECT_ROOT}/node_modules/typescript/bin/tsc`, "-p", "tsconfig.json"], { cwd: PROJECT_ROOT, stdio: "inherit" });
+  execFileSync(process.execPath, [`${PROJECT_ROOT}/node_modules/typescript/bin/tsc`, "-p", "tsconfig.json"], {
+    cwd: PROJECT_ROOT,
+    stdio: "inherit",
+  });
   // corral runs as `process.execPath bin/corral.js` (startCorral): record the Node.js it reports for the test summary
   const corral = execFileSync(process.execPath, [`${PROJECT_ROOT}/bin/corral.js`, "--version"], { encoding: "utf8" }).trim();
   mkdirSync(`${PROJECT_ROOT}/.corral/reports/runtime`, { recursive: true });
-  writeFileSync(`${PROJECT_ROOT}/.corral/reports/runtime/corral-bin.json`, JSON.stringify({ what: "corral bin (e2e processes)", node: /Node\.js (v[\d.]+)/.exec(corral)?.[1] ?? corral, execPath: process.execPath }));
-  execFileSync(process.execPath, [`${PROJECT_ROOT}/node_modules/vite/bin/vite.js`, "build", "--config", "ui/vite.config.ts", "--logLevel", "warn"], { cwd: PROJECT_ROOT, stdio: "inherit" });
+  writeFileSync(
+    `${PROJECT_ROOT}/.corral/reports/runtime/corral-bin.json`,
+    JSON.stringify({
+      what: "corral bin (e2e processes)",
+      node: /Node\.js (v[\d.]+)/.exec(corral)?.[1] ?? corral,
+      execPath: process.execPath,
+    }),
+  );
+  execFileSync(
+    process.execPath,
+    [`${PROJECT_ROOT}/node_modules/vite/bin/vite.js`, "build", "--config", "ui/vite.config.ts", "--logLevel", "warn"],
+    { cwd: PROJECT_ROOT, stdio: "inherit" },
+  );
   ensureChromium();
   const tb = await testbedUp((l) => process.stderr.write(`${l}\n`));
   project.provide("testbedEnv", `${tb.dir}/env`);

@@ -28,11 +28,27 @@ export const freePort = () => nextPort++;
  * `clientConfig.url`).
  * @param url the URL to register (default: this process's own port)
  */
-export async function startAdmission(tb: Testbed, namespace: string, opts: { env?: Record<string, string>; args?: string[]; url?: string; port?: number; kubeconfig?: string; nodeArgs?: string[] } = {}): Promise<{ corral: CorralProcess; port: number }> {
+export async function startAdmission(
+  tb: Testbed,
+  namespace: string,
+  opts: { env?: Record<string, string>; args?: string[]; url?: string; port?: number; kubeconfig?: string; nodeArgs?: string[] } = {},
+): Promise<{ corral: CorralProcess; port: number }> {
   const port = opts.port ?? freePort();
   const corral = await startCorral(
-    ["admission", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", opts.kubeconfig ?? tb.kubeconfig.admin,
-      "--webhook-url", opts.url ?? `https://127.0.0.1:${port}`, "--ca-propagation-seconds", "0.5", ...(opts.args ?? [])],
+    [
+      "admission",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--kubeconfig",
+      opts.kubeconfig ?? tb.kubeconfig.admin,
+      "--webhook-url",
+      opts.url ?? `https://127.0.0.1:${port}`,
+      "--ca-propagation-seconds",
+      "0.5",
+      ...(opts.args ?? []),
+    ],
     { env: { NAMESPACE: namespace, LOG_LEVEL: "debug", ...opts.env }, readyMsg: "admission controller serving", nodeArgs: opts.nodeArgs },
   );
   return { corral, port };
@@ -92,15 +108,23 @@ export async function roundRobin(port: number, backends: number[]): Promise<Serv
 /** Writes a kubeconfig (token auth) for ServiceAccount `namespace/name` on the test bed, once its token exists. */
 export async function serviceAccountKubeconfig(tb: Testbed, namespace: string, name: string): Promise<string> {
   const core = kubeConfigFor(tb, "admin").makeApiClient(k8s.CoreV1Api);
-  const secret = await waitFor(`token of ${namespace}/${name}`, async () => (await core.readNamespacedServiceAccount({ name, namespace })).secrets?.[0]?.name);
+  const secret = await waitFor(
+    `token of ${namespace}/${name}`,
+    async () => (await core.readNamespacedServiceAccount({ name, namespace })).secrets?.[0]?.name,
+  );
   const token = Buffer.from((await core.readNamespacedSecret({ name: secret, namespace })).data!.token!, "base64").toString();
   const file = join(await mkdtemp(join(tmpdir(), "corral-sa-")), "kubeconfig");
-  await writeFile(file, JSON.stringify({
-    apiVersion: "v1", kind: "Config", "current-context": "sa",
-    clusters: [{ name: "tb", cluster: { server: tb.server, "certificate-authority": join(tb.dir, "pki", "ca.crt") } }],
-    users: [{ name: "sa", user: { token } }],
-    contexts: [{ name: "sa", context: { cluster: "tb", user: "sa" } }],
-  }));
+  await writeFile(
+    file,
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      "current-context": "sa",
+      clusters: [{ name: "tb", cluster: { server: tb.server, "certificate-authority": join(tb.dir, "pki", "ca.crt") } }],
+      users: [{ name: "sa", user: { token } }],
+      contexts: [{ name: "sa", context: { cluster: "tb", user: "sa" } }],
+    }),
+  );
   return file;
 }
 
@@ -119,21 +143,35 @@ interface AuditEvent {
  * which the API server may log some time after the process that held it has exited).
  */
 export async function auditedCalls(tb: Testbed, user: string): Promise<{ forbidden: string[]; used: Set<string> }> {
-  const events = (await readFile(join(tb.dir, "logs", "audit.log"), "utf8")).split("\n").filter(Boolean).map((l) => JSON.parse(l) as AuditEvent)
+  const events = (await readFile(join(tb.dir, "logs", "audit.log"), "utf8"))
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as AuditEvent)
     .filter((e) => e.user?.username === user && e.objectRef);
   return {
-    forbidden: events.filter((e) => e.stage === "ResponseComplete" && e.responseStatus?.code === 403).map((e) => `${e.verb} ${e.objectRef!.resource}`),
-    used: new Set(events.filter((e) => e.stage === "RequestReceived")
-      .map((e) => `${e.objectRef!.apiGroup ?? ""}/${e.objectRef!.resource}${e.objectRef!.subresource ? `/${e.objectRef!.subresource}` : ""}/${e.verb}`)),
+    forbidden: events
+      .filter((e) => e.stage === "ResponseComplete" && e.responseStatus?.code === 403)
+      .map((e) => `${e.verb} ${e.objectRef!.resource}`),
+    used: new Set(
+      events
+        .filter((e) => e.stage === "RequestReceived")
+        .map(
+          (e) =>
+            `${e.objectRef!.apiGroup ?? ""}/${e.objectRef!.resource}${e.objectRef!.subresource ? `/${e.objectRef!.subresource}` : ""}/${e.verb}`,
+        ),
+    ),
   };
 }
 
 /** The "group/resource/verb" triples granted by the Roles and ClusterRoles among `objects`. */
-export function grantedRules(objects: readonly { kind: string; rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[] }[]): Set<string> {
+export function grantedRules(
+  objects: readonly { kind: string; rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[] }[],
+): Set<string> {
   const granted = new Set<string>();
   for (const o of objects) {
     if (o.kind !== "ClusterRole" && o.kind !== "Role") continue;
-    for (const rule of o.rules ?? []) for (const g of rule.apiGroups) for (const r of rule.resources) for (const v of rule.verbs) granted.add(`${g}/${r}/${v}`);
+    for (const rule of o.rules ?? [])
+      for (const g of rule.apiGroups) for (const r of rule.resources) for (const v of rule.verbs) granted.add(`${g}/${r}/${v}`);
   }
   return granted;
 }
@@ -152,11 +190,15 @@ export async function renderDeploy(tb: Testbed, dir: string, namespace?: string)
   const versions = await discoverApiVersions(kubeConfigFor(tb, "admin"));
   const overlay = await mkdtemp(join(tmpdir(), "corral-kustomize-"));
   const rel = (p: string) => relative(overlay, join(PROJECT_ROOT, "deploy", p));
-  await writeFile(join(overlay, "kustomization.yaml"), [
-    ...(namespace ? [`namespace: ${namespace}`] : []),
-    "resources:", `  - ${rel(dir)}`,
-    ...(versions.podDisruptionBudget === "policy/v1beta1" ? ["components:", `  - ${rel("components/kubernetes-1.20")}`] : []),
-  ].join("\n") + "\n");
+  await writeFile(
+    join(overlay, "kustomization.yaml"),
+    [
+      ...(namespace ? [`namespace: ${namespace}`] : []),
+      "resources:",
+      `  - ${rel(dir)}`,
+      ...(versions.podDisruptionBudget === "policy/v1beta1" ? ["components:", `  - ${rel("components/kubernetes-1.20")}`] : []),
+    ].join("\n") + "\n",
+  );
   const { stdout } = await promisify(execFile)("kubectl", ["kustomize", overlay], { maxBuffer: 10 << 20 });
   return stdout;
 }
@@ -182,32 +224,46 @@ export async function resetCluster(tb: Testbed, timeoutMs = 120_000): Promise<vo
   const sched = admin.makeApiClient(k8s.SchedulingV1Api);
   const ignore = () => undefined;
   const namespaces = (await core.listNamespace()).items.map((n) => n.metadata!.name!).filter((n) => !SYSTEM_NAMESPACES.has(n));
-  await Promise.all(namespaces.map(async (namespace) => {
-    await Promise.all([
-      apps.deleteCollectionNamespacedDeployment({ namespace }).catch(ignore),
-      apps.deleteCollectionNamespacedStatefulSet({ namespace }).catch(ignore),
-      apps.deleteCollectionNamespacedDaemonSet({ namespace }).catch(ignore),
-      batch.deleteCollectionNamespacedJob({ namespace }).catch(ignore),
-    ]);
-    await apps.deleteCollectionNamespacedReplicaSet({ namespace }).catch(ignore);
-  }));
+  await Promise.all(
+    namespaces.map(async (namespace) => {
+      await Promise.all([
+        apps.deleteCollectionNamespacedDeployment({ namespace }).catch(ignore),
+        apps.deleteCollectionNamespacedStatefulSet({ namespace }).catch(ignore),
+        apps.deleteCollectionNamespacedDaemonSet({ namespace }).catch(ignore),
+        batch.deleteCollectionNamespacedJob({ namespace }).catch(ignore),
+      ]);
+      await apps.deleteCollectionNamespacedReplicaSet({ namespace }).catch(ignore);
+    }),
+  );
   const forceDeletePods = async (namespace: string) => {
     const pods = (await core.listNamespacedPod({ namespace })).items;
-    await Promise.all(pods.map((p) => core.deleteNamespacedPod({ name: p.metadata!.name!, namespace, gracePeriodSeconds: 0 }).catch(ignore)));
+    await Promise.all(
+      pods.map((p) => core.deleteNamespacedPod({ name: p.metadata!.name!, namespace, gracePeriodSeconds: 0 }).catch(ignore)),
+    );
   };
   await Promise.all(["default", ...namespaces].map((ns) => forceDeletePods(ns).catch(ignore)));
   await Promise.all(namespaces.map((name) => core.deleteNamespace({ name }).catch(ignore)));
   await Promise.all([
     core.deleteCollectionNode({ labelSelector: "corral.test/fake-node" }).catch(ignore),
-    ...(await reg.listMutatingWebhookConfiguration()).items.map((w) => reg.deleteMutatingWebhookConfiguration({ name: w.metadata!.name! }).catch(ignore)),
-    ...(await reg.listValidatingWebhookConfiguration()).items.map((w) => reg.deleteValidatingWebhookConfiguration({ name: w.metadata!.name! }).catch(ignore)),
-    ...(await sched.listPriorityClass()).items.filter((p) => !p.metadata!.name!.startsWith("system-"))
+    ...(await reg.listMutatingWebhookConfiguration()).items.map((w) =>
+      reg.deleteMutatingWebhookConfiguration({ name: w.metadata!.name! }).catch(ignore),
+    ),
+    ...(await reg.listValidatingWebhookConfiguration()).items.map((w) =>
+      reg.deleteValidatingWebhookConfiguration({ name: w.metadata!.name! }).catch(ignore),
+    ),
+    ...(await sched.listPriorityClass()).items
+      .filter((p) => !p.metadata!.name!.startsWith("system-"))
       .map((p) => sched.deletePriorityClass({ name: p.metadata!.name! }).catch(ignore)),
   ]);
-  await waitFor("test namespaces deleted", async () => {
-    const left = (await core.listNamespace()).items.map((n) => n.metadata!.name!).filter((n) => namespaces.includes(n));
-    // the namespace controller deletes pods gracefully; without a kubelet only a forced deletion ends them
-    await Promise.all(left.map((ns) => forceDeletePods(ns).catch(ignore)));
-    return left.length === 0;
-  }, timeoutMs, 500);
+  await waitFor(
+    "test namespaces deleted",
+    async () => {
+      const left = (await core.listNamespace()).items.map((n) => n.metadata!.name!).filter((n) => namespaces.includes(n));
+      // the namespace controller deletes pods gracefully; without a kubelet only a forced deletion ends them
+      await Promise.all(left.map((ns) => forceDeletePods(ns).catch(ignore)));
+      return left.length === 0;
+    },
+    timeoutMs,
+    500,
+  );
 }

@@ -10,7 +10,16 @@ import { parse, stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import { chooseApiVersions, discoverApiVersions } from "../../src/kube/discovery.js";
-import { type KubeSchedulerProcess, PROJECT_ROOT, type Testbed, freeTcpPort, kubeConfigFor, prepareNamespace, startKubeScheduler, waitFor } from "../../src/testbed/testbed.js";
+import {
+  type KubeSchedulerProcess,
+  PROJECT_ROOT,
+  type Testbed,
+  freeTcpPort,
+  kubeConfigFor,
+  prepareNamespace,
+  startKubeScheduler,
+  waitFor,
+} from "../../src/testbed/testbed.js";
 import { VERSIONS_1_20, discoveryDocuments } from "../fixtures/discovery/documents.js";
 import { resetCluster, testbed } from "./harness.js";
 
@@ -39,7 +48,16 @@ describe("API versions on the test bed", () => {
   it("kube-scheduler v1.20.2 runs the configuration `corral scheduler-config --kube-version <server>` prints", async () => {
     const admin = kubeConfigFor(tb, "admin");
     const { gitVersion } = await admin.makeApiClient(k8s.VersionApi).getCode();
-    const { stdout } = await run(process.execPath, [join(PROJECT_ROOT, "bin/corral.js"), "scheduler-config", "--kube-version", gitVersion, "--lock-namespace", NS, "--url-prefix", "http://127.0.0.1:1/scheduler"]);
+    const { stdout } = await run(process.execPath, [
+      join(PROJECT_ROOT, "bin/corral.js"),
+      "scheduler-config",
+      "--kube-version",
+      gitVersion,
+      "--lock-namespace",
+      NS,
+      "--url-prefix",
+      "http://127.0.0.1:1/scheduler",
+    ]);
     const cfg = parse(stdout) as Record<string, unknown> & { clientConnection: Record<string, unknown> };
     expect(cfg.apiVersion).toBe("kubescheduler.config.k8s.io/v1beta1");
     // test bed only: the admin kubeconfig (the lock is in a namespace of its own) and a health port of its own
@@ -47,13 +65,17 @@ describe("API versions on the test bed", () => {
     cfg.clientConnection.kubeconfig = tb.kubeconfig.admin;
     Object.assign(cfg, { healthzBindAddress: `127.0.0.1:${port}`, metricsBindAddress: `127.0.0.1:${port}` });
     ks = await startKubeScheduler(tb, "kube-scheduler-scheduler-config", stringify(cfg));
-    const lease = await waitFor("kube-scheduler holds its leader Lease", async () => {
-      try {
-        return await admin.makeApiClient(k8s.CoordinationV1Api).readNamespacedLease({ name: "corral-kube-scheduler", namespace: NS });
-      } catch {
-        return undefined;
-      }
-    }, 30_000);
+    const lease = await waitFor(
+      "kube-scheduler holds its leader Lease",
+      async () => {
+        try {
+          return await admin.makeApiClient(k8s.CoordinationV1Api).readNamespacedLease({ name: "corral-kube-scheduler", namespace: NS });
+        } catch {
+          return undefined;
+        }
+      },
+      30_000,
+    );
     expect(lease.spec?.holderIdentity).toBeTruthy();
     expect(ks.proc.exitCode).toBeNull();
   });

@@ -67,28 +67,48 @@ async function statusPhase(): Promise<{ sent: number; failed: number; p50: numbe
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const name = `p-${i % PODS}`;
     const started = performance.now();
-    inFlight.push(core.patchNamespacedPodStatus({
-      name, namespace: NS,
-      body: { status: { conditions: [{ type: "Ready", status: i % 2 === 0 ? "True" : "False", lastTransitionTime: new Date() }] } },
-    }, k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.StrategicMergePatch)).then(
-      () => void latencies.push(performance.now() - started),
-      () => void failed++,
-    ));
+    inFlight.push(
+      core
+        .patchNamespacedPodStatus(
+          {
+            name,
+            namespace: NS,
+            body: { status: { conditions: [{ type: "Ready", status: i % 2 === 0 ? "True" : "False", lastTransitionTime: new Date() }] } },
+          },
+          k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.StrategicMergePatch),
+        )
+        .then(
+          () => void latencies.push(performance.now() - started),
+          () => void failed++,
+        ),
+    );
   }
   await Promise.all(inFlight);
   const mean = latencies.reduce((a, b) => a + b, 0) / latencies.length;
-  return { sent: total, failed, p50: Math.round(quantile(latencies, 0.5) * 10) / 10, p99: Math.round(quantile(latencies, 0.99) * 10) / 10, mean: Math.round(mean * 10) / 10 };
+  return {
+    sent: total,
+    failed,
+    p50: Math.round(quantile(latencies, 0.5) * 10) / 10,
+    p99: Math.round(quantile(latencies, 0.99) * 10) / 10,
+    mean: Math.round(mean * 10) / 10,
+  };
 }
 
 async function setPolicy(policy: "Off" | "Ignore"): Promise<void> {
   const body = { metadata: { name: "yunikorn-configs" }, data: { "admissionController.webHook.podStatusPolicy": policy } };
-  await core.replaceNamespacedConfigMap({ name: "yunikorn-configs", namespace: CORRAL_NS, body }).catch(() => core.createNamespacedConfigMap({ namespace: CORRAL_NS, body }));
+  await core
+    .replaceNamespacedConfigMap({ name: "yunikorn-configs", namespace: CORRAL_NS, body })
+    .catch(() => core.createNamespacedConfigMap({ namespace: CORRAL_NS, body }));
   const reg = kubeConfigFor(tb, "admin").makeApiClient(k8s.AdmissionregistrationV1Api);
-  await waitFor(`pods/status webhook ${policy === "Off" ? "absent" : "registered"}`, async () => {
-    const v = await reg.readValidatingWebhookConfiguration({ name: "yunikorn-admission-controller-validations" });
-    const has = (v.webhooks ?? []).some((w) => w.name === STATUS_WEBHOOK);
-    return has === (policy !== "Off") ? true : undefined;
-  }, 20_000);
+  await waitFor(
+    `pods/status webhook ${policy === "Off" ? "absent" : "registered"}`,
+    async () => {
+      const v = await reg.readValidatingWebhookConfiguration({ name: "yunikorn-admission-controller-validations" });
+      const has = (v.webhooks ?? []).some((w) => w.name === STATUS_WEBHOOK);
+      return has === (policy !== "Off") ? true : undefined;
+    },
+    20_000,
+  );
   // the API server's webhook configuration cache
   await new Promise((r) => setTimeout(r, 2000));
 }
@@ -99,12 +119,21 @@ beforeAll(async () => {
   core = admin.makeApiClient(k8s.CoreV1Api);
   await prepareNamespace(admin, CORRAL_NS, []);
   await prepareNamespace(admin, NS, ["alice"]);
-  await core.createNamespacedConfigMap({ namespace: CORRAL_NS, body: { metadata: { name: "yunikorn-configs" }, data: { "admissionController.webHook.podStatusPolicy": "Off" } } })
-    .catch((err: { code?: number }) => { if (err.code !== 409) throw err; });
+  await core
+    .createNamespacedConfigMap({
+      namespace: CORRAL_NS,
+      body: { metadata: { name: "yunikorn-configs" }, data: { "admissionController.webHook.podStatusPolicy": "Off" } },
+    })
+    .catch((err: { code?: number }) => {
+      if (err.code !== 409) throw err;
+    });
   adm = await startAdmission(tb, CORRAL_NS, { env: { LOG_LEVEL: "info" }, args: ["--resync-seconds", "1"] });
   const alice = kubeConfigFor(tb, "alice").makeApiClient(k8s.CoreV1Api);
   for (let i = 0; i < PODS; i++) {
-    await alice.createNamespacedPod({ namespace: NS, body: { metadata: { name: `p-${i}` }, spec: { containers: [{ name: "c", image: "busybox:1.36" }] } } });
+    await alice.createNamespacedPod({
+      namespace: NS,
+      body: { metadata: { name: `p-${i}` }, spec: { containers: [{ name: "c", image: "busybox:1.36" }] } },
+    });
   }
 });
 
@@ -122,8 +151,11 @@ describe("pods/status check cost", () => {
       const [m1, cpu1] = [await statusCalls(), await corralCpuMs()];
       const calls = m1.calls - m0.calls;
       return {
-        ...client, webhookCalls: calls, refusedBeforeDecision: m1.rejected - m0.rejected, corralCpuMs: cpu1 - cpu0,
-        corralMsPerCall: calls > 0 ? Math.round(((m1.seconds - m0.seconds) * 1000 / calls) * 1000) / 1000 : 0,
+        ...client,
+        webhookCalls: calls,
+        refusedBeforeDecision: m1.rejected - m0.rejected,
+        corralCpuMs: cpu1 - cpu0,
+        corralMsPerCall: calls > 0 ? Math.round((((m1.seconds - m0.seconds) * 1000) / calls) * 1000) / 1000 : 0,
       };
     };
     const off = await measure("Off");

@@ -14,7 +14,14 @@ import { parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import {
-  type CorralProcess, type Testbed, createFakeNodes, deleteFakeNodes, kubeConfigFor, prepareNamespace, startCorral, waitFor,
+  type CorralProcess,
+  type Testbed,
+  createFakeNodes,
+  deleteFakeNodes,
+  kubeConfigFor,
+  prepareNamespace,
+  startCorral,
+  waitFor,
 } from "../../src/testbed/testbed.js";
 import { auditedCalls, freePort, renderDeploy, resetCluster, serviceAccountKubeconfig, testbed } from "./harness.js";
 
@@ -49,7 +56,10 @@ const QUEUES = `partitions:
 function pod(name: string, queue: string, app: string): k8s.V1Pod {
   return {
     metadata: { name, labels: { "yunikorn.apache.org/queue": queue, "yunikorn.apache.org/app-id": app } },
-    spec: { schedulerName: "yunikorn", containers: [{ name: "c", image: "registry.example.com/batch:1", resources: { requests: { cpu: "1", memory: "256Mi" } } }] },
+    spec: {
+      schedulerName: "yunikorn",
+      containers: [{ name: "c", image: "registry.example.com/batch:1", resources: { requests: { cpu: "1", memory: "256Mi" } } }],
+    },
   };
 }
 
@@ -63,16 +73,35 @@ beforeAll(async () => {
   tb = await testbed();
   admin = kubeConfigFor(tb, "admin");
   const all = await core().listPodForAllNamespaces();
-  await Promise.all(all.items.filter((p) => p.metadata?.namespace !== "kube-system").map((p) =>
-    core().deleteNamespacedPod({ name: p.metadata!.name!, namespace: p.metadata!.namespace!, gracePeriodSeconds: 0 }).catch(() => undefined)));
+  await Promise.all(
+    all.items
+      .filter((p) => p.metadata?.namespace !== "kube-system")
+      .map((p) =>
+        core()
+          .deleteNamespacedPod({ name: p.metadata!.name!, namespace: p.metadata!.namespace!, gracePeriodSeconds: 0 })
+          .catch(() => undefined),
+      ),
+  );
   await prepareNamespace(admin, CONF_NS, []);
   await prepareNamespace(admin, NS, []);
-  await core().createNamespacedConfigMap({ namespace: CONF_NS, body: { metadata: { name: "yunikorn-configs", namespace: CONF_NS }, data: { "queues.yaml": QUEUES } } })
-    .catch(async () => core().replaceNamespacedConfigMap({ name: "yunikorn-configs", namespace: CONF_NS, body: { metadata: { name: "yunikorn-configs", namespace: CONF_NS }, data: { "queues.yaml": QUEUES } } }));
+  await core()
+    .createNamespacedConfigMap({
+      namespace: CONF_NS,
+      body: { metadata: { name: "yunikorn-configs", namespace: CONF_NS }, data: { "queues.yaml": QUEUES } },
+    })
+    .catch(async () =>
+      core().replaceNamespacedConfigMap({
+        name: "yunikorn-configs",
+        namespace: CONF_NS,
+        body: { metadata: { name: "yunikorn-configs", namespace: CONF_NS }, data: { "queues.yaml": QUEUES } },
+      }),
+    );
   await createFakeNodes(admin, NODES, 2, { cpu: "4", memory: "16Gi", pods: "110" });
   // the deploy/scheduler ServiceAccount and RBAC, rendered into this file's namespace
   const rendered = await renderDeploy(tb, "scheduler", CONF_NS);
-  const rbac = parseAllDocuments(rendered).map((d) => d.toJS() as { kind: string }).filter((o) => ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"].includes(o.kind));
+  const rbac = parseAllDocuments(rendered)
+    .map((d) => d.toJS() as { kind: string })
+    .filter((o) => ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"].includes(o.kind));
   const p = promisify(execFile)("kubectl", ["--kubeconfig", tb.kubeconfig.admin, "apply", "-f", "-"], { maxBuffer: 10 << 20 });
   p.child.stdin!.end(rbac.map((o) => JSON.stringify(o)).join("\n"));
   await p;
@@ -81,21 +110,55 @@ beforeAll(async () => {
   const out = createWriteStream(join(tb.dir, "logs", `corral-scheduler-preempt-${port}.log`));
   sched = {
     port,
-    corral: await startCorral(["scheduler", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", kubeconfig, "--namespace", CONF_NS, "--resync-seconds", "5"],
-      { env: { LOG_LEVEL: "debug" }, readyMsg: "scheduling", echo: (l) => out.write(`${l}\n`) }),
+    corral: await startCorral(
+      [
+        "scheduler",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        String(port),
+        "--kubeconfig",
+        kubeconfig,
+        "--namespace",
+        CONF_NS,
+        "--resync-seconds",
+        "5",
+      ],
+      { env: { LOG_LEVEL: "debug" }, readyMsg: "scheduling", echo: (l) => out.write(`${l}\n`) },
+    ),
   };
   // the kubelet's part: a pod being deleted (evicted) finishes terminating at once
   kubelet = setInterval(() => {
-    void core().listNamespacedPod({ namespace: NS }).then((l) => Promise.all(l.items.filter((x) => x.metadata?.deletionTimestamp).map((x) =>
-      core().deleteNamespacedPod({ name: x.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 }).catch(() => undefined)))).catch(() => undefined);
+    void core()
+      .listNamespacedPod({ namespace: NS })
+      .then((l) =>
+        Promise.all(
+          l.items
+            .filter((x) => x.metadata?.deletionTimestamp)
+            .map((x) =>
+              core()
+                .deleteNamespacedPod({ name: x.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 })
+                .catch(() => undefined),
+            ),
+        ),
+      )
+      .catch(() => undefined);
   }, 200);
 }, 300_000);
 
 afterAll(async () => {
   if (kubelet) clearInterval(kubelet);
   await sched?.corral.stop();
-  const l = await core().listNamespacedPod({ namespace: NS }).catch(() => undefined);
-  await Promise.all((l?.items ?? []).map((x) => core().deleteNamespacedPod({ name: x.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 }).catch(() => undefined)));
+  const l = await core()
+    .listNamespacedPod({ namespace: NS })
+    .catch(() => undefined);
+  await Promise.all(
+    (l?.items ?? []).map((x) =>
+      core()
+        .deleteNamespacedPod({ name: x.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 })
+        .catch(() => undefined),
+    ),
+  );
   await deleteFakeNodes(admin, NODES).catch(() => undefined);
   await resetCluster(tb);
 });
@@ -124,7 +187,9 @@ describe("preemption on kube-apiserver v1.20.2", () => {
     expect(preempted.map((e) => e.involvedObject.name).sort()).toEqual(["b-young-0", "b-young-1", "b-young-2", "b-young-3"]);
     for (const e of preempted) {
       expect(e.type).toBe("Normal");
-      expect(e.message).toMatch(/^Preempted by pod preempt\/a-\d of application a for queue root\.a: queue root\.b is above its guarantee \(guaranteed cpu 4, used cpu [5-8], memory [^,]+, pods [5-8]\) and stays at or above it; priority 0 is not above the preemptor's 0; frees room on node e2e-preempt-\d$/);
+      expect(e.message).toMatch(
+        /^Preempted by pod preempt\/a-\d of application a for queue root\.a: queue root\.b is above its guarantee \(guaranteed cpu 4, used cpu [5-8], memory [^,]+, pods [5-8]\) and stays at or above it; priority 0 is not above the preemptor's 0; frees room on node e2e-preempt-\d$/,
+      );
     }
     expect(events.filter((e) => e.reason === "Preempting").length).toBeGreaterThanOrEqual(4);
 
@@ -134,9 +199,12 @@ describe("preemption on kube-apiserver v1.20.2", () => {
     expect(bound(await list("a-"))).toHaveLength(4);
 
     // REST: preemption on for the partition and the queues; metrics count the preemptions and evictions
-    const parts = await (await fetch(`http://127.0.0.1:${sched!.port}/ws/v1/partitions`)).json() as { preemptionEnabled: boolean }[];
+    const parts = (await (await fetch(`http://127.0.0.1:${sched!.port}/ws/v1/partitions`)).json()) as { preemptionEnabled: boolean }[];
     expect(parts[0]!.preemptionEnabled).toBe(true);
-    const qb = await (await fetch(`http://127.0.0.1:${sched!.port}/ws/v1/partition/default/queue/root.b`)).json() as Record<string, unknown>;
+    const qb = (await (await fetch(`http://127.0.0.1:${sched!.port}/ws/v1/partition/default/queue/root.b`)).json()) as Record<
+      string,
+      unknown
+    >;
     expect(qb).toMatchObject({ preemptionEnabled: true, allocatedResource: { vcore: 4000 } });
     const metrics = await (await fetch(`http://127.0.0.1:${sched!.port}/ws/v1/metrics`)).text();
     expect(metrics).toMatch(/corral_scheduler_preemptions_total\{queue="root\.a"\} 4/);
@@ -150,14 +218,32 @@ describe("preemption on kube-apiserver v1.20.2", () => {
 
   it("an opted-out pod (PriorityClass) survives while ordinary ones are chosen; a PodDisruptionBudget blocks a victim, another is taken", async () => {
     const all = await core().listNamespacedPod({ namespace: NS });
-    await Promise.all(all.items.map((x) => core().deleteNamespacedPod({ name: x.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 }).catch(() => undefined)));
+    await Promise.all(
+      all.items.map((x) =>
+        core()
+          .deleteNamespacedPod({ name: x.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 })
+          .catch(() => undefined),
+      ),
+    );
     await waitFor("namespace empty", async () => (await core().listNamespacedPod({ namespace: NS })).items.length === 0);
     const scheduling = kubeConfigFor(tb, "admin").makeApiClient(k8s.SchedulingV1Api);
-    await scheduling.createPriorityClass({ body: { metadata: { name: "corral-e2e-optout", annotations: { "yunikorn.apache.org/allow-preemption": "false" } }, value: 0 } })
-      .catch((err: { code?: number }) => { if (err.code !== 409) throw err; });
+    await scheduling
+      .createPriorityClass({
+        body: { metadata: { name: "corral-e2e-optout", annotations: { "yunikorn.apache.org/allow-preemption": "false" } }, value: 0 },
+      })
+      .catch((err: { code?: number }) => {
+        if (err.code !== 409) throw err;
+      });
     // Kubernetes 1.20 serves PodDisruptionBudget as policy/v1beta1 only
     const pdb = promisify(execFile)("kubectl", ["--kubeconfig", tb.kubeconfig.admin, "apply", "-f", "-"]);
-    pdb.child.stdin!.end(JSON.stringify({ apiVersion: "policy/v1beta1", kind: "PodDisruptionBudget", metadata: { name: "guard", namespace: NS }, spec: { maxUnavailable: 0, selector: { matchLabels: { pdb: "guard" } } } }));
+    pdb.child.stdin!.end(
+      JSON.stringify({
+        apiVersion: "policy/v1beta1",
+        kind: "PodDisruptionBudget",
+        metadata: { name: "guard", namespace: NS },
+        spec: { maxUnavailable: 0, selector: { matchLabels: { pdb: "guard" } } },
+      }),
+    );
     await pdb;
 
     // b fills the cluster: 4 old pods, then a guarded and an ordinary younger pod, then two opted-out pods (the youngest)
@@ -167,10 +253,16 @@ describe("preemption on kube-apiserver v1.20.2", () => {
         extra(p);
         await core().createNamespacedPod({ namespace: NS, body: p });
       }
-      await waitFor(`${names.join(", ")} bound`, async () => bound(await list("")).filter((x) => names.includes(x.metadata!.name!)).length === names.length);
+      await waitFor(
+        `${names.join(", ")} bound`,
+        async () => bound(await list("")).filter((x) => names.includes(x.metadata!.name!)).length === names.length,
+      );
       // the kubelet's part: the pods run (the Eviction API ignores PodDisruptionBudgets for Pending pods)
       for (const n of names) {
-        await core().patchNamespacedPodStatus({ name: n, namespace: NS, body: { status: { phase: "Running" } } }, k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch));
+        await core().patchNamespacedPodStatus(
+          { name: n, namespace: NS, body: { status: { phase: "Running" } } },
+          k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+        );
       }
       await new Promise((r) => setTimeout(r, 1100));
     };
@@ -182,7 +274,10 @@ describe("preemption on kube-apiserver v1.20.2", () => {
     for (let i = 0; i < 4; i++) await core().createNamespacedPod({ namespace: NS, body: pod(`q-${i}`, "root.a", "a2") });
     await waitFor("4 pods of a bound", async () => bound(await list("q-")).length === 4, 120_000);
 
-    const survivors = live(await list("")).filter((x) => !x.metadata!.name!.startsWith("q-")).map((x) => x.metadata!.name!).sort();
+    const survivors = live(await list(""))
+      .filter((x) => !x.metadata!.name!.startsWith("q-"))
+      .map((x) => x.metadata!.name!)
+      .sort();
     // b keeps its guarantee (4): the guarded pod and both opted-out pods among them, the young ordinary pod evicted
     expect(survivors).toHaveLength(4);
     expect(survivors).toEqual(expect.arrayContaining(["guarded", "optout-0", "optout-1"]));
@@ -194,6 +289,8 @@ describe("preemption on kube-apiserver v1.20.2", () => {
     const blocked = events.filter((e) => e.reason === "PreemptionBlocked");
     expect(blocked.length).toBeGreaterThanOrEqual(1);
     expect(blocked[0]!.type).toBe("Warning");
-    expect(blocked[0]!.message).toMatch(/^Eviction of preempt\/guarded was refused \(429 .*disruption budget.*\); the node reservation is released/);
+    expect(blocked[0]!.message).toMatch(
+      /^Eviction of preempt\/guarded was refused \(429 .*disruption budget.*\); the node reservation is released/,
+    );
   }, 240_000);
 });

@@ -9,7 +9,16 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
-import { type CorralProcess, type Testbed, createFakeNodes, deleteFakeNodes, kubeConfigFor, prepareNamespace, startCorral, waitFor } from "../../src/testbed/testbed.js";
+import {
+  type CorralProcess,
+  type Testbed,
+  createFakeNodes,
+  deleteFakeNodes,
+  kubeConfigFor,
+  prepareNamespace,
+  startCorral,
+  waitFor,
+} from "../../src/testbed/testbed.js";
 import { freePort, resetCluster, roundRobin, testbed } from "./harness.js";
 
 const CONF_NS = "corral-rest";
@@ -23,29 +32,56 @@ const core = () => admin.makeApiClient(k8s.CoreV1Api);
 async function startScheduler(args: string[], readyMsg = "scheduling"): Promise<{ corral: CorralProcess; port: number }> {
   const port = freePort();
   const out = createWriteStream(join(tb.dir, "logs", `corral-scheduler-rest-${port}.log`));
-  const corral = await startCorral(["scheduler", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", tb.kubeconfig.admin, "--namespace", CONF_NS, "--resync-seconds", "5", ...args],
-    { env: { LOG_LEVEL: "info" }, readyMsg, echo: (l) => out.write(`${l}\n`) });
+  const corral = await startCorral(
+    [
+      "scheduler",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--kubeconfig",
+      tb.kubeconfig.admin,
+      "--namespace",
+      CONF_NS,
+      "--resync-seconds",
+      "5",
+      ...args,
+    ],
+    { env: { LOG_LEVEL: "info" }, readyMsg, echo: (l) => out.write(`${l}\n`) },
+  );
   return { corral, port };
 }
 
 const pod = (name: string, app: string, cpu = "100m"): k8s.V1Pod => ({
   metadata: { name, labels: { "yunikorn.apache.org/app-id": app, team: "ml" } },
-  spec: { schedulerName: "yunikorn", containers: [{ name: "c", image: "registry.example.com/batch:1", resources: { requests: { cpu, memory: "64Mi" } } }] },
+  spec: {
+    schedulerName: "yunikorn",
+    containers: [{ name: "c", image: "registry.example.com/batch:1", resources: { requests: { cpu, memory: "64Mi" } } }],
+  },
 });
 
 /** Creates pods `concurrency` at a time. */
 async function createPods(list: k8s.V1Pod[], concurrency = 16): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < list.length) await core().createNamespacedPod({ namespace: NS, body: list[next++]! });
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < list.length) await core().createNamespacedPod({ namespace: NS, body: list[next++]! });
+    }),
+  );
 }
 
-const boundCount = async (prefix: string) => (await core().listNamespacedPod({ namespace: NS })).items.filter((p) => p.metadata!.name!.startsWith(prefix) && p.spec?.nodeName).length;
+const boundCount = async (prefix: string) =>
+  (await core().listNamespacedPod({ namespace: NS })).items.filter((p) => p.metadata!.name!.startsWith(prefix) && p.spec?.nodeName).length;
 
 async function clear(): Promise<void> {
   const list = await core().listNamespacedPod({ namespace: NS });
-  await Promise.all(list.items.map((p) => core().deleteNamespacedPod({ name: p.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 }).catch(() => undefined)));
+  await Promise.all(
+    list.items.map((p) =>
+      core()
+        .deleteNamespacedPod({ name: p.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 })
+        .catch(() => undefined),
+    ),
+  );
   await waitFor(`pods of ${NS} gone`, async () => (await core().listNamespacedPod({ namespace: NS })).items.length === 0);
 }
 
@@ -79,8 +115,15 @@ beforeAll(async () => {
   tb = await testbed();
   admin = kubeConfigFor(tb, "admin");
   const all = await core().listPodForAllNamespaces();
-  await Promise.all(all.items.filter((p) => p.metadata?.namespace !== "kube-system").map((p) =>
-    core().deleteNamespacedPod({ name: p.metadata!.name!, namespace: p.metadata!.namespace!, gracePeriodSeconds: 0 }).catch(() => undefined)));
+  await Promise.all(
+    all.items
+      .filter((p) => p.metadata?.namespace !== "kube-system")
+      .map((p) =>
+        core()
+          .deleteNamespacedPod({ name: p.metadata!.name!, namespace: p.metadata!.namespace!, gracePeriodSeconds: 0 })
+          .catch(() => undefined),
+      ),
+  );
   await prepareNamespace(admin, CONF_NS, []);
   await prepareNamespace(admin, NS, []);
   await createFakeNodes(admin, NODES, 6, { cpu: "64", memory: "256Gi", pods: "110" });
@@ -100,20 +143,29 @@ describe("REST API and events of corral scheduler on kube-apiserver v1.20.2", ()
       await createPods([0, 1, 2].map((i) => pod(`tags-${i}`, "tags-app")));
       await waitFor("tags pods bound", async () => (await boundCount("tags-")) === 3);
       const uids = new Map((await core().listNamespacedPod({ namespace: NS })).items.map((p) => [p.metadata!.uid!, p.metadata!.name!]));
-      const app = await (await fetch(`http://127.0.0.1:${s.port}/ws/v1/partition/default/queue/root.${NS}/application/tags-app`)).json() as Record<string, any>;
+      const app = (await (
+        await fetch(`http://127.0.0.1:${s.port}/ws/v1/partition/default/queue/root.${NS}/application/tags-app`)
+      ).json()) as Record<string, any>;
       expect(app.allocations).toHaveLength(3);
       for (const a of app.allocations) {
         expect(a.allocationTags).toMatchObject({
-          "kubernetes.io/meta/namespace": NS, "kubernetes.io/meta/podName": uids.get(a.allocationKey),
-          "kubernetes.io/label/yunikorn.apache.org/app-id": "tags-app", "kubernetes.io/label/team": "ml",
+          "kubernetes.io/meta/namespace": NS,
+          "kubernetes.io/meta/podName": uids.get(a.allocationKey),
+          "kubernetes.io/label/yunikorn.apache.org/app-id": "tags-app",
+          "kubernetes.io/label/team": "ml",
         });
       }
       expect(app.stateLog.map((e: { applicationState: string }) => e.applicationState).slice(0, 2)).toEqual(["Accepted", "Starting"]);
 
-      await waitFor("allocation events streamed", async () => stream.records.filter((r) => r.objectID === "tags-app" && r.eventChangeDetail === 200).length === 3);
+      await waitFor(
+        "allocation events streamed",
+        async () => stream.records.filter((r) => r.objectID === "tags-app" && r.eventChangeDetail === 200).length === 3,
+      );
       expect(stream.records[0]).toHaveProperty("InstanceUUID");
       const mine = stream.records.filter((r) => r.objectID === "tags-app" && r.type === 2);
-      const seq = mine.map((r) => `${r.eventChangeType}/${r.eventChangeDetail}${r.referenceID ? `:${uids.get(r.referenceID as string)}` : ""}`);
+      const seq = mine.map(
+        (r) => `${r.eventChangeType}/${r.eventChangeDetail}${r.referenceID ? `:${uids.get(r.referenceID as string)}` : ""}`,
+      );
       expect(seq[0]).toBe("2/203"); // APP_NEW first
       expect(seq[1]).toBe("1/204"); // then Accepted
       for (const name of ["tags-0", "tags-1", "tags-2"]) {
@@ -125,7 +177,7 @@ describe("REST API and events of corral scheduler on kube-apiserver v1.20.2", ()
       const times = stream.records.slice(1).map((r) => r.timestampNano as number);
       expect(times).toEqual([...times].sort((a, b) => a - b));
       // the same records through the batch API, with ids
-      const batch = await (await fetch(`http://127.0.0.1:${s.port}/ws/v1/events/batch`)).json() as Record<string, any>;
+      const batch = (await (await fetch(`http://127.0.0.1:${s.port}/ws/v1/events/batch`)).json()) as Record<string, any>;
       expect(batch.EventRecords.filter((r: Record<string, unknown>) => r.objectID === "tags-app").length).toBe(mine.length);
     } finally {
       stream.close();
@@ -142,7 +194,8 @@ describe("REST API and events of corral scheduler on kube-apiserver v1.20.2", ()
     await new Promise<void>((r) => slow.once("connect", () => r()));
     slow.write("GET /ws/v1/events/stream HTTP/1.1\r\nHost: corral\r\n\r\n");
     slow.pause();
-    const streams = async () => ((await (await fetch(`http://127.0.0.1:${s.port}/debug/fullstatedump`)).json()) as { eventStreams: unknown[] }).eventStreams.length;
+    const streams = async () =>
+      ((await (await fetch(`http://127.0.0.1:${s.port}/debug/fullstatedump`)).json()) as { eventStreams: unknown[] }).eventStreams.length;
     try {
       await waitFor("both streams open", async () => (await streams()) === 2);
       // Rounds of 500 pods bound then deleted, until the stalled consumer has fallen more than 1,000 records behind
@@ -164,8 +217,14 @@ describe("REST API and events of corral scheduler on kube-apiserver v1.20.2", ()
         await clear();
       }
       await waitFor("the slow consumer dropped", async () => (await streams()) === 1, 20_000);
-      await waitFor("every allocation streamed to the fast consumer", async () => fast.records.filter((r) => r.type === 2 && r.eventChangeDetail === 200).length === total, 20_000);
-      console.log(`slow-consumer case: ${rounds.length} rounds of ${N} pods (create + bind, seconds: ${rounds.map((x) => x.toFixed(1)).join(", ")}); ${fast.records.length} records streamed to the live consumer; the stalled one dropped`);
+      await waitFor(
+        "every allocation streamed to the fast consumer",
+        async () => fast.records.filter((r) => r.type === 2 && r.eventChangeDetail === 200).length === total,
+        20_000,
+      );
+      console.log(
+        `slow-consumer case: ${rounds.length} rounds of ${N} pods (create + bind, seconds: ${rounds.map((x) => x.toFixed(1)).join(", ")}); ${fast.records.length} records streamed to the live consumer; the stalled one dropped`,
+      );
       // The dropped consumer's connection is closed by the server: once it reads again it gets what the kernel held,
       // then the end (the closing message cannot reach a reader that takes nothing; upstream's is lost the same way).
       slow.resume();
@@ -187,22 +246,52 @@ describe("REST API and events of corral scheduler on kube-apiserver v1.20.2", ()
   it("two replicas behind a round-robin front: every read answers with the leader's state, across a failover", async () => {
     const portA = freePort();
     const portB = freePort();
-    const start = (id: string, port: number) => startCorral(
-      ["scheduler", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", tb.kubeconfig.admin, "--namespace", CONF_NS, "--resync-seconds", "5",
-        "--leader-elect", "--identity", id, "--advertise-address", `http://127.0.0.1:${port}`],
-      { env: { LOG_LEVEL: "info" }, readyMsg: "scheduler REST API serving", echo: (() => { const o = createWriteStream(join(tb.dir, "logs", `corral-scheduler-${id}.log`)); return (l: string) => o.write(`${l}\n`); })() },
-    );
+    const start = (id: string, port: number) =>
+      startCorral(
+        [
+          "scheduler",
+          "--host",
+          "127.0.0.1",
+          "--port",
+          String(port),
+          "--kubeconfig",
+          tb.kubeconfig.admin,
+          "--namespace",
+          CONF_NS,
+          "--resync-seconds",
+          "5",
+          "--leader-elect",
+          "--identity",
+          id,
+          "--advertise-address",
+          `http://127.0.0.1:${port}`,
+        ],
+        {
+          env: { LOG_LEVEL: "info" },
+          readyMsg: "scheduler REST API serving",
+          echo: (() => {
+            const o = createWriteStream(join(tb.dir, "logs", `corral-scheduler-${id}.log`));
+            return (l: string) => o.write(`${l}\n`);
+          })(),
+        },
+      );
     const a = await start("replica-a", portA);
     await a.waitForLog((l) => l.msg === "scheduling", 40_000);
     const b = await start("replica-b", portB);
     const frontPort = freePort();
     const front = await roundRobin(frontPort, [portA, portB]);
-    const lease = async () => (await admin.makeApiClient(k8s.CoordinationV1Api).readNamespacedLease({ name: "corral-scheduler", namespace: CONF_NS })).spec?.holderIdentity;
+    const lease = async () =>
+      (await admin.makeApiClient(k8s.CoordinationV1Api).readNamespacedLease({ name: "corral-scheduler", namespace: CONF_NS })).spec
+        ?.holderIdentity;
     /** One read through the front: who answered, and what it says. */
     const read = async () => {
       const r = await fetch(`http://127.0.0.1:${frontPort}/ws/v1/partition/default/applications/active`);
-      const body = await r.json() as Record<string, any>[] | { message: string };
-      return { status: r.status, servedBy: r.headers.get("x-corral-served-by"), apps: Array.isArray(body) ? body.map((x) => x.applicationID as string) : [] };
+      const body = (await r.json()) as Record<string, any>[] | { message: string };
+      return {
+        status: r.status,
+        servedBy: r.headers.get("x-corral-served-by"),
+        apps: Array.isArray(body) ? body.map((x) => x.applicationID as string) : [],
+      };
     };
     try {
       await createPods([0, 1].map((i) => pod(`ha-${i}`, "ha-app")));
@@ -220,11 +309,16 @@ describe("REST API and events of corral scheduler on kube-apiserver v1.20.2", ()
       // Failover: the leader stops (its Lease is released); reads keep coming through the front.
       const stopping = a.stop();
       const seen: { status: number; servedBy: string | null; apps: string[] }[] = [];
-      await waitFor("replica-b answers with its recovered state", async () => {
-        const r = await read().catch(() => undefined);
-        if (r) seen.push(r);
-        return r?.status === 200 && r.servedBy === "replica-b" && r.apps.includes("ha-app");
-      }, 60_000, 250);
+      await waitFor(
+        "replica-b answers with its recovered state",
+        async () => {
+          const r = await read().catch(() => undefined);
+          if (r) seen.push(r);
+          return r?.status === 200 && r.servedBy === "replica-b" && r.apps.includes("ha-app");
+        },
+        60_000,
+        250,
+      );
       await stopping;
       expect(await lease()).toBe("replica-b");
       // Never an empty follower's answer: a 200 comes from the leader of the moment, anything else is a 503 error.

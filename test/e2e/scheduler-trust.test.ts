@@ -9,8 +9,18 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import {
-  type CorralProcess, type KubeSchedulerProcess, type Testbed, createFakeNodes, deleteFakeNodes, freeTcpPort, kubeConfigFor, kubeSchedulerConfig, prepareNamespace,
-  startCorral, startKubeScheduler, waitFor,
+  type CorralProcess,
+  type KubeSchedulerProcess,
+  type Testbed,
+  createFakeNodes,
+  deleteFakeNodes,
+  freeTcpPort,
+  kubeConfigFor,
+  kubeSchedulerConfig,
+  prepareNamespace,
+  startCorral,
+  startKubeScheduler,
+  waitFor,
 } from "../../src/testbed/testbed.js";
 import type { UsageInfo, UsageTree } from "../../src/scheduler/rest/api-types.js";
 import { TRUST_QUEUES as QUEUES } from "../fixtures/trust-queues.js";
@@ -22,7 +32,6 @@ const NS_B = "trust-b";
 const NS_SHARED = "trust-shared";
 const NODES = "e2e-trust";
 
-
 let tb: Testbed;
 let adm: { corral: CorralProcess; port: number } | undefined;
 let sched: { corral: CorralProcess; port: number } | undefined;
@@ -32,7 +41,12 @@ function pod(name: string, o: { app?: string; queue?: string; cpu?: string } = {
   const labels: Record<string, string> = {};
   if (o.app) labels.applicationId = o.app;
   if (o.queue) labels["yunikorn.apache.org/queue"] = o.queue;
-  return { metadata: { name, labels }, spec: { containers: [{ name: "c", image: "registry.example.com/batch:1", resources: { requests: { cpu: o.cpu ?? "1", memory: "256Mi" } } }] } };
+  return {
+    metadata: { name, labels },
+    spec: {
+      containers: [{ name: "c", image: "registry.example.com/batch:1", resources: { requests: { cpu: o.cpu ?? "1", memory: "256Mi" } } }],
+    },
+  };
 }
 
 const create = (user: "admin" | "alice" | "bob", ns: string, p: k8s.V1Pod) => core(user).createNamespacedPod({ namespace: ns, body: p });
@@ -41,39 +55,79 @@ const nodeOf = async (ns: string, name: string) => (await read(ns, name)).spec?.
 const eventOf = async (ns: string, name: string, reason: string) =>
   (await core().listNamespacedEvent({ namespace: ns })).items.find((e) => e.involvedObject.name === name && e.reason === reason);
 /** Waits until the pod is bound or held by a quota (PodUnschedulable), and says which. */
-const outcome = (ns: string, name: string) => waitFor(`${ns}/${name} bound or held`, async () =>
-  (await nodeOf(ns, name)) ? "bound" : (await eventOf(ns, name, "PodUnschedulable")) ? "held" : undefined);
+const outcome = (ns: string, name: string) =>
+  waitFor(`${ns}/${name} bound or held`, async () =>
+    (await nodeOf(ns, name)) ? "bound" : (await eventOf(ns, name, "PodUnschedulable")) ? "held" : undefined,
+  );
 
 async function rest<T>(path: string): Promise<T> {
   const r = await fetch(`http://127.0.0.1:${sched!.port}${path}`, { headers: { accept: "application/json" } });
   return (await r.json()) as T;
 }
 
-interface AppInfo { applicationID: string; user: string; queueName: string; allocations?: { allocationKey: string }[]; requests?: { allocationKey: string }[] }
-interface ShimApp { applicationID: string; podApplicationID: string; namespace: string; user: string; overLimitAllocations: { pod: string; limits: { kind: string; name: string; max: Record<string, number>; used: Record<string, number> }[] }[] }
+interface AppInfo {
+  applicationID: string;
+  user: string;
+  queueName: string;
+  allocations?: { allocationKey: string }[];
+  requests?: { allocationKey: string }[];
+}
+interface ShimApp {
+  applicationID: string;
+  podApplicationID: string;
+  namespace: string;
+  user: string;
+  overLimitAllocations: {
+    pod: string;
+    limits: { kind: string; name: string; max: Record<string, number>; used: Record<string, number> }[];
+  }[];
+}
 const app = (id: string) => rest<AppInfo>(`/ws/v1/partition/default/application/${encodeURIComponent(id)}`);
 /** The node of a user's usage tree (UserResourceUsageDAOInfo.queues, upstream ResourceUsageDAOInfo) at `path`. */
 const usageAt = (tree: UsageTree | undefined, path: string): UsageTree | undefined =>
   !tree ? undefined : tree.queuePath === path ? tree : (tree.children ?? []).map((c) => usageAt(c, path)).find((t) => t !== undefined);
 /** vcore millicores charged to `user` on root. */
 const rootUsage = async (user: string) =>
-  usageAt((await rest<UsageInfo[]>("/ws/v1/partition/default/usage/users")).find((u) => u.userName === user)?.queues, "root")?.resourceUsage?.vcore ?? 0;
+  usageAt((await rest<UsageInfo[]>("/ws/v1/partition/default/usage/users")).find((u) => u.userName === user)?.queues, "root")?.resourceUsage
+    ?.vcore ?? 0;
 
 async function clear(ns: string): Promise<void> {
   const list = await core().listNamespacedPod({ namespace: ns });
-  await Promise.all(list.items.map((p) => core().deleteNamespacedPod({ name: p.metadata!.name!, namespace: ns, gracePeriodSeconds: 0 }).catch(() => undefined)));
+  await Promise.all(
+    list.items.map((p) =>
+      core()
+        .deleteNamespacedPod({ name: p.metadata!.name!, namespace: ns, gracePeriodSeconds: 0 })
+        .catch(() => undefined),
+    ),
+  );
   await waitFor(`pods of ${ns} gone`, async () => (await core().listNamespacedPod({ namespace: ns })).items.length === 0);
 }
 
 async function startScheduler(args: string[] = []): Promise<{ corral: CorralProcess; port: number }> {
   const port = freePort();
   const out = createWriteStream(join(tb.dir, "logs", `corral-scheduler-trust-${port}.log`));
-  const corral = await startCorral(["scheduler", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", tb.kubeconfig.admin, "--namespace", CONF_NS, "--resync-seconds", "5", ...args],
-    { env: { LOG_LEVEL: "debug" }, readyMsg: "scheduling", echo: (l) => out.write(`${l}\n`) });
+  const corral = await startCorral(
+    [
+      "scheduler",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--kubeconfig",
+      tb.kubeconfig.admin,
+      "--namespace",
+      CONF_NS,
+      "--resync-seconds",
+      "5",
+      ...args,
+    ],
+    { env: { LOG_LEVEL: "debug" }, readyMsg: "scheduling", echo: (l) => out.write(`${l}\n`) },
+  );
   return { corral, port };
 }
 
-const startAdm = () => startAdmission(tb, CONF_NS, { env: { ADMISSION_CONTROLLER_DEFAULT_QUEUE: "", SCHEDULER_SERVICE_ADDRESS: `127.0.0.1:${sched!.port}` } });
+const startAdm = () =>
+  startAdmission(tb, CONF_NS, { env: { ADMISSION_CONTROLLER_DEFAULT_QUEUE: "", SCHEDULER_SERVICE_ADDRESS: `127.0.0.1:${sched!.port}` } });
 
 async function deleteWebhooks(): Promise<void> {
   const api = kubeConfigFor(tb, "admin").makeApiClient(k8s.AdmissionregistrationV1Api);
@@ -86,18 +140,31 @@ beforeAll(async () => {
   const admin = kubeConfigFor(tb, "admin");
   // Pods left pending by earlier test files would otherwise be scheduled onto this file's nodes.
   const all = await core().listPodForAllNamespaces();
-  await Promise.all(all.items.filter((p) => p.metadata?.namespace !== "kube-system").map((p) =>
-    core().deleteNamespacedPod({ name: p.metadata!.name!, namespace: p.metadata!.namespace!, gracePeriodSeconds: 0 }).catch(() => undefined)));
+  await Promise.all(
+    all.items
+      .filter((p) => p.metadata?.namespace !== "kube-system")
+      .map((p) =>
+        core()
+          .deleteNamespacedPod({ name: p.metadata!.name!, namespace: p.metadata!.namespace!, gracePeriodSeconds: 0 })
+          .catch(() => undefined),
+      ),
+  );
   await prepareNamespace(admin, CONF_NS, []);
   await prepareNamespace(admin, NS_A, ["alice"]);
   await prepareNamespace(admin, NS_B, ["bob"]);
   await prepareNamespace(admin, NS_SHARED, ["alice", "bob"]);
   // the scheduler runs as the test bed's admin here: its placeholders are admin's (admission and scheduler read this)
   const data = { "queues.yaml": QUEUES, "service.schedulerUser": "admin" };
-  await core().createNamespacedConfigMap({ namespace: CONF_NS, body: { metadata: { name: "yunikorn-configs" }, data } }).catch(async (err: { code?: number }) => {
-    if (err.code !== 409) throw err;
-    await core().replaceNamespacedConfigMap({ name: "yunikorn-configs", namespace: CONF_NS, body: { metadata: { name: "yunikorn-configs", namespace: CONF_NS }, data } });
-  });
+  await core()
+    .createNamespacedConfigMap({ namespace: CONF_NS, body: { metadata: { name: "yunikorn-configs" }, data } })
+    .catch(async (err: { code?: number }) => {
+      if (err.code !== 409) throw err;
+      await core().replaceNamespacedConfigMap({
+        name: "yunikorn-configs",
+        namespace: CONF_NS,
+        body: { metadata: { name: "yunikorn-configs", namespace: CONF_NS }, data },
+      });
+    });
   await createFakeNodes(admin, NODES, 3, { cpu: "4", memory: "16Gi", pods: "110" });
   sched = await startScheduler();
   adm = await startAdm();
@@ -129,23 +196,42 @@ async function reuseBobsApplicationId(): Promise<void> {
   expect(await rootUsage("bob")).toBe(1000);
   const notJoined = await waitFor("ApplicationNotJoined event", () => eventOf(NS_A, "alice-steal", "ApplicationNotJoined"));
   expect(notJoined.type).toBe("Warning");
-  expect(notJoined.message).toBe(`application spark-bob-1 belongs to another namespace: this pod was not joined to it and runs as its own application ${own}, charged to user alice`);
+  expect(notJoined.message).toBe(
+    `application spark-bob-1 belongs to another namespace: this pod was not joined to it and runs as its own application ${own}, charged to user alice`,
+  );
 
   const bobs = await app("spark-bob-1");
-  expect({ user: bobs.user, queue: bobs.queueName, allocations: bobs.allocations?.map((a) => a.allocationKey) }).toEqual({ user: "bob", queue: "root.teamb", allocations: [bob.metadata!.uid] });
+  expect({ user: bobs.user, queue: bobs.queueName, allocations: bobs.allocations?.map((a) => a.allocationKey) }).toEqual({
+    user: "bob",
+    queue: "root.teamb",
+    allocations: [bob.metadata!.uid],
+  });
   expect(bobs.requests ?? []).toEqual([]);
   const hers = await app(own);
-  expect({ user: hers.user, queue: hers.queueName, requests: hers.requests?.map((a) => a.allocationKey) }).toEqual({ user: "alice", queue: `root.tenants.${NS_A}`, requests: [alice.metadata!.uid] });
+  expect({ user: hers.user, queue: hers.queueName, requests: hers.requests?.map((a) => a.allocationKey) }).toEqual({
+    user: "alice",
+    queue: `root.tenants.${NS_A}`,
+    requests: [alice.metadata!.uid],
+  });
   // the mapping is visible: the pods' id, the core's id, whose it is
   const mapping = await rest<ShimApp[]>("/ws/v1/scheduler/shim/applications");
-  expect(mapping.filter((a) => a.podApplicationID === "spark-bob-1").map(({ applicationID, namespace, user }) => ({ applicationID, namespace, user })))
-    .toEqual([{ applicationID: "spark-bob-1", namespace: NS_B, user: "bob" }, { applicationID: own, namespace: NS_A, user: "alice" }]);
+  expect(
+    mapping
+      .filter((a) => a.podApplicationID === "spark-bob-1")
+      .map(({ applicationID, namespace, user }) => ({ applicationID, namespace, user })),
+  ).toEqual([
+    { applicationID: "spark-bob-1", namespace: NS_B, user: "bob" },
+    { applicationID: own, namespace: NS_A, user: "alice" },
+  ]);
   const line = await sched!.corral.waitForLog((l) => l.podApplicationId === "spark-bob-1");
   expect(line).toMatchObject({ applicationId: own, user: "alice", differs: "namespace", pod: `${NS_A}/alice-steal` });
 }
 
 describe("attack: joining another user's application", () => {
-  it("alice reuses bob's applicationId spark-bob-1: her pod is its own application, charged to her, not in root.teamb, held by her limit", reuseBobsApplicationId);
+  it(
+    "alice reuses bob's applicationId spark-bob-1: her pod is its own application, charged to her, not in root.teamb, held by her limit",
+    reuseBobsApplicationId,
+  );
 
   it("alice names bob's generated id (yunikorn-trust-b-autogen): bob's allowance is not spent", async () => {
     await create("bob", NS_B, pod("bob-auto-0"));
@@ -194,10 +280,17 @@ describe("attack: a pod posing as a placeholder of another user's gang", () => {
     adm ??= await startAdm();
     const group = [{ name: "driver", minMember: 1, minResource: { cpu: "500m", memory: "256Mi" } }];
     const driver = pod("bob-gang-driver", { app: "spark-bob-gang", cpu: "500m" });
-    driver.metadata!.annotations = { "yunikorn.apache.org/task-groups": JSON.stringify(group), "yunikorn.apache.org/task-group-name": "driver" };
+    driver.metadata!.annotations = {
+      "yunikorn.apache.org/task-groups": JSON.stringify(group),
+      "yunikorn.apache.org/task-group-name": "driver",
+    };
     const bobs = await create("bob", NS_SHARED, driver);
-    await waitFor("bob's driver bound in its placeholder's place", async () => (await nodeOf(NS_SHARED, "bob-gang-driver")) &&
-      !(await core().listNamespacedPod({ namespace: NS_SHARED })).items.some((p) => p.metadata!.name!.startsWith("tg-")));
+    await waitFor(
+      "bob's driver bound in its placeholder's place",
+      async () =>
+        (await nodeOf(NS_SHARED, "bob-gang-driver")) &&
+        !(await core().listNamespacedPod({ namespace: NS_SHARED })).items.some((p) => p.metadata!.name!.startsWith("tg-")),
+    );
     const bobUsage = await rootUsage("bob");
     expect(bobUsage).toBe(500);
 
@@ -205,7 +298,9 @@ describe("attack: a pod posing as a placeholder of another user's gang", () => {
     const forged = pod("alice-ph", { app: "spark-bob-gang", cpu: "500m" });
     forged.metadata!.annotations = { "internal.yunikorn.apache.org/placeholder": "true", "yunikorn.apache.org/task-group-name": "driver" };
     forged.metadata!.ownerReferences = [{ apiVersion: "v1", kind: "Pod", name: "bob-gang-driver", uid: bobs.metadata!.uid! }];
-    expect(await denial(create("alice", NS_SHARED, forged))).toMatch(/^403 .*pod trust-shared\/alice-ph: setting internal\.yunikorn\.apache\.org\/placeholder is refused: placeholders are created by the scheduler \(admin\) only \(requested by alice\)/);
+    expect(await denial(create("alice", NS_SHARED, forged))).toMatch(
+      /^403 .*pod trust-shared\/alice-ph: setting internal\.yunikorn\.apache\.org\/placeholder is refused: placeholders are created by the scheduler \(admin\) only \(requested by alice\)/,
+    );
 
     // the webhook down: she names the scheduler herself and gives her own identity
     await adm!.corral.stop();
@@ -244,7 +339,9 @@ describe("attack: preset spec.nodeName", () => {
     await create("admin", NS_A, preset("np-2", "2150m"));
     const ev = await waitFor("OverLimitAllocation event", () => eventOf(NS_A, "np-2", "OverLimitAllocation"));
     expect(ev.type).toBe("Warning");
-    expect(ev.message).toBe(`pod ${NS_A}/np-2 (cpu 2150m, memory 256Mi, pods 1) was already bound to node ${node} when the scheduler saw it, so it is recorded without a limit check, over user alice limit on root: cpu 2 allowed, cpu 4150m used`);
+    expect(ev.message).toBe(
+      `pod ${NS_A}/np-2 (cpu 2150m, memory 256Mi, pods 1) was already bound to node ${node} when the scheduler saw it, so it is recorded without a limit check, over user alice limit on root: cpu 2 allowed, cpu 4150m used`,
+    );
     expect(await eventOf(NS_A, "np-0", "OverLimitAllocation")).toBeUndefined();
     expect(await eventOf(NS_A, "np-1", "OverLimitAllocation")).toBeUndefined();
     expect(await rootUsage("alice")).toBe(4150);
@@ -253,7 +350,21 @@ describe("attack: preset spec.nodeName", () => {
     expect(metrics).toMatch(/^corral_scheduler_over_limit_allocations_total\{limit="user"\} 1$/m);
     expect(metrics).toMatch(/^corral_scheduler_over_limit_pods\{limit="user"\} 1$/m);
     const reported = (await rest<ShimApp[]>("/ws/v1/scheduler/shim/applications")).flatMap((a) => a.overLimitAllocations);
-    expect(reported).toEqual([expect.objectContaining({ pod: `${NS_A}/np-2`, limits: [{ kind: "user", name: "alice", path: "root", wildcard: false, max: { vcore: 2000 }, used: expect.objectContaining({ vcore: 4150 }) }] })]);
+    expect(reported).toEqual([
+      expect.objectContaining({
+        pod: `${NS_A}/np-2`,
+        limits: [
+          {
+            kind: "user",
+            name: "alice",
+            path: "root",
+            wildcard: false,
+            max: { vcore: 2000 },
+            used: expect.objectContaining({ vcore: 4150 }),
+          },
+        ],
+      }),
+    ]);
 
     // with the webhook back, alice's own pod is stamped with her identity and held by the usage she is charged
     adm = await startAdm();
@@ -274,9 +385,16 @@ describe("attack: joining another user's application, plugin mode (kube-schedule
     await sched!.corral.stop();
     sched = await startScheduler(["--mode", "plugin"]);
     adm ??= await startAdm(); // (the test before stops it, and may have failed before starting it again)
-    ks = await startKubeScheduler(tb, "kube-scheduler-trust", kubeSchedulerConfig({
-      kubeconfig: tb.kubeconfig.scheduler, schedulerName: "yunikorn", healthzPort: await freeTcpPort(), extenderUrl: `http://127.0.0.1:${sched.port}/scheduler`,
-    }));
+    ks = await startKubeScheduler(
+      tb,
+      "kube-scheduler-trust",
+      kubeSchedulerConfig({
+        kubeconfig: tb.kubeconfig.scheduler,
+        schedulerName: "yunikorn",
+        healthzPort: await freeTcpPort(),
+        extenderUrl: `http://127.0.0.1:${sched.port}/scheduler`,
+      }),
+    );
     await reuseBobsApplicationId();
   });
 
@@ -287,7 +405,8 @@ describe("attack: joining another user's application, plugin mode (kube-schedule
     const node = (await core().listNode()).items.map((n) => n.metadata!.name!).find((n) => n.startsWith(NODES))!;
     const bind = async (uid: string) => {
       const r = await fetch(`http://127.0.0.1:${sched!.port}/scheduler/bind`, {
-        method: "POST", headers: { "content-type": "application/json" },
+        method: "POST",
+        headers: { "content-type": "application/json" },
         body: JSON.stringify({ PodName: "alice-bind", PodNamespace: NS_A, PodUID: uid, Node: node }),
       });
       return ((await r.json()) as { Error: string }).Error;
@@ -295,9 +414,19 @@ describe("attack: joining another user's application, plugin mode (kube-schedule
     expect(await bind(held.metadata!.uid!)).toContain(`pod ${NS_A}/alice-bind has no allocation on node ${node}`);
     expect(await bind("00000000-0000-0000-0000-000000000000")).toContain("is not known to the scheduler");
     // a made-up filter body first (same name, a uid of its own, 100m, bob's identity), so that a task would exist
-    const forged = { ...held, metadata: { ...held.metadata, uid: "11111111-1111-1111-1111-111111111111", annotations: { ...held.metadata!.annotations, "yunikorn.apache.org/user.info": '{"user":"bob"}' } },
-      spec: { ...held.spec, containers: [{ name: "c", image: "x", resources: { requests: { cpu: "100m" } } }] } };
-    const f = await fetch(`http://127.0.0.1:${sched!.port}/scheduler/filter`, { method: "POST", body: JSON.stringify({ Pod: forged, NodeNames: [node] }) });
+    const forged = {
+      ...held,
+      metadata: {
+        ...held.metadata,
+        uid: "11111111-1111-1111-1111-111111111111",
+        annotations: { ...held.metadata!.annotations, "yunikorn.apache.org/user.info": '{"user":"bob"}' },
+      },
+      spec: { ...held.spec, containers: [{ name: "c", image: "x", resources: { requests: { cpu: "100m" } } }] },
+    };
+    const f = await fetch(`http://127.0.0.1:${sched!.port}/scheduler/filter`, {
+      method: "POST",
+      body: JSON.stringify({ Pod: forged, NodeNames: [node] }),
+    });
     expect(((await f.json()) as { NodeNames: string[] }).NodeNames).toEqual([]);
     expect(await bind("11111111-1111-1111-1111-111111111111")).toContain("is not known to the scheduler");
     await new Promise((r) => setTimeout(r, 1000));

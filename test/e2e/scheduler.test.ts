@@ -15,8 +15,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import { parseK8sQuantity } from "../../src/scheduler/shim/pod-resources.js";
 import {
-  type CorralProcess, type KubeSchedulerProcess, PROJECT_ROOT, type Testbed, createFakeNodes, deleteFakeNodes, freeTcpPort, kubeConfigFor,
-  kubeSchedulerConfig, prepareNamespace, startCorral, startKubeScheduler, waitFor,
+  type CorralProcess,
+  type KubeSchedulerProcess,
+  PROJECT_ROOT,
+  type Testbed,
+  createFakeNodes,
+  deleteFakeNodes,
+  freeTcpPort,
+  kubeConfigFor,
+  kubeSchedulerConfig,
+  prepareNamespace,
+  startCorral,
+  startKubeScheduler,
+  waitFor,
 } from "../../src/testbed/testbed.js";
 import { auditedCalls, freePort, grantedRules, resetCluster, serviceAccountKubeconfig, startAdmission, testbed } from "./harness.js";
 
@@ -82,7 +93,9 @@ function pod(name: string, o: { queue?: string; app?: string; cpu?: string } = {
   if (o.app) labels["yunikorn.apache.org/app-id"] = o.app;
   return {
     metadata: { name, labels },
-    spec: { containers: [{ name: "c", image: "registry.example.com/batch:1", resources: { requests: { cpu: o.cpu ?? "1", memory: "256Mi" } } }] },
+    spec: {
+      containers: [{ name: "c", image: "registry.example.com/batch:1", resources: { requests: { cpu: o.cpu ?? "1", memory: "256Mi" } } }],
+    },
   };
 }
 
@@ -99,13 +112,22 @@ async function pods(prefix: string, ns = NS): Promise<k8s.V1Pod[]> {
 const bound = (ps: k8s.V1Pod[]) => ps.filter((p) => p.spec?.nodeName);
 
 async function succeed(name: string, ns = NS): Promise<void> {
-  await core().patchNamespacedPodStatus({ name, namespace: ns, body: { status: { phase: "Succeeded" } } }, k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch));
+  await core().patchNamespacedPodStatus(
+    { name, namespace: ns, body: { status: { phase: "Succeeded" } } },
+    k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+  );
 }
 
 /** Force-deletes every pod of `ns` (no kubelet: graceful deletion of a bound pod would never finish). */
 async function clear(ns: string): Promise<void> {
   const list = await core().listNamespacedPod({ namespace: ns });
-  await Promise.all(list.items.map((p) => core().deleteNamespacedPod({ name: p.metadata!.name!, namespace: ns, gracePeriodSeconds: 0 }).catch(() => undefined)));
+  await Promise.all(
+    list.items.map((p) =>
+      core()
+        .deleteNamespacedPod({ name: p.metadata!.name!, namespace: ns, gracePeriodSeconds: 0 })
+        .catch(() => undefined),
+    ),
+  );
   await waitFor(`pods of ${ns} gone`, async () => (await core().listNamespacedPod({ namespace: ns })).items.length === 0);
 }
 
@@ -132,8 +154,23 @@ async function cpuPerNode(ns: string): Promise<Map<string, number>> {
 async function startScheduler(args: string[] = [], readyMsg = "scheduling"): Promise<{ corral: CorralProcess; port: number }> {
   const port = freePort();
   const out = createWriteStream(join(tb.dir, "logs", `corral-scheduler-${port}.log`));
-  const corral = await startCorral(["scheduler", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", tb.kubeconfig.admin, "--namespace", CONF_NS, "--resync-seconds", "5", ...args],
-    { env: { LOG_LEVEL: "debug" }, readyMsg, echo: (l) => out.write(`${l}\n`) });
+  const corral = await startCorral(
+    [
+      "scheduler",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--kubeconfig",
+      tb.kubeconfig.admin,
+      "--namespace",
+      CONF_NS,
+      "--resync-seconds",
+      "5",
+      ...args,
+    ],
+    { env: { LOG_LEVEL: "debug" }, readyMsg, echo: (l) => out.write(`${l}\n`) },
+  );
   return { corral, port };
 }
 
@@ -170,24 +207,35 @@ afterAll(async () => {
 describe("corral scheduler, standalone, on kube-apiserver v1.20.2", () => {
   it("binds pods through pods/binding, records Scheduled events and keeps node capacity", async () => {
     await create("alice", [pod("s-1", { queue: "root.big" }), pod("s-2", { queue: "root.big" })]);
-    const ps = await waitFor("2 pods bound", async () => { const b = bound(await pods("s-")); return b.length === 2 && b; });
+    const ps = await waitFor("2 pods bound", async () => {
+      const b = bound(await pods("s-"));
+      return b.length === 2 && b;
+    });
     const ev = await waitFor("Scheduled event", async () => (await events(NS, "s-1")).find((e) => e.reason === "Scheduled"));
     expect(ev.message).toBe(`Successfully assigned ${NS}/s-1 to node ${ps.find((p) => p.metadata!.name === "s-1")!.spec!.nodeName}`);
     // identity from the admission controller reached the core
-    const apps = await rest<{ applicationID: string; queueName: string; user: string }[]>(sched!.port, "/ws/v1/partition/default/applications/active");
+    const apps = await rest<{ applicationID: string; queueName: string; user: string }[]>(
+      sched!.port,
+      "/ws/v1/partition/default/applications/active",
+    );
     expect(apps.find((a) => a.queueName === "root.big")).toBeDefined();
     await clear(NS);
   });
 
   it("quota held: pods beyond root.capped's max wait with an event naming the queue, and run when others finish", async () => {
-    await create("alice", [1, 2, 3, 4].map((i) => pod(`cap-${i}`, { queue: "root.capped", app: "capped" })));
+    await create(
+      "alice",
+      [1, 2, 3, 4].map((i) => pod(`cap-${i}`, { queue: "root.capped", app: "capped" })),
+    );
     await waitFor("2 bound", async () => bound(await pods("cap-")).length === 2);
     const waiting = (await pods("cap-")).filter((p) => !p.spec?.nodeName);
     expect(waiting).toHaveLength(2);
     const name = waiting[0]!.metadata!.name!;
     const ev = await waitFor("PodUnschedulable event", async () => (await events(NS, name)).find((e) => e.reason === "PodUnschedulable"));
     expect(ev.message).toContain("queue root.capped maximum");
-    const cond = await waitFor("PodScheduled condition", async () => (await core().readNamespacedPod({ name, namespace: NS })).status?.conditions?.find((c) => c.type === "PodScheduled"));
+    const cond = await waitFor("PodScheduled condition", async () =>
+      (await core().readNamespacedPod({ name, namespace: NS })).status?.conditions?.find((c) => c.type === "PodScheduled"),
+    );
     expect(cond).toMatchObject({ status: "False", reason: "SchedulingSkipped" });
     expect(cond.message).toContain("root.capped");
     // still held a while later
@@ -195,7 +243,10 @@ describe("corral scheduler, standalone, on kube-apiserver v1.20.2", () => {
     expect(bound(await pods("cap-"))).toHaveLength(2);
     const done = bound(await pods("cap-"))[0]!.metadata!.name!;
     await succeed(done);
-    await waitFor("a held pod bound after one finished", async () => bound(await pods("cap-")).filter((p) => p.metadata!.name !== done).length === 2);
+    await waitFor(
+      "a held pod bound after one finished",
+      async () => bound(await pods("cap-")).filter((p) => p.metadata!.name !== done).length === 2,
+    );
     await clear(NS);
   });
 
@@ -204,8 +255,14 @@ describe("corral scheduler, standalone, on kube-apiserver v1.20.2", () => {
     let before = applied();
     await setQueues(QUEUES("100m", false));
     await waitFor("config with root.fair max 100m applied", async () => applied() > before);
-    await create("alice", [0, 1, 2, 3, 4, 5, 6, 7].map((i) => pod(`fa-${i}`, { queue: "root.fair.a", app: "fair-a" })));
-    await create("bob", [0, 1, 2, 3, 4, 5, 6, 7].map((i) => pod(`fb-${i}`, { queue: "root.fair.b", app: "fair-b" })));
+    await create(
+      "alice",
+      [0, 1, 2, 3, 4, 5, 6, 7].map((i) => pod(`fa-${i}`, { queue: "root.fair.a", app: "fair-a" })),
+    );
+    await create(
+      "bob",
+      [0, 1, 2, 3, 4, 5, 6, 7].map((i) => pod(`fb-${i}`, { queue: "root.fair.b", app: "fair-b" })),
+    );
     await waitFor("all 16 held", async () => {
       const ps = [...(await pods("fa-")), ...(await pods("fb-"))];
       return ps.filter((p) => p.status?.conditions?.some((c) => c.reason === "SchedulingSkipped")).length === 16;
@@ -223,8 +280,14 @@ describe("corral scheduler, standalone, on kube-apiserver v1.20.2", () => {
   });
 
   it("user limit: alice is capped at 1 vcore in root.limited, bob is not (identities from the admission controller)", async () => {
-    await create("alice", [0, 1, 2].map((i) => pod(`la-${i}`, { queue: "root.limited", app: "lim-alice" })));
-    await create("bob", [0, 1, 2].map((i) => pod(`lb-${i}`, { queue: "root.limited", app: "lim-bob" })));
+    await create(
+      "alice",
+      [0, 1, 2].map((i) => pod(`la-${i}`, { queue: "root.limited", app: "lim-alice" })),
+    );
+    await create(
+      "bob",
+      [0, 1, 2].map((i) => pod(`lb-${i}`, { queue: "root.limited", app: "lim-bob" })),
+    );
     await waitFor("bob's 3 bound", async () => bound(await pods("lb-")).length === 3);
     await waitFor("alice's 1 bound", async () => bound(await pods("la-")).length === 1);
     const held = (await pods("la-")).find((p) => !p.spec?.nodeName)!.metadata!.name!;
@@ -247,7 +310,10 @@ describe("corral scheduler, standalone, on kube-apiserver v1.20.2", () => {
   it("node selector and taints: the core places pods only where kube-scheduler's rules would", async () => {
     const merge = k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch);
     await core().patchNode({ name: `${NODES}-1`, body: { metadata: { labels: { disk: "ssd" } } } }, merge);
-    await core().patchNode({ name: `${NODES}-2`, body: { spec: { taints: [{ key: "dedicated", value: "gpu", effect: "NoSchedule" }] } } }, merge);
+    await core().patchNode(
+      { name: `${NODES}-2`, body: { spec: { taints: [{ key: "dedicated", value: "gpu", effect: "NoSchedule" }] } } },
+      merge,
+    );
     try {
       await new Promise((r) => setTimeout(r, 500));
       const ssd = pod("sel-ssd", { queue: "root.big", app: "sel" });
@@ -266,13 +332,21 @@ describe("corral scheduler, standalone, on kube-apiserver v1.20.2", () => {
 
   it("restart mid-run: state rebuilt from bound pods, no node over capacity, no pod bound twice", async () => {
     const n = 24;
-    await create("alice", Array.from({ length: n }, (_, i) => pod(`r-${String(i).padStart(2, "0")}`, { queue: "root.big", app: "restart" })));
+    await create(
+      "alice",
+      Array.from({ length: n }, (_, i) => pod(`r-${String(i).padStart(2, "0")}`, { queue: "root.big", app: "restart" })),
+    );
     await waitFor("some bound", async () => bound(await pods("r-")).length >= 4, 30_000, 50);
     await sched!.corral.stop("SIGKILL");
     const before = bound(await pods("r-")).map((p) => `${p.metadata!.name}@${p.spec!.nodeName}`);
     // the recovery log counts every bound pod of the cluster's managed pods; any outside this test are not its own
-    const elsewhere = bound((await core().listPodForAllNamespaces()).items).filter((p) => p.metadata!.namespace !== NS && p.spec!.schedulerName === "yunikorn"
-      && p.status?.phase !== "Succeeded" && p.status?.phase !== "Failed").length;
+    const elsewhere = bound((await core().listPodForAllNamespaces()).items).filter(
+      (p) =>
+        p.metadata!.namespace !== NS &&
+        p.spec!.schedulerName === "yunikorn" &&
+        p.status?.phase !== "Succeeded" &&
+        p.status?.phase !== "Failed",
+    ).length;
     sched = await startScheduler();
     await waitFor("16 bound (cluster full)", async () => bound(await pods("r-")).length === 16, 30_000);
     await new Promise((r) => setTimeout(r, 1500));
@@ -293,13 +367,23 @@ describe("corral scheduler, standalone, on kube-apiserver v1.20.2", () => {
     // the admission controller's validating webhook would refuse it first; stop it to reach the scheduler
     await adm!.corral.stop();
     adm = undefined;
-    await kubeConfigFor(tb, "admin").makeApiClient(k8s.AdmissionregistrationV1Api).deleteValidatingWebhookConfiguration({ name: "yunikorn-admission-controller-validations" }).catch(() => undefined);
-    await kubeConfigFor(tb, "admin").makeApiClient(k8s.AdmissionregistrationV1Api).deleteMutatingWebhookConfiguration({ name: "yunikorn-admission-controller-mutations" }).catch(() => undefined);
+    await kubeConfigFor(tb, "admin")
+      .makeApiClient(k8s.AdmissionregistrationV1Api)
+      .deleteValidatingWebhookConfiguration({ name: "yunikorn-admission-controller-validations" })
+      .catch(() => undefined);
+    await kubeConfigFor(tb, "admin")
+      .makeApiClient(k8s.AdmissionregistrationV1Api)
+      .deleteMutatingWebhookConfiguration({ name: "yunikorn-admission-controller-mutations" })
+      .catch(() => undefined);
     try {
-      await setQueues("partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n          - name: capped\n            resources: {max: {vcore: -1}}\n");
+      await setQueues(
+        "partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n          - name: capped\n            resources: {max: {vcore: -1}}\n",
+      );
       const line = await sched!.corral.waitForLog((l) => String(l.msg).startsWith("queue configuration rejected"));
       expect(String(line.err)).toMatch(/vcore|negative|invalid/i);
-      const ev = await waitFor("ConfigRejected event", async () => (await events(CONF_NS, "yunikorn-configs")).find((e) => e.reason === "ConfigRejected"));
+      const ev = await waitFor("ConfigRejected event", async () =>
+        (await events(CONF_NS, "yunikorn-configs")).find((e) => e.reason === "ConfigRejected"),
+      );
       expect(ev.type).toBe("Warning");
       const cfg = await rest<{ partitions: { queues: { queues?: { name: string }[] }[] }[] }>(sched!.port, "/ws/v1/config");
       expect(cfg.partitions[0]!.queues[0]!.queues!.map((q) => q.name)).toContain("limited");
@@ -317,9 +401,15 @@ describe("deploy/scheduler", () => {
     const run = promisify(execFile);
     // rendered into a namespace of its own (kustomize overlay), so nothing here touches other tests' namespaces
     const overlay = await mkdtemp(join(tmpdir(), "corral-kustomize-"));
-    await writeFile(join(overlay, "kustomization.yaml"), `namespace: ${DEPLOY_NS}\nresources:\n  - ${relative(overlay, join(PROJECT_ROOT, "deploy", "scheduler"))}\n`);
+    await writeFile(
+      join(overlay, "kustomization.yaml"),
+      `namespace: ${DEPLOY_NS}\nresources:\n  - ${relative(overlay, join(PROJECT_ROOT, "deploy", "scheduler"))}\n`,
+    );
     const { stdout: rendered } = await run("kubectl", ["kustomize", overlay], { maxBuffer: 10 << 20 });
-    const objects = parseAllDocuments(rendered).map((d) => d.toJS() as { kind: string; metadata: { name: string }; rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[] });
+    const objects = parseAllDocuments(rendered).map(
+      (d) =>
+        d.toJS() as { kind: string; metadata: { name: string }; rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[] },
+    );
     const kubectl = (args: string[], stdin: string) => {
       const p = run("kubectl", ["--kubeconfig", tb.kubeconfig.admin, ...args], { maxBuffer: 10 << 20 });
       p.child.stdin!.end(stdin);
@@ -327,7 +417,16 @@ describe("deploy/scheduler", () => {
     };
     await prepareNamespace(admin, DEPLOY_NS, []);
     const { stdout } = await kubectl(["apply", "--dry-run=server", "-f", "-"], rendered);
-    for (const kind of ["serviceaccount", "clusterrole", "clusterrolebinding", "role", "rolebinding", "service", "deployment", "networkpolicy"]) {
+    for (const kind of [
+      "serviceaccount",
+      "clusterrole",
+      "clusterrolebinding",
+      "role",
+      "rolebinding",
+      "service",
+      "deployment",
+      "networkpolicy",
+    ]) {
       expect(stdout).toMatch(new RegExp(`^${kind}[./].*\\(server dry run\\)`, "m"));
     }
     const rbac = objects.filter((o) => ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"].includes(o.kind));
@@ -337,30 +436,58 @@ describe("deploy/scheduler", () => {
 
     await sched!.corral.stop();
     const port = freePort();
-    const sa = await startCorral(["scheduler", "--host", "127.0.0.1", "--port", String(port), "--kubeconfig", kubeconfig, "--namespace", DEPLOY_NS, "--leader-elect", "--identity", "rbac"],
-      { env: { LOG_LEVEL: "info" }, readyMsg: "scheduling" });
+    const sa = await startCorral(
+      [
+        "scheduler",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        String(port),
+        "--kubeconfig",
+        kubeconfig,
+        "--namespace",
+        DEPLOY_NS,
+        "--leader-elect",
+        "--identity",
+        "rbac",
+      ],
+      { env: { LOG_LEVEL: "info" }, readyMsg: "scheduling" },
+    );
     try {
       // bindings, a quota hold (status patch + events)
       const held = [1, 2, 3].map((i) => withSched(pod(`rb-${i}`, { queue: "root.capped", app: "rbac" })));
       await create("admin", held);
       await waitFor("2 bound", async () => bound(await pods("rb-")).length === 2);
-      await waitFor("held pod's condition", async () => (await pods("rb-")).some((p) => p.status?.conditions?.some((c) => c.reason === "SchedulingSkipped")));
-      await waitFor("Scheduled events", async () => (await core().listNamespacedEvent({ namespace: NS })).items.some((e) => e.reason === "Scheduled" && (e.involvedObject.name ?? "").startsWith("rb-")));
+      await waitFor("held pod's condition", async () =>
+        (await pods("rb-")).some((p) => p.status?.conditions?.some((c) => c.reason === "SchedulingSkipped")),
+      );
+      await waitFor("Scheduled events", async () =>
+        (await core().listNamespacedEvent({ namespace: NS })).items.some(
+          (e) => e.reason === "Scheduled" && (e.involvedObject.name ?? "").startsWith("rb-"),
+        ),
+      );
       // a gang of one: its placeholder is created, bound, and deleted when the driver takes its place (pods create/delete).
       // Known issue: run after the rest of the suite on CI this round trip did not complete within 90 s (it passes on its
       // own: `npx vitest run --project e2e test/e2e/scheduler.test.ts -t RBAC`), so CI leaves the gang step out and the
       // create/delete rules are then not required to be used; gang.test.ts exercises placeholders.
       if (GANG_RBAC_STEP) {
-      const gang = withSched(pod("rb-gang", { queue: "root.big", app: "rbac-gang" }));
-      gang.metadata!.annotations = {
-        "yunikorn.apache.org/task-groups": JSON.stringify([{ name: "driver", minMember: 1, minResource: { cpu: "1", memory: "256Mi" } }]),
-        "yunikorn.apache.org/task-group-name": "driver",
-      };
-      await create("admin", [gang]);
-      await waitFor("gang driver bound, its placeholder gone", async () => {
-        const ps = (await core().listNamespacedPod({ namespace: NS })).items;
-        return ps.some((p) => p.metadata!.name === "rb-gang" && p.spec?.nodeName) && !ps.some((p) => p.metadata!.name!.startsWith("tg-rbac-gang-"));
-      }, 90_000); // a placeholder's create, bind, delete and the driver's bind: four API round trips on a loaded test bed
+        const gang = withSched(pod("rb-gang", { queue: "root.big", app: "rbac-gang" }));
+        gang.metadata!.annotations = {
+          "yunikorn.apache.org/task-groups": JSON.stringify([{ name: "driver", minMember: 1, minResource: { cpu: "1", memory: "256Mi" } }]),
+          "yunikorn.apache.org/task-group-name": "driver",
+        };
+        await create("admin", [gang]);
+        await waitFor(
+          "gang driver bound, its placeholder gone",
+          async () => {
+            const ps = (await core().listNamespacedPod({ namespace: NS })).items;
+            return (
+              ps.some((p) => p.metadata!.name === "rb-gang" && p.spec?.nodeName) &&
+              !ps.some((p) => p.metadata!.name!.startsWith("tg-rbac-gang-"))
+            );
+          },
+          90_000,
+        ); // a placeholder's create, bind, delete and the driver's bind: four API round trips on a loaded test bed
       }
     } finally {
       await sa.stop();
@@ -372,7 +499,9 @@ describe("deploy/scheduler", () => {
     const granted = grantedRules(rbac);
     // pods patch is plugin mode's activation only; pods/eviction (preemption) is used and checked under this account by preemption.test.ts
     const gangRules = GANG_RBAC_STEP ? [] : ["/pods/create", "/pods/delete"];
-    expect([...used].sort()).toEqual([...granted].filter((g) => g !== "/pods/patch" && g !== "/pods/eviction/create" && !gangRules.includes(g)).sort());
+    expect([...used].sort()).toEqual(
+      [...granted].filter((g) => g !== "/pods/patch" && g !== "/pods/eviction/create" && !gangRules.includes(g)).sort(),
+    );
   }, 180_000);
 });
 
@@ -388,7 +517,9 @@ describe("leader election", () => {
       await waitFor("le-0 bound", async () => bound(await pods("le-")).length === 1);
       await new Promise((r) => setTimeout(r, 2500));
       expect(two.corral.logs.some((l) => l.msg === "scheduling")).toBe(false);
-      const lease = await kubeConfigFor(tb, "admin").makeApiClient(k8s.CoordinationV1Api).readNamespacedLease({ name: "corral-scheduler", namespace: CONF_NS });
+      const lease = await kubeConfigFor(tb, "admin")
+        .makeApiClient(k8s.CoordinationV1Api)
+        .readNamespacedLease({ name: "corral-scheduler", namespace: CONF_NS });
       expect(lease.spec?.holderIdentity).toBe("replica-1");
       await one.corral.stop("SIGKILL");
       await two.corral.waitForLog((l) => l.msg === "scheduling", 40_000);
@@ -411,25 +542,54 @@ describe("plugin mode: kube-scheduler v1.20.2 with corral as its extender", () =
 
   it("managed pods go where the core allocated and wait for quota; a pod without an application id is placed by kube-scheduler alone", async () => {
     sched = await startScheduler(["--mode", "plugin"]);
-    ks = await startKubeScheduler(tb, "kube-scheduler-plugin", kubeSchedulerConfig({
-      kubeconfig: tb.kubeconfig.scheduler, schedulerName: "yunikorn", healthzPort: await freeTcpPort(),
-      extenderUrl: `http://127.0.0.1:${sched.port}/scheduler`, qps: 200,
-    }));
-    await create("admin", [1, 2, 3].map((i) => withSched(pod(`pm-${i}`, { queue: "root.capped", app: "plugin-capped" }))));
+    ks = await startKubeScheduler(
+      tb,
+      "kube-scheduler-plugin",
+      kubeSchedulerConfig({
+        kubeconfig: tb.kubeconfig.scheduler,
+        schedulerName: "yunikorn",
+        healthzPort: await freeTcpPort(),
+        extenderUrl: `http://127.0.0.1:${sched.port}/scheduler`,
+        qps: 200,
+      }),
+    );
+    await create(
+      "admin",
+      [1, 2, 3].map((i) => withSched(pod(`pm-${i}`, { queue: "root.capped", app: "plugin-capped" }))),
+    );
     await waitFor("2 bound", async () => bound(await pods("pm-")).length === 2, 30_000);
     await new Promise((r) => setTimeout(r, 1500));
     expect(bound(await pods("pm-"))).toHaveLength(2);
     // the core's allocation is the node kube-scheduler bound to
-    const apps = await rest<{ applicationID: string; allocations?: { allocationKey: string; nodeId: string }[] }[]>(sched.port, "/ws/v1/partition/default/applications/active");
+    const apps = await rest<{ applicationID: string; allocations?: { allocationKey: string; nodeId: string }[] }[]>(
+      sched.port,
+      "/ws/v1/partition/default/applications/active",
+    );
     const allocs = apps.find((a) => a.applicationID === "plugin-capped")!.allocations!;
-    for (const p of bound(await pods("pm-"))) expect(allocs.find((a) => a.allocationKey === p.metadata!.uid)?.nodeId).toBe(p.spec!.nodeName);
+    for (const p of bound(await pods("pm-")))
+      expect(allocs.find((a) => a.allocationKey === p.metadata!.uid)?.nodeId).toBe(p.spec!.nodeName);
     // kube-scheduler's own event for the held pod comes from the extender's refusal
     const held = (await pods("pm-")).find((p) => !p.spec?.nodeName)!.metadata!.name!;
     await succeed(bound(await pods("pm-"))[0]!.metadata!.name!);
-    await waitFor("held pod bound after release", async () => (await core().readNamespacedPod({ name: held, namespace: NS })).spec?.nodeName, 40_000);
+    await waitFor(
+      "held pod bound after release",
+      async () => (await core().readNamespacedPod({ name: held, namespace: NS })).spec?.nodeName,
+      40_000,
+    );
 
-    await create("admin", [withSched({ metadata: { name: "web-0" }, spec: { containers: [{ name: "web", image: "nginx:1.25" }] } })], PLAIN_NS);
-    const web = await waitFor("plain pod bound", async () => { const p = await core().readNamespacedPod({ name: "web-0", namespace: PLAIN_NS }); return p.spec?.nodeName ? p : undefined; }, 30_000);
+    await create(
+      "admin",
+      [withSched({ metadata: { name: "web-0" }, spec: { containers: [{ name: "web", image: "nginx:1.25" }] } })],
+      PLAIN_NS,
+    );
+    const web = await waitFor(
+      "plain pod bound",
+      async () => {
+        const p = await core().readNamespacedPod({ name: "web-0", namespace: PLAIN_NS });
+        return p.spec?.nodeName ? p : undefined;
+      },
+      30_000,
+    );
     expect(web.metadata?.labels?.["yunikorn.apache.org/app-id"]).toBeUndefined();
     const appsAfter = await rest<{ applicationID: string }[]>(sched.port, "/ws/v1/partition/default/applications/active");
     expect(appsAfter.some((a) => a.applicationID.includes(PLAIN_NS))).toBe(false);

@@ -6,4 +6,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 
 const dir = new URL("../../.corral/reports/runtime/", import.meta.url);
 mkdirSync(dir, { recursive: true });
-writeFileSync(new URL(`worker-${process.pid}.json`, dir), JSON.stringify({ what: "vitest worker", node: process.version, execPath: process.execPath }));
+writeFileSync(
+  new URL(`worker-${process.pid}.json`, dir),
+  JSON.stringify({ what: "vitest worker", node: process.version, execPath: process.execPath }),
+);

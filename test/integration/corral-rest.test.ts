@@ -44,12 +44,16 @@ beforeAll(async () => {
   let now = T0;
   core = new SchedulerCore(() => now, QUEUES);
   core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 8000, memory: 32 * GI, pods: 110 } }]);
-  core.updateApplication({ new: [
-    { applicationID: "capped-app", queueName: "root.capped", ugi: { user: "bob", groups: ["dev"] } },
-    { applicationID: "lim-alice", queueName: "root.limited", ugi: { user: "alice", groups: ["dev"] } },
-  ] });
+  core.updateApplication({
+    new: [
+      { applicationID: "capped-app", queueName: "root.capped", ugi: { user: "bob", groups: ["dev"] } },
+      { applicationID: "lim-alice", queueName: "root.limited", ugi: { user: "alice", groups: ["dev"] } },
+    ],
+  });
   const ask = (app: string, key: string, pod: string) => ({
-    allocationKey: key, applicationID: app, resourcePerAlloc: { vcore: 1000, memory: GI },
+    allocationKey: key,
+    applicationID: app,
+    resourcePerAlloc: { vcore: 1000, memory: GI },
     allocationTags: { "kubernetes.io/meta/namespace": "batch", "kubernetes.io/meta/podName": pod },
   });
   for (let i = 0; i < 3; i++) {
@@ -61,7 +65,14 @@ beforeAll(async () => {
   await mkdir(join(uiDir, "assets"));
   await writeFile(join(uiDir, "index.html"), "<!doctype html><title>corral</title>");
   await writeFile(join(uiDir, "assets", "app-abc.js"), "console.log(1)");
-  rest = await startRestServer({ host: "127.0.0.1", port: 0, log: pino({ level: "silent" }), config: () => core.appliedConfig, core, uiDir });
+  rest = await startRestServer({
+    host: "127.0.0.1",
+    port: 0,
+    log: pino({ level: "silent" }),
+    config: () => core.appliedConfig,
+    core,
+    uiDir,
+  });
 });
 afterAll(async () => rest?.close());
 
@@ -74,13 +85,35 @@ describe("GET /ws/v1/corral/pending", () => {
     const byPod = new Map(body.pending.map((p) => [p.pod, p]));
     expect([...byPod.keys()].sort()).toEqual(["cap-2", "la-1", "la-2"]);
     const cap = byPod.get("cap-2")!;
-    expect(cap).toMatchObject({ namespace: "batch", applicationId: "capped-app", user: "bob", groups: ["dev"], queue: "root.capped", since: T0 + 2000, resource: { vcore: 1000, memory: GI } });
-    expect(cap.hold).toMatchObject({ kind: "queueMax", state: "Skipped", queuePath: "root.capped", max: { vcore: 2000, memory: 8 * GI }, used: { vcore: 2000, memory: 2 * GI }, ask: { vcore: 1000, memory: GI } });
+    expect(cap).toMatchObject({
+      namespace: "batch",
+      applicationId: "capped-app",
+      user: "bob",
+      groups: ["dev"],
+      queue: "root.capped",
+      since: T0 + 2000,
+      resource: { vcore: 1000, memory: GI },
+    });
+    expect(cap.hold).toMatchObject({
+      kind: "queueMax",
+      state: "Skipped",
+      queuePath: "root.capped",
+      max: { vcore: 2000, memory: 8 * GI },
+      used: { vcore: 2000, memory: 2 * GI },
+      ask: { vcore: 1000, memory: GI },
+    });
     expect(cap.hold!.message).toContain("queue root.capped maximum");
     const lim = byPod.get("la-1")!;
     expect(lim.hold).toMatchObject({
-      kind: "limit", state: "Skipped",
-      hold: { kind: "user", name: "alice", queuePath: "root.limited", wildcard: false, limit: { type: "resources", max: { vcore: 1000 }, used: { vcore: 1000, memory: GI }, ask: { vcore: 1000, memory: GI } } },
+      kind: "limit",
+      state: "Skipped",
+      hold: {
+        kind: "user",
+        name: "alice",
+        queuePath: "root.limited",
+        wildcard: false,
+        limit: { type: "resources", max: { vcore: 1000 }, used: { vcore: 1000, memory: GI }, ask: { vcore: 1000, memory: GI } },
+      },
     });
     expect(lim.hold!.message).toBe("user alice quota reached on root.limited");
     // oldest first
@@ -93,7 +126,13 @@ describe("GET /ws/v1/corral/pending", () => {
     const body = (await (await fetch(`${base()}/ws/v1/corral/pending`)).json()) as PendingList;
     const h = body.pending.find((p) => p.allocationKey === "h0")!;
     expect(h.pod).toBe("");
-    expect(h.hold).toMatchObject({ kind: "clusterCapacity", state: "Failed", capacity: { vcore: 8000 }, used: { vcore: 3000 }, ask: { vcore: 6000 } });
+    expect(h.hold).toMatchObject({
+      kind: "clusterCapacity",
+      state: "Failed",
+      capacity: { vcore: 8000 },
+      used: { vcore: 3000 },
+      ask: { vcore: 6000 },
+    });
     core.updateAllocation({ releases: [{ applicationID: "huge", allocationKey: "h0" }] });
   });
 
@@ -119,12 +158,28 @@ describe("GET /ws/v1/corral/applications and /ws/v1/corral/nodes", () => {
   it("summarise applications (counts, not lists) and nodes", async () => {
     const apps = (await (await fetch(`${base()}/ws/v1/corral/applications`)).json()) as ApplicationSummary[];
     const capped = apps.find((a) => a.applicationID === "capped-app")!;
-    expect(capped).toMatchObject({ queueName: "root.capped", user: "bob", groups: ["dev"], applicationState: "Running", running: 2, waiting: 1, usedResource: { vcore: 2000, memory: 2 * GI }, pendingResource: { vcore: 1000, memory: GI } });
+    expect(capped).toMatchObject({
+      queueName: "root.capped",
+      user: "bob",
+      groups: ["dev"],
+      applicationState: "Running",
+      running: 2,
+      waiting: 1,
+      usedResource: { vcore: 2000, memory: 2 * GI },
+      pendingResource: { vcore: 1000, memory: GI },
+    });
     expect(capped.submissionTime).toBeGreaterThanOrEqual(T0);
     expect((await fetch(`${base()}/ws/v1/corral/applications?state=bogus`)).status).toBe(400);
     const nodes = (await (await fetch(`${base()}/ws/v1/corral/nodes`)).json()) as NodeSummary[];
     expect(nodes).toHaveLength(1);
-    expect(nodes[0]).toMatchObject({ nodeID: "n1", schedulable: true, allocations: 3, capacity: { vcore: 8000 }, allocated: { vcore: 3000 }, utilized: { vcore: 37 } });
+    expect(nodes[0]).toMatchObject({
+      nodeID: "n1",
+      schedulable: true,
+      allocations: 3,
+      capacity: { vcore: 8000 },
+      allocated: { vcore: 3000 },
+      utilized: { vcore: 37 },
+    });
   });
 });
 

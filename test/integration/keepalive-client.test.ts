@@ -22,12 +22,15 @@ beforeAll(async () => {
   ca = await generateCa(validity);
   const srv = await generateServerCert(ca, { commonName: "localhost", sans: ["127.0.0.1"], ...validity });
   client = await generateServerCert(ca, { commonName: "alice", sans: ["alice.example"], ...validity });
-  server = createServer({ key: srv.keyPem, cert: srv.certPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: false }, (req, res) => {
-    const peer = (req.socket as TLSSocket).getPeerCertificate();
-    const who = req.headers.authorization ?? peer.subject?.CN ?? "anonymous";
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ apiVersion: "v1", kind: "NamespaceList", metadata: {}, items: [{ metadata: { name: who } }] }));
-  });
+  server = createServer(
+    { key: srv.keyPem, cert: srv.certPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: false },
+    (req, res) => {
+      const peer = (req.socket as TLSSocket).getPeerCertificate();
+      const who = req.headers.authorization ?? peer.subject?.CN ?? "anonymous";
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ apiVersion: "v1", kind: "NamespaceList", metadata: {}, items: [{ metadata: { name: who } }] }));
+    },
+  );
   server.on("secureConnection", (s: TLSSocket) => handshakes.push(s.remoteAddress ?? ""));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   port = (server.address() as { port: number }).port;
@@ -41,8 +44,18 @@ afterAll(async () => {
 function kubeConfig(user: "certificate" | "token" = "certificate"): k8s.KubeConfig {
   const kc = new k8s.KubeConfig();
   kc.loadFromOptions({
-    clusters: [{ name: "c", server: `https://127.0.0.1:${port}`, caData: Buffer.from(ca.certPem).toString("base64"), skipTLSVerify: false }],
-    users: [user === "certificate" ? { name: "alice", certData: Buffer.from(client.certPem).toString("base64"), keyData: Buffer.from(client.keyPem).toString("base64") } : { name: "alice", token: "t0ken" }],
+    clusters: [
+      { name: "c", server: `https://127.0.0.1:${port}`, caData: Buffer.from(ca.certPem).toString("base64"), skipTLSVerify: false },
+    ],
+    users: [
+      user === "certificate"
+        ? {
+            name: "alice",
+            certData: Buffer.from(client.certPem).toString("base64"),
+            keyData: Buffer.from(client.keyPem).toString("base64"),
+          }
+        : { name: "alice", token: "t0ken" },
+    ],
     contexts: [{ name: "c", cluster: "c", user: "alice" }],
     currentContext: "c",
   });

@@ -20,7 +20,14 @@ beforeAll(async () => {
     req.on("end", () => {
       if (text) bodies.push(JSON.parse(text));
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "l", namespace: "n" }, spec: { holderIdentity: "a", renewTime: STORED, acquireTime: STORED } }));
+      res.end(
+        JSON.stringify({
+          apiVersion: "coordination.k8s.io/v1",
+          kind: "Lease",
+          metadata: { name: "l", namespace: "n" },
+          spec: { holderIdentity: "a", renewTime: STORED, acquireTime: STORED },
+        }),
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
@@ -43,7 +50,10 @@ function api(): k8s.CoordinationV1Api {
 describe("Lease MicroTime through client-node", () => {
   it("sends six fractional digits", async () => {
     const ms = Date.UTC(2026, 0, 1, 0, 0, 0, 123);
-    await api().createNamespacedLease({ namespace: "n", body: { metadata: { name: "l" }, spec: { holderIdentity: "a", renewTime: microTime(ms), acquireTime: microTime(ms) } } });
+    await api().createNamespacedLease({
+      namespace: "n",
+      body: { metadata: { name: "l" }, spec: { holderIdentity: "a", renewTime: microTime(ms), acquireTime: microTime(ms) } },
+    });
     expect(bodies.at(-1)).toMatchObject({ spec: { renewTime: "2026-01-01T00:00:00.123000Z", acquireTime: "2026-01-01T00:00:00.123000Z" } });
   });
 

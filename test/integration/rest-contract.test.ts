@@ -21,11 +21,20 @@ function conform(value: unknown, type: string, at = "$"): string[] {
   const [kind, ...rest] = type.split(":");
   const inner = rest.join(":");
   switch (kind) {
-    case "any": break;
-    case "string": if (typeof value !== "string") out.push(`${at}: ${JSON.stringify(value)} is not a string`); break;
-    case "boolean": if (typeof value !== "boolean") out.push(`${at}: ${JSON.stringify(value)} is not a boolean`); break;
-    case "number": if (!Number.isInteger(value)) out.push(`${at}: ${JSON.stringify(value)} is not an integer`); break;
-    case "float": if (typeof value !== "number") out.push(`${at}: ${JSON.stringify(value)} is not a number`); break;
+    case "any":
+      break;
+    case "string":
+      if (typeof value !== "string") out.push(`${at}: ${JSON.stringify(value)} is not a string`);
+      break;
+    case "boolean":
+      if (typeof value !== "boolean") out.push(`${at}: ${JSON.stringify(value)} is not a boolean`);
+      break;
+    case "number":
+      if (!Number.isInteger(value)) out.push(`${at}: ${JSON.stringify(value)} is not an integer`);
+      break;
+    case "float":
+      if (typeof value !== "number") out.push(`${at}: ${JSON.stringify(value)} is not a number`);
+      break;
     case "array":
       if (!Array.isArray(value)) out.push(`${at}: not an array`);
       else value.forEach((v, i) => out.push(...conform(v, inner, `${at}[${i}]`)));
@@ -50,7 +59,8 @@ function conform(value: unknown, type: string, at = "$"): string[] {
       for (const k of t.required) if (!(k in v)) out.push(`${at}.${k}: missing (${inner} always has it)`);
       break;
     }
-    default: throw new Error(`bad type ${type}`);
+    default:
+      throw new Error(`bad type ${type}`);
   }
   return out;
 }
@@ -80,7 +90,7 @@ let rest: RestServer;
 const base = () => `http://127.0.0.1:${rest.port}`;
 const get = async (path: string) => {
   const res = await fetch(`${base()}${path}`);
-  return { status: res.status, headers: res.headers, body: await res.json() as unknown };
+  return { status: res.status, headers: res.headers, body: (await res.json()) as unknown };
 };
 /** GETs `path` and checks the answer against upstream's type. */
 const conforming = async (path: string, type: string) => {
@@ -102,31 +112,87 @@ beforeAll(async () => {
   events = new EventSystem({ now: () => now, instanceUUID: "5b9b9c3e-1b43-4a5e-9c55-5a2fbd1b6b30" });
   core = new SchedulerCore(() => now, CONFIG, { events: events.add });
   core.updateNode([
-    { nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000, memory: 8 * G, pods: 110 }, attributes: { "si/hostname": "n1", "si/rackname": "/rack-default" } },
-    { nodeID: "n2", action: "CREATE", schedulableResource: { vcore: 4000, memory: 8 * G, pods: 110 }, attributes: { "si/hostname": "n2", "si/rackname": "/rack-default" } },
+    {
+      nodeID: "n1",
+      action: "CREATE",
+      schedulableResource: { vcore: 4000, memory: 8 * G, pods: 110 },
+      attributes: { "si/hostname": "n1", "si/rackname": "/rack-default" },
+    },
+    {
+      nodeID: "n2",
+      action: "CREATE",
+      schedulableResource: { vcore: 4000, memory: 8 * G, pods: 110 },
+      attributes: { "si/hostname": "n2", "si/rackname": "/rack-default" },
+    },
   ]);
-  const tags = (ns: string, pod: string) => ({ "kubernetes.io/meta/namespace": ns, "kubernetes.io/meta/podName": pod, "kubernetes.io/label/app": "sleep", creationTime: String(T0 / 1000) });
-  core.updateApplication({ new: [
-    { applicationID: "app-run", queueName: "root.a", ugi: { user: "alice", groups: ["dev"] } },
-    { applicationID: "app-done", queueName: "root.b", ugi: { user: "bob", groups: ["ops"] } },
-    { applicationID: "app-dyn", queueName: "", ugi: { user: "alice", groups: ["dev"] }, tags: { namespace: "ml" } },
-    { applicationID: "app-rej", queueName: "root.nope", ugi: { user: "mallory" } },
-  ] });
-  core.updateAllocation({ allocations: [
-    { allocationKey: "run-1", applicationID: "app-run", resourcePerAlloc: { vcore: 1000, memory: G, pods: 1 }, allocationTags: tags("batch", "run-1") },
-    { allocationKey: "run-2", applicationID: "app-run", resourcePerAlloc: { vcore: 1000, memory: G, pods: 1 }, allocationTags: tags("batch", "run-2") },
-    { allocationKey: "run-3", applicationID: "app-run", resourcePerAlloc: { vcore: 2000, memory: G, pods: 1 }, allocationTags: tags("batch", "run-3") },
-    { allocationKey: "done-1", applicationID: "app-done", resourcePerAlloc: { vcore: 500, memory: G / 2, pods: 1 }, allocationTags: tags("ops", "done-1") },
-    { allocationKey: "dyn-1", applicationID: "app-dyn", resourcePerAlloc: { vcore: 250, memory: G / 4, pods: 1 }, allocationTags: tags("ml", "dyn-1") },
-  ] });
+  const tags = (ns: string, pod: string) => ({
+    "kubernetes.io/meta/namespace": ns,
+    "kubernetes.io/meta/podName": pod,
+    "kubernetes.io/label/app": "sleep",
+    creationTime: String(T0 / 1000),
+  });
+  core.updateApplication({
+    new: [
+      { applicationID: "app-run", queueName: "root.a", ugi: { user: "alice", groups: ["dev"] } },
+      { applicationID: "app-done", queueName: "root.b", ugi: { user: "bob", groups: ["ops"] } },
+      { applicationID: "app-dyn", queueName: "", ugi: { user: "alice", groups: ["dev"] }, tags: { namespace: "ml" } },
+      { applicationID: "app-rej", queueName: "root.nope", ugi: { user: "mallory" } },
+    ],
+  });
+  core.updateAllocation({
+    allocations: [
+      {
+        allocationKey: "run-1",
+        applicationID: "app-run",
+        resourcePerAlloc: { vcore: 1000, memory: G, pods: 1 },
+        allocationTags: tags("batch", "run-1"),
+      },
+      {
+        allocationKey: "run-2",
+        applicationID: "app-run",
+        resourcePerAlloc: { vcore: 1000, memory: G, pods: 1 },
+        allocationTags: tags("batch", "run-2"),
+      },
+      {
+        allocationKey: "run-3",
+        applicationID: "app-run",
+        resourcePerAlloc: { vcore: 2000, memory: G, pods: 1 },
+        allocationTags: tags("batch", "run-3"),
+      },
+      {
+        allocationKey: "done-1",
+        applicationID: "app-done",
+        resourcePerAlloc: { vcore: 500, memory: G / 2, pods: 1 },
+        allocationTags: tags("ops", "done-1"),
+      },
+      {
+        allocationKey: "dyn-1",
+        applicationID: "app-dyn",
+        resourcePerAlloc: { vcore: 250, memory: G / 4, pods: 1 },
+        allocationTags: tags("ml", "dyn-1"),
+      },
+    ],
+  });
   now += 1000;
-  expect(core.schedule().map((a) => a.key).sort()).toEqual(["done-1", "dyn-1", "run-1", "run-2"]);
+  expect(
+    core
+      .schedule()
+      .map((a) => a.key)
+      .sort(),
+  ).toEqual(["done-1", "dyn-1", "run-1", "run-2"]);
   core.updateAllocation({ releases: [{ applicationID: "app-done", allocationKey: "done-1" }] });
   now += 31_000;
   core.schedule(); // app-done: Completing → Completed
   rest = await startRestServer({
-    host: "127.0.0.1", port: 0, log: pino({ level: "silent" }), config: () => core.appliedConfig, core, events, startTime: T0,
-    build: { buildVersion: "0.1.0", buildDate: "", isPluginVersion: "false" }, rmDiagnostics: () => ({ tasks: 3 }),
+    host: "127.0.0.1",
+    port: 0,
+    log: pino({ level: "silent" }),
+    config: () => core.appliedConfig,
+    core,
+    events,
+    startTime: T0,
+    build: { buildVersion: "0.1.0", buildDate: "", isPluginVersion: "false" },
+    rmDiagnostics: () => ({ tasks: 3 }),
   });
 });
 afterAll(async () => rest?.close());
@@ -134,12 +200,27 @@ afterAll(async () => rest?.close());
 describe("REST contract (YuniKorn DAO shapes)", () => {
   it("GET /ws/v1/clusters → []ClusterDAOInfo", async () => {
     const b = await conforming("/ws/v1/clusters", "array:object:ClusterDAOInfo");
-    expect(b).toEqual([{ startTime: T0 * 1e6, rmBuildInformation: [{ buildVersion: "0.1.0", buildDate: "", isPluginVersion: "false", rmId: "mycluster" }], partition: "default", clusterName: "kubernetes" }]);
+    expect(b).toEqual([
+      {
+        startTime: T0 * 1e6,
+        rmBuildInformation: [{ buildVersion: "0.1.0", buildDate: "", isPluginVersion: "false", rmId: "mycluster" }],
+        partition: "default",
+        clusterName: "kubernetes",
+      },
+    ]);
   });
 
   it("GET /ws/v1/partitions → []PartitionInfo; preemption on (upstream's default without a preemption key)", async () => {
-    const [p] = await conforming("/ws/v1/partitions", "array:object:PartitionInfo") as Record<string, any>[];
-    expect(p).toMatchObject({ name: "default", preemptionEnabled: true, quotaPreemptionEnabled: false, totalNodes: 2, totalContainers: 3, lastStateTransitionTime: T0 * 1e6, capacity: { capacity: { vcore: 8000, memory: 16 * G, pods: 220 } } });
+    const [p] = (await conforming("/ws/v1/partitions", "array:object:PartitionInfo")) as Record<string, any>[];
+    expect(p).toMatchObject({
+      name: "default",
+      preemptionEnabled: true,
+      quotaPreemptionEnabled: false,
+      totalNodes: 2,
+      totalContainers: 3,
+      lastStateTransitionTime: T0 * 1e6,
+      capacity: { capacity: { vcore: 8000, memory: 16 * G, pods: 220 } },
+    });
     expect(p!.applications).toMatchObject({ Completed: 1, Rejected: 1, total: 4 });
   });
 
@@ -154,85 +235,191 @@ describe("REST contract (YuniKorn DAO shapes)", () => {
   });
 
   it("GET /ws/v1/partition/{p}/queues and /queue/{q} → PartitionQueueDAOInfo", async () => {
-    const root = await conforming("/ws/v1/partition/default/queues", "object:PartitionQueueDAOInfo") as Record<string, any>;
+    const root = (await conforming("/ws/v1/partition/default/queues", "object:PartitionQueueDAOInfo")) as Record<string, any>;
     expect(root.children.map((c: { queuename: string }) => c.queuename)).toEqual(["root.a", "root.b", "root.ml"]);
-    const a = await conforming("/ws/v1/partition/default/queue/root.a", "object:PartitionQueueDAOInfo") as Record<string, any>;
-    expect(a).toMatchObject({ queuename: "root.a", maxResource: { vcore: 3000, memory: 6 * G }, guaranteedResource: { vcore: 2000 }, allocatedResource: { vcore: 2000, memory: 2 * G, pods: 2 }, preemptionEnabled: true, isPreemptionFence: false, isPriorityFence: false });
+    const a = (await conforming("/ws/v1/partition/default/queue/root.a", "object:PartitionQueueDAOInfo")) as Record<string, any>;
+    expect(a).toMatchObject({
+      queuename: "root.a",
+      maxResource: { vcore: 3000, memory: 6 * G },
+      guaranteedResource: { vcore: 2000 },
+      allocatedResource: { vcore: 2000, memory: 2 * G, pods: 2 },
+      preemptionEnabled: true,
+      isPreemptionFence: false,
+      isPriorityFence: false,
+    });
     expect(a.preemptingResource).toBeUndefined();
     await refused("/ws/v1/partition/default/queue/root.zz", 404, "Queue not found");
     await refused("/ws/v1/partition/default/queue/root.a%20b", 400, /invalid queue name a b/);
   });
 
   it("GET /ws/v1/partition/{p}/queue/{q}/applications[/active] → []ApplicationDAOInfo with stateLog, allocationTags, pendingResource, maxUsedResource", async () => {
-    const list = await conforming("/ws/v1/partition/default/queue/root.a/applications", "array:object:ApplicationDAOInfo") as Record<string, any>[];
+    const list = (await conforming("/ws/v1/partition/default/queue/root.a/applications", "array:object:ApplicationDAOInfo")) as Record<
+      string,
+      any
+    >[];
     expect(list.map((a) => a.applicationID)).toEqual(["app-run"]);
     const app = list[0]!;
     expect(app).toMatchObject({
-      queueName: "root.a", user: "alice", groups: ["dev"], usedResource: { vcore: 2000, memory: 2 * G, pods: 2 }, maxUsedResource: { vcore: 2000, memory: 2 * G, pods: 2 },
-      pendingResource: { vcore: 2000, memory: G, pods: 1 }, submissionTime: T0 * 1e6,
+      queueName: "root.a",
+      user: "alice",
+      groups: ["dev"],
+      usedResource: { vcore: 2000, memory: 2 * G, pods: 2 },
+      maxUsedResource: { vcore: 2000, memory: 2 * G, pods: 2 },
+      pendingResource: { vcore: 2000, memory: G, pods: 1 },
+      submissionTime: T0 * 1e6,
     });
-    expect(app.stateLog).toEqual([{ time: T0 * 1e6, applicationState: "Accepted" }, { time: (T0 + 1000) * 1e6, applicationState: "Starting" }, { time: (T0 + 1000) * 1e6, applicationState: "Running" }]);
-    expect(app.allocations[0]).toMatchObject({ allocationKey: "run-1", nodeId: expect.stringMatching(/^n[12]$/), allocationTags: { "kubernetes.io/meta/namespace": "batch", "kubernetes.io/meta/podName": "run-1", "kubernetes.io/label/app": "sleep" }, resource: { vcore: 1000, memory: G, pods: 1 }, priority: "0", allocationTime: (T0 + 1000) * 1e6, requestTime: T0 * 1e6, allocationDelay: 1000 * 1e6 });
+    expect(app.stateLog).toEqual([
+      { time: T0 * 1e6, applicationState: "Accepted" },
+      { time: (T0 + 1000) * 1e6, applicationState: "Starting" },
+      { time: (T0 + 1000) * 1e6, applicationState: "Running" },
+    ]);
+    expect(app.allocations[0]).toMatchObject({
+      allocationKey: "run-1",
+      nodeId: expect.stringMatching(/^n[12]$/),
+      allocationTags: {
+        "kubernetes.io/meta/namespace": "batch",
+        "kubernetes.io/meta/podName": "run-1",
+        "kubernetes.io/label/app": "sleep",
+      },
+      resource: { vcore: 1000, memory: G, pods: 1 },
+      priority: "0",
+      allocationTime: (T0 + 1000) * 1e6,
+      requestTime: T0 * 1e6,
+      allocationDelay: 1000 * 1e6,
+    });
     expect(app.requests[0].holdReason).toMatchObject({ state: "Skipped" });
-    expect(app.requests[0]).toMatchObject({ allocationKey: "run-3", priority: "0", allocationTags: { "kubernetes.io/meta/podName": "run-3" } });
+    expect(app.requests[0]).toMatchObject({
+      allocationKey: "run-3",
+      priority: "0",
+      allocationTags: { "kubernetes.io/meta/podName": "run-3" },
+    });
     expect(app).not.toHaveProperty("finishedTime");
-    expect(await conforming("/ws/v1/partition/default/queue/root.a/applications/active?status=new", "array:object:ApplicationDAOInfo")).toEqual([]);
-    expect((await conforming("/ws/v1/partition/default/queue/root.a/applications/active?status=running", "array:object:ApplicationDAOInfo") as unknown[]).length).toBe(1);
-    await refused("/ws/v1/partition/default/queue/root.a/applications/completed", 400, "Only following application states are allowed: active");
-    await refused("/ws/v1/partition/default/queue/root.a/applications/active?status=bogus", 400, /Only following active statuses are allowed/);
+    expect(
+      await conforming("/ws/v1/partition/default/queue/root.a/applications/active?status=new", "array:object:ApplicationDAOInfo"),
+    ).toEqual([]);
+    expect(
+      (
+        (await conforming(
+          "/ws/v1/partition/default/queue/root.a/applications/active?status=running",
+          "array:object:ApplicationDAOInfo",
+        )) as unknown[]
+      ).length,
+    ).toBe(1);
+    await refused(
+      "/ws/v1/partition/default/queue/root.a/applications/completed",
+      400,
+      "Only following application states are allowed: active",
+    );
+    await refused(
+      "/ws/v1/partition/default/queue/root.a/applications/active?status=bogus",
+      400,
+      /Only following active statuses are allowed/,
+    );
     await refused("/ws/v1/partition/default/queue/root.zz/applications", 404, "Queue not found");
     await refused("/ws/v1/partition/nope/queue/root.a/applications", 404, "Partition not found");
   });
 
   it("GET /ws/v1/partition/{p}/queue/{q}/application/{app} → ApplicationDAOInfo", async () => {
-    const app = await conforming("/ws/v1/partition/default/queue/root.ml/application/app-dyn", "object:ApplicationDAOInfo") as Record<string, any>;
+    const app = (await conforming("/ws/v1/partition/default/queue/root.ml/application/app-dyn", "object:ApplicationDAOInfo")) as Record<
+      string,
+      any
+    >;
     expect(app).toMatchObject({ applicationID: "app-dyn", queueName: "root.ml" });
     await refused("/ws/v1/partition/default/queue/root.a/application/app-dyn", 404, "Application not found");
     await refused("/ws/v1/partition/default/queue/root.a/application/none", 404, "Application not found");
   });
 
   it("GET /ws/v1/partition/{p}/applications/{active|completed|rejected} and /application/{app}: finishedTime, rejectedMessage", async () => {
-    const active = await conforming("/ws/v1/partition/default/applications/active", "array:object:ApplicationDAOInfo") as Record<string, any>[];
+    const active = (await conforming("/ws/v1/partition/default/applications/active", "array:object:ApplicationDAOInfo")) as Record<
+      string,
+      any
+    >[];
     expect(active.map((a) => a.applicationID).sort()).toEqual(["app-dyn", "app-run"]);
-    const [done] = await conforming("/ws/v1/partition/default/applications/completed", "array:object:ApplicationDAOInfo") as Record<string, any>[];
-    expect(done).toMatchObject({ applicationID: "app-done", applicationState: "Completed", finishedTime: (T0 + 32_000) * 1e6, maxUsedResource: { vcore: 500, memory: G / 2, pods: 1 } });
-    expect(done!.stateLog.map((s: { applicationState: string }) => s.applicationState)).toEqual(["Accepted", "Starting", "Completing", "Completed"]);
-    const [rej] = await conforming("/ws/v1/partition/default/applications/rejected", "array:object:ApplicationDAOInfo") as Record<string, any>[];
-    expect(rej).toMatchObject({ applicationID: "app-rej", applicationState: "Rejected", rejectedMessage: "application rejected: no placement rule matched", finishedTime: T0 * 1e6, queueName: "" });
+    const [done] = (await conforming("/ws/v1/partition/default/applications/completed", "array:object:ApplicationDAOInfo")) as Record<
+      string,
+      any
+    >[];
+    expect(done).toMatchObject({
+      applicationID: "app-done",
+      applicationState: "Completed",
+      finishedTime: (T0 + 32_000) * 1e6,
+      maxUsedResource: { vcore: 500, memory: G / 2, pods: 1 },
+    });
+    expect(done!.stateLog.map((s: { applicationState: string }) => s.applicationState)).toEqual([
+      "Accepted",
+      "Starting",
+      "Completing",
+      "Completed",
+    ]);
+    const [rej] = (await conforming("/ws/v1/partition/default/applications/rejected", "array:object:ApplicationDAOInfo")) as Record<
+      string,
+      any
+    >[];
+    expect(rej).toMatchObject({
+      applicationID: "app-rej",
+      applicationState: "Rejected",
+      rejectedMessage: "application rejected: no placement rule matched",
+      finishedTime: T0 * 1e6,
+      queueName: "",
+    });
     await conforming("/ws/v1/partition/default/application/app-run", "object:ApplicationDAOInfo");
-    await refused("/ws/v1/partition/default/applications/bogus", 400, "Only following application states are allowed: active, rejected, completed");
+    await refused(
+      "/ws/v1/partition/default/applications/bogus",
+      400,
+      "Only following application states are allowed: active, rejected, completed",
+    );
     await refused("/ws/v1/partition/default/application/none", 404, "Application not found");
   });
 
   it("GET /ws/v1/partition/{p}/nodes and /node/{n} → NodeDAOInfo with the allocations' tags", async () => {
-    const nodes = await conforming("/ws/v1/partition/default/nodes", "array:object:NodeDAOInfo") as Record<string, any>[];
+    const nodes = (await conforming("/ws/v1/partition/default/nodes", "array:object:NodeDAOInfo")) as Record<string, any>[];
     expect(nodes.map((n) => n.nodeID)).toEqual(["n1", "n2"]);
     const allocs = nodes.flatMap((n) => n.allocations ?? []);
-    expect(allocs.map((a: { allocationTags: Record<string, string> }) => a.allocationTags["kubernetes.io/meta/podName"]).sort()).toEqual(["dyn-1", "run-1", "run-2"]);
+    expect(allocs.map((a: { allocationTags: Record<string, string> }) => a.allocationTags["kubernetes.io/meta/podName"]).sort()).toEqual([
+      "dyn-1",
+      "run-1",
+      "run-2",
+    ]);
     await conforming("/ws/v1/partition/default/node/n1", "object:NodeDAOInfo");
     await refused("/ws/v1/partition/default/node/n9", 404, "Node not found");
   });
 
   it("GET /ws/v1/scheduler/node-utilizations → []PartitionNodesUtilDAOInfo: 10 buckets per resource type", async () => {
-    const [u] = await conforming("/ws/v1/scheduler/node-utilizations", "array:object:PartitionNodesUtilDAOInfo") as Record<string, any>[];
+    const [u] = (await conforming("/ws/v1/scheduler/node-utilizations", "array:object:PartitionNodesUtilDAOInfo")) as Record<string, any>[];
     expect(u!.utilizations.map((x: { type: string }) => x.type)).toEqual(["memory", "pods", "vcore"]);
     for (const x of u!.utilizations) {
-      expect(x.utilization.map((b: { bucketName: string }) => b.bucketName)).toEqual(["0-10%", "10-20%", "20-30%", "30-40%", "40-50%", "50-60%", "60-70%", "70-80%", "80-90%", "90-100%"]);
+      expect(x.utilization.map((b: { bucketName: string }) => b.bucketName)).toEqual([
+        "0-10%",
+        "10-20%",
+        "20-30%",
+        "30-40%",
+        "40-50%",
+        "50-60%",
+        "60-70%",
+        "70-80%",
+        "80-90%",
+        "90-100%",
+      ]);
       expect(x.utilization.reduce((n: number, b: { numOfNodes?: number }) => n + (b.numOfNodes ?? 0), 0)).toBe(2);
     }
   });
 
   it("GET /ws/v1/history/apps and /history/containers: ns timestamps, counts as strings", async () => {
-    const apps = await conforming("/ws/v1/history/apps", "array:object:ApplicationHistoryDAOInfo") as Record<string, any>[];
+    const apps = (await conforming("/ws/v1/history/apps", "array:object:ApplicationHistoryDAOInfo")) as Record<string, any>[];
     expect(apps.at(-1)).toMatchObject({ totalApplications: "2" });
     expect(apps.at(-1)!.timestamp).toBeGreaterThan(1e18);
-    expect((await conforming("/ws/v1/history/containers", "array:object:ContainerHistoryDAOInfo") as Record<string, any>[]).at(-1)).toMatchObject({ totalContainers: "3" });
+    expect(
+      ((await conforming("/ws/v1/history/containers", "array:object:ContainerHistoryDAOInfo")) as Record<string, any>[]).at(-1),
+    ).toMatchObject({ totalContainers: "3" });
   });
 
   it("GET /ws/v1/partition/{p}/usage/users|user/{u}|groups|group/{g} → usage trees from root", async () => {
-    const users = await conforming("/ws/v1/partition/default/usage/users", "array:object:UserResourceUsageDAOInfo") as Record<string, any>[];
+    const users = (await conforming("/ws/v1/partition/default/usage/users", "array:object:UserResourceUsageDAOInfo")) as Record<
+      string,
+      any
+    >[];
     expect(users.map((u) => u.userName)).toEqual(["alice", "bob"]);
-    const alice = await conforming("/ws/v1/partition/default/usage/user/alice", "object:UserResourceUsageDAOInfo") as Record<string, any>;
+    const alice = (await conforming("/ws/v1/partition/default/usage/user/alice", "object:UserResourceUsageDAOInfo")) as Record<string, any>;
     expect(alice.queues).toMatchObject({ queuePath: "root", resourceUsage: { vcore: 2250 }, runningApplications: ["app-dyn", "app-run"] });
     expect(alice.queues.children.map((c: { queuePath: string }) => c.queuePath)).toEqual(["root.a", "root.ml"]);
     await conforming("/ws/v1/partition/default/usage/groups", "array:object:GroupResourceUsageDAOInfo");
@@ -243,13 +430,22 @@ describe("REST contract (YuniKorn DAO shapes)", () => {
   });
 
   it("GET /ws/v1/events/batch → EventRecordDAO; bad count/start are 400", async () => {
-    const b = await conforming("/ws/v1/events/batch?count=5", "object:EventRecordDAO") as Record<string, any>;
+    const b = (await conforming("/ws/v1/events/batch?count=5", "object:EventRecordDAO")) as Record<string, any>;
     expect(b).toMatchObject({ InstanceUUID: "5b9b9c3e-1b43-4a5e-9c55-5a2fbd1b6b30", LowestID: 0 });
     expect(b.EventRecords).toHaveLength(5);
-    expect(b.EventRecords[0]).toEqual({ type: 3, objectID: "n1", message: "Node added to the scheduler", timestampNano: T0 * 1e6, eventChangeType: 2, resource: { resources: { memory: { value: 8 * G }, pods: { value: 110 }, vcore: { value: 4000 } } } });
-    const all = await conforming(`/ws/v1/events/batch?start=${b.HighestID}`, "object:EventRecordDAO") as Record<string, any>;
+    expect(b.EventRecords[0]).toEqual({
+      type: 3,
+      objectID: "n1",
+      message: "Node added to the scheduler",
+      timestampNano: T0 * 1e6,
+      eventChangeType: 2,
+      resource: { resources: { memory: { value: 8 * G }, pods: { value: 110 }, vcore: { value: 4000 } } },
+    });
+    const all = (await conforming(`/ws/v1/events/batch?start=${b.HighestID}`, "object:EventRecordDAO")) as Record<string, any>;
     expect(all.EventRecords).toHaveLength(1);
-    expect((await conforming("/ws/v1/events/batch?start=999999", "object:EventRecordDAO") as Record<string, any>).EventRecords).toEqual([]);
+    expect(((await conforming("/ws/v1/events/batch?start=999999", "object:EventRecordDAO")) as Record<string, any>).EventRecords).toEqual(
+      [],
+    );
     await refused("/ws/v1/events/batch?count=0", 400, '0 is not a valid value for "count"');
     await refused("/ws/v1/events/batch?count=-1", 400, 'strconv.ParseUint: parsing "-1": invalid syntax');
     await refused("/ws/v1/events/batch?start=x", 400, 'strconv.ParseUint: parsing "x": invalid syntax');
@@ -263,7 +459,10 @@ describe("REST contract (YuniKorn DAO shapes)", () => {
     let text = "";
     const lines = async (n: number) => {
       while (text.split("\n").filter(Boolean).length < n) text += new TextDecoder().decode((await reader.read()).value);
-      return text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+      return text
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
     };
     const first = await lines(3);
     expect(conform(first[0], "object:YunikornID")).toEqual([]);
@@ -277,12 +476,17 @@ describe("REST contract (YuniKorn DAO shapes)", () => {
   });
 
   it("GET /ws/v1/scheduler/healthcheck → SchedulerHealthDAOInfo", async () => {
-    expect((await conforming("/ws/v1/scheduler/healthcheck", "object:SchedulerHealthDAOInfo") as Record<string, any>).Healthy).toBe(true);
+    expect(((await conforming("/ws/v1/scheduler/healthcheck", "object:SchedulerHealthDAOInfo")) as Record<string, any>).Healthy).toBe(true);
   });
 
   it("GET /debug/fullstatedump → one AggregatedStateInfo document; /debug/stack → the process report", async () => {
-    const d = await conforming("/debug/fullstatedump", "object:AggregatedStateInfo") as Record<string, any>;
-    expect(d.applications.map((a: { applicationID: string }) => a.applicationID).sort()).toEqual(["app-done", "app-dyn", "app-rej", "app-run"]);
+    const d = (await conforming("/debug/fullstatedump", "object:AggregatedStateInfo")) as Record<string, any>;
+    expect(d.applications.map((a: { applicationID: string }) => a.applicationID).sort()).toEqual([
+      "app-done",
+      "app-dyn",
+      "app-rej",
+      "app-run",
+    ]);
     expect(d.rmDiagnostics).toEqual({ tasks: 3 });
     const stack = await fetch(`${base()}/debug/stack`);
     expect(stack.status).toBe(200);
@@ -292,7 +496,13 @@ describe("REST contract (YuniKorn DAO shapes)", () => {
   });
 
   it("unknown partitions, paths and bad escapes answer YuniKorn's error body", async () => {
-    for (const p of ["/ws/v1/partition/nope/queues", "/ws/v1/partition/nope/nodes", "/ws/v1/partition/nope/applications/active", "/ws/v1/partition/nope/usage/users", "/ws/v1/partition/nope/application/x"]) {
+    for (const p of [
+      "/ws/v1/partition/nope/queues",
+      "/ws/v1/partition/nope/nodes",
+      "/ws/v1/partition/nope/applications/active",
+      "/ws/v1/partition/nope/usage/users",
+      "/ws/v1/partition/nope/application/x",
+    ]) {
       await refused(p, 404, "Partition not found");
     }
     await refused("/ws/v1/partition/default/queue/%E0%A4%A", 400, /invalid URL escape/);

@@ -12,7 +12,9 @@ import { schedulerQueueValidator } from "../../src/server/scheduler-client.js";
 import type { AdmissionRequest } from "../../src/webhook/admission-review.js";
 
 let rest: RestServer;
-const cfg = validateSchedulerConfig(decodeQueuesYaml("partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n"));
+const cfg = validateSchedulerConfig(
+  decodeQueuesYaml("partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n"),
+);
 
 beforeAll(async () => {
   rest = await startRestServer({ host: "127.0.0.1", port: 0, log: pino({ level: "silent" }), config: () => cfg });
@@ -28,13 +30,18 @@ describe("scheduler REST API", () => {
     expect(ok.headers.get("content-type")).toBe("application/json; charset=UTF-8");
     expect(ok.headers.get("access-control-allow-methods")).toBe("OPTIONS, POST");
     expect(await ok.json()).toEqual({ allowed: true });
-    const bad = await fetch(`${base()}/ws/v1/validate-conf`, { method: "POST", body: "partitions:\n  - name: default\n    nodesortpolicy: {type: invalid}\n    queues: [{name: root}]\n" });
+    const bad = await fetch(`${base()}/ws/v1/validate-conf`, {
+      method: "POST",
+      body: "partitions:\n  - name: default\n    nodesortpolicy: {type: invalid}\n    queues: [{name: root}]\n",
+    });
     expect(await bad.json()).toEqual({ allowed: false, reason: "undefined policy: invalid" });
   });
 
   it("GET /ws/v1/config as YAML or JSON; unknown paths give YuniKorn's error body", async () => {
     expect(await (await fetch(`${base()}/ws/v1/config`)).text()).toContain("partitions:");
-    expect((await (await fetch(`${base()}/ws/v1/config`, { headers: { accept: "application/json" } })).json()).partitions[0].name).toBe("default");
+    expect((await (await fetch(`${base()}/ws/v1/config`, { headers: { accept: "application/json" } })).json()).partitions[0].name).toBe(
+      "default",
+    );
     const nf = await fetch(`${base()}/ws/v1/nope`);
     expect(nf.status).toBe(404);
     expect(await nf.json()).toEqual({ status_code: 404, message: "Not found", description: "Not found" });
@@ -44,13 +51,26 @@ describe("scheduler REST API", () => {
     const admission = defaultAdmissionConfig("corral");
     const validator = schedulerQueueValidator(`127.0.0.1:${rest.port}`, 2000);
     const req = (queues: string): AdmissionRequest => ({
-      uid: "u", kind: { group: "", version: "v1", kind: "ConfigMap" }, namespace: "corral", operation: "UPDATE",
+      uid: "u",
+      kind: { group: "", version: "v1", kind: "ConfigMap" },
+      namespace: "corral",
+      operation: "UPDATE",
       object: { metadata: { name: "yunikorn-configs", namespace: "corral" }, data: { "queues.yaml": queues } },
     });
     const lookups = { configMap: () => undefined };
-    const good = await validateConfigMap(req("partitions:\n  - name: default\n    queues: [{name: root}]\n"), admission, lookups, validator);
+    const good = await validateConfigMap(
+      req("partitions:\n  - name: default\n    queues: [{name: root}]\n"),
+      admission,
+      lookups,
+      validator,
+    );
     expect(good.allowed).toBe(true);
-    const bad = await validateConfigMap(req("partitions:\n  - name: default\n    queues:\n      - name: root\n        queues: [{name: a.b}]\n"), admission, lookups, validator);
+    const bad = await validateConfigMap(
+      req("partitions:\n  - name: default\n    queues:\n      - name: root\n        queues: [{name: a.b}]\n"),
+      admission,
+      lookups,
+      validator,
+    );
     expect(bad).toMatchObject({ allowed: false, message: expect.stringMatching(/^invalid queue name/) });
     const down = await validateConfigMap(req("partitions: []\n"), admission, lookups, schedulerQueueValidator("127.0.0.1:1", 500));
     expect(down.allowed).toBe(true);
@@ -61,30 +81,92 @@ describe("scheduler REST API", () => {
 describe("scheduler REST API over a running core", () => {
   it("partitions, queues, nodes, applications and user usage in YuniKorn's shapes", async () => {
     const { SchedulerCore } = await import("../../src/scheduler/core/scheduler.js");
-    const core = new SchedulerCore(() => 1_700_000_000_000, "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n          - name: a\n            resources: {max: {memory: 100}}\n");
+    const core = new SchedulerCore(
+      () => 1_700_000_000_000,
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n          - name: a\n            resources: {max: {memory: 100}}\n",
+    );
     const r = await startRestServer({ host: "127.0.0.1", port: 0, log: pino({ level: "silent" }), config: () => cfg, core });
     try {
-      expect(core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { memory: 1000, vcore: 4000 } }]).acceptedNodes).toEqual(["n1"]);
-      expect(core.updateApplication({ new: [{ applicationID: "app-1", queueName: "root.a", ugi: { user: "alice", groups: ["users"] } }] }).acceptedApplications).toEqual(["app-1"]);
-      expect(core.updateApplication({ new: [{ applicationID: "app-2", queueName: "root.zzz", ugi: { user: "bob" } }] }).rejectedApplications).toEqual([{ id: "app-2", reason: "application rejected: no placement rule matched" }]);
-      core.updateAllocation({ allocations: [1, 2, 3].map((i) => ({ allocationKey: `k${i}`, applicationID: "app-1", resourcePerAlloc: { memory: 40, vcore: 100 } })) });
+      expect(
+        core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { memory: 1000, vcore: 4000 } }]).acceptedNodes,
+      ).toEqual(["n1"]);
+      expect(
+        core.updateApplication({ new: [{ applicationID: "app-1", queueName: "root.a", ugi: { user: "alice", groups: ["users"] } }] })
+          .acceptedApplications,
+      ).toEqual(["app-1"]);
+      expect(
+        core.updateApplication({ new: [{ applicationID: "app-2", queueName: "root.zzz", ugi: { user: "bob" } }] }).rejectedApplications,
+      ).toEqual([{ id: "app-2", reason: "application rejected: no placement rule matched" }]);
+      core.updateAllocation({
+        allocations: [1, 2, 3].map((i) => ({
+          allocationKey: `k${i}`,
+          applicationID: "app-1",
+          resourcePerAlloc: { memory: 40, vcore: 100 },
+        })),
+      });
       expect(core.schedule().map((a) => a.key)).toEqual(["k1", "k2"]);
       const get = async (path: string) => {
         const res = await fetch(`http://127.0.0.1:${r.port}${path}`);
         return { status: res.status, body: await res.json() };
       };
-      expect((await get("/ws/v1/partitions")).body[0]).toMatchObject({ name: "default", totalNodes: 1, totalContainers: 2, capacity: { capacity: { memory: 1000, vcore: 4000 } } });
+      expect((await get("/ws/v1/partitions")).body[0]).toMatchObject({
+        name: "default",
+        totalNodes: 1,
+        totalContainers: 2,
+        capacity: { capacity: { memory: 1000, vcore: 4000 } },
+      });
       const queues = (await get("/ws/v1/partition/default/queues")).body;
-      expect(queues).toMatchObject({ queuename: "root", partition: "default", children: [{ queuename: "root.a", allocatedResource: { memory: 80, vcore: 200 }, pendingResource: { memory: 40, vcore: 100 }, maxResource: { memory: 100 }, isLeaf: true }] });
+      expect(queues).toMatchObject({
+        queuename: "root",
+        partition: "default",
+        children: [
+          {
+            queuename: "root.a",
+            allocatedResource: { memory: 80, vcore: 200 },
+            pendingResource: { memory: 40, vcore: 100 },
+            maxResource: { memory: 100 },
+            isLeaf: true,
+          },
+        ],
+      });
       expect((await get("/ws/v1/partition/default/queue/root.a")).body.absUsedCapacity).toEqual({ memory: 80 });
-      expect((await get("/ws/v1/partition/default/nodes")).body[0]).toMatchObject({ nodeID: "n1", allocated: { memory: 80, vcore: 200 }, available: { memory: 920, vcore: 3800 }, schedulable: true });
+      expect((await get("/ws/v1/partition/default/nodes")).body[0]).toMatchObject({
+        nodeID: "n1",
+        allocated: { memory: 80, vcore: 200 },
+        available: { memory: 920, vcore: 3800 },
+        schedulable: true,
+      });
       const app = (await get("/ws/v1/partition/default/application/app-1")).body;
-      expect(app).toMatchObject({ applicationID: "app-1", queueName: "root.a", user: "alice", groups: ["users"], usedResource: { memory: 80, vcore: 200 } });
+      expect(app).toMatchObject({
+        applicationID: "app-1",
+        queueName: "root.a",
+        user: "alice",
+        groups: ["users"],
+        usedResource: { memory: 80, vcore: 200 },
+      });
       expect(app.requests.map((x: { allocationKey: string }) => x.allocationKey)).toEqual(["k3"]);
-      expect((await get("/ws/v1/partition/default/applications/rejected")).body).toMatchObject([{ applicationID: "app-2", partition: "default", applicationState: "Rejected", rejectedMessage: "application rejected: no placement rule matched" }]);
+      expect((await get("/ws/v1/partition/default/applications/rejected")).body).toMatchObject([
+        {
+          applicationID: "app-2",
+          partition: "default",
+          applicationState: "Rejected",
+          rejectedMessage: "application rejected: no placement rule matched",
+        },
+      ]);
       expect((await get("/ws/v1/partition/default/applications/bogus")).status).toBe(400);
-      expect((await get("/ws/v1/partition/default/usage/users")).body).toContainEqual({ userName: "alice", queues: { queuePath: "root", resourceUsage: { memory: 80, vcore: 200 }, runningApplications: ["app-1"], children: [{ queuePath: "root.a", resourceUsage: { memory: 80, vcore: 200 }, runningApplications: ["app-1"] }] } });
-      expect(await get("/ws/v1/partition/nope/queues")).toEqual({ status: 404, body: { status_code: 404, message: "Partition not found", description: "Partition not found" } });
+      expect((await get("/ws/v1/partition/default/usage/users")).body).toContainEqual({
+        userName: "alice",
+        queues: {
+          queuePath: "root",
+          resourceUsage: { memory: 80, vcore: 200 },
+          runningApplications: ["app-1"],
+          children: [{ queuePath: "root.a", resourceUsage: { memory: 80, vcore: 200 }, runningApplications: ["app-1"] }],
+        },
+      });
+      expect(await get("/ws/v1/partition/nope/queues")).toEqual({
+        status: 404,
+        body: { status_code: 404, message: "Partition not found", description: "Partition not found" },
+      });
       expect((await get("/ws/v1/partition/default/application/none")).body.message).toBe("Application not found");
       const metrics = await (await fetch(`http://127.0.0.1:${r.port}/ws/v1/metrics`)).text();
       expect(metrics).toContain('yunikorn_queue_resource{queue="root.a",state="allocated",resource="memory"} 80');
@@ -92,7 +174,11 @@ describe("scheduler REST API over a running core", () => {
       expect(metrics).toContain('yunikorn_scheduler_node{state="active"} 1');
       const h = (await get("/ws/v1/scheduler/healthcheck")).body;
       expect(h.Healthy).toBe(true);
-      expect(h.HealthChecks.map((c: { Name: string }) => c.Name)).toEqual(["Negative resources", "Negative resources", "Consistency of data"]);
+      expect(h.HealthChecks.map((c: { Name: string }) => c.Name)).toEqual([
+        "Negative resources",
+        "Negative resources",
+        "Consistency of data",
+      ]);
     } finally {
       await r.close();
     }
@@ -100,13 +186,26 @@ describe("scheduler REST API over a running core", () => {
   it("the new states and typed hold reasons: state log, rejected application record, a held request's reason, a reserved node", async () => {
     const { SchedulerCore } = await import("../../src/scheduler/core/scheduler.js");
     let now = 1_700_000_000_000;
-    const core = new SchedulerCore(() => now, "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n          - name: a\n            resources: {max: {memory: 100}}\n          - name: b\n");
+    const core = new SchedulerCore(
+      () => now,
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n          - name: a\n            resources: {max: {memory: 100}}\n          - name: b\n",
+    );
     const r = await startRestServer({ host: "127.0.0.1", port: 0, log: pino({ level: "silent" }), config: () => cfg, core });
     try {
-      core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { memory: 100 } }, { nodeID: "n2", action: "CREATE", schedulableResource: { memory: 100 } }]);
-      core.updateApplication({ new: [{ applicationID: "app-1", queueName: "root.a", ugi: { user: "alice" } }, { applicationID: "app-3", queueName: "root.b", ugi: { user: "carol" } }] });
+      core.updateNode([
+        { nodeID: "n1", action: "CREATE", schedulableResource: { memory: 100 } },
+        { nodeID: "n2", action: "CREATE", schedulableResource: { memory: 100 } },
+      ]);
+      core.updateApplication({
+        new: [
+          { applicationID: "app-1", queueName: "root.a", ugi: { user: "alice" } },
+          { applicationID: "app-3", queueName: "root.b", ugi: { user: "carol" } },
+        ],
+      });
       core.updateApplication({ new: [{ applicationID: "app-2", queueName: "root.zzz", ugi: { user: "bob" } }] });
-      core.updateAllocation({ allocations: [60, 60].map((m, i) => ({ allocationKey: `k${i}`, applicationID: "app-1", resourcePerAlloc: { memory: m } })) });
+      core.updateAllocation({
+        allocations: [60, 60].map((m, i) => ({ allocationKey: `k${i}`, applicationID: "app-1", resourcePerAlloc: { memory: m } })),
+      });
       core.updateAllocation({ allocations: [{ allocationKey: "w", applicationID: "app-3", resourcePerAlloc: { memory: 50 } }] });
       expect(core.schedule().map((a) => a.key)).toEqual(["k0", "w"]);
       core.updateAllocation({ allocations: [{ allocationKey: "big", applicationID: "app-3", resourcePerAlloc: { memory: 70 } }] });
@@ -117,15 +216,32 @@ describe("scheduler REST API over a running core", () => {
       expect(app1.applicationState).toBe("Starting");
       expect(app1.stateLog.map((x: { applicationState: string }) => x.applicationState)).toEqual(["Accepted", "Starting"]); // states entered: upstream never logs the initial New
       expect(app1.requests[0].holdReason).toEqual({
-        kind: "queueMax", queuePath: "root.a", max: { memory: 100 }, used: { memory: 60 }, ask: { memory: 60 },
-        state: "Skipped", message: "queue root.a maximum map[memory:100] reached (used map[memory:60])",
+        kind: "queueMax",
+        queuePath: "root.a",
+        max: { memory: 100 },
+        used: { memory: 60 },
+        ask: { memory: 60 },
+        state: "Skipped",
+        message: "queue root.a maximum map[memory:100] reached (used map[memory:60])",
       });
       const app3 = await get("/ws/v1/partition/default/application/app-3");
-      expect(app3.requests[0]).toMatchObject({ allocationKey: "big", reservedNodeId: "n2", holdReason: { kind: "reservation", nodeId: "n2", state: "Failed" } });
+      expect(app3.requests[0]).toMatchObject({
+        allocationKey: "big",
+        reservedNodeId: "n2",
+        holdReason: { kind: "reservation", nodeId: "n2", state: "Failed" },
+      });
       const app2 = await get("/ws/v1/partition/default/application/app-2");
-      expect(app2).toMatchObject({ applicationState: "Rejected", rejectedMessage: "application rejected: no placement rule matched", queueName: "" });
+      expect(app2).toMatchObject({
+        applicationState: "Rejected",
+        rejectedMessage: "application rejected: no placement rule matched",
+        queueName: "",
+      });
       expect(app2.stateLog.map((x: { applicationState: string }) => x.applicationState)).toEqual(["Rejected"]);
-      expect(app2.rejectionReason).toMatchObject({ kind: "placementRefused", state: "Skipped", message: "application rejected: no placement rule matched" });
+      expect(app2.rejectionReason).toMatchObject({
+        kind: "placementRefused",
+        state: "Skipped",
+        message: "application rejected: no placement rule matched",
+      });
       expect(await get("/ws/v1/partition/default/node/n2")).toMatchObject({ isReserved: true, reservations: ["app-3|big"] });
       expect((await get("/ws/v1/partitions"))[0].applications).toEqual({ total: 3, Starting: 2, Rejected: 1 });
     } finally {

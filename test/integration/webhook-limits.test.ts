@@ -21,7 +21,10 @@ const servers: WebhookServer[] = [];
 
 async function start(limits: Partial<WebhookServerOptions> = {}): Promise<WebhookServer> {
   const s = await startWebhookServer({
-    host: "127.0.0.1", port: 0, tls, logger: pino({ level: "silent" }),
+    host: "127.0.0.1",
+    port: 0,
+    tls,
+    logger: pino({ level: "silent" }),
     routes: [{ path: "/mutate", name: "mutate", decide: (r) => decide(r, cfg, EMPTY_LOOKUPS) }],
     ...limits,
   });
@@ -29,16 +32,31 @@ async function start(limits: Partial<WebhookServerOptions> = {}): Promise<Webhoo
   return s;
 }
 
-interface Reply { status: number; body: string; headers: Record<string, unknown>; ms: number }
+interface Reply {
+  status: number;
+  body: string;
+  headers: Record<string, unknown>;
+  ms: number;
+}
 
 function post(port: number, path: string, body: string | Buffer, method = "POST"): Promise<Reply> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path, method, ca, servername: "localhost", headers: { "content-type": "application/json" }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), headers: res.headers, ms: performance.now() - t0 }));
-    });
+    const req = request(
+      { host: "127.0.0.1", port, path, method, ca, servername: "localhost", headers: { "content-type": "application/json" }, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString(),
+            headers: res.headers,
+            ms: performance.now() - t0,
+          }),
+        );
+      },
+    );
     req.on("error", reject);
     req.end(method === "GET" ? undefined : body);
   });
@@ -56,7 +74,12 @@ function bigReview(bytes: number): string {
 beforeAll(async () => {
   const now = Date.now();
   const caPair = await generateCa({ notBefore: new Date(now - 60_000), notAfter: new Date(now + 86_400_000) });
-  const srv = await generateServerCert(caPair, { commonName: "localhost", sans: ["localhost", "127.0.0.1"], notBefore: new Date(now - 60_000), notAfter: new Date(now + 86_400_000) });
+  const srv = await generateServerCert(caPair, {
+    commonName: "localhost",
+    sans: ["localhost", "127.0.0.1"],
+    notBefore: new Date(now - 60_000),
+    notAfter: new Date(now + 86_400_000),
+  });
   ca = caPair.certPem;
   tls = { key: srv.keyPem, cert: srv.certPem };
 });
@@ -67,11 +90,16 @@ afterAll(async () => {
 describe("hostile callers", () => {
   it("random kind and operation strings do not grow the metric series (they count as `other`)", async () => {
     const s = await start();
-    const seriesCount = async () => (await post(s.port, "/metrics", "", "GET")).body.split("\n").filter((l) => l.startsWith("corral_admission_requests_total{")).length;
+    const seriesCount = async () =>
+      (await post(s.port, "/metrics", "", "GET")).body.split("\n").filter((l) => l.startsWith("corral_admission_requests_total{")).length;
     await post(s.port, "/mutate", review(podCreate(pod())));
     const before = await seriesCount();
     for (let i = 0; i < 300; i++) {
-      const req = { ...podCreate(pod()), kind: { group: "", version: "v1", kind: randomBytes(2048).toString("hex") }, operation: randomBytes(2048).toString("hex") };
+      const req = {
+        ...podCreate(pod()),
+        kind: { group: "", version: "v1", kind: randomBytes(2048).toString("hex") },
+        operation: randomBytes(2048).toString("hex"),
+      };
       expect((await post(s.port, "/mutate", review(req))).status).toBe(200);
     }
     const after = await seriesCount();
@@ -90,7 +118,11 @@ describe("hostile callers", () => {
     const timer = setInterval(() => {
       void s.metrics.inFlightBytes.get().then((g) => (peak = Math.max(peak, g.values[0]?.value ?? 0)));
     }, 1);
-    const replies = await Promise.all(Array.from({ length: 24 }, () => post(s.port, "/mutate", body).catch((err: Error): Reply => ({ status: -1, body: err.message, headers: {}, ms: 0 }))));
+    const replies = await Promise.all(
+      Array.from({ length: 24 }, () =>
+        post(s.port, "/mutate", body).catch((err: Error): Reply => ({ status: -1, body: err.message, headers: {}, ms: 0 })),
+      ),
+    );
     clearInterval(timer);
     const refused = replies.filter((r) => r.status === 429);
     const served = replies.filter((r) => r.status === 200);
@@ -111,16 +143,19 @@ describe("hostile callers", () => {
 
   it("a body that stalls is cut off after requestTimeoutMs; stalled headers after headersTimeoutMs", async () => {
     const s = await start({ requestTimeoutMs: 1000, headersTimeoutMs: 500 });
-    const stall = (payload: string) => new Promise<{ ms: number; data: string }>((resolve, reject) => {
-      const t0 = performance.now();
-      let data = "";
-      const sock = connect({ host: "127.0.0.1", port: s.port, ca, servername: "localhost" }, () => sock.write(payload));
-      sock.on("data", (d: Buffer) => (data += d.toString()));
-      sock.on("close", () => resolve({ ms: performance.now() - t0, data }));
-      sock.on("error", () => undefined);
-      setTimeout(() => reject(new Error("connection still open after 10 s")), 10_000).unref();
-    });
-    const body = await stall("POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{\"apiVersion\":");
+    const stall = (payload: string) =>
+      new Promise<{ ms: number; data: string }>((resolve, reject) => {
+        const t0 = performance.now();
+        let data = "";
+        const sock = connect({ host: "127.0.0.1", port: s.port, ca, servername: "localhost" }, () => sock.write(payload));
+        sock.on("data", (d: Buffer) => (data += d.toString()));
+        sock.on("close", () => resolve({ ms: performance.now() - t0, data }));
+        sock.on("error", () => undefined);
+        setTimeout(() => reject(new Error("connection still open after 10 s")), 10_000).unref();
+      });
+    const body = await stall(
+      'POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"apiVersion":',
+    );
     expect(body.ms).toBeLessThan(3000);
     expect(body.data).toMatch(/^HTTP\/1.1 408/);
     const headers = await stall("POST /mutate HTTP/1.1\r\nHost: x\r\n");

@@ -16,17 +16,29 @@ let server: WebhookServer;
 let ca: string;
 const cfg = defaultAdmissionConfig("corral");
 
-interface Reply { status: number; body: string; headers: Record<string, unknown> }
+interface Reply {
+  status: number;
+  body: string;
+  headers: Record<string, unknown>;
+}
 
-function post(path: string, body: string | Buffer | undefined, contentType: string | undefined = "application/json", method = "POST"): Promise<Reply> {
+function post(
+  path: string,
+  body: string | Buffer | undefined,
+  contentType: string | undefined = "application/json",
+  method = "POST",
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = {};
     if (contentType) headers["content-type"] = contentType;
-    const req = request({ host: "127.0.0.1", port: server.port, path, method, ca, servername: "localhost", headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), headers: res.headers }));
-    });
+    const req = request(
+      { host: "127.0.0.1", port: server.port, path, method, ca, servername: "localhost", headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), headers: res.headers }));
+      },
+    );
     req.on("error", reject);
     if (body !== undefined) req.write(body);
     req.end();
@@ -36,10 +48,18 @@ function post(path: string, body: string | Buffer | undefined, contentType: stri
 beforeAll(async () => {
   const now = Date.now();
   const caPair = await generateCa({ notBefore: new Date(now - 60_000), notAfter: new Date(now + 86_400_000) });
-  const srv = await generateServerCert(caPair, { commonName: "localhost", sans: ["localhost", "127.0.0.1"], notBefore: new Date(now - 60_000), notAfter: new Date(now + 86_400_000) });
+  const srv = await generateServerCert(caPair, {
+    commonName: "localhost",
+    sans: ["localhost", "127.0.0.1"],
+    notBefore: new Date(now - 60_000),
+    notAfter: new Date(now + 86_400_000),
+  });
   ca = caPair.certPem;
   server = await startWebhookServer({
-    host: "127.0.0.1", port: 0, tls: { key: srv.keyPem, cert: srv.certPem }, logger: pino({ level: "silent" }),
+    host: "127.0.0.1",
+    port: 0,
+    tls: { key: srv.keyPem, cert: srv.certPem },
+    logger: pino({ level: "silent" }),
     routes: [{ path: "/mutate", name: "mutate", decide: (r) => decide(r, cfg, EMPTY_LOOKUPS) }],
   });
 });
@@ -54,7 +74,11 @@ describe("webhook HTTPS server", () => {
     expect(r.status).toBe(200);
     expect(r.headers["content-type"]).toMatch(/^application\/json/);
     const out = JSON.parse(r.body);
-    expect(out).toMatchObject({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: req.uid, allowed: true, patchType: "JSONPatch" } });
+    expect(out).toMatchObject({
+      apiVersion: "admission.k8s.io/v1",
+      kind: "AdmissionReview",
+      response: { uid: req.uid, allowed: true, patchType: "JSONPatch" },
+    });
     const ops = JSON.parse(Buffer.from(out.response.patch, "base64").toString());
     expect(ops.map((o: { path: string }) => o.path)).toEqual(["/metadata/annotations", "/spec/schedulerName", "/metadata/labels"]);
   });
@@ -65,7 +89,10 @@ describe("webhook HTTPS server", () => {
 
   it("refuses TLS below 1.2", async () => {
     const err = await new Promise<Error | undefined>((resolve) => {
-      const req = request({ host: "127.0.0.1", port: server.port, path: "/health", ca, servername: "localhost", maxVersion: "TLSv1.1", minVersion: "TLSv1" }, () => resolve(undefined));
+      const req = request(
+        { host: "127.0.0.1", port: server.port, path: "/health", ca, servername: "localhost", maxVersion: "TLSv1.1", minVersion: "TLSv1" },
+        () => resolve(undefined),
+      );
       req.on("error", resolve);
       req.end();
     });
@@ -86,8 +113,20 @@ describe("webhook HTTPS server", () => {
 
   it.each([
     ["no request", { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview" }, /AdmissionReview has no request/],
-    ["request without uid", { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request: { kind: { group: "", version: "v1", kind: "Pod" }, operation: "CREATE" } }, /request\.uid/],
-    ["unknown apiVersion", { apiVersion: "admission.k8s.io/v9", kind: "AdmissionReview", request: {} }, /unsupported AdmissionReview apiVersion/],
+    [
+      "request without uid",
+      {
+        apiVersion: "admission.k8s.io/v1",
+        kind: "AdmissionReview",
+        request: { kind: { group: "", version: "v1", kind: "Pod" }, operation: "CREATE" },
+      },
+      /request\.uid/,
+    ],
+    [
+      "unknown apiVersion",
+      { apiVersion: "admission.k8s.io/v9", kind: "AdmissionReview", request: {} },
+      /unsupported AdmissionReview apiVersion/,
+    ],
     ["a JSON array", [1, 2], /not an AdmissionReview/],
   ])("%s → allowed:false with a clear message", async (_n, body, message) => {
     const r = await post("/mutate", JSON.stringify(body));
@@ -114,29 +153,62 @@ describe("webhook HTTPS server", () => {
   });
 
   it("survives garbage: random bodies and random AdmissionReview-shaped objects never crash it", async () => {
-    const garbageReview = fc.record({
-      apiVersion: fc.oneof(fc.constant("admission.k8s.io/v1"), fc.string()),
-      kind: fc.oneof(fc.constant("AdmissionReview"), fc.string()),
-      request: fc.oneof(fc.anything(), fc.record({
-        uid: fc.oneof(fc.uuid(), fc.anything()),
-        kind: fc.oneof(fc.record({ group: fc.constantFrom("", "apps", "batch"), version: fc.constantFrom("v1", "v1beta1"), kind: fc.constantFrom("Pod", "Deployment", "CronJob", "Job", "ConfigMap", "X") }), fc.anything()),
-        operation: fc.constantFrom("CREATE", "UPDATE", "DELETE", "CONNECT", ""),
-        namespace: fc.oneof(fc.string(), fc.anything()),
-        userInfo: fc.oneof(fc.record({ username: fc.string(), groups: fc.array(fc.string()) }), fc.anything()),
-        object: fc.oneof(fc.anything(), fc.record({ metadata: fc.anything(), spec: fc.anything() }), fc.record({ metadata: fc.record({ labels: fc.dictionary(fc.string(), fc.anything()), annotations: fc.dictionary(fc.string(), fc.string()) }), spec: fc.anything() })),
-        oldObject: fc.anything(),
-      }, { requiredKeys: [] })),
-    }, { requiredKeys: [] });
+    const garbageReview = fc.record(
+      {
+        apiVersion: fc.oneof(fc.constant("admission.k8s.io/v1"), fc.string()),
+        kind: fc.oneof(fc.constant("AdmissionReview"), fc.string()),
+        request: fc.oneof(
+          fc.anything(),
+          fc.record(
+            {
+              uid: fc.oneof(fc.uuid(), fc.anything()),
+              kind: fc.oneof(
+                fc.record({
+                  group: fc.constantFrom("", "apps", "batch"),
+                  version: fc.constantFrom("v1", "v1beta1"),
+                  kind: fc.constantFrom("Pod", "Deployment", "CronJob", "Job", "ConfigMap", "X"),
+                }),
+                fc.anything(),
+              ),
+              operation: fc.constantFrom("CREATE", "UPDATE", "DELETE", "CONNECT", ""),
+              namespace: fc.oneof(fc.string(), fc.anything()),
+              userInfo: fc.oneof(fc.record({ username: fc.string(), groups: fc.array(fc.string()) }), fc.anything()),
+              object: fc.oneof(
+                fc.anything(),
+                fc.record({ metadata: fc.anything(), spec: fc.anything() }),
+                fc.record({
+                  metadata: fc.record({
+                    labels: fc.dictionary(fc.string(), fc.anything()),
+                    annotations: fc.dictionary(fc.string(), fc.string()),
+                  }),
+                  spec: fc.anything(),
+                }),
+              ),
+              oldObject: fc.anything(),
+            },
+            { requiredKeys: [] },
+          ),
+        ),
+      },
+      { requiredKeys: [] },
+    );
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.string().map((s) => ({ raw: s })), garbageReview.map((r) => ({ raw: JSON.stringify(r) })), fc.uint8Array({ maxLength: 512 }).map((b) => ({ raw: Buffer.from(b).toString("latin1") }))), async ({ raw }) => {
-        const r = await post("/mutate", raw);
-        expect([200, 400]).toContain(r.status);
-        if (r.status === 200) {
-          const out = JSON.parse(r.body);
-          expect(typeof out.response.allowed).toBe("boolean");
-          expect(out.response.status?.code ?? 200).not.toBe(500);
-        }
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string().map((s) => ({ raw: s })),
+          garbageReview.map((r) => ({ raw: JSON.stringify(r) })),
+          fc.uint8Array({ maxLength: 512 }).map((b) => ({ raw: Buffer.from(b).toString("latin1") })),
+        ),
+        async ({ raw }) => {
+          const r = await post("/mutate", raw);
+          expect([200, 400]).toContain(r.status);
+          if (r.status === 200) {
+            const out = JSON.parse(r.body);
+            expect(typeof out.response.allowed).toBe("boolean");
+            expect(out.response.status?.code ?? 200).not.toBe(500);
+          }
+        },
+      ),
       { numRuns: 400 },
     );
     const ok = await post("/mutate", review(podCreate(pod())));
@@ -146,7 +218,12 @@ describe("webhook HTTPS server", () => {
   it("swaps the certificate for new connections without restarting", async () => {
     const now = Date.now();
     const ca2 = await generateCa({ notBefore: new Date(now - 60_000), notAfter: new Date(now + 86_400_000) });
-    const srv2 = await generateServerCert(ca2, { commonName: "localhost", sans: ["localhost"], notBefore: new Date(now - 60_000), notAfter: new Date(now + 86_400_000) });
+    const srv2 = await generateServerCert(ca2, {
+      commonName: "localhost",
+      sans: ["localhost"],
+      notBefore: new Date(now - 60_000),
+      notAfter: new Date(now + 86_400_000),
+    });
     const oldCa = ca;
     server.setCertificate({ key: srv2.keyPem, cert: srv2.certPem });
     ca = ca2.certPem;
@@ -161,6 +238,10 @@ describe("AdmissionReview encoding", () => {
   it("the fast path encodes exactly what JSON.stringify would", async () => {
     const { encodeAdmissionReview } = await import("../../src/webhook/admission-review.js");
     const res = { uid: 'a"b', allowed: true, patch: "W10=", patchType: "JSONPatch" as const };
-    expect(JSON.parse(encodeAdmissionReview("admission.k8s.io/v1", res))).toEqual({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: res });
+    expect(JSON.parse(encodeAdmissionReview("admission.k8s.io/v1", res))).toEqual({
+      apiVersion: "admission.k8s.io/v1",
+      kind: "AdmissionReview",
+      response: res,
+    });
   });
 });

@@ -18,7 +18,10 @@ type Listener = () => void;
 
 /** A failed read: the HTTP status (0: no answer) and YuniKorn's error message. */
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -90,7 +93,10 @@ class Live {
         // "Event tracking is disabled": poll instead
         this.setConn({ state: "polling" });
         const t = setInterval(() => this.bump(), POLL_NO_EVENTS_MS);
-        setTimeout(() => { clearInterval(t); void this.stream(); }, 60_000);
+        setTimeout(() => {
+          clearInterval(t);
+          void this.stream();
+        }, 60_000);
         return;
       }
       if (!r.ok || !r.body) {
@@ -113,7 +119,8 @@ class Live {
             const line = buf.slice(0, nl).trim();
             buf = buf.slice(nl + 1);
             if (!line) continue;
-            if (first) first = false; // the instance id
+            if (first)
+              first = false; // the instance id
             else {
               this.events++;
               this.bump();
@@ -135,7 +142,8 @@ class Live {
       if (r.status === 503) return this.setConn({ state: "notLeader", detail: await errorMessage(r) });
       if (r.ok) {
         const s = (await r.json()) as ShimStatus;
-        if (!s.leader) return this.setConn({ state: "notLeader", detail: "this replica is not the leader: its data is not the scheduler's" });
+        if (!s.leader)
+          return this.setConn({ state: "notLeader", detail: "this replica is not the leader: its data is not the scheduler's" });
       }
       if (this.conn.state === "unreachable" || this.conn.state === "notLeader") this.setConn({ state: "connecting" });
     } catch (err) {
@@ -208,15 +216,24 @@ export function useApi<T>(path: string | undefined): Loaded<T> {
     if (inFlight.current === key) return;
     inFlight.current = key;
     let cancelled = false;
-    getJson<T>(path).then(
-      (data) => { if (!cancelled) setState({ data, at: Date.now() }); },
-      (error: ApiError) => { if (!cancelled) setState((s) => ({ ...s, error })); },
-    ).finally(() => { if (inFlight.current === key) inFlight.current = undefined; });
-    return () => { cancelled = true; };
+    getJson<T>(path)
+      .then(
+        (data) => {
+          if (!cancelled) setState({ data, at: Date.now() });
+        },
+        (error: ApiError) => {
+          if (!cancelled) setState((s) => ({ ...s, error }));
+        },
+      )
+      .finally(() => {
+        if (inFlight.current === key) inFlight.current = undefined;
+      });
+    return () => {
+      cancelled = true;
+    };
   }, [path, l.tick]);
   return state;
 }
-
 
 /** Encodes one path segment or query value. */
 export const enc = encodeURIComponent;

@@ -22,9 +22,14 @@ export function UsageBar(props: { name: string; used: number; max?: number; guar
       <svg class="bar-svg" viewBox="0 0 100 10" preserveAspectRatio="none" aria-hidden="true">
         <rect class="bar-track" x="0" y="0" width="100" height="10" />
         <rect class={atMax ? "bar-used bar-full" : "bar-used"} x="0" y="0" width={f * 100} height="10" />
-        {guaranteed !== undefined && full > 0 ? <rect class="bar-guaranteed" x={Math.min(99, fraction(guaranteed, full) * 100)} y="0" width="1" height="10" /> : null}
+        {guaranteed !== undefined && full > 0 ? (
+          <rect class="bar-guaranteed" x={Math.min(99, fraction(guaranteed, full) * 100)} y="0" width="1" height="10" />
+        ) : null}
       </svg>
-      <span class="bar-words">{words}{atMax ? <strong class="at-max"> at max</strong> : null}</span>
+      <span class="bar-words">
+        {words}
+        {atMax ? <strong class="at-max"> at max</strong> : null}
+      </span>
     </div>
   );
 }
@@ -79,36 +84,82 @@ export function DataTable<T>(props: {
             {props.columns.map((c) => {
               const active = sort?.key === c.key;
               return (
-                <th scope="col" key={c.key} class={c.numeric ? "num" : undefined} aria-sort={active ? (sort!.desc ? "descending" : "ascending") : undefined}>
+                <th
+                  scope="col"
+                  key={c.key}
+                  class={c.numeric ? "num" : undefined}
+                  aria-sort={active ? (sort!.desc ? "descending" : "ascending") : undefined}
+                >
                   {c.sort ? (
-                    <button type="button" class="sort" onClick={() => { setSort({ key: c.key, desc: active ? !sort!.desc : false }); setPage(0); }}>
-                      {c.label}<span aria-hidden="true">{active ? (sort!.desc ? " ▼" : " ▲") : " ↕"}</span>
+                    <button
+                      type="button"
+                      class="sort"
+                      onClick={() => {
+                        setSort({ key: c.key, desc: active ? !sort!.desc : false });
+                        setPage(0);
+                      }}
+                    >
+                      {c.label}
+                      <span aria-hidden="true">{active ? (sort!.desc ? " ▼" : " ▲") : " ↕"}</span>
                     </button>
-                  ) : c.label}
+                  ) : (
+                    c.label
+                  )}
                 </th>
               );
             })}
           </tr>
         </thead>
         <tbody>
-          {shown.length === 0 ? <tr><td colSpan={props.columns.length} class="empty">{props.empty ?? "Nothing to show."}</td></tr> : null}
+          {shown.length === 0 ? (
+            <tr>
+              <td colSpan={props.columns.length} class="empty">
+                {props.empty ?? "Nothing to show."}
+              </td>
+            </tr>
+          ) : null}
           {shown.map((r) => (
             <tr key={props.rowKey(r)} class={props.rowClass?.(r)} {...props.rowAttrs?.(r)}>
-              {props.columns.map((c) => <td key={c.key} class={c.numeric ? "num" : undefined}>{c.render(r)}</td>)}
+              {props.columns.map((c) => (
+                <td key={c.key} class={c.numeric ? "num" : undefined}>
+                  {c.render(r)}
+                </td>
+              ))}
             </tr>
           ))}
         </tbody>
       </table>
       {sorted.length > Math.min(size, 10) ? (
         <nav class="pager" aria-label={`${props.label}: pages`}>
-          <button type="button" onClick={() => setPage(0)} disabled={p === 0}>First</button>
-          <button type="button" onClick={() => setPage(p - 1)} disabled={p === 0}>Previous</button>
-          <span aria-live="polite">Rows {sorted.length === 0 ? 0 : p * size + 1}–{Math.min(sorted.length, (p + 1) * size)} of {sorted.length.toLocaleString("en")}</span>
-          <button type="button" onClick={() => setPage(p + 1)} disabled={p >= pages - 1}>Next</button>
-          <button type="button" onClick={() => setPage(pages - 1)} disabled={p >= pages - 1}>Last</button>
-          <label>Rows per page{" "}
-            <select value={String(size)} onChange={(e) => { setSize(Number((e.target as HTMLSelectElement).value)); setPage(0); }}>
-              {[25, 50, 100, 250].map((n) => <option key={n} value={String(n)}>{n}</option>)}
+          <button type="button" onClick={() => setPage(0)} disabled={p === 0}>
+            First
+          </button>
+          <button type="button" onClick={() => setPage(p - 1)} disabled={p === 0}>
+            Previous
+          </button>
+          <span aria-live="polite">
+            Rows {sorted.length === 0 ? 0 : p * size + 1}–{Math.min(sorted.length, (p + 1) * size)} of {sorted.length.toLocaleString("en")}
+          </span>
+          <button type="button" onClick={() => setPage(p + 1)} disabled={p >= pages - 1}>
+            Next
+          </button>
+          <button type="button" onClick={() => setPage(pages - 1)} disabled={p >= pages - 1}>
+            Last
+          </button>
+          <label>
+            Rows per page{" "}
+            <select
+              value={String(size)}
+              onChange={(e) => {
+                setSize(Number((e.target as HTMLSelectElement).value));
+                setPage(0);
+              }}
+            >
+              {[25, 50, 100, 250].map((n) => (
+                <option key={n} value={String(n)}>
+                  {n}
+                </option>
+              ))}
             </select>
           </label>
         </nav>
@@ -119,16 +170,32 @@ export function DataTable<T>(props: {
 
 /** A point in time (Unix ms): "4 min ago" with the date and time as a tooltip and machine-readable value. */
 export function Ago(props: { ms: number; now: number }): JSX.Element {
-  return <time dateTime={new Date(props.ms).toISOString()} title={dateTime(props.ms)}>{duration(props.now - props.ms)} ago</time>;
+  return (
+    <time dateTime={new Date(props.ms).toISOString()} title={dateTime(props.ms)}>
+      {duration(props.now - props.ms)} ago
+    </time>
+  );
 }
 
 /** A labelled search box that filters as one types. */
-export function Search(props: { id: string; label: string; value: string; onInput: (v: string) => void; placeholder?: string }): JSX.Element {
+export function Search(props: {
+  id: string;
+  label: string;
+  value: string;
+  onInput: (v: string) => void;
+  placeholder?: string;
+}): JSX.Element {
   return (
     <div class="search">
       <label for={props.id}>{props.label}</label>
-      <input id={props.id} type="search" value={props.value} placeholder={props.placeholder} autoComplete="off"
-        onInput={(e) => props.onInput((e.target as HTMLInputElement).value)} />
+      <input
+        id={props.id}
+        type="search"
+        value={props.value}
+        placeholder={props.placeholder}
+        autoComplete="off"
+        onInput={(e) => props.onInput((e.target as HTMLInputElement).value)}
+      />
     </div>
   );
 }
@@ -136,7 +203,17 @@ export function Search(props: { id: string; label: string; value: string; onInpu
 /** A loading / error line for a page's data (none while the banner says the scheduler or its leader cannot be read). */
 export function Status(props: { loading: boolean; error?: Error & { status?: number } }): JSX.Element | null {
   const banner = live.conn.state === "unreachable" || live.conn.state === "notLeader";
-  if (props.error && props.error.status !== 0 && !banner) return <p class="error" role="status">Could not read the scheduler: {props.error.message}</p>;
-  if (props.loading) return <p class="muted" role="status">{banner ? "No data yet." : "Loading…"}</p>;
+  if (props.error && props.error.status !== 0 && !banner)
+    return (
+      <p class="error" role="status">
+        Could not read the scheduler: {props.error.message}
+      </p>
+    );
+  if (props.loading)
+    return (
+      <p class="muted" role="status">
+        {banner ? "No data yet." : "Loading…"}
+      </p>
+    );
   return null;
 }

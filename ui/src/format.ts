@@ -6,7 +6,12 @@ import type { Resource } from "../../src/scheduler/rest/api-types.js";
 
 const BYTES = new Set(["memory", "ephemeral-storage"]);
 const KI = 1024;
-const UNITS: [string, number][] = [["Ti", KI ** 4], ["Gi", KI ** 3], ["Mi", KI ** 2], ["Ki", KI]];
+const UNITS: [string, number][] = [
+  ["Ti", KI ** 4],
+  ["Gi", KI ** 3],
+  ["Mi", KI ** 2],
+  ["Ki", KI],
+];
 
 /** How a resource type is called on the page: `vcore` is "cpu"; others keep their Kubernetes name. */
 export function resourceLabel(name: string): string {

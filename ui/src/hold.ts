@@ -29,7 +29,9 @@ function needs(types: string[], ask: Resource): string {
 
 /** How much must be freed in each type for the ask to fit: used + ask − max. */
 function shortfall(types: string[], max: Resource, used: Resource, ask: Resource): string {
-  return types.map((k) => `${quantity(k, (used[k] ?? 0) + (ask[k] ?? 0) - max[k]!)}${k === "vcore" ? "" : ` of ${resourceLabel(k)}`}`).join(" and ");
+  return types
+    .map((k) => `${quantity(k, (used[k] ?? 0) + (ask[k] ?? 0) - max[k]!)}${k === "vcore" ? "" : ` of ${resourceLabel(k)}`}`)
+    .join(" and ");
 }
 
 function owner(h: LimitHoldInfo): string {

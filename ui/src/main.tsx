@@ -12,24 +12,48 @@ import { WaitingPage } from "./pages/waiting.js";
 import { type Page, href, setParam, useRoute } from "./route.js";
 import "./style.css";
 
-const NAV: [Page, string][] = [["queues", "Queues"], ["waiting", "Why waiting"], ["apps", "Applications"], ["users", "Users and groups"], ["nodes", "Nodes"]];
+const NAV: [Page, string][] = [
+  ["queues", "Queues"],
+  ["waiting", "Why waiting"],
+  ["apps", "Applications"],
+  ["users", "Users and groups"],
+  ["nodes", "Nodes"],
+];
 
 function Banner(): JSX.Element | null {
   const l = useLive();
   const c = l.conn;
   if (c.state === "unreachable") {
-    return <div class="banner banner-bad" role="alert"><strong>The scheduler is unreachable.</strong> {c.detail}. The page shows the last data it read and retries on its own.</div>;
+    return (
+      <div class="banner banner-bad" role="alert">
+        <strong>The scheduler is unreachable.</strong> {c.detail}. The page shows the last data it read and retries on its own.
+      </div>
+    );
   }
   if (c.state === "notLeader") {
-    return <div class="banner banner-bad" role="alert"><strong>Not the leader.</strong> {c.detail}. The data below may be stale or empty until a leader answers.</div>;
+    return (
+      <div class="banner banner-bad" role="alert">
+        <strong>Not the leader.</strong> {c.detail}. The data below may be stale or empty until a leader answers.
+      </div>
+    );
   }
   return null;
 }
 
 function LiveState(): JSX.Element {
   const l = useLive();
-  const words = { connecting: "connecting…", live: "live", polling: "refreshing every few seconds", unreachable: "offline", notLeader: "not the leader" }[l.conn.state];
-  return <span class={`live live-${l.conn.state}`} role="status" aria-live="polite"><span class="dot" aria-hidden="true" /> {words}</span>;
+  const words = {
+    connecting: "connecting…",
+    live: "live",
+    polling: "refreshing every few seconds",
+    unreachable: "offline",
+    notLeader: "not the leader",
+  }[l.conn.state];
+  return (
+    <span class={`live live-${l.conn.state}`} role="status" aria-live="polite">
+      <span class="dot" aria-hidden="true" /> {words}
+    </span>
+  );
 }
 
 type Theme = "" | "light" | "dark";
@@ -43,7 +67,12 @@ function ThemeButton(): JSX.Element {
   }, [theme]);
   const next: Theme = theme === "" ? "dark" : theme === "dark" ? "light" : "";
   return (
-    <button type="button" class="theme" onClick={() => setTheme(next)} aria-label={`Colour scheme: ${theme || "system"}. Switch to ${next || "system"}`}>
+    <button
+      type="button"
+      class="theme"
+      onClick={() => setTheme(next)}
+      aria-label={`Colour scheme: ${theme || "system"}. Switch to ${next || "system"}`}
+    >
       {theme === "dark" ? "Dark" : theme === "light" ? "Light" : "System"} theme
     </button>
   );
@@ -61,29 +90,56 @@ function App(): JSX.Element {
   useEffect(() => live.start(), []);
   let page: JSX.Element;
   switch (route.page) {
-    case "waiting": page = <WaitingPage partition={partition} query={p("q")} kind={p("kind")} />; break;
-    case "apps": page = <AppsPage partition={partition} queue={p("queue")} query={p("q")} state={p("state")} app={p("app")} />; break;
-    case "users": page = <UsersPage partition={partition} query={p("q")} />; break;
-    case "nodes": page = <NodesPage partition={partition} type={p("type")} query={p("q")} />; break;
-    default: page = <QueuesPage partition={partition} />;
+    case "waiting":
+      page = <WaitingPage partition={partition} query={p("q")} kind={p("kind")} />;
+      break;
+    case "apps":
+      page = <AppsPage partition={partition} queue={p("queue")} query={p("q")} state={p("state")} app={p("app")} />;
+      break;
+    case "users":
+      page = <UsersPage partition={partition} query={p("q")} />;
+      break;
+    case "nodes":
+      page = <NodesPage partition={partition} type={p("type")} query={p("q")} />;
+      break;
+    default:
+      page = <QueuesPage partition={partition} />;
   }
   return (
     <>
-      <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById("main")?.focus(); }}>Skip to content</a>
+      <a
+        class="skip"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById("main")?.focus();
+        }}
+      >
+        Skip to content
+      </a>
       <header>
         <span class="brand">corral</span>
         <nav aria-label="Pages">
           <ul>
             {NAV.map(([k, label]) => (
-              <li key={k}><a href={href(k, partition !== "default" ? { partition } : {})} aria-current={route.page === k ? "page" : undefined}>{label}</a></li>
+              <li key={k}>
+                <a href={href(k, partition !== "default" ? { partition } : {})} aria-current={route.page === k ? "page" : undefined}>
+                  {label}
+                </a>
+              </li>
             ))}
           </ul>
         </nav>
         <div class="tools">
           {(parts.data?.length ?? 0) > 1 ? (
-            <label>Partition{" "}
+            <label>
+              Partition{" "}
               <select value={partition} onChange={(e) => setParam("partition", (e.target as HTMLSelectElement).value)}>
-                {parts.data!.map((x) => <option key={x.name} value={x.name}>{x.name}</option>)}
+                {parts.data!.map((x) => (
+                  <option key={x.name} value={x.name}>
+                    {x.name}
+                  </option>
+                ))}
               </select>
             </label>
           ) : null}
@@ -92,7 +148,9 @@ function App(): JSX.Element {
         </div>
       </header>
       <Banner />
-      <main id="main" tabIndex={-1}>{page}</main>
+      <main id="main" tabIndex={-1}>
+        {page}
+      </main>
     </>
   );
 }

@@ -2,7 +2,16 @@
  * The dashboard's pure view logic (no DOM, no fetching): ordering queues by fair share, user and group usage rows
  * against their limits, search over waiting pods, the pod of an allocation. Unit-tested in test/unit/ui.
  */
-import type { AllocationInfo, AskInfo, LimitInfo, PendingPod, QueueInfo, Resource, UsageInfo, UsageTree } from "../../src/scheduler/rest/api-types.js";
+import type {
+  AllocationInfo,
+  AskInfo,
+  LimitInfo,
+  PendingPod,
+  QueueInfo,
+  Resource,
+  UsageInfo,
+  UsageTree,
+} from "../../src/scheduler/rest/api-types.js";
 
 /**
  * A queue's fair share: its largest used / guaranteed over the types it guarantees, else used / max; 0 when it has
@@ -10,7 +19,7 @@ import type { AllocationInfo, AskInfo, LimitInfo, PendingPod, QueueInfo, Resourc
  */
 export function fairShare(q: QueueInfo): number {
   const used = q.allocatedResource ?? {};
-  const by = q.guaranteedResource && Object.keys(q.guaranteedResource).length > 0 ? q.guaranteedResource : q.maxResource ?? {};
+  const by = q.guaranteedResource && Object.keys(q.guaranteedResource).length > 0 ? q.guaranteedResource : (q.maxResource ?? {});
   let share = 0;
   for (const k in by) if (by[k]! > 0) share = Math.max(share, (used[k] ?? 0) / by[k]!);
   return share;
@@ -43,7 +52,14 @@ export function usageRows(kind: "user" | "group", usage: readonly UsageInfo[], l
     const name = (kind === "user" ? u.userName : u.groupName) ?? "";
     const walk = (t: UsageTree | undefined) => {
       if (!t) return;
-      out.push({ kind, name, queuePath: t.queuePath, usage: t.resourceUsage ?? {}, running: t.runningApplications ?? [], limit: limitFor(limits, kind, name, t.queuePath) });
+      out.push({
+        kind,
+        name,
+        queuePath: t.queuePath,
+        usage: t.resourceUsage ?? {},
+        running: t.runningApplications ?? [],
+        limit: limitFor(limits, kind, name, t.queuePath),
+      });
       for (const c of t.children ?? []) walk(c);
     };
     walk(u.queues);
@@ -54,7 +70,10 @@ export function usageRows(kind: "user" | "group", usage: readonly UsageInfo[], l
 /** True when `q` (lower case, space-separated terms) matches the pod, application, user, namespace or queue. */
 export function matches(p: PendingPod, q: string): boolean {
   const hay = `${p.namespace}/${p.pod} ${p.applicationId} ${p.user} ${p.queue} ${p.allocationKey}`.toLowerCase();
-  return q.split(/\s+/).filter(Boolean).every((t) => hay.includes(t));
+  return q
+    .split(/\s+/)
+    .filter(Boolean)
+    .every((t) => hay.includes(t));
 }
 
 const POD = "kubernetes.io/meta/podName";
@@ -65,4 +84,3 @@ export function podOf(a: AllocationInfo | AskInfo): string {
   const t = a.allocationTags ?? {};
   return t[POD] ? `${t[NS] ?? ""}/${t[POD]}` : a.allocationKey;
 }
-

@@ -10,7 +10,9 @@ function ensure(pod: PodView, vars: Readonly<Record<string, string>>): PatchOp[]
   const ops: PatchOp[] = [];
   for (const [path, c] of containersOf(pod, ["initContainers", "containers"])) {
     const env = c.env;
-    const missing = Object.entries(vars).filter(([name]) => !(Array.isArray(env) && env.some((e) => e?.name === name))).map(([name, value]) => ({ name, value }));
+    const missing = Object.entries(vars)
+      .filter(([name]) => !(Array.isArray(env) && env.some((e) => e?.name === name)))
+      .map(([name, value]) => ({ name, value }));
     ops.push(...appendOps(env, `${path}/env`, missing));
   }
   return ops;

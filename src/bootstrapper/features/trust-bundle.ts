@@ -11,11 +11,19 @@ import { type PodView, appendOps, containersOf } from "./types.js";
 function desiredVolume(cfg: BootstrapperConfig): { name: string; mountPath: string; volume: Record<string, unknown> } | undefined {
   const ctb = cfg.clusterTrustBundle;
   if (ctb) {
-    return { name: ctb.volumeName, mountPath: ctb.volumeMountPath, volume: { name: ctb.volumeName, projected: { sources: [{ clusterTrustBundle: { name: ctb.name, path: ctb.certWritePath } }] } } };
+    return {
+      name: ctb.volumeName,
+      mountPath: ctb.volumeMountPath,
+      volume: { name: ctb.volumeName, projected: { sources: [{ clusterTrustBundle: { name: ctb.name, path: ctb.certWritePath } }] } },
+    };
   }
   const cm = cfg.trustBundleConfigMap;
   if (cm) {
-    return { name: cm.volumeName, mountPath: cm.volumeMountPath, volume: { name: cm.volumeName, configMap: { name: cm.name, items: [{ key: cm.key, path: cm.fileName ?? cm.key }] } } };
+    return {
+      name: cm.volumeName,
+      mountPath: cm.volumeMountPath,
+      volume: { name: cm.volumeName, configMap: { name: cm.name, items: [{ key: cm.key, path: cm.fileName ?? cm.key }] } },
+    };
   }
   return undefined;
 }

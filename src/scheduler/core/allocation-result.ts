@@ -31,17 +31,27 @@ export type AllocationResult =
   | { readonly kind: "reserved"; readonly appId: string; readonly key: string; readonly nodeId: string }
   /** A reservation was given up without an allocation. */
   | {
-    readonly kind: "unreserved"; readonly appId: string; readonly key: string; readonly nodeId: string;
-    /** `preemptionEnded`: the victims of a preemption are gone and the node still has no room for the ask. */
-    readonly cause: "askRemoved" | "nodeRemoved" | "nodeUnschedulable" | "askChanged" | "preemptionEnded";
-  }
+      readonly kind: "unreserved";
+      readonly appId: string;
+      readonly key: string;
+      readonly nodeId: string;
+      /** `preemptionEnded`: the victims of a preemption are gone and the node still has no room for the ask. */
+      readonly cause: "askRemoved" | "nodeRemoved" | "nodeUnschedulable" | "askChanged" | "preemptionEnded";
+    }
   /** Gang scheduling: the real ask takes the placeholder `placeholderKey`'s node. */
   | { readonly kind: "replaced"; readonly allocation: Allocation; readonly placeholderKey: string }
   /**
    * Preemption: `victims` are to be released so the ask can run on `nodeId`, now reserved for it (it is allocated
    * there once they are gone); `preemption` is the decision with the rules that allowed each victim.
    */
-  | { readonly kind: "preempting"; readonly appId: string; readonly key: string; readonly nodeId: string; readonly victims: readonly Allocation[]; readonly preemption: Preempting };
+  | {
+      readonly kind: "preempting";
+      readonly appId: string;
+      readonly key: string;
+      readonly nodeId: string;
+      readonly victims: readonly Allocation[];
+      readonly preemption: Preempting;
+    };
 
 /** The allocation a result hands to the resource manager, if any. */
 export function allocationOf(r: AllocationResult): Allocation | undefined {

@@ -8,7 +8,10 @@ import { BTree } from "../../util/btree.js";
 import type { Application } from "./application.js";
 import type { AppEvent } from "./application-state.js";
 
-interface TimerKey { at: number; serial: number }
+interface TimerKey {
+  at: number;
+  serial: number;
+}
 const timerOrder = (a: TimerKey, b: TimerKey) => a.at - b.at || a.serial - b.serial;
 
 export class AppTimers {

@@ -13,13 +13,29 @@
 
 /** Application states (§4.2). */
 export type AppState =
-  | "New" | "Accepted" | "Reserving" | "Resuming" | "Starting" | "Running" | "Completing" | "Completed"
-  | "Failing" | "Failed" | "Rejected" | "Expired";
+  | "New"
+  | "Accepted"
+  | "Reserving"
+  | "Resuming"
+  | "Starting"
+  | "Running"
+  | "Completing"
+  | "Completed"
+  | "Failing"
+  | "Failed"
+  | "Rejected"
+  | "Expired";
 
 /** Events of the life cycle (upstream's internal names). */
 export type AppEvent =
-  | "runApplication" | "startApplication" | "reserveApplication" | "rejectApplication" | "completeApplication"
-  | "failApplication" | "expireApplication" | "resumeApplication";
+  | "runApplication"
+  | "startApplication"
+  | "reserveApplication"
+  | "rejectApplication"
+  | "completeApplication"
+  | "failApplication"
+  | "expireApplication"
+  | "resumeApplication";
 
 /** event → [sources, destination] rows; the first row whose sources hold the current state applies. */
 export const APPLICATION_TRANSITIONS: Readonly<Record<AppEvent, readonly (readonly [readonly AppState[], AppState])[]>> = {

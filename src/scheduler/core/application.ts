@@ -15,8 +15,13 @@ import type { Queue, SortKey } from "./queue.js";
 import type { Res } from "./resources.js";
 
 /** Order of pending asks in an application: priority descending, then creation time, then key (§4.4). */
-export interface AskOrder { negPriority: number; createTime: number; key: string }
-const askOrder = (a: AskOrder, b: AskOrder) => a.negPriority - b.negPriority || a.createTime - b.createTime || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+export interface AskOrder {
+  negPriority: number;
+  createTime: number;
+  key: string;
+}
+const askOrder = (a: AskOrder, b: AskOrder) =>
+  a.negPriority - b.negPriority || a.createTime - b.createTime || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
 /** A request for one allocation (a pod), pending until a node is chosen. */
 export interface Ask {
@@ -176,7 +181,12 @@ export class Application {
     this.stateLog = [{ time: o.submissionTime, state: "New" }];
     if (o.gang && Object.values(o.gang.placeholderAsk).some((v) => v > 0)) {
       const t = o.gang.timeoutMs ?? 0;
-      this.gang = { placeholderAsk: { ...o.gang.placeholderAsk }, timeoutMs: t > 0 ? t : DEFAULT_PLACEHOLDER_TIMEOUT_MS, explicitTimeout: t > 0, style: o.gang.style ?? "Soft" };
+      this.gang = {
+        placeholderAsk: { ...o.gang.placeholderAsk },
+        timeoutMs: t > 0 ? t : DEFAULT_PLACEHOLDER_TIMEOUT_MS,
+        explicitTimeout: t > 0,
+        style: o.gang.style ?? "Soft",
+      };
     }
   }
 
@@ -203,11 +213,13 @@ export class Application {
   }
 
   addPending(ask: Ask): void {
-    if (this.pendingAsks.set({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key }, ask) && ask.placeholder) this.pendingPlaceholders++;
+    if (this.pendingAsks.set({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key }, ask) && ask.placeholder)
+      this.pendingPlaceholders++;
   }
 
   deletePending(ask: Ask): void {
-    if (this.pendingAsks.delete({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key }) && ask.placeholder) this.pendingPlaceholders--;
+    if (this.pendingAsks.delete({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key }) && ask.placeholder)
+      this.pendingPlaceholders--;
   }
 
   /**
@@ -233,7 +245,8 @@ export class Application {
       const hold = ctx.askHold(this, ask);
       if (hold) {
         // a queue max or the cluster size: preemption may free queue quota (a user/group limit it never frees)
-        const preempt = (hold.kind === "queueMax" || hold.kind === "clusterCapacity") && !ask.placeholder ? ctx.tryPreemption(this, ask, now) : undefined;
+        const preempt =
+          (hold.kind === "queueMax" || hold.kind === "clusterCapacity") && !ask.placeholder ? ctx.tryPreemption(this, ask, now) : undefined;
         if (preempt) return preempt;
         continue;
       }

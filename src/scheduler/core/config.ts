@@ -93,23 +93,46 @@ const uint: Spec = { t: "uint" };
 const stringMap: Spec = { t: "stringMap" };
 const strList: Spec = { t: "list", of: str };
 const resources: Spec = { t: "object", type: "Resources", fields: () => ({ guaranteed: stringMap, max: stringMap }) };
-const limit: Spec = { t: "object", type: "Limit", fields: () => ({ limit: str, users: strList, groups: strList, maxresources: stringMap, maxapplications: uint }) };
+const limit: Spec = {
+  t: "object",
+  type: "Limit",
+  fields: () => ({ limit: str, users: strList, groups: strList, maxresources: stringMap, maxapplications: uint }),
+};
 const queue: Spec = {
-  t: "object", type: "QueueConfig", fields: () => ({
-    name: str, parent: bool, resources, maxapplications: uint, properties: stringMap, adminacl: str, submitacl: str,
+  t: "object",
+  type: "QueueConfig",
+  fields: () => ({
+    name: str,
+    parent: bool,
+    resources,
+    maxapplications: uint,
+    properties: stringMap,
+    adminacl: str,
+    submitacl: str,
     childtemplate: { t: "object", type: "ChildTemplate", fields: () => ({ maxapplications: uint, properties: stringMap, resources }) },
-    queues: { t: "list", of: queue }, limits: { t: "list", of: limit },
+    queues: { t: "list", of: queue },
+    limits: { t: "list", of: limit },
   }),
 };
 const rule: Spec = {
-  t: "object", type: "PlacementRule", fields: () => ({
-    name: str, create: bool, value: str, parent: rule,
+  t: "object",
+  type: "PlacementRule",
+  fields: () => ({
+    name: str,
+    create: bool,
+    value: str,
+    parent: rule,
     filter: { t: "object", type: "Filter", fields: () => ({ type: str, users: strList, groups: strList }) },
   }),
 };
 const partition: Spec = {
-  t: "object", type: "PartitionConfig", fields: () => ({
-    name: str, queues: { t: "list", of: queue }, placementrules: { t: "list", of: rule }, limits: { t: "list", of: limit },
+  t: "object",
+  type: "PartitionConfig",
+  fields: () => ({
+    name: str,
+    queues: { t: "list", of: queue },
+    placementrules: { t: "list", of: rule },
+    limits: { t: "list", of: limit },
     preemption: { t: "object", type: "PartitionPreemptionConfig", fields: () => ({ enabled: bool, quotapreemptionenabled: bool }) },
     nodesortpolicy: { t: "object", type: "NodeSortingPolicy", fields: () => ({ type: str, resourceweights: { t: "floatMap" } }) },
     usergroupresolver: { t: "object", type: "UserGroupResolver", fields: () => ({ type: str }) },
@@ -150,12 +173,14 @@ export function decodeQueuesYaml(text: string): SchedulerConfig {
         return scalarText(n, what);
       case "bool": {
         const v = isScalar(n) ? n.value : undefined;
-        if (typeof v !== "boolean") fail(n, `cannot decode ${JSON.stringify(isScalar(n) ? String(n.value) : "value")} into bool for ${what}`);
+        if (typeof v !== "boolean")
+          fail(n, `cannot decode ${JSON.stringify(isScalar(n) ? String(n.value) : "value")} into bool for ${what}`);
         return v;
       }
       case "uint": {
         const v = isScalar(n) ? n.value : undefined;
-        if (typeof v !== "number" || !Number.isInteger(v) || v < 0) fail(n, `cannot decode ${JSON.stringify(isScalar(n) ? String(n.value) : "value")} into uint64 for ${what}`);
+        if (typeof v !== "number" || !Number.isInteger(v) || v < 0)
+          fail(n, `cannot decode ${JSON.stringify(isScalar(n) ? String(n.value) : "value")} into uint64 for ${what}`);
         return v;
       }
       case "stringMap":
@@ -176,7 +201,9 @@ export function decodeQueuesYaml(text: string): SchedulerConfig {
       }
       case "list": {
         if (!isSeq(n)) fail(n, `${what} must be a list`);
-        return (n as { items: (Node | null)[] }).items.map((x, i) => decode(x, spec.of, `${what}[${i}]`) ?? (spec.of.t === "object" ? {} : ""));
+        return (n as { items: (Node | null)[] }).items.map(
+          (x, i) => decode(x, spec.of, `${what}[${i}]`) ?? (spec.of.t === "object" ? {} : ""),
+        );
       }
       case "object": {
         if (!isMap(n)) fail(n, `${what} must be a map`);

@@ -11,7 +11,13 @@ import { type LimitHold, formatLimitHold } from "./ugm/hold.js";
 
 export type HoldReason =
   /** A queue below root would exceed its max (quota, `Skipped`). Resources in core units. */
-  | { readonly kind: "queueMax"; readonly queuePath: string; readonly max: Readonly<Res>; readonly used: Readonly<Res>; readonly ask: Readonly<Res> }
+  | {
+      readonly kind: "queueMax";
+      readonly queuePath: string;
+      readonly max: Readonly<Res>;
+      readonly used: Readonly<Res>;
+      readonly ask: Readonly<Res>;
+    }
   /** The cluster (root: the sum of node capacities) has no room left for the ask (`Failed`). */
   | { readonly kind: "clusterCapacity"; readonly capacity: Readonly<Res>; readonly used: Readonly<Res>; readonly ask: Readonly<Res> }
   /** maxapplications of a queue on the path is reached while the application waits to run (`Skipped`). */
@@ -73,7 +79,8 @@ export function formatHoldReason(r: HoldReason): string {
 /** The first queue below root on `q`'s path whose max `r` would exceed (upstream `TryIncAllocatedResource`), or undefined. */
 export function queueMaxHold(q: Queue, r: Readonly<Res>): HoldReason | undefined {
   for (let x: Queue | undefined = q; x?.parent; x = x.parent) {
-    if (!fitsWithin(x.max, x.allocated, r)) return { kind: "queueMax", queuePath: x.path, max: { ...x.max }, used: { ...x.allocated }, ask: { ...r } };
+    if (!fitsWithin(x.max, x.allocated, r))
+      return { kind: "queueMax", queuePath: x.path, max: { ...x.max }, used: { ...x.allocated }, ask: { ...r } };
   }
   return undefined;
 }
@@ -81,7 +88,8 @@ export function queueMaxHold(q: Queue, r: Readonly<Res>): HoldReason | undefined
 /** Root's max is the cluster size: `r` on top of what is allocated must fit it; a type no node provides never fits. */
 export function clusterHold(root: Queue, r: Readonly<Res>): HoldReason | undefined {
   for (const k in r) {
-    if ((root.allocated[k] ?? 0) + r[k]! > (root.max?.[k] ?? 0)) return { kind: "clusterCapacity", capacity: { ...root.max }, used: { ...root.allocated }, ask: { ...r } };
+    if ((root.allocated[k] ?? 0) + r[k]! > (root.max?.[k] ?? 0))
+      return { kind: "clusterCapacity", capacity: { ...root.max }, used: { ...root.allocated }, ask: { ...r } };
   }
   return undefined;
 }
@@ -89,7 +97,8 @@ export function clusterHold(root: Queue, r: Readonly<Res>): HoldReason | undefin
 /** The first queue on `q`'s path whose maxapplications one more running application would exceed, or undefined. */
 export function queueRunHold(q: Queue): HoldReason | undefined {
   for (let x: Queue | undefined = q; x; x = x.parent) {
-    if (x.maxApps > 0 && x.runningApps + 1 > x.maxApps) return { kind: "queueMaxApplications", queuePath: x.path, maxApplications: x.maxApps };
+    if (x.maxApps > 0 && x.runningApps + 1 > x.maxApps)
+      return { kind: "queueMaxApplications", queuePath: x.path, maxApplications: x.maxApps };
   }
   return undefined;
 }

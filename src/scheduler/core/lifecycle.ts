@@ -8,7 +8,13 @@
  */
 import type { Application } from "./application.js";
 import {
-  type AppEvent, type AppState, COMPLETING_TIMEOUT_MS, RUNNING_STATES, STARTING_TIMEOUT_MS, TERMINATED_TIMEOUT_MS, nextState,
+  type AppEvent,
+  type AppState,
+  COMPLETING_TIMEOUT_MS,
+  RUNNING_STATES,
+  STARTING_TIMEOUT_MS,
+  TERMINATED_TIMEOUT_MS,
+  nextState,
 } from "./application-state.js";
 import { AppTimers } from "./app-timers.js";
 import type { Queue } from "./queue.js";

@@ -9,7 +9,11 @@ import { type Res, addTo, fitsIn, subFrom } from "./resources.js";
  * Order of nodes: score ascending (fair: least used; binpacking: most used), then id. `rank` is the node's position
  * among all node ids (assigned by the partition), so ties compare numbers instead of strings.
  */
-export interface NodeOrder { score: number; rank: number; id: string }
+export interface NodeOrder {
+  score: number;
+  rank: number;
+  id: string;
+}
 export const nodeOrder = (a: NodeOrder, b: NodeOrder) => a.score - b.score || a.rank - b.rank;
 
 /** What a node knows of an allocation placed on it. */
@@ -83,7 +87,8 @@ export class Node {
 
   /** Weighted usage share in [0, 1] (§4.4): Σ w·(1 − free/total) / Σ w over types the node has. */
   usage(weights: Readonly<Record<string, number>>): number {
-    let num = 0, den = 0;
+    let num = 0,
+      den = 0;
     for (const k in this.capacity) {
       const total = this.capacity[k]!;
       const w = weights[k] ?? 0;

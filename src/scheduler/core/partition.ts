@@ -33,7 +33,12 @@ import { Reservations } from "./reservations.js";
 import { coreSnapshot } from "./preemption/core-snapshot.js";
 import { decidePreemption, PREEMPT_ATTEMPT_FREQUENCY_MS } from "./preemption/preemptor.js";
 import type { Preempting } from "./preemption/result.js";
-import { inheritQueueProperties, parseQueuePreemptionProperties, partitionPreemptionFlags, type PropertyProblem } from "./queue-properties.js";
+import {
+  inheritQueueProperties,
+  parseQueuePreemptionProperties,
+  partitionPreemptionFlags,
+  type PropertyProblem,
+} from "./queue-properties.js";
 import { parseGoBool } from "../../util/go-strconv.js";
 
 export type { Allocation, AllocationResult } from "./allocation-result.js";
@@ -92,8 +97,10 @@ const res = (m: Record<string, string> | undefined): Res | undefined => {
   // A max that is not strictly positive means "no limit" (§4.3); guaranteed likewise.
   return strictlyPositive(r) ? r : undefined;
 };
-const sortPolicyOf = (props: Record<string, string> | undefined): SortPolicy => (props?.["application.sort.policy"] === "fair" ? "fair" : "fifo");
-const sortPriorityOf = (props: Record<string, string> | undefined) => (props?.["application.sort.priority"] ?? "enabled").toLowerCase() !== "disabled";
+const sortPolicyOf = (props: Record<string, string> | undefined): SortPolicy =>
+  props?.["application.sort.policy"] === "fair" ? "fair" : "fifo";
+const sortPriorityOf = (props: Record<string, string> | undefined) =>
+  (props?.["application.sort.priority"] ?? "enabled").toLowerCase() !== "disabled";
 
 export class Partition {
   readonly name: string;
@@ -165,9 +172,17 @@ export class Partition {
       let q = parent ? parent.children.get(name) : this.root;
       if (!q) {
         q = new Queue({
-          name, parent, leaf: isLeaf, managed: true, guaranteed: res(qc.resources?.guaranteed), max: res(qc.resources?.max),
-          maxApps: qc.maxapplications ?? 0, sortPolicy: sortPolicyOf(props), sortPriority: sortPriorityOf(props),
-          submitAcl: new Acl(qc.submitacl), adminAcl: new Acl(qc.adminacl),
+          name,
+          parent,
+          leaf: isLeaf,
+          managed: true,
+          guaranteed: res(qc.resources?.guaranteed),
+          max: res(qc.resources?.max),
+          maxApps: qc.maxapplications ?? 0,
+          sortPolicy: sortPolicyOf(props),
+          sortPriority: sortPriorityOf(props),
+          submitAcl: new Acl(qc.submitacl),
+          adminAcl: new Acl(qc.adminacl),
         });
         parent?.children.set(name, q);
       } else {
@@ -182,10 +197,15 @@ export class Partition {
         q.draining = false;
       }
       const t = qc.childtemplate;
-      q.template = t ? {
-        guaranteed: res(t.resources?.guaranteed), max: res(t.resources?.max), maxApps: t.maxapplications ?? 0,
-        sortPolicy: sortPolicyOf(t.properties), sortPriority: sortPriorityOf(t.properties),
-      } : undefined;
+      q.template = t
+        ? {
+            guaranteed: res(t.resources?.guaranteed),
+            max: res(t.resources?.max),
+            maxApps: t.maxapplications ?? 0,
+            sortPolicy: sortPolicyOf(t.properties),
+            sortPriority: sortPriorityOf(t.properties),
+          }
+        : undefined;
       const parsed = parseQueuePreemptionProperties(merged, q.isLeaf);
       q.preemption = parsed.properties;
       for (const problem of parsed.problems) this.propertyProblems.push({ ...problem, queue: q.path });
@@ -195,8 +215,12 @@ export class Partition {
     };
     if (!this.root) {
       this.root = new Queue({
-        name: "root", leaf: false, managed: true, maxApps: rootCfg.maxapplications ?? 0,
-        submitAcl: new Acl(rootCfg.submitacl), adminAcl: new Acl(rootCfg.adminacl),
+        name: "root",
+        leaf: false,
+        managed: true,
+        maxApps: rootCfg.maxapplications ?? 0,
+        submitAcl: new Acl(rootCfg.submitacl),
+        adminAcl: new Acl(rootCfg.adminacl),
       });
     }
     build(rootCfg, undefined, undefined);
@@ -348,7 +372,15 @@ export class Partition {
    * expires.
    * @returns the leaf queue path, or throws with the rejection reason
    */
-  addApplication(id: string, queueName: string, user: string, groups: readonly string[], tags: Record<string, string>, now: number, gang?: GangOptions): string {
+  addApplication(
+    id: string,
+    queueName: string,
+    user: string,
+    groups: readonly string[],
+    tags: Record<string, string>,
+    now: number,
+    gang?: GangOptions,
+  ): string {
     this.life.rejected.delete(id);
     if (this.apps.has(id)) throw new Error(`adding application ${id} to partition ${this.name}, but application already existed`);
     try {
@@ -363,12 +395,24 @@ export class Partition {
       this.setFairMax(leaf);
       const disable = (tags["application.stateaware.disable"] ?? tags.disableStateAware ?? "") !== "";
       const app = new Application({
-        id, queue: leaf, user, groups: groups.length > 0 ? groups : [user], submissionTime: now, stateAwareDisabled: disable,
-        tags, requestedQueue: queueName, gang,
+        id,
+        queue: leaf,
+        user,
+        groups: groups.length > 0 ? groups : [user],
+        submissionTime: now,
+        stateAwareDisabled: disable,
+        tags,
+        requestedQueue: queueName,
+        gang,
       });
       if (app.gang) {
         const check = checkGangSubmission({
-          applicationId: id, queue: leaf.path, reservation: app.gang.placeholderAsk, queueIsLeaf: leaf.isLeaf, sortPolicy: leaf.sortPolicy, queueMax: maxQueueSet(leaf),
+          applicationId: id,
+          queue: leaf.path,
+          reservation: app.gang.placeholderAsk,
+          queueIsLeaf: leaf.isLeaf,
+          sortPolicy: leaf.sortPolicy,
+          queueMax: maxQueueSet(leaf),
         });
         if (!check.ok) throw new Error(check.message);
       }
@@ -440,7 +484,17 @@ export class Partition {
       // A dynamic leaf gets its parent's child template; a dynamic parent inherits the template itself.
       const t = q.template;
       const c = leaf
-        ? new Queue({ name: parts[i]!, parent: q, leaf: true, managed: false, guaranteed: t?.guaranteed, max: t?.max, maxApps: t?.maxApps, sortPolicy: t?.sortPolicy, sortPriority: t?.sortPriority })
+        ? new Queue({
+            name: parts[i]!,
+            parent: q,
+            leaf: true,
+            managed: false,
+            guaranteed: t?.guaranteed,
+            max: t?.max,
+            maxApps: t?.maxApps,
+            sortPolicy: t?.sortPolicy,
+            sortPriority: t?.sortPriority,
+          })
         : new Queue({ name: parts[i]!, parent: q, leaf: false, managed: false, template: t });
       q.children.set(parts[i]!, c);
       q = c;
@@ -478,15 +532,25 @@ export class Partition {
     if (!opts.node && isRecoveryQueue(app.queue.path)) {
       // corral's rule (upstream schedules them): the recovery queue has no ACL and no limits, so it only records what
       // already runs; a new pod would otherwise get past the placement rules that refused its application
-      throw new Error(`application ${appId} is in ${RECOVERY_QUEUE}, which takes only pods already bound to a node: no placement rule places it, so its new pods are not scheduled`);
+      throw new Error(
+        `application ${appId} is in ${RECOVERY_QUEUE}, which takes only pods already bound to a node: no placement rule places it, so its new pods are not scheduled`,
+      );
     }
     if (!opts.node && this.nodes.size > 0 && !this.fitsSomeNode(resource)) {
       throw new Error(`ask ${key} requests ${format(resource)}, more than any node provides (nodes: ${this.nodes.size})`);
     }
     const ask: Ask = {
-      key, appId, resource: { ...resource }, priority, createTime, requiredNode: opts.requiredNode, predicate: opts.predicate,
-      ...(opts.placeholder ? { placeholder: true } : {}), ...(opts.taskGroup ? { taskGroup: opts.taskGroup } : {}),
-      ...(opts.allowPreemptSelf === false ? { allowPreemptSelf: false } : {}), ...(opts.allowPreemptOther === false ? { allowPreemptOther: false } : {}),
+      key,
+      appId,
+      resource: { ...resource },
+      priority,
+      createTime,
+      requiredNode: opts.requiredNode,
+      predicate: opts.predicate,
+      ...(opts.placeholder ? { placeholder: true } : {}),
+      ...(opts.taskGroup ? { taskGroup: opts.taskGroup } : {}),
+      ...(opts.allowPreemptSelf === false ? { allowPreemptSelf: false } : {}),
+      ...(opts.allowPreemptOther === false ? { allowPreemptOther: false } : {}),
       ...(opts.originator ? { originator: true } : {}),
     };
     app.asks.set(key, ask);
@@ -494,7 +558,14 @@ export class Partition {
     if (ask.placeholder && ask.taskGroup) {
       const d = app.placeholderData.get(ask.taskGroup);
       if (d) d.count++;
-      else app.placeholderData.set(ask.taskGroup, { taskGroupName: ask.taskGroup, count: 1, minResource: { ...ask.resource }, replaced: 0, timedOut: 0 });
+      else
+        app.placeholderData.set(ask.taskGroup, {
+          taskGroupName: ask.taskGroup,
+          count: 1,
+          minResource: { ...ask.resource },
+          replaced: 0,
+          timedOut: 0,
+        });
     }
     if (app.state === "New" || app.state === "Completing") this.life.fire(app, "runApplication", now);
     // a gang reserves first; a recovered real allocation means it was already past its reservation
@@ -543,7 +614,9 @@ export class Partition {
       addTo(app.allocated, ask.resource);
       app.queue.incAllocated(ask.resource);
       if (node) this.attach(ask, node);
-      throw new Error(`allocation ${ask.key} of application ${app.id} cannot be resized to ${format(resource)}: no room on node ${ask.node} or in queue ${app.queue.path}`);
+      throw new Error(
+        `allocation ${ask.key} of application ${app.id} cannot be resized to ${format(resource)}: no room on node ${ask.node} or in queue ${app.queue.path}`,
+      );
     }
     this.limits.track(app, ask.resource, -1, true);
     ask.resource = { ...resource };
@@ -577,7 +650,10 @@ export class Partition {
       app.queue.decPending(ask.resource);
       app.deletePending(ask);
     }
-    if (app.asks.size === 0 && (app.state === "Accepted" || app.state === "Reserving" || app.state === "Starting" || app.state === "Running")) {
+    if (
+      app.asks.size === 0 &&
+      (app.state === "Accepted" || app.state === "Reserving" || app.state === "Starting" || app.state === "Running")
+    ) {
       this.life.fire(app, "completeApplication", now);
     } else if (app.asks.size === 0 && app.state === "Failing") {
       this.life.fire(app, "failApplication", now);
@@ -588,7 +664,12 @@ export class Partition {
   /** Puts an allocation on a node (usage, allocation map, node order). */
   private attach(ask: Ask, node: Node): void {
     ask.node = node.id;
-    node.addAllocation(allocationId(ask.appId, ask.key), { appId: ask.appId, key: ask.key, resource: ask.resource, priority: ask.priority });
+    node.addAllocation(allocationId(ask.appId, ask.key), {
+      appId: ask.appId,
+      key: ask.key,
+      resource: ask.resource,
+      priority: ask.priority,
+    });
     this.reindex(node);
   }
 
@@ -620,8 +701,14 @@ export class Partition {
     const q = last.queue;
     if (this.find(q.path) === q && q.isLeaf && !q.draining) {
       const app = new Application({
-        id: appId, queue: q, user: last.user, groups: last.groups, submissionTime: now, stateAwareDisabled: last.stateAwareDisabled,
-        tags: last.tags, requestedQueue: last.requestedQueue,
+        id: appId,
+        queue: q,
+        user: last.user,
+        groups: last.groups,
+        submissionTime: now,
+        stateAwareDisabled: last.stateAwareDisabled,
+        tags: last.tags,
+        requestedQueue: last.requestedQueue,
       });
       q.apps.set(appId, app);
       this.apps.set(appId, app);
@@ -643,7 +730,9 @@ export class Partition {
   tick(now: number): void {
     this.preemptAttempts.clear();
     this.life.tick(now);
-    if (this.gangTimers.size > 0) for (const app of [...this.gangTimers]) if (app.gang?.timerAt !== undefined && app.gang.timerAt <= now) this.placeholderTimedOut(app, now);
+    if (this.gangTimers.size > 0)
+      for (const app of [...this.gangTimers])
+        if (app.gang?.timerAt !== undefined && app.gang.timerAt <= now) this.placeholderTimedOut(app, now);
     if (this.lastCleanup === undefined || now - this.lastCleanup >= this.cleanupInterval) {
       this.lastCleanup = now;
       this.removeEmptyQueues();
@@ -694,7 +783,13 @@ export class Partition {
     if (g.timerAt === undefined) {
       // counted from the pod's creation as seen when the core accepted the application (upstream ConvertSITimeoutWithAdjustment)
       const created = Number(app.tags["yunikorn.apache.org/creationTime"]);
-      g.timerAt = now + placeholderTimerMs({ timeoutMs: g.timeoutMs, createdAtMs: Number.isFinite(created) && created > 0 ? created * 1000 : undefined, acceptedAtMs: app.stateLog[0]!.time });
+      g.timerAt =
+        now +
+        placeholderTimerMs({
+          timeoutMs: g.timeoutMs,
+          createdAtMs: Number.isFinite(created) && created > 0 ? created * 1000 : undefined,
+          acceptedAtMs: app.stateLog[0]!.time,
+        });
       this.gangTimers.add(app);
     }
     if (app.state === "Reserving" && fitsIn(app.allocatedPlaceholder, g.placeholderAsk)) this.life.fire(app, "runApplication", now);
@@ -716,8 +811,18 @@ export class Partition {
       if (d) d.timedOut++;
     }
     this.releases.push({
-      allocation: { key, appId: app.id, nodeId: ask.node ?? "", resource: { ...ask.resource }, queue: app.queue.path, placeholder: true, taskGroup: ask.taskGroup },
-      allocated: ask.node !== undefined, cause, message,
+      allocation: {
+        key,
+        appId: app.id,
+        nodeId: ask.node ?? "",
+        resource: { ...ask.resource },
+        queue: app.queue.path,
+        placeholder: true,
+        taskGroup: ask.taskGroup,
+      },
+      allocated: ask.node !== undefined,
+      cause,
+      message,
     });
     this.removeAsk(app.id, key, now);
   }
@@ -732,7 +837,9 @@ export class Partition {
     const g = app.gang!;
     this.gangTimers.delete(app);
     if (this.apps.get(app.id) !== app) return;
-    const placeholders = [...app.asks.values()].filter((a) => a.placeholder).map((a) => ({ allocationKey: a.key, taskGroupName: a.taskGroup ?? "", allocated: a.node !== undefined }));
+    const placeholders = [...app.asks.values()]
+      .filter((a) => a.placeholder)
+      .map((a) => ({ allocationKey: a.key, taskGroupName: a.taskGroup ?? "", allocated: a.node !== undefined }));
     const d = placeholderTimeout({ now, timerStartedAt: g.timerAt!, timerMs: 0, style: g.style, state: app.state, placeholders });
     const msg = `placeholder of application ${app.id} timed out`;
     if (d.kind === "releaseUnused") {
@@ -766,7 +873,8 @@ export class Partition {
   private replacement(app: Application, ask: Ask): Replacement {
     const placeholders = [];
     for (const a of app.asks.values()) {
-      if (a.placeholder && a.node && a.taskGroup && a.taskGroup === ask.taskGroup) placeholders.push({ allocationKey: a.key, taskGroupName: a.taskGroup, nodeID: a.node, resource: a.resource });
+      if (a.placeholder && a.node && a.taskGroup && a.taskGroup === ask.taskGroup)
+        placeholders.push({ allocationKey: a.key, taskGroupName: a.taskGroup, nodeID: a.node, resource: a.resource });
     }
     const r = matchPlaceholder({
       applicationId: app.id,
@@ -777,7 +885,8 @@ export class Partition {
         return !!n && n.schedulable && (!ask.requiredNode || ask.requiredNode === id) && (!ask.predicate || ask.predicate(id));
       },
     });
-    if (r.kind !== "notApplicable") for (const t of r.tooLarge) this.releasePlaceholder(app, t.placeholder, "tooLarge", t.message, this.clock);
+    if (r.kind !== "notApplicable")
+      for (const t of r.tooLarge) this.releasePlaceholder(app, t.placeholder, "tooLarge", t.message, this.clock);
     return r;
   }
 
@@ -837,7 +946,14 @@ export class Partition {
     }
     if (d.kind === "replace") return this.replace(d.app, d.ask, d.placeholder, d.node, now);
     const allocation = this.allocate(d.app, d.ask, d.node, now);
-    if (d.releasePlaceholder) this.releasePlaceholder(d.app, d.releasePlaceholder, "replacedElsewhere", `placeholder ${d.releasePlaceholder} of application ${d.app.id} given up: ask ${d.ask.key} allocated on node ${d.node.id}`, now);
+    if (d.releasePlaceholder)
+      this.releasePlaceholder(
+        d.app,
+        d.releasePlaceholder,
+        "replacedElsewhere",
+        `placeholder ${d.releasePlaceholder} of application ${d.app.id} given up: ask ${d.ask.key} allocated on node ${d.node.id}`,
+        now,
+      );
     return { kind: "allocated", allocation };
   }
 
@@ -849,8 +965,13 @@ export class Partition {
     this.commit(app, ask, node, now);
     app.queue.update(app);
     return {
-      key: ask.key, appId: app.id, nodeId: node.id, resource: { ...ask.resource }, queue: app.queue.path,
-      ...(ask.placeholder ? { placeholder: true } : {}), ...(ask.taskGroup ? { taskGroup: ask.taskGroup } : {}),
+      key: ask.key,
+      appId: app.id,
+      nodeId: node.id,
+      resource: { ...ask.resource },
+      queue: app.queue.path,
+      ...(ask.placeholder ? { placeholder: true } : {}),
+      ...(ask.taskGroup ? { taskGroup: ask.taskGroup } : {}),
     };
   }
 
@@ -953,14 +1074,31 @@ export class Partition {
     const attempts = this.preemptAttempts.get(leaf) ?? 0;
     if (attempts >= MAX_PREEMPTIONS_PER_QUEUE) return undefined;
     this.preemptAttempts.set(leaf, attempts + 1);
-    const snapshot = coreSnapshot({ root: this.root, find: (p) => this.find(p), apps: this.apps, nodesInOrder: () => this.nodesInOrder(), excluded: ask.blockedVictims });
-    const result = decidePreemption(snapshot, {
-      key: ask.key, applicationId: app.id, queuePath: leaf.path, priority: ask.priority, resource: ask.resource, createTime: ask.createTime,
-      allowPreemptOther: true, lastPreemptionCheck: ask.lastPreemptionCheck,
-    }, {
-      now, enabled: true,
-      predicate: ask.predicate && ((c) => ({ success: ask.predicate!(c.nodeId), index: c.startIndex })),
+    const snapshot = coreSnapshot({
+      root: this.root,
+      find: (p) => this.find(p),
+      apps: this.apps,
+      nodesInOrder: () => this.nodesInOrder(),
+      excluded: ask.blockedVictims,
     });
+    const result = decidePreemption(
+      snapshot,
+      {
+        key: ask.key,
+        applicationId: app.id,
+        queuePath: leaf.path,
+        priority: ask.priority,
+        resource: ask.resource,
+        createTime: ask.createTime,
+        allowPreemptOther: true,
+        lastPreemptionCheck: ask.lastPreemptionCheck,
+      },
+      {
+        now,
+        enabled: true,
+        predicate: ask.predicate && ((c) => ({ success: ask.predicate!(c.nodeId), index: c.startIndex })),
+      },
+    );
     ask.lastPreemptionCheck = now;
     return result.outcome === "preempting" ? { kind: "preempt", app, ask, result } : undefined;
   }
@@ -986,8 +1124,13 @@ export class Partition {
       victim.preempted = true;
       va.queue.incPreempting(victim.resource);
       victims.push({
-        key: victim.key, appId: va.id, nodeId: victim.node, resource: { ...victim.resource }, queue: va.queue.path,
-        ...(victim.placeholder ? { placeholder: true } : {}), ...(victim.taskGroup ? { taskGroup: victim.taskGroup } : {}),
+        key: victim.key,
+        appId: va.id,
+        nodeId: victim.node,
+        resource: { ...victim.resource },
+        queue: va.queue.path,
+        ...(victim.placeholder ? { placeholder: true } : {}),
+        ...(victim.taskGroup ? { taskGroup: victim.taskGroup } : {}),
       });
     }
     return { kind: "preempting", appId: app.id, key: ask.key, nodeId: node.id, victims, preemption: result };

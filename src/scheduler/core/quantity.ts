@@ -11,8 +11,19 @@ import type { Res } from "./resources.js";
 
 const INT64_MAX = (1n << 63n) - 1n;
 const MULTIPLIERS: Record<string, bigint> = {
-  "": 1n, k: 10n ** 3n, M: 10n ** 6n, G: 10n ** 9n, T: 10n ** 12n, P: 10n ** 15n, E: 10n ** 18n,
-  Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n, Pi: 1n << 50n, Ei: 1n << 60n,
+  "": 1n,
+  k: 10n ** 3n,
+  M: 10n ** 6n,
+  G: 10n ** 9n,
+  T: 10n ** 12n,
+  P: 10n ** 15n,
+  E: 10n ** 18n,
+  Ki: 1n << 10n,
+  Mi: 1n << 20n,
+  Gi: 1n << 30n,
+  Ti: 1n << 40n,
+  Pi: 1n << 50n,
+  Ei: 1n << 60n,
 };
 const QUANTITY = /^([0-9]+)\s*(([mkKMGTPE]i?)?)$/;
 

@@ -9,7 +9,10 @@
  * `PropertyProblem` so the edge can log or show it; nothing is dropped silently.
  */
 import {
-  PROPERTY_PREEMPTION_DELAY, PROPERTY_PREEMPTION_POLICY, PROPERTY_PRIORITY_OFFSET, PROPERTY_PRIORITY_POLICY,
+  PROPERTY_PREEMPTION_DELAY,
+  PROPERTY_PREEMPTION_POLICY,
+  PROPERTY_PRIORITY_OFFSET,
+  PROPERTY_PRIORITY_POLICY,
   PROPERTY_QUOTA_PREEMPTION_DELAY,
 } from "./config.js";
 
@@ -124,9 +127,15 @@ function parsePriorityPolicy(value: string): PriorityPolicy {
  * @param props the queue's properties map (undefined: none)
  * @param isLeaf `preemption.delay` is only read on leaf queues
  */
-export function parseQueuePreemptionProperties(props: Readonly<Record<string, string>> | undefined, isLeaf: boolean): ParsedQueueProperties {
+export function parseQueuePreemptionProperties(
+  props: Readonly<Record<string, string>> | undefined,
+  isLeaf: boolean,
+): ParsedQueueProperties {
   const properties: QueuePreemptionProperties = {
-    preemptionPolicy: "default", preemptionDelayMs: DEFAULT_PREEMPTION_DELAY_MS, priorityPolicy: "default", priorityOffset: 0,
+    preemptionPolicy: "default",
+    preemptionDelayMs: DEFAULT_PREEMPTION_DELAY_MS,
+    priorityPolicy: "default",
+    priorityOffset: 0,
     quotaPreemptionDelayMs: DEFAULT_QUOTA_PREEMPTION_DELAY_MS,
   };
   const problems: PropertyProblem[] = [];
@@ -168,6 +177,9 @@ export function inheritQueueProperties(
 }
 
 /** Partition `preemption` flags with upstream's defaults (PartitionContext.updatePreemption). */
-export function partitionPreemptionFlags(p: { preemption?: { enabled?: boolean; quotapreemptionenabled?: boolean } }): { enabled: boolean; quotaPreemptionEnabled: boolean } {
+export function partitionPreemptionFlags(p: { preemption?: { enabled?: boolean; quotapreemptionenabled?: boolean } }): {
+  enabled: boolean;
+  quotaPreemptionEnabled: boolean;
+} {
   return { enabled: p.preemption?.enabled !== false, quotaPreemptionEnabled: p.preemption?.quotapreemptionenabled === true };
 }

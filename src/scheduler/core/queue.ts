@@ -46,10 +46,14 @@ export class Acl {
  * A position in an order: numbers compared in turn, then the member's name. Treated as immutable, except by
  * `Queue.position` for the only member of an order.
  */
-export interface SortKey { readonly v: readonly number[]; readonly id: string }
+export interface SortKey {
+  readonly v: readonly number[];
+  readonly id: string;
+}
 export const sortKeyOrder = (a: SortKey, b: SortKey): number => {
   for (let i = 0; i < a.v.length; i++) {
-    const x = a.v[i]!, y = b.v[i]!;
+    const x = a.v[i]!,
+      y = b.v[i]!;
     if (x < y) return -1;
     if (x > y) return 1;
   }
@@ -66,7 +70,13 @@ function sameKey(a: SortKey | undefined, b: SortKey | undefined): boolean {
 export type SortPolicy = "fifo" | "fair";
 
 /** childtemplate: applied to dynamic leaf children created by placement (§2.1, §2.3). */
-export interface QueueTemplate { guaranteed?: Res; max?: Res; maxApps: number; sortPolicy: SortPolicy; sortPriority: boolean }
+export interface QueueTemplate {
+  guaranteed?: Res;
+  max?: Res;
+  maxApps: number;
+  sortPolicy: SortPolicy;
+  sortPriority: boolean;
+}
 
 export interface QueueOptions {
   name: string;
@@ -118,7 +128,10 @@ export class Queue {
    * inheritance and defaults (queue-properties.ts); a dynamic queue has the defaults.
    */
   preemption: QueuePreemptionProperties = {
-    preemptionPolicy: "default", preemptionDelayMs: DEFAULT_PREEMPTION_DELAY_MS, priorityPolicy: "default", priorityOffset: 0,
+    preemptionPolicy: "default",
+    preemptionDelayMs: DEFAULT_PREEMPTION_DELAY_MS,
+    priorityPolicy: "default",
+    priorityOffset: 0,
     quotaPreemptionDelayMs: DEFAULT_QUOTA_PREEMPTION_DELAY_MS,
   };
   /** Applications below in a running state (Starting, Running). */

@@ -136,7 +136,9 @@ export type ApplicationFilter = "active" | "completed" | "rejected" | "all";
 
 const copy = (r: Readonly<Res> | undefined): Res => ({ ...(r ?? {}) });
 const gangFields = (x: Ask | undefined) => ({
-  ...(x?.placeholder ? { placeholder: true } : {}), ...(x?.taskGroup ? { taskGroup: x.taskGroup } : {}), ...(x?.preempted ? { preempted: true } : {}),
+  ...(x?.placeholder ? { placeholder: true } : {}),
+  ...(x?.taskGroup ? { taskGroup: x.taskGroup } : {}),
+  ...(x?.preempted ? { preempted: true } : {}),
   ...(x?.originator ? { originator: true } : {}),
 });
 
@@ -145,13 +147,26 @@ export function queueView(q: Queue, subtree: boolean, partitionPreemption = true
   const kids = [...q.children.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
   const p = q.priority;
   return {
-    path: q.path, name: q.name, parent: q.parent?.path ?? "", isLeaf: q.isLeaf, managed: q.managed, draining: q.draining,
-    guaranteed: q.guaranteed && copy(q.guaranteed), max: q.max && copy(q.max), allocated: copy(q.allocated), pending: copy(q.pending),
-    maxApplications: q.maxApps, runningApplications: q.runningApps, sortPolicy: q.sortPolicy, prioritySorting: q.sortPriority,
-    priority: Number.isFinite(p) ? p : undefined, childNames: kids.map((c) => c.path),
+    path: q.path,
+    name: q.name,
+    parent: q.parent?.path ?? "",
+    isLeaf: q.isLeaf,
+    managed: q.managed,
+    draining: q.draining,
+    guaranteed: q.guaranteed && copy(q.guaranteed),
+    max: q.max && copy(q.max),
+    allocated: copy(q.allocated),
+    pending: copy(q.pending),
+    maxApplications: q.maxApps,
+    runningApplications: q.runningApps,
+    sortPolicy: q.sortPolicy,
+    prioritySorting: q.sortPriority,
+    priority: Number.isFinite(p) ? p : undefined,
+    childNames: kids.map((c) => c.path),
     children: subtree ? kids.map((c) => queueView(c, true, partitionPreemption)) : undefined,
     preemptionEnabled: partitionPreemption && q.preemption.preemptionPolicy !== "disabled",
-    preemptionFence: q.preemption.preemptionPolicy === "fence", priorityFence: q.preemption.priorityPolicy === "fence",
+    preemptionFence: q.preemption.preemptionPolicy === "fence",
+    priorityFence: q.preemption.priorityPolicy === "fence",
     preempting: copy(q.preempting),
   };
 }
@@ -162,16 +177,43 @@ export function applicationView(p: Partition, a: Application, holds = true): App
   const prio = a.maxPendingPriority();
   const rejected = a.state === "Rejected";
   return {
-    id: a.id, partition: p.name, queue: rejected ? "" : a.queue.path, user: a.user, groups: [...a.groups], state: a.state,
-    stateLog: [...a.stateLog], submissionTime: a.submissionTime, rejectedMessage: a.rejectedMessage, rejection: a.rejection,
-    pending: copy(a.pending), allocated: copy(a.allocated), maxPendingPriority: Number.isFinite(prio) ? prio : undefined,
-    asks: asks.filter((x) => !x.node).map((x) => ({
-      key: x.key, resource: copy(x.resource), priority: x.priority, createTime: x.createTime, requiredNode: x.requiredNode,
-      reservedNode: x.reservedNode, hold: holds && p.apps.get(a.id) === a ? p.holdReason(a.id, x.key) : undefined, ...gangFields(x),
-    })),
-    allocations: asks.filter((x) => x.node).map((x) => ({
-      key: x.key, appId: a.id, nodeId: x.node!, resource: copy(x.resource), priority: x.priority, createTime: x.createTime, allocatedAt: x.allocatedAt, ...gangFields(x),
-    })),
+    id: a.id,
+    partition: p.name,
+    queue: rejected ? "" : a.queue.path,
+    user: a.user,
+    groups: [...a.groups],
+    state: a.state,
+    stateLog: [...a.stateLog],
+    submissionTime: a.submissionTime,
+    rejectedMessage: a.rejectedMessage,
+    rejection: a.rejection,
+    pending: copy(a.pending),
+    allocated: copy(a.allocated),
+    maxPendingPriority: Number.isFinite(prio) ? prio : undefined,
+    asks: asks
+      .filter((x) => !x.node)
+      .map((x) => ({
+        key: x.key,
+        resource: copy(x.resource),
+        priority: x.priority,
+        createTime: x.createTime,
+        requiredNode: x.requiredNode,
+        reservedNode: x.reservedNode,
+        hold: holds && p.apps.get(a.id) === a ? p.holdReason(a.id, x.key) : undefined,
+        ...gangFields(x),
+      })),
+    allocations: asks
+      .filter((x) => x.node)
+      .map((x) => ({
+        key: x.key,
+        appId: a.id,
+        nodeId: x.node!,
+        resource: copy(x.resource),
+        priority: x.priority,
+        createTime: x.createTime,
+        allocatedAt: x.allocatedAt,
+        ...gangFields(x),
+      })),
     placeholderData: [...a.placeholderData.values()].map((d) => ({ ...d, minResource: copy(d.minResource) })),
   };
 }
@@ -179,7 +221,8 @@ export function applicationView(p: Partition, a: Application, holds = true): App
 export function applicationViews(p: Partition, filter: ApplicationFilter, holds = true): ApplicationView[] {
   const out: Application[] = [];
   if (filter === "active" || filter === "all") out.push(...p.apps.values());
-  if (filter === "completed" || filter === "all") out.push(...[...p.terminated.values()].filter((a) => a.state === "Completed" || filter === "all"));
+  if (filter === "completed" || filter === "all")
+    out.push(...[...p.terminated.values()].filter((a) => a.state === "Completed" || filter === "all"));
   if (filter === "rejected" || filter === "all") out.push(...p.rejected.values());
   return out.map((a) => applicationView(p, a, holds));
 }
@@ -195,11 +238,26 @@ export function nodeView(p: Partition, id: string): NodeView | undefined {
   const n = p.nodes.get(id);
   if (!n) return undefined;
   return {
-    id: n.id, attributes: n.attributes, capacity: copy(n.capacity), allocated: copy(n.allocated), occupied: copy(n.occupied),
-    available: n.available(), schedulable: n.schedulable, reservation: n.reservation && { ...n.reservation },
+    id: n.id,
+    attributes: n.attributes,
+    capacity: copy(n.capacity),
+    allocated: copy(n.allocated),
+    occupied: copy(n.occupied),
+    available: n.available(),
+    schedulable: n.schedulable,
+    reservation: n.reservation && { ...n.reservation },
     allocations: [...n.allocations.values()].map((x) => {
       const ask = p.apps.get(x.appId)?.asks.get(x.key);
-      return { key: x.key, appId: x.appId, nodeId: n.id, resource: copy(x.resource), priority: x.priority, createTime: ask?.createTime ?? 0, allocatedAt: ask?.allocatedAt, ...gangFields(ask) };
+      return {
+        key: x.key,
+        appId: x.appId,
+        nodeId: n.id,
+        resource: copy(x.resource),
+        priority: x.priority,
+        createTime: ask?.createTime ?? 0,
+        allocatedAt: ask?.allocatedAt,
+        ...gangFields(ask),
+      };
     }),
   };
 }
@@ -209,9 +267,13 @@ export function usageViews(p: Partition, kind: "users" | "groups"): UsageView[] 
   for (const [name, byPath] of p.limits.snapshot(kind)) {
     out.push({
       name,
-      queues: [...byPath.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, u]) => ({
-        queuePath: path, resourceUsage: copy(u.res), runningApplications: [...u.apps].sort(),
-      })),
+      queues: [...byPath.entries()]
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([path, u]) => ({
+          queuePath: path,
+          resourceUsage: copy(u.res),
+          runningApplications: [...u.apps].sort(),
+        })),
     });
   }
   return out;
@@ -229,8 +291,15 @@ export function partitionView(p: Partition): PartitionView {
   let allocations = 0;
   for (const n of p.nodes.values()) allocations += n.allocations.size;
   return {
-    name: p.name, nodeSortPolicy: p.nodeSortPolicy, resourceWeights: { ...p.weights }, capacity: copy(p.root.max),
-    allocated: copy(p.root.allocated), pending: copy(p.root.pending), nodes: p.nodes.size, applications, allocations,
+    name: p.name,
+    nodeSortPolicy: p.nodeSortPolicy,
+    resourceWeights: { ...p.weights },
+    capacity: copy(p.root.max),
+    allocated: copy(p.root.allocated),
+    pending: copy(p.root.pending),
+    nodes: p.nodes.size,
+    applications,
+    allocations,
     preemptionEnabled: p.preemptionEnabled,
   };
 }

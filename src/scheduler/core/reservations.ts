@@ -41,7 +41,8 @@ export class Reservations {
    */
   choose(ask: Ask, nodes: Iterable<Node>, now: number): Node | undefined {
     if (ask.requiredNode || now - ask.createTime < this.delayMs) return undefined;
-    let best: Node | undefined, bestScore = Number.POSITIVE_INFINITY;
+    let best: Node | undefined,
+      bestScore = Number.POSITIVE_INFINITY;
     for (const n of nodes) {
       if (n.reservation || !n.fitsCapacity(ask.resource) || (ask.predicate && !ask.predicate(n.id))) continue;
       const s = n.fitScore(ask.resource);

@@ -88,7 +88,10 @@ export function isZero(r: Readonly<Res> | undefined): boolean {
 /** `{memory: 10, vcore: 2000}` as `map[memory:10 vcore:2000]` (Go's %v, as YuniKorn prints resources). */
 export function format(r: Readonly<Res> | undefined): string {
   const o = r ?? {};
-  return `map[${Object.keys(o).sort().map((k) => `${k}:${o[k]}`).join(" ")}]`;
+  return `map[${Object.keys(o)
+    .sort()
+    .map((k) => `${k}:${o[k]}`)
+    .join(" ")}]`;
 }
 
 /**

@@ -5,7 +5,17 @@
  * new allocations. No Kubernetes, no I/O, no clock of its own: time comes from the injected `now()` (milliseconds).
  * Groups come from the caller (design 002): the core never resolves them.
  */
-import { ChangeDetail, ChangeType, type EventSink, appEvent, appStateDetail, nodeEvent, queueEvent, requestEvent, userGroupEvent } from "../events/record.js";
+import {
+  ChangeDetail,
+  ChangeType,
+  type EventSink,
+  appEvent,
+  appStateDetail,
+  nodeEvent,
+  queueEvent,
+  requestEvent,
+  userGroupEvent,
+} from "../events/record.js";
 import { type PartitionConfig, type SchedulerConfig, decodeQueuesYaml } from "./config.js";
 import { type Allocation, type AllocationResult, allocationOf } from "./allocation-result.js";
 import { type HoldReason, formatHoldReason, holdState } from "./hold-reason.js";
@@ -13,8 +23,19 @@ import type { GangSchedulingStyle } from "./gang/constants.js";
 import { allocationId } from "./node.js";
 import { type AppStateChange, type CoreRelease, Partition } from "./partition.js";
 import {
-  type ApplicationFilter, type ApplicationView, type NodeView, type PartitionView, type QueueView, type UsageView,
-  applicationView, applicationViews, findApplication, nodeView, partitionView, queueView, usageViews,
+  type ApplicationFilter,
+  type ApplicationView,
+  type NodeView,
+  type PartitionView,
+  type QueueView,
+  type UsageView,
+  applicationView,
+  applicationViews,
+  findApplication,
+  nodeView,
+  partitionView,
+  queueView,
+  usageViews,
 } from "./read.js";
 import type { Res } from "./resources.js";
 import { validateSchedulerConfig } from "./validate.js";
@@ -107,7 +128,12 @@ export interface CoreResponse {
 }
 
 const emptyResponse = (): CoreResponse => ({
-  acceptedNodes: [], rejectedNodes: [], acceptedApplications: [], rejectedApplications: [], rejectedAllocations: [], released: [],
+  acceptedNodes: [],
+  rejectedNodes: [],
+  acceptedApplications: [],
+  rejectedApplications: [],
+  rejectedAllocations: [],
+  released: [],
 });
 
 export const DEFAULT_CONFIG = `partitions:
@@ -148,7 +174,11 @@ export class SchedulerCore {
   private readonly dynamicQueues = new Set<string>();
 
   /** @throws Error when the initial config is invalid */
-  constructor(private readonly now: () => number, config: string = DEFAULT_CONFIG, opts: SchedulerCoreOptions = {}) {
+  constructor(
+    private readonly now: () => number,
+    config: string = DEFAULT_CONFIG,
+    opts: SchedulerCoreOptions = {},
+  ) {
     this.emit = opts.events ?? (() => {});
     this.tracking = opts.events !== undefined;
     const r = this.updateConfiguration(config);
@@ -210,20 +240,59 @@ export class SchedulerCore {
           case "CREATE_DRAIN":
             p.addNode(n.nodeID, n.schedulableResource ?? {}, n.occupiedResource ?? {}, n.action === "CREATE", n.attributes ?? {});
             out.acceptedNodes.push(n.nodeID);
-            this.emit(nodeEvent(now, { objectID: n.nodeID, message: "Node added to the scheduler", changeType: ChangeType.ADD, detail: ChangeDetail.DETAILS_NONE, resource: n.schedulableResource ?? {} }));
-            this.emit(nodeEvent(now, { objectID: n.nodeID, message: `schedulable: ${n.action === "CREATE"}`, changeType: ChangeType.SET, detail: ChangeDetail.NODE_SCHEDULABLE }));
+            this.emit(
+              nodeEvent(now, {
+                objectID: n.nodeID,
+                message: "Node added to the scheduler",
+                changeType: ChangeType.ADD,
+                detail: ChangeDetail.DETAILS_NONE,
+                resource: n.schedulableResource ?? {},
+              }),
+            );
+            this.emit(
+              nodeEvent(now, {
+                objectID: n.nodeID,
+                message: `schedulable: ${n.action === "CREATE"}`,
+                changeType: ChangeType.SET,
+                detail: ChangeDetail.NODE_SCHEDULABLE,
+              }),
+            );
             break;
           case "UPDATE":
             p.updateNode(n.nodeID, { capacity: n.schedulableResource, occupied: n.occupiedResource });
-            if (n.schedulableResource) this.emit(nodeEvent(now, { objectID: n.nodeID, changeType: ChangeType.SET, detail: ChangeDetail.NODE_CAPACITY, resource: n.schedulableResource }));
-            if (n.occupiedResource) this.emit(nodeEvent(now, { objectID: n.nodeID, changeType: ChangeType.SET, detail: ChangeDetail.NODE_OCCUPIED, resource: n.occupiedResource }));
+            if (n.schedulableResource)
+              this.emit(
+                nodeEvent(now, {
+                  objectID: n.nodeID,
+                  changeType: ChangeType.SET,
+                  detail: ChangeDetail.NODE_CAPACITY,
+                  resource: n.schedulableResource,
+                }),
+              );
+            if (n.occupiedResource)
+              this.emit(
+                nodeEvent(now, {
+                  objectID: n.nodeID,
+                  changeType: ChangeType.SET,
+                  detail: ChangeDetail.NODE_OCCUPIED,
+                  resource: n.occupiedResource,
+                }),
+              );
             break;
           case "DRAIN_NODE":
           case "DRAIN_TO_SCHEDULABLE": {
             const schedulable = n.action === "DRAIN_TO_SCHEDULABLE";
             const was = p.nodes.get(n.nodeID)?.schedulable;
             p.updateNode(n.nodeID, { schedulable });
-            if (was !== schedulable) this.emit(nodeEvent(now, { objectID: n.nodeID, message: `schedulable: ${schedulable}`, changeType: ChangeType.SET, detail: ChangeDetail.NODE_SCHEDULABLE }));
+            if (was !== schedulable)
+              this.emit(
+                nodeEvent(now, {
+                  objectID: n.nodeID,
+                  message: `schedulable: ${schedulable}`,
+                  changeType: ChangeType.SET,
+                  detail: ChangeDetail.NODE_SCHEDULABLE,
+                }),
+              );
             break;
           }
           case "DECOMISSION": {
@@ -231,7 +300,15 @@ export class SchedulerCore {
             const released = p.removeNode(n.nodeID, now);
             for (const a of released) this.released(p, a, ChangeDetail.ALLOC_NODEREMOVED, now);
             out.released.push(...released);
-            if (known) this.emit(nodeEvent(now, { objectID: n.nodeID, message: "Node removed from the scheduler", changeType: ChangeType.REMOVE, detail: ChangeDetail.NODE_DECOMISSION }));
+            if (known)
+              this.emit(
+                nodeEvent(now, {
+                  objectID: n.nodeID,
+                  message: "Node removed from the scheduler",
+                  changeType: ChangeType.REMOVE,
+                  detail: ChangeDetail.NODE_DECOMISSION,
+                }),
+              );
             break;
           }
         }
@@ -249,11 +326,18 @@ export class SchedulerCore {
     for (const a of req.new ?? []) {
       const p = this.partition(a.partitionName);
       if (!p) {
-        out.rejectedApplications.push({ id: a.applicationID, reason: `Failed to add application ${a.applicationID} to partition ${a.partitionName}, partition doesn't exist` });
+        out.rejectedApplications.push({
+          id: a.applicationID,
+          reason: `Failed to add application ${a.applicationID} to partition ${a.partitionName}, partition doesn't exist`,
+        });
         continue;
       }
       try {
-        const gang = a.placeholderAsk && { placeholderAsk: a.placeholderAsk, timeoutMs: a.executionTimeoutMilliSeconds, style: a.gangSchedulingStyle };
+        const gang = a.placeholderAsk && {
+          placeholderAsk: a.placeholderAsk,
+          timeoutMs: a.executionTimeoutMilliSeconds,
+          style: a.gangSchedulingStyle,
+        };
         const leaf = p.addApplication(a.applicationID, a.queueName, a.ugi.user, a.ugi.groups ?? [], a.tags ?? {}, now, gang);
         out.acceptedApplications.push(a.applicationID);
         this.maxUsed.delete(`${p.name}\0${a.applicationID}`);
@@ -262,14 +346,18 @@ export class SchedulerCore {
           this.dynamicQueues.add(`${p.name}\0${leaf}`);
           this.emit(queueEvent(now, { objectID: leaf, changeType: ChangeType.ADD, detail: ChangeDetail.QUEUE_DYNAMIC }));
         }
-        this.emit(queueEvent(now, { objectID: leaf, referenceID: a.applicationID, changeType: ChangeType.ADD, detail: ChangeDetail.QUEUE_APP }));
+        this.emit(
+          queueEvent(now, { objectID: leaf, referenceID: a.applicationID, changeType: ChangeType.ADD, detail: ChangeDetail.QUEUE_APP }),
+        );
       } catch (err) {
         const reason = (err as Error).message;
         out.rejectedApplications.push({ id: a.applicationID, reason });
         if (p.rejected.has(a.applicationID)) {
           // upstream: the application is created (APP_NEW), then rejected with the reason (no RM state update)
           this.emit(appEvent(now, { objectID: a.applicationID, changeType: ChangeType.ADD, detail: ChangeDetail.APP_NEW }));
-          this.emit(appEvent(now, { objectID: a.applicationID, message: reason, changeType: ChangeType.SET, detail: ChangeDetail.APP_REJECT }));
+          this.emit(
+            appEvent(now, { objectID: a.applicationID, message: reason, changeType: ChangeType.SET, detail: ChangeDetail.APP_REJECT }),
+          );
         }
       }
     }
@@ -283,7 +371,9 @@ export class SchedulerCore {
       for (const x of pending) this.askRemoved(p, r.applicationID, x.key, x.resource, ChangeDetail.REQUEST_CANCEL, now);
       for (const x of released) this.released(p, x, ChangeDetail.ALLOC_CANCEL, now, app.user);
       out.released.push(...released);
-      this.emit(queueEvent(now, { objectID: queue, referenceID: r.applicationID, changeType: ChangeType.REMOVE, detail: ChangeDetail.QUEUE_APP }));
+      this.emit(
+        queueEvent(now, { objectID: queue, referenceID: r.applicationID, changeType: ChangeType.REMOVE, detail: ChangeDetail.QUEUE_APP }),
+      );
       this.emit(appEvent(now, { objectID: r.applicationID, changeType: ChangeType.REMOVE, detail: ChangeDetail.DETAILS_NONE }));
     }
     this.collect();
@@ -296,28 +386,53 @@ export class SchedulerCore {
     for (const a of req.allocations ?? []) {
       const p = this.partition(a.partitionName);
       if (!p) {
-        out.rejectedAllocations.push({ id: a.allocationKey, reason: `Failed to find partition ${a.partitionName}, for application ${a.applicationID} and allocation ${a.allocationKey}` });
+        out.rejectedAllocations.push({
+          id: a.allocationKey,
+          reason: `Failed to find partition ${a.partitionName}, for application ${a.applicationID} and allocation ${a.allocationKey}`,
+        });
         continue;
       }
       try {
         const created = Number(a.allocationTags?.creationTime);
         const before = p.apps.get(a.applicationID)?.asks.get(a.allocationKey);
         const wasAllocated = before?.node !== undefined;
-        p.addAsk(a.applicationID, a.allocationKey, a.resourcePerAlloc, a.priority ?? 0, Number.isFinite(created) && created > 0 ? created * 1000 : now, now, {
-          node: a.nodeID || undefined,
-          requiredNode: a.allocationTags?.["yunikorn.apache.org/requiredNode"],
-          predicate: a.predicate,
-          placeholder: a.placeholder,
-          taskGroup: a.taskGroupName,
-          allowPreemptSelf: a.preemptionPolicy?.allowPreemptSelf,
-          allowPreemptOther: a.preemptionPolicy?.allowPreemptOther,
-          originator: a.originator,
-        });
+        p.addAsk(
+          a.applicationID,
+          a.allocationKey,
+          a.resourcePerAlloc,
+          a.priority ?? 0,
+          Number.isFinite(created) && created > 0 ? created * 1000 : now,
+          now,
+          {
+            node: a.nodeID || undefined,
+            requiredNode: a.allocationTags?.["yunikorn.apache.org/requiredNode"],
+            predicate: a.predicate,
+            placeholder: a.placeholder,
+            taskGroup: a.taskGroupName,
+            allowPreemptSelf: a.preemptionPolicy?.allowPreemptSelf,
+            allowPreemptOther: a.preemptionPolicy?.allowPreemptOther,
+            originator: a.originator,
+          },
+        );
         if (a.allocationTags) this.tags.set(`${p.name}\0${allocationId(a.applicationID, a.allocationKey)}`, { ...a.allocationTags });
         this.collect(); // the state change the ask caused (New → Accepted) comes first, as upstream
         const app = p.apps.get(a.applicationID);
-        if (a.nodeID && !wasAllocated && app) this.allocated(p, { key: a.allocationKey, appId: a.applicationID, nodeId: a.nodeID, resource: a.resourcePerAlloc, queue: app.queue.path }, now);
-        else if (!a.nodeID && !before && this.tracking) this.emit(appEvent(now, { objectID: a.applicationID, referenceID: a.allocationKey, changeType: ChangeType.ADD, detail: ChangeDetail.APP_REQUEST, resource: a.resourcePerAlloc }));
+        if (a.nodeID && !wasAllocated && app)
+          this.allocated(
+            p,
+            { key: a.allocationKey, appId: a.applicationID, nodeId: a.nodeID, resource: a.resourcePerAlloc, queue: app.queue.path },
+            now,
+          );
+        else if (!a.nodeID && !before && this.tracking)
+          this.emit(
+            appEvent(now, {
+              objectID: a.applicationID,
+              referenceID: a.allocationKey,
+              changeType: ChangeType.ADD,
+              detail: ChangeDetail.APP_REQUEST,
+              resource: a.resourcePerAlloc,
+            }),
+          );
       } catch (err) {
         out.rejectedAllocations.push({ id: a.allocationKey, reason: (err as Error).message });
       }
@@ -332,7 +447,14 @@ export class SchedulerCore {
         if (!ask) continue;
         const node = ask.node;
         p.removeAsk(r.applicationID, k, now);
-        if (node) this.released(p, { key: k, appId: app.id, nodeId: node, resource: ask.resource, queue: app.queue.path }, ChangeDetail.ALLOC_CANCEL, now, app.user);
+        if (node)
+          this.released(
+            p,
+            { key: k, appId: app.id, nodeId: node, resource: ask.resource, queue: app.queue.path },
+            ChangeDetail.ALLOC_CANCEL,
+            now,
+            app.user,
+          );
         else this.askRemoved(p, app.id, k, ask.resource, ChangeDetail.REQUEST_CANCEL, now);
       }
     }
@@ -400,7 +522,11 @@ export class SchedulerCore {
     if (p && this.tracking) {
       // A REQUEST event when the hold reason of an ask changes (upstream ask_events: held by a quota, unschedulable, fits again).
       const k = `${p.name}\0${allocationId(appId, allocationKey)}`;
-      const text = r ? (r.state === "Skipped" ? `Request '${allocationKey}' is held: ${r.reason}` : `Unschedulable request '${allocationKey}': ${r.reason}`) : undefined;
+      const text = r
+        ? r.state === "Skipped"
+          ? `Request '${allocationKey}' is held: ${r.reason}`
+          : `Unschedulable request '${allocationKey}': ${r.reason}`
+        : undefined;
       const before = this.holds.get(k);
       if (text !== before) {
         const app = p.apps.get(appId);
@@ -427,8 +553,24 @@ export class SchedulerCore {
     if (!p || !p.relocate(appId, allocationKey, nodeId)) return false;
     if (from && from !== nodeId) {
       const now = this.now();
-      this.emit(nodeEvent(now, { objectID: from, referenceID: allocationKey, changeType: ChangeType.REMOVE, detail: ChangeDetail.NODE_ALLOC, resource: ask!.resource }));
-      this.emit(nodeEvent(now, { objectID: nodeId, referenceID: allocationKey, changeType: ChangeType.ADD, detail: ChangeDetail.NODE_ALLOC, resource: ask!.resource }));
+      this.emit(
+        nodeEvent(now, {
+          objectID: from,
+          referenceID: allocationKey,
+          changeType: ChangeType.REMOVE,
+          detail: ChangeDetail.NODE_ALLOC,
+          resource: ask!.resource,
+        }),
+      );
+      this.emit(
+        nodeEvent(now, {
+          objectID: nodeId,
+          referenceID: allocationKey,
+          changeType: ChangeType.ADD,
+          detail: ChangeDetail.NODE_ALLOC,
+          resource: ask!.resource,
+        }),
+      );
     }
     return true;
   }
@@ -512,7 +654,15 @@ export class SchedulerCore {
         if (!this.tracking) continue;
         if (c.to === "Completed" || c.to === "Failed") {
           const app = [...p.terminated.values()].reverse().find((a) => a.id === c.appId);
-          if (app) this.emit(queueEvent(c.at, { objectID: app.queue.path, referenceID: c.appId, changeType: ChangeType.REMOVE, detail: ChangeDetail.QUEUE_APP }));
+          if (app)
+            this.emit(
+              queueEvent(c.at, {
+                objectID: app.queue.path,
+                referenceID: c.appId,
+                changeType: ChangeType.REMOVE,
+                detail: ChangeDetail.QUEUE_APP,
+              }),
+            );
         }
         const detail = appStateDetail(c.to);
         if (detail !== undefined) this.emit(appEvent(c.at, { objectID: c.appId, changeType: ChangeType.SET, detail }));
@@ -531,13 +681,26 @@ export class SchedulerCore {
     switch (r.kind) {
       case "reserved":
       case "unreserved":
-        this.emit(nodeEvent(now, {
-          objectID: r.nodeId, referenceID: r.key, changeType: r.kind === "reserved" ? ChangeType.ADD : ChangeType.REMOVE,
-          detail: ChangeDetail.NODE_RESERVATION, resource: p.apps.get(r.appId)?.asks.get(r.key)?.resource,
-        }));
+        this.emit(
+          nodeEvent(now, {
+            objectID: r.nodeId,
+            referenceID: r.key,
+            changeType: r.kind === "reserved" ? ChangeType.ADD : ChangeType.REMOVE,
+            detail: ChangeDetail.NODE_RESERVATION,
+            resource: p.apps.get(r.appId)?.asks.get(r.key)?.resource,
+          }),
+        );
         break;
       case "allocatedReserved":
-        this.emit(nodeEvent(now, { objectID: r.reservedNode, referenceID: r.allocation.key, changeType: ChangeType.REMOVE, detail: ChangeDetail.NODE_RESERVATION, resource: r.allocation.resource }));
+        this.emit(
+          nodeEvent(now, {
+            objectID: r.reservedNode,
+            referenceID: r.allocation.key,
+            changeType: ChangeType.REMOVE,
+            detail: ChangeDetail.NODE_RESERVATION,
+            resource: r.allocation.resource,
+          }),
+        );
         this.allocated(p, r.allocation, now);
         break;
       default: {
@@ -558,9 +721,34 @@ export class SchedulerCore {
       this.maxUsed.set(key, max);
     }
     if (!this.tracking) return;
-    this.emit(appEvent(now, { objectID: a.appId, referenceID: a.key, changeType: ChangeType.ADD, detail: ChangeDetail.APP_ALLOC, resource: a.resource }));
-    this.emit(nodeEvent(now, { objectID: a.nodeId, referenceID: a.key, changeType: ChangeType.ADD, detail: ChangeDetail.NODE_ALLOC, resource: a.resource }));
-    if (app) this.emit(userGroupEvent(now, { objectID: app.user, referenceID: a.queue, changeType: ChangeType.ADD, detail: ChangeDetail.UG_USER_RESOURCE, resource: a.resource }));
+    this.emit(
+      appEvent(now, {
+        objectID: a.appId,
+        referenceID: a.key,
+        changeType: ChangeType.ADD,
+        detail: ChangeDetail.APP_ALLOC,
+        resource: a.resource,
+      }),
+    );
+    this.emit(
+      nodeEvent(now, {
+        objectID: a.nodeId,
+        referenceID: a.key,
+        changeType: ChangeType.ADD,
+        detail: ChangeDetail.NODE_ALLOC,
+        resource: a.resource,
+      }),
+    );
+    if (app)
+      this.emit(
+        userGroupEvent(now, {
+          objectID: app.user,
+          referenceID: a.queue,
+          changeType: ChangeType.ADD,
+          detail: ChangeDetail.UG_USER_RESOURCE,
+          resource: a.resource,
+        }),
+      );
   }
 
   /** Events of a released allocation; its tags are forgotten. */
@@ -568,8 +756,25 @@ export class SchedulerCore {
     this.tags.delete(`${p.name}\0${allocationId(a.appId, a.key)}`);
     if (!this.tracking) return;
     this.emit(appEvent(now, { objectID: a.appId, referenceID: a.key, changeType: ChangeType.REMOVE, detail, resource: a.resource }));
-    this.emit(nodeEvent(now, { objectID: a.nodeId, referenceID: a.key, changeType: ChangeType.REMOVE, detail: ChangeDetail.NODE_ALLOC, resource: a.resource }));
-    if (user !== undefined) this.emit(userGroupEvent(now, { objectID: user, referenceID: a.queue, changeType: ChangeType.REMOVE, detail: ChangeDetail.UG_USER_RESOURCE, resource: a.resource }));
+    this.emit(
+      nodeEvent(now, {
+        objectID: a.nodeId,
+        referenceID: a.key,
+        changeType: ChangeType.REMOVE,
+        detail: ChangeDetail.NODE_ALLOC,
+        resource: a.resource,
+      }),
+    );
+    if (user !== undefined)
+      this.emit(
+        userGroupEvent(now, {
+          objectID: user,
+          referenceID: a.queue,
+          changeType: ChangeType.REMOVE,
+          detail: ChangeDetail.UG_USER_RESOURCE,
+          resource: a.resource,
+        }),
+      );
   }
 
   /** Event of a pending ask removed before it was allocated; its tags and hold reason are forgotten. */

@@ -4,7 +4,14 @@
  * Also normalises the config as upstream does: partition names, the inserted `root` queue, partition limits copied to
  * root.
  */
-import { type LimitConfig, type PartitionConfig, type PlacementRuleConfig, type QueueConfig, type SchedulerConfig, decodeQueuesYaml } from "./config.js";
+import {
+  type LimitConfig,
+  type PartitionConfig,
+  type PlacementRuleConfig,
+  type QueueConfig,
+  type SchedulerConfig,
+  decodeQueuesYaml,
+} from "./config.js";
 import { parseResource } from "./quantity.js";
 import { type Res as Resource, add, fitsInMaxUndef, format as formatResource, isZero, minMaxUndef, strictlyPositive } from "./resources.js";
 import { goRegExp } from "./placement/regexp.js";
@@ -23,7 +30,12 @@ const fail = (msg: string): never => {
 
 /** Go `%v` of a Limit struct, as upstream prints it in messages. */
 function limitText(l: LimitConfig): string {
-  const m = l.maxresources ? `map[${Object.keys(l.maxresources).sort().map((k) => `${k}:${l.maxresources![k]}`).join(" ")}]` : "map[]";
+  const m = l.maxresources
+    ? `map[${Object.keys(l.maxresources)
+        .sort()
+        .map((k) => `${k}:${l.maxresources![k]}`)
+        .join(" ")}]`
+    : "map[]";
   return `{${l.limit ?? ""} [${(l.users ?? []).join(" ")}] [${(l.groups ?? []).join(" ")}] ${m} ${l.maxapplications ?? 0}}`;
 }
 
@@ -50,7 +62,8 @@ function checkQueuesStructure(p: PartitionConfig): void {
     qs[0]!.parent = true;
   }
   const root = p.queues![0]!;
-  if (root.resources && (root.resources.guaranteed !== undefined || root.resources.max !== undefined)) fail("root queue must not have resource limits set");
+  if (root.resources && (root.resources.guaranteed !== undefined || root.resources.max !== undefined))
+    fail("root queue must not have resource limits set");
 }
 
 /** Step 2: partition limits ⇔ root limits. */
@@ -58,7 +71,8 @@ function checkLimitsStructure(p: PartitionConfig): void {
   const root = p.queues![0]!;
   if (root.name.toLowerCase() !== "root") fail(`top queue name is ${root.name} not root`);
   if (p.limits && p.limits.length > 0) {
-    if (root.limits && root.limits.length > 0 && !deepEqual(root.limits, p.limits)) fail("partition limits and root queue limits are not equivalent");
+    if (root.limits && root.limits.length > 0 && !deepEqual(root.limits, p.limits))
+      fail("partition limits and root queue limits are not equivalent");
     root.limits = p.limits;
   }
 }
@@ -74,7 +88,8 @@ function checkLimits(q: QueueConfig, isRoot: boolean): void {
   let wildUser = false;
   let wildGroup = false;
   for (const l of q.limits ?? []) {
-    const lu = l.users ?? [], lg = l.groups ?? [];
+    const lu = l.users ?? [],
+      lg = l.groups ?? [];
     if (lu.length === 0 && lg.length === 0) fail(`empty user and group lists defined in limit '${limitText(l)}'`);
     for (const u of lu) {
       if (u !== "*" && !LIMIT_USER.test(u)) fail(`invalid limit user name '${u}' in limit definition`);
@@ -90,14 +105,18 @@ function checkLimits(q: QueueConfig, isRoot: boolean): void {
       if (g === "*") wildGroup = true;
       groups.add(g);
     }
-    if (groups.size === 1 && groups.has("*")) fail("should not specify only one group limit that is using the wildcard. There must be at least one limit with a group name defined ");
+    if (groups.size === 1 && groups.has("*"))
+      fail(
+        "should not specify only one group limit that is using the wildcard. There must be at least one limit with a group name defined ",
+      );
     const hasRes = l.maxresources !== undefined && Object.keys(l.maxresources).length > 0;
     let limitRes: Resource | undefined;
     if (hasRes) {
       limitRes = parseOrFail(l.maxresources);
       if (!strictlyPositive(limitRes)) fail(`MaxResources should be greater than zero in '${limitText(l)}' limit`);
     }
-    if ((l.maxapplications ?? 0) === 0 && !hasRes) fail(`invalid resource combination for limit ${limitText(l)} all resource limits are null`);
+    if ((l.maxapplications ?? 0) === 0 && !hasRes)
+      fail(`invalid resource combination for limit ${limitText(l)} all resource limits are null`);
     if ((q.maxapplications ?? 0) !== 0 && q.maxapplications! < (l.maxapplications ?? 0)) {
       fail(`invalid MaxApplications settings for limit ${limitText(l)} exceed current the queue MaxApplications`);
     }
@@ -108,7 +127,8 @@ function checkLimits(q: QueueConfig, isRoot: boolean): void {
       } catch (err) {
         return fail(`parse queue ${q.name} max resource failed: ${(err as Error).message}`);
       }
-      if (!fitsInMaxUndef(qmax, limitRes)) fail(`invalid MaxResources settings for limit ${limitText(l)} exeecd current the queue MaxResources`);
+      if (!fitsInMaxUndef(qmax, limitRes))
+        fail(`invalid MaxResources settings for limit ${limitText(l)} exeecd current the queue MaxResources`);
     }
   }
 }
@@ -120,7 +140,8 @@ function checkQueues(q: QueueConfig, level: number, isRoot: boolean): void {
   checkLimits(q, isRoot);
   const seen = new Set<string>();
   for (const c of q.queues ?? []) {
-    if (!QUEUE_NAME.test(c.name)) fail("invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed");
+    if (!QUEUE_NAME.test(c.name))
+      fail("invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed");
     const lower = c.name.toLowerCase();
     if (seen.has(lower)) fail(`duplicate child name found with name '${c.name}', level ${level}`);
     seen.add(lower);
@@ -133,14 +154,22 @@ function checkQueueResource(q: QueueConfig, parentMax: Resource | undefined): Re
   const g = parseOrFail(q.resources?.guaranteed);
   const m = parseOrFail(q.resources?.max);
   const hasMax = Object.keys(m).length > 0;
-  if (hasMax && !fitsInMaxUndef(m, g)) fail(`guaranteed resource ${formatResource(g)} is larger than maximum resource ${formatResource(m)} for queue ${q.name}`);
-  if (hasMax && parentMax && !fitsInMaxUndef(parentMax, m)) fail(`max resource of parent ${formatResource(parentMax)} is smaller than maximum resource ${formatResource(m)} for queue ${q.name}`);
+  if (hasMax && !fitsInMaxUndef(m, g))
+    fail(`guaranteed resource ${formatResource(g)} is larger than maximum resource ${formatResource(m)} for queue ${q.name}`);
+  if (hasMax && parentMax && !fitsInMaxUndef(parentMax, m))
+    fail(`max resource of parent ${formatResource(parentMax)} is smaller than maximum resource ${formatResource(m)} for queue ${q.name}`);
   const effMax = minMaxUndef(hasMax ? m : undefined, parentMax);
   let sum: Resource = {};
   for (const c of q.queues ?? []) sum = add(sum, checkQueueResource(c, effMax));
   if ((q.queues ?? []).length > 0) {
-    if (!isZero(g) && !fitsInMaxUndef(g, sum)) fail(`guaranteed resource of parent ${formatResource(g)} is smaller than sum of guaranteed resources ${formatResource(sum)} of the children for queue ${q.name}`);
-    if (effMax && !fitsInMaxUndef(effMax, sum)) fail(`max resource ${formatResource(effMax)} is smaller than sum of guaranteed resources ${formatResource(sum)} of the children for queue ${q.name}`);
+    if (!isZero(g) && !fitsInMaxUndef(g, sum))
+      fail(
+        `guaranteed resource of parent ${formatResource(g)} is smaller than sum of guaranteed resources ${formatResource(sum)} of the children for queue ${q.name}`,
+      );
+    if (effMax && !fitsInMaxUndef(effMax, sum))
+      fail(
+        `max resource ${formatResource(effMax)} is smaller than sum of guaranteed resources ${formatResource(sum)} of the children for queue ${q.name}`,
+      );
   }
   return isZero(g) ? sum : g;
 }
@@ -155,9 +184,12 @@ function checkRule(r: PlacementRuleConfig): void {
   const f = r.filter;
   if (f) {
     const t = (f.type ?? "").toLowerCase();
-    if (t !== "" && t !== "allow" && t !== "deny") fail(`invalid rule filter type ${f.type}, filter type  must be either '', allow or deny`);
-    if (f.users?.length === 1 && !isRegexpOrName(f.users[0]!, FILTER_USER)) fail(`invalid rule filter user list is not a proper list or regexp: [${f.users[0]}]`);
-    if (f.groups?.length === 1 && !isRegexpOrName(f.groups[0]!, FILTER_GROUP)) fail(`invalid rule filter group list is not a proper list or regexp: [${f.groups[0]}]`);
+    if (t !== "" && t !== "allow" && t !== "deny")
+      fail(`invalid rule filter type ${f.type}, filter type  must be either '', allow or deny`);
+    if (f.users?.length === 1 && !isRegexpOrName(f.users[0]!, FILTER_USER))
+      fail(`invalid rule filter user list is not a proper list or regexp: [${f.users[0]}]`);
+    if (f.groups?.length === 1 && !isRegexpOrName(f.groups[0]!, FILTER_GROUP))
+      fail(`invalid rule filter group list is not a proper list or regexp: [${f.groups[0]}]`);
   }
   if (r.parent) checkRule(r.parent);
 }
@@ -188,7 +220,10 @@ function checkPlacementRules(p: PartitionConfig): void {
     let node: QueueConfig | undefined = p.queues![0];
     for (let j = 1; j < names.length; j++) {
       const isLeaf = !node!.parent && (node!.queues ?? []).length === 0;
-      if (isLeaf) fail(`placement rule no. #${i} (${chainText}) references non-existing queues (${path}) which cannot be created because the last queue (${node!.name}) in the hierarchy is a leaf`);
+      if (isLeaf)
+        fail(
+          `placement rule no. #${i} (${chainText}) references non-existing queues (${path}) which cannot be created because the last queue (${node!.name}) in the hierarchy is a leaf`,
+        );
       const next: QueueConfig | undefined = (node!.queues ?? []).find((c) => c.name === names[j]);
       if (!next) {
         if (!top.create) fail(`placement rule no. #${i} (${chainText}) references non-existing queues (${path}) and create is 'false'`);
@@ -204,7 +239,8 @@ function checkPlacementRules(p: PartitionConfig): void {
 function checkNodeSortingPolicy(p: PartitionConfig): void {
   const t = p.nodesortpolicy?.type ?? "";
   if (t !== "" && t !== "fair" && t !== "binpacking") fail(`undefined policy: ${t}`);
-  for (const [k, w] of Object.entries(p.nodesortpolicy?.resourceweights ?? {})) if (w < 0) fail(`negative resource weight for ${k} is not allowed`);
+  for (const [k, w] of Object.entries(p.nodesortpolicy?.resourceweights ?? {}))
+    if (w < 0) fail(`negative resource weight for ${k} is not allowed`);
 }
 
 function checkQueueMaxApplications(q: QueueConfig): void {
@@ -212,34 +248,46 @@ function checkQueueMaxApplications(q: QueueConfig): void {
   for (const c of q.queues ?? []) {
     const cm = c.maxapplications ?? 0;
     if (pm !== 0 && cm > pm) fail("parent maxApplications must be larger than child maxApplications");
-    if (pm !== 0 && cm === 0) fail("maxApplications is either undefined or zero, which is not allowed when parent queue's maxApplications is defined");
+    if (pm !== 0 && cm === 0)
+      fail("maxApplications is either undefined or zero, which is not allowed when parent queue's maxApplications is defined");
     checkQueueMaxApplications(c);
   }
 }
 
-interface Carried { res?: Resource; apps?: number }
+interface Carried {
+  res?: Resource;
+  apps?: number;
+}
 
 /** Steps 8 and 9: user/group limits never exceed the nearest ancestor's (or the ancestor's wildcard). */
 function checkLimitHierarchy(q: QueueConfig, path: string, users: Map<string, Carried>, groups: Map<string, Carried>): void {
-  const nextUsers = new Map(users), nextGroups = new Map(groups);
+  const nextUsers = new Map(users),
+    nextGroups = new Map(groups);
   for (const l of q.limits ?? []) {
     const res = l.maxresources && Object.keys(l.maxresources).length > 0 ? parseOrFail(l.maxresources) : undefined;
     const apps = l.maxapplications ?? 0;
-    for (const [kind, names, carried, next] of [["user", l.users ?? [], users, nextUsers], ["group", l.groups ?? [], groups, nextGroups]] as const) {
+    for (const [kind, names, carried, next] of [
+      ["user", l.users ?? [], users, nextUsers],
+      ["group", l.groups ?? [], groups, nextGroups],
+    ] as const) {
       for (const name of names) {
         const own = carried.get(name);
         const wild = carried.get("*");
         const ref = own ?? (name !== "*" ? wild : undefined);
         const wildText = own ? "" : "wildcard ";
         if (ref?.res && res && !fitsInMaxUndef(ref.res, res)) {
-          fail(own
-            ? `${kind} ${name} max resource ${formatResource(res)} of queue ${q.name} is greater than immediate or ancestor parent maximum resource ${formatResource(ref.res)}`
-            : `${kind} ${name} max resource ${formatResource(res)} of queue ${q.name} is greater than ${wildText}maximum resource ${formatResource(ref.res)} of immediate or ancestor parent queue`);
+          fail(
+            own
+              ? `${kind} ${name} max resource ${formatResource(res)} of queue ${q.name} is greater than immediate or ancestor parent maximum resource ${formatResource(ref.res)}`
+              : `${kind} ${name} max resource ${formatResource(res)} of queue ${q.name} is greater than ${wildText}maximum resource ${formatResource(ref.res)} of immediate or ancestor parent queue`,
+          );
         }
         if (ref?.apps && (apps > ref.apps || apps === 0)) {
-          fail(own
-            ? `${kind} ${name} max applications ${apps} of queue ${q.name} is greater than immediate or ancestor parent max applications ${ref.apps}`
-            : `${kind} ${name} max applications ${apps} of queue ${q.name} is greater than ${wildText}max applications ${ref.apps} of immediate or ancestor parent queue`);
+          fail(
+            own
+              ? `${kind} ${name} max applications ${apps} of queue ${q.name} is greater than immediate or ancestor parent max applications ${ref.apps}`
+              : `${kind} ${name} max applications ${apps} of queue ${q.name} is greater than ${wildText}max applications ${ref.apps} of immediate or ancestor parent queue`,
+          );
         }
         next.set(name, { res: minMaxUndef(res, ref?.res), apps: apps || ref?.apps });
       }

@@ -17,15 +17,49 @@ export type ChangeType = (typeof ChangeType)[keyof typeof ChangeType];
 /** si.EventRecord.ChangeDetail (205 APP_STARTING and 301 NODE_READY are reserved upstream). */
 export const ChangeDetail = {
   DETAILS_NONE: 0,
-  REQUEST_CANCEL: 100, REQUEST_ALLOC: 101, REQUEST_TIMEOUT: 102,
-  APP_ALLOC: 200, APP_REQUEST: 201, APP_REJECT: 202, APP_NEW: 203, APP_ACCEPTED: 204, APP_RUNNING: 206, APP_COMPLETING: 207,
-  APP_COMPLETED: 208, APP_FAILING: 209, APP_FAILED: 210, APP_RESUMING: 211, APP_EXPIRED: 212, APP_CANNOTRUN_QUEUE: 213,
-  APP_RUNNABLE_QUEUE: 214, APP_CANNOTRUN_QUOTA: 215, APP_RUNNABLE_QUOTA: 216,
-  NODE_DECOMISSION: 300, NODE_SCHEDULABLE: 302, NODE_ALLOC: 303, NODE_CAPACITY: 304, NODE_OCCUPIED: 305, NODE_RESERVATION: 306,
-  QUEUE_CONFIG: 400, QUEUE_DYNAMIC: 401, QUEUE_TYPE: 402, QUEUE_MAX: 403, QUEUE_GUARANTEED: 404, QUEUE_APP: 405, QUEUE_ALLOC: 406,
+  REQUEST_CANCEL: 100,
+  REQUEST_ALLOC: 101,
+  REQUEST_TIMEOUT: 102,
+  APP_ALLOC: 200,
+  APP_REQUEST: 201,
+  APP_REJECT: 202,
+  APP_NEW: 203,
+  APP_ACCEPTED: 204,
+  APP_RUNNING: 206,
+  APP_COMPLETING: 207,
+  APP_COMPLETED: 208,
+  APP_FAILING: 209,
+  APP_FAILED: 210,
+  APP_RESUMING: 211,
+  APP_EXPIRED: 212,
+  APP_CANNOTRUN_QUEUE: 213,
+  APP_RUNNABLE_QUEUE: 214,
+  APP_CANNOTRUN_QUOTA: 215,
+  APP_RUNNABLE_QUOTA: 216,
+  NODE_DECOMISSION: 300,
+  NODE_SCHEDULABLE: 302,
+  NODE_ALLOC: 303,
+  NODE_CAPACITY: 304,
+  NODE_OCCUPIED: 305,
+  NODE_RESERVATION: 306,
+  QUEUE_CONFIG: 400,
+  QUEUE_DYNAMIC: 401,
+  QUEUE_TYPE: 402,
+  QUEUE_MAX: 403,
+  QUEUE_GUARANTEED: 404,
+  QUEUE_APP: 405,
+  QUEUE_ALLOC: 406,
   QUEUE_PREEMPTION: 407,
-  ALLOC_CANCEL: 500, ALLOC_PREEMPT: 501, ALLOC_TIMEOUT: 502, ALLOC_REPLACED: 503, ALLOC_NODEREMOVED: 504,
-  UG_USER_LIMIT: 600, UG_GROUP_LIMIT: 601, UG_APP_LINK: 602, UG_USER_RESOURCE: 603, UG_GROUP_RESOURCE: 604,
+  ALLOC_CANCEL: 500,
+  ALLOC_PREEMPT: 501,
+  ALLOC_TIMEOUT: 502,
+  ALLOC_REPLACED: 503,
+  ALLOC_NODEREMOVED: 504,
+  UG_USER_LIMIT: 600,
+  UG_GROUP_LIMIT: 601,
+  UG_APP_LINK: 602,
+  UG_USER_RESOURCE: 603,
+  UG_GROUP_RESOURCE: 604,
 } as const;
 export type ChangeDetail = (typeof ChangeDetail)[keyof typeof ChangeDetail];
 
@@ -89,8 +123,14 @@ interface Parts {
 }
 
 const make = (type: EventType, now: number, p: Parts): EventRecord => ({
-  type, objectID: p.objectID, referenceID: p.referenceID ?? "", message: truncateMessage(p.message ?? ""), timestampNano: now * 1_000_000,
-  eventChangeType: p.changeType, eventChangeDetail: p.detail, resource: p.resource ? { ...p.resource } : undefined,
+  type,
+  objectID: p.objectID,
+  referenceID: p.referenceID ?? "",
+  message: truncateMessage(p.message ?? ""),
+  timestampNano: now * 1_000_000,
+  eventChangeType: p.changeType,
+  eventChangeDetail: p.detail,
+  resource: p.resource ? { ...p.resource } : undefined,
 });
 
 /** Builders, one per kind of record YuniKorn emits (`now` in Unix milliseconds). */
@@ -108,16 +148,27 @@ export const requestEvent = (now: number, p: { objectID: string; referenceID: st
  */
 export function appStateDetail(state: string): ChangeDetail | undefined {
   switch (state) {
-    case "New": return ChangeDetail.APP_NEW;
-    case "Accepted": return ChangeDetail.APP_ACCEPTED;
-    case "Running": return ChangeDetail.APP_RUNNING;
-    case "Completing": return ChangeDetail.APP_COMPLETING;
-    case "Completed": return ChangeDetail.APP_COMPLETED;
-    case "Failing": return ChangeDetail.APP_FAILING;
-    case "Failed": return ChangeDetail.APP_FAILED;
-    case "Resuming": return ChangeDetail.APP_RESUMING;
-    case "Expired": return ChangeDetail.APP_EXPIRED;
-    case "Rejected": return ChangeDetail.APP_REJECT;
-    default: return undefined;
+    case "New":
+      return ChangeDetail.APP_NEW;
+    case "Accepted":
+      return ChangeDetail.APP_ACCEPTED;
+    case "Running":
+      return ChangeDetail.APP_RUNNING;
+    case "Completing":
+      return ChangeDetail.APP_COMPLETING;
+    case "Completed":
+      return ChangeDetail.APP_COMPLETED;
+    case "Failing":
+      return ChangeDetail.APP_FAILING;
+    case "Failed":
+      return ChangeDetail.APP_FAILED;
+    case "Resuming":
+      return ChangeDetail.APP_RESUMING;
+    case "Expired":
+      return ChangeDetail.APP_EXPIRED;
+    case "Rejected":
+      return ChangeDetail.APP_REJECT;
+    default:
+      return undefined;
   }
 }

@@ -21,7 +21,8 @@ export class EventRingBuffer<T> {
 
   /** @throws RangeError when `capacity` is not a positive integer */
   constructor(capacity: number) {
-    if (!Number.isInteger(capacity) || capacity <= 0) throw new RangeError(`ring buffer capacity must be a positive integer, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity <= 0)
+      throw new RangeError(`ring buffer capacity must be a positive integer, got ${capacity}`);
     this.cap = capacity;
     this.items = new Array<T | undefined>(capacity);
   }
@@ -79,7 +80,8 @@ export class EventRingBuffer<T> {
    * @throws RangeError when `capacity` is not a positive integer
    */
   resize(capacity: number): void {
-    if (!Number.isInteger(capacity) || capacity <= 0) throw new RangeError(`ring buffer capacity must be a positive integer, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity <= 0)
+      throw new RangeError(`ring buffer capacity must be a positive integer, got ${capacity}`);
     if (capacity === this.cap) return;
     const keep = this.recent(capacity);
     const first = this.nextId - keep.length;

@@ -25,7 +25,11 @@ export interface EventSystemConfig {
 }
 
 export const DEFAULT_EVENT_CONFIG: Readonly<EventSystemConfig> = Object.freeze({
-  trackingEnabled: true, ringBufferCapacity: 100_000, maxStreams: 100, maxStreamsPerHost: 15, restResponseSize: 10_000,
+  trackingEnabled: true,
+  ringBufferCapacity: 100_000,
+  maxStreams: 100,
+  maxStreamsPerHost: 15,
+  restResponseSize: 10_000,
 });
 
 /** Records a stream consumer may fall behind by before it is dropped (upstream defaultChannelBufSize). */
@@ -60,7 +64,8 @@ export function eventConfigOf(flat: Readonly<Record<string, string>>): { config:
     if (raw === undefined) continue;
     const n = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
     if (!Number.isSafeInteger(n)) errors.push(`${key}: "${raw}" is not a non-negative integer`);
-    else if (n === 0 && field !== "maxStreams" && field !== "maxStreamsPerHost") errors.push(`${key}: 0 is not allowed, using the default ${config[field]}`);
+    else if (n === 0 && field !== "maxStreams" && field !== "maxStreamsPerHost")
+      errors.push(`${key}: 0 is not allowed, using the default ${config[field]}`);
     else config[field] = n;
   }
   return { config, errors };
@@ -148,7 +153,10 @@ export class EventSystem {
   };
 
   /** `count` records from id `start` (count capped by `event.RESTResponseSize`). */
-  batch(start: number, count: number): { InstanceUUID: string; LowestID: number; HighestID: number; EventRecords: Record<string, unknown>[] } {
+  batch(
+    start: number,
+    count: number,
+  ): { InstanceUUID: string; LowestID: number; HighestID: number; EventRecords: Record<string, unknown>[] } {
     const r = this.buffer.fromId(start, Math.min(count, this.cfg.restResponseSize));
     return { InstanceUUID: this.instanceUUID, LowestID: r.lowestId, HighestID: r.highestId, EventRecords: r.records.map(eventRecordJson) };
   }
@@ -159,8 +167,17 @@ export class EventSystem {
    */
   openStream(o: { host: string; name?: string; count: number; consumer: StreamConsumer }): StreamHandle | { refused: string } {
     const onHost = this.perHost.get(o.host) ?? 0;
-    if (this.streams.size >= this.cfg.maxStreams || onHost >= this.cfg.maxStreamsPerHost) return { refused: "Too many streaming connections" };
-    const s: Stream = { consumer: o.consumer, host: o.host, name: o.name ?? o.host, createdAt: this.now(), blocked: false, queued: [], queuedRecords: 0 };
+    if (this.streams.size >= this.cfg.maxStreams || onHost >= this.cfg.maxStreamsPerHost)
+      return { refused: "Too many streaming connections" };
+    const s: Stream = {
+      consumer: o.consumer,
+      host: o.host,
+      name: o.name ?? o.host,
+      createdAt: this.now(),
+      blocked: false,
+      queued: [],
+      queuedRecords: 0,
+    };
     this.streams.add(s);
     this.perHost.set(o.host, onHost + 1);
     const history = this.buffer.recent(o.count);
@@ -227,4 +244,3 @@ export class EventSystem {
 }
 
 const lines = (records: readonly EventRecord[]) => records.map((r) => `${JSON.stringify(eventRecordJson(r))}\n`).join("");
-

@@ -166,24 +166,25 @@ export interface LimitHoldInfo {
  * Why a pending ask waits, as data: the kinds of the core's hold reason. `state` is the shim's scheduling state
  * (`Skipped`: a quota, `Failed`: no node), `message` the text the pod's condition carries.
  */
-export type HoldReasonInfo = { state: "Skipped" | "Failed"; message: string } & (
+export type HoldReasonInfo = { state: "Skipped" | "Failed"; message: string } &
   /** A queue below root would exceed its max. */
-  | { kind: "queueMax"; queuePath: string; max: Resource; used: Resource; ask: Resource }
-  /** The cluster (the sum of node capacities) has no room left for the ask. */
-  | { kind: "clusterCapacity"; capacity: Resource; used: Resource; ask: Resource }
-  /** maxapplications of a queue on the path is reached while the application waits to run. */
-  | { kind: "queueMaxApplications"; queuePath: string; maxApplications: number }
-  /** A user or group limit on the application's queue path. */
-  | { kind: "limit"; hold: LimitHoldInfo }
-  /** No schedulable node has the ask free now. */
-  | { kind: "noNodeFits"; ask: Resource; nodes: number }
-  /** Nodes have room, but none passes the pod's node selector, affinity or tolerations. */
-  | { kind: "noNodeMatches"; ask: Resource }
-  /** The ask reserved a node and waits for it to have room. */
-  | { kind: "reservation"; nodeId: string; ask: Resource; available: Resource }
-  /** Gang scheduling: the application is reserving; its real pods wait until every placeholder is allocated. */
-  | { kind: "gangReservation"; appId: string; allocated: Resource; reservation: Resource }
-);
+  (
+    | { kind: "queueMax"; queuePath: string; max: Resource; used: Resource; ask: Resource }
+    /** The cluster (the sum of node capacities) has no room left for the ask. */
+    | { kind: "clusterCapacity"; capacity: Resource; used: Resource; ask: Resource }
+    /** maxapplications of a queue on the path is reached while the application waits to run. */
+    | { kind: "queueMaxApplications"; queuePath: string; maxApplications: number }
+    /** A user or group limit on the application's queue path. */
+    | { kind: "limit"; hold: LimitHoldInfo }
+    /** No schedulable node has the ask free now. */
+    | { kind: "noNodeFits"; ask: Resource; nodes: number }
+    /** Nodes have room, but none passes the pod's node selector, affinity or tolerations. */
+    | { kind: "noNodeMatches"; ask: Resource }
+    /** The ask reserved a node and waits for it to have room. */
+    | { kind: "reservation"; nodeId: string; ask: Resource; available: Resource }
+    /** Gang scheduling: the application is reserving; its real pods wait until every placeholder is allocated. */
+    | { kind: "gangReservation"; appId: string; allocated: Resource; reservation: Resource }
+  );
 
 export type HoldKind = HoldReasonInfo["kind"];
 

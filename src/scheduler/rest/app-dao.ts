@@ -38,7 +38,12 @@ export function clean(r: Readonly<Res> | undefined): Res | undefined {
 export function omitEmpty(o: Record<string, unknown>, keep: readonly string[] = []): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(o)) {
-    const empty = v === undefined || v === "" || v === false || v === 0 || (Array.isArray(v) && v.length === 0) ||
+    const empty =
+      v === undefined ||
+      v === "" ||
+      v === false ||
+      v === 0 ||
+      (Array.isArray(v) && v.length === 0) ||
       (v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0);
     if (!empty || keep.includes(k)) out[k] = v;
   }
@@ -60,21 +65,44 @@ export const lookupsOf = (core: SchedulerCore, partition: string): DaoLookups =>
 /** AllocationDAOInfo: `requestTime` the ask's creation, `allocationTime` when the core allocated it. */
 export function allocationInfo(x: AllocationView, l: DaoLookups): Record<string, unknown> {
   const at = x.allocatedAt ?? x.createTime;
-  return omitEmpty({
-    allocationKey: x.key, allocationTags: l.tags(x.appId, x.key), requestTime: ns(x.createTime), allocationTime: ns(at),
-    allocationDelay: ns(Math.max(0, at - x.createTime)), resource: clean(x.resource), priority: String(x.priority), nodeId: x.nodeId,
-    applicationId: x.appId, placeholder: x.placeholder, taskGroupName: x.taskGroup, preempted: x.preempted,
-    originator: x.originator,
-  }, ["allocationKey"]);
+  return omitEmpty(
+    {
+      allocationKey: x.key,
+      allocationTags: l.tags(x.appId, x.key),
+      requestTime: ns(x.createTime),
+      allocationTime: ns(at),
+      allocationDelay: ns(Math.max(0, at - x.createTime)),
+      resource: clean(x.resource),
+      priority: String(x.priority),
+      nodeId: x.nodeId,
+      applicationId: x.appId,
+      placeholder: x.placeholder,
+      taskGroupName: x.taskGroup,
+      preempted: x.preempted,
+      originator: x.originator,
+    },
+    ["allocationKey"],
+  );
 }
 
 /** AllocationAskDAOInfo of a pending ask. */
 export function askInfo(appId: string, x: AskView, l: DaoLookups): Record<string, unknown> {
-  return omitEmpty({
-    allocationKey: x.key, allocationTags: l.tags(appId, x.key), requestTime: ns(x.createTime), resource: clean(x.resource),
-    priority: String(x.priority), requiredNodeId: x.requiredNode, applicationId: appId, reservedNodeId: x.reservedNode,
-    holdReason: x.hold && holdInfo(x.hold), placeholder: x.placeholder, taskGroupName: x.taskGroup,
-  }, ["allocationKey"]);
+  return omitEmpty(
+    {
+      allocationKey: x.key,
+      allocationTags: l.tags(appId, x.key),
+      requestTime: ns(x.createTime),
+      resource: clean(x.resource),
+      priority: String(x.priority),
+      requiredNodeId: x.requiredNode,
+      applicationId: appId,
+      reservedNodeId: x.reservedNode,
+      holdReason: x.hold && holdInfo(x.hold),
+      placeholder: x.placeholder,
+      taskGroupName: x.taskGroup,
+    },
+    ["allocationKey"],
+  );
 }
 
 const FINISHED = new Set(["Completed", "Failed", "Rejected", "Expired"]);
@@ -88,21 +116,36 @@ export function applicationInfo(a: ApplicationView, l: DaoLookups): Record<strin
   const log = a.stateLog.filter((e, i) => !(i === 0 && e.state === "New"));
   const last = a.stateLog.at(-1);
   const started = a.stateLog.find((e) => e.state === "Starting" || e.state === "Running");
-  return omitEmpty({
-    applicationID: a.id, usedResource: clean(a.allocated), maxUsedResource: clean(l.maxUsed(a.id)), pendingResource: clean(a.pending),
-    partition: a.partition, queueName: a.queue, submissionTime: ns(a.submissionTime),
-    finishedTime: FINISHED.has(a.state) && last ? ns(last.time) : undefined,
-    requests: a.asks.map((x) => askInfo(a.id, x, l)),
-    allocations: a.allocations.map((x) => allocationInfo(x, l)),
-    placeholderData: a.placeholderData.map((d) => ({
-      taskGroupName: d.taskGroupName, count: d.count, minResource: d.minResource, replaced: d.replaced, timedout: d.timedOut,
-    })),
-    applicationState: a.state, user: a.user, groups: a.groups, rejectedMessage: a.rejectedMessage,
-    rejectionReason: a.rejection && holdInfo(a.rejection),
-    stateLog: log.map((e) => ({ time: ns(e.time), applicationState: e.state })),
-    maxRequestPriority: a.maxPendingPriority ?? 0,
-    startTime: started?.time,
-  }, ["applicationID", "partition", "queueName"]);
+  return omitEmpty(
+    {
+      applicationID: a.id,
+      usedResource: clean(a.allocated),
+      maxUsedResource: clean(l.maxUsed(a.id)),
+      pendingResource: clean(a.pending),
+      partition: a.partition,
+      queueName: a.queue,
+      submissionTime: ns(a.submissionTime),
+      finishedTime: FINISHED.has(a.state) && last ? ns(last.time) : undefined,
+      requests: a.asks.map((x) => askInfo(a.id, x, l)),
+      allocations: a.allocations.map((x) => allocationInfo(x, l)),
+      placeholderData: a.placeholderData.map((d) => ({
+        taskGroupName: d.taskGroupName,
+        count: d.count,
+        minResource: d.minResource,
+        replaced: d.replaced,
+        timedout: d.timedOut,
+      })),
+      applicationState: a.state,
+      user: a.user,
+      groups: a.groups,
+      rejectedMessage: a.rejectedMessage,
+      rejectionReason: a.rejection && holdInfo(a.rejection),
+      stateLog: log.map((e) => ({ time: ns(e.time), applicationState: e.state })),
+      maxRequestPriority: a.maxPendingPriority ?? 0,
+      startTime: started?.time,
+    },
+    ["applicationID", "partition", "queueName"],
+  );
 }
 
 /** The `?status=` values upstream allows for active applications. */

@@ -79,8 +79,10 @@ function ruleDao(r: PlacementRuleConfig): Record<string, unknown> {
     // A single entry is a regular expression (§2.5), longer lists are names.
     out.filter = {
       type: (f?.type ?? "allow").toLowerCase() === "deny" ? "deny" : "allow",
-      ...(users.length > 1 ? { userList: users } : {}), ...(groups.length > 1 ? { groupList: groups } : {}),
-      ...(users.length === 1 ? { userExp: users[0] } : {}), ...(groups.length === 1 ? { groupExp: groups[0] } : {}),
+      ...(users.length > 1 ? { userList: users } : {}),
+      ...(groups.length > 1 ? { groupList: groups } : {}),
+      ...(users.length === 1 ? { userExp: users[0] } : {}),
+      ...(groups.length === 1 ? { groupExp: groups[0] } : {}),
     };
   }
   if (r.parent) out.parentRule = ruleDao(r.parent);

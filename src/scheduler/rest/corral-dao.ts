@@ -40,9 +40,18 @@ export function pendingList(core: SchedulerCore, partition: string, now: number)
       const tags = core.allocationTags(app.id, ask.key, partition) ?? {};
       const h = ask.hold && ask.hold.kind !== "placementRefused" ? ask.hold : undefined;
       out.push({
-        namespace: tags[NAMESPACE_TAG] ?? "", pod: tags[POD_NAME_TAG] ?? "", allocationKey: ask.key, applicationId: app.id,
-        partition, queue: app.queue, user: app.user, groups: [...app.groups], applicationState: app.state,
-        resource: { ...ask.resource }, since: ask.createTime, ...(h ? { hold: pendingHold(h) } : {}),
+        namespace: tags[NAMESPACE_TAG] ?? "",
+        pod: tags[POD_NAME_TAG] ?? "",
+        allocationKey: ask.key,
+        applicationId: app.id,
+        partition,
+        queue: app.queue,
+        user: app.user,
+        groups: [...app.groups],
+        applicationState: app.state,
+        resource: { ...ask.resource },
+        since: ask.createTime,
+        ...(h ? { hold: pendingHold(h) } : {}),
       });
     }
   }
@@ -53,10 +62,22 @@ export function pendingList(core: SchedulerCore, partition: string, now: number)
 /**
  * The applications of a partition in one state group (as `applications/{active|completed|rejected}`), as summaries.
  */
-export function applicationSummaries(core: SchedulerCore, partition: string, state: "active" | "completed" | "rejected"): ApplicationSummary[] {
+export function applicationSummaries(
+  core: SchedulerCore,
+  partition: string,
+  state: "active" | "completed" | "rejected",
+): ApplicationSummary[] {
   return core.applicationViews(state, partition, { holds: false }).map((a) => ({
-    applicationID: a.id, queueName: a.queue, user: a.user, groups: [...a.groups], applicationState: a.state, submissionTime: a.submissionTime,
-    running: a.allocations.length, waiting: a.asks.length, usedResource: nonZero(a.allocated), pendingResource: nonZero(a.pending),
+    applicationID: a.id,
+    queueName: a.queue,
+    user: a.user,
+    groups: [...a.groups],
+    applicationState: a.state,
+    submissionTime: a.submissionTime,
+    running: a.allocations.length,
+    waiting: a.asks.length,
+    usedResource: nonZero(a.allocated),
+    pendingResource: nonZero(a.pending),
     ...(a.rejectedMessage ? { rejectedMessage: a.rejectedMessage } : {}),
   }));
 }
@@ -67,8 +88,14 @@ export function nodeSummaries(core: SchedulerCore, partition: string): NodeSumma
     const utilized: Res = {};
     for (const k in n.capacity) utilized[k] = n.capacity[k]! > 0 ? Math.floor(((n.allocated[k] ?? 0) * 100) / n.capacity[k]!) : 0;
     return {
-      nodeID: n.id, schedulable: n.schedulable, capacity: { ...n.capacity }, allocated: nonZero(n.allocated), occupied: nonZero(n.occupied),
-      available: n.available, utilized, allocations: n.allocations.length,
+      nodeID: n.id,
+      schedulable: n.schedulable,
+      capacity: { ...n.capacity },
+      allocated: nonZero(n.allocated),
+      occupied: nonZero(n.occupied),
+      available: n.available,
+      utilized,
+      allocations: n.allocations.length,
     };
   });
 }
@@ -90,9 +117,23 @@ export function limitsList(config: SchedulerConfig, partition: string): LimitInf
   const res = (r: Res | undefined) => (r && Object.keys(r).length > 0 ? { maxResources: { ...r } } : {});
   for (const [queuePath, level] of limitTable(root)) {
     for (const [name, l] of level.users) out.push({ queuePath, kind: "user", name, ...res(l.maxResources), maxApplications: l.maxApps });
-    if (level.wildcardUser) out.push({ queuePath, kind: "user", name: "*", ...res(level.wildcardUser.maxResources), maxApplications: level.wildcardUser.maxApps });
+    if (level.wildcardUser)
+      out.push({
+        queuePath,
+        kind: "user",
+        name: "*",
+        ...res(level.wildcardUser.maxResources),
+        maxApplications: level.wildcardUser.maxApps,
+      });
     for (const [name, l] of level.groups) out.push({ queuePath, kind: "group", name, ...res(l.maxResources), maxApplications: l.maxApps });
-    if (level.wildcardGroup) out.push({ queuePath, kind: "group", name: "*", ...res(level.wildcardGroup.maxResources), maxApplications: level.wildcardGroup.maxApps });
+    if (level.wildcardGroup)
+      out.push({
+        queuePath,
+        kind: "group",
+        name: "*",
+        ...res(level.wildcardGroup.maxResources),
+        maxApplications: level.wildcardGroup.maxApps,
+      });
   }
   return out;
 }
@@ -112,7 +153,8 @@ export function addCorralRoutes(r: Router, core: SchedulerCore, now: () => numbe
   r.add("GET", "/ws/v1/corral/applications", ({ res, query }) => {
     const p = partition(query);
     const state = (query.get("state") || "active").toLowerCase();
-    if (state !== "active" && state !== "completed" && state !== "rejected") throw new RestError(400, "Only following application states are allowed: active, rejected, completed");
+    if (state !== "active" && state !== "completed" && state !== "rejected")
+      throw new RestError(400, "Only following application states are allowed: active, rejected, completed");
     json(res, 200, applicationSummaries(core, p, state));
   });
   r.add("GET", "/ws/v1/corral/nodes", ({ res, query }) => json(res, 200, nodeSummaries(core, partition(query))));

@@ -23,24 +23,42 @@ export function partitionInfo(p: PartitionView, startTime = 0): Record<string, u
   const capacity = clean(p.capacity) ?? {};
   const used = clean(p.allocated) ?? {};
   return {
-    clusterId: "mycluster", name: p.name,
+    clusterId: "mycluster",
+    name: p.name,
     capacity: { capacity, usedCapacity: used, utilization: percent(used, capacity) },
     nodeSortingPolicy: { type: p.nodeSortPolicy, resourceWeights: p.resourceWeights },
-    preemptionEnabled: p.preemptionEnabled, quotaPreemptionEnabled: false,
-    totalNodes: p.nodes, applications: p.applications, totalContainers: p.allocations, state: "Active", lastStateTransitionTime: ns(startTime),
+    preemptionEnabled: p.preemptionEnabled,
+    quotaPreemptionEnabled: false,
+    totalNodes: p.nodes,
+    applications: p.applications,
+    totalContainers: p.allocations,
+    state: "Active",
+    lastStateTransitionTime: ns(startTime),
   };
 }
 
 export function queueInfo(q: QueueView, partition = ""): Record<string, unknown> {
   const max = clean(q.max);
   const out: Record<string, unknown> = {
-    queuename: q.path, status: q.draining ? "Draining" : "Active", partition,
-    pendingResource: clean(q.pending), maxResource: max, guaranteedResource: clean(q.guaranteed),
-    allocatedResource: clean(q.allocated), isLeaf: q.isLeaf, isManaged: q.managed,
-    parent: q.parent, childNames: q.childNames,
-    maxRunningApps: q.maxApplications, runningApps: q.runningApplications, currentPriority: q.priority ?? 0,
-    sortingPolicy: q.sortPolicy, prioritySorting: q.prioritySorting,
-    preemptionEnabled: q.preemptionEnabled, isPreemptionFence: q.preemptionFence, isPriorityFence: q.priorityFence,
+    queuename: q.path,
+    status: q.draining ? "Draining" : "Active",
+    partition,
+    pendingResource: clean(q.pending),
+    maxResource: max,
+    guaranteedResource: clean(q.guaranteed),
+    allocatedResource: clean(q.allocated),
+    isLeaf: q.isLeaf,
+    isManaged: q.managed,
+    parent: q.parent,
+    childNames: q.childNames,
+    maxRunningApps: q.maxApplications,
+    runningApps: q.runningApplications,
+    currentPriority: q.priority ?? 0,
+    sortingPolicy: q.sortPolicy,
+    prioritySorting: q.prioritySorting,
+    preemptionEnabled: q.preemptionEnabled,
+    isPreemptionFence: q.preemptionFence,
+    isPriorityFence: q.priorityFence,
   };
   const preempting = clean(q.preempting);
   if (preempting) out.preemptingResource = preempting;
@@ -51,11 +69,18 @@ export function queueInfo(q: QueueView, partition = ""): Record<string, unknown>
 
 export function nodeInfo(n: NodeView, l: DaoLookups): Record<string, unknown> {
   return {
-    nodeID: n.id, hostName: n.attributes["si/hostname"] ?? "", rackName: n.attributes["si/rackname"] ?? "", attributes: n.attributes,
-    capacity: n.capacity, allocated: clean(n.allocated) ?? {}, occupied: clean(n.occupied) ?? {}, available: n.available,
+    nodeID: n.id,
+    hostName: n.attributes["si/hostname"] ?? "",
+    rackName: n.attributes["si/rackname"] ?? "",
+    attributes: n.attributes,
+    capacity: n.capacity,
+    allocated: clean(n.allocated) ?? {},
+    occupied: clean(n.occupied) ?? {},
+    available: n.available,
     utilized: percent(n.allocated, n.capacity),
     allocations: n.allocations.map((x) => allocationInfo(x, l)),
-    schedulable: n.schedulable, isReserved: n.reservation !== undefined,
+    schedulable: n.schedulable,
+    isReserved: n.reservation !== undefined,
     reservations: n.reservation ? [`${n.reservation.appId}|${n.reservation.key}`] : [],
   };
 }
@@ -65,14 +90,16 @@ export function nodeInfo(n: NodeView, l: DaoLookups): Record<string, unknown> {
  * applications. Not reported: the user's `groups` map and the limits (`maxResources`, `maxApplications`).
  */
 export function userUsage(list: UsageView[], kind: "users" | "groups"): Record<string, unknown>[] {
-  return [...list].sort((a, b) => (a.name < b.name ? -1 : 1)).map((u) => {
-    const byPath = new Map(u.queues.map((q) => [q.queuePath, q]));
-    const tree = usageTree(byPath, "root");
-    const queues = tree ? { queues: tree } : {};
-    if (kind === "users") return { userName: u.name, ...queues };
-    const apps = byPath.get("root")?.runningApplications ?? [];
-    return { groupName: u.name, ...(apps.length > 0 ? { applications: apps } : {}), ...queues };
-  });
+  return [...list]
+    .sort((a, b) => (a.name < b.name ? -1 : 1))
+    .map((u) => {
+      const byPath = new Map(u.queues.map((q) => [q.queuePath, q]));
+      const tree = usageTree(byPath, "root");
+      const queues = tree ? { queues: tree } : {};
+      if (kind === "users") return { userName: u.name, ...queues };
+      const apps = byPath.get("root")?.runningApplications ?? [];
+      return { groupName: u.name, ...(apps.length > 0 ? { applications: apps } : {}), ...queues };
+    });
 }
 
 type UsageEntry = UsageView["queues"][number];
@@ -81,7 +108,9 @@ function usageTree(byPath: ReadonlyMap<string, UsageEntry>, path: string): Recor
   const u = byPath.get(path);
   if (!u) return undefined;
   const prefix = `${path}.`;
-  const children = [...byPath.keys()].filter((k) => k.startsWith(prefix) && !k.slice(prefix.length).includes(".")).sort()
+  const children = [...byPath.keys()]
+    .filter((k) => k.startsWith(prefix) && !k.slice(prefix.length).includes("."))
+    .sort()
     .map((k) => usageTree(byPath, k)!);
   const out: Record<string, unknown> = { queuePath: path };
   const res = clean(u.resourceUsage);
@@ -95,18 +124,38 @@ function usageTree(byPath: ReadonlyMap<string, UsageEntry>, path: string): Recor
  * `/ws/v1/scheduler/healthcheck` (SchedulerHealthDAOInfo, Go field names): negative resources on partitions and nodes,
  * consistency of partition capacity with the nodes.
  */
-export function health(partitions: { partition: PartitionView; nodes: NodeView[] }[]): { Healthy: boolean; HealthChecks: { Name: string; Succeeded: boolean; Description: string; DiagnosisMessage: string }[] } {
+export function health(partitions: { partition: PartitionView; nodes: NodeView[] }[]): {
+  Healthy: boolean;
+  HealthChecks: { Name: string; Succeeded: boolean; Description: string; DiagnosisMessage: string }[];
+} {
   const checks: { Name: string; Succeeded: boolean; Description: string; DiagnosisMessage: string }[] = [];
   const neg = (r: Res) => Object.values(r).some((v) => v < 0);
   const negParts = partitions.filter(({ partition: p }) => neg(p.allocated) || neg(p.pending)).map(({ partition: p }) => p.name);
-  checks.push({ Name: "Negative resources", Succeeded: negParts.length === 0, Description: "Check for negative resources in the partitions", DiagnosisMessage: negParts.length ? `Partitions with negative resources: ${negParts.join(",")}` : "" });
+  checks.push({
+    Name: "Negative resources",
+    Succeeded: negParts.length === 0,
+    Description: "Check for negative resources in the partitions",
+    DiagnosisMessage: negParts.length ? `Partitions with negative resources: ${negParts.join(",")}` : "",
+  });
   const negNodes = partitions.flatMap(({ nodes }) => nodes.filter((n) => neg(n.allocated) || neg(n.available)).map((n) => n.id));
-  checks.push({ Name: "Negative resources", Succeeded: negNodes.length === 0, Description: "Check for negative resources in the nodes", DiagnosisMessage: negNodes.length ? `Nodes with negative resources: ${negNodes.join(",")}` : "" });
-  const badCapacity = partitions.filter(({ partition: p, nodes }) => {
-    const total: Res = {};
-    for (const n of nodes) for (const k in n.capacity) total[k] = (total[k] ?? 0) + n.capacity[k]!;
-    return Object.keys({ ...total, ...p.capacity }).some((k) => (total[k] ?? 0) !== (p.capacity[k] ?? 0));
-  }).map(({ partition: p }) => p.name);
-  checks.push({ Name: "Consistency of data", Succeeded: badCapacity.length === 0, Description: "Check if a partition's capacity equals the sum of its nodes' capacity", DiagnosisMessage: badCapacity.length ? `Partitions: ${badCapacity.join(",")}` : "" });
+  checks.push({
+    Name: "Negative resources",
+    Succeeded: negNodes.length === 0,
+    Description: "Check for negative resources in the nodes",
+    DiagnosisMessage: negNodes.length ? `Nodes with negative resources: ${negNodes.join(",")}` : "",
+  });
+  const badCapacity = partitions
+    .filter(({ partition: p, nodes }) => {
+      const total: Res = {};
+      for (const n of nodes) for (const k in n.capacity) total[k] = (total[k] ?? 0) + n.capacity[k]!;
+      return Object.keys({ ...total, ...p.capacity }).some((k) => (total[k] ?? 0) !== (p.capacity[k] ?? 0));
+    })
+    .map(({ partition: p }) => p.name);
+  checks.push({
+    Name: "Consistency of data",
+    Succeeded: badCapacity.length === 0,
+    Description: "Check if a partition's capacity equals the sum of its nodes' capacity",
+    DiagnosisMessage: badCapacity.length ? `Partitions: ${badCapacity.join(",")}` : "",
+  });
   return { Healthy: checks.every((c) => c.Succeeded), HealthChecks: checks };
 }

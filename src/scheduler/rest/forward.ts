@@ -36,13 +36,23 @@ export interface LeaderView {
   leaderAddress?: string;
 }
 
-const LOCAL = new Set(["GET /ws/v1/metrics", "GET /ws/v1/scheduler/healthcheck", "POST /ws/v1/validate-conf", "OPTIONS /ws/v1/validate-conf"]);
+const LOCAL = new Set([
+  "GET /ws/v1/metrics",
+  "GET /ws/v1/scheduler/healthcheck",
+  "POST /ws/v1/validate-conf",
+  "OPTIONS /ws/v1/validate-conf",
+]);
 
 /**
  * What a replica does with a request: answer it (`local`), pass it to the leader (`forward`), or refuse it with
  * the reason (`unavailable`).
  */
-export function forwardDecision(method: string, path: string, forwarded: boolean, view: LeaderView): { action: "local" } | { action: "forward"; target: string } | { action: "unavailable"; reason: string } {
+export function forwardDecision(
+  method: string,
+  path: string,
+  forwarded: boolean,
+  view: LeaderView,
+): { action: "local" } | { action: "forward"; target: string } | { action: "unavailable"; reason: string } {
   if (view.leading) return { action: "local" };
   if (!path.startsWith("/ws/") && !path.startsWith("/debug/")) return { action: "local" };
   if (LOCAL.has(`${method} ${path}`)) return { action: "local" };
@@ -62,13 +72,19 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, target
   } catch {
     return error(res, 503, `the leader published an invalid REST address "${target}"`);
   }
-  const up = request({
-    host: base.hostname, port: base.port || 80, method: req.method, path: req.url,
-    headers: { ...req.headers, host: base.host, [FORWARDED_HEADER]: identity, [CLIENT_HEADER]: clientAddress(req) },
-  }, (answer) => {
-    res.writeHead(answer.statusCode ?? 502, answer.headers);
-    answer.pipe(res);
-  });
+  const up = request(
+    {
+      host: base.hostname,
+      port: base.port || 80,
+      method: req.method,
+      path: req.url,
+      headers: { ...req.headers, host: base.host, [FORWARDED_HEADER]: identity, [CLIENT_HEADER]: clientAddress(req) },
+    },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
   up.on("error", (err) => {
     if (!res.headersSent) error(res, 503, `the leader at ${target} cannot be reached: ${err.message}`);
     else res.destroy();

@@ -24,7 +24,10 @@ export function error(res: ServerResponse, status: number, message: string): voi
 
 /** A handler's refusal: answered with YuniKorn's error body. */
 export class RestError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }

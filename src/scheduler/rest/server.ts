@@ -88,7 +88,13 @@ export async function startRestServer(o: RestOptions): Promise<RestServer> {
     sample();
     timers.push(setInterval(sample, o.historyIntervalMs ?? 60_000).unref());
   }
-  const router = routes({ ...o, registry, history, startTime: o.startTime ?? Date.now(), bodyLimitBytes: o.bodyLimitBytes ?? 3 * 1024 * 1024 });
+  const router = routes({
+    ...o,
+    registry,
+    history,
+    startTime: o.startTime ?? Date.now(),
+    bodyLimitBytes: o.bodyLimitBytes ?? 3 * 1024 * 1024,
+  });
   const server = createServer((req, res) => {
     if (o.intercept?.(req, res)) return;
     if (o.uiDir !== false && serveUi(req, res, o.uiDir)) return;
@@ -107,26 +113,34 @@ export async function startRestServer(o: RestOptions): Promise<RestServer> {
   const port = typeof addr === "object" && addr ? addr.port : o.port;
   o.log.info({ port, host: o.host }, "scheduler REST API serving");
   return {
-    server, port, close: () => new Promise((r) => {
-      for (const t of timers) clearInterval(t);
-      o.events?.close();
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    server,
+    port,
+    close: () =>
+      new Promise((r) => {
+        for (const t of timers) clearInterval(t);
+        o.events?.close();
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
 /** Go's strconv.ParseUint error text, as upstream answers a bad `count` or `start`. */
 function parseUint(raw: string | null, dflt: number): number {
   if (raw === null || raw === "") return dflt;
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new RestError(400, `strconv.ParseUint: parsing "${raw}": invalid syntax`);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)))
+    throw new RestError(400, `strconv.ParseUint: parsing "${raw}": invalid syntax`);
   return Number(raw);
 }
 
 /** Upstream's validateQueue: every segment of the path must be a valid queue name. */
 function checkQueuePath(path: string): void {
   for (const name of path.split(".")) {
-    if (!QUEUE_NAME.test(name)) throw new RestError(400, `problem in queue query parameter parsing as queue param ${path} contains invalid queue name ${name}. Queue name must only have alphanumeric characters, - or _, and be no longer than 64 characters`);
+    if (!QUEUE_NAME.test(name))
+      throw new RestError(
+        400,
+        `problem in queue query parameter parsing as queue param ${path} contains invalid queue name ${name}. Queue name must only have alphanumeric characters, - or _, and be no longer than 64 characters`,
+      );
   }
 }
 
@@ -137,10 +151,12 @@ const NO_BUILD: BuildInfo = { buildVersion: "", buildDate: "", isPluginVersion: 
 /** The route table. */
 function routes(o: RestOptions & { registry: Registry; history: History; startTime: number; bodyLimitBytes: number }): Router {
   const r = new Router();
-  r.add("POST", "/ws/v1/validate-conf", ({ req, res }) => readBody(req, o.bodyLimitBytes).then(
-    (text) => json(res, 200, validateQueuesYaml(text), "OPTIONS, POST"),
-    (err: Error & { status?: number }) => error(res, err.status ?? 400, err.message),
-  ));
+  r.add("POST", "/ws/v1/validate-conf", ({ req, res }) =>
+    readBody(req, o.bodyLimitBytes).then(
+      (text) => json(res, 200, validateQueuesYaml(text), "OPTIONS, POST"),
+      (err: Error & { status?: number }) => error(res, err.status ?? 400, err.message),
+    ),
+  );
   r.add("GET", "/ws/v1/config", ({ req, res }) => {
     if ((req.headers.accept ?? "").includes("application/json")) return json(res, 200, o.config());
     res.writeHead(200, { "content-type": "application/x-yaml; charset=UTF-8" });
@@ -148,7 +164,13 @@ function routes(o: RestOptions & { registry: Registry; history: History; startTi
   });
   r.add("GET", "/ws/v1/scheduler/healthcheck", ({ res }) => {
     const core = o.core;
-    json(res, 200, core ? health(core.partitionNames().map((name) => ({ partition: core.partitionView(name)!, nodes: core.nodeViews(name) }))) : { Healthy: true, HealthChecks: [] });
+    json(
+      res,
+      200,
+      core
+        ? health(core.partitionNames().map((name) => ({ partition: core.partitionView(name)!, nodes: core.nodeViews(name) })))
+        : { Healthy: true, HealthChecks: [] },
+    );
   });
   r.add("GET", "/ws/v1/metrics", async ({ res }) => {
     const t = await o.registry.metrics();
@@ -187,22 +209,44 @@ function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { histor
   };
   const activeStatus = (query: URLSearchParams): string | undefined => {
     const status = (query.get("status") ?? "").toLowerCase();
-    if (status && !(ACTIVE_STATUSES as readonly string[]).includes(status)) throw new RestError(400, `Only following active statuses are allowed: ${ACTIVE_STATUSES.join(",")}`);
+    if (status && !(ACTIVE_STATUSES as readonly string[]).includes(status))
+      throw new RestError(400, `Only following active statuses are allowed: ${ACTIVE_STATUSES.join(",")}`);
     return status || undefined;
   };
   const apps = (p: string, list: ApplicationView[]) => list.map((a) => applicationInfo(a, lookupsOf(core, p)));
   const queueApps = (p: string, q: QueueView, status?: string) =>
-    apps(p, core.applicationViews("active", p).filter((a) => a.queue === q.path && (!status || a.state.toLowerCase() === status)));
+    apps(
+      p,
+      core.applicationViews("active", p).filter((a) => a.queue === q.path && (!status || a.state.toLowerCase() === status)),
+    );
   const nodes = (p: string) => core.nodeViews(p).map((n) => nodeInfo(n, lookupsOf(core, p)));
-  const allApps = (p: string) => [...apps(p, core.applicationViews("active", p)), ...apps(p, core.applicationViews("completed", p)), ...rejected(p)];
+  const allApps = (p: string) => [
+    ...apps(p, core.applicationViews("active", p)),
+    ...apps(p, core.applicationViews("completed", p)),
+    ...rejected(p),
+  ];
   const rejected = (p: string) => core.applicationViews("rejected", p).map((a) => applicationInfo(a, lookupsOf(core, p)));
 
   r.add("GET", "/ws/v1/clusters", ({ res }) => json(res, 200, clustersInfo(core.partitionNames(), o.startTime, o.build ?? NO_BUILD)));
-  r.add("GET", "/ws/v1/partitions", ({ res }) => json(res, 200, core.partitionNames().map((p) => partitionInfo(core.partitionView(p)!, o.startTime))));
-  r.add("GET", "/ws/v1/scheduler/node-utilizations", ({ res }) => json(res, 200, core.partitionNames().map((p) => nodeUtilizations(p, core.nodeViews(p)))));
+  r.add("GET", "/ws/v1/partitions", ({ res }) =>
+    json(
+      res,
+      200,
+      core.partitionNames().map((p) => partitionInfo(core.partitionView(p)!, o.startTime)),
+    ),
+  );
+  r.add("GET", "/ws/v1/scheduler/node-utilizations", ({ res }) =>
+    json(
+      res,
+      200,
+      core.partitionNames().map((p) => nodeUtilizations(p, core.nodeViews(p))),
+    ),
+  );
   r.add("GET", "/ws/v1/history/apps", ({ res }) => json(res, 200, o.history.apps()));
   r.add("GET", "/ws/v1/history/containers", ({ res }) => json(res, 200, o.history.containers()));
-  r.add("GET", "/ws/v1/partition/:partition/placementrules", ({ res, params }) => json(res, 200, placementRules(core.appliedConfig, partition(params.partition!))));
+  r.add("GET", "/ws/v1/partition/:partition/placementrules", ({ res, params }) =>
+    json(res, 200, placementRules(core.appliedConfig, partition(params.partition!))),
+  );
   r.add("GET", "/ws/v1/partition/:partition/queues", ({ res, params }) => {
     const p = partition(params.partition!);
     json(res, 200, queueInfo(core.queueView("root", { partition: p, subtree: true })!, p));
@@ -237,9 +281,17 @@ function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { histor
   r.add("GET", "/ws/v1/partition/:partition/applications/:state", ({ res, params, query }) => {
     const p = partition(params.partition!);
     const state = params.state!.toLowerCase();
-    if (state !== "active" && state !== "completed" && state !== "rejected") throw new RestError(400, "Only following application states are allowed: active, rejected, completed");
+    if (state !== "active" && state !== "completed" && state !== "rejected")
+      throw new RestError(400, "Only following application states are allowed: active, rejected, completed");
     const status = state === "active" ? activeStatus(query) : undefined;
-    json(res, 200, apps(p, core.applicationViews(state, p).filter((a) => !status || a.state.toLowerCase() === status)));
+    json(
+      res,
+      200,
+      apps(
+        p,
+        core.applicationViews(state, p).filter((a) => !status || a.state.toLowerCase() === status),
+      ),
+    );
   });
   r.add("GET", "/ws/v1/partition/:partition/application/:application", ({ res, params }) => {
     const p = partition(params.partition!);
@@ -247,19 +299,29 @@ function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { histor
     if (!a) throw new RestError(404, "Application not found");
     json(res, 200, applicationInfo(a, lookupsOf(core, p)));
   });
-  r.add("GET", "/ws/v1/partition/:partition/usage/users", ({ res, params }) => json(res, 200, userUsage(core.usageViews("users", partition(params.partition!)), "users")));
-  r.add("GET", "/ws/v1/partition/:partition/usage/groups", ({ res, params }) => json(res, 200, userUsage(core.usageViews("groups", partition(params.partition!)), "groups")));
+  r.add("GET", "/ws/v1/partition/:partition/usage/users", ({ res, params }) =>
+    json(res, 200, userUsage(core.usageViews("users", partition(params.partition!)), "users")),
+  );
+  r.add("GET", "/ws/v1/partition/:partition/usage/groups", ({ res, params }) =>
+    json(res, 200, userUsage(core.usageViews("groups", partition(params.partition!)), "groups")),
+  );
   r.add("GET", "/ws/v1/partition/:partition/usage/user/:user", ({ res, params }) => {
     const p = partition(params.partition!);
     if (!USER_NAME.test(params.user!)) throw new RestError(400, "Invalid user name");
-    const u = userUsage(core.usageViews("users", p).filter((x) => x.name === params.user), "users")[0];
+    const u = userUsage(
+      core.usageViews("users", p).filter((x) => x.name === params.user),
+      "users",
+    )[0];
     if (!u) throw new RestError(404, "User not found");
     json(res, 200, u);
   });
   r.add("GET", "/ws/v1/partition/:partition/usage/group/:group", ({ res, params }) => {
     const p = partition(params.partition!);
     if (!GROUP_NAME.test(params.group!)) throw new RestError(400, "Invalid group name");
-    const g = userUsage(core.usageViews("groups", p).filter((x) => x.name === params.group), "groups")[0];
+    const g = userUsage(
+      core.usageViews("groups", p).filter((x) => x.name === params.group),
+      "groups",
+    )[0];
     if (!g) throw new RestError(404, "Group not found");
     json(res, 200, g);
   });
@@ -307,12 +369,18 @@ function addEventRoutes(r: Router, events: EventSystem | undefined): void {
     const host = clientAddress(req);
     let started = false;
     const handle = ev.openStream({
-      host, name: `${host}:${req.socket.remotePort ?? ""}`, count,
+      host,
+      name: `${host}:${req.socket.remotePort ?? ""}`,
+      count,
       consumer: {
         write: (chunk) => {
           if (!started) {
             started = true;
-            res.writeHead(200, { "content-type": "application/json; charset=UTF-8", "access-control-allow-origin": "*", "cache-control": "no-cache" });
+            res.writeHead(200, {
+              "content-type": "application/json; charset=UTF-8",
+              "access-control-allow-origin": "*",
+              "cache-control": "no-cache",
+            });
           }
           return res.write(chunk);
         },
@@ -339,13 +407,20 @@ function registerCoreMetrics(registry: Registry, core: SchedulerCore): void {
     for (const c of q.children ?? []) walk(c, f);
   };
   new Gauge({
-    name: "yunikorn_queue_resource", help: "Queue resources by state (guaranteed, max, allocated, pending, maxRunningApps)",
-    labelNames: ["queue", "state", "resource"], registers: [registry],
+    name: "yunikorn_queue_resource",
+    help: "Queue resources by state (guaranteed, max, allocated, pending, maxRunningApps)",
+    labelNames: ["queue", "state", "resource"],
+    registers: [registry],
     collect() {
       this.reset();
       for (const name of core.partitionNames()) {
         walk(core.queueView("root", { partition: name, subtree: true })!, (q) => {
-          for (const [state, r] of [["guaranteed", q.guaranteed], ["max", q.max], ["allocated", q.allocated], ["pending", q.pending]] as const) {
+          for (const [state, r] of [
+            ["guaranteed", q.guaranteed],
+            ["max", q.max],
+            ["allocated", q.allocated],
+            ["pending", q.pending],
+          ] as const) {
             for (const k in r ?? {}) this.set({ queue: q.path, state, resource: k }, r![k]!);
           }
           this.set({ queue: q.path, state: "maxRunningApps", resource: "" }, q.maxApplications);
@@ -354,7 +429,10 @@ function registerCoreMetrics(registry: Registry, core: SchedulerCore): void {
     },
   });
   new Gauge({
-    name: "yunikorn_queue_app", help: "Applications per queue by state", labelNames: ["queue", "state"], registers: [registry],
+    name: "yunikorn_queue_app",
+    help: "Applications per queue by state",
+    labelNames: ["queue", "state"],
+    registers: [registry],
     collect() {
       this.reset();
       for (const name of core.partitionNames()) {
@@ -363,10 +441,14 @@ function registerCoreMetrics(registry: Registry, core: SchedulerCore): void {
     },
   });
   new Gauge({
-    name: "yunikorn_scheduler_node", help: "Nodes by state", labelNames: ["state"], registers: [registry],
+    name: "yunikorn_scheduler_node",
+    help: "Nodes by state",
+    labelNames: ["state"],
+    registers: [registry],
     collect() {
       this.reset();
-      for (const name of core.partitionNames()) for (const n of core.nodeViews(name)) this.inc({ state: n.schedulable ? "active" : "draining" });
+      for (const name of core.partitionNames())
+        for (const n of core.nodeViews(name)) this.inc({ state: n.schedulable ? "active" : "draining" });
     },
   });
 }

@@ -15,8 +15,16 @@ export const DEFAULT_UI_DIR = fileURLToPath(new URL("../../../dist/ui/", import.
 export const UI_PREFIX = "/ui/";
 
 export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "font-src 'self'", "connect-src 'self'",
-  "manifest-src 'self'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "manifest-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
 ].join("; ");
 
 const SECURITY_HEADERS = {
@@ -27,9 +35,16 @@ const SECURITY_HEADERS = {
 };
 
 const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
-  ".svg": "image/svg+xml", ".png": "image/png", ".ico": "image/x-icon", ".json": "application/json; charset=utf-8",
-  ".map": "application/json; charset=utf-8", ".woff2": "font/woff2", ".txt": "text/plain; charset=utf-8",
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".json": "application/json; charset=utf-8",
+  ".map": "application/json; charset=utf-8",
+  ".woff2": "font/woff2",
+  ".txt": "text/plain; charset=utf-8",
 };
 
 /**
@@ -74,15 +89,23 @@ export function serveUi(req: IncomingMessage, res: ServerResponse, dir = DEFAULT
     (body) => {
       const hashed = path.startsWith(`${UI_PREFIX}assets/`);
       res.writeHead(200, {
-        "content-type": TYPES[extname(file)] ?? "application/octet-stream", "content-length": body.length,
-        "cache-control": hashed ? "public, max-age=31536000, immutable" : "no-cache", ...SECURITY_HEADERS,
+        "content-type": TYPES[extname(file)] ?? "application/octet-stream",
+        "content-length": body.length,
+        "cache-control": hashed ? "public, max-age=31536000, immutable" : "no-cache",
+        ...SECURITY_HEADERS,
       });
       res.end(req.method === "HEAD" ? undefined : body);
     },
     (err: NodeJS.ErrnoException) => {
       const missing = err.code === "ENOENT" || err.code === "EISDIR" || err.code === "ENOTDIR";
       res.writeHead(missing ? 404 : 500, { "content-type": "text/plain; charset=utf-8", ...SECURITY_HEADERS });
-      res.end(missing && file.endsWith("index.html") ? "the dashboard is not built: run `npm run build`\n" : missing ? "not found\n" : "cannot read the file\n");
+      res.end(
+        missing && file.endsWith("index.html")
+          ? "the dashboard is not built: run `npm run build`\n"
+          : missing
+            ? "not found\n"
+            : "cannot read the file\n",
+      );
     },
   );
   return true;

@@ -41,11 +41,15 @@ export function derivedApplicationId(key: ApplicationKey, attempt = 1): string {
   const suffix = attempt > 1 ? `~${attempt}` : "";
   const readable = `${key.applicationId}~${key.namespace}~${key.user}${suffix}`;
   if (readable.length <= MAX_DERIVED_ID_LENGTH) return readable;
-  const hash = createHash("sha256").update(JSON.stringify([key.namespace, key.user, key.applicationId])).digest("hex").slice(0, 16);
+  const hash = createHash("sha256")
+    .update(JSON.stringify([key.namespace, key.user, key.applicationId]))
+    .digest("hex")
+    .slice(0, 16);
   return `${key.applicationId.slice(0, 200)}~${hash}${suffix}`;
 }
 
-const sameKey = (a: ApplicationKey, b: ApplicationKey) => a.namespace === b.namespace && a.user === b.user && a.applicationId === b.applicationId;
+const sameKey = (a: ApplicationKey, b: ApplicationKey) =>
+  a.namespace === b.namespace && a.user === b.user && a.applicationId === b.applicationId;
 
 /**
  * The keying rule: the core application id for `key`, given which key (if any) holds each core id now.

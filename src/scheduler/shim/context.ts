@@ -23,7 +23,16 @@ import { ApplicationKeys } from "./app-keys.js";
 import { exceededLimits, limitText, quantitiesText } from "./over-limit.js";
 import { podResource } from "./pod-resources.js";
 import { type NodeView, type PodConstraints, type Taint, nodeRejection } from "./predicates.js";
-import { type PodObject, allocationOf, applicationIdOf, applicationRequest, explicitApplicationId, identityOf, namespaceTags, nodeInfoOf } from "./translate.js";
+import {
+  type PodObject,
+  allocationOf,
+  applicationIdOf,
+  applicationRequest,
+  explicitApplicationId,
+  identityOf,
+  namespaceTags,
+  nodeInfoOf,
+} from "./translate.js";
 import type { V1Pod } from "@kubernetes/client-node";
 import { allocationOf as resultAllocation } from "../core/allocation-result.js";
 import { DEFAULT_GANG_CONFIG, type GangConfig } from "./gang/config.js";
@@ -74,7 +83,13 @@ export type ShimAction =
    * `preemptor`; once evicted, a Normal `Preempted` event with `message` on the pod; a refused eviction is reported
    * back with `evictionRefused`.
    */
-  | { kind: "evict"; pod: PodRef; queue: string; message: string; preemptor: { applicationId: string; allocationKey: string; pod?: PodRef; queue: string } }
+  | {
+      kind: "evict";
+      pod: PodRef;
+      queue: string;
+      message: string;
+      preemptor: { applicationId: string; allocationKey: string; pod?: PodRef; queue: string };
+    }
   /** For logs and metrics only: the core started a preemption for this ask (victims by allocation key). */
   | { kind: "preempting"; applicationId: string; allocationKey: string; queue: string; nodeId: string; victims: string[] }
   /** Plugin mode: an allocation is ready; touch the pod so kube-scheduler retries it now (reference §5.4 Activate). */
@@ -180,7 +195,11 @@ export interface ShimOptions {
   random?: () => number;
 }
 
-const refOf = (pod: PodObject): PodRef => ({ namespace: pod.metadata?.namespace ?? "default", name: pod.metadata?.name ?? "", uid: pod.metadata?.uid ?? "" });
+const refOf = (pod: PodObject): PodRef => ({
+  namespace: pod.metadata?.namespace ?? "default",
+  name: pod.metadata?.name ?? "",
+  uid: pod.metadata?.uid ?? "",
+});
 const podObject = (p: PodRef): ObjectRef => ({ kind: "Pod", namespace: p.namespace, name: p.name, uid: p.uid });
 const isTerminated = (pod: PodObject) => pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
 
@@ -207,7 +226,10 @@ export class ShimContext {
   private readonly originators = new Map<string, { ownerUids: string[]; hasOriginator: boolean }>();
   private gangConfig: GangConfig;
 
-  constructor(readonly core: SchedulerCore, private readonly o: ShimOptions = {}) {
+  constructor(
+    readonly core: SchedulerCore,
+    private readonly o: ShimOptions = {},
+  ) {
     this.schedulerName = o.schedulerName ?? "yunikorn";
     this.mode = o.mode ?? "standalone";
     this.gangConfig = o.gang ?? DEFAULT_GANG_CONFIG;
@@ -239,7 +261,15 @@ export class ShimContext {
     if (!known) {
       const r = this.core.updateNode([{ ...info, occupiedResource: this.occupied.get(name) }]);
       if (r.rejectedNodes.length > 0) {
-        return [{ kind: "event", object: { kind: "Node", name, uid: node.metadata?.uid }, type: "Warning", reason: "NodeRejected", message: `node ${name} is rejected by the scheduler: ${r.rejectedNodes[0]!.reason}` }];
+        return [
+          {
+            kind: "event",
+            object: { kind: "Node", name, uid: node.metadata?.uid },
+            type: "Warning",
+            reason: "NodeRejected",
+            message: `node ${name} is rejected by the scheduler: ${r.rejectedNodes[0]!.reason}`,
+          },
+        ];
       }
       this.nodes.set(name, { capacity: info.schedulableResource ?? {}, unschedulable, view });
       // Pods that arrived before their node, and asks no node could hold before, get another chance.
@@ -363,18 +393,31 @@ export class ShimContext {
         ask.priority = this.o.priorityClassValue?.((pod.spec as { priorityClassName: string }).priorityClassName) ?? 0;
       }
     } catch (err) {
-      return [{ kind: "event", object: podObject(ref), type: "Warning", reason: "FailedScheduling", message: `pod ${ref.namespace}/${ref.name} cannot be scheduled: ${(err as Error).message}` }];
+      return [
+        {
+          kind: "event",
+          object: podObject(ref),
+          type: "Warning",
+          reason: "FailedScheduling",
+          message: `pod ${ref.namespace}/${ref.name} cannot be scheduled: ${(err as Error).message}`,
+        },
+      ];
     }
     const nodeID = ask.nodeID;
     const constraints = pod.spec as PodConstraints;
     const { user } = identityOf(pod);
     // a placeholder the scheduler created joins its originating pod's application (charged to that pod's user)
     const owner = this.placeholderOwner(pod, podAppId);
-    const key = owner ? { namespace: owner.pod.namespace, user: owner.user, applicationId: owner.podAppId } : { namespace: ref.namespace, user, applicationId: podAppId };
+    const key = owner
+      ? { namespace: owner.pod.namespace, user: owner.user, applicationId: owner.podAppId }
+      : { namespace: ref.namespace, user, applicationId: podAppId };
     const resolved = this.appKeys.acquire(key);
     const appId = resolved.id;
     ask = {
-      ...ask, applicationID: appId, nodeID: undefined, predicate: (n) => this.nodeFits(constraints, n),
+      ...ask,
+      applicationID: appId,
+      nodeID: undefined,
+      predicate: (n) => this.nodeFits(constraints, n),
       preemptionPolicy: podPreemptionPolicy(pod as PreemptionPodFields, this.o.priorityClassAnnotations ?? (() => undefined)),
     };
     if (this.originatorOf(pod, appId)) ask.originator = true;
@@ -389,7 +432,10 @@ export class ShimContext {
     if (ensured) {
       task.state = "Rejected";
       task.rejection = ensured;
-      return [...out, ...this.rejectedActions(task, "ApplicationRejected", `application ${appId} is rejected by the scheduler: ${ensured}`)];
+      return [
+        ...out,
+        ...this.rejectedActions(task, "ApplicationRejected", `application ${appId} is rejected by the scheduler: ${ensured}`),
+      ];
     }
     this.apps.get(appId)!.add(ref.uid);
     return [...out, ...(nodeID ? this.recordBound(task, nodeID) : this.submitAsk(task))];
@@ -422,7 +468,13 @@ export class ShimContext {
     const other = differs === "namespace" ? "another namespace" : `another user in namespace ${task.pod.namespace}`;
     const message = `application ${task.podAppId} belongs to ${other}: this pod was not joined to it and runs as its own application ${task.appId}, charged to user ${task.user}`;
     return [
-      { kind: "event", object: podObject(task.pod), type: differs === "namespace" ? "Warning" : "Normal", reason: "ApplicationNotJoined", message },
+      {
+        kind: "event",
+        object: podObject(task.pod),
+        type: differs === "namespace" ? "Warning" : "Normal",
+        reason: "ApplicationNotJoined",
+        message,
+      },
       { kind: "notJoined", pod: task.pod, podApplicationId: task.podAppId, applicationId: task.appId, user: task.user, differs },
     ];
   }
@@ -468,7 +520,11 @@ export class ShimContext {
     if (r.rejectedAllocations.length > 0) {
       task.state = "Rejected";
       task.rejection = r.rejectedAllocations[0]!.reason;
-      return this.rejectedActions(task, "TaskRejected", `Task ${task.pod.namespace}/${task.pod.name} is rejected by the scheduler: ${task.rejection}`);
+      return this.rejectedActions(
+        task,
+        "TaskRejected",
+        `Task ${task.pod.namespace}/${task.pod.name} is rejected by the scheduler: ${task.rejection}`,
+      );
     }
     task.state = "Asked";
     task.held = undefined;
@@ -632,9 +688,10 @@ export class ShimContext {
       t.held = hold && { state: state!, reason: reason! };
       if (!hold) continue;
       const who = `${t.pod.namespace}/${t.pod.name}`;
-      const message = state === "Skipped"
-        ? `Task ${who} is skipped from scheduling because the queue quota has been exceeded: ${reason}`
-        : `Task ${who} is pending for the requested resources become available: ${reason}`;
+      const message =
+        state === "Skipped"
+          ? `Task ${who} is skipped from scheduling because the queue quota has been exceeded: ${reason}`
+          : `Task ${who} is pending for the requested resources become available: ${reason}`;
       out.push(
         { kind: "condition", pod: t.pod, reason: state === "Skipped" ? "SchedulingSkipped" : "Unschedulable", message: reason! },
         { kind: "event", object: podObject(t.pod), type: "Normal", reason: "PodUnschedulable", message },
@@ -654,12 +711,21 @@ export class ShimContext {
   bindSucceeded(uid: string, node: string): ShimAction[] {
     const t = this.tasks.get(uid);
     // Bound already: the informer delivered the bound pod before the binding call returned
-    if (!t || t.node !== node || t.scheduledReported || (t.state !== "Allocated" && t.state !== "InProgress" && t.state !== "Bound")) return [];
+    if (!t || t.node !== node || t.scheduledReported || (t.state !== "Allocated" && t.state !== "InProgress" && t.state !== "Bound"))
+      return [];
     t.state = "Bound";
     t.scheduledReported = true;
     // plugin mode: kube-scheduler reports its own Scheduled event
     if (this.mode === "plugin") return [];
-    return [{ kind: "event", object: podObject(t.pod), type: "Normal", reason: "Scheduled", message: `Successfully assigned ${t.pod.namespace}/${t.pod.name} to node ${node}` }];
+    return [
+      {
+        kind: "event",
+        object: podObject(t.pod),
+        type: "Normal",
+        reason: "Scheduled",
+        message: `Successfully assigned ${t.pod.namespace}/${t.pod.name} to node ${node}`,
+      },
+    ];
   }
 
   /**
@@ -676,7 +742,13 @@ export class ShimContext {
     this.core.updateAllocation({ releases: [{ applicationID: t.appId, allocationKey: uid, message: "scheduling failed on RM" }] });
     t.node = undefined;
     return [
-      { kind: "event", object: podObject(t.pod), type: "Warning", reason: "PodBindFailure", message: `Failed to bind ${t.pod.namespace}/${t.pod.name} to node ${node}, it will be retried: ${error}` },
+      {
+        kind: "event",
+        object: podObject(t.pod),
+        type: "Warning",
+        reason: "PodBindFailure",
+        message: `Failed to bind ${t.pod.namespace}/${t.pod.name} to node ${node}, it will be retried: ${error}`,
+      },
       ...this.submitAsk(t),
     ];
   }
@@ -691,11 +763,18 @@ export class ShimContext {
    * @param claimed `ExtenderArgs.Pod` of the request body
    * @param live the pod from the informer cache, undefined when not known
    */
-  filterRequest(claimed: PodObject, candidates: readonly string[], live: PodObject | undefined): { result: ExtenderFilterResult; actions: ShimAction[] } {
+  filterRequest(
+    claimed: PodObject,
+    candidates: readonly string[],
+    live: PodObject | undefined,
+  ): { result: ExtenderFilterResult; actions: ShimAction[] } {
     const uid = claimed.metadata?.uid;
     if (!uid || !live || live.metadata?.uid !== uid) {
       const failed = Object.fromEntries(candidates.map((n) => [n, "Pod is not ready for scheduling"]));
-      return { result: { Nodes: null, NodeNames: [], FailedNodes: { ...failed }, FailedAndUnresolvableNodes: failed, Error: "" }, actions: [] };
+      return {
+        result: { Nodes: null, NodeNames: [], FailedNodes: { ...failed }, FailedAndUnresolvableNodes: failed, Error: "" },
+        actions: [],
+      };
     }
     return this.filter(live, candidates);
   }
@@ -711,7 +790,13 @@ export class ShimContext {
     // Refused nodes go in both maps: FailedAndUnresolvableNodes (Kubernetes ≥ 1.21: no preemption attempt; it takes
     // precedence over FailedNodes) and FailedNodes, the only map v1.20 reads (without it the reasons are lost and
     // kube-scheduler reports "0/N nodes are available").
-    const pass = (names: string[], failed: Record<string, string> = {}) => ({ Nodes: null, NodeNames: names, FailedNodes: { ...failed }, FailedAndUnresolvableNodes: failed, Error: "" });
+    const pass = (names: string[], failed: Record<string, string> = {}) => ({
+      Nodes: null,
+      NodeNames: names,
+      FailedNodes: { ...failed },
+      FailedAndUnresolvableNodes: failed,
+      Error: "",
+    });
     const rejectAll = (msg: string) => pass([], Object.fromEntries(candidates.map((n) => [n, msg])));
     const uid = pod.metadata?.uid ?? "";
     const appId = this.tasks.get(uid)?.appId ?? this.applicationId(pod);
@@ -731,7 +816,10 @@ export class ShimContext {
       const node = t.node!;
       if (candidates.includes(node)) {
         t.state = "InProgress";
-        return { result: pass([node], Object.fromEntries(candidates.filter((n) => n !== node).map((n) => [n, "Pod is not fit for node"]))), actions };
+        return {
+          result: pass([node], Object.fromEntries(candidates.filter((n) => n !== node).map((n) => [n, "Pod is not fit for node"]))),
+          actions,
+        };
       }
       // kube-scheduler's own plugins (ports, volumes, pod affinity…) ruled the node out: move the allocation to a
       // candidate with room, when the core agrees
@@ -739,7 +827,10 @@ export class ShimContext {
         if (this.core.relocate(t.appId, uid, c)) {
           t.node = c;
           t.state = "InProgress";
-          return { result: pass([c], Object.fromEntries(candidates.filter((n) => n !== c).map((n) => [n, "Pod is not fit for node"]))), actions };
+          return {
+            result: pass([c], Object.fromEntries(candidates.filter((n) => n !== c).map((n) => [n, "Pod is not fit for node"]))),
+            actions,
+          };
         }
       }
       t.refused = true;
@@ -749,7 +840,16 @@ export class ShimContext {
     if (t.state === "Asked") {
       const current = this.core.holdReason(t.appId, uid);
       const hold = this.holdState(t) ?? (current && holdState(current));
-      return { result: rejectAll(hold === "Skipped" ? "Pod doesn't fit within queue" : hold === "Failed" ? "Pod is not ready for scheduling" : "Pod is pending scheduling"), actions };
+      return {
+        result: rejectAll(
+          hold === "Skipped"
+            ? "Pod doesn't fit within queue"
+            : hold === "Failed"
+              ? "Pod is not ready for scheduling"
+              : "Pod is pending scheduling",
+        ),
+        actions,
+      };
     }
     return { result: rejectAll(`Pod unschedulable: ${t.state}`), actions };
   }
@@ -783,18 +883,42 @@ export class ShimContext {
    */
   private preemptionActions(d: Preempting): ShimAction[] {
     const preemptor = this.tasks.get(d.ask.key);
-    const out: ShimAction[] = [{ kind: "preempting", applicationId: d.ask.applicationId, allocationKey: d.ask.key, queue: d.ask.queuePath, nodeId: d.nodeId, victims: d.victims.map((v) => v.allocationKey) }];
+    const out: ShimAction[] = [
+      {
+        kind: "preempting",
+        applicationId: d.ask.applicationId,
+        allocationKey: d.ask.key,
+        queue: d.ask.queuePath,
+        nodeId: d.nodeId,
+        victims: d.victims.map((v) => v.allocationKey),
+      },
+    ];
     const names: PodRef[] = [];
     for (const v of d.victims) {
       const t = this.tasks.get(v.allocationKey);
       if (!t || t.appId !== v.applicationId) continue;
       names.push(t.pod);
       out.push({
-        kind: "evict", pod: t.pod, queue: v.queuePath, message: preemptedMessage({ victim: v, preemptor: preemptor?.pod, decision: d }),
-        preemptor: { applicationId: d.ask.applicationId, allocationKey: d.ask.key, queue: d.ask.queuePath, ...(preemptor ? { pod: preemptor.pod } : {}) },
+        kind: "evict",
+        pod: t.pod,
+        queue: v.queuePath,
+        message: preemptedMessage({ victim: v, preemptor: preemptor?.pod, decision: d }),
+        preemptor: {
+          applicationId: d.ask.applicationId,
+          allocationKey: d.ask.key,
+          queue: d.ask.queuePath,
+          ...(preemptor ? { pod: preemptor.pod } : {}),
+        },
       });
     }
-    if (preemptor) out.push({ kind: "event", object: podObject(preemptor.pod), type: "Normal", reason: "Preempting", message: preemptingMessage({ decision: d, victims: names }) });
+    if (preemptor)
+      out.push({
+        kind: "event",
+        object: podObject(preemptor.pod),
+        type: "Normal",
+        reason: "Preempting",
+        message: preemptingMessage({ decision: d, victims: names }),
+      });
     return out;
   }
 
@@ -805,9 +929,20 @@ export class ShimContext {
   evictionRefused(a: Extract<ShimAction, { kind: "evict" }>, error: string): ShimAction[] {
     const victim = this.tasks.get(a.pod.uid);
     if (!victim) return [];
-    if (!this.core.preemptionBlocked(a.preemptor.applicationId, a.preemptor.allocationKey, { appId: victim.appId, key: a.pod.uid })) return [];
+    if (!this.core.preemptionBlocked(a.preemptor.applicationId, a.preemptor.allocationKey, { appId: victim.appId, key: a.pod.uid }))
+      return [];
     const p = this.tasks.get(a.preemptor.allocationKey);
-    return p ? [{ kind: "event", object: podObject(p.pod), type: "Warning", reason: "PreemptionBlocked", message: preemptionBlockedMessage({ victim: a.pod, error }) }] : [];
+    return p
+      ? [
+          {
+            kind: "event",
+            object: podObject(p.pod),
+            type: "Warning",
+            reason: "PreemptionBlocked",
+            message: preemptionBlockedMessage({ victim: a.pod, error }),
+          },
+        ]
+      : [];
   }
 
   // ------------------------------------------------------------------ gang scheduling (docs/gang-scheduling.md)
@@ -826,20 +961,23 @@ export class ShimContext {
     if (group) task.ask.taskGroupName = group;
     if (this.apps.has(task.appId)) {
       const g = this.gangs.get(task.appId);
-      if (g && !placeholder && findTaskGroup(g.spec.taskGroups, group).kind === "member") out.push(this.gangEvent(task.pod, gangEvents.taskGroupMatch(group!)));
+      if (g && !placeholder && findTaskGroup(g.spec.taskGroups, group).kind === "member")
+        out.push(this.gangEvent(task.pod, gangEvents.taskGroupMatch(group!)));
       return out;
     }
     const r = gangSpecOf(pod, cfg);
     if (r.problem) out.push(this.gangEvent(task.pod, gangEvents.taskGroupsError(r.problem)));
     if (r.spec.taskGroups.length === 0) return out;
     task.app.placeholderAsk = gangReservation(r.spec.taskGroups);
-    task.app.executionTimeoutMilliSeconds = r.spec.schedulingPolicyParameters.placeholderTimeoutSeconds > 0 ? placeholderTimeoutMs(r.spec.schedulingPolicyParameters) : 0;
+    task.app.executionTimeoutMilliSeconds =
+      r.spec.schedulingPolicyParameters.placeholderTimeoutSeconds > 0 ? placeholderTimeoutMs(r.spec.schedulingPolicyParameters) : 0;
     task.app.gangSchedulingStyle = r.spec.schedulingPolicyParameters.gangSchedulingStyle;
     // the core counts the placeholder timeout from the pod's creation (after a restart: what remains)
     const created = pod.metadata?.creationTimestamp ? new Date(pod.metadata.creationTimestamp).getTime() : Number.NaN;
     if (Number.isFinite(created)) task.app.tags = { ...task.app.tags, [APP_TAG_CREATION_TIME]: String(Math.floor(created / 1000)) };
     task.gang = { spec: r.spec, originator: pod as OriginatorPod, originatorRef: task.pod, podAppId: task.podAppId };
-    if (!placeholder && findTaskGroup(r.spec.taskGroups, group).kind === "member") out.push(this.gangEvent(task.pod, gangEvents.taskGroupMatch(group!)));
+    if (!placeholder && findTaskGroup(r.spec.taskGroups, group).kind === "member")
+      out.push(this.gangEvent(task.pod, gangEvents.taskGroupMatch(group!)));
     return out;
   }
 
@@ -914,10 +1052,18 @@ export class ShimContext {
     switch (c.to) {
       case "Reserving": {
         if (this.core.applicationState(c.appId) !== "Reserving") return [];
-        const mine = [...(this.apps.get(c.appId) ?? [])].map((uid) => this.tasks.get(uid)).filter((t): t is Task => !!t && t.ask.placeholder === true && t.state !== "Releasing");
+        const mine = [...(this.apps.get(c.appId) ?? [])]
+          .map((uid) => this.tasks.get(uid))
+          .filter((t): t is Task => !!t && t.ask.placeholder === true && t.state !== "Releasing");
         const params = g.spec.schedulingPolicyParameters;
         const created = g.originator.metadata?.creationTimestamp ? new Date(g.originator.metadata.creationTimestamp).getTime() : undefined;
-        const start = reservationStart({ now: (this.o.now ?? Date.now)(), existingPlaceholders: mine.length, placeholderTimeoutSeconds: params.placeholderTimeoutSeconds, style: params.gangSchedulingStyle, createdAtMs: created });
+        const start = reservationStart({
+          now: (this.o.now ?? Date.now)(),
+          existingPlaceholders: mine.length,
+          placeholderTimeoutSeconds: params.placeholderTimeoutSeconds,
+          style: params.gangSchedulingStyle,
+          createdAtMs: created,
+        });
         if (start.kind === "recover") return [];
         if (start.kind === "expired") {
           this.core.timeoutReservation(c.appId);
@@ -925,11 +1071,21 @@ export class ShimContext {
         }
         const out: ShimAction[] = [this.gangEvent(originator, gangEvents.creatingPlaceholders(c.appId))];
         const random = this.o.random ?? Math.random;
-        for (const { taskGroup, count } of placeholdersToCreate(g.spec.taskGroups, mine.map((t) => t.ask.taskGroupName ?? ""))) {
+        for (const { taskGroup, count } of placeholdersToCreate(
+          g.spec.taskGroups,
+          mine.map((t) => t.ask.taskGroupName ?? ""),
+        )) {
           for (let i = 0; i < count; i++) {
             const pod = buildPlaceholder({
-              originator: g.originator, applicationId: g.podAppId, queue: g.queue ?? "", taskGroup, gang: g.spec, nonce: placeholderNonce(random),
-              schedulerName: this.schedulerName, config: this.gangConfig.placeholder, schedulerUser: this.gangConfig.schedulerUser,
+              originator: g.originator,
+              applicationId: g.podAppId,
+              queue: g.queue ?? "",
+              taskGroup,
+              gang: g.spec,
+              nonce: placeholderNonce(random),
+              schedulerName: this.schedulerName,
+              config: this.gangConfig.placeholder,
+              schedulerUser: this.gangConfig.schedulerUser,
             });
             out.push({ kind: "createPod", pod, owner: originator });
           }
@@ -946,7 +1102,8 @@ export class ShimContext {
         const out: ShimAction[] = [];
         for (const uid of this.apps.get(c.appId) ?? []) {
           const t = this.tasks.get(uid);
-          if (t && !t.ask.placeholder && (t.state === "Asked" || t.state === "Rejected")) out.push({ kind: "podStatus", pod: t.pod, ...status });
+          if (t && !t.ask.placeholder && (t.state === "Asked" || t.state === "Rejected"))
+            out.push({ kind: "podStatus", pod: t.pod, ...status });
         }
         return out;
       }
@@ -974,7 +1131,8 @@ export class ShimContext {
     if (!live || live.metadata?.uid !== uid) return `pod with uid ${uid} is not known to the scheduler`;
     const ref = refOf(live);
     const who = `pod ${ref.namespace}/${ref.name}`;
-    if (live.spec?.schedulerName !== this.schedulerName) return `${who} names scheduler ${live.spec?.schedulerName ?? "default-scheduler"}, not ${this.schedulerName}`;
+    if (live.spec?.schedulerName !== this.schedulerName)
+      return `${who} names scheduler ${live.spec?.schedulerName ?? "default-scheduler"}, not ${this.schedulerName}`;
     if (live.spec?.nodeName) return `${who} is already bound to ${live.spec.nodeName}`;
     if (this.applicationId(live) !== undefined) return `${who} is managed by the scheduler and has no allocation on node ${node}`;
     const view = this.nodes.get(node)?.view;
@@ -992,9 +1150,26 @@ export class ShimContext {
     const byId = new Map<string, ShimApplicationInfo>();
     for (const t of this.tasks.values()) {
       let a = byId.get(t.appId);
-      if (!a) byId.set(t.appId, (a = { applicationID: t.appId, podApplicationID: t.podAppId, namespace: t.pod.namespace, user: t.user, tasks: 0, overLimitAllocations: [] }));
+      if (!a)
+        byId.set(
+          t.appId,
+          (a = {
+            applicationID: t.appId,
+            podApplicationID: t.podAppId,
+            namespace: t.pod.namespace,
+            user: t.user,
+            tasks: 0,
+            overLimitAllocations: [],
+          }),
+        );
       a.tasks++;
-      if (t.overLimit) a.overLimitAllocations.push({ allocationKey: t.pod.uid, pod: `${t.pod.namespace}/${t.pod.name}`, nodeId: t.node ?? "", limits: t.overLimit });
+      if (t.overLimit)
+        a.overLimitAllocations.push({
+          allocationKey: t.pod.uid,
+          pod: `${t.pod.namespace}/${t.pod.name}`,
+          nodeId: t.node ?? "",
+          limits: t.overLimit,
+        });
     }
     return [...byId.values()].sort((a, b) => (a.applicationID < b.applicationID ? -1 : a.applicationID > b.applicationID ? 1 : 0));
   }
@@ -1020,4 +1195,3 @@ function sameRes(a: Res, b: Res): boolean {
   for (const k of ka) if (a[k] !== b[k]) return false;
   return true;
 }
-

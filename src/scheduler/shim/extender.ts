@@ -47,7 +47,11 @@ export function filterReply(args: ExtenderArgs, result: ExtenderFilterResult): R
  * @param status HTTP status, undefined for a network error
  * @param liveNode `spec.nodeName` of the pod in the informer cache
  */
-export function bindErrorOutcome(status: number | undefined, liveNode: string | undefined, node: string): "gone" | "bound" | "fatal" | "retry" {
+export function bindErrorOutcome(
+  status: number | undefined,
+  liveNode: string | undefined,
+  node: string,
+): "gone" | "bound" | "fatal" | "retry" {
   if (status === 404) return "gone";
   if (status === 409) return liveNode === node ? "bound" : "fatal";
   if (status !== undefined && status >= 400 && status < 500 && status !== 429) return "fatal";

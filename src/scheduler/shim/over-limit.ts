@@ -24,7 +24,9 @@ export function exceededLimits(limits: readonly LimitUsage[], ask: Readonly<Res>
 export function quantitiesText(r: Readonly<Res>, keys?: readonly string[]): string {
   const picked: Res = {};
   for (const k of keys ?? Object.keys(r)) picked[k] = r[k] ?? 0;
-  return Object.entries(k8sQuantities(picked)).map(([k, v]) => `${k} ${v}`).join(", ");
+  return Object.entries(k8sQuantities(picked))
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
 }
 
 /** One exceeded limit in words: `user alice limit on root.limited: cpu 1 allowed, cpu 4150m used`. */

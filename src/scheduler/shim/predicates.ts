@@ -107,7 +107,8 @@ export function nodeRejection(pod: PodConstraints, node: NodeView): string | und
   if (terms && !terms.some((t) => termMatches(t, node))) return "node(s) didn't match node affinity";
   for (const taint of node.taints) {
     if (taint.effect !== "NoSchedule" && taint.effect !== "NoExecute") continue;
-    if (!(pod.tolerations ?? []).some((t) => tolerates(t, taint))) return `node(s) had taint {${taint.key}: ${taint.value ?? ""}}, that the pod didn't tolerate`;
+    if (!(pod.tolerations ?? []).some((t) => tolerates(t, taint)))
+      return `node(s) had taint {${taint.key}: ${taint.value ?? ""}}, that the pod didn't tolerate`;
   }
   return undefined;
 }

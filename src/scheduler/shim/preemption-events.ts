@@ -19,9 +19,10 @@ export function victimRulesText(v: Victim): string {
   const guarantee = q.guaranteed ? `guaranteed ${quantitiesText(q.guaranteed)}` : "no guarantee of its own";
   const queue = `queue ${q.queue} is above its guarantee (${guarantee}, used ${quantitiesText(q.allocated)}) and stays at or above it`;
   const p = v.priorityRule;
-  const priority = p.rule === "priority-lower-or-equal"
-    ? `priority ${p.victimPriority} is not above the preemptor's ${p.askPriority}`
-    : `inside priority fence ${p.fence}`;
+  const priority =
+    p.rule === "priority-lower-or-equal"
+      ? `priority ${p.victimPriority} is not above the preemptor's ${p.askPriority}`
+      : `inside priority fence ${p.fence}`;
   const helps = v.helps.rule === "frees-node" ? `frees room on node ${v.helps.nodeId}` : `frees quota below ${v.helps.fence}`;
   return `${queue}; ${priority}; ${helps}`;
 }

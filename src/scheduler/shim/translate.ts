@@ -3,14 +3,29 @@
  * Identity comes only from the admission controller's `yunikorn.apache.org/user.info` annotation (design 002: the
  * groups are taken as given, the core never resolves them); an unreadable annotation counts as user `nobody`.
  */
-import { ANNOTATION_APPLICATION_ID, ANNOTATION_USER_INFO, CANONICAL_LABEL_APPLICATION_ID, CANONICAL_LABEL_QUEUE_NAME, LABEL_APPLICATION_ID, LABEL_QUEUE_NAME, SPARK_LABEL_APP_ID } from "../../yunikorn/constants.js";
+import {
+  ANNOTATION_APPLICATION_ID,
+  ANNOTATION_USER_INFO,
+  CANONICAL_LABEL_APPLICATION_ID,
+  CANONICAL_LABEL_QUEUE_NAME,
+  LABEL_APPLICATION_ID,
+  LABEL_QUEUE_NAME,
+  SPARK_LABEL_APP_ID,
+} from "../../yunikorn/constants.js";
 import { parseUserInfoAnnotation } from "../../yunikorn/user-info.js";
 import { generateApplicationId } from "../../yunikorn/application-id.js";
 import type { AddApplicationRequest, AllocationMessage, NodeInfo } from "../core/scheduler.js";
 import { type PodLike, podResource, toCoreResource } from "./pod-resources.js";
 
 export interface PodObject extends PodLike {
-  metadata?: { name?: string; namespace?: string; uid?: string; labels?: Record<string, string>; annotations?: Record<string, string>; creationTimestamp?: string | Date };
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    creationTimestamp?: string | Date;
+  };
   spec?: PodLike["spec"] & { schedulerName?: string; nodeName?: string; priority?: number };
   status?: PodLike["status"] & { phase?: string };
 }
@@ -53,7 +68,12 @@ export function applicationRequest(pod: PodObject, appId: string): AddApplicatio
   const tags: Record<string, string> = { namespace: pod.metadata?.namespace ?? "default" };
   if (pod.spec?.nodeName) tags["application.create.force"] = "true";
   if (l.disableStateAware) tags.disableStateAware = l.disableStateAware;
-  return { applicationID: appId, queueName: l[CANONICAL_LABEL_QUEUE_NAME] || pod.metadata?.annotations?.[CANONICAL_LABEL_QUEUE_NAME] || l[LABEL_QUEUE_NAME] || "", ugi: { user, groups }, tags };
+  return {
+    applicationID: appId,
+    queueName: l[CANONICAL_LABEL_QUEUE_NAME] || pod.metadata?.annotations?.[CANONICAL_LABEL_QUEUE_NAME] || l[LABEL_QUEUE_NAME] || "",
+    ugi: { user, groups },
+    tags,
+  };
 }
 
 /**
@@ -81,7 +101,11 @@ export function allocationOf(pod: PodObject, appId: string): AllocationMessage {
 }
 
 /** A Node as a NodeInfo (capacity = allocatable; cordoned nodes are registered unschedulable) (§2.8). */
-export function nodeInfoOf(node: { metadata?: { name?: string }; spec?: { unschedulable?: boolean }; status?: { allocatable?: Record<string, string> } }): NodeInfo {
+export function nodeInfoOf(node: {
+  metadata?: { name?: string };
+  spec?: { unschedulable?: boolean };
+  status?: { allocatable?: Record<string, string> };
+}): NodeInfo {
   return {
     nodeID: node.metadata?.name ?? "",
     action: node.spec?.unschedulable ? "CREATE_DRAIN" : "CREATE",
@@ -102,7 +126,11 @@ export function namespaceTags(ann: Readonly<Record<string, string>>): Record<str
   const si = (m: Record<string, string | number>): string | undefined => {
     try {
       const r = toCoreResource(m);
-      const resources = Object.fromEntries(Object.entries(r).filter(([, v]) => v > 0).map(([k, v]) => [k, { value: v }]));
+      const resources = Object.fromEntries(
+        Object.entries(r)
+          .filter(([, v]) => v > 0)
+          .map(([k, v]) => [k, { value: v }]),
+      );
       return Object.keys(resources).length > 0 ? JSON.stringify({ resources }) : undefined;
     } catch {
       return undefined;

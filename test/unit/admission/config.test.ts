@@ -7,14 +7,21 @@ describe("admission configuration", () => {
     if (!r.ok) throw new Error();
     expect(r.config.bypassAuth).toBe(false);
     expect(r.config.trustControllers).toBe(true);
-    expect(r.config.systemUsers.patterns.map((p) => p.source)).toEqual(["^system:serviceaccount:kube-system:", "^system:kube-controller-manager$"]);
+    expect(r.config.systemUsers.patterns.map((p) => p.source)).toEqual([
+      "^system:serviceaccount:kube-system:",
+      "^system:kube-controller-manager$",
+    ]);
     expect(r.config.bypassNamespaces.source).toBe("^kube-system$");
     expect(r.config.defaultQueue).toBe("root.default");
     expect(r.config.namespace).toBe("default");
   });
 
   it("precedence: defaults < environment < yunikorn-defaults < yunikorn-configs", () => {
-    const env = { ADMISSION_CONTROLLER_BYPASS_AUTH: "true", ADMISSION_CONTROLLER_EXTERNAL_USERS: "^env$", ADMISSION_CONTROLLER_BYPASS_CONTROLLERS: "false" };
+    const env = {
+      ADMISSION_CONTROLLER_BYPASS_AUTH: "true",
+      ADMISSION_CONTROLLER_EXTERNAL_USERS: "^env$",
+      ADMISSION_CONTROLLER_BYPASS_CONTROLLERS: "false",
+    };
     const r = parseAdmissionConfig(env, [
       { name: "yunikorn-defaults", data: { "admissionController.accessControl.externalUsers": "^defaults$" } },
       { name: "yunikorn-configs", data: { "admissionController.accessControl.bypassAuth": "F" } },
@@ -26,31 +33,45 @@ describe("admission configuration", () => {
   });
 
   it("every bad value is reported with key, value and source", () => {
-    const r = parseAdmissionConfig({ ADMISSION_CONTROLLER_SYSTEM_USERS: "(" }, [{
-      name: "ConfigMap corral/yunikorn-configs",
-      data: {
-        "admissionController.accessControl.bypassAuth": "maybe",
-        "admissionController.filtering.defaultQueue": "default",
-        "admissionController.filtering.bypassNamespace": "typo",
-        "admissionController.webHook.mutateFailurePolicy": "fail",
+    const r = parseAdmissionConfig({ ADMISSION_CONTROLLER_SYSTEM_USERS: "(" }, [
+      {
+        name: "ConfigMap corral/yunikorn-configs",
+        data: {
+          "admissionController.accessControl.bypassAuth": "maybe",
+          "admissionController.filtering.defaultQueue": "default",
+          "admissionController.filtering.bypassNamespace": "typo",
+          "admissionController.webHook.mutateFailurePolicy": "fail",
+        },
       },
-    }]);
+    ]);
     expect(r.ok).toBe(false);
     if (r.ok) return;
     const byKey = Object.fromEntries(r.errors.map((e) => [e.key, e]));
-    expect(byKey["admissionController.accessControl.bypassAuth"]).toMatchObject({ value: "maybe", source: "ConfigMap corral/yunikorn-configs", message: expect.stringMatching(/boolean/) });
+    expect(byKey["admissionController.accessControl.bypassAuth"]).toMatchObject({
+      value: "maybe",
+      source: "ConfigMap corral/yunikorn-configs",
+      message: expect.stringMatching(/boolean/),
+    });
     expect(byKey["admissionController.filtering.defaultQueue"]!.message).toMatch(/root\./);
     expect(byKey["admissionController.filtering.bypassNamespace"]!.message).toBe("unknown admission controller key");
-    expect(byKey["admissionController.accessControl.systemUsers"]).toMatchObject({ value: "(", source: "env ADMISSION_CONTROLLER_SYSTEM_USERS" });
+    expect(byKey["admissionController.accessControl.systemUsers"]).toMatchObject({
+      value: "(",
+      source: "env ADMISSION_CONTROLLER_SYSTEM_USERS",
+    });
     expect(byKey["admissionController.webHook.mutateFailurePolicy"]!.message).toBe("must be Fail or Ignore");
   });
 
   it("an empty value means empty (not the default), and regex lists trim and skip empty entries", () => {
-    const r = parseAdmissionConfig({}, [{ name: "t", data: { "admissionController.filtering.bypassNamespaces": "", "admissionController.filtering.defaultQueue": "" } }]);
+    const r = parseAdmissionConfig({}, [
+      { name: "t", data: { "admissionController.filtering.bypassNamespaces": "", "admissionController.filtering.defaultQueue": "" } },
+    ]);
     if (!r.ok) throw new Error();
     expect(r.config.bypassNamespaces.patterns).toEqual([]);
     expect(r.config.defaultQueue).toBe("");
-    expect(compileRegexList(" ^a$ ,, (?i)^B ").patterns.map((p) => [p.source, p.flags])).toEqual([["^a$", ""], ["^B", "i"]]);
+    expect(compileRegexList(" ^a$ ,, (?i)^B ").patterns.map((p) => [p.source, p.flags])).toEqual([
+      ["^a$", ""],
+      ["^B", "i"],
+    ]);
   });
 
   it("the store keeps the last good config on a bad update and stops after hot refresh is turned off", () => {

@@ -47,8 +47,10 @@ describe("pod CREATE mutation (design 000)", () => {
     const obj = pod({ labels: { applicationId: "spark-42", queue: "root.sandbox" } });
     const out = applyResponse(obj, review(podCreate(obj), cfg, EMPTY_LOOKUPS));
     expect(meta(out).labels).toEqual({
-      applicationId: "spark-42", "yunikorn.apache.org/app-id": "spark-42",
-      queue: "root.sandbox", "yunikorn.apache.org/queue": "root.sandbox",
+      applicationId: "spark-42",
+      "yunikorn.apache.org/app-id": "spark-42",
+      queue: "root.sandbox",
+      "yunikorn.apache.org/queue": "root.sandbox",
     });
   });
 
@@ -98,9 +100,13 @@ describe("pod CREATE mutation (design 000)", () => {
 
   it("default queue is configurable and can be disabled", () => {
     const obj = pod();
-    const other = meta(applyResponse(obj, review(podCreate(obj), cfgWith({ "admissionController.filtering.defaultQueue": "root.batch" }), EMPTY_LOOKUPS))).labels!;
+    const other = meta(
+      applyResponse(obj, review(podCreate(obj), cfgWith({ "admissionController.filtering.defaultQueue": "root.batch" }), EMPTY_LOOKUPS)),
+    ).labels!;
     expect(other.queue).toBe("root.batch");
-    const none = meta(applyResponse(obj, review(podCreate(obj), cfgWith({ "admissionController.filtering.defaultQueue": "" }), EMPTY_LOOKUPS))).labels!;
+    const none = meta(
+      applyResponse(obj, review(podCreate(obj), cfgWith({ "admissionController.filtering.defaultQueue": "" }), EMPTY_LOOKUPS)),
+    ).labels!;
     expect(none.queue).toBeUndefined();
     expect(none["yunikorn.apache.org/queue"]).toBeUndefined();
   });
@@ -121,10 +127,16 @@ describe("pod CREATE mutation (design 000)", () => {
   });
 
   it("a pod labelled app=yunikorn that claims bob and bob's queue is refused", () => {
-    const obj = pod({ labels: { app: "yunikorn", "yunikorn.apache.org/queue": "root.teamb" }, annotations: { "yunikorn.apache.org/user.info": '{"user":"bob","groups":["users"]}' } });
+    const obj = pod({
+      labels: { app: "yunikorn", "yunikorn.apache.org/queue": "root.teamb" },
+      annotations: { "yunikorn.apache.org/user.info": '{"user":"bob","groups":["users"]}' },
+    });
     const res = review(podCreate(obj, ALICE), cfg, EMPTY_LOOKUPS);
     expect(res.allowed).toBe(false);
-    expect(res.status).toEqual({ code: 403, message: "user alice with groups [users,devops,system:authenticated] is not allowed to set user annotation" });
+    expect(res.status).toEqual({
+      code: 403,
+      message: "user alice with groups [users,devops,system:authenticated] is not allowed to set user annotation",
+    });
   });
 
   it("attack: a user.info key spelled in another case is just another annotation; the scheduler reads alice's stamp", () => {
@@ -142,8 +154,16 @@ describe("pod CREATE mutation (design 000)", () => {
     const obj = pod({ annotations: { "yunikorn.apache.org/user.info": own } });
     const ok = review(podCreate(obj, ALICE), cfg, EMPTY_LOOKUPS);
     expect(ok.allowed).toBe(true);
-    expect((applyResponse(obj, ok) as { metadata: { annotations: Record<string, string> } }).metadata.annotations["yunikorn.apache.org/user.info"]).toBe(own);
-    const other = review(podCreate(pod({ annotations: { "yunikorn.apache.org/user.info": '{"user":"alice","groups":["admins"]}' } }), ALICE), cfg, EMPTY_LOOKUPS);
+    expect(
+      (applyResponse(obj, ok) as { metadata: { annotations: Record<string, string> } }).metadata.annotations[
+        "yunikorn.apache.org/user.info"
+      ],
+    ).toBe(own);
+    const other = review(
+      podCreate(pod({ annotations: { "yunikorn.apache.org/user.info": '{"user":"alice","groups":["admins"]}' } }), ALICE),
+      cfg,
+      EMPTY_LOOKUPS,
+    );
     expect(other.allowed).toBe(false);
   });
 
@@ -173,7 +193,9 @@ describe("pod CREATE mutation (design 000)", () => {
 
   it("namespace annotations override the regex lists in both directions", () => {
     const lookups = (ann: Record<string, string>): AdmissionLookups => ({ ...EMPTY_LOOKUPS, namespace: () => ({ annotations: ann }) });
-    expect(review(podCreate(pod(), ALICE, "kube-system"), cfg, lookups({ "yunikorn.apache.org/namespace.enableYuniKorn": "true" })).patch).toBeDefined();
+    expect(
+      review(podCreate(pod(), ALICE, "kube-system"), cfg, lookups({ "yunikorn.apache.org/namespace.enableYuniKorn": "true" })).patch,
+    ).toBeDefined();
     expect(review(podCreate(pod()), cfg, lookups({ "yunikorn.apache.org/namespace.enableYuniKorn": "false" })).patch).toBeUndefined();
     const obj = pod();
     const out = applyResponse(obj, review(podCreate(obj), cfg, lookups({ "yunikorn.apache.org/namespace.generateAppId": "no" })));
@@ -181,9 +203,14 @@ describe("pod CREATE mutation (design 000)", () => {
   });
 
   it("allow-preemption follows the PriorityClass annotation", () => {
-    const lookups: AdmissionLookups = { ...EMPTY_LOOKUPS, priorityClass: (n) => (n === "batch-low" ? { annotations: { "yunikorn.apache.org/allow-preemption": "false" } } : undefined) };
+    const lookups: AdmissionLookups = {
+      ...EMPTY_LOOKUPS,
+      priorityClass: (n) => (n === "batch-low" ? { annotations: { "yunikorn.apache.org/allow-preemption": "false" } } : undefined),
+    };
     const obj = pod({ priorityClassName: "batch-low" });
-    expect(meta(applyResponse(obj, review(podCreate(obj), cfg, lookups))).annotations!["yunikorn.apache.org/allow-preemption"]).toBe("false");
+    expect(meta(applyResponse(obj, review(podCreate(obj), cfg, lookups))).annotations!["yunikorn.apache.org/allow-preemption"]).toBe(
+      "false",
+    );
   });
 
   it("emits no redundant ops when the pod already carries everything", () => {
@@ -232,8 +259,13 @@ describe("user identity (design 002)", () => {
   it("accepts the annotation from trusted controllers, external users and external groups", () => {
     const obj = pod({ annotations: { "yunikorn.apache.org/user.info": '{"user":"carol","groups":["data"]}' } });
     expect(review(podCreate(obj, RS_CONTROLLER), cfg, EMPTY_LOOKUPS).allowed).toBe(true);
-    expect(review(podCreate(obj, { username: "system:kube-controller-manager", groups: ["system:authenticated"] }), cfg, EMPTY_LOOKUPS).allowed).toBe(true);
-    const ext = cfgWith({ "admissionController.accessControl.externalUsers": "^airflow$", "admissionController.accessControl.externalGroups": "^frontends$" });
+    expect(
+      review(podCreate(obj, { username: "system:kube-controller-manager", groups: ["system:authenticated"] }), cfg, EMPTY_LOOKUPS).allowed,
+    ).toBe(true);
+    const ext = cfgWith({
+      "admissionController.accessControl.externalUsers": "^airflow$",
+      "admissionController.accessControl.externalGroups": "^frontends$",
+    });
     expect(review(podCreate(obj, { username: "airflow", groups: [] }), ext, EMPTY_LOOKUPS).allowed).toBe(true);
     expect(review(podCreate(obj, { username: "livy", groups: ["frontends"] }), ext, EMPTY_LOOKUPS).allowed).toBe(true);
     expect(review(podCreate(obj, { username: "airflow2", groups: ["x"] }), ext, EMPTY_LOOKUPS).allowed).toBe(false);
@@ -259,7 +291,9 @@ describe("user identity (design 002)", () => {
 
   it("bypassAuth accepts any annotation but still rejects malformed JSON", () => {
     const c = cfgWith({ "admissionController.accessControl.bypassAuth": "true" });
-    expect(review(podCreate(pod({ annotations: { "yunikorn.apache.org/user.info": '{"user":"bob"}' } })), c, EMPTY_LOOKUPS).allowed).toBe(true);
+    expect(review(podCreate(pod({ annotations: { "yunikorn.apache.org/user.info": '{"user":"bob"}' } })), c, EMPTY_LOOKUPS).allowed).toBe(
+      true,
+    );
     expect(review(podCreate(pod({ annotations: { "yunikorn.apache.org/user.info": "{" } })), c, EMPTY_LOOKUPS).allowed).toBe(false);
   });
 
@@ -273,7 +307,9 @@ describe("user identity (design 002)", () => {
     expect(bypass.warnings?.join()).toMatch(/deprecated/);
     const custom = cfgWith({ "admissionController.accessControl.bypassAuth": "true", "service.userLabelKey": "example.com/owner" });
     const obj2 = pod({ labels: { "example.com/owner": "joe" } });
-    expect(meta(applyResponse(obj2, review(podCreate(obj2), custom, EMPTY_LOOKUPS))).annotations?.["yunikorn.apache.org/user.info"]).toBeUndefined();
+    expect(
+      meta(applyResponse(obj2, review(podCreate(obj2), custom, EMPTY_LOOKUPS))).annotations?.["yunikorn.apache.org/user.info"],
+    ).toBeUndefined();
   });
 });
 
@@ -323,7 +359,9 @@ describe("undecodable pods are denied, naming the problem", () => {
 describe("user.info serialisation", () => {
   it("is byte-identical to YuniKorn's (fields omitted when empty)", async () => {
     const { userInfoAnnotationValue } = await import("../../../src/yunikorn/user-info.js");
-    expect(userInfoAnnotationValue({ username: "alice", groups: ["dev", "system:authenticated"] })).toBe('{"user":"alice","groups":["dev","system:authenticated"]}');
+    expect(userInfoAnnotationValue({ username: "alice", groups: ["dev", "system:authenticated"] })).toBe(
+      '{"user":"alice","groups":["dev","system:authenticated"]}',
+    );
     expect(userInfoAnnotationValue({ username: "testExtUser", groups: [] })).toBe('{"user":"testExtUser"}');
     expect(userInfoAnnotationValue({ username: "", groups: ["g"] })).toBe('{"groups":["g"]}');
     expect(userInfoAnnotationValue(undefined)).toBe("{}");
@@ -343,8 +381,10 @@ describe("preset spec.nodeName (placement.ts)", () => {
     const res = review(podCreate(onNode()), cfg, EMPTY_LOOKUPS);
     expect(res.allowed).toBe(false);
     expect(res.status?.code).toBe(403);
-    expect(res.status?.message).toBe('pod team-a/sleep sets spec.nodeName "node-1", but it is scheduled by yunikorn, which places pods itself ' +
-      "after checking queue and user limits; only trusted controllers may preset spec.nodeName (requested by alice)");
+    expect(res.status?.message).toBe(
+      'pod team-a/sleep sets spec.nodeName "node-1", but it is scheduled by yunikorn, which places pods itself ' +
+        "after checking queue and user limits; only trusted controllers may preset spec.nodeName (requested by alice)",
+    );
   });
 
   it("refuses it in a bypassed namespace too when the pod names the scheduler", () => {

@@ -4,7 +4,11 @@ import { namespaceSelector } from "../../../src/webhook/registration.js";
 import { bootstrapperWebhookConfiguration } from "../../../src/processes/bootstrapper.js";
 
 type Expr = { key: string; operator: string; values?: string[] };
-type Hook = { namespaceSelector?: { matchExpressions: Expr[] }; objectSelector?: unknown; rules: { resources: string[]; operations: string[] }[] };
+type Hook = {
+  namespaceSelector?: { matchExpressions: Expr[] };
+  objectSelector?: unknown;
+  rules: { resources: string[]; operations: string[] }[];
+};
 const hooks = (o: Record<string, unknown>) => o.webhooks as Hook[];
 
 /** Label selector semantics for matchExpressions with In/NotIn (k8s.io/apimachinery labels.Selector). */
@@ -43,7 +47,10 @@ describe("webhook configurations: nothing a tenant can set keeps her objects out
 
   it("url mode excludes the controller namespace it is given; service mode the Service's", () => {
     expect(excludedNamespaceNames({ target: { mode: "url", url: "https://127.0.0.1:9089" } })).toEqual(["kube-system"]);
-    expect(excludedNamespaceNames({ target: { mode: "url", url: "https://127.0.0.1:9089" }, controllerNamespace: "corral" })).toEqual(["kube-system", "corral"]);
+    expect(excludedNamespaceNames({ target: { mode: "url", url: "https://127.0.0.1:9089" }, controllerNamespace: "corral" })).toEqual([
+      "kube-system",
+      "corral",
+    ]);
     expect(excludedNamespaceNames({ target: service })).toEqual(["kube-system", "corral"]);
     expect(excludedNamespaceNames({ target: service, excludedNamespaces: ["corral"] })).toEqual(["corral"]);
   });
@@ -60,7 +67,16 @@ describe("webhook configurations: nothing a tenant can set keeps her objects out
   it("the mutating rule covers pods and every workload kind, CREATE and UPDATE", () => {
     const rule = hooks(mutatingWebhookConfiguration({ target: service, caBundle: CA }))[0]!.rules[0]!;
     expect(rule.operations).toEqual(["CREATE", "UPDATE"]);
-    expect(rule.resources).toEqual(["pods", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs", "replicationcontrollers"]);
+    expect(rule.resources).toEqual([
+      "pods",
+      "deployments",
+      "replicasets",
+      "statefulsets",
+      "daemonsets",
+      "jobs",
+      "cronjobs",
+      "replicationcontrollers",
+    ]);
   });
 
   it("the bootstrapper shares the namespace selector (its own pods opt out of image rewriting only, no identity involved)", () => {
@@ -69,9 +85,16 @@ describe("webhook configurations: nothing a tenant can set keeps her objects out
   });
 
   it("the validating configuration checks pods/status UPDATE (Ignore by default; Fail; Off registers none)", () => {
-    const entries = (policy?: "Fail" | "Ignore" | "Off") => hooks(validatingWebhookConfiguration({ target: service, caBundle: CA, podStatusPolicy: policy })) as (Hook & { name: string; failurePolicy: string; clientConfig: { service: { path: string } } })[];
+    const entries = (policy?: "Fail" | "Ignore" | "Off") =>
+      hooks(validatingWebhookConfiguration({ target: service, caBundle: CA, podStatusPolicy: policy })) as (Hook & {
+        name: string;
+        failurePolicy: string;
+        clientConfig: { service: { path: string } };
+      })[];
     const status = entries().find((h) => h.name === "admission-webhook.yunikorn.validate-pod-status")!;
-    expect(status.rules).toEqual([{ operations: ["UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods/status"], scope: "Namespaced" }]);
+    expect(status.rules).toEqual([
+      { operations: ["UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods/status"], scope: "Namespaced" },
+    ]);
     expect(status.failurePolicy).toBe("Ignore");
     expect(status.clientConfig.service.path).toBe("/validate-pods");
     expect(status.namespaceSelector).toEqual(namespaceSelector(["kube-system", "corral"]));

@@ -76,7 +76,11 @@ describe("workload CREATE stamps the pod template", () => {
     const res = review({ ...workloadRequest("Deployment", obj, ALICE), namespace: "kube-system" }, cfg, EMPTY_LOOKUPS);
     expect(res.allowed).toBe(false);
     expect(res.status?.message).toMatch(/user alice with groups .* is not allowed/);
-    const upd = review({ ...workloadRequest("Deployment", obj, ALICE, "UPDATE", workload("Deployment")), namespace: "kube-system" }, cfg, EMPTY_LOOKUPS);
+    const upd = review(
+      { ...workloadRequest("Deployment", obj, ALICE, "UPDATE", workload("Deployment")), namespace: "kube-system" },
+      cfg,
+      EMPTY_LOOKUPS,
+    );
     expect(upd.allowed).toBe(false);
   });
 
@@ -105,14 +109,26 @@ describe("workload UPDATE guards the template identity", () => {
   });
 
   it("kubectl rollout undo by the owner: setting the template back to the requester's own identity is allowed, unpatched", () => {
-    const res = review(workloadRequest("Deployment", stamped(ALICE_UI, { rev: "1" }), ALICE, "UPDATE", stamped('{"user":"bob"}', { rev: "2" })), cfg, EMPTY_LOOKUPS);
+    const res = review(
+      workloadRequest("Deployment", stamped(ALICE_UI, { rev: "1" }), ALICE, "UPDATE", stamped('{"user":"bob"}', { rev: "2" })),
+      cfg,
+      EMPTY_LOOKUPS,
+    );
     expect(res).toEqual({ uid: res.uid, allowed: true });
   });
 
   it("kubectl rollout undo to another user's revision is refused; own identity with other groups is not own", () => {
-    const undo = review(workloadRequest("Deployment", stamped('{"user":"bob"}', { rev: "1" }), ALICE, "UPDATE", stamped(ALICE_UI, { rev: "2" })), cfg, EMPTY_LOOKUPS);
+    const undo = review(
+      workloadRequest("Deployment", stamped('{"user":"bob"}', { rev: "1" }), ALICE, "UPDATE", stamped(ALICE_UI, { rev: "2" })),
+      cfg,
+      EMPTY_LOOKUPS,
+    );
     expect(undo.allowed).toBe(false);
-    const regroup = review(workloadRequest("Deployment", stamped('{"user":"alice","groups":["admins"]}'), ALICE, "UPDATE", stamped(ALICE_UI)), cfg, EMPTY_LOOKUPS);
+    const regroup = review(
+      workloadRequest("Deployment", stamped('{"user":"alice","groups":["admins"]}'), ALICE, "UPDATE", stamped(ALICE_UI)),
+      cfg,
+      EMPTY_LOOKUPS,
+    );
     expect(regroup.allowed).toBe(false);
   });
 
@@ -124,7 +140,11 @@ describe("workload UPDATE guards the template identity", () => {
   it("allows an external user listed in externalUsers to change it", () => {
     const r = parseAdmissionConfig({}, [{ name: "t", data: { "admissionController.accessControl.externalUsers": "^airflow$" } }]);
     if (!r.ok) throw new Error();
-    const res = review(workloadRequest("Deployment", stamped('{"user":"bob"}'), { username: "airflow" }, "UPDATE", stamped(ALICE_UI)), r.config, EMPTY_LOOKUPS);
+    const res = review(
+      workloadRequest("Deployment", stamped('{"user":"bob"}'), { username: "airflow" }, "UPDATE", stamped(ALICE_UI)),
+      r.config,
+      EMPTY_LOOKUPS,
+    );
     expect(res.allowed).toBe(true);
   });
 
@@ -151,7 +171,9 @@ describe("workload UPDATE guards the template identity", () => {
 
 describe("template changes re-stamp the identity (who changes what the pods run submits them)", () => {
   const dep = (image: string, ui: string | undefined = ALICE_UI) =>
-    workload("Deployment", { labels: { app: "web" }, annotations: ui === undefined ? {} : { [UI]: ui } }) as { spec: { template: { spec: { containers: { image: string; resources?: unknown }[] } } } };
+    workload("Deployment", { labels: { app: "web" }, annotations: ui === undefined ? {} : { [UI]: ui } }) as {
+      spec: { template: { spec: { containers: { image: string; resources?: unknown }[] } } };
+    };
   const withImage = (image: string, ui?: string) => {
     const d = dep(image, ui);
     d.spec.template.spec.containers[0]!.image = image;
@@ -164,7 +186,10 @@ describe("template changes re-stamp the identity (who changes what the pods run 
     (templateOf(kind, next) as { spec?: { containers: { image: string }[] } }).spec!.containers[0]!.image = "evil:1";
     const res = review(workloadRequest(kind, next, BOB, "UPDATE", old), cfg, EMPTY_LOOKUPS);
     expect(res.allowed).toBe(true);
-    expect(JSON.parse(templateOf(kind, applyResponse(next, res)).metadata!.annotations![UI]!)).toEqual({ user: "bob", groups: ["users", "system:authenticated"] });
+    expect(JSON.parse(templateOf(kind, applyResponse(next, res)).metadata!.annotations![UI]!)).toEqual({
+      user: "bob",
+      groups: ["users", "system:authenticated"],
+    });
   });
 
   it("a resources change alone counts as a template change", () => {
@@ -180,19 +205,31 @@ describe("template changes re-stamp the identity (who changes what the pods run 
   });
 
   it("a trusted controller changing a template keeps the identity", () => {
-    const res = review(workloadRequest("Deployment", withImage("nginx:1.26"), DEPLOYMENT_CONTROLLER, "UPDATE", dep("nginx:1.25")), cfg, EMPTY_LOOKUPS);
+    const res = review(
+      workloadRequest("Deployment", withImage("nginx:1.26"), DEPLOYMENT_CONTROLLER, "UPDATE", dep("nginx:1.25")),
+      cfg,
+      EMPTY_LOOKUPS,
+    );
     expect(res).toEqual({ uid: res.uid, allowed: true });
   });
 
   it("an external user setting user.info explicitly keeps the value it set", () => {
     const r = parseAdmissionConfig({}, [{ name: "t", data: { "admissionController.accessControl.externalUsers": "^airflow$" } }]);
     if (!r.ok) throw new Error();
-    const res = review(workloadRequest("Deployment", withImage("nginx:1.26", '{"user":"carol"}'), { username: "airflow" }, "UPDATE", dep("nginx:1.25")), r.config, EMPTY_LOOKUPS);
+    const res = review(
+      workloadRequest("Deployment", withImage("nginx:1.26", '{"user":"carol"}'), { username: "airflow" }, "UPDATE", dep("nginx:1.25")),
+      r.config,
+      EMPTY_LOOKUPS,
+    );
     expect(res).toEqual({ uid: res.uid, allowed: true });
   });
 
   it("bypassed namespaces are not re-stamped", () => {
-    const res = review({ ...workloadRequest("Deployment", withImage("nginx:1.26"), BOB, "UPDATE", dep("nginx:1.25")), namespace: "kube-system" }, cfg, EMPTY_LOOKUPS);
+    const res = review(
+      { ...workloadRequest("Deployment", withImage("nginx:1.26"), BOB, "UPDATE", dep("nginx:1.25")), namespace: "kube-system" },
+      cfg,
+      EMPTY_LOOKUPS,
+    );
     expect(res).toEqual({ uid: res.uid, allowed: true });
   });
 
@@ -228,7 +265,9 @@ describe("app: yunikorn on a workload is no trust bypass", () => {
 
 describe("noLabelNamespaces keep the identity (only labels are skipped)", () => {
   const noLabel = (() => {
-    const r = parseAdmissionConfig({ NAMESPACE: "corral" }, [{ name: "t", data: { "admissionController.filtering.noLabelNamespaces": "^team-a$" } }]);
+    const r = parseAdmissionConfig({ NAMESPACE: "corral" }, [
+      { name: "t", data: { "admissionController.filtering.noLabelNamespaces": "^team-a$" } },
+    ]);
     if (!r.ok) throw new Error();
     return r.config;
   })();
@@ -243,7 +282,9 @@ describe("noLabelNamespaces keep the identity (only labels are skipped)", () => 
 
 describe("preset spec.nodeName in templates", () => {
   const pinned = (node: string | undefined) => {
-    const d = workload("Deployment", { labels: { app: "web" }, annotations: { [UI]: ALICE_UI } }) as { spec: { template: { spec: Record<string, unknown> } } };
+    const d = workload("Deployment", { labels: { app: "web" }, annotations: { [UI]: ALICE_UI } }) as {
+      spec: { template: { spec: Record<string, unknown> } };
+    };
     if (node !== undefined) d.spec.template.spec.nodeName = node;
     return d;
   };
@@ -255,8 +296,14 @@ describe("preset spec.nodeName in templates", () => {
     expect(res.status?.message).toMatch(/^pod template of Job team-a\/web sets spec.nodeName "node-1"/);
   });
   it("UPDATE adding or changing it is refused; keeping one set before corral is allowed", () => {
-    expect(review(workloadRequest("Deployment", pinned("node-1"), ALICE, "UPDATE", pinned(undefined)), cfg, EMPTY_LOOKUPS).allowed).toBe(false);
-    expect(review(workloadRequest("Deployment", pinned("node-2"), ALICE, "UPDATE", pinned("node-1")), cfg, EMPTY_LOOKUPS).allowed).toBe(false);
-    expect(review(workloadRequest("Deployment", pinned("node-1"), ALICE, "UPDATE", pinned("node-1")), cfg, EMPTY_LOOKUPS).allowed).toBe(true);
+    expect(review(workloadRequest("Deployment", pinned("node-1"), ALICE, "UPDATE", pinned(undefined)), cfg, EMPTY_LOOKUPS).allowed).toBe(
+      false,
+    );
+    expect(review(workloadRequest("Deployment", pinned("node-2"), ALICE, "UPDATE", pinned("node-1")), cfg, EMPTY_LOOKUPS).allowed).toBe(
+      false,
+    );
+    expect(review(workloadRequest("Deployment", pinned("node-1"), ALICE, "UPDATE", pinned("node-1")), cfg, EMPTY_LOOKUPS).allowed).toBe(
+      true,
+    );
   });
 });

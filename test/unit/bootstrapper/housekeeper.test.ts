@@ -8,22 +8,26 @@ import { housekeeper } from "../../../src/processes/bootstrapper.js";
 import { WebhookMetrics } from "../../../src/server/metrics.js";
 
 const cfgOf = (housekeeping: object): BootstrapperConfig => {
-  const r = parseBootstrapperConfig(JSON.stringify({
-    overrides: { "registry.example.com": "mirror.io" },
-    namespaceFeatures: { apps: ["rt-cfg.kyma-project.io/alter-img-registry"] },
-    housekeeping,
-  }));
+  const r = parseBootstrapperConfig(
+    JSON.stringify({
+      overrides: { "registry.example.com": "mirror.io" },
+      namespaceFeatures: { apps: ["rt-cfg.kyma-project.io/alter-img-registry"] },
+      housekeeping,
+    }),
+  );
   if (!r.ok) throw new Error(r.error);
   return r.config;
 };
 
 /** Pods of `owners` ReplicaSets, each missing the registry rewrite (one evicted per owner per round). */
-const podsOf = (owners: string[]) => ({
-  list: () => owners.map((o) => ({
-    metadata: { name: `${o}-1`, namespace: "apps", ownerReferences: [{ kind: "ReplicaSet", name: o, controller: true }] },
-    spec: { containers: [{ name: "c", image: "registry.example.com/app:1" }] },
-  })),
-}) as unknown as CachedInformer<k8s.V1Pod>;
+const podsOf = (owners: string[]) =>
+  ({
+    list: () =>
+      owners.map((o) => ({
+        metadata: { name: `${o}-1`, namespace: "apps", ownerReferences: [{ kind: "ReplicaSet", name: o, controller: true }] },
+        spec: { containers: [{ name: "c", image: "registry.example.com/app:1" }] },
+      })),
+  }) as unknown as CachedInformer<k8s.V1Pod>;
 
 const clockAt = () => {
   const c = { t: 0, now: () => c.t, setTimeout: () => 0, clearTimeout: () => undefined };
@@ -36,8 +40,14 @@ describe("housekeeper", () => {
     const evicted: string[] = [];
     const core = { createNamespacedPodEviction: async (p: { name: string }) => void evicted.push(p.name) } as unknown as k8s.CoreV1Api;
     const round = housekeeper({
-      core, clock, pods: podsOf(["a", "b", "c"]), eviction: "policy/v1", config: () => cfgOf({ evictionsPerMinute: 2 }),
-      nsAnnotations: () => undefined, metrics: new WebhookMetrics(), log: pino({ level: "silent" }),
+      core,
+      clock,
+      pods: podsOf(["a", "b", "c"]),
+      eviction: "policy/v1",
+      config: () => cfgOf({ evictionsPerMinute: 2 }),
+      nsAnnotations: () => undefined,
+      metrics: new WebhookMetrics(),
+      log: pino({ level: "silent" }),
     });
     await round();
     expect(evicted).toEqual([]);

@@ -16,11 +16,18 @@ describe("housekeeping plan", () => {
     spec: { containers: [{ name: "c", image }] },
   });
   it("finds pods missing a manipulation; evicts one pod per owner; reports bare pods", () => {
-    const plan = planHousekeeping([
-      pod("web-1", "registry.example.com/web:1", "web"), pod("web-2", "registry.example.com/web:1", "web"),
-      pod("api-1", "registry.example.com/api:1", "api"), pod("done", "mirror.io/x:1", "x"), pod("lone", "registry.example.com/l:1"),
-      { metadata: { name: "other", namespace: "elsewhere" }, spec: { containers: [{ name: "c", image: "registry.example.com/o:1" }] } },
-    ], cfg, () => undefined);
+    const plan = planHousekeeping(
+      [
+        pod("web-1", "registry.example.com/web:1", "web"),
+        pod("web-2", "registry.example.com/web:1", "web"),
+        pod("api-1", "registry.example.com/api:1", "api"),
+        pod("done", "mirror.io/x:1", "x"),
+        pod("lone", "registry.example.com/l:1"),
+        { metadata: { name: "other", namespace: "elsewhere" }, spec: { containers: [{ name: "c", image: "registry.example.com/o:1" }] } },
+      ],
+      cfg,
+      () => undefined,
+    );
     expect(plan.scanned).toBe(5);
     expect(plan.missing.map((p) => p.name)).toEqual(["api-1", "lone", "web-1", "web-2"]);
     expect(plan.evict.map((p) => p.name)).toEqual(["api-1", "web-1"]);
@@ -30,8 +37,15 @@ describe("housekeeping plan", () => {
 });
 
 describe("sync plan", () => {
-  const cfg = cfgOf({ sync: { sourceNamespace: "kyma-system", resources: [{ kind: "Secret", name: "registry-credentials" }], namespaceLabels: {} } });
-  const src: SyncObject = { kind: "Secret", metadata: { name: "registry-credentials", namespace: "kyma-system" }, data: { ".dockerconfigjson": "e30=" }, type: "kubernetes.io/dockerconfigjson" };
+  const cfg = cfgOf({
+    sync: { sourceNamespace: "kyma-system", resources: [{ kind: "Secret", name: "registry-credentials" }], namespaceLabels: {} },
+  });
+  const src: SyncObject = {
+    kind: "Secret",
+    metadata: { name: "registry-credentials", namespace: "kyma-system" },
+    data: { ".dockerconfigjson": "e30=" },
+    type: "kubernetes.io/dockerconfigjson",
+  };
   const nss = [{ name: "kyma-system" }, { name: "a" }, { name: "b" }];
   it("copies into every other namespace, leaves good copies, restores edited ones", () => {
     expect(planSync(cfg, [src], nss, []).apply.map((o) => o.metadata.namespace)).toEqual(["a", "b"]);
@@ -49,6 +63,10 @@ describe("sync plan", () => {
   });
   it("honours the namespace label selector", () => {
     const sel = cfgOf({ sync: { resources: [{ kind: "Secret", name: "registry-credentials" }], namespaceLabels: { team: "x" } } });
-    expect(planSync(sel, [src], [{ name: "kyma-system" }, { name: "a", labels: { team: "x" } }, { name: "b" }], []).apply.map((o) => o.metadata.namespace)).toEqual(["a"]);
+    expect(
+      planSync(sel, [src], [{ name: "kyma-system" }, { name: "a", labels: { team: "x" } }, { name: "b" }], []).apply.map(
+        (o) => o.metadata.namespace,
+      ),
+    ).toEqual(["a"]);
   });
 });

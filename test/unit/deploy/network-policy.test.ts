@@ -14,11 +14,20 @@ interface Obj {
   metadata: { name: string; labels?: Record<string, string> };
   spec?: Record<string, unknown>;
 }
-interface Peer { ipBlock?: { cidr: string; except?: string[] }; namespaceSelector?: unknown; podSelector?: unknown }
-interface Rule { from?: Peer[]; ports?: { port: number | string; protocol?: string }[] }
+interface Peer {
+  ipBlock?: { cidr: string; except?: string[] };
+  namespaceSelector?: unknown;
+  podSelector?: unknown;
+}
+interface Rule {
+  from?: Peer[];
+  ports?: { port: number | string; protocol?: string }[];
+}
 
 const render = (dir: string): Obj[] =>
-  parseAllDocuments(execFileSync("kubectl", ["kustomize", join(PROJECT_ROOT, "deploy", dir)], { encoding: "utf8" })).map((d) => d.toJS() as Obj);
+  parseAllDocuments(execFileSync("kubectl", ["kustomize", join(PROJECT_ROOT, "deploy", dir)], { encoding: "utf8" })).map(
+    (d) => d.toJS() as Obj,
+  );
 
 const matches = (selector: { matchLabels?: Record<string, string> }, labels: Record<string, string>) =>
   Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
@@ -26,8 +35,14 @@ const matches = (selector: { matchLabels?: Record<string, string> }, labels: Rec
 describe.each(["base", "bootstrapper", "scheduler"])("deploy/%s NetworkPolicy", (dir) => {
   const objects = render(dir);
   const deployment = objects.find((o) => o.kind === "Deployment")!;
-  const template = (deployment.spec as { template: { metadata: { labels: Record<string, string> }; spec: { containers: { ports?: { containerPort: number }[] }[] } } }).template;
-  const policies = objects.filter((o) => o.kind === "NetworkPolicy").map((o) => o.spec as { podSelector: { matchLabels?: Record<string, string> }; policyTypes: string[]; ingress: Rule[] });
+  const template = (
+    deployment.spec as {
+      template: { metadata: { labels: Record<string, string> }; spec: { containers: { ports?: { containerPort: number }[] }[] } };
+    }
+  ).template;
+  const policies = objects
+    .filter((o) => o.kind === "NetworkPolicy")
+    .map((o) => o.spec as { podSelector: { matchLabels?: Record<string, string> }; policyTypes: string[]; ingress: Rule[] });
   const mine = policies.filter((p) => matches(p.podSelector, template.metadata.labels));
 
   it("selects the Deployment's pods for Ingress", () => {
@@ -62,7 +77,11 @@ describe("deploy/base namespace", () => {
   it("the heap settings that keep a flood inside the 256Mi limit are set next to the limit", () => {
     for (const dir of ["base", "bootstrapper"]) {
       const dep = render(dir).find((o) => o.kind === "Deployment")!;
-      const c = (dep.spec as { template: { spec: { containers: { env?: { name: string; value?: string }[]; resources: { limits: { memory: string } } }[] } } }).template.spec.containers[0]!;
+      const c = (
+        dep.spec as {
+          template: { spec: { containers: { env?: { name: string; value?: string }[]; resources: { limits: { memory: string } } }[] } };
+        }
+      ).template.spec.containers[0]!;
       expect(c.resources.limits.memory).toBe("256Mi");
       expect(c.env?.find((e) => e.name === "NODE_OPTIONS")?.value).toBe("--max-old-space-size=96 --max-semi-space-size=4");
     }

@@ -40,7 +40,7 @@ function deployDocuments(): { where: string; object: Obj }[] {
 
 /** kubernetes-models class for apiVersion/kind, or undefined when the package has no such kind. */
 async function model(apiVersion: string, kind: string): Promise<(new (o: unknown) => { validate(): void }) | undefined> {
-  const mod = await import(`kubernetes-models/${apiVersion}`).catch(() => undefined) as Record<string, unknown> | undefined;
+  const mod = (await import(`kubernetes-models/${apiVersion}`).catch(() => undefined)) as Record<string, unknown> | undefined;
   return mod?.[kind] as (new (o: unknown) => { validate(): void }) | undefined;
 }
 
@@ -59,11 +59,14 @@ function unknownFields(value: unknown, type: string, path: string): string[] {
   const array = /^Array<(.+)>$/.exec(type);
   if (array) return Array.isArray(value) ? value.flatMap((v, i) => unknownFields(v, array[1]!, `${path}[${i}]`)) : [];
   const map = /^\{ \[key: string\]: (.+); \}$/.exec(type);
-  if (map) return typeof value === "object" ? Object.entries(value as object).flatMap(([k, v]) => unknownFields(v, map[1]!, `${path}.${k}`)) : [];
+  if (map)
+    return typeof value === "object" ? Object.entries(value as object).flatMap(([k, v]) => unknownFields(v, map[1]!, `${path}.${k}`)) : [];
   const m = models[type];
   if (typeof m?.getAttributeTypeMap !== "function" || typeof value !== "object") return [];
   const fields = new Map(m.getAttributeTypeMap().map((a) => [a.baseName, a.type]));
-  return Object.entries(value as object).flatMap(([k, v]) => (fields.has(k) ? unknownFields(v, fields.get(k)!, `${path}.${k}`) : [`${path}.${k}`]));
+  return Object.entries(value as object).flatMap(([k, v]) =>
+    fields.has(k) ? unknownFields(v, fields.get(k)!, `${path}.${k}`) : [`${path}.${k}`],
+  );
 }
 
 async function problems(o: Obj): Promise<string[]> {
@@ -84,7 +87,9 @@ describe("deploy/ against the current Kubernetes API schema (offline)", () => {
   const docs = deployDocuments();
 
   it("finds the manifests", () => {
-    expect(docs.map((d) => d.object.kind)).toEqual(expect.arrayContaining(["Deployment", "PodDisruptionBudget", "ClusterRole", "Service", "ConfigMap", "Namespace"]));
+    expect(docs.map((d) => d.object.kind)).toEqual(
+      expect.arrayContaining(["Deployment", "PodDisruptionBudget", "ClusterRole", "Service", "ConfigMap", "Namespace"]),
+    );
   });
 
   it.each(docs.map((d) => [d.where, d.object] as const))("%s", async (_where, object) => {
@@ -92,18 +97,33 @@ describe("deploy/ against the current Kubernetes API schema (offline)", () => {
   });
 
   it("the webhook configurations corral registers", async () => {
-    const settings = { target: { mode: "service" as const, name: "svc", namespace: "corral" }, caBundle: "ca", cronJobApiVersion: "batch/v1" };
-    for (const o of [mutatingWebhookConfiguration(settings), validatingWebhookConfiguration(settings), bootstrapperWebhookConfiguration({ mode: "url", url: "https://127.0.0.1:9443" }, "ca")]) {
+    const settings = {
+      target: { mode: "service" as const, name: "svc", namespace: "corral" },
+      caBundle: "ca",
+      cronJobApiVersion: "batch/v1",
+    };
+    for (const o of [
+      mutatingWebhookConfiguration(settings),
+      validatingWebhookConfiguration(settings),
+      bootstrapperWebhookConfiguration({ mode: "url", url: "https://127.0.0.1:9443" }, "ca"),
+    ]) {
       expect(await problems(o as Obj)).toEqual([]);
     }
   });
 });
 
 describe("the check catches what a current cluster refuses", () => {
-  const pdb = { apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: { name: "x" }, spec: { minAvailable: 1, selector: { matchLabels: { a: "b" } } } };
+  const pdb = {
+    apiVersion: "policy/v1",
+    kind: "PodDisruptionBudget",
+    metadata: { name: "x" },
+    spec: { minAvailable: 1, selector: { matchLabels: { a: "b" } } },
+  };
 
   it("a removed version (PodDisruptionBudget policy/v1beta1 on 1.25+)", async () => {
-    expect(await problems({ ...pdb, apiVersion: "policy/v1beta1" })).toEqual(["policy/v1beta1 PodDisruptionBudget is not in the current Kubernetes API"]);
+    expect(await problems({ ...pdb, apiVersion: "policy/v1beta1" })).toEqual([
+      "policy/v1beta1 PodDisruptionBudget is not in the current Kubernetes API",
+    ]);
   });
 
   it("a removed kind (PodSecurityPolicy)", async () => {
@@ -111,11 +131,28 @@ describe("the check catches what a current cluster refuses", () => {
   });
 
   it("a field the current API does not have, at any depth", async () => {
-    const dep = { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "x" }, spec: { selector: { matchLabels: { a: "b" } }, templateGeneration: 1, template: { metadata: { labels: { a: "b" } }, spec: { containers: [{ name: "c", image: "i", securityContext: { seccompProfileName: "x" } }] } } } };
-    expect(await problems(dep)).toEqual(["unknown field spec.templateGeneration", "unknown field spec.template.spec.containers[0].securityContext.seccompProfileName"]);
+    const dep = {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "x" },
+      spec: {
+        selector: { matchLabels: { a: "b" } },
+        templateGeneration: 1,
+        template: {
+          metadata: { labels: { a: "b" } },
+          spec: { containers: [{ name: "c", image: "i", securityContext: { seccompProfileName: "x" } }] },
+        },
+      },
+    };
+    expect(await problems(dep)).toEqual([
+      "unknown field spec.templateGeneration",
+      "unknown field spec.template.spec.containers[0].securityContext.seccompProfileName",
+    ]);
   });
 
   it("a value of the wrong type or outside an enum", async () => {
-    expect((await problems({ ...pdb, spec: { ...pdb.spec, unhealthyPodEvictionPolicy: "Never" } }))[0]).toMatch(/unhealthyPodEvictionPolicy must be equal to one of the allowed values/);
+    expect((await problems({ ...pdb, spec: { ...pdb.spec, unhealthyPodEvictionPolicy: "Never" } }))[0]).toMatch(
+      /unhealthyPodEvictionPolicy must be equal to one of the allowed values/,
+    );
   });
 });

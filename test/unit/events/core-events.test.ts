@@ -26,7 +26,16 @@ describe("SchedulerCore events", () => {
     const core = new SchedulerCore(() => now, CFG, { events: (e) => ev.push(e) });
     core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000, memory: 8 * G } }]);
     core.updateApplication({ new: [{ applicationID: "app-1", queueName: "root.a", ugi: { user: "alice", groups: ["dev"] } }] });
-    core.updateAllocation({ allocations: [{ allocationKey: "pod-1", applicationID: "app-1", resourcePerAlloc: { vcore: 1000, memory: G }, allocationTags: { "kubernetes.io/meta/podName": "p1" } }] });
+    core.updateAllocation({
+      allocations: [
+        {
+          allocationKey: "pod-1",
+          applicationID: "app-1",
+          resourcePerAlloc: { vcore: 1000, memory: G },
+          allocationTags: { "kubernetes.io/meta/podName": "p1" },
+        },
+      ],
+    });
     now = 2_000;
     expect(core.schedule()).toHaveLength(1);
     core.updateAllocation({ releases: [{ applicationID: "app-1", allocationKey: "pod-1" }] });
@@ -64,13 +73,19 @@ describe("SchedulerCore events", () => {
     const ev: EventRecord[] = [];
     const core = new SchedulerCore(() => 5, CFG, { events: (e) => ev.push(e) });
     core.updateApplication({ new: [{ applicationID: "bad", queueName: "", ugi: { user: "" } }] });
-    expect(ev.map(short)).toEqual([[T.APP, "bad", "", C.ADD, D.APP_NEW], [T.APP, "bad", "", C.SET, D.APP_REJECT]]);
+    expect(ev.map(short)).toEqual([
+      [T.APP, "bad", "", C.ADD, D.APP_NEW],
+      [T.APP, "bad", "", C.SET, D.APP_REJECT],
+    ]);
     expect(ev[1]!.message).toBe("empty user cannot resolve");
     expect(core.applicationView("bad")?.state).toBe("Rejected");
     ev.length = 0;
-    for (const id of ["x", "y"]) core.updateApplication({ new: [{ applicationID: id, queueName: "", ugi: { user: "u" }, tags: { namespace: "team" } }] });
+    for (const id of ["x", "y"])
+      core.updateApplication({ new: [{ applicationID: id, queueName: "", ugi: { user: "u" }, tags: { namespace: "team" } }] });
     expect(ev.filter((e) => e.type === T.QUEUE).map(short)).toEqual([
-      [T.QUEUE, "root.team", "", C.ADD, D.QUEUE_DYNAMIC], [T.QUEUE, "root.team", "x", C.ADD, D.QUEUE_APP], [T.QUEUE, "root.team", "y", C.ADD, D.QUEUE_APP],
+      [T.QUEUE, "root.team", "", C.ADD, D.QUEUE_DYNAMIC],
+      [T.QUEUE, "root.team", "x", C.ADD, D.QUEUE_APP],
+      [T.QUEUE, "root.team", "y", C.ADD, D.QUEUE_APP],
     ]);
   });
 
@@ -79,7 +94,12 @@ describe("SchedulerCore events", () => {
     const core = new SchedulerCore(() => 0, CFG, { events: (e) => ev.push(e) });
     core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000 } }]);
     core.updateApplication({ new: [{ applicationID: "s", queueName: "root.small", ugi: { user: "u" } }] });
-    core.updateAllocation({ allocations: [{ allocationKey: "k1", applicationID: "s", resourcePerAlloc: { vcore: 1000 } }, { allocationKey: "k2", applicationID: "s", resourcePerAlloc: { vcore: 1000 } }] });
+    core.updateAllocation({
+      allocations: [
+        { allocationKey: "k1", applicationID: "s", resourcePerAlloc: { vcore: 1000 } },
+        { allocationKey: "k2", applicationID: "s", resourcePerAlloc: { vcore: 1000 } },
+      ],
+    });
     core.schedule();
     ev.length = 0;
     expect(core.pendingReason("s", "k2")?.state).toBe("Skipped");
@@ -89,7 +109,9 @@ describe("SchedulerCore events", () => {
     ev.length = 0;
     core.updateNode([{ nodeID: "n1", action: "DECOMISSION" }]);
     expect(ev.map(short)).toEqual([
-      [T.APP, "s", "k1", C.REMOVE, D.ALLOC_NODEREMOVED], [T.NODE, "n1", "k1", C.REMOVE, D.NODE_ALLOC], [T.USERGROUP, "u", "root.small", C.REMOVE, D.UG_USER_RESOURCE],
+      [T.APP, "s", "k1", C.REMOVE, D.ALLOC_NODEREMOVED],
+      [T.NODE, "n1", "k1", C.REMOVE, D.NODE_ALLOC],
+      [T.USERGROUP, "u", "root.small", C.REMOVE, D.UG_USER_RESOURCE],
       [T.NODE, "n1", "", C.REMOVE, D.NODE_DECOMISSION],
     ]);
   });
@@ -98,9 +120,14 @@ describe("SchedulerCore events", () => {
     let t = 0;
     const ev: EventRecord[] = [];
     const core = new SchedulerCore(() => (t += 7), CFG, { events: (e) => ev.push(e) });
-    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000 } }, { nodeID: "n2", action: "CREATE", schedulableResource: { vcore: 4000 } }]);
+    core.updateNode([
+      { nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000 } },
+      { nodeID: "n2", action: "CREATE", schedulableResource: { vcore: 4000 } },
+    ]);
     core.updateApplication({ new: [{ applicationID: "a", queueName: "root.a", ugi: { user: "u" } }] });
-    core.updateAllocation({ allocations: [1, 2, 3, 4].map((i) => ({ allocationKey: `k${i}`, applicationID: "a", resourcePerAlloc: { vcore: 1000 } })) });
+    core.updateAllocation({
+      allocations: [1, 2, 3, 4].map((i) => ({ allocationKey: `k${i}`, applicationID: "a", resourcePerAlloc: { vcore: 1000 } })),
+    });
     core.schedule();
     core.updateAllocation({ releases: [{ applicationID: "a" }] });
     core.updateNode([{ nodeID: "n2", action: "DECOMISSION" }]);

@@ -1,9 +1,24 @@
 import { describe, expect, it } from "vitest";
-import { ChangeDetail, ChangeType, type EventRecord, appEvent, eventRecordJson, nodeEvent, requestEvent } from "../../../src/scheduler/events/record.js";
+import {
+  ChangeDetail,
+  ChangeType,
+  type EventRecord,
+  appEvent,
+  eventRecordJson,
+  nodeEvent,
+  requestEvent,
+} from "../../../src/scheduler/events/record.js";
 import { EventRingBuffer } from "../../../src/scheduler/events/ring-buffer.js";
-import { DEFAULT_EVENT_CONFIG, EventSystem, STREAM_BACKLOG, type StreamConsumer, eventConfigOf } from "../../../src/scheduler/events/system.js";
+import {
+  DEFAULT_EVENT_CONFIG,
+  EventSystem,
+  STREAM_BACKLOG,
+  type StreamConsumer,
+  eventConfigOf,
+} from "../../../src/scheduler/events/system.js";
 
-const rec = (i: number): EventRecord => appEvent(1_700_000_000_000 + i, { objectID: `app-${i}`, changeType: ChangeType.ADD, detail: ChangeDetail.APP_NEW });
+const rec = (i: number): EventRecord =>
+  appEvent(1_700_000_000_000 + i, { objectID: `app-${i}`, changeType: ChangeType.ADD, detail: ChangeDetail.APP_NEW });
 
 describe("EventRingBuffer", () => {
   it("gives ids from 0, overwrites the oldest when full and reports the ids held", () => {
@@ -33,11 +48,32 @@ describe("EventRingBuffer", () => {
 
 describe("eventRecordJson", () => {
   it("renders si.EventRecord as YuniKorn's REST API: enums as numbers, empty fields left out, resource always there", () => {
-    expect(eventRecordJson(nodeEvent(1701347180239, { objectID: "yk8s-worker", message: "Node added to the scheduler", changeType: ChangeType.ADD, detail: ChangeDetail.DETAILS_NONE, resource: { memory: 33424998400, vcore: 8000, "hugepages-1Gi": 0 } })))
-      .toEqual({ type: 3, objectID: "yk8s-worker", message: "Node added to the scheduler", timestampNano: 1701347180239000000, eventChangeType: 2,
-        resource: { resources: { "hugepages-1Gi": {}, memory: { value: 33424998400 }, vcore: { value: 8000 } } } });
-    expect(eventRecordJson(requestEvent(1, { objectID: "pod-uid", referenceID: "app-1", message: "held" })))
-      .toEqual({ type: 1, objectID: "pod-uid", referenceID: "app-1", message: "held", timestampNano: 1_000_000, resource: {} });
+    expect(
+      eventRecordJson(
+        nodeEvent(1701347180239, {
+          objectID: "yk8s-worker",
+          message: "Node added to the scheduler",
+          changeType: ChangeType.ADD,
+          detail: ChangeDetail.DETAILS_NONE,
+          resource: { memory: 33424998400, vcore: 8000, "hugepages-1Gi": 0 },
+        }),
+      ),
+    ).toEqual({
+      type: 3,
+      objectID: "yk8s-worker",
+      message: "Node added to the scheduler",
+      timestampNano: 1701347180239000000,
+      eventChangeType: 2,
+      resource: { resources: { "hugepages-1Gi": {}, memory: { value: 33424998400 }, vcore: { value: 8000 } } },
+    });
+    expect(eventRecordJson(requestEvent(1, { objectID: "pod-uid", referenceID: "app-1", message: "held" }))).toEqual({
+      type: 1,
+      objectID: "pod-uid",
+      referenceID: "app-1",
+      message: "held",
+      timestampNano: 1_000_000,
+      resource: {},
+    });
     expect(String(eventRecordJson(rec(1)).timestampNano)).toBe("1700000000001000000");
   });
 });
@@ -45,9 +81,24 @@ describe("eventRecordJson", () => {
 describe("eventConfigOf", () => {
   it("reads YuniKorn's event.* keys; bad values keep the default and are named", () => {
     expect(eventConfigOf({}).config).toEqual(DEFAULT_EVENT_CONFIG);
-    const r = eventConfigOf({ "event.ringBufferCapacity": "50", "event.maxStreams": "2", "event.maxStreamsPerHost": "x", "event.trackingEnabled": "false", "event.RESTResponseSize": "0" });
-    expect(r.config).toEqual({ trackingEnabled: false, ringBufferCapacity: 50, maxStreams: 2, maxStreamsPerHost: 15, restResponseSize: 10_000 });
-    expect(r.errors).toEqual(['event.maxStreamsPerHost: "x" is not a non-negative integer', "event.RESTResponseSize: 0 is not allowed, using the default 10000"]);
+    const r = eventConfigOf({
+      "event.ringBufferCapacity": "50",
+      "event.maxStreams": "2",
+      "event.maxStreamsPerHost": "x",
+      "event.trackingEnabled": "false",
+      "event.RESTResponseSize": "0",
+    });
+    expect(r.config).toEqual({
+      trackingEnabled: false,
+      ringBufferCapacity: 50,
+      maxStreams: 2,
+      maxStreamsPerHost: 15,
+      restResponseSize: 10_000,
+    });
+    expect(r.errors).toEqual([
+      'event.maxStreamsPerHost: "x" is not a non-negative integer',
+      "event.RESTResponseSize: 0 is not allowed, using the default 10000",
+    ]);
   });
 });
 
@@ -67,7 +118,12 @@ const consumer = (accept = Number.POSITIVE_INFINITY) => {
 describe("EventSystem", () => {
   const make = (config = {}) => {
     const tasks: (() => void)[] = [];
-    const sys = new EventSystem({ now: () => 0, instanceUUID: "uuid-1", config: { ...DEFAULT_EVENT_CONFIG, ...config }, defer: (f) => tasks.push(f) });
+    const sys = new EventSystem({
+      now: () => 0,
+      instanceUUID: "uuid-1",
+      config: { ...DEFAULT_EVENT_CONFIG, ...config },
+      defer: (f) => tasks.push(f),
+    });
     const run = () => tasks.splice(0).forEach((f) => f());
     return { sys, run };
   };
@@ -90,7 +146,12 @@ describe("EventSystem", () => {
     sys.add(rec(3));
     expect(c.lines).toHaveLength(2); // fan-out waits for the batch
     run();
-    expect(c.lines.map((l) => JSON.parse(l))).toMatchObject([{ InstanceUUID: "uuid-1" }, { objectID: "app-1" }, { objectID: "app-2" }, { objectID: "app-3" }]);
+    expect(c.lines.map((l) => JSON.parse(l))).toMatchObject([
+      { InstanceUUID: "uuid-1" },
+      { objectID: "app-1" },
+      { objectID: "app-2" },
+      { objectID: "app-3" },
+    ]);
   });
 
   it("limits streams in total and per host: beyond them the stream is refused", () => {
@@ -116,7 +177,11 @@ describe("EventSystem", () => {
       run();
     }
     expect(slow.c.closed).toContain("Event stream was closed by the producer");
-    expect(JSON.parse(slow.c.closed!)).toEqual({ status_code: 200, message: "Event stream was closed by the producer", description: "Event stream was closed by the producer" });
+    expect(JSON.parse(slow.c.closed!)).toEqual({
+      status_code: 200,
+      message: "Event stream was closed by the producer",
+      description: "Event stream was closed by the producer",
+    });
     expect(sys.stats.dropped).toBe(1);
     expect(fast.c.lines).toHaveLength(STREAM_BACKLOG + 2);
     expect(sys.streamsInfo().map((s) => s.Name)).toEqual(["fast"]);

@@ -45,7 +45,10 @@ describe("chooseApiVersions", () => {
   });
 
   it("an unreadable version is an error naming it", () => {
-    expect(chooseApiVersions({ ...documents("v1.35"), gitVersion: "devel" })).toEqual({ ok: false, error: 'cannot read the Kubernetes version from /version gitVersion "devel"' });
+    expect(chooseApiVersions({ ...documents("v1.35"), gitVersion: "devel" })).toEqual({
+      ok: false,
+      error: 'cannot read the Kubernetes version from /version gitVersion "devel"',
+    });
   });
 });
 
@@ -62,10 +65,30 @@ describe("parseKubeVersion", () => {
 
 describe("fetchDiscoveryDocuments", () => {
   const clients = (release: string, calls: string[]) => ({
-    version: { getCode: async () => { calls.push("/version"); return json(release, "version.json"); } },
-    core: { getAPIResources: async () => { calls.push("/api/v1"); return json(release, "api-v1.json"); } },
-    apis: { getAPIVersions: async () => { calls.push("/apis"); return json(release, "apis.json"); } },
-    batch: { getAPIResources: async () => { calls.push("/apis/batch/v1"); return json(release, "apis-batch-v1.json"); } },
+    version: {
+      getCode: async () => {
+        calls.push("/version");
+        return json(release, "version.json");
+      },
+    },
+    core: {
+      getAPIResources: async () => {
+        calls.push("/api/v1");
+        return json(release, "api-v1.json");
+      },
+    },
+    apis: {
+      getAPIVersions: async () => {
+        calls.push("/apis");
+        return json(release, "apis.json");
+      },
+    },
+    batch: {
+      getAPIResources: async () => {
+        calls.push("/apis/batch/v1");
+        return json(release, "apis-batch-v1.json");
+      },
+    },
   });
 
   it("reads /version, /api/v1, /apis and /apis/batch/v1, and the choice over them is the fixtures' choice", async () => {

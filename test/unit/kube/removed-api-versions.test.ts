@@ -22,22 +22,34 @@ const FALLBACK: Record<string, string> = {
 };
 
 /** API versions removed by 1.35 (or never served by any release in the supported range). */
-const REMOVED = new RegExp(String.raw`(?<![\w./-])(` + [
-  String.raw`policy/v1beta1`,
-  String.raw`batch/v(?:1beta1|2alpha1)`,
-  String.raw`extensions/v1beta1`,
-  String.raw`apps/v1beta[12]`,
-  String.raw`autoscaling/v2beta[12]`,
-  String.raw`kubescheduler\.config\.k8s\.io/v1beta[123]`,
-  String.raw`(?:admissionregistration|apiextensions|rbac\.authorization|scheduling|coordination|storage|certificates|authentication|authorization|node|discovery|events|networking|flowcontrol\.apiserver)\.k8s\.io/v1(?:alpha|beta)\d`,
-].join("|") + String.raw`)(?![\w.])`, "g");
+const REMOVED = new RegExp(
+  String.raw`(?<![\w./-])(` +
+    [
+      String.raw`policy/v1beta1`,
+      String.raw`batch/v(?:1beta1|2alpha1)`,
+      String.raw`extensions/v1beta1`,
+      String.raw`apps/v1beta[12]`,
+      String.raw`autoscaling/v2beta[12]`,
+      String.raw`kubescheduler\.config\.k8s\.io/v1beta[123]`,
+      String.raw`(?:admissionregistration|apiextensions|rbac\.authorization|scheduling|coordination|storage|certificates|authentication|authorization|node|discovery|events|networking|flowcontrol\.apiserver)\.k8s\.io/v1(?:alpha|beta)\d`,
+    ].join("|") +
+    String.raw`)(?![\w.])`,
+  "g",
+);
 /** client-node API classes of beta or alpha versions (`PolicyV1beta1Api`…). */
 const BETA_CLASS = /\b[A-Z][A-Za-z]*V\d+(?:alpha|beta)\d+Api\b/g;
 
 /** client-node class prefix → API group. */
 const CLASS_GROUPS: Record<string, string> = {
-  Core: "", Apps: "apps", Batch: "batch", Policy: "policy", Scheduling: "scheduling.k8s.io", Coordination: "coordination.k8s.io",
-  Admissionregistration: "admissionregistration.k8s.io", RbacAuthorization: "rbac.authorization.k8s.io", Events: "events.k8s.io",
+  Core: "",
+  Apps: "apps",
+  Batch: "batch",
+  Policy: "policy",
+  Scheduling: "scheduling.k8s.io",
+  Coordination: "coordination.k8s.io",
+  Admissionregistration: "admissionregistration.k8s.io",
+  RbacAuthorization: "rbac.authorization.k8s.io",
+  Events: "events.k8s.io",
 };
 /** Not served by the API server: read by kustomize and kube-scheduler (chosen by scheduler-config.ts). */
 const NOT_SERVED_GROUPS = ["kustomize.config.k8s.io", "kubescheduler.config.k8s.io", "admission.k8s.io", "audit.k8s.io"];
@@ -75,19 +87,33 @@ function usedGroupVersions(): Map<string, Set<string>> {
   return used;
 }
 
-const served = (release: string) => new Set<string>(["v1", ...JSON.parse(readFileSync(join(ROOT, "test/fixtures/discovery", release, "apis.json"), "utf8")).groups
-  .flatMap((g: { versions: { groupVersion: string }[] }) => g.versions.map((v) => v.groupVersion))]);
+const served = (release: string) =>
+  new Set<string>([
+    "v1",
+    ...JSON.parse(readFileSync(join(ROOT, "test/fixtures/discovery", release, "apis.json"), "utf8")).groups.flatMap(
+      (g: { versions: { groupVersion: string }[] }) => g.versions.map((v) => v.groupVersion),
+    ),
+  ]);
 
 describe("API versions corral uses", () => {
   it("no removed version is named outside the discovery fallback and the documented 1.20 files", () => {
-    const found = sources.filter((s) => !(s.path in FALLBACK)).flatMap(({ path, text }) =>
-      [...text.matchAll(REMOVED), ...text.matchAll(BETA_CLASS)].map((m) => `${path}: ${m[0]}`));
+    const found = sources
+      .filter((s) => !(s.path in FALLBACK))
+      .flatMap(({ path, text }) => [...text.matchAll(REMOVED), ...text.matchAll(BETA_CLASS)].map((m) => `${path}: ${m[0]}`));
     expect(found).toEqual([]);
   });
 
   it("the scan sees the calls: the core, scheduling, coordination, admissionregistration and policy APIs are among them", () => {
     const used = usedGroupVersions();
-    for (const gv of ["v1", "scheduling.k8s.io/v1", "coordination.k8s.io/v1", "admissionregistration.k8s.io/v1", "policy/v1", "apps/v1", "rbac.authorization.k8s.io/v1"]) {
+    for (const gv of [
+      "v1",
+      "scheduling.k8s.io/v1",
+      "coordination.k8s.io/v1",
+      "admissionregistration.k8s.io/v1",
+      "policy/v1",
+      "apps/v1",
+      "rbac.authorization.k8s.io/v1",
+    ]) {
       expect(used.has(gv), gv).toBe(true);
     }
   });
@@ -102,7 +128,9 @@ describe("API versions corral uses", () => {
     const v120 = served("v1.20");
     const missing = [...usedGroupVersions().keys()].filter((gv) => !v120.has(gv));
     expect(missing).toEqual(["policy/v1"]);
-    expect(readFileSync(join(ROOT, "deploy/components/kubernetes-1.20/kustomization.yaml"), "utf8")).toMatch(/kind: PodDisruptionBudget[\s\S]*value: policy\/v1beta1/);
+    expect(readFileSync(join(ROOT, "deploy/components/kubernetes-1.20/kustomization.yaml"), "utf8")).toMatch(
+      /kind: PodDisruptionBudget[\s\S]*value: policy\/v1beta1/,
+    );
   });
 
   it("the fallback list names files that exist and still need the exception", () => {

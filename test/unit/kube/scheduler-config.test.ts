@@ -11,13 +11,23 @@ const deploy = (file: string) => parse(readFileSync(new URL(`../../../deploy/sch
 
 describe("kubeSchedulerConfigApiVersion", () => {
   it.each([
-    [20, "v1beta1"], [21, "v1beta1"], [22, "v1beta2"], [23, "v1beta3"], [24, "v1beta3"], [25, "v1"], [30, "v1"], [35, "v1"],
+    [20, "v1beta1"],
+    [21, "v1beta1"],
+    [22, "v1beta2"],
+    [23, "v1beta3"],
+    [24, "v1beta3"],
+    [25, "v1"],
+    [30, "v1"],
+    [35, "v1"],
   ])("1.%i reads %s", (minor, v) => {
     expect(kubeSchedulerConfigApiVersion({ major: 1, minor })).toEqual({ ok: true, apiVersion: `kubescheduler.config.k8s.io/${v}` });
   });
 
   it("refuses versions older than the test bed's", () => {
-    expect(kubeSchedulerConfigApiVersion({ major: 1, minor: 19 })).toEqual({ ok: false, error: "Kubernetes 1.19 is not supported: corral runs on 1.20 and later 1.x releases" });
+    expect(kubeSchedulerConfigApiVersion({ major: 1, minor: 19 })).toEqual({
+      ok: false,
+      error: "Kubernetes 1.19 is not supported: corral runs on 1.20 and later 1.x releases",
+    });
     expect(kubeSchedulerConfigApiVersion({ major: 2, minor: 0 }).ok).toBe(false);
   });
 });
@@ -39,14 +49,19 @@ describe("corral scheduler-config", () => {
     let out = "";
     const spy = vi.spyOn(process.stdout, "write").mockImplementation((s) => ((out += String(s)), true));
     try {
-      await buildCli().exitOverride().parseAsync(["node", "corral", "scheduler-config", ...args]);
+      await buildCli()
+        .exitOverride()
+        .parseAsync(["node", "corral", "scheduler-config", ...args]);
     } finally {
       spy.mockRestore();
     }
     return out;
   }
 
-  it.each([["v1.20.2", "plugin-mode-v1beta1.yaml"], ["1.35", "plugin-mode.yaml"]])("--kube-version %s prints deploy/scheduler/%s", async (version, file) => {
+  it.each([
+    ["v1.20.2", "plugin-mode-v1beta1.yaml"],
+    ["1.35", "plugin-mode.yaml"],
+  ])("--kube-version %s prints deploy/scheduler/%s", async (version, file) => {
     expect(parse(await cli("--kube-version", version))).toEqual(deploy(file));
   });
 

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { type Clock, ExponentialBackoff, MaxOfRateLimiter, TokenBucket, WorkQueue, defaultRateLimiter, runController } from "../../../src/kube/workqueue.js";
+import {
+  type Clock,
+  ExponentialBackoff,
+  MaxOfRateLimiter,
+  TokenBucket,
+  WorkQueue,
+  defaultRateLimiter,
+  runController,
+} from "../../../src/kube/workqueue.js";
 
 /** A clock that moves only when told; timers fire in time order as it passes them. */
 class FakeClock implements Clock {
@@ -152,7 +160,10 @@ describe("rate limiters", () => {
 
   it("the combined limiter takes the larger delay", () => {
     const clock = new FakeClock();
-    const l = new MaxOfRateLimiter<string>(new ExponentialBackoff({ baseMs: 5, maxMs: 1000 }), new TokenBucket({ perSecond: 1, burst: 1, clock }));
+    const l = new MaxOfRateLimiter<string>(
+      new ExponentialBackoff({ baseMs: 5, maxMs: 1000 }),
+      new TokenBucket({ perSecond: 1, burst: 1, clock }),
+    );
     expect(l.when("a")).toBe(5);
     expect(l.when("b")).toBe(1000);
   });

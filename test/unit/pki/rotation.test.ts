@@ -2,7 +2,16 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { generateCa, generateServerCert } from "../../../src/pki/certificates.js";
 import { type SecretApi, ensureCas } from "../../../src/pki/ca-store.js";
-import { DEFAULT_ROTATION_POLICY as P, caBundle, inspectSlot, nextRotation, planCaRenewals, scalePolicy, serverCertWindow, signingCa } from "../../../src/pki/rotation.js";
+import {
+  DEFAULT_ROTATION_POLICY as P,
+  caBundle,
+  inspectSlot,
+  nextRotation,
+  planCaRenewals,
+  scalePolicy,
+  serverCertWindow,
+  signingCa,
+} from "../../../src/pki/rotation.js";
 import { X509Certificate } from "node:crypto";
 
 const DAY = 86_400_000;
@@ -16,13 +25,25 @@ describe("inspectSlot", () => {
     const b = await ca(0, 365);
     expect(inspectSlot(a.certPem, a.keyPem, at(0), P.renewWithinMs).valid).toBe(true);
     expect(inspectSlot(a.certPem, a.keyPem, at(274), P.renewWithinMs)).toEqual({ valid: true, ca: expect.anything() }); // 91 days left
-    expect(inspectSlot(a.certPem, a.keyPem, at(276), P.renewWithinMs)).toMatchObject({ valid: false, reason: expect.stringMatching(/renewal window/) }); // 89 days
+    expect(inspectSlot(a.certPem, a.keyPem, at(276), P.renewWithinMs)).toMatchObject({
+      valid: false,
+      reason: expect.stringMatching(/renewal window/),
+    }); // 89 days
     expect(inspectSlot(a.certPem, a.keyPem, at(334), P.rotateWithinMs).valid).toBe(true); // 31 days left, running check
     expect(inspectSlot(a.certPem, a.keyPem, at(336), P.rotateWithinMs).valid).toBe(false); // 29 days
-    expect(inspectSlot(a.certPem, a.keyPem, at(366), P.rotateWithinMs)).toMatchObject({ valid: false, reason: expect.stringMatching(/^expired/) });
+    expect(inspectSlot(a.certPem, a.keyPem, at(366), P.rotateWithinMs)).toMatchObject({
+      valid: false,
+      reason: expect.stringMatching(/^expired/),
+    });
     expect(inspectSlot(undefined, a.keyPem, at(0), 0)).toEqual({ valid: false, reason: "missing" });
-    expect(inspectSlot("-----BEGIN CERTIFICATE-----\ngarbage\n-----END CERTIFICATE-----\n", a.keyPem, at(0), 0)).toMatchObject({ valid: false, reason: expect.stringMatching(/not valid PEM/) });
-    expect(inspectSlot(a.certPem, "not a key", at(0), 0)).toMatchObject({ valid: false, reason: expect.stringMatching(/private key is not valid/) });
+    expect(inspectSlot("-----BEGIN CERTIFICATE-----\ngarbage\n-----END CERTIFICATE-----\n", a.keyPem, at(0), 0)).toMatchObject({
+      valid: false,
+      reason: expect.stringMatching(/not valid PEM/),
+    });
+    expect(inspectSlot(a.certPem, "not a key", at(0), 0)).toMatchObject({
+      valid: false,
+      reason: expect.stringMatching(/private key is not valid/),
+    });
     expect(inspectSlot(a.certPem, b.keyPem, at(0), 0)).toEqual({ valid: false, reason: "private key does not match the certificate" });
   });
 
@@ -34,14 +55,22 @@ describe("inspectSlot", () => {
 });
 
 describe("planCaRenewals", () => {
-  const ok = (toDay: number) => ({ valid: true as const, ca: { certPem: "", keyPem: "", notBefore: at(0), notAfter: at(toDay), fingerprint: String(toDay) } });
+  const ok = (toDay: number) => ({
+    valid: true as const,
+    ca: { certPem: "", keyPem: "", notBefore: at(0), notAfter: at(toDay), fingerprint: String(toDay) },
+  });
   const bad = { valid: false as const, reason: "missing" };
   it("both missing: slot 1 gets 12 months, slot 2 six months (staggered)", () => {
     const plan = planCaRenewals([bad, bad], at(0), P);
-    expect(plan.map((r) => [r.slot, Math.round((r.notAfter.getTime() - T0.getTime()) / DAY)])).toEqual([[1, 365], [2, 182]]);
+    expect(plan.map((r) => [r.slot, Math.round((r.notAfter.getTime() - T0.getTime()) / DAY)])).toEqual([
+      [1, 365],
+      [2, 182],
+    ]);
   });
   it("one expiring: only that one, 12 months", () => {
-    expect(planCaRenewals([ok(300), bad], at(100), P).map((r) => [r.slot, Math.round((r.notAfter.getTime() - T0.getTime()) / DAY)])).toEqual([[2, 465]]);
+    expect(
+      planCaRenewals([ok(300), bad], at(100), P).map((r) => [r.slot, Math.round((r.notAfter.getTime() - T0.getTime()) / DAY)]),
+    ).toEqual([[2, 465]]);
     expect(planCaRenewals([bad, ok(300)], at(100), P).map((r) => r.slot)).toEqual([1]);
   });
   it("nothing to do when both are valid", () => {
@@ -70,8 +99,16 @@ describe("signer, bundle, rotation time", () => {
         if (rv === 0) throw Object.assign(new Error("not found"), { code: 404 });
         return { metadata: { name: "s", resourceVersion: String(rv) }, data: { ...data } };
       },
-      createNamespacedSecret: async ({ body }) => { data = { ...body.data }; rv++; return body; },
-      replaceNamespacedSecret: async ({ body }) => { data = { ...body.data }; rv++; return body; },
+      createNamespacedSecret: async ({ body }) => {
+        data = { ...body.data };
+        rv++;
+        return body;
+      },
+      replaceNamespacedSecret: async ({ body }) => {
+        data = { ...body.data };
+        rv++;
+        return body;
+      },
     };
     const log = pino({ level: "silent" });
     let now = at(0);
@@ -100,9 +137,20 @@ describe("signer, bundle, rotation time", () => {
     const api: SecretApi = {
       readNamespacedSecret: async () => ({ metadata: { name: "s", resourceVersion: "1" }, data: { ...data } }),
       createNamespacedSecret: async ({ body }) => body,
-      replaceNamespacedSecret: async ({ body }) => { data = { ...body.data }; return body; },
+      replaceNamespacedSecret: async ({ body }) => {
+        data = { ...body.data };
+        return body;
+      },
     };
-    const r = await ensureCas({ api, namespace: "ns", name: "s", now: () => at(0), policy: P, withinMs: P.renewWithinMs, log: pino({ level: "silent" }) });
+    const r = await ensureCas({
+      api,
+      namespace: "ns",
+      name: "s",
+      now: () => at(0),
+      policy: P,
+      withinMs: P.renewWithinMs,
+      log: pino({ level: "silent" }),
+    });
     expect(new X509Certificate(r.cas[0].certPem).ca).toBe(true);
     expect(Object.keys(data).sort()).toEqual(["cacert1.pem", "cacert2.pem", "cakey1.pem", "cakey2.pem"]);
   });
@@ -116,12 +164,27 @@ describe("signer, bundle, rotation time", () => {
       readNamespacedSecret: async () => {
         reads++;
         if (reads === 1) throw Object.assign(new Error("nf"), { code: 404 });
-        return { metadata: { name: "s", resourceVersion: "2" }, data: Object.fromEntries(Object.entries(stored).map(([k, v]) => [k, Buffer.from(v).toString("base64")])) };
+        return {
+          metadata: { name: "s", resourceVersion: "2" },
+          data: Object.fromEntries(Object.entries(stored).map(([k, v]) => [k, Buffer.from(v).toString("base64")])),
+        };
       },
-      createNamespacedSecret: async () => { throw Object.assign(new Error("exists"), { code: 409 }); },
-      replaceNamespacedSecret: async () => { throw new Error("must not be called"); },
+      createNamespacedSecret: async () => {
+        throw Object.assign(new Error("exists"), { code: 409 });
+      },
+      replaceNamespacedSecret: async () => {
+        throw new Error("must not be called");
+      },
     };
-    const r = await ensureCas({ api, namespace: "ns", name: "s", now: () => at(1), policy: P, withinMs: P.renewWithinMs, log: pino({ level: "silent" }) });
+    const r = await ensureCas({
+      api,
+      namespace: "ns",
+      name: "s",
+      now: () => at(1),
+      policy: P,
+      withinMs: P.renewWithinMs,
+      log: pino({ level: "silent" }),
+    });
     expect(r.wrote).toBe(false);
     expect(r.cas[0].certPem).toBe(other.certPem);
   });

@@ -12,7 +12,8 @@ import { validateSchedulerConfig } from "../../../src/scheduler/core/validate.js
 import type { Res } from "../../../src/scheduler/core/resources.js";
 import { formatLimitHold } from "../../../src/scheduler/core/ugm/hold.js";
 
-const partitionFrom = (yaml: string) => new Partition({ name: "default", config: validateSchedulerConfig(decodeQueuesYaml(yaml)).partitions[0]! });
+const partitionFrom = (yaml: string) =>
+  new Partition({ name: "default", config: validateSchedulerConfig(decodeQueuesYaml(yaml)).partitions[0]! });
 const drain = (p: Partition, now = 0): Allocation[] => {
   const out: Allocation[] = [];
   for (let r = p.tryAllocate(now); r; r = p.tryAllocate(now)) {
@@ -54,7 +55,9 @@ describe("worked scenarios (yunikorn-core reference §4.12)", () => {
     expect(more.map((a) => a.key).sort()).toEqual(["b1", "b2"]);
     expect(p.find("root.leaf")!.allocated.memory).toBe(120_000_000);
     expect(p.find("root.leaf")!.pending.memory).toBe(200_000_000);
-    expect(formatHoldReason(p.queueHold(p.find("root.leaf")!, { memory: 100_000_000 })!)).toMatch(/queue root.leaf maximum map\[memory:150000000 vcore:20000\] reached/);
+    expect(formatHoldReason(p.queueHold(p.find("root.leaf")!, { memory: 100_000_000 })!)).toMatch(
+      /queue root.leaf maximum map\[memory:150000000 vcore:20000\] reached/,
+    );
   });
 
   it("10/10 fairness between two queues", () => {
@@ -79,7 +82,10 @@ describe("worked scenarios (yunikorn-core reference §4.12)", () => {
   });
 
   it("10/10 fairness within a fair leaf; fifo gives everything to the older app", () => {
-    for (const [policy, expected] of [["fair", [10, 10]], ["fifo", [20, 0]]] as const) {
+    for (const [policy, expected] of [
+      ["fair", [10, 10]],
+      ["fifo", [20, 0]],
+    ] as const) {
       const p = partitionFrom(`partitions:
   - name: default
     queues:
@@ -147,7 +153,11 @@ describe("limits, placement and reload", () => {
       p.addApplication(id, "root.shared", "bob", [], {}, id.charCodeAt(0));
       p.addAsk(id, "k", ASK, 0, id.charCodeAt(0), 0);
     }
-    expect(drain(p).map((a) => a.appId).sort()).toEqual(["x", "y"]);
+    expect(
+      drain(p)
+        .map((a) => a.appId)
+        .sort(),
+    ).toEqual(["x", "y"]);
     expect(p.apps.get("z")!.state).toBe("Accepted");
     p.removeAsk("x", "k", 10);
     expect(drain(p).map((a) => a.appId)).toEqual(["z"]);
@@ -202,14 +212,21 @@ describe("limits, placement and reload", () => {
     p.addApplication("a2", "", "alice", [], {}, 1);
     const q = p.find("root.tenants.alice")!;
     expect([q.isLeaf, q.managed, q.maxApps, q.sortPolicy, q.max]).toEqual([true, false, 1, "fair", { memory: 20_000_000 }]);
-    for (let i = 0; i < 3; i++) { p.addAsk("a1", `k${i}`, ASK, 0, i, 0); p.addAsk("a2", `k${i}`, ASK, 0, i, 0); }
+    for (let i = 0; i < 3; i++) {
+      p.addAsk("a1", `k${i}`, ASK, 0, i, 0);
+      p.addAsk("a2", `k${i}`, ASK, 0, i, 0);
+    }
     const allocs = drain(p);
     expect(allocs.map((a) => a.appId)).toEqual(["a1", "a1"]); // one running app, 20M max
   });
 
   it("forced applications nothing places go to root.@recovery@, an anonymous one runs as nobody", () => {
-    const p = partitionFrom("partitions:\n  - name: default\n    queues:\n      - name: root\n        queues: [{name: locked, submitacl: ' admins'}]\n");
-    expect(() => p.addApplication("x", "root.locked", "alice", ["users"], {}, 0)).toThrow("application rejected: no placement rule matched");
+    const p = partitionFrom(
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        queues: [{name: locked, submitacl: ' admins'}]\n",
+    );
+    expect(() => p.addApplication("x", "root.locked", "alice", ["users"], {}, 0)).toThrow(
+      "application rejected: no placement rule matched",
+    );
     expect(p.addApplication("y", "root.locked", "alice", ["users"], { "application.create.force": "true" }, 0)).toBe("root.@recovery@");
     expect(p.addApplication("z", "", "", [], { "Application.Create.Force": "t" }, 0)).toBe("root.@recovery@");
     expect(p.apps.get("z")!.user).toBe("nobody");
@@ -237,7 +254,9 @@ describe("limits, placement and reload", () => {
     expect(() => p.addNode("n1", NODE)).toThrow(/node name must be unique/);
     expect(() => p.addApplication("e", "root.shared", "", [], {}, 0)).toThrow("empty user cannot resolve");
     expect(p.rejected.get("e")!.rejectedMessage).toBe("empty user cannot resolve");
-    expect(() => p.addAsk("a", "huge", { memory: 10 * NODE.memory }, 0, 0, 0)).toThrow("ask huge requests map[memory:1000000000], more than any node provides (nodes: 1)");
+    expect(() => p.addAsk("a", "huge", { memory: 10 * NODE.memory }, 0, 0, 0)).toThrow(
+      "ask huge requests map[memory:1000000000], more than any node provides (nodes: 1)",
+    );
     expect(() => p.addAsk("a", "gpu", { "nvidia.com/gpu": 1 }, 0, 0, 0)).toThrow(/more than any node provides/);
     expect(() => p.addAsk("a", "dup", ASK, 0, 0, 0)).not.toThrow();
     // an existing key is an update (UpdateAllocation), not a duplicate: see "UpdateAllocation for an existing key"
@@ -263,9 +282,26 @@ describe("invariants under random event sequences", () => {
                 maxresources: {memory: 150}
 `;
     const event = fc.oneof(
-      fc.record({ t: fc.constant("node" as const), id: fc.integer({ min: 0, max: 4 }), mem: fc.integer({ min: 0, max: 400 }), cpu: fc.integer({ min: 0, max: 40 }) }),
-      fc.record({ t: fc.constant("app" as const), id: fc.integer({ min: 0, max: 5 }), q: fc.constantFrom("root.a", "root.b", "root.c"), user: fc.constantFrom("alice", "bob") }),
-      fc.record({ t: fc.constant("ask" as const), app: fc.integer({ min: 0, max: 5 }), key: fc.integer({ min: 0, max: 30 }), mem: fc.integer({ min: -5, max: 120 }), cpu: fc.integer({ min: 0, max: 12 }), prio: fc.integer({ min: 0, max: 3 }) }),
+      fc.record({
+        t: fc.constant("node" as const),
+        id: fc.integer({ min: 0, max: 4 }),
+        mem: fc.integer({ min: 0, max: 400 }),
+        cpu: fc.integer({ min: 0, max: 40 }),
+      }),
+      fc.record({
+        t: fc.constant("app" as const),
+        id: fc.integer({ min: 0, max: 5 }),
+        q: fc.constantFrom("root.a", "root.b", "root.c"),
+        user: fc.constantFrom("alice", "bob"),
+      }),
+      fc.record({
+        t: fc.constant("ask" as const),
+        app: fc.integer({ min: 0, max: 5 }),
+        key: fc.integer({ min: 0, max: 30 }),
+        mem: fc.integer({ min: -5, max: 120 }),
+        cpu: fc.integer({ min: 0, max: 12 }),
+        prio: fc.integer({ min: 0, max: 3 }),
+      }),
       fc.record({ t: fc.constant("release" as const), app: fc.integer({ min: 0, max: 5 }), key: fc.integer({ min: 0, max: 30 }) }),
       fc.record({ t: fc.constant("removeNode" as const), id: fc.integer({ min: 0, max: 4 }) }),
       fc.record({ t: fc.constant("removeApp" as const), app: fc.integer({ min: 0, max: 5 }) }),
@@ -275,35 +311,62 @@ describe("invariants under random event sequences", () => {
       fc.record({ t: fc.constant("wait" as const), ms: fc.integer({ min: 1000, max: 60_000 }) }),
       fc.record({ t: fc.constant("drainNode" as const), id: fc.integer({ min: 0, max: 7 }), on: fc.boolean() }),
       // small nodes: fragmentation, so asks that fit a node's capacity but no node's free space reserve one
-      fc.record({ t: fc.constant("node" as const), id: fc.integer({ min: 5, max: 7 }), mem: fc.integer({ min: 60, max: 150 }), cpu: fc.integer({ min: 6, max: 15 }) }),
+      fc.record({
+        t: fc.constant("node" as const),
+        id: fc.integer({ min: 5, max: 7 }),
+        mem: fc.integer({ min: 60, max: 150 }),
+        cpu: fc.integer({ min: 6, max: 15 }),
+      }),
     );
-    fc.assert(fc.property(fc.array(event, { maxLength: 80 }), (events) => {
-      const p = partitionFrom(cfg);
-      let now = 0;
-      for (const e of events) {
-        now += 1000;
-        try {
-          switch (e.t) {
-            case "node": p.addNode(`n${e.id}`, { memory: e.mem, vcore: e.cpu }); break;
-            case "app": p.addApplication(`app${e.id}`, e.q, e.user, [], {}, now); break;
-            case "ask": p.addAsk(`app${e.app}`, `k${e.key}`, { memory: e.mem, vcore: e.cpu }, e.prio, now, now); break;
-            case "release": p.removeAsk(`app${e.app}`, `k${e.key}`, now); break;
-            case "removeNode": p.removeNode(`n${e.id}`, now); break;
-            case "removeApp": p.removeApplication(`app${e.app}`, now); break;
-            case "schedule": for (let i = 0; i < e.n; i++) p.tryAllocate(now); break;
-            case "churn":
-              p.removeApplication(`app${e.app}`, now);
-              p.addApplication(`app${e.app}`, e.q, "alice", [], {}, now);
-              break;
-            case "wait": now += e.ms; p.tick(now); break;
-            case "drainNode": p.updateNode(`n${e.id}`, { schedulable: e.on }); break;
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 80 }), (events) => {
+        const p = partitionFrom(cfg);
+        let now = 0;
+        for (const e of events) {
+          now += 1000;
+          try {
+            switch (e.t) {
+              case "node":
+                p.addNode(`n${e.id}`, { memory: e.mem, vcore: e.cpu });
+                break;
+              case "app":
+                p.addApplication(`app${e.id}`, e.q, e.user, [], {}, now);
+                break;
+              case "ask":
+                p.addAsk(`app${e.app}`, `k${e.key}`, { memory: e.mem, vcore: e.cpu }, e.prio, now, now);
+                break;
+              case "release":
+                p.removeAsk(`app${e.app}`, `k${e.key}`, now);
+                break;
+              case "removeNode":
+                p.removeNode(`n${e.id}`, now);
+                break;
+              case "removeApp":
+                p.removeApplication(`app${e.app}`, now);
+                break;
+              case "schedule":
+                for (let i = 0; i < e.n; i++) p.tryAllocate(now);
+                break;
+              case "churn":
+                p.removeApplication(`app${e.app}`, now);
+                p.addApplication(`app${e.app}`, e.q, "alice", [], {}, now);
+                break;
+              case "wait":
+                now += e.ms;
+                p.tick(now);
+                break;
+              case "drainNode":
+                p.updateNode(`n${e.id}`, { schedulable: e.on });
+                break;
+            }
+          } catch (err) {
+            expect((err as Error).message.length).toBeGreaterThan(0); // a clear rejection, the partition stays usable
           }
-        } catch (err) {
-          expect((err as Error).message.length).toBeGreaterThan(0); // a clear rejection, the partition stays usable
+          checkInvariants(p);
         }
-        checkInvariants(p);
-      }
-    }), { numRuns: 300 });
+      }),
+      { numRuns: 300 },
+    );
   });
   it("with fragmented nodes: reservations are made and released consistently under application churn", () => {
     const cfg = `partitions:
@@ -314,57 +377,106 @@ describe("invariants under random event sequences", () => {
         queues: [{name: a}, {name: b, resources: {guaranteed: {memory: 20}}}]
 `;
     const event = fc.oneof(
-      { arbitrary: fc.record({ t: fc.constant("ask" as const), app: fc.integer({ min: 0, max: 4 }), key: fc.integer({ min: 0, max: 20 }), mem: fc.integer({ min: 1, max: 9 }), prio: fc.integer({ min: 0, max: 2 }) }), weight: 6 },
-      { arbitrary: fc.record({ t: fc.constant("release" as const), app: fc.integer({ min: 0, max: 4 }), key: fc.integer({ min: 0, max: 20 }) }), weight: 3 },
-      { arbitrary: fc.record({ t: fc.constant("churn" as const), app: fc.integer({ min: 0, max: 4 }), q: fc.constantFrom("root.a", "root.b") }), weight: 1 },
+      {
+        arbitrary: fc.record({
+          t: fc.constant("ask" as const),
+          app: fc.integer({ min: 0, max: 4 }),
+          key: fc.integer({ min: 0, max: 20 }),
+          mem: fc.integer({ min: 1, max: 9 }),
+          prio: fc.integer({ min: 0, max: 2 }),
+        }),
+        weight: 6,
+      },
+      {
+        arbitrary: fc.record({
+          t: fc.constant("release" as const),
+          app: fc.integer({ min: 0, max: 4 }),
+          key: fc.integer({ min: 0, max: 20 }),
+        }),
+        weight: 3,
+      },
+      {
+        arbitrary: fc.record({
+          t: fc.constant("churn" as const),
+          app: fc.integer({ min: 0, max: 4 }),
+          q: fc.constantFrom("root.a", "root.b"),
+        }),
+        weight: 1,
+      },
       { arbitrary: fc.record({ t: fc.constant("wait" as const), ms: fc.integer({ min: 500, max: 40_000 }) }), weight: 2 },
       { arbitrary: fc.record({ t: fc.constant("schedule" as const), n: fc.integer({ min: 1, max: 20 }) }), weight: 4 },
-      { arbitrary: fc.record({ t: fc.constant("node" as const), id: fc.integer({ min: 0, max: 4 }), remove: fc.boolean(), drain: fc.boolean() }), weight: 1 },
+      {
+        arbitrary: fc.record({
+          t: fc.constant("node" as const),
+          id: fc.integer({ min: 0, max: 4 }),
+          remove: fc.boolean(),
+          drain: fc.boolean(),
+        }),
+        weight: 1,
+      },
     );
     let reserved = 0;
-    fc.assert(fc.property(fc.array(event, { minLength: 20, maxLength: 120 }), (events) => {
-      const p = partitionFrom(cfg);
-      let now = 0;
-      for (let i = 0; i < 4; i++) p.addNode(`n${i}`, { memory: 10 });
-      for (let i = 0; i < 5; i++) p.addApplication(`app${i}`, i % 2 ? "root.a" : "root.b", i % 3 ? "alice" : "bob", [], {}, now);
-      for (const e of events) {
-        now += 250;
-        try {
-          switch (e.t) {
-            case "ask": p.addAsk(`app${e.app}`, `k${e.key}`, { memory: e.mem }, e.prio, now, now); break;
-            case "release": p.removeAsk(`app${e.app}`, `k${e.key}`, now); break;
-            case "churn":
-              p.removeApplication(`app${e.app}`, now);
-              p.addApplication(`app${e.app}`, e.q, "alice", [], {}, now);
-              break;
-            case "wait": now += e.ms; p.tick(now); break;
-            case "schedule": for (let i = 0; i < e.n; i++) p.tryAllocate(now); break;
-            case "node":
-              if (e.remove) p.removeNode(`n${e.id}`, now);
-              else if (p.nodes.has(`n${e.id}`)) p.updateNode(`n${e.id}`, { schedulable: !e.drain });
-              else p.addNode(`n${e.id}`, { memory: 10 });
-              break;
+    fc.assert(
+      fc.property(fc.array(event, { minLength: 20, maxLength: 120 }), (events) => {
+        const p = partitionFrom(cfg);
+        let now = 0;
+        for (let i = 0; i < 4; i++) p.addNode(`n${i}`, { memory: 10 });
+        for (let i = 0; i < 5; i++) p.addApplication(`app${i}`, i % 2 ? "root.a" : "root.b", i % 3 ? "alice" : "bob", [], {}, now);
+        for (const e of events) {
+          now += 250;
+          try {
+            switch (e.t) {
+              case "ask":
+                p.addAsk(`app${e.app}`, `k${e.key}`, { memory: e.mem }, e.prio, now, now);
+                break;
+              case "release":
+                p.removeAsk(`app${e.app}`, `k${e.key}`, now);
+                break;
+              case "churn":
+                p.removeApplication(`app${e.app}`, now);
+                p.addApplication(`app${e.app}`, e.q, "alice", [], {}, now);
+                break;
+              case "wait":
+                now += e.ms;
+                p.tick(now);
+                break;
+              case "schedule":
+                for (let i = 0; i < e.n; i++) p.tryAllocate(now);
+                break;
+              case "node":
+                if (e.remove) p.removeNode(`n${e.id}`, now);
+                else if (p.nodes.has(`n${e.id}`)) p.updateNode(`n${e.id}`, { schedulable: !e.drain });
+                else p.addNode(`n${e.id}`, { memory: 10 });
+                break;
+            }
+          } catch (err) {
+            expect((err as Error).message.length).toBeGreaterThan(0);
           }
-        } catch (err) {
-          expect((err as Error).message.length).toBeGreaterThan(0);
+          if (p.reservationList().length > 0) reserved++;
+          checkInvariants(p);
         }
-        if (p.reservationList().length > 0) reserved++;
-        checkInvariants(p);
-      }
-    }), { numRuns: 100 });
+      }),
+      { numRuns: 100 },
+    );
     expect(reserved).toBeGreaterThan(0); // the generator does reach reservations
   });
 });
 
 function checkInvariants(p: Partition): void {
-  const sum = (rs: Res[]) => rs.reduce<Res>((acc, r) => { for (const k in r) acc[k] = (acc[k] ?? 0) + r[k]!; return acc; }, {});
+  const sum = (rs: Res[]) =>
+    rs.reduce<Res>((acc, r) => {
+      for (const k in r) acc[k] = (acc[k] ?? 0) + r[k]!;
+      return acc;
+    }, {});
   const clean = (r: Res) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== 0));
   for (const n of p.nodes.values()) for (const k in n.capacity) expect(n.allocated[k] ?? 0).toBeLessThanOrEqual(n.capacity[k]!);
   const apps = [...p.apps.values()];
   const allocatedAsks = apps.flatMap((a) => [...a.asks.values()].filter((x) => x.node).map((x) => x.resource));
   expect(clean(sum([...p.nodes.values()].map((n) => n.allocated)))).toEqual(clean(sum(allocatedAsks)));
   expect(clean(p.root.allocated)).toEqual(clean(sum(apps.map((a) => a.allocated))));
-  expect(clean(p.root.pending)).toEqual(clean(sum(apps.flatMap((a) => [...a.asks.values()].filter((x) => !x.node).map((x) => x.resource)))));
+  expect(clean(p.root.pending)).toEqual(
+    clean(sum(apps.flatMap((a) => [...a.asks.values()].filter((x) => !x.node).map((x) => x.resource)))),
+  );
   // user usage agrees with the applications' allocations
   for (const [user, byPath] of p.limits.snapshot("users")) {
     const mine = apps.filter((a) => a.user === user);
@@ -384,10 +496,12 @@ function checkInvariants(p: Partition): void {
   }
   expect(new Set(reservations.map((r) => r.nodeId)).size).toBe(reservations.length);
   for (const n of p.nodes.values()) if (n.reservation) expect(reservations.some((r) => r.nodeId === n.id)).toBe(true);
-  for (const a of apps) for (const x of a.asks.values()) if (x.reservedNode) expect(reservations.some((r) => r.appId === a.id && r.key === x.key)).toBe(true);
+  for (const a of apps)
+    for (const x of a.asks.values()) if (x.reservedNode) expect(reservations.some((r) => r.appId === a.id && r.key === x.key)).toBe(true);
   // running counts: exactly the applications in a running state below each queue, never negative
   const running = (q: NonNullable<ReturnType<Partition["find"]>>): number =>
-    [...q.apps.values()].filter((a) => a.state === "Starting" || a.state === "Running").length + [...q.children.values()].reduce((m, c) => m + running(c), 0);
+    [...q.apps.values()].filter((a) => a.state === "Starting" || a.state === "Running").length +
+    [...q.children.values()].reduce((m, c) => m + running(c), 0);
   const walk = (q: NonNullable<ReturnType<Partition["find"]>>): void => {
     expect(q.runningApps).toBe(running(q));
     for (const c of q.children.values()) walk(c);
@@ -400,11 +514,16 @@ function checkInvariants(p: Partition): void {
 describe("determinism", () => {
   it("the same inputs give the same schedule, whatever the insertion order of nodes", () => {
     const run = (order: number[]) => {
-      const p = partitionFrom("partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues: [{name: a}, {name: b}]\n");
+      const p = partitionFrom(
+        "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues: [{name: a}, {name: b}]\n",
+      );
       for (const i of order) p.addNode(`n${i}`, NODE);
       p.addApplication("x", "root.a", "alice", [], {}, 0);
       p.addApplication("y", "root.b", "bob", [], {}, 0);
-      for (let i = 0; i < 15; i++) { p.addAsk("x", `k${i}`, ASK, i % 3, 5, 5); p.addAsk("y", `k${i}`, ASK, 0, 5, 5); }
+      for (let i = 0; i < 15; i++) {
+        p.addAsk("x", `k${i}`, ASK, i % 3, 5, 5);
+        p.addAsk("y", `k${i}`, ASK, 0, 5, 5);
+      }
       return drain(p).map((a) => `${a.appId}/${a.key}@${a.nodeId}`);
     };
     const first = run([0, 1, 2, 3]);

@@ -9,18 +9,37 @@ import { validateSchedulerConfig } from "../../../src/scheduler/core/validate.js
 import { Filter } from "../../../src/scheduler/core/placement/filter.js";
 import { PlacementManager, newRule } from "../../../src/scheduler/core/placement/manager.js";
 import { goRegExp } from "../../../src/scheduler/core/placement/regexp.js";
-import { type PlacementApp, type PlacementContext, PlacementRefusedError, RECOVERY_QUEUE, formatPlacementRefusal } from "../../../src/scheduler/core/placement/types.js";
+import {
+  type PlacementApp,
+  type PlacementContext,
+  PlacementRefusedError,
+  RECOVERY_QUEUE,
+  formatPlacementRefusal,
+} from "../../../src/scheduler/core/placement/types.js";
 
 /** A partition with `queues` (YAML list items at indent 10) under a root that lets everyone submit unless `rootAcl`. */
-const partition = (queues: string, rules = "", rootAcl = '"*"') => new Partition({ name: "default", config: validateSchedulerConfig(decodeQueuesYaml(`partitions:
+const partition = (queues: string, rules = "", rootAcl = '"*"') =>
+  new Partition({
+    name: "default",
+    config: validateSchedulerConfig(
+      decodeQueuesYaml(`partitions:
   - name: default
 ${rules}    queues:
       - name: root
         submitacl: ${rootAcl}
         queues:
-${queues}`)).partitions[0]! });
+${queues}`),
+    ).partitions[0]!,
+  });
 const ctxOf = (p: Partition): PlacementContext => ({ queue: (path) => p.find(path) });
-const app = (over: Partial<PlacementApp> = {}): PlacementApp => ({ user: "testuser", groups: [], tags: {}, queueName: "", forced: false, ...over });
+const app = (over: Partial<PlacementApp> = {}): PlacementApp => ({
+  user: "testuser",
+  groups: [],
+  tags: {},
+  queueName: "",
+  forced: false,
+  ...over,
+});
 
 /** upstream placement tests' `confParentChild`-like tree: root.testparent.testchild, root.testchild (leaf), root.testqueue. */
 const TREE = `          - name: testparent
@@ -77,14 +96,17 @@ describe("rules (rule_test.go, *_rule_test.go)", () => {
     expect(() => newRule({ name: "recovery" })).toThrow("recovery rule cannot be part of the config, failing placement rule config");
     expect(() => newRule({ name: "fixed" })).toThrow("a fixed queue rule must have a queue name set");
     expect(() => newRule({ name: "tag" })).toThrow("a tag queue rule must have a tag name set");
-    expect(() => newRule({ name: "fixed", value: "root.testchild", parent: { name: "fixed", value: "testparent" } }))
-      .toThrow("cannot have a fixed queue rule with qualified queue getName and a parent rule: {fixed false { [] []} &{fixed false { [] []} <nil> testparent} root.testchild}");
+    expect(() => newRule({ name: "fixed", value: "root.testchild", parent: { name: "fixed", value: "testparent" } })).toThrow(
+      "cannot have a fixed queue rule with qualified queue getName and a parent rule: {fixed false { [] []} &{fixed false { [] []} <nil> testparent} root.testchild}",
+    );
     expect(() => newRule({ name: "fixed", value: "a!b" })).toThrow(/^invalid queue name/);
     expect(newRule({ name: "TaG", value: "label1", parent: { name: "tag", value: "label2" } }).name).toBe("tag");
   });
 
   it("an unknown rule name fails the configuration update, as upstream's UpdateRules", () => {
-    expect(() => partition(TREE, "    placementrules:\n      - name: nosuchrule\n")).toThrow("unknown rule name specified nosuchrule, failing placement rule config");
+    expect(() => partition(TREE, "    placementrules:\n      - name: nosuchrule\n")).toThrow(
+      "unknown rule name specified nosuchrule, failing placement rule config",
+    );
   });
 
   it("provided: a name below root or a qualified name, the queue must exist without create (TestProvidedRulePlace)", () => {
@@ -93,15 +115,24 @@ describe("rules (rule_test.go, *_rule_test.go)", () => {
     expect(rule.place(app({ queueName: "unknown" }), ctx)).toEqual({ type: "next" });
     expect(rule.place(app({ queueName: "" }), ctx)).toEqual({ type: "next" });
     expect(rule.place(app({ queueName: "root.unknown" }), ctx)).toEqual({ type: "next" });
-    expect(newRule({ name: "provided", create: true }).place(app({ queueName: "root.unknown" }), ctx)).toEqual({ type: "queue", path: "root.unknown" });
+    expect(newRule({ name: "provided", create: true }).place(app({ queueName: "root.unknown" }), ctx)).toEqual({
+      type: "queue",
+      path: "root.unknown",
+    });
     expect(rule.place(app({ queueName: "root.testparent.testchild" }), ctx)).toEqual({ type: "queue", path: "root.testparent.testchild" });
-    expect(newRule({ name: "provided", create: true }).place(app({ queueName: "a.b" }), ctx)).toEqual({ type: "queue", path: "root.a_dot_b" });
+    expect(newRule({ name: "provided", create: true }).place(app({ queueName: "a.b" }), ctx)).toEqual({
+      type: "queue",
+      path: "root.a_dot_b",
+    });
   });
 
   it("user: dots become _dot_, an invalid name refuses the application (TestUserRulePlace)", () => {
     const ctx = ctxOf(partition(TREE));
     expect(newRule({ name: "user" }).place(app({ user: "testchild" }), ctx)).toEqual({ type: "queue", path: "root.testchild" });
-    expect(newRule({ name: "user", create: true }).place(app({ user: "test.user@gmail.com" }), ctx)).toEqual({ type: "queue", path: "root.test_dot_user@gmail_dot_com" });
+    expect(newRule({ name: "user", create: true }).place(app({ user: "test.user@gmail.com" }), ctx)).toEqual({
+      type: "queue",
+      path: "root.test_dot_user@gmail_dot_com",
+    });
     const refused = newRule({ name: "user", create: true }).place(app({ user: "invalid!us>er" }), ctx);
     expect(refused).toEqual({ type: "refused", refusal: { reason: "invalid queue name", rule: "user", name: "invalid!us>er" } });
     expect(newRule({ name: "user", filter: { type: "deny" } }).place(app({ user: "unknown" }), ctx)).toEqual({ type: "next" });
@@ -114,7 +145,10 @@ describe("rules (rule_test.go, *_rule_test.go)", () => {
     expect(rule.place(app({ tags: { LABEL1: "testqueue" } }), ctx)).toEqual({ type: "queue", path: "root.testqueue" });
     expect(rule.place(app({ tags: { label1: "test!queue" } }), ctx).type).toBe("refused");
     expect(rule.place(app({ tags: { label1: "unknown" } }), ctx)).toEqual({ type: "next" });
-    expect(rule.place(app({ tags: { label1: "root.testparent.testchild" } }), ctx)).toEqual({ type: "queue", path: "root.testparent.testchild" });
+    expect(rule.place(app({ tags: { label1: "root.testparent.testchild" } }), ctx)).toEqual({
+      type: "queue",
+      path: "root.testparent.testchild",
+    });
     expect(rule.place(app({ tags: { label1: "root.testparent.test!child" } }), ctx).type).toBe("refused");
     expect(rule.place(app({ tags: { label1: RECOVERY_QUEUE } }), ctx)).toEqual({ type: "next" });
   });
@@ -124,7 +158,9 @@ describe("rules (rule_test.go, *_rule_test.go)", () => {
     const user = app({ user: "testchild" });
 
     it("a child without create below an existing parent does not match when it does not exist", () => {
-      expect(newRule({ name: "user", parent: { name: "fixed", value: "testparent" } }).place(app({ user: "other" }), ctx)).toEqual({ type: "next" });
+      expect(newRule({ name: "user", parent: { name: "fixed", value: "testparent" } }).place(app({ user: "other" }), ctx)).toEqual({
+        type: "next",
+      });
     });
 
     it("a parent rule with `create: false` never creates the parent, even when the child rule may create", () => {
@@ -136,13 +172,23 @@ describe("rules (rule_test.go, *_rule_test.go)", () => {
 
     it("a parent that is an existing leaf refuses the application", () => {
       const rule = newRule({ name: "user", create: true, parent: { name: "fixed", value: "testchild" } });
-      expect(rule.place(user, ctx)).toEqual({ type: "refused", refusal: { reason: "parent is a leaf", rule: "user", queuePath: "root.testchild" } });
-      expect(formatPlacementRefusal({ reason: "parent is a leaf", rule: "user", queuePath: "root.testchild" })).toBe("parent rule returned a leaf queue: root.testchild");
+      expect(rule.place(user, ctx)).toEqual({
+        type: "refused",
+        refusal: { reason: "parent is a leaf", rule: "user", queuePath: "root.testchild" },
+      });
+      expect(formatPlacementRefusal({ reason: "parent is a leaf", rule: "user", queuePath: "root.testchild" })).toBe(
+        "parent rule returned a leaf queue: root.testchild",
+      );
     });
 
     it("a `fixed` parent `root` makes the child root.root.<child>, as upstream", () => {
-      expect(newRule({ name: "user", create: true, parent: { name: "fixed", value: "root" } }).place(user, ctx)).toEqual({ type: "queue", path: "root.root.testchild" });
-      expect(newRule({ name: "fixed", value: "testchild", create: true, parent: { name: "fixed", value: "root" } }).place(user, ctx)).toEqual({ type: "queue", path: "root.root.testchild" });
+      expect(newRule({ name: "user", create: true, parent: { name: "fixed", value: "root" } }).place(user, ctx)).toEqual({
+        type: "queue",
+        path: "root.root.testchild",
+      });
+      expect(
+        newRule({ name: "fixed", value: "testchild", create: true, parent: { name: "fixed", value: "root" } }).place(user, ctx),
+      ).toEqual({ type: "queue", path: "root.root.testchild" });
     });
 
     it("a qualified provided name skips the parent rule", () => {
@@ -154,14 +200,18 @@ describe("rules (rule_test.go, *_rule_test.go)", () => {
 
 describe("manager (placement_test.go)", () => {
   it("rules in order with ACL, leaf and draining checks (TestManagerPlaceApp)", () => {
-    const p = partition(`          - name: testparent
+    const p = partition(
+      `          - name: testparent
             submitacl: "*"
             queues:
               - name: testchild
           - name: fixed
             submitacl: "other-user "
             parent: true
-`, "", "' '");
+`,
+      "",
+      "' '",
+    );
     const ctx = ctxOf(p);
     const rules: PlacementRuleConfig[] = [
       { name: "user", create: false, parent: { name: "fixed", value: "testparent" } },
@@ -182,7 +232,9 @@ describe("manager (placement_test.go)", () => {
   });
 
   describe("forced applications and the recovery queue (TestForcePlaceApp)", () => {
-    const queues = (withDefault: boolean) => `${withDefault ? "          - name: default\n            submitacl: \"*\"\n" : ""}          - name: provided
+    const queues = (
+      withDefault: boolean,
+    ) => `${withDefault ? '          - name: default\n            submitacl: "*"\n' : ""}          - name: provided
             submitacl: "*"
           - name: acldeny
             submitacl: " "
@@ -190,7 +242,10 @@ describe("manager (placement_test.go)", () => {
             parent: true
             submitacl: "*"
 `;
-    const rules: PlacementRuleConfig[] = [{ name: "provided", create: false }, { name: "tag", value: "namespace", create: true }];
+    const rules: PlacementRuleConfig[] = [
+      { name: "provided", create: false },
+      { name: "tag", value: "namespace", create: true },
+    ];
     const forced = { "application.create.force": "true" };
     const ns = { namespace: "namespace" };
     // [name, queue, placed ("" = refused), tags, user]
@@ -211,7 +266,10 @@ describe("manager (placement_test.go)", () => {
     ];
     it.each(cases)("%s", (_, queueName, placed, tags, user) => {
       const m = new PlacementManager(rules);
-      const r = m.place(app({ user, queueName, tags, forced: "application.create.force" in tags }), ctxOf(partition(queues(false), "", '"any-user"')));
+      const r = m.place(
+        app({ user, queueName, tags, forced: "application.create.force" in tags }),
+        ctxOf(partition(queues(false), "", '"any-user"')),
+      );
       expect(r).toEqual(placed ? { type: "placed", path: placed } : { type: "refused", refusal: { reason: "no rule matched" } });
     });
 
@@ -220,12 +278,17 @@ describe("manager (placement_test.go)", () => {
       const ctx = ctxOf(partition(queues(true), "", '"any-user"'));
       expect(m.place(app({ user: "any-user", queueName: "unknown" }), ctx)).toEqual({ type: "placed", path: "root.default" });
       expect(m.place(app({ user: "deny-user", queueName: "root.acldeny" }), ctx)).toEqual({ type: "placed", path: "root.default" });
-      expect(m.place(app({ user: "any-user", queueName: "root.parent", forced: true }), ctx)).toEqual({ type: "placed", path: RECOVERY_QUEUE });
+      expect(m.place(app({ user: "any-user", queueName: "root.parent", forced: true }), ctx)).toEqual({
+        type: "placed",
+        path: RECOVERY_QUEUE,
+      });
     });
   });
 
   it("no ordinary submission reaches root.@recovery@, whichever rule names it, even once it exists", () => {
-    const p = partition(TREE, `    placementrules:
+    const p = partition(
+      TREE,
+      `    placementrules:
       - name: provided
         create: true
       - name: tag
@@ -233,9 +296,12 @@ describe("manager (placement_test.go)", () => {
         create: true
       - name: fixed
         value: testqueue
-`);
+`,
+    );
     // a forced application creates the recovery queue; root lets everyone submit
-    expect(p.addApplication("forced", "", "alice", [], { "application.create.force": "true", namespace: "root.@recovery@" }, 0)).toBe(RECOVERY_QUEUE);
+    expect(p.addApplication("forced", "", "alice", [], { "application.create.force": "true", namespace: "root.@recovery@" }, 0)).toBe(
+      RECOVERY_QUEUE,
+    );
     expect(p.addApplication("a", "root.@recovery@", "alice", [], {}, 0)).toBe("root.testqueue");
     expect(p.addApplication("b", "@recovery@", "alice", [], {}, 0)).toBe("root.testqueue");
     expect(p.addApplication("c", "", "alice", [], { namespace: "root.@recovery@" }, 0)).toBe("root.testqueue");
@@ -252,8 +318,14 @@ describe("manager (placement_test.go)", () => {
 
   it("attack: another namespace's application placed in a namespace's dynamic queue does not change its quota", () => {
     // provided before tag: a tenant of team-a names team-b's queue (root lets everyone submit)
-    const p = partition(TREE, "    placementrules:\n      - name: provided\n        create: true\n      - name: tag\n        value: namespace\n        create: true\n");
-    const quota = (vcore: number, maxApps: string) => ({ "namespace.resourcequota": JSON.stringify({ resources: { vcore: { value: vcore } } }), "namespace.resourcemaxapps": maxApps });
+    const p = partition(
+      TREE,
+      "    placementrules:\n      - name: provided\n        create: true\n      - name: tag\n        value: namespace\n        create: true\n",
+    );
+    const quota = (vcore: number, maxApps: string) => ({
+      "namespace.resourcequota": JSON.stringify({ resources: { vcore: { value: vcore } } }),
+      "namespace.resourcemaxapps": maxApps,
+    });
     expect(p.addApplication("b1", "", "bob", [], { namespace: "team-b", ...quota(1000, "1") }, 0)).toBe("root.team-b");
     expect(p.addApplication("a1", "root.team-b", "alice", [], { namespace: "team-a", ...quota(10000, "50") }, 0)).toBe("root.team-b");
     const q = p.find("root.team-b")!;
@@ -261,7 +333,10 @@ describe("manager (placement_test.go)", () => {
   });
 
   it("attack: a namespace's own quota replaces what another namespace's application set first on its queue", () => {
-    const p = partition(TREE, "    placementrules:\n      - name: provided\n        create: true\n      - name: tag\n        value: namespace\n        create: true\n");
+    const p = partition(
+      TREE,
+      "    placementrules:\n      - name: provided\n        create: true\n      - name: tag\n        value: namespace\n        create: true\n",
+    );
     const quota = (vcore: number) => ({ "namespace.resourcequota": JSON.stringify({ resources: { vcore: { value: vcore } } }) });
     // alice creates root.team-b first, with her namespace's large quota
     p.addApplication("a1", "root.team-b", "alice", [], { namespace: "team-a", ...quota(10000) }, 0);
@@ -288,31 +363,39 @@ describe("manager (placement_test.go)", () => {
     }
     expect(err).toBeInstanceOf(PlacementRefusedError);
     expect((err as PlacementRefusedError).refusal).toEqual({ reason: "invalid queue name", rule: "user", name: "bad!user" });
-    expect(p.rejected.get("x")?.rejectedMessage).toBe("invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed");
+    expect(p.rejected.get("x")?.rejectedMessage).toBe(
+      "invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed",
+    );
   });
 });
 
 describe("through the partition", () => {
   it("a user rule with create below a `fixed` parent without create: the parent is not created, the next rule places", () => {
-    const p = partition(TREE, `    placementrules:
+    const p = partition(
+      TREE,
+      `    placementrules:
       - name: user
         create: true
         parent: {name: fixed, value: tenants, create: false}
       - name: fixed
         value: testqueue
-`);
+`,
+    );
     expect(p.addApplication("a", "", "alice", [], {}, 0)).toBe("root.testqueue");
     expect(p.find("root.tenants")).toBeUndefined();
   });
 
   it("a rule whose filter is `type: deny` without users or groups places nobody", () => {
-    const p = partition(TREE, `    placementrules:
+    const p = partition(
+      TREE,
+      `    placementrules:
       - name: user
         create: true
         filter: {type: deny}
       - name: fixed
         value: testqueue
-`);
+`,
+    );
     expect(p.addApplication("a", "", "alice", ["staff"], {}, 0)).toBe("root.testqueue");
     expect(p.find("root.alice")).toBeUndefined();
   });

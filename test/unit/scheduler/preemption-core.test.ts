@@ -34,7 +34,8 @@ function config(o: { aGuaranteed?: number; bGuaranteed?: number; enabled?: boole
 `;
 }
 
-const partition = (cfg: string) => new Partition({ name: "default", config: validateSchedulerConfig(decodeQueuesYaml(cfg)).partitions[0]!, reservationDelayMs: 60_000 });
+const partition = (cfg: string) =>
+  new Partition({ name: "default", config: validateSchedulerConfig(decodeQueuesYaml(cfg)).partitions[0]!, reservationDelayMs: 60_000 });
 
 const results = (p: Partition, now: number): AllocationResult[] => {
   p.tick(now);
@@ -42,7 +43,8 @@ const results = (p: Partition, now: number): AllocationResult[] => {
   for (let r = p.tryAllocate(now); r; r = p.tryAllocate(now)) out.push(r);
   return out;
 };
-const preempting = (rs: AllocationResult[]) => rs.filter((r): r is Extract<AllocationResult, { kind: "preempting" }> => r.kind === "preempting");
+const preempting = (rs: AllocationResult[]) =>
+  rs.filter((r): r is Extract<AllocationResult, { kind: "preempting" }> => r.kind === "preempting");
 
 /**
  * Two nodes of 4 cpu; application `b1` in queue b runs 8 pods of 1 cpu, pod i created at second i (b7 the youngest),
@@ -65,7 +67,10 @@ describe("preemption in the scheduling core", () => {
     expect(preempting(results(p, 10_999))).toEqual([]);
     // one preemption in flight per node (a node holds one reservation): a0 on n1, a1 on n2
     const first = preempting(results(p, 11_000));
-    expect(first.map((r) => [r.key, r.nodeId, r.victims.map((v) => v.key)])).toEqual([["a0", "n1", ["b3"]], ["a1", "n2", ["b7"]]]);
+    expect(first.map((r) => [r.key, r.nodeId, r.victims.map((v) => v.key)])).toEqual([
+      ["a0", "n1", ["b3"]],
+      ["a1", "n2", ["b7"]],
+    ]);
     for (const r of first) {
       expect(r.preemption.victims[0]!.queueRule).toMatchObject({ rule: "victim-queue-over-guarantee", queue: "root.b" });
       expect(r.preemption.victims[0]!.helps).toEqual({ rule: "frees-node", nodeId: r.nodeId });
@@ -80,7 +85,10 @@ describe("preemption in the scheduling core", () => {
     // a2 and a3 tried at 11 s without a node: again 15 s later, on the next youngest of each node
     expect(preempting(results(p, 25_999))).toEqual([]);
     const second = preempting(results(p, 26_000));
-    expect(second.map((r) => [r.key, r.nodeId, r.victims.map((v) => v.key)])).toEqual([["a2", "n1", ["b2"]], ["a3", "n2", ["b6"]]]);
+    expect(second.map((r) => [r.key, r.nodeId, r.victims.map((v) => v.key)])).toEqual([
+      ["a2", "n1", ["b2"]],
+      ["a3", "n2", ["b6"]],
+    ]);
     p.removeAsk("b1", "b2", 27_000);
     p.removeAsk("b1", "b6", 27_000);
     expect(results(p, 27_000).map((r) => r.kind)).toEqual(["allocatedReserved", "allocatedReserved"]);
@@ -104,7 +112,9 @@ describe("preemption in the scheduling core", () => {
     expect(results(p, 12_500)).toEqual([]);
     p.removeAsk("b1", "b3", 13_000);
     const placed = results(p, 13_000);
-    expect(placed).toEqual([{ kind: "allocatedReserved", reservedNode: "n1", allocation: expect.objectContaining({ appId: "a1", key: "a0", nodeId: "n1" }) }]);
+    expect(placed).toEqual([
+      { kind: "allocatedReserved", reservedNode: "n1", allocation: expect.objectContaining({ appId: "a1", key: "a0", nodeId: "n1" }) },
+    ]);
     expect(p.find("root.b")!.preempting.vcore ?? 0).toBe(0);
     expect(p.reservationList()).toEqual([]);
   });
@@ -162,7 +172,11 @@ describe("preemption in the scheduling core", () => {
     p.addAsk("a1", "a0", { vcore: 3 * CPU }, 0, 10_000, 10_000);
     const [r] = preempting(results(p, 11_000));
     expect(r!.victims.map((v) => v.key)).toEqual(["old", "older", "optout"]);
-    expect(r!.preemption.victims.map((v) => [v.allowPreemption, v.originator])).toEqual([[true, false], [true, false], [false, false]]);
+    expect(r!.preemption.victims.map((v) => [v.allowPreemption, v.originator])).toEqual([
+      [true, false],
+      [true, false],
+      [false, false],
+    ]);
   });
 
   it("after a refused eviction releases the reservation and later chooses another victim", () => {
@@ -194,12 +208,36 @@ describe("preemption in the scheduling core", () => {
     let now = 0;
     const core = new SchedulerCore(() => now, config());
     core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 2 * CPU } }]);
-    core.updateApplication({ new: [{ applicationID: "b1", queueName: "root.b", ugi: { user: "bob" } }, { applicationID: "a1", queueName: "root.a", ugi: { user: "alice" } }] });
+    core.updateApplication({
+      new: [
+        { applicationID: "b1", queueName: "root.b", ugi: { user: "bob" } },
+        { applicationID: "a1", queueName: "root.a", ugi: { user: "alice" } },
+      ],
+    });
     core.updateAllocation({
       allocations: [
-        { allocationKey: "young-optout", applicationID: "b1", resourcePerAlloc: { vcore: CPU }, nodeID: "n1", allocationTags: { creationTime: "5" }, preemptionPolicy: { allowPreemptSelf: false, allowPreemptOther: true } },
-        { allocationKey: "old", applicationID: "b1", resourcePerAlloc: { vcore: CPU }, nodeID: "n1", allocationTags: { creationTime: "1" } },
-        { allocationKey: "never", applicationID: "a1", resourcePerAlloc: { vcore: CPU }, allocationTags: { creationTime: "10" }, preemptionPolicy: { allowPreemptSelf: true, allowPreemptOther: false } },
+        {
+          allocationKey: "young-optout",
+          applicationID: "b1",
+          resourcePerAlloc: { vcore: CPU },
+          nodeID: "n1",
+          allocationTags: { creationTime: "5" },
+          preemptionPolicy: { allowPreemptSelf: false, allowPreemptOther: true },
+        },
+        {
+          allocationKey: "old",
+          applicationID: "b1",
+          resourcePerAlloc: { vcore: CPU },
+          nodeID: "n1",
+          allocationTags: { creationTime: "1" },
+        },
+        {
+          allocationKey: "never",
+          applicationID: "a1",
+          resourcePerAlloc: { vcore: CPU },
+          allocationTags: { creationTime: "10" },
+          preemptionPolicy: { allowPreemptSelf: true, allowPreemptOther: false },
+        },
         { allocationKey: "ask", applicationID: "a1", resourcePerAlloc: { vcore: CPU }, allocationTags: { creationTime: "10" } },
       ],
     });
@@ -211,20 +249,48 @@ describe("preemption in the scheduling core", () => {
 
   it("reports preemption on the REST shapes: partition and queue switches, preempting usage, preempted allocations", () => {
     let now = 0;
-    const core = new SchedulerCore(() => now, config().replace("properties: {preemption.delay: 1s}\n            resources: {guaranteed: {vcore: 4}}", "properties: {preemption.delay: 1s, priority.policy: fence}\n            resources: {guaranteed: {vcore: 4}}"));
+    const core = new SchedulerCore(
+      () => now,
+      config().replace(
+        "properties: {preemption.delay: 1s}\n            resources: {guaranteed: {vcore: 4}}",
+        "properties: {preemption.delay: 1s, priority.policy: fence}\n            resources: {guaranteed: {vcore: 4}}",
+      ),
+    );
     core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: CPU } }]);
-    core.updateApplication({ new: [{ applicationID: "b1", queueName: "root.b", ugi: { user: "bob" } }, { applicationID: "a1", queueName: "root.a", ugi: { user: "alice" } }] });
-    core.updateAllocation({ allocations: [
-      { allocationKey: "v", applicationID: "b1", resourcePerAlloc: { vcore: CPU }, nodeID: "n1", allocationTags: { creationTime: "1" }, originator: true },
-      { allocationKey: "p", applicationID: "a1", resourcePerAlloc: { vcore: CPU }, allocationTags: { creationTime: "10" } },
-    ] });
+    core.updateApplication({
+      new: [
+        { applicationID: "b1", queueName: "root.b", ugi: { user: "bob" } },
+        { applicationID: "a1", queueName: "root.a", ugi: { user: "alice" } },
+      ],
+    });
+    core.updateAllocation({
+      allocations: [
+        {
+          allocationKey: "v",
+          applicationID: "b1",
+          resourcePerAlloc: { vcore: CPU },
+          nodeID: "n1",
+          allocationTags: { creationTime: "1" },
+          originator: true,
+        },
+        { allocationKey: "p", applicationID: "a1", resourcePerAlloc: { vcore: CPU }, allocationTags: { creationTime: "10" } },
+      ],
+    });
     now = 11_000;
     expect(preempting(core.scheduleResults())).toHaveLength(1);
     expect(partitionInfo(core.partitionView()!)).toMatchObject({ preemptionEnabled: true, quotaPreemptionEnabled: false });
-    expect(queueInfo(core.queueView("root.b")!)).toMatchObject({ preemptionEnabled: true, isPreemptionFence: false, preemptingResource: { vcore: CPU } });
+    expect(queueInfo(core.queueView("root.b")!)).toMatchObject({
+      preemptionEnabled: true,
+      isPreemptionFence: false,
+      preemptingResource: { vcore: CPU },
+    });
     expect(queueInfo(core.queueView("root.a")!)).toMatchObject({ isPreemptionFence: false, isPriorityFence: true });
     const b1 = core.applicationViews("active").find((a) => a.id === "b1")!;
-    expect(allocationInfo(b1.allocations[0]!, { tags: () => undefined, maxUsed: () => undefined })).toMatchObject({ allocationKey: "v", preempted: true, originator: true });
+    expect(allocationInfo(b1.allocations[0]!, { tags: () => undefined, maxUsed: () => undefined })).toMatchObject({
+      allocationKey: "v",
+      preempted: true,
+      originator: true,
+    });
 
     const off = new SchedulerCore(() => 0, config({ enabled: false }));
     expect(partitionInfo(off.partitionView()!).preemptionEnabled).toBe(false);

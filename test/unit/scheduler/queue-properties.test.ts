@@ -6,20 +6,38 @@
 import { describe, expect, it } from "vitest";
 import { decodeQueuesYaml } from "../../../src/scheduler/core/config.js";
 import {
-  DEFAULT_PREEMPTION_DELAY_MS, inheritQueueProperties, parseGoDuration, parseQueuePreemptionProperties, partitionPreemptionFlags,
+  DEFAULT_PREEMPTION_DELAY_MS,
+  inheritQueueProperties,
+  parseGoDuration,
+  parseQueuePreemptionProperties,
+  partitionPreemptionFlags,
 } from "../../../src/scheduler/core/queue-properties.js";
 import { validateQueuesYaml } from "../../../src/scheduler/core/validate.js";
 
 describe("parseGoDuration (time.ParseDuration)", () => {
   it.each([
-    ["30s", 30_000], ["5m", 300_000], ["1h30m", 5_400_000], ["1.5h", 5_400_000], ["300ms", 300], ["1500us", 1.5],
-    ["2\u00b5s", 0.002], ["0", 0], ["-1s", -1000], ["+2s", 2000], [".5s", 500], ["1.s", 1000],
+    ["30s", 30_000],
+    ["5m", 300_000],
+    ["1h30m", 5_400_000],
+    ["1.5h", 5_400_000],
+    ["300ms", 300],
+    ["1500us", 1.5],
+    ["2\u00b5s", 0.002],
+    ["0", 0],
+    ["-1s", -1000],
+    ["+2s", 2000],
+    [".5s", 500],
+    ["1.s", 1000],
   ])("%s = %d ms", (text, ms) => {
     expect(parseGoDuration(text)).toBeCloseTo(ms, 9);
   });
   it.each([
-    ["", 'time: invalid duration ""'], ["5", 'time: missing unit in duration "5"'], ["5d", 'time: unknown unit "d" in duration "5d"'],
-    [".s", 'time: invalid duration ".s"'], ["s", 'time: invalid duration "s"'], ["1e3s", 'time: unknown unit "e" in duration "1e3s"'],
+    ["", 'time: invalid duration ""'],
+    ["5", 'time: missing unit in duration "5"'],
+    ["5d", 'time: unknown unit "d" in duration "5d"'],
+    [".s", 'time: invalid duration ".s"'],
+    ["s", 'time: invalid duration "s"'],
+    ["1e3s", 'time: unknown unit "e" in duration "1e3s"'],
   ])("%j is refused", (text, msg) => {
     expect(() => parseGoDuration(text)).toThrow(msg);
   });
@@ -28,17 +46,36 @@ describe("parseGoDuration (time.ParseDuration)", () => {
 describe("parseQueuePreemptionProperties", () => {
   it("defaults: policies default, offset 0, preemption.delay 30s, quota delay 0", () => {
     expect(parseQueuePreemptionProperties(undefined, true)).toEqual({
-      properties: { preemptionPolicy: "default", preemptionDelayMs: DEFAULT_PREEMPTION_DELAY_MS, priorityPolicy: "default", priorityOffset: 0, quotaPreemptionDelayMs: 0 },
+      properties: {
+        preemptionPolicy: "default",
+        preemptionDelayMs: DEFAULT_PREEMPTION_DELAY_MS,
+        priorityPolicy: "default",
+        priorityOffset: 0,
+        quotaPreemptionDelayMs: 0,
+      },
       problems: [],
     });
   });
 
   it("reads every key; policy values are case-insensitive", () => {
-    const r = parseQueuePreemptionProperties({
-      "preemption.policy": "FENCE", "preemption.delay": "2m", "priority.policy": "Fence", "priority.offset": "-100", "quota.preemption.delay": "15m",
-    }, true);
+    const r = parseQueuePreemptionProperties(
+      {
+        "preemption.policy": "FENCE",
+        "preemption.delay": "2m",
+        "priority.policy": "Fence",
+        "priority.offset": "-100",
+        "quota.preemption.delay": "15m",
+      },
+      true,
+    );
     expect(r).toEqual({
-      properties: { preemptionPolicy: "fence", preemptionDelayMs: 120_000, priorityPolicy: "fence", priorityOffset: -100, quotaPreemptionDelayMs: 900_000 },
+      properties: {
+        preemptionPolicy: "fence",
+        preemptionDelayMs: 120_000,
+        priorityPolicy: "fence",
+        priorityOffset: -100,
+        quotaPreemptionDelayMs: 900_000,
+      },
       problems: [],
     });
     expect(parseQueuePreemptionProperties({ "preemption.policy": "disabled" }, false).properties.preemptionPolicy).toBe("disabled");
@@ -50,10 +87,23 @@ describe("parseQueuePreemptionProperties", () => {
   });
 
   it("a bad value falls back to the default and is reported with upstream's reason", () => {
-    const r = parseQueuePreemptionProperties({
-      "preemption.policy": "never", "priority.policy": "up", "priority.offset": "2147483648", "preemption.delay": "0s", "quota.preemption.delay": "7200",
-    }, true);
-    expect(r.properties).toEqual({ preemptionPolicy: "default", preemptionDelayMs: 30_000, priorityPolicy: "default", priorityOffset: 0, quotaPreemptionDelayMs: 0 });
+    const r = parseQueuePreemptionProperties(
+      {
+        "preemption.policy": "never",
+        "priority.policy": "up",
+        "priority.offset": "2147483648",
+        "preemption.delay": "0s",
+        "quota.preemption.delay": "7200",
+      },
+      true,
+    );
+    expect(r.properties).toEqual({
+      preemptionPolicy: "default",
+      preemptionDelayMs: 30_000,
+      priorityPolicy: "default",
+      priorityOffset: 0,
+      quotaPreemptionDelayMs: 0,
+    });
     expect(r.problems).toEqual([
       { key: "preemption.policy", value: "never", reason: "undefined preemption.policy: never" },
       { key: "priority.policy", value: "up", reason: "undefined priority.policy: up" },
@@ -64,7 +114,9 @@ describe("parseQueuePreemptionProperties", () => {
   });
 
   it("negative delays are refused like zero (convertDelay)", () => {
-    expect(parseQueuePreemptionProperties({ "quota.preemption.delay": "-5m" }, true).problems[0]!.reason).toBe("delay must be positive value: -5m");
+    expect(parseQueuePreemptionProperties({ "quota.preemption.delay": "-5m" }, true).problems[0]!.reason).toBe(
+      "delay must be positive value: -5m",
+    );
   });
 
   it("offsets use strconv.ParseInt base 10: a sign is allowed, decimals and spaces are not", () => {
@@ -76,37 +128,57 @@ describe("parseQueuePreemptionProperties", () => {
 
 describe("inheritQueueProperties (filterParentProperty)", () => {
   it("priority.policy and priority.offset are never inherited; preemption.policy only when disabled; other keys as is", () => {
-    expect(inheritQueueProperties(
-      { "priority.policy": "fence", "priority.offset": "10", "preemption.policy": "fence", "preemption.delay": "1m", "application.sort.policy": "fair" },
-      { "quota.preemption.delay": "5m" },
-    )).toEqual({
-      "priority.policy": "default", "priority.offset": "0", "preemption.policy": "default", "preemption.delay": "1m",
-      "application.sort.policy": "fair", "quota.preemption.delay": "5m",
+    expect(
+      inheritQueueProperties(
+        {
+          "priority.policy": "fence",
+          "priority.offset": "10",
+          "preemption.policy": "fence",
+          "preemption.delay": "1m",
+          "application.sort.policy": "fair",
+        },
+        { "quota.preemption.delay": "5m" },
+      ),
+    ).toEqual({
+      "priority.policy": "default",
+      "priority.offset": "0",
+      "preemption.policy": "default",
+      "preemption.delay": "1m",
+      "application.sort.policy": "fair",
+      "quota.preemption.delay": "5m",
     });
     expect(inheritQueueProperties({ "preemption.policy": "DISABLED" }, {})).toEqual({ "preemption.policy": "disabled" });
   });
 
   it("the queue's own value wins", () => {
-    expect(inheritQueueProperties({ "preemption.policy": "disabled" }, { "preemption.policy": "fence" })).toEqual({ "preemption.policy": "fence" });
+    expect(inheritQueueProperties({ "preemption.policy": "disabled" }, { "preemption.policy": "fence" })).toEqual({
+      "preemption.policy": "fence",
+    });
   });
 });
 
 describe("partition preemption flags", () => {
   it("preemption.enabled defaults to true, quotapreemptionenabled to false (PartitionContext.updatePreemption)", () => {
     expect(partitionPreemptionFlags({})).toEqual({ enabled: true, quotaPreemptionEnabled: false });
-    const cfg = decodeQueuesYaml("partitions:\n  - name: default\n    preemption:\n      enabled: false\n      quotapreemptionenabled: true\n    queues: [{name: root}]\n");
+    const cfg = decodeQueuesYaml(
+      "partitions:\n  - name: default\n    preemption:\n      enabled: false\n      quotapreemptionenabled: true\n    queues: [{name: root}]\n",
+    );
     expect(partitionPreemptionFlags(cfg.partitions[0]!)).toEqual({ enabled: false, quotaPreemptionEnabled: true });
   });
 
   it("a non-boolean flag is a decode error naming the line; unknown preemption keys are refused", () => {
-    expect(validateQueuesYaml("partitions:\n  - name: default\n    preemption:\n      enabled: maybe\n    queues: [{name: root}]\n"))
-      .toEqual({ allowed: false, reason: expect.stringMatching(/^line 4: cannot decode "maybe" into bool/) });
-    expect(validateQueuesYaml("partitions:\n  - name: default\n    preemption:\n      delay: 5s\n    queues: [{name: root}]\n"))
-      .toEqual({ allowed: false, reason: "line 4: field delay not found in type configs.PartitionPreemptionConfig" });
+    expect(
+      validateQueuesYaml("partitions:\n  - name: default\n    preemption:\n      enabled: maybe\n    queues: [{name: root}]\n"),
+    ).toEqual({ allowed: false, reason: expect.stringMatching(/^line 4: cannot decode "maybe" into bool/) });
+    expect(validateQueuesYaml("partitions:\n  - name: default\n    preemption:\n      delay: 5s\n    queues: [{name: root}]\n")).toEqual({
+      allowed: false,
+      reason: "line 4: field delay not found in type configs.PartitionPreemptionConfig",
+    });
   });
 
   it("property values are not validated by validate-conf, as upstream (the queue falls back at build time)", () => {
-    const yaml = "partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n          - name: a\n            properties:\n              preemption.policy: never\n              preemption.delay: soon\n";
+    const yaml =
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n          - name: a\n            properties:\n              preemption.policy: never\n              preemption.delay: soon\n";
     expect(validateQueuesYaml(yaml)).toEqual({ allowed: true });
   });
 });

@@ -5,7 +5,10 @@
  */
 import { describe, expect, it } from "vitest";
 import {
-  decideQuotaPreemption, quotaPreemptionDue, quotaPreemptionStartOnAllocation, quotaPreemptionStartOnConfig,
+  decideQuotaPreemption,
+  quotaPreemptionDue,
+  quotaPreemptionStartOnAllocation,
+  quotaPreemptionStartOnConfig,
 } from "../../../src/scheduler/core/preemption/quota.js";
 import { type PreemptionAllocation, type QueueSpec, clusterSnapshot } from "../../../src/scheduler/core/preemption/snapshot.js";
 import type { Res } from "../../../src/scheduler/core/resources.js";
@@ -14,27 +17,64 @@ const HOUR = 3_600_000;
 const NOW = 100 * HOUR + 30 * 60_000;
 const MIN = 60_000;
 
-const victim = (key: string, queuePath: string, first: number, ageMin: number, o: Partial<PreemptionAllocation> = {}): PreemptionAllocation => ({
-  key, applicationId: "app1", queuePath, nodeId: "node", resource: { first }, priority: 10, createTime: NOW - ageMin * MIN,
-  allowPreemption: true, originator: false, placeholder: false, ...o,
+const victim = (
+  key: string,
+  queuePath: string,
+  first: number,
+  ageMin: number,
+  o: Partial<PreemptionAllocation> = {},
+): PreemptionAllocation => ({
+  key,
+  applicationId: "app1",
+  queuePath,
+  nodeId: "node",
+  resource: { first },
+  priority: 10,
+  createTime: NOW - ageMin * MIN,
+  allowPreemption: true,
+  originator: false,
+  placeholder: false,
+  ...o,
 });
-const leafCase = (guaranteed: Res | undefined, allocations: PreemptionAllocation[], max: Res = { first: 10 }) => decideQuotaPreemption(clusterSnapshot({
-  queues: [{ path: "root.leaf", max, guaranteed, quotaPreemptionDelayMs: 60_000 }],
-  nodes: [{ id: "node", capacity: { first: 500 } }],
-  allocations,
-}), "root.leaf");
-const keys = (r: ReturnType<typeof decideQuotaPreemption>) => (r.outcome === "preempting" ? r.victims.map((v) => v.allocationKey) : r.reason);
+const leafCase = (guaranteed: Res | undefined, allocations: PreemptionAllocation[], max: Res = { first: 10 }) =>
+  decideQuotaPreemption(
+    clusterSnapshot({
+      queues: [{ path: "root.leaf", max, guaranteed, quotaPreemptionDelayMs: 60_000 }],
+      nodes: [{ id: "node", capacity: { first: 500 } }],
+      allocations,
+    }),
+    "root.leaf",
+  );
+const keys = (r: ReturnType<typeof decideQuotaPreemption>) =>
+  r.outcome === "preempting" ? r.victims.map((v) => v.allocationKey) : r.reason;
 
 describe("quota-change preemption victims (TestQuotaChangeTryPreemption)", () => {
   it("takes victims in order while the total stays within the excess", () => {
-    const r = leafCase(undefined, [victim("ask4", "root.leaf", 5, 3), victim("ask41", "root.leaf", 6, 2), victim("ask42", "root.leaf", 9, 1)]);
+    const r = leafCase(undefined, [
+      victim("ask4", "root.leaf", 5, 3),
+      victim("ask41", "root.leaf", 6, 2),
+      victim("ask42", "root.leaf", 9, 1),
+    ]);
     expect(r).toEqual({
-      outcome: "preempting", queue: "root.leaf", preemptable: { first: 10 }, leaves: [{ queue: "root.leaf", preemptable: { first: 10 }, claimed: { first: 5 } }],
-      victims: [{
-        allocationKey: "ask4", applicationId: "app1", queuePath: "root.leaf", nodeId: "node", resource: { first: 5 }, priority: 10, createTime: NOW - 3 * MIN,
-        placeholder: false, originator: false,
-        allowPreemption: true, rule: { rule: "queue-over-lowered-max", queue: "root.leaf", max: { first: 10 } },
-      }],
+      outcome: "preempting",
+      queue: "root.leaf",
+      preemptable: { first: 10 },
+      leaves: [{ queue: "root.leaf", preemptable: { first: 10 }, claimed: { first: 5 } }],
+      victims: [
+        {
+          allocationKey: "ask4",
+          applicationId: "app1",
+          queuePath: "root.leaf",
+          nodeId: "node",
+          resource: { first: 5 },
+          priority: 10,
+          createTime: NOW - 3 * MIN,
+          placeholder: false,
+          originator: false,
+          allowPreemption: true,
+          rule: { rule: "queue-over-lowered-max", queue: "root.leaf", max: { first: 10 } },
+        },
+      ],
     });
   });
 
@@ -43,7 +83,12 @@ describe("quota-change preemption victims (TestQuotaChangeTryPreemption)", () =>
   });
 
   it("best effort when guaranteed equals max: never below the guarantee", () => {
-    const r = leafCase({ first: 10 }, [victim("ask5", "root.leaf", 5, 4), victim("ask51", "root.leaf", 6, 3), victim("ask52", "root.leaf", 3, 2), victim("ask53", "root.leaf", 4, 1)]);
+    const r = leafCase({ first: 10 }, [
+      victim("ask5", "root.leaf", 5, 4),
+      victim("ask51", "root.leaf", 6, 3),
+      victim("ask52", "root.leaf", 3, 2),
+      victim("ask53", "root.leaf", 4, 1),
+    ]);
     expect(r).toMatchObject({ outcome: "preempting", preemptable: { first: 8 }, leaves: [{ claimed: { first: 7 } }] });
     expect(keys(r)).toEqual(["ask52", "ask53"]);
   });
@@ -53,36 +98,61 @@ describe("quota-change preemption victims (TestQuotaChangeTryPreemption)", () =>
   });
 
   it("ordinary pods before opted-out pods before originators; lower priority first; required-node and released allocations are never taken", () => {
-    const r = leafCase(undefined, [
-      victim("driver", "root.leaf", 2, 1, { originator: true }), victim("optout", "root.leaf", 2, 1, { allowPreemption: false }),
-      victim("hi", "root.leaf", 2, 1, { priority: 20 }), victim("lo", "root.leaf", 2, 1, { priority: 0 }),
-      victim("ds", "root.leaf", 2, 1, { requiredNode: true }), victim("gone", "root.leaf", 2, 1, { released: true }),
-    ], { first: 4 });
+    const r = leafCase(
+      undefined,
+      [
+        victim("driver", "root.leaf", 2, 1, { originator: true }),
+        victim("optout", "root.leaf", 2, 1, { allowPreemption: false }),
+        victim("hi", "root.leaf", 2, 1, { priority: 20 }),
+        victim("lo", "root.leaf", 2, 1, { priority: 0 }),
+        victim("ds", "root.leaf", 2, 1, { requiredNode: true }),
+        victim("gone", "root.leaf", 2, 1, { released: true }),
+      ],
+      { first: 4 },
+    );
     expect(keys(r)).toEqual(["lo", "hi", "optout", "driver"]);
-    const r2 = leafCase(undefined, [
-      victim("driver", "root.leaf", 2, 1, { originator: true }), victim("optout", "root.leaf", 2, 1, { allowPreemption: false }), victim("plain", "root.leaf", 2, 1),
-    ], { first: 2 });
+    const r2 = leafCase(
+      undefined,
+      [
+        victim("driver", "root.leaf", 2, 1, { originator: true }),
+        victim("optout", "root.leaf", 2, 1, { allowPreemption: false }),
+        victim("plain", "root.leaf", 2, 1),
+      ],
+      { first: 2 },
+    );
     expect(keys(r2)).toEqual(["plain", "optout"]);
   });
 
   it("a parent's excess is shared by its children in proportion to their usage above guarantee (TestQuotaChangeTryPreemptionForParentQueue)", () => {
     const leaves = ["root.parent2.l1", "root.parent2.l2", "root.parent2.sub.l3", "root.parent2.sub.l4", "root.parent2.l5"];
     const allocations = leaves.flatMap((l, i) => [victim(`ask${15 + 2 * i}`, l, 13, 4), victim(`ask${16 + 2 * i}`, l, 12, 4)]);
-    const queues: QueueSpec[] = [{ path: "root.parent2", max: { first: 20 }, guaranteed: { first: 20 }, quotaPreemptionDelayMs: 60_000 }, ...leaves.map((path) => ({ path }))];
-    const r = decideQuotaPreemption(clusterSnapshot({ queues, nodes: [{ id: "node", capacity: { first: 500 } }], allocations }), "root.parent2");
+    const queues: QueueSpec[] = [
+      { path: "root.parent2", max: { first: 20 }, guaranteed: { first: 20 }, quotaPreemptionDelayMs: 60_000 },
+      ...leaves.map((path) => ({ path })),
+    ];
+    const r = decideQuotaPreemption(
+      clusterSnapshot({ queues, nodes: [{ id: "node", capacity: { first: 500 } }], allocations }),
+      "root.parent2",
+    );
     expect(r).toMatchObject({ outcome: "preempting", preemptable: { first: 105 } });
     expect(keys(r)).toEqual(["ask16", "ask18", "ask20", "ask22", "ask24"]);
     if (r.outcome !== "preempting") return;
     expect(r.leaves.map((l) => [l.queue, l.preemptable.first, l.claimed.first])).toEqual([
-      ["root.parent2.l1", 21, 12], ["root.parent2.l2", 21, 12], ["root.parent2.sub.l3", 21, 12], ["root.parent2.sub.l4", 21, 12], ["root.parent2.l5", 21, 12],
+      ["root.parent2.l1", 21, 12],
+      ["root.parent2.l2", 21, 12],
+      ["root.parent2.sub.l3", 21, 12],
+      ["root.parent2.sub.l4", 21, 12],
+      ["root.parent2.l5", 21, 12],
     ]);
   });
 
   it("not on dynamic queues, not without a delay, not within max", () => {
-    const snap = (q: Partial<QueueSpec>) => clusterSnapshot({
-      queues: [{ path: "root.leaf", max: { first: 10 }, quotaPreemptionDelayMs: 60_000, ...q }], nodes: [{ id: "node", capacity: { first: 50 } }],
-      allocations: [victim("a", "root.leaf", 12, 1)],
-    });
+    const snap = (q: Partial<QueueSpec>) =>
+      clusterSnapshot({
+        queues: [{ path: "root.leaf", max: { first: 10 }, quotaPreemptionDelayMs: 60_000, ...q }],
+        nodes: [{ id: "node", capacity: { first: 50 } }],
+        allocations: [victim("a", "root.leaf", 12, 1)],
+      });
     expect(decideQuotaPreemption(snap({ managed: false }), "root.leaf")).toMatchObject({ outcome: "none", reason: "not-managed" });
     expect(decideQuotaPreemption(snap({ quotaPreemptionDelayMs: 0 }), "root.leaf")).toMatchObject({ outcome: "none", reason: "no-delay" });
     expect(decideQuotaPreemption(snap({ max: { first: 12 } }), "root.leaf")).toMatchObject({ outcome: "none", reason: "within-max" });
@@ -94,11 +164,15 @@ describe("quota preemption timing (setPreemptionTime, tryAcquirePreemption, IncA
 
   it("max lowered below usage: start = now + delay; consecutive lowering keeps the earliest", () => {
     expect(quotaPreemptionStartOnConfig({ ...base, oldMax: { first: 20 }, newMax: { first: 10 } })).toBe(NOW + 60_000);
-    expect(quotaPreemptionStartOnConfig({ ...base, oldMax: { first: 10 }, newMax: { first: 8 }, startTime: NOW - 5_000 })).toBe(NOW - 5_000);
+    expect(quotaPreemptionStartOnConfig({ ...base, oldMax: { first: 10 }, newMax: { first: 8 }, startTime: NOW - 5_000 })).toBe(
+      NOW - 5_000,
+    );
   });
 
   it("delay changed while pending: start moves by the difference; a delay set later starts the clock", () => {
-    expect(quotaPreemptionStartOnConfig({ ...base, oldMax: { first: 10 }, newMax: { first: 10 }, newDelayMs: 90_000, startTime: NOW + 10_000 })).toBe(NOW + 40_000);
+    expect(
+      quotaPreemptionStartOnConfig({ ...base, oldMax: { first: 10 }, newMax: { first: 10 }, newDelayMs: 90_000, startTime: NOW + 10_000 }),
+    ).toBe(NOW + 40_000);
     expect(quotaPreemptionStartOnConfig({ ...base, oldMax: { first: 10 }, newMax: { first: 10 }, oldDelayMs: 0 })).toBe(NOW + 60_000);
   });
 
@@ -110,10 +184,12 @@ describe("quota preemption timing (setPreemptionTime, tryAcquirePreemption, IncA
   });
 
   it("an allocation pushing a managed queue over its max starts the clock when the partition allows it", () => {
-    const snap = (managed: boolean) => clusterSnapshot({
-      queues: [{ path: "root.leaf", max: { first: 10 }, quotaPreemptionDelayMs: 60_000, managed }], nodes: [{ id: "node", capacity: { first: 50 } }],
-      allocations: [victim("a", "root.leaf", 12, 1)],
-    }).queue("root.leaf")!;
+    const snap = (managed: boolean) =>
+      clusterSnapshot({
+        queues: [{ path: "root.leaf", max: { first: 10 }, quotaPreemptionDelayMs: 60_000, managed }],
+        nodes: [{ id: "node", capacity: { first: 50 } }],
+        allocations: [victim("a", "root.leaf", 12, 1)],
+      }).queue("root.leaf")!;
     expect(quotaPreemptionStartOnAllocation(snap(true), { enabled: true, now: NOW })).toBe(NOW + 60_000);
     expect(quotaPreemptionStartOnAllocation(snap(true), { enabled: false, now: NOW })).toBeUndefined();
     expect(quotaPreemptionStartOnAllocation(snap(false), { enabled: true, now: NOW })).toBeUndefined();
@@ -121,12 +197,17 @@ describe("quota preemption timing (setPreemptionTime, tryAcquirePreemption, IncA
   });
 
   it("due once the start time has passed and usage is still over max; usage back under max clears it", () => {
-    const q = (alloc: number) => clusterSnapshot({
-      queues: [{ path: "root.leaf", max: { first: 10 }, quotaPreemptionDelayMs: 60_000 }], nodes: [{ id: "node", capacity: { first: 50 } }],
-      allocations: [victim("a", "root.leaf", alloc, 1)],
-    }).queue("root.leaf")!;
+    const q = (alloc: number) =>
+      clusterSnapshot({
+        queues: [{ path: "root.leaf", max: { first: 10 }, quotaPreemptionDelayMs: 60_000 }],
+        nodes: [{ id: "node", capacity: { first: 50 } }],
+        allocations: [victim("a", "root.leaf", alloc, 1)],
+      }).queue("root.leaf")!;
     expect(quotaPreemptionDue(q(12), { enabled: true, startTime: NOW, running: false, now: NOW })).toEqual({ due: true });
-    expect(quotaPreemptionDue(q(12), { enabled: true, startTime: NOW + 1, running: false, now: NOW })).toEqual({ due: false, clear: false });
+    expect(quotaPreemptionDue(q(12), { enabled: true, startTime: NOW + 1, running: false, now: NOW })).toEqual({
+      due: false,
+      clear: false,
+    });
     expect(quotaPreemptionDue(q(12), { enabled: true, startTime: NOW, running: true, now: NOW })).toEqual({ due: false, clear: false });
     expect(quotaPreemptionDue(q(8), { enabled: true, startTime: NOW, running: false, now: NOW })).toEqual({ due: false, clear: true });
     expect(quotaPreemptionDue(q(12), { enabled: false, startTime: NOW, running: false, now: NOW })).toEqual({ due: false, clear: false });

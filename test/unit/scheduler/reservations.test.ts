@@ -20,7 +20,8 @@ const CFG = `partitions:
         submitacl: "*"
         queues: [{name: q}]
 `;
-const partition = (reservationDelayMs?: number) => new Partition({ name: "default", config: validateSchedulerConfig(decodeQueuesYaml(CFG)).partitions[0]!, reservationDelayMs });
+const partition = (reservationDelayMs?: number) =>
+  new Partition({ name: "default", config: validateSchedulerConfig(decodeQueuesYaml(CFG)).partitions[0]!, reservationDelayMs });
 const results = (p: Partition, now: number): AllocationResult[] => {
   const out: AllocationResult[] = [];
   for (let r = p.tryAllocate(now); r; r = p.tryAllocate(now)) out.push(r);
@@ -38,7 +39,8 @@ function starvation(reservationDelayMs: number): { placedAt?: number; p: Partiti
   for (let i = 1; i <= 4; i++) p.addNode(`n${i}`, { memory: 10 });
   p.addApplication("small", "root.q", "u", [], {}, 0);
   p.addApplication("big", "root.q", "u", [], {}, 1);
-  let seq = 0, onReserved = 0;
+  let seq = 0,
+    onReserved = 0;
   const running: string[] = [];
   const ask = (now: number) => p.addAsk("small", `s${seq++}`, { memory: 4 }, 0, now, now);
   for (let i = 0; i < 8; i++) ask(0);
@@ -74,12 +76,22 @@ describe("node reservations", () => {
   it("reserves only after the delay, the node with the best fit; the hold reason names the reserved node", () => {
     const core = new SchedulerCore(() => now, CFG);
     let now = 0;
-    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { memory: 10 } }, { nodeID: "n2", action: "CREATE", schedulableResource: { memory: 10 } }]);
-    core.updateApplication({ new: [{ applicationID: "a", queueName: "root.q", ugi: { user: "u" } }, { applicationID: "b", queueName: "root.q", ugi: { user: "u" } }] });
-    core.updateAllocation({ allocations: [
-      { allocationKey: "x", applicationID: "a", resourcePerAlloc: { memory: 6 } },
-      { allocationKey: "y", applicationID: "a", resourcePerAlloc: { memory: 3 } },
-    ] });
+    core.updateNode([
+      { nodeID: "n1", action: "CREATE", schedulableResource: { memory: 10 } },
+      { nodeID: "n2", action: "CREATE", schedulableResource: { memory: 10 } },
+    ]);
+    core.updateApplication({
+      new: [
+        { applicationID: "a", queueName: "root.q", ugi: { user: "u" } },
+        { applicationID: "b", queueName: "root.q", ugi: { user: "u" } },
+      ],
+    });
+    core.updateAllocation({
+      allocations: [
+        { allocationKey: "x", applicationID: "a", resourcePerAlloc: { memory: 6 } },
+        { allocationKey: "y", applicationID: "a", resourcePerAlloc: { memory: 3 } },
+      ],
+    });
     expect(core.schedule().map((a) => `${a.key}@${a.nodeId}`)).toEqual(["x@n1", "y@n2"]);
     core.updateAllocation({ allocations: [{ allocationKey: "big", applicationID: "b", resourcePerAlloc: { memory: 8 } }] });
     expect(core.scheduleResults()).toEqual([]);
@@ -88,7 +100,10 @@ describe("node reservations", () => {
     // n2 (7 free) fits 8 worse than n1 (4 free)? Both too small now; the fit score prefers the node the ask uses most of
     expect(core.scheduleResults()).toEqual([{ kind: "reserved", appId: "b", key: "big", nodeId: "n2" }]);
     expect(core.holdReason("b", "big")).toEqual({ kind: "reservation", nodeId: "n2", ask: { memory: 8 }, available: { memory: 7 } });
-    expect(core.pendingReason("b", "big")).toEqual({ state: "Failed", reason: "waiting on node n2 reserved for it to have map[memory:8] free (available map[memory:7])" });
+    expect(core.pendingReason("b", "big")).toEqual({
+      state: "Failed",
+      reason: "waiting on node n2 reserved for it to have map[memory:8] free (available map[memory:7])",
+    });
     expect(core.nodeView("n2")!.reservation).toEqual({ appId: "b", key: "big", since: 2000 });
     // the reserved node takes no other ask, even one that fits it
     core.updateAllocation({ allocations: [{ allocationKey: "z", applicationID: "a", resourcePerAlloc: { memory: 4 } }] });
@@ -98,7 +113,11 @@ describe("node reservations", () => {
     // room on the reserved node: the reserved ask goes there first
     core.updateAllocation({ releases: [{ applicationID: "a", allocationKey: "y" }] });
     expect(core.scheduleResults()).toEqual([
-      { kind: "allocatedReserved", reservedNode: "n2", allocation: { key: "big", appId: "b", nodeId: "n2", resource: { memory: 8 }, queue: "root.q" } },
+      {
+        kind: "allocatedReserved",
+        reservedNode: "n2",
+        allocation: { key: "big", appId: "b", nodeId: "n2", resource: { memory: 8 }, queue: "root.q" },
+      },
       { kind: "allocated", allocation: { key: "w", appId: "a", nodeId: "n2", resource: { memory: 1 }, queue: "root.q" } },
     ]);
     expect(core.nodeView("n2")!.reservation).toBeUndefined();
@@ -126,7 +145,13 @@ describe("node reservations", () => {
     it("placed elsewhere: room appears on another node first", () => {
       const p = reserved();
       p.removeAsk("a", "y", 3000); // n2 is empty now, n1 still holds x
-      expect(results(p, 3000)).toEqual([{ kind: "allocatedReserved", reservedNode: "n1", allocation: { key: "big", appId: "b", nodeId: "n2", resource: { memory: 8 }, queue: "root.q" } }]);
+      expect(results(p, 3000)).toEqual([
+        {
+          kind: "allocatedReserved",
+          reservedNode: "n1",
+          allocation: { key: "big", appId: "b", nodeId: "n2", resource: { memory: 8 }, queue: "root.q" },
+        },
+      ]);
       clear(p);
       p.addAsk("a", "z", { memory: 4 }, 0, 3000, 3000);
       expect(results(p, 3000).map((r) => allocationOf(r)?.nodeId)).toEqual(["n1"]); // n1 takes asks again

@@ -12,14 +12,18 @@ import { Partition } from "../../../src/scheduler/core/partition.js";
 import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
 import { validateSchedulerConfig } from "../../../src/scheduler/core/validate.js";
 
-const partitionFrom = (yaml: string) => new Partition({ name: "default", config: validateSchedulerConfig(decodeQueuesYaml(yaml)).partitions[0]! });
+const partitionFrom = (yaml: string) =>
+  new Partition({ name: "default", config: validateSchedulerConfig(decodeQueuesYaml(yaml)).partitions[0]! });
 const leaves = (names: string, props = "") => `partitions:
   - name: default
     queues:
       - name: root
         submitacl: "*"
         queues:
-${names.split(",").map((n) => `          - name: ${n}\n${props}`).join("")}`;
+${names
+  .split(",")
+  .map((n) => `          - name: ${n}\n${props}`)
+  .join("")}`;
 const keysOf = (p: Partition, now = 0) => {
   const out: string[] = [];
   for (let r = p.tryAllocate(now); r; r = p.tryAllocate(now)) {
@@ -43,11 +47,18 @@ describe("queues", () => {
 `;
     const core = new SchedulerCore(() => now, cfg);
     core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 100 } }]);
-    core.updateApplication({ new: [
-      { applicationID: "dyn", queueName: "root.dynamic", ugi: { user: "u" } },
-      { applicationID: "o", queueName: "root.old", ugi: { user: "u" } },
-    ] });
-    core.updateAllocation({ allocations: [{ allocationKey: "k", applicationID: "dyn", resourcePerAlloc: { memory: 1 } }, { allocationKey: "k", applicationID: "o", resourcePerAlloc: { memory: 1 } }] });
+    core.updateApplication({
+      new: [
+        { applicationID: "dyn", queueName: "root.dynamic", ugi: { user: "u" } },
+        { applicationID: "o", queueName: "root.old", ugi: { user: "u" } },
+      ],
+    });
+    core.updateAllocation({
+      allocations: [
+        { allocationKey: "k", applicationID: "dyn", resourcePerAlloc: { memory: 1 } },
+        { allocationKey: "k", applicationID: "o", resourcePerAlloc: { memory: 1 } },
+      ],
+    });
     core.schedule();
     expect(core.updateConfiguration(cfg.replace("{name: old}, ", "")).ok).toBe(true);
     expect(core.queueView("root.old")!.draining).toBe(true);
@@ -96,7 +107,12 @@ describe("application order with priority sorting off", () => {
 
   // sorters.go sortApplicationsByFairnessAndPriority (share first, then ask priority); sorters_test.go TestSortAppsFair
   it("fair: lower share first; equal shares by priority", () => {
-    const p = partitionFrom(leaves("q", "            properties: {application.sort.policy: fair, application.sort.priority: disabled}\n            resources: {guaranteed: {memory: 100}}\n"));
+    const p = partitionFrom(
+      leaves(
+        "q",
+        "            properties: {application.sort.policy: fair, application.sort.priority: disabled}\n            resources: {guaranteed: {memory: 100}}\n",
+      ),
+    );
     p.addNode("n", { memory: 100 });
     for (const id of ["a", "b", "c"]) p.addApplication(id, "root.q", "u", [], {}, 0);
     p.addAsk("a", "used", { memory: 10 }, 0, 0, 0); // a runs with a share of 0.1
@@ -125,14 +141,19 @@ describe("UpdateAllocation for an existing allocation key", () => {
   // partition_test.go TestUpdateAllocation: an allocation the RM reports for a known key (bound pod, in-place resize)
   it("a pending ask reported with a node becomes that allocation; an allocation is resized in place", () => {
     const core = new SchedulerCore(() => 0, leaves("q"));
-    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { memory: 100 } }, { nodeID: "n2", action: "CREATE", schedulableResource: { memory: 100 } }]);
+    core.updateNode([
+      { nodeID: "n1", action: "CREATE", schedulableResource: { memory: 100 } },
+      { nodeID: "n2", action: "CREATE", schedulableResource: { memory: 100 } },
+    ]);
     core.updateApplication({ new: [{ applicationID: "a", queueName: "root.q", ugi: { user: "u" } }] });
     const ask = { allocationKey: "k", applicationID: "a", resourcePerAlloc: { memory: 10 } };
     core.updateAllocation({ allocations: [ask] });
     expect(core.updateAllocation({ allocations: [{ ...ask, nodeID: "n2" }] }).rejectedAllocations).toEqual([]);
     expect(core.nodeView("n2")!.allocations.map((x) => x.key)).toEqual(["k"]);
     expect(core.queueView("root.q")!.pending).toEqual({ memory: 0 });
-    expect(core.updateAllocation({ allocations: [{ ...ask, resourcePerAlloc: { memory: 25 }, nodeID: "n2" }] }).rejectedAllocations).toEqual([]);
+    expect(
+      core.updateAllocation({ allocations: [{ ...ask, resourcePerAlloc: { memory: 25 }, nodeID: "n2" }] }).rejectedAllocations,
+    ).toEqual([]);
     expect(core.nodeView("n2")!.allocated).toEqual({ memory: 25 });
     expect(core.queueView("root.q")!.allocated).toEqual({ memory: 25 });
     expect(core.applicationView("a")!.allocated).toEqual({ memory: 25 });
@@ -146,9 +167,15 @@ describe("rejected, completed and expired applications", () => {
   it("a rejected application is an object in state Rejected with its reason, listed until it expires after 3 days", () => {
     let now = 1_000;
     const core = new SchedulerCore(() => now, leaves("q"));
-    expect(core.updateApplication({ new: [{ applicationID: "r", queueName: "root.nope", ugi: { user: "u" } }] }).rejectedApplications).toHaveLength(1);
+    expect(
+      core.updateApplication({ new: [{ applicationID: "r", queueName: "root.nope", ugi: { user: "u" } }] }).rejectedApplications,
+    ).toHaveLength(1);
     const v = core.applicationView("r")!;
-    expect([v.state, v.rejectedMessage, v.stateLog.map((s) => s.state)]).toEqual(["Rejected", "application rejected: no placement rule matched", ["New", "Rejected"]]);
+    expect([v.state, v.rejectedMessage, v.stateLog.map((s) => s.state)]).toEqual([
+      "Rejected",
+      "application rejected: no placement rule matched",
+      ["New", "Rejected"],
+    ]);
     expect(core.applicationViews("rejected").map((a) => a.id)).toEqual(["r"]);
     expect(core.stateChanges()).toEqual([]); // no UpdatedApplication for Rejected, as upstream
     now += 3 * 86_400_000 - 1;
@@ -226,6 +253,19 @@ describe("application life cycle table", () => {
     expect(() => t("Completed", "runApplication")).toThrow("event runApplication inappropriate in current state Completed");
     expect(() => t("Rejected", "runApplication")).toThrow("event runApplication inappropriate in current state Rejected");
     const states = new Set(Object.values(APPLICATION_TRANSITIONS).flatMap((rows) => rows.flatMap(([from, to]) => [...from, to])));
-    expect([...states].sort()).toEqual(["Accepted", "Completed", "Completing", "Expired", "Failed", "Failing", "New", "Rejected", "Reserving", "Resuming", "Running", "Starting"]);
+    expect([...states].sort()).toEqual([
+      "Accepted",
+      "Completed",
+      "Completing",
+      "Expired",
+      "Failed",
+      "Failing",
+      "New",
+      "Rejected",
+      "Reserving",
+      "Resuming",
+      "Running",
+      "Starting",
+    ]);
   });
 });

@@ -24,12 +24,17 @@ describe("corral simulate", () => {
 
   it("a malformed scenario names the field", () => {
     expect(() => parseScenario("queues: ''\nnodes: []\n")).toThrow(/nodes/);
-    expect(() => parseScenario("queues: ''\nnodes: [{name: n, resources: {memory: 1}}]\napplications: [{id: a, user: u, asks: {count: 1, resources: {memory: 1}, duration: soon}}]\n")).toThrow(/duration/);
+    expect(() =>
+      parseScenario(
+        "queues: ''\nnodes: [{name: n, resources: {memory: 1}}]\napplications: [{id: a, user: u, asks: {count: 1, resources: {memory: 1}, duration: soon}}]\n",
+      ),
+    ).toThrow(/duration/);
     expect(() => parseScenario("queues: ''\nnodes: [{name: n, resources: {memory: 1}, gpus: 2}]\n")).toThrow(/gpus|Unrecognized/);
   });
 
   it("an application the placement rules refuse is reported, not fatal", () => {
-    const r = simulate(parseScenario(`queues: |
+    const r = simulate(
+      parseScenario(`queues: |
   partitions:
     - name: default
       queues:
@@ -39,7 +44,8 @@ describe("corral simulate", () => {
 nodes: [{name: n, resources: {memory: 10}}]
 applications:
   - {id: lost, queue: root.nowhere, user: u, asks: {count: 1, resources: {memory: 1}, duration: 1s}}
-`));
+`),
+    );
     expect(r.rejectedApplications).toEqual([{ id: "lost", reason: "application rejected: no placement rule matched" }]);
   });
   it("reports the applications' final states and the typed reasons that held asks", async () => {
@@ -51,7 +57,8 @@ applications:
   });
 
   it("models preemption on the virtual clock: an idle guaranteed queue takes its guarantee back after the delay", () => {
-    const r = simulate(parseScenario(`queues: |
+    const r = simulate(
+      parseScenario(`queues: |
   partitions:
     - name: default
       queues:
@@ -67,7 +74,8 @@ until: 60s
 applications:
   - {id: batch, queue: root.b, user: u, arrival: 0s, asks: {count: 8, resources: {memory: 1}, duration: 1h}}
   - {id: urgent, queue: root.a, user: v, arrival: 10s, asks: {count: 5, resources: {memory: 1}, duration: 1h}}
-`));
+`),
+    );
     expect(r.preemptions).toEqual([{ queue: "root.a", victimQueue: "root.b", victims: 4 }]);
     const a = r.queues.find((q) => q.name === "root.a")!;
     expect(a.allocated).toBe(4);

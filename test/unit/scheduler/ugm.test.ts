@@ -18,7 +18,8 @@ const pendingReason = (p: Partition, appId: string, key: string) => {
 
 /** The validated root queue of a partition whose root has `children` (YAML list items indented 10). */
 const rootOf = (limitsYaml: string, children = ""): QueueConfig =>
-  validateSchedulerConfig(decodeQueuesYaml(`partitions:
+  validateSchedulerConfig(
+    decodeQueuesYaml(`partitions:
   - name: default
     queues:
       - name: root
@@ -26,7 +27,8 @@ const rootOf = (limitsYaml: string, children = ""): QueueConfig =>
 ${limitsYaml}        queues:
           - name: parent
             parent: true
-${children || "            queues: [{name: leaf}]\n"}`)).partitions[0]!.queues![0]!;
+${children || "            queues: [{name: leaf}]\n"}`),
+  ).partitions[0]!.queues![0]!;
 
 const app = (id: string, user: string, groups: string[], path = "root.parent.leaf"): TrackedApp => ({ id, user, groups, queue: { path } });
 const tracker = (root: QueueConfig) => {
@@ -38,17 +40,20 @@ const MEDIUM = { memory: 50 };
 
 describe("group resolution (manager_test.go TestGetGroup)", () => {
   // limits: group test_root on root, test_parent on root.parent, nothing on the leaf
-  const root = rootOf(`        limits:
+  const root = rootOf(
+    `        limits:
           - groups: [test_root]
             maxapplications: 10
-`, `            limits:
+`,
+    `            limits:
               - groups: [test_parent]
                 maxapplications: 5
             queues: [{name: leaf}]
           - name: parent1
             parent: true
             queues: [{name: leaf1}]
-`);
+`,
+  );
 
   it("walks up from the leaf: the nearest level with a limit on one of the user's groups wins", () => {
     const t = tracker(root);
@@ -59,21 +64,25 @@ describe("group resolution (manager_test.go TestGetGroup)", () => {
   });
 
   it("at one level the configured order decides, not the order of the user's groups", () => {
-    const t = tracker(rootOf(`        limits:
+    const t = tracker(
+      rootOf(`        limits:
           - groups: [test, test1]
             maxapplications: 10
-`));
+`),
+    );
     expect(t.groupOf(app("a1", "u", ["test", "test1"]))).toBe("test");
     expect(t.groupOf(app("a2", "u", ["test1", "test"]))).toBe("test");
   });
 
   it("no named group matches: the level's wildcard group limit, shared as group `*`", () => {
-    const t = tracker(rootOf(`        limits:
+    const t = tracker(
+      rootOf(`        limits:
           - groups: [dev]
             maxapplications: 10
           - groups: ["*"]
             maxapplications: 1
-`));
+`),
+    );
     expect(t.groupOf(app("a1", "u1", ["ops"]))).toBe("*");
     expect(t.groupOf(app("a2", "u2", ["dev", "ops"]))).toBe("dev");
   });
@@ -88,21 +97,54 @@ describe("group resolution (manager_test.go TestGetGroup)", () => {
 
 describe("maxapplications (manager_test.go TestCanRunApp)", () => {
   const cases: [string, string, LimitHold][] = [
-    ["specific user limit", "- users: [user1]\n  maxapplications: 1",
-      { kind: "user", name: "user1", queuePath: "root.parent.leaf", wildcard: false, limit: { type: "applications", max: 1, running: 1 } }],
-    ["specific group limit", "- groups: [group1]\n  maxapplications: 1",
-      { kind: "group", name: "group1", queuePath: "root.parent.leaf", wildcard: false, limit: { type: "applications", max: 1, running: 1 } }],
-    ["wildcard user limit", "- users: ['*']\n  maxapplications: 1",
-      { kind: "user", name: "user1", queuePath: "root.parent.leaf", wildcard: true, limit: { type: "applications", max: 1, running: 1 } }],
-    ["wildcard group limit", "- groups: [nonexistent-group]\n  maxapplications: 100\n- groups: ['*']\n  maxapplications: 1",
-      { kind: "group", name: "*", queuePath: "root.parent.leaf", wildcard: true, limit: { type: "applications", max: 1, running: 1 } }],
-    ["specific user lower than specific group limit", "- users: [user1]\n  maxapplications: 1\n- groups: [group1]\n  maxapplications: 100",
-      { kind: "user", name: "user1", queuePath: "root.parent.leaf", wildcard: false, limit: { type: "applications", max: 1, running: 1 } }],
-    ["specific group lower than specific user limit", "- users: [user1]\n  maxapplications: 100\n- groups: [group1]\n  maxapplications: 1",
-      { kind: "group", name: "group1", queuePath: "root.parent.leaf", wildcard: false, limit: { type: "applications", max: 1, running: 1 } }],
+    [
+      "specific user limit",
+      "- users: [user1]\n  maxapplications: 1",
+      { kind: "user", name: "user1", queuePath: "root.parent.leaf", wildcard: false, limit: { type: "applications", max: 1, running: 1 } },
+    ],
+    [
+      "specific group limit",
+      "- groups: [group1]\n  maxapplications: 1",
+      {
+        kind: "group",
+        name: "group1",
+        queuePath: "root.parent.leaf",
+        wildcard: false,
+        limit: { type: "applications", max: 1, running: 1 },
+      },
+    ],
+    [
+      "wildcard user limit",
+      "- users: ['*']\n  maxapplications: 1",
+      { kind: "user", name: "user1", queuePath: "root.parent.leaf", wildcard: true, limit: { type: "applications", max: 1, running: 1 } },
+    ],
+    [
+      "wildcard group limit",
+      "- groups: [nonexistent-group]\n  maxapplications: 100\n- groups: ['*']\n  maxapplications: 1",
+      { kind: "group", name: "*", queuePath: "root.parent.leaf", wildcard: true, limit: { type: "applications", max: 1, running: 1 } },
+    ],
+    [
+      "specific user lower than specific group limit",
+      "- users: [user1]\n  maxapplications: 1\n- groups: [group1]\n  maxapplications: 100",
+      { kind: "user", name: "user1", queuePath: "root.parent.leaf", wildcard: false, limit: { type: "applications", max: 1, running: 1 } },
+    ],
+    [
+      "specific group lower than specific user limit",
+      "- users: [user1]\n  maxapplications: 100\n- groups: [group1]\n  maxapplications: 1",
+      {
+        kind: "group",
+        name: "group1",
+        queuePath: "root.parent.leaf",
+        wildcard: false,
+        limit: { type: "applications", max: 1, running: 1 },
+      },
+    ],
   ];
   it.each(cases)("%s: the first app runs, a second is held by the limit", (_, limits, hold) => {
-    const indented = limits.split("\n").map((l) => `                  ${l}`).join("\n");
+    const indented = limits
+      .split("\n")
+      .map((l) => `                  ${l}`)
+      .join("\n");
     const t = tracker(rootOf("", `            queues:\n              - name: leaf\n                limits:\n${indented}\n`));
     const user = (id: string) => app(id, "user1", ["group1"]);
     expect(t.runHold(user("app-1"))).toBeUndefined();
@@ -114,18 +156,26 @@ describe("maxapplications (manager_test.go TestCanRunApp)", () => {
 
 describe("resources (manager_test.go TestSeparateUserGroupHeadroom, TestUserGroupHeadroom)", () => {
   it("the tighter of user and group limits holds; the hold names the limit, usage and ask in core units", () => {
-    const t = tracker(rootOf("", `            limits:
+    const t = tracker(
+      rootOf(
+        "",
+        `            limits:
               - users: [user1]
                 maxresources: {memory: 100}
               - groups: [group1]
                 maxresources: {memory: 60}
             queues: [{name: leaf}]
-`));
+`,
+      ),
+    );
     const a = app("app-1", "user1", ["group1"]);
     t.track(a, { memory: 40 }, 1, true);
     expect(t.headroom(a, { memory: 20 })).toBeUndefined();
     expect(t.headroom(a, { memory: 21 })).toEqual({
-      kind: "group", name: "group1", queuePath: "root.parent", wildcard: false,
+      kind: "group",
+      name: "group1",
+      queuePath: "root.parent",
+      wildcard: false,
       limit: { type: "resources", max: { memory: 60 }, used: { memory: 40 }, ask: { memory: 21 } },
     });
     // another user of the same group shares the group's usage
@@ -133,23 +183,34 @@ describe("resources (manager_test.go TestSeparateUserGroupHeadroom, TestUserGrou
   });
 
   it("a type the limit does not set is unlimited", () => {
-    const t = tracker(rootOf(`        limits:
+    const t = tracker(
+      rootOf(`        limits:
           - users: ['*']
             maxresources: {memory: 10}
-`));
+`),
+    );
     expect(t.headroom(app("a", "u", []), { vcore: 1_000_000 })).toBeUndefined();
     expect(t.headroom(app("a", "u", []), { memory: 11 })).toMatchObject({ kind: "user", queuePath: "root", wildcard: true });
   });
 });
 
 describe("config changes", () => {
-  const twoGroups = (named: string, wildcard = "") => rootOf("", `            limits:
+  const twoGroups = (named: string, wildcard = "") =>
+    rootOf(
+      "",
+      `            limits:
 ${named}${wildcard}            queues: [{name: leaf}]
-`);
+`,
+    );
 
   it("a group removed from a named limit falls back to the wildcard group (manager_test.go TestMultipleGroupLimitChange)", () => {
     const wildcard = "              - groups: ['*']\n                maxresources: {memory: 50}\n                maxapplications: 1\n";
-    const t = tracker(twoGroups("              - groups: [group1, group2]\n                maxresources: {memory: 100}\n                maxapplications: 2\n", wildcard));
+    const t = tracker(
+      twoGroups(
+        "              - groups: [group1, group2]\n                maxresources: {memory: 100}\n                maxapplications: 2\n",
+        wildcard,
+      ),
+    );
     const u1 = (id: string) => app(id, "user1", ["group1"], "root.parent");
     const u2 = (id: string) => app(id, "user2", ["group2"], "root.parent");
     const u3 = (id: string) => app(id, "user3", ["group3"], "root.parent");
@@ -157,15 +218,24 @@ ${named}${wildcard}            queues: [{name: leaf}]
       expect(t.headroom(a, MEDIUM)).toBeUndefined();
       t.track(a, MEDIUM, 1, true);
     }
-    t.load(twoGroups("              - groups: [group1]\n                maxresources: {memory: 100}\n                maxapplications: 2\n", wildcard));
+    t.load(
+      twoGroups(
+        "              - groups: [group1]\n                maxresources: {memory: 100}\n                maxapplications: 2\n",
+        wildcard,
+      ),
+    );
     expect(t.headroom(u1("1-2"), MEDIUM)).toBeUndefined();
     expect(t.headroom(u2("2-2"), MEDIUM)).toMatchObject({ kind: "group", name: "*", queuePath: "root.parent", wildcard: true });
     expect(t.headroom(u3("3-2"), MEDIUM)).toMatchObject({ kind: "group", name: "*" });
   });
 
   it("an application tracked under a group whose limit is removed is tracked under the group it resolves to now (issue: it escaped a new limit on another of its groups)", () => {
-    const before = twoGroups("              - groups: [g1]\n                maxresources: {memory: 100}\n                maxapplications: 5\n");
-    const after = twoGroups("              - groups: [g2]\n                maxresources: {memory: 60}\n                maxapplications: 1\n");
+    const before = twoGroups(
+      "              - groups: [g1]\n                maxresources: {memory: 100}\n                maxapplications: 5\n",
+    );
+    const after = twoGroups(
+      "              - groups: [g2]\n                maxresources: {memory: 60}\n                maxapplications: 1\n",
+    );
     const t = tracker(before);
     const old = app("old", "alice", ["g1", "g2"]);
     t.track(old, { memory: 40 }, 1, true);
@@ -176,9 +246,17 @@ ${named}${wildcard}            queues: [{name: leaf}]
     // ... and the app now counts against g2, with the usage it already has
     expect(t.groupOf(old)).toBe("g2");
     expect(t.snapshot("groups").get("g2")!.get("root.parent")).toEqual({ res: { memory: 40 }, apps: new Set(["old"]) });
-    expect(t.headroom(old, { memory: 21 })).toMatchObject({ kind: "group", name: "g2", limit: { type: "resources", used: { memory: 40 } } });
+    expect(t.headroom(old, { memory: 21 })).toMatchObject({
+      kind: "group",
+      name: "g2",
+      limit: { type: "resources", used: { memory: 40 } },
+    });
     // a new application of g2 is held by maxapplications, as before the fix; the old one no longer escapes
-    expect(t.runHold(app("new", "bob", ["g2"]))).toMatchObject({ kind: "group", name: "g2", limit: { type: "applications", max: 1, running: 1 } });
+    expect(t.runHold(app("new", "bob", ["g2"]))).toMatchObject({
+      kind: "group",
+      name: "g2",
+      limit: { type: "applications", max: 1, running: 1 },
+    });
     // releasing the old app's allocation leaves g2 at zero, not below
     t.track(old, { memory: 40 }, -1, false);
     expect(t.snapshot("groups").get("g2")!.get("root")).toEqual({ res: { memory: 0 }, apps: new Set() });
@@ -186,13 +264,17 @@ ${named}${wildcard}            queues: [{name: leaf}]
   });
 
   it("a group limit removed on one queue keeps the group for applications elsewhere", () => {
-    const root = (leafLimit: boolean) => rootOf(`        limits:
+    const root = (leafLimit: boolean) =>
+      rootOf(
+        `        limits:
           - groups: [dev]
             maxapplications: 9
-`, `            queues:
+`,
+        `            queues:
               - name: leaf
 ${leafLimit ? "                limits:\n                  - groups: [dev]\n                    maxapplications: 3\n" : ""}              - name: other
-`);
+`,
+      );
     const t = tracker(root(true));
     const inLeaf = app("a", "u", ["dev"]);
     const inOther = app("b", "u", ["dev"], "root.parent.other");
@@ -220,14 +302,29 @@ ${leafLimit ? "                limits:\n                  - groups: [dev]\n     
 describe("hold texts (the formatter at the edge)", () => {
   it("formats resource and application holds as pods and the simulator report them", () => {
     const base = { name: "alice", queuePath: "root.shared", wildcard: false } as const;
-    expect(formatLimitHold({ ...base, kind: "user", limit: { type: "resources", max: { memory: 20 }, used: { memory: 20 }, ask: { memory: 10 } } })).toBe("user alice quota reached on root.shared");
-    expect(formatLimitHold({ ...base, kind: "group", name: "dev", limit: { type: "resources", max: {}, used: {}, ask: {} } })).toBe("group dev quota reached on root.shared");
-    expect(formatLimitHold({ ...base, kind: "user", limit: { type: "applications", max: 2, running: 2 } })).toBe("user alice running applications limit 2 reached on root.shared");
-    expect(formatLimitHold({ ...base, kind: "group", name: "*", wildcard: true, limit: { type: "applications", max: 1, running: 1 } })).toBe("group * running applications limit 1 reached on root.shared");
+    expect(
+      formatLimitHold({
+        ...base,
+        kind: "user",
+        limit: { type: "resources", max: { memory: 20 }, used: { memory: 20 }, ask: { memory: 10 } },
+      }),
+    ).toBe("user alice quota reached on root.shared");
+    expect(formatLimitHold({ ...base, kind: "group", name: "dev", limit: { type: "resources", max: {}, used: {}, ask: {} } })).toBe(
+      "group dev quota reached on root.shared",
+    );
+    expect(formatLimitHold({ ...base, kind: "user", limit: { type: "applications", max: 2, running: 2 } })).toBe(
+      "user alice running applications limit 2 reached on root.shared",
+    );
+    expect(
+      formatLimitHold({ ...base, kind: "group", name: "*", wildcard: true, limit: { type: "applications", max: 1, running: 1 } }),
+    ).toBe("group * running applications limit 1 reached on root.shared");
   });
 
   it("the partition reports a user maxapplications hold with that text", () => {
-    const p = new Partition({ name: "default", config: validateSchedulerConfig(decodeQueuesYaml(`partitions:
+    const p = new Partition({
+      name: "default",
+      config: validateSchedulerConfig(
+        decodeQueuesYaml(`partitions:
   - name: default
     queues:
       - name: root
@@ -236,7 +333,9 @@ describe("hold texts (the formatter at the edge)", () => {
           - users: [alice]
             maxapplications: 1
         queues: [{name: a}]
-`)).partitions[0]! });
+`),
+      ).partitions[0]!,
+    });
     p.addNode("n1", { memory: 100 });
     p.addApplication("x", "root.a", "alice", [], {}, 0);
     p.addApplication("y", "root.a", "alice", [], {}, 1);
@@ -250,7 +349,9 @@ describe("hold texts (the formatter at the edge)", () => {
 
 describe("through the partition", () => {
   it("after a reload that moves a group limit from g1 to g2, the running application is held by g2 like a new one", () => {
-    const conf = (group: string, limit: string) => validateSchedulerConfig(decodeQueuesYaml(`partitions:
+    const conf = (group: string, limit: string) =>
+      validateSchedulerConfig(
+        decodeQueuesYaml(`partitions:
   - name: default
     queues:
       - name: root
@@ -259,7 +360,8 @@ describe("through the partition", () => {
           - name: a
             limits:
               - groups: [${group}]
-${limit}`)).partitions[0]!;
+${limit}`),
+      ).partitions[0]!;
     const p = new Partition({ name: "default", config: conf("g1", "                maxapplications: 5\n") });
     p.addNode("n1", { memory: 100 });
     p.addApplication("old", "root.a", "alice", ["g1", "g2"], {}, 0);

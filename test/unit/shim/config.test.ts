@@ -12,7 +12,11 @@ describe("flattenConfigMaps (yunikorn-defaults, then yunikorn-configs)", () => {
   it("configs override defaults key by key; keys only in defaults stay", () => {
     const defaults = { data: { "queues.yaml": "from-defaults", "service.schedulingInterval": "1s", "log.level": "0" } };
     const configs = { data: { "queues.yaml": "from-configs", "log.level": "-1" } };
-    expect(flattenConfigMaps([defaults, configs])).toEqual({ "queues.yaml": "from-configs", "service.schedulingInterval": "1s", "log.level": "-1" });
+    expect(flattenConfigMaps([defaults, configs])).toEqual({
+      "queues.yaml": "from-configs",
+      "service.schedulingInterval": "1s",
+      "log.level": "-1",
+    });
     // order matters: the later map wins
     expect(flattenConfigMaps([configs, defaults])["queues.yaml"]).toBe("from-defaults");
   });
@@ -34,7 +38,9 @@ describe("flattenConfigMaps (yunikorn-defaults, then yunikorn-configs)", () => {
   it("a gzipped queues.yaml in configs overrides plain data in defaults; binaryData wins over data in the same map", () => {
     const defaults = { data: { "queues.yaml": "old" } };
     expect(flattenConfigMaps([defaults, { binaryData: { "queues.yaml.gz": gz(QUEUES) } }])["queues.yaml"]).toBe(QUEUES);
-    expect(flattenConfigMaps([{ data: { "queues.yaml": "plain" }, binaryData: { "queues.yaml.gz": gz("zipped") } }])["queues.yaml"]).toBe("zipped");
+    expect(flattenConfigMaps([{ data: { "queues.yaml": "plain" }, binaryData: { "queues.yaml.gz": gz("zipped") } }])["queues.yaml"]).toBe(
+      "zipped",
+    );
   });
 
   it("other binaryData is base64-decoded under its own key", () => {
@@ -42,7 +48,9 @@ describe("flattenConfigMaps (yunikorn-defaults, then yunikorn-configs)", () => {
   });
 
   it("a .gz value that is not gzip is refused naming the key", () => {
-    expect(() => flattenConfigMaps([{ binaryData: { "queues.yaml.gz": b64("not gzip at all") } }])).toThrow(/binaryData key queues\.yaml\.gz is not valid gzip/);
+    expect(() => flattenConfigMaps([{ binaryData: { "queues.yaml.gz": b64("not gzip at all") } }])).toThrow(
+      /binaryData key queues\.yaml\.gz is not valid gzip/,
+    );
   });
 });
 
@@ -54,7 +62,7 @@ describe("queuesYamlOf", () => {
     expect(queuesYamlOf(flat, "batch")).toBe("b");
   });
 
-  it("returns \"\" when the policy group has no key (the core's default config)", () => {
+  it('returns "" when the policy group has no key (the core\'s default config)', () => {
     expect(queuesYamlOf({ "queues.yaml": "q" }, "other")).toBe("");
     expect(queuesYamlOf({})).toBe("");
     // the key is exact: no .gz fallback, no other suffix

@@ -66,7 +66,11 @@ function boundTo(p: PodObject, node: string, phase = "Running"): PodObject {
 }
 
 function node(name: string, cpu = "4", memory = "8Gi", unschedulable?: boolean): NodeObject {
-  return { metadata: { name, uid: `node-uid-${name}` }, spec: unschedulable === undefined ? {} : { unschedulable }, status: { allocatable: { cpu, memory, pods: "110" } } };
+  return {
+    metadata: { name, uid: `node-uid-${name}` },
+    spec: unschedulable === undefined ? {} : { unschedulable },
+    status: { allocatable: { cpu, memory, pods: "110" } },
+  };
 }
 
 function setup(cfg?: string, opts?: ShimOptions) {
@@ -132,7 +136,13 @@ describe("ShimContext standalone scheduling", () => {
     expect(ctx.bindSucceeded("uid-nope", "n1")).toEqual([]);
 
     expect(ctx.bindSucceeded("uid-web", "n1")).toEqual([
-      { kind: "event", object: { kind: "Pod", namespace: "team-a", name: "web", uid: "uid-web" }, type: "Normal", reason: "Scheduled", message: "Successfully assigned team-a/web to node n1" },
+      {
+        kind: "event",
+        object: { kind: "Pod", namespace: "team-a", name: "web", uid: "uid-web" },
+        type: "Normal",
+        reason: "Scheduled",
+        message: "Successfully assigned team-a/web to node n1",
+      },
     ]);
     expect(ctx.tasks.get("uid-web")!.state).toBe("Bound");
     // reported once only
@@ -180,7 +190,13 @@ describe("ShimContext standalone scheduling", () => {
     const bad = pod("bad", { cpu: "lots" });
     const actions = ctx.syncPod(bad);
     expect(actions).toEqual([
-      { kind: "event", object: { kind: "Pod", namespace: "team-a", name: "bad", uid: "uid-bad" }, type: "Warning", reason: "FailedScheduling", message: expect.stringContaining("team-a/bad cannot be scheduled") },
+      {
+        kind: "event",
+        object: { kind: "Pod", namespace: "team-a", name: "bad", uid: "uid-bad" },
+        type: "Warning",
+        reason: "FailedScheduling",
+        message: expect.stringContaining("team-a/bad cannot be scheduled"),
+      },
     ]);
     expect(ctx.tasks.size).toBe(0);
   });
@@ -204,7 +220,9 @@ describe("ShimContext standalone scheduling", () => {
     fc.assert(
       fc.property(
         fc.array(fc.integer({ min: 1, max: 8 }), { minLength: 1, maxLength: 4 }),
-        fc.array(fc.record({ cpu: fc.constantFrom("250m", "500m", "1", "1500m", "2", "3"), mem: fc.constantFrom("256Mi", "1Gi", "2Gi") }), { maxLength: 24 }),
+        fc.array(fc.record({ cpu: fc.constantFrom("250m", "500m", "1", "1500m", "2", "3"), mem: fc.constantFrom("256Mi", "1Gi", "2Gi") }), {
+          maxLength: 24,
+        }),
         (nodeCpus, podSpecs) => {
           const { ctx, part } = setup();
           nodeCpus.forEach((c, i) => ctx.syncNode(node(`n${i}`, String(c), "8Gi")));
@@ -396,9 +414,17 @@ describe("ShimContext hold reasons", () => {
 
     const held = ctx.holdReasons();
     expect(held).toEqual([
-      { kind: "condition", pod: { namespace: "team-a", name: "p3", uid: "uid-p3" }, reason: "SchedulingSkipped", message: expect.stringContaining("queue root.q maximum") },
       {
-        kind: "event", object: { kind: "Pod", namespace: "team-a", name: "p3", uid: "uid-p3" }, type: "Normal", reason: "PodUnschedulable",
+        kind: "condition",
+        pod: { namespace: "team-a", name: "p3", uid: "uid-p3" },
+        reason: "SchedulingSkipped",
+        message: expect.stringContaining("queue root.q maximum"),
+      },
+      {
+        kind: "event",
+        object: { kind: "Pod", namespace: "team-a", name: "p3", uid: "uid-p3" },
+        type: "Normal",
+        reason: "PodUnschedulable",
         message: expect.stringMatching(/^Task team-a\/p3 is skipped from scheduling because the queue quota has been exceeded: .*root\.q/),
       },
     ]);
@@ -430,7 +456,12 @@ describe("ShimContext hold reasons", () => {
     const held = ctx.holdReasons();
     expect(kinds(held)).toEqual(["condition", "event"]);
     expect(held[0]).toMatchObject({ kind: "condition", pod: { name: "c" }, reason: "Unschedulable" });
-    expect(held[1]).toMatchObject({ kind: "event", type: "Normal", reason: "PodUnschedulable", message: expect.stringMatching(/^Task team-a\/c is pending for the requested resources become available: /) });
+    expect(held[1]).toMatchObject({
+      kind: "event",
+      type: "Normal",
+      reason: "PodUnschedulable",
+      message: expect.stringMatching(/^Task team-a\/c is pending for the requested resources become available: /),
+    });
     expect(ctx.holdReasons()).toEqual([]);
   });
 });
@@ -450,7 +481,13 @@ describe("ShimContext bind failures", () => {
 
     const out = ctx.bindFailed("uid-p", b!.node, "Internal error occurred: boom");
     expect(out).toEqual([
-      { kind: "event", object: { kind: "Pod", namespace: "team-a", name: "p", uid: "uid-p" }, type: "Warning", reason: "PodBindFailure", message: "Failed to bind team-a/p to node n1, it will be retried: Internal error occurred: boom" },
+      {
+        kind: "event",
+        object: { kind: "Pod", namespace: "team-a", name: "p", uid: "uid-p" },
+        type: "Warning",
+        reason: "PodBindFailure",
+        message: "Failed to bind team-a/p to node n1, it will be retried: Internal error occurred: boom",
+      },
     ]);
     expect(ctx.tasks.get("uid-p")).toMatchObject({ state: "Asked", node: undefined });
     expect(used("n1")).toBe(0);
@@ -469,7 +506,7 @@ describe("ShimContext bind failures", () => {
     ctx.syncNode(node("n1"));
     ctx.syncPod(pod("p"));
     ctx.schedule();
-    expect(ctx.bindFailed("uid-p", "n1", "pods \"p\" not found", true)).toEqual([]);
+    expect(ctx.bindFailed("uid-p", "n1", 'pods "p" not found', true)).toEqual([]);
     expect(ctx.tasks.has("uid-p")).toBe(false);
     expect(used("n1")).toBe(0);
     expect(ctx.schedule()).toEqual([]);
@@ -512,7 +549,13 @@ describe("ShimContext rejected asks", () => {
     const out = ctx.syncPod(pod("big", { cpu: "16" }));
     const ref = { namespace: "team-a", name: "big", uid: "uid-big" };
     expect(out).toEqual([
-      { kind: "event", object: { kind: "Pod", ...ref }, type: "Warning", reason: "TaskRejected", message: expect.stringMatching(/^Task team-a\/big is rejected by the scheduler: .*more than any node provides/) },
+      {
+        kind: "event",
+        object: { kind: "Pod", ...ref },
+        type: "Warning",
+        reason: "TaskRejected",
+        message: expect.stringMatching(/^Task team-a\/big is rejected by the scheduler: .*more than any node provides/),
+      },
       { kind: "condition", pod: ref, reason: "Unschedulable", message: (out[0] as { message: string }).message },
     ]);
     expect(ctx.tasks.get("uid-big")!.state).toBe("Rejected");
@@ -550,13 +593,19 @@ describe("ShimContext rejected asks", () => {
     const p = pod("x", { labels: { "yunikorn.apache.org/queue": "root.missing", applicationId: "app-x" } });
     const out = ctx.syncPod(p);
     expect(kinds(out)).toEqual(["event", "condition"]);
-    expect(out[0]).toMatchObject({ type: "Warning", reason: "ApplicationRejected", message: expect.stringContaining("application app-x is rejected by the scheduler") });
+    expect(out[0]).toMatchObject({
+      type: "Warning",
+      reason: "ApplicationRejected",
+      message: expect.stringContaining("application app-x is rejected by the scheduler"),
+    });
     expect(out[1]).toMatchObject({ reason: "Unschedulable" });
     expect(ctx.tasks.get("uid-x")!.state).toBe("Rejected");
     expect(ctx.apps.has("app-x")).toBe(false);
     expect(ctx.retryRejected()).toEqual([]);
 
-    expect(core.updateConfiguration(QUOTA_CFG.replace("          - name: q\n", "          - name: missing\n          - name: q\n"))).toEqual({ ok: true });
+    expect(
+      core.updateConfiguration(QUOTA_CFG.replace("          - name: q\n", "          - name: missing\n          - name: q\n")),
+    ).toEqual({ ok: true });
     expect(ctx.retryRejected()).toEqual([]);
     expect(ctx.tasks.get("uid-x")!.state).toBe("Asked");
     expect(ctx.apps.get("app-x")!.has("uid-x")).toBe(true);
@@ -659,14 +708,18 @@ describe("ShimContext options", () => {
   });
 
   it("namespace annotations become application tags; a custom scheduler name decides which pods are managed", () => {
-    const ns = { "yunikorn.apache.org/namespace.quota": "{\"cpu\": \"2\"}", "yunikorn.apache.org/parentqueue": "root.tenants", other: "x" };
+    const ns = { "yunikorn.apache.org/namespace.quota": '{"cpu": "2"}', "yunikorn.apache.org/parentqueue": "root.tenants", other: "x" };
     const { ctx, part } = setup(undefined, { schedulerName: "corral", namespaceAnnotations: (n) => (n === "team-a" ? ns : undefined) });
     ctx.syncNode(node("n1"));
     expect(ctx.syncPod(pod("ignored"))).toEqual([]);
     expect(ctx.tasks.size).toBe(0);
     ctx.syncPod(pod("mine", { scheduler: "corral" }));
     const app = part.apps.get("yunikorn-team-a-autogen")!;
-    expect(app.tags).toMatchObject({ namespace: "team-a", "namespace.resourcequota": '{"resources":{"vcore":{"value":2000}}}', "namespace.parentqueue": "root.tenants" });
+    expect(app.tags).toMatchObject({
+      namespace: "team-a",
+      "namespace.resourcequota": '{"resources":{"vcore":{"value":2000}}}',
+      "namespace.parentqueue": "root.tenants",
+    });
     expect(Object.values(app.tags)).not.toContain("x");
     expect(binds(ctx.schedule())).toHaveLength(1);
   });
@@ -703,7 +756,10 @@ describe("ShimContext plugin mode (extender verbs)", () => {
     expect(ctx.applicationId(p)).toBeUndefined();
     const cands = ["n3", "n1", "zz"];
     const r = ctx.filter(p, cands);
-    expect(r).toEqual({ result: { Nodes: null, NodeNames: ["n3", "n1", "zz"], FailedNodes: {}, FailedAndUnresolvableNodes: {}, Error: "" }, actions: [] });
+    expect(r).toEqual({
+      result: { Nodes: null, NodeNames: ["n3", "n1", "zz"], FailedNodes: {}, FailedAndUnresolvableNodes: {}, Error: "" },
+      actions: [],
+    });
     expect(r.result.NodeNames).not.toBe(cands);
     expect(ctx.tasks.size).toBe(0);
     // ignore-application also defers to default scheduling
@@ -723,7 +779,9 @@ describe("ShimContext plugin mode (extender verbs)", () => {
     expect(ctx.bindAllowed("uid-plain", "n1")).toContain("not known to the scheduler");
     expect(ctx.bindAllowed("uid-forged", "n1", p)).toContain("not known to the scheduler");
     // a pod of another scheduler
-    expect(ctx.bindAllowed("uid-plain", "n1", pod("plain", { scheduler: "default-scheduler" }))).toContain("names scheduler default-scheduler");
+    expect(ctx.bindAllowed("uid-plain", "n1", pod("plain", { scheduler: "default-scheduler" }))).toContain(
+      "names scheduler default-scheduler",
+    );
     // already bound
     expect(ctx.bindAllowed("uid-plain", "n1", boundTo(p, "n2"))).toContain("already bound to n2");
     // a managed pod without an allocation (held by its limits): only the node the scheduler allocated
@@ -785,7 +843,9 @@ describe("ShimContext plugin mode (extender verbs)", () => {
     // seen again while in progress: kube-scheduler gave up on it
     const again = ctx.filter(p, ALL);
     expect(again.result).toEqual({
-      Nodes: null, NodeNames: [], Error: "",
+      Nodes: null,
+      NodeNames: [],
+      Error: "",
       FailedNodes: Object.fromEntries(ALL.map((n) => [n, "Pod is not ready for scheduling"])),
       FailedAndUnresolvableNodes: Object.fromEntries(ALL.map((n) => [n, "Pod is not ready for scheduling"])),
     });
@@ -820,9 +880,18 @@ describe("ShimContext plugin mode (extender verbs)", () => {
     ctx.syncNode(node("n1"));
     const p = managed("m");
     const r = ctx.filter(p, ["n2", "n3"]);
-    expect(r.result).toEqual({ Nodes: null, NodeNames: [], FailedNodes: { n2: "Pod is not fit for node", n3: "Pod is not fit for node" }, FailedAndUnresolvableNodes: { n2: "Pod is not fit for node", n3: "Pod is not fit for node" }, Error: "" });
+    expect(r.result).toEqual({
+      Nodes: null,
+      NodeNames: [],
+      FailedNodes: { n2: "Pod is not fit for node", n3: "Pod is not fit for node" },
+      FailedAndUnresolvableNodes: { n2: "Pod is not fit for node", n3: "Pod is not fit for node" },
+      Error: "",
+    });
     expect(ctx.tasks.get("uid-m")).toMatchObject({ state: "Allocated", node: "n1", refused: true });
-    expect(ctx.filter(p, ["n2", "n1"]).result).toMatchObject({ NodeNames: ["n1"], FailedAndUnresolvableNodes: { n2: "Pod is not fit for node" } });
+    expect(ctx.filter(p, ["n2", "n1"]).result).toMatchObject({
+      NodeNames: ["n1"],
+      FailedAndUnresolvableNodes: { n2: "Pod is not fit for node" },
+    });
     expect(ctx.tasks.get("uid-m")!.state).toBe("InProgress");
   });
 
@@ -838,13 +907,19 @@ describe("ShimContext plugin mode (extender verbs)", () => {
     expect(ctx.filter(p, ["n1"]).result.NodeNames).toEqual(["n1"]);
   });
 
-  it("a pod held by its queue quota is refused with \"Pod doesn't fit within queue\"", () => {
+  it('a pod held by its queue quota is refused with "Pod doesn\'t fit within queue"', () => {
     const { ctx } = plugin(QUOTA_CFG);
     const q = (n: string) => managed(n, { labels: { "yunikorn.apache.org/queue": "root.q" } });
     expect(ctx.filter(q("a"), ALL).result.NodeNames).toHaveLength(1);
     expect(ctx.filter(q("b"), ALL).result.NodeNames).toHaveLength(1);
     const r = ctx.filter(q("c"), ALL);
-    expect(r.result).toEqual({ Nodes: null, NodeNames: [], FailedNodes: Object.fromEntries(ALL.map((n) => [n, "Pod doesn't fit within queue"])), Error: "", FailedAndUnresolvableNodes: Object.fromEntries(ALL.map((n) => [n, "Pod doesn't fit within queue"])) });
+    expect(r.result).toEqual({
+      Nodes: null,
+      NodeNames: [],
+      FailedNodes: Object.fromEntries(ALL.map((n) => [n, "Pod doesn't fit within queue"])),
+      Error: "",
+      FailedAndUnresolvableNodes: Object.fromEntries(ALL.map((n) => [n, "Pod doesn't fit within queue"])),
+    });
     expect(ctx.tasks.get("uid-c")).toMatchObject({ state: "Asked", refused: true });
   });
 
@@ -901,13 +976,21 @@ describe("syncAll (recovery and resync)", () => {
 
 // ---------------------------------------------------------------------------------------------------------------
 
-
 /** A pod of `user` in `ns` naming application `app` (none: the namespace's generated id). */
-function userPod(name: string, o: { ns: string; user: string; app?: string; queue?: string; cpu?: string; node?: string; created?: string; label?: string }): PodObject {
+function userPod(
+  name: string,
+  o: { ns: string; user: string; app?: string; queue?: string; cpu?: string; node?: string; created?: string; label?: string },
+): PodObject {
   const labels: Record<string, string> = {};
   if (o.app) labels[o.label ?? "applicationId"] = o.app;
   if (o.queue) labels["yunikorn.apache.org/queue"] = o.queue;
-  const p = pod(name, { ns: o.ns, labels, cpu: o.cpu, node: o.node, annotations: { "yunikorn.apache.org/user.info": JSON.stringify({ user: o.user, groups: [] }) } });
+  const p = pod(name, {
+    ns: o.ns,
+    labels,
+    cpu: o.cpu,
+    node: o.node,
+    annotations: { "yunikorn.apache.org/user.info": JSON.stringify({ user: o.user, groups: [] }) },
+  });
   if (o.created) p.metadata!.creationTimestamp = o.created;
   return p;
 }
@@ -917,24 +1000,119 @@ const events = (a: ShimAction[]) => a.filter((x): x is Extract<ShimAction, { kin
 describe("ShimContext application keying: a pod never joins an application of another namespace or user", () => {
   type Row = { ns: string; user: string; app?: string; queue?: string; label?: string };
   it.each<{ name: string; pods: Row[]; expected: { id: string; user: string; queue: string; event?: "Warning" | "Normal" }[] }>([
-    { name: "one user's pods in one namespace share the application", pods: [{ ns: "team-b", user: "bob", app: "etl" }, { ns: "team-b", user: "bob", app: "etl" }],
-      expected: [{ id: "etl", user: "bob", queue: "root.tenants.team-b" }, { id: "etl", user: "bob", queue: "root.tenants.team-b" }] },
-    { name: "alice reuses bob's applicationId from her namespace", pods: [{ ns: "team-b", user: "bob", app: "spark-bob-1", queue: "root.teamb" }, { ns: "team-a", user: "alice", app: "spark-bob-1", queue: "root.teamb" }],
-      expected: [{ id: "spark-bob-1", user: "bob", queue: "root.teamb" }, { id: "spark-bob-1~team-a~alice", user: "alice", queue: "root.tenants.team-a", event: "Warning" }] },
-    { name: "alice names bob's generated id", pods: [{ ns: "team-b", user: "bob" }, { ns: "team-a", user: "alice", app: "yunikorn-team-b-autogen" }],
-      expected: [{ id: "yunikorn-team-b-autogen", user: "bob", queue: "root.tenants.team-b" }, { id: "yunikorn-team-b-autogen~team-a~alice", user: "alice", queue: "root.tenants.team-a", event: "Warning" }] },
-    { name: "shared namespace, generated id: each user has an application", pods: [{ ns: "shared", user: "alice" }, { ns: "shared", user: "bob" }, { ns: "shared", user: "alice" }],
-      expected: [{ id: "yunikorn-shared-autogen", user: "alice", queue: "root.tenants.shared" }, { id: "yunikorn-shared-autogen~shared~bob", user: "bob", queue: "root.tenants.shared", event: "Normal" }, { id: "yunikorn-shared-autogen", user: "alice", queue: "root.tenants.shared" }] },
-    { name: "Spark in a single-user namespace: driver and executors (spark-app-selector) share the application", pods: [{ ns: "team-b", user: "bob", app: "spark-42", label: "spark-app-selector" }, { ns: "team-b", user: "bob", app: "spark-42", label: "spark-app-selector" }],
-      expected: [{ id: "spark-42", user: "bob", queue: "root.tenants.team-b" }, { id: "spark-42", user: "bob", queue: "root.tenants.team-b" }] },
-    { name: "Spark executors created by the driver's service account are charged to it", pods: [{ ns: "team-b", user: "bob", app: "spark-42", label: "spark-app-selector" }, { ns: "team-b", user: "system:serviceaccount:team-b:spark", app: "spark-42", label: "spark-app-selector" }],
-      expected: [{ id: "spark-42", user: "bob", queue: "root.tenants.team-b" }, { id: "spark-42~team-b~system:serviceaccount:team-b:spark", user: "system:serviceaccount:team-b:spark", queue: "root.tenants.team-b", event: "Normal" }] },
-    { name: "ids differing only by case are different applications", pods: [{ ns: "team-b", user: "bob", app: "etl" }, { ns: "team-a", user: "alice", app: "ETL" }],
-      expected: [{ id: "etl", user: "bob", queue: "root.tenants.team-b" }, { id: "ETL", user: "alice", queue: "root.tenants.team-a" }] },
-    { name: "a very long id (as an annotation can carry) held by another user: alice gets her own, bounded derived id", pods: [{ ns: "team-b", user: "bob", app: "j".repeat(400), label: "yunikorn.apache.org/app-id" }, { ns: "team-a", user: "alice", app: "j".repeat(400), label: "yunikorn.apache.org/app-id" }],
-      expected: [{ id: "j".repeat(400), user: "bob", queue: "root.tenants.team-b" }, { id: derivedApplicationId({ namespace: "team-a", user: "alice", applicationId: "j".repeat(400) }), user: "alice", queue: "root.tenants.team-a", event: "Warning" }] },
-    { name: "an id spelled like another key's derived id does not capture that key", pods: [{ ns: "team-b", user: "bob", app: "x" }, { ns: "team-a", user: "alice", app: "x~team-c~bob", label: "yunikorn.apache.org/app-id" }, { ns: "team-c", user: "bob", app: "x" }],
-      expected: [{ id: "x", user: "bob", queue: "root.tenants.team-b" }, { id: "x~team-c~bob", user: "alice", queue: "root.tenants.team-a" }, { id: "x~team-c~bob~2", user: "bob", queue: "root.tenants.team-c", event: "Warning" }] },
+    {
+      name: "one user's pods in one namespace share the application",
+      pods: [
+        { ns: "team-b", user: "bob", app: "etl" },
+        { ns: "team-b", user: "bob", app: "etl" },
+      ],
+      expected: [
+        { id: "etl", user: "bob", queue: "root.tenants.team-b" },
+        { id: "etl", user: "bob", queue: "root.tenants.team-b" },
+      ],
+    },
+    {
+      name: "alice reuses bob's applicationId from her namespace",
+      pods: [
+        { ns: "team-b", user: "bob", app: "spark-bob-1", queue: "root.teamb" },
+        { ns: "team-a", user: "alice", app: "spark-bob-1", queue: "root.teamb" },
+      ],
+      expected: [
+        { id: "spark-bob-1", user: "bob", queue: "root.teamb" },
+        { id: "spark-bob-1~team-a~alice", user: "alice", queue: "root.tenants.team-a", event: "Warning" },
+      ],
+    },
+    {
+      name: "alice names bob's generated id",
+      pods: [
+        { ns: "team-b", user: "bob" },
+        { ns: "team-a", user: "alice", app: "yunikorn-team-b-autogen" },
+      ],
+      expected: [
+        { id: "yunikorn-team-b-autogen", user: "bob", queue: "root.tenants.team-b" },
+        { id: "yunikorn-team-b-autogen~team-a~alice", user: "alice", queue: "root.tenants.team-a", event: "Warning" },
+      ],
+    },
+    {
+      name: "shared namespace, generated id: each user has an application",
+      pods: [
+        { ns: "shared", user: "alice" },
+        { ns: "shared", user: "bob" },
+        { ns: "shared", user: "alice" },
+      ],
+      expected: [
+        { id: "yunikorn-shared-autogen", user: "alice", queue: "root.tenants.shared" },
+        { id: "yunikorn-shared-autogen~shared~bob", user: "bob", queue: "root.tenants.shared", event: "Normal" },
+        { id: "yunikorn-shared-autogen", user: "alice", queue: "root.tenants.shared" },
+      ],
+    },
+    {
+      name: "Spark in a single-user namespace: driver and executors (spark-app-selector) share the application",
+      pods: [
+        { ns: "team-b", user: "bob", app: "spark-42", label: "spark-app-selector" },
+        { ns: "team-b", user: "bob", app: "spark-42", label: "spark-app-selector" },
+      ],
+      expected: [
+        { id: "spark-42", user: "bob", queue: "root.tenants.team-b" },
+        { id: "spark-42", user: "bob", queue: "root.tenants.team-b" },
+      ],
+    },
+    {
+      name: "Spark executors created by the driver's service account are charged to it",
+      pods: [
+        { ns: "team-b", user: "bob", app: "spark-42", label: "spark-app-selector" },
+        { ns: "team-b", user: "system:serviceaccount:team-b:spark", app: "spark-42", label: "spark-app-selector" },
+      ],
+      expected: [
+        { id: "spark-42", user: "bob", queue: "root.tenants.team-b" },
+        {
+          id: "spark-42~team-b~system:serviceaccount:team-b:spark",
+          user: "system:serviceaccount:team-b:spark",
+          queue: "root.tenants.team-b",
+          event: "Normal",
+        },
+      ],
+    },
+    {
+      name: "ids differing only by case are different applications",
+      pods: [
+        { ns: "team-b", user: "bob", app: "etl" },
+        { ns: "team-a", user: "alice", app: "ETL" },
+      ],
+      expected: [
+        { id: "etl", user: "bob", queue: "root.tenants.team-b" },
+        { id: "ETL", user: "alice", queue: "root.tenants.team-a" },
+      ],
+    },
+    {
+      name: "a very long id (as an annotation can carry) held by another user: alice gets her own, bounded derived id",
+      pods: [
+        { ns: "team-b", user: "bob", app: "j".repeat(400), label: "yunikorn.apache.org/app-id" },
+        { ns: "team-a", user: "alice", app: "j".repeat(400), label: "yunikorn.apache.org/app-id" },
+      ],
+      expected: [
+        { id: "j".repeat(400), user: "bob", queue: "root.tenants.team-b" },
+        {
+          id: derivedApplicationId({ namespace: "team-a", user: "alice", applicationId: "j".repeat(400) }),
+          user: "alice",
+          queue: "root.tenants.team-a",
+          event: "Warning",
+        },
+      ],
+    },
+    {
+      name: "an id spelled like another key's derived id does not capture that key",
+      pods: [
+        { ns: "team-b", user: "bob", app: "x" },
+        { ns: "team-a", user: "alice", app: "x~team-c~bob", label: "yunikorn.apache.org/app-id" },
+        { ns: "team-c", user: "bob", app: "x" },
+      ],
+      expected: [
+        { id: "x", user: "bob", queue: "root.tenants.team-b" },
+        { id: "x~team-c~bob", user: "alice", queue: "root.tenants.team-a" },
+        { id: "x~team-c~bob~2", user: "bob", queue: "root.tenants.team-c", event: "Warning" },
+      ],
+    },
   ])("$name", ({ pods, expected }) => {
     const { ctx, part } = setup(TRUST_QUEUES);
     ctx.syncNode(node("n1", "16", "64Gi"));
@@ -950,14 +1128,20 @@ describe("ShimContext application keying: a pod never joins an application of an
       if (!e.event) expect(ev).toEqual([]);
       else {
         expect(ev).toHaveLength(1);
-        expect(ev[0]).toMatchObject({ type: e.event, reason: "ApplicationNotJoined", object: { kind: "Pod", namespace: r.ns, name: `p${i}` } });
+        expect(ev[0]).toMatchObject({
+          type: e.event,
+          reason: "ApplicationNotJoined",
+          object: { kind: "Pod", namespace: r.ns, name: `p${i}` },
+        });
         expect(ev[0]!.message).toContain(`runs as its own application ${e.id}, charged to user ${r.user}`);
         // the owner of the other application is not named (beyond what the id itself says)
         const owner = part.apps.get(t.podAppId)!;
         const rest = ev[0]!.message.split(t.podAppId).join("<id>");
         if (owner.user !== r.user) expect(rest).not.toContain(owner.user);
         if (owner.tags.namespace !== r.ns) expect(rest).not.toContain(owner.tags.namespace);
-        expect(actions).toContainEqual(expect.objectContaining({ kind: "notJoined", podApplicationId: t.podAppId, applicationId: e.id, user: r.user }));
+        expect(actions).toContainEqual(
+          expect.objectContaining({ kind: "notJoined", podApplicationId: t.podAppId, applicationId: e.id, user: r.user }),
+        );
       }
     });
     // scheduled: every allocation is charged to the user of its own pod
@@ -972,7 +1156,10 @@ describe("ShimContext application keying: a pod never joins an application of an
   it("attack: a queue annotation naming root.@recovery@ or an ACL-protected queue does not place alice there", () => {
     const { ctx, part } = setup(TRUST_QUEUES);
     ctx.syncNode(node("n1", "16", "64Gi"));
-    for (const [name, queue] of [["rec", "root.@recovery@"], ["acl", "root.teamb"]] as const) {
+    for (const [name, queue] of [
+      ["rec", "root.@recovery@"],
+      ["acl", "root.teamb"],
+    ] as const) {
       const p = userPod(name, { ns: "team-a", user: "alice", app: name, cpu: "100m" });
       p.metadata!.annotations!["yunikorn.apache.org/queue"] = queue;
       ctx.syncPod(p);
@@ -1019,13 +1206,29 @@ describe("ShimContext application keying: a pod never joins an application of an
     ctx.syncPod(userPod("steal", { ns: "team-a", user: "alice", app: "spark-bob-1", queue: "root.teamb", cpu: "3" }));
     expect(binds(ctx.schedule())).toEqual([]);
     const held = ctx.holdReasons();
-    expect(held).toContainEqual(expect.objectContaining({ kind: "condition", reason: "SchedulingSkipped", message: "user alice quota reached on root" }));
+    expect(held).toContainEqual(
+      expect.objectContaining({ kind: "condition", reason: "SchedulingSkipped", message: "user alice quota reached on root" }),
+    );
     expect(part.find("root.teamb")!.allocated.vcore).toBe(1000);
     expect(part.limits.snapshot("users").get("bob")!.get("root")!.res.vcore).toBe(1000);
     expect(part.apps.get("spark-bob-1")!.asks.size).toBe(1);
     expect(ctx.applications()).toEqual([
-      { applicationID: "spark-bob-1", podApplicationID: "spark-bob-1", namespace: "team-b", user: "bob", tasks: 1, overLimitAllocations: [] },
-      { applicationID: "spark-bob-1~team-a~alice", podApplicationID: "spark-bob-1", namespace: "team-a", user: "alice", tasks: 1, overLimitAllocations: [] },
+      {
+        applicationID: "spark-bob-1",
+        podApplicationID: "spark-bob-1",
+        namespace: "team-b",
+        user: "bob",
+        tasks: 1,
+        overLimitAllocations: [],
+      },
+      {
+        applicationID: "spark-bob-1~team-a~alice",
+        podApplicationID: "spark-bob-1",
+        namespace: "team-a",
+        user: "alice",
+        tasks: 1,
+        overLimitAllocations: [],
+      },
     ]);
   });
 
@@ -1078,7 +1281,10 @@ describe("ShimContext application keying: a pod never joins an application of an
     expect(r.result.NodeNames).toEqual([]);
     expect(events(r.actions)).toContainEqual(expect.objectContaining({ type: "Warning", reason: "ApplicationNotJoined" }));
     expect(ctx.tasks.get("uid-steal")!.appId).toBe("spark-bob-1~team-a~alice");
-    expect(ctx.core.pendingReason("spark-bob-1~team-a~alice", "uid-steal")).toEqual({ state: "Skipped", reason: "user alice quota reached on root" });
+    expect(ctx.core.pendingReason("spark-bob-1~team-a~alice", "uid-steal")).toEqual({
+      state: "Skipped",
+      reason: "user alice quota reached on root",
+    });
     expect(part.apps.get("spark-bob-1")!.asks.size).toBe(1);
   });
 });
@@ -1092,14 +1298,35 @@ describe("ShimContext pods bound before the scheduler saw them (preset spec.node
     expect(ctx.syncPod(preset(1, "1"))).toEqual([]);
     const over = ctx.syncPod(preset(2, "2150m"));
     expect(ctx.tasks.get("uid-np-2")!.state).toBe("Bound");
-    const limit = { kind: "user", name: "alice", path: "root", wildcard: false, max: { vcore: 2000 }, used: { vcore: 4150, memory: 3 * GI, pods: 3 } };
+    const limit = {
+      kind: "user",
+      name: "alice",
+      path: "root",
+      wildcard: false,
+      max: { vcore: 2000 },
+      used: { vcore: 4150, memory: 3 * GI, pods: 3 },
+    };
     expect(over).toEqual([
-      { kind: "event", object: { kind: "Pod", namespace: "team-a", name: "np-2", uid: "uid-np-2" }, type: "Warning", reason: "OverLimitAllocation",
-        message: "pod team-a/np-2 (cpu 2150m, memory 1Gi, pods 1) was already bound to node n1 when the scheduler saw it, so it is recorded without a limit check, over user alice limit on root: cpu 2 allowed, cpu 4150m used" },
-      { kind: "overLimit", pod: { namespace: "team-a", name: "np-2", uid: "uid-np-2" }, applicationId: "direct", node: "n1", limits: [limit] },
+      {
+        kind: "event",
+        object: { kind: "Pod", namespace: "team-a", name: "np-2", uid: "uid-np-2" },
+        type: "Warning",
+        reason: "OverLimitAllocation",
+        message:
+          "pod team-a/np-2 (cpu 2150m, memory 1Gi, pods 1) was already bound to node n1 when the scheduler saw it, so it is recorded without a limit check, over user alice limit on root: cpu 2 allowed, cpu 4150m used",
+      },
+      {
+        kind: "overLimit",
+        pod: { namespace: "team-a", name: "np-2", uid: "uid-np-2" },
+        applicationId: "direct",
+        node: "n1",
+        limits: [limit],
+      },
     ]);
     expect(part.limits.snapshot("users").get("alice")!.get("root")!.res.vcore).toBe(4150);
-    expect(ctx.applications()[0]!.overLimitAllocations).toEqual([{ allocationKey: "uid-np-2", pod: "team-a/np-2", nodeId: "n1", limits: [limit] }]);
+    expect(ctx.applications()[0]!.overLimitAllocations).toEqual([
+      { allocationKey: "uid-np-2", pod: "team-a/np-2", nodeId: "n1", limits: [limit] },
+    ]);
     expect(ctx.overLimitCounts()).toEqual({ queue: 0, user: 1, group: 0 });
     // a pod of alice that corral schedules is held by her limit
     ctx.syncPod(userPod("later", { ns: "team-a", user: "alice", app: "direct", cpu: "100m" }));

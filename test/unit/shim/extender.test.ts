@@ -3,7 +3,13 @@ import { describe, expect, it } from "vitest";
 import type { ExtenderFilterResult } from "../../../src/scheduler/shim/context.js";
 import { bindErrorOutcome, filterReply, parseFilterArgs } from "../../../src/scheduler/shim/extender.js";
 
-const result: ExtenderFilterResult = { Nodes: null, NodeNames: ["n2"], FailedNodes: { n1: "x" }, FailedAndUnresolvableNodes: { n1: "x" }, Error: "" };
+const result: ExtenderFilterResult = {
+  Nodes: null,
+  NodeNames: ["n2"],
+  FailedNodes: { n1: "x" },
+  FailedAndUnresolvableNodes: { n1: "x" },
+  Error: "",
+};
 
 describe("extender filter wire format", () => {
   it("NodeNames in (nodeCacheCapable), NodeNames out", () => {
@@ -23,7 +29,10 @@ describe("extender filter wire format", () => {
 
   it("malformed bodies are named", () => {
     expect(parseFilterArgs("{")).toMatchObject({ ok: false, error: expect.stringContaining("ExtenderArgs is not JSON") });
-    expect(parseFilterArgs(JSON.stringify({ Pod: { metadata: {} } }))).toEqual({ ok: false, error: "ExtenderArgs.Pod with metadata.uid is required" });
+    expect(parseFilterArgs(JSON.stringify({ Pod: { metadata: {} } }))).toEqual({
+      ok: false,
+      error: "ExtenderArgs.Pod with metadata.uid is required",
+    });
     expect(parseFilterArgs("null")).toMatchObject({ ok: false });
   });
 });

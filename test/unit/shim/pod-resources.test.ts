@@ -3,8 +3,19 @@ import { parseK8sQuantity, podResource, toCoreResource } from "../../../src/sche
 
 describe("Kubernetes quantities", () => {
   it.each([
-    ["1", 0, 1], ["500m", 3, 500], ["1", 3, 1000], ["0.5", 3, 500], ["1.5Gi", 0, 1610612736], ["128974848", 0, 128974848],
-    ["129e6", 0, 129000000], ["123Mi", 0, 128974848], ["1k", 0, 1000], ["100n", 3, 1], ["1.1", 3, 1100], ["4.096", 3, 4096], ["0.1m", 3, 1],
+    ["1", 0, 1],
+    ["500m", 3, 500],
+    ["1", 3, 1000],
+    ["0.5", 3, 500],
+    ["1.5Gi", 0, 1610612736],
+    ["128974848", 0, 128974848],
+    ["129e6", 0, 129000000],
+    ["123Mi", 0, 128974848],
+    ["1k", 0, 1000],
+    ["100n", 3, 1],
+    ["1.1", 3, 1100],
+    ["4.096", 3, 4096],
+    ["0.1m", 3, 1],
   ] as const)("%s ×10^%i = %i (rounded up)", (q, scale, expected) => {
     expect(parseK8sQuantity(q, scale)).toBe(expected);
   });
@@ -16,28 +27,54 @@ describe("Kubernetes quantities", () => {
 
 describe("pod resources (yunikorn-shim reference §2.7 worked examples)", () => {
   it("sums containers, maps cpu to vcore millis, adds pods: 1 and overhead", () => {
-    const pod = { spec: { containers: [
-      { resources: { requests: { memory: "500M", cpu: "1", "nvidia.com/gpu": "1" } } },
-      { resources: { requests: { memory: "1024M", cpu: "2", "nvidia.com/gpu": "4" } } },
-    ] } };
+    const pod = {
+      spec: {
+        containers: [
+          { resources: { requests: { memory: "500M", cpu: "1", "nvidia.com/gpu": "1" } } },
+          { resources: { requests: { memory: "1024M", cpu: "2", "nvidia.com/gpu": "4" } } },
+        ],
+      },
+    };
     expect(podResource(pod)).toEqual({ memory: 1524000000, vcore: 3000, "nvidia.com/gpu": 5, pods: 1 });
-    expect(podResource({ spec: { ...pod.spec, overhead: { memory: "500M", cpu: "1", "nvidia.com/gpu": "1" } } }))
-      .toEqual({ memory: 2024000000, vcore: 4000, "nvidia.com/gpu": 6, pods: 1 });
+    expect(podResource({ spec: { ...pod.spec, overhead: { memory: "500M", cpu: "1", "nvidia.com/gpu": "1" } } })).toEqual({
+      memory: 2024000000,
+      vcore: 4000,
+      "nvidia.com/gpu": 6,
+      pods: 1,
+    });
   });
   it("native sidecars run beside the containers; init containers count as their peak", () => {
-    expect(podResource({ spec: {
-      initContainers: [{ restartPolicy: "Always", resources: { requests: { memory: "10M", cpu: "1" } } }],
-      containers: [{ resources: { requests: { memory: "2000M", cpu: "4.096" } } }, { resources: { requests: { memory: "5000M", cpu: "1.024" } } }],
-    } })).toEqual({ memory: 7010000000, vcore: 6120, pods: 1 });
-    expect(podResource({ spec: {
-      initContainers: [{ resources: { requests: { memory: "8Gi" } } }],
-      containers: [{ resources: { requests: { memory: "1Gi", cpu: "1" } } }],
-    } })).toEqual({ memory: 8 * 2 ** 30, vcore: 1000, pods: 1 });
+    expect(
+      podResource({
+        spec: {
+          initContainers: [{ restartPolicy: "Always", resources: { requests: { memory: "10M", cpu: "1" } } }],
+          containers: [
+            { resources: { requests: { memory: "2000M", cpu: "4.096" } } },
+            { resources: { requests: { memory: "5000M", cpu: "1.024" } } },
+          ],
+        },
+      }),
+    ).toEqual({ memory: 7010000000, vcore: 6120, pods: 1 });
+    expect(
+      podResource({
+        spec: {
+          initContainers: [{ resources: { requests: { memory: "8Gi" } } }],
+          containers: [{ resources: { requests: { memory: "1Gi", cpu: "1" } } }],
+        },
+      }),
+    ).toEqual({ memory: 8 * 2 ** 30, vcore: 1000, pods: 1 });
   });
   it("pod-level requests override cpu and memory; allocated resources of a resized container count", () => {
-    expect(podResource({ spec: { resources: { requests: { cpu: "3" } }, containers: [{ resources: { requests: { cpu: "1", memory: "1Gi" } } }] } }))
-      .toEqual({ vcore: 3000, memory: 2 ** 30, pods: 1 });
-    expect(podResource({ spec: { containers: [{ name: "a", resources: { requests: { cpu: "1" } } }] }, status: { containerStatuses: [{ name: "a", allocatedResources: { cpu: "2" } }] } }))
-      .toEqual({ vcore: 2000, pods: 1 });
+    expect(
+      podResource({
+        spec: { resources: { requests: { cpu: "3" } }, containers: [{ resources: { requests: { cpu: "1", memory: "1Gi" } } }] },
+      }),
+    ).toEqual({ vcore: 3000, memory: 2 ** 30, pods: 1 });
+    expect(
+      podResource({
+        spec: { containers: [{ name: "a", resources: { requests: { cpu: "1" } } }] },
+        status: { containerStatuses: [{ name: "a", allocatedResources: { cpu: "2" } }] },
+      }),
+    ).toEqual({ vcore: 2000, pods: 1 });
   });
 });

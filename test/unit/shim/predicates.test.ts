@@ -13,20 +13,48 @@ const node = (name: string, labels: Record<string, string> = {}, taints: NodeVie
 describe("nodeRejection", () => {
   it("nodeSelector: every pair must match", () => {
     expect(nodeRejection({ nodeSelector: { disk: "ssd" } }, node("n1", { disk: "ssd", zone: "a" }))).toBeUndefined();
-    expect(nodeRejection({ nodeSelector: { disk: "ssd", zone: "b" } }, node("n1", { disk: "ssd", zone: "a" }))).toBe("node(s) didn't match node selector");
+    expect(nodeRejection({ nodeSelector: { disk: "ssd", zone: "b" } }, node("n1", { disk: "ssd", zone: "a" }))).toBe(
+      "node(s) didn't match node selector",
+    );
     expect(nodeRejection({ nodeSelector: { disk: "ssd" } }, node("n1"))).toBe("node(s) didn't match node selector");
   });
 
   it("required node affinity: terms are ORed, expressions ANDed, all operators, matchFields on metadata.name", () => {
-    const aff = (terms: unknown[]) => ({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms as never } } } });
+    const aff = (terms: unknown[]) => ({
+      affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms as never } } },
+    });
     const gpu = node("gpu-1", { accel: "a100", cores: "64" });
     expect(nodeRejection(aff([{ matchExpressions: [{ key: "accel", operator: "In", values: ["a100", "h100"] }] }]), gpu)).toBeUndefined();
-    expect(nodeRejection(aff([{ matchExpressions: [{ key: "accel", operator: "NotIn", values: ["a100"] }] }]), gpu)).toBe("node(s) didn't match node affinity");
-    expect(nodeRejection(aff([{ matchExpressions: [{ key: "accel", operator: "Exists" }, { key: "spot", operator: "DoesNotExist" }] }]), gpu)).toBeUndefined();
+    expect(nodeRejection(aff([{ matchExpressions: [{ key: "accel", operator: "NotIn", values: ["a100"] }] }]), gpu)).toBe(
+      "node(s) didn't match node affinity",
+    );
+    expect(
+      nodeRejection(
+        aff([
+          {
+            matchExpressions: [
+              { key: "accel", operator: "Exists" },
+              { key: "spot", operator: "DoesNotExist" },
+            ],
+          },
+        ]),
+        gpu,
+      ),
+    ).toBeUndefined();
     expect(nodeRejection(aff([{ matchExpressions: [{ key: "cores", operator: "Gt", values: ["32"] }] }]), gpu)).toBeUndefined();
-    expect(nodeRejection(aff([{ matchExpressions: [{ key: "cores", operator: "Lt", values: ["32"] }] }]), gpu)).toBe("node(s) didn't match node affinity");
+    expect(nodeRejection(aff([{ matchExpressions: [{ key: "cores", operator: "Lt", values: ["32"] }] }]), gpu)).toBe(
+      "node(s) didn't match node affinity",
+    );
     // second term matches
-    expect(nodeRejection(aff([{ matchExpressions: [{ key: "accel", operator: "In", values: ["t4"] }] }, { matchFields: [{ key: "metadata.name", operator: "In", values: ["gpu-1"] }] }]), gpu)).toBeUndefined();
+    expect(
+      nodeRejection(
+        aff([
+          { matchExpressions: [{ key: "accel", operator: "In", values: ["t4"] }] },
+          { matchFields: [{ key: "metadata.name", operator: "In", values: ["gpu-1"] }] },
+        ]),
+        gpu,
+      ),
+    ).toBeUndefined();
     // an empty term selects no node
     expect(nodeRejection(aff([{}]), gpu)).toBe("node(s) didn't match node affinity");
   });
@@ -34,7 +62,9 @@ describe("nodeRejection", () => {
   it("taints: NoSchedule and NoExecute need a toleration, PreferNoSchedule does not", () => {
     const tainted = node("n1", {}, [{ key: "dedicated", value: "spark", effect: "NoSchedule" }]);
     expect(nodeRejection({}, tainted)).toBe("node(s) had taint {dedicated: spark}, that the pod didn't tolerate");
-    expect(nodeRejection({ tolerations: [{ key: "dedicated", operator: "Equal", value: "spark", effect: "NoSchedule" }] }, tainted)).toBeUndefined();
+    expect(
+      nodeRejection({ tolerations: [{ key: "dedicated", operator: "Equal", value: "spark", effect: "NoSchedule" }] }, tainted),
+    ).toBeUndefined();
     expect(nodeRejection({ tolerations: [{ key: "dedicated", operator: "Exists" }] }, tainted)).toBeUndefined();
     expect(nodeRejection({ tolerations: [{ operator: "Exists" }] }, tainted)).toBeUndefined();
     expect(nodeRejection({ tolerations: [{ key: "dedicated", value: "ml" }] }, tainted)).toBeDefined();
@@ -50,11 +80,17 @@ describe("nodeRejection", () => {
 
 describe("the shim places pods only where the predicates allow", () => {
   const nodeObj = (name: string, labels: Record<string, string> = {}, taints: NodeView["taints"] = []) => ({
-    metadata: { name, labels }, spec: { taints }, status: { allocatable: { cpu: "8", memory: "16Gi", pods: "110" } },
+    metadata: { name, labels },
+    spec: { taints },
+    status: { allocatable: { cpu: "8", memory: "16Gi", pods: "110" } },
   });
   const pod = (name: string, spec: Record<string, unknown> = {}): PodObject => ({
     metadata: { name, namespace: "ml", uid: `uid-${name}`, labels: { applicationId: "job" }, creationTimestamp: "2026-01-05T09:00:00Z" },
-    spec: { schedulerName: "yunikorn", containers: [{ name: "c", resources: { requests: { cpu: "1", memory: "1Gi" } } }], ...spec } as PodObject["spec"],
+    spec: {
+      schedulerName: "yunikorn",
+      containers: [{ name: "c", resources: { requests: { cpu: "1", memory: "1Gi" } } }],
+      ...spec,
+    } as PodObject["spec"],
     status: { phase: "Pending" },
   });
 

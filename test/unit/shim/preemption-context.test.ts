@@ -25,16 +25,32 @@ const CFG = `partitions:
           - name: b
 `;
 
-function pod(name: string, o: { queue: string; app: string; created: number; node?: string; annotations?: Record<string, string>; priorityClassName?: string; preemptionPolicy?: string; owners?: { kind: string; uid: string }[] }): PodObject {
+function pod(
+  name: string,
+  o: {
+    queue: string;
+    app: string;
+    created: number;
+    node?: string;
+    annotations?: Record<string, string>;
+    priorityClassName?: string;
+    preemptionPolicy?: string;
+    owners?: { kind: string; uid: string }[];
+  },
+): PodObject {
   return {
     metadata: {
-      name, namespace: "ns", uid: `uid-${name}`, labels: { queue: o.queue, applicationId: o.app },
+      name,
+      namespace: "ns",
+      uid: `uid-${name}`,
+      labels: { queue: o.queue, applicationId: o.app },
       annotations: { "yunikorn.apache.org/user.info": JSON.stringify({ user: "u", groups: [] }), ...(o.annotations ?? {}) },
       creationTimestamp: new Date(T0 + o.created * 1000).toISOString(),
       ...(o.owners ? { ownerReferences: o.owners.map((x) => ({ apiVersion: "v1", kind: x.kind, name: x.uid, uid: x.uid })) } : {}),
     } as PodObject["metadata"],
     spec: {
-      schedulerName: "yunikorn", containers: [{ name: "c", resources: { requests: { cpu: "1" } } }],
+      schedulerName: "yunikorn",
+      containers: [{ name: "c", resources: { requests: { cpu: "1" } } }],
       ...(o.node ? { nodeName: o.node } : {}),
       ...(o.priorityClassName ? { priorityClassName: o.priorityClassName } : {}),
       ...(o.preemptionPolicy ? { preemptionPolicy: o.preemptionPolicy } : {}),
@@ -42,15 +58,21 @@ function pod(name: string, o: { queue: string; app: string; created: number; nod
     status: { phase: o.node ? "Running" : "Pending" },
   };
 }
-const node = (name: string, cpu: string): NodeObject => ({ metadata: { name, uid: `n-${name}` }, spec: {}, status: { allocatable: { cpu, memory: "8Gi", pods: "110" } } });
-const ofKind = <K extends ShimAction["kind"]>(a: ShimAction[], k: K) => a.filter((x): x is Extract<ShimAction, { kind: K }> => x.kind === k);
+const node = (name: string, cpu: string): NodeObject => ({
+  metadata: { name, uid: `n-${name}` },
+  spec: {},
+  status: { allocatable: { cpu, memory: "8Gi", pods: "110" } },
+});
+const ofKind = <K extends ShimAction["kind"]>(a: ShimAction[], k: K) =>
+  a.filter((x): x is Extract<ShimAction, { kind: K }> => x.kind === k);
 
 function setup() {
   const clock = { now: T0 + 100_000 };
   const core = new SchedulerCore(() => clock.now, CFG);
   const ctx = new ShimContext(core, {
     now: () => clock.now,
-    priorityClassAnnotations: (n): Record<string, string> | undefined => (n === "batch-low" ? { "yunikorn.apache.org/allow-preemption": "false" } : n === "plain" ? {} : undefined),
+    priorityClassAnnotations: (n): Record<string, string> | undefined =>
+      n === "batch-low" ? { "yunikorn.apache.org/allow-preemption": "false" } : n === "plain" ? {} : undefined,
   });
   ctx.syncNode(node("n1", "2"));
   return { clock, core, ctx };
@@ -63,7 +85,15 @@ describe("preemption through the shim", () => {
     ctx.syncPod(pod("exec", { queue: "root.b", app: "spark", created: 1, owners: [{ kind: "Pod", uid: "uid-driver" }] }));
     ctx.syncPod(pod("job-0", { queue: "root.b", app: "job", created: 0, owners: [{ kind: "Job", uid: "job-uid" }] }));
     ctx.syncPod(pod("pc-optout", { queue: "root.b", app: "x", created: 0, priorityClassName: "batch-low" }));
-    ctx.syncPod(pod("pod-says-true", { queue: "root.b", app: "y", created: 0, priorityClassName: "batch-low", annotations: { "yunikorn.apache.org/allow-preemption": "true" } }));
+    ctx.syncPod(
+      pod("pod-says-true", {
+        queue: "root.b",
+        app: "y",
+        created: 0,
+        priorityClassName: "batch-low",
+        annotations: { "yunikorn.apache.org/allow-preemption": "true" },
+      }),
+    );
     ctx.syncPod(pod("never", { queue: "root.a", app: "z", created: 0, preemptionPolicy: "Never" }));
     const ask = (n: string) => ctx.tasks.get(`uid-${n}`)!.ask;
     expect(ask("driver")).toMatchObject({ originator: true, preemptionPolicy: { allowPreemptSelf: true, allowPreemptOther: true } });
@@ -86,13 +116,19 @@ describe("preemption through the shim", () => {
     clock.now += 1000;
     const actions = ctx.schedule();
     const [evict] = ofKind(actions, "evict");
-    expect(evict).toMatchObject({ pod: { name: "b-1" }, queue: "root.b", preemptor: { pod: { name: "a-0" }, queue: "root.a", applicationId: expect.any(String) } });
+    expect(evict).toMatchObject({
+      pod: { name: "b-1" },
+      queue: "root.b",
+      preemptor: { pod: { name: "a-0" }, queue: "root.a", applicationId: expect.any(String) },
+    });
     expect(evict!.message).toBe(
       "Preempted by pod ns/a-0 of application a for queue root.a: queue root.b is above its guarantee (no guarantee of its own, used cpu 2, pods 2) " +
-      "and stays at or above it; priority 0 is not above the preemptor's 0; frees room on node n1",
+        "and stays at or above it; priority 0 is not above the preemptor's 0; frees room on node n1",
     );
     expect(ofKind(actions, "event").map((e) => [e.object.name, e.reason])).toEqual([["a-0", "Preempting"]]);
-    expect(ofKind(actions, "preempting")).toEqual([{ kind: "preempting", applicationId: "a", allocationKey: "uid-a-0", queue: "root.a", nodeId: "n1", victims: ["uid-b-1"] }]);
+    expect(ofKind(actions, "preempting")).toEqual([
+      { kind: "preempting", applicationId: "a", allocationKey: "uid-a-0", queue: "root.a", nodeId: "n1", victims: ["uid-b-1"] },
+    ]);
     expect(ofKind(ctx.schedule(), "bind")).toEqual([]);
     // the eviction went through: the pod is deleted
     ctx.deletePod(b1);
@@ -107,10 +143,16 @@ describe("preemption through the shim", () => {
     clock.now += 1000;
     const [evict] = ofKind(ctx.schedule(), "evict");
     const out = ctx.evictionRefused(evict!, "429 Cannot evict pod as it would violate the pod's disruption budget.");
-    expect(out).toEqual([{
-      kind: "event", object: { kind: "Pod", namespace: "ns", name: "a-0", uid: "uid-a-0" }, type: "Warning", reason: "PreemptionBlocked",
-      message: "Eviction of ns/b-1 was refused (429 Cannot evict pod as it would violate the pod's disruption budget.); the node reservation is released and preemption is tried again later without that pod",
-    }]);
+    expect(out).toEqual([
+      {
+        kind: "event",
+        object: { kind: "Pod", namespace: "ns", name: "a-0", uid: "uid-a-0" },
+        type: "Warning",
+        reason: "PreemptionBlocked",
+        message:
+          "Eviction of ns/b-1 was refused (429 Cannot evict pod as it would violate the pod's disruption budget.); the node reservation is released and preemption is tried again later without that pod",
+      },
+    ]);
     expect(core.partitions.get("default")!.reservationList()).toEqual([]);
     clock.now += 15_000;
     expect(ofKind(ctx.schedule(), "evict").map((e) => e.pod.name)).toEqual(["b-0"]);

@@ -5,28 +5,45 @@
  * TestOriginatorPodAfterRestart for the originator; utils_test.go TestGetPlaceholderFlagFromPodSpec).
  */
 import { describe, expect, it } from "vitest";
-import { allowPreemptOther, allowPreemptSelf, isOriginator, isPlaceholder, podPreemptionPolicy } from "../../../src/scheduler/shim/preemption.js";
+import {
+  allowPreemptOther,
+  allowPreemptSelf,
+  isOriginator,
+  isPlaceholder,
+  podPreemptionPolicy,
+} from "../../../src/scheduler/shim/preemption.js";
 
 const classes: Record<string, Record<string, string>> = {
   "opt-out": { "yunikorn.apache.org/allow-preemption": "false" },
   "opt-in": { "yunikorn.apache.org/allow-preemption": "true" },
-  "odd": { "yunikorn.apache.org/allow-preemption": "FALSE" },
-  "plain": {},
+  odd: { "yunikorn.apache.org/allow-preemption": "FALSE" },
+  plain: {},
 };
 const lookup = (name: string) => classes[name];
-const pod = (annotations?: Record<string, string>, spec?: { priorityClassName?: string; preemptionPolicy?: string }, uid = "uid-1") => ({ metadata: { uid, annotations }, spec });
+const pod = (annotations?: Record<string, string>, spec?: { priorityClassName?: string; preemptionPolicy?: string }, uid = "uid-1") => ({
+  metadata: { uid, annotations },
+  spec,
+});
 
 describe("allowPreemptSelf", () => {
   it.each([
     ["no annotation, no class", pod(), true],
     ["pod says false", pod({ "yunikorn.apache.org/allow-preemption": "false" }, { priorityClassName: "opt-in" }), false],
-    ["pod says true over an opted-out class", pod({ "yunikorn.apache.org/allow-preemption": "true" }, { priorityClassName: "opt-out" }), true],
+    [
+      "pod says true over an opted-out class",
+      pod({ "yunikorn.apache.org/allow-preemption": "true" }, { priorityClassName: "opt-out" }),
+      true,
+    ],
     ["class opts out", pod({}, { priorityClassName: "opt-out" }), false],
     ["class opts in", pod({}, { priorityClassName: "opt-in" }), true],
     ["class value is case-sensitive", pod({}, { priorityClassName: "odd" }), true],
     ["class without the annotation", pod({}, { priorityClassName: "plain" }), true],
     ["unknown class allows", pod({}, { priorityClassName: "missing" }), true],
-    ["pod value other than true/false falls through to the class", pod({ "yunikorn.apache.org/allow-preemption": "no" }, { priorityClassName: "opt-out" }), false],
+    [
+      "pod value other than true/false falls through to the class",
+      pod({ "yunikorn.apache.org/allow-preemption": "no" }, { priorityClassName: "opt-out" }),
+      false,
+    ],
     ["pod value other than true/false, no class: allowed", pod({ "yunikorn.apache.org/allow-preemption": "False" }), true],
   ])("%s", (_name, p, expected) => {
     expect(allowPreemptSelf(p, lookup)).toBe(expected);
@@ -41,12 +58,23 @@ describe("allowPreemptOther", () => {
   });
 
   it("podPreemptionPolicy gives both flags", () => {
-    expect(podPreemptionPolicy(pod({}, { priorityClassName: "opt-out", preemptionPolicy: "Never" }), lookup)).toEqual({ allowPreemptSelf: false, allowPreemptOther: false });
+    expect(podPreemptionPolicy(pod({}, { priorityClassName: "opt-out", preemptionPolicy: "Never" }), lookup)).toEqual({
+      allowPreemptSelf: false,
+      allowPreemptOther: false,
+    });
   });
 });
 
 describe("placeholder and originator", () => {
-  it.each([["true", true], ["1", true], ["T", true], ["True", true], ["yes", false], ["", false], ["tRUE", false]])("placeholder %j → %s", (v, expected) => {
+  it.each([
+    ["true", true],
+    ["1", true],
+    ["T", true],
+    ["True", true],
+    ["yes", false],
+    ["", false],
+    ["tRUE", false],
+  ])("placeholder %j → %s", (v, expected) => {
     expect(isPlaceholder(pod({ "internal.yunikorn.apache.org/placeholder": v }))).toBe(expected);
   });
 
@@ -54,6 +82,11 @@ describe("placeholder and originator", () => {
     expect(isOriginator(pod({}, {}, "driver"), { hasOriginator: false, ownerUids: ["driver"] })).toBe(true);
     expect(isOriginator(pod({}, {}, "executor"), { hasOriginator: false, ownerUids: ["driver"] })).toBe(false);
     expect(isOriginator(pod({}, {}, "driver"), { hasOriginator: true, ownerUids: ["driver"] })).toBe(false);
-    expect(isOriginator(pod({ "internal.yunikorn.apache.org/placeholder": "true" }, {}, "driver"), { hasOriginator: false, ownerUids: ["driver"] })).toBe(false);
+    expect(
+      isOriginator(pod({ "internal.yunikorn.apache.org/placeholder": "true" }, {}, "driver"), {
+        hasOriginator: false,
+        ownerUids: ["driver"],
+      }),
+    ).toBe(false);
   });
 });

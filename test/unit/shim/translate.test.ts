@@ -1,9 +1,28 @@
 import { describe, expect, it } from "vitest";
-import { allocationOf, applicationIdOf, applicationRequest, identityOf, namespaceTags, nodeInfoOf } from "../../../src/scheduler/shim/translate.js";
+import {
+  allocationOf,
+  applicationIdOf,
+  applicationRequest,
+  identityOf,
+  namespaceTags,
+  nodeInfoOf,
+} from "../../../src/scheduler/shim/translate.js";
 
 const pod = (o: { labels?: Record<string, string>; annotations?: Record<string, string>; scheduler?: string; node?: string } = {}) => ({
-  metadata: { name: "p", namespace: "team-a", uid: "uid-1", labels: o.labels, annotations: o.annotations, creationTimestamp: "2026-11-21T10:00:00Z" },
-  spec: { schedulerName: o.scheduler ?? "yunikorn", nodeName: o.node, priority: 5, containers: [{ resources: { requests: { cpu: "250m", memory: "1Gi" } } }] },
+  metadata: {
+    name: "p",
+    namespace: "team-a",
+    uid: "uid-1",
+    labels: o.labels,
+    annotations: o.annotations,
+    creationTimestamp: "2026-11-21T10:00:00Z",
+  },
+  spec: {
+    schedulerName: o.scheduler ?? "yunikorn",
+    nodeName: o.node,
+    priority: 5,
+    containers: [{ resources: { requests: { cpu: "250m", memory: "1Gi" } } }],
+  },
 });
 
 describe("pod translation", () => {
@@ -14,7 +33,10 @@ describe("pod translation", () => {
     expect(applicationIdOf(pod({ scheduler: "default-scheduler" }))).toBeUndefined();
   });
   it("identity only from user.info; groups as given (design 002)", () => {
-    expect(identityOf(pod({ annotations: { "yunikorn.apache.org/user.info": '{"user":"alice","groups":["users","devops"]}' } }))).toEqual({ user: "alice", groups: ["users", "devops"] });
+    expect(identityOf(pod({ annotations: { "yunikorn.apache.org/user.info": '{"user":"alice","groups":["users","devops"]}' } }))).toEqual({
+      user: "alice",
+      groups: ["users", "devops"],
+    });
     expect(identityOf(pod({ annotations: { "yunikorn.apache.org/user.info": "{" } }))).toEqual({ user: "nobody", groups: [] });
     expect(identityOf(pod({ labels: { "yunikorn.apache.org/username": "mallory" } }))).toEqual({ user: "nobody", groups: [] });
   });
@@ -29,42 +51,72 @@ describe("pod translation", () => {
   });
 
   it("groups: null reads as no groups", () => {
-    expect(identityOf(pod({ annotations: { "yunikorn.apache.org/user.info": '{"user":"alice","groups":null}' } }))).toEqual({ user: "alice", groups: [] });
+    expect(identityOf(pod({ annotations: { "yunikorn.apache.org/user.info": '{"user":"alice","groups":null}' } }))).toEqual({
+      user: "alice",
+      groups: [],
+    });
   });
   it("application request and ask", () => {
-    const p = pod({ labels: { queue: "root.batch", disableStateAware: "true" }, annotations: { "yunikorn.apache.org/user.info": '{"user":"bob","groups":["users"]}' } });
-    expect(applicationRequest(p, "app")).toEqual({ applicationID: "app", queueName: "root.batch", ugi: { user: "bob", groups: ["users"] }, tags: { namespace: "team-a", disableStateAware: "true" } });
-    expect(allocationOf(p, "app")).toEqual({ allocationKey: "uid-1", applicationID: "app", resourcePerAlloc: { vcore: 250, memory: 2 ** 30, pods: 1 }, priority: 5, nodeID: undefined, allocationTags: {
-      "kubernetes.io/meta/namespace": "team-a", "kubernetes.io/meta/podName": "p", "kubernetes.io/label/queue": "root.batch",
-      "kubernetes.io/label/disableStateAware": "true", creationTime: "1795255200",
-    } });
+    const p = pod({
+      labels: { queue: "root.batch", disableStateAware: "true" },
+      annotations: { "yunikorn.apache.org/user.info": '{"user":"bob","groups":["users"]}' },
+    });
+    expect(applicationRequest(p, "app")).toEqual({
+      applicationID: "app",
+      queueName: "root.batch",
+      ugi: { user: "bob", groups: ["users"] },
+      tags: { namespace: "team-a", disableStateAware: "true" },
+    });
+    expect(allocationOf(p, "app")).toEqual({
+      allocationKey: "uid-1",
+      applicationID: "app",
+      resourcePerAlloc: { vcore: 250, memory: 2 ** 30, pods: 1 },
+      priority: 5,
+      nodeID: undefined,
+      allocationTags: {
+        "kubernetes.io/meta/namespace": "team-a",
+        "kubernetes.io/meta/podName": "p",
+        "kubernetes.io/label/queue": "root.batch",
+        "kubernetes.io/label/disableStateAware": "true",
+        creationTime: "1795255200",
+      },
+    });
     expect(allocationOf(pod({ node: "n1" }), "app").nodeID).toBe("n1");
     expect(applicationRequest(pod({ node: "n1" }), "app").tags!["application.create.force"]).toBe("true");
   });
   it("nodes: allocatable as capacity, cordoned nodes unschedulable", () => {
-    expect(nodeInfoOf({ metadata: { name: "n1" }, status: { allocatable: { cpu: "4", memory: "16Gi", pods: "110" } } }))
-      .toEqual({ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000, memory: 16 * 2 ** 30, pods: 110 }, attributes: { "si/hostname": "n1", "si/rackname": "/rack-default" } });
+    expect(nodeInfoOf({ metadata: { name: "n1" }, status: { allocatable: { cpu: "4", memory: "16Gi", pods: "110" } } })).toEqual({
+      nodeID: "n1",
+      action: "CREATE",
+      schedulableResource: { vcore: 4000, memory: 16 * 2 ** 30, pods: 110 },
+      attributes: { "si/hostname": "n1", "si/rackname": "/rack-default" },
+    });
     expect(nodeInfoOf({ metadata: { name: "n2" }, spec: { unschedulable: true } }).action).toBe("CREATE_DRAIN");
   });
 });
 
 describe("namespaceTags", () => {
   it("encodes quota and guarantee as si.Resource JSON, keeps maxApps and parentqueue, drops what does not parse", () => {
-    expect(namespaceTags({
-      "yunikorn.apache.org/namespace.quota": '{"cpu":"1","memory":"256M","nvidia.com/gpu":"1"}',
-      "yunikorn.apache.org/namespace.guaranteed": '{"cpu":"500m"}',
-      "yunikorn.apache.org/namespace.maxApps": "3",
-      "yunikorn.apache.org/parentqueue": "root.tenants",
-    })).toEqual({
+    expect(
+      namespaceTags({
+        "yunikorn.apache.org/namespace.quota": '{"cpu":"1","memory":"256M","nvidia.com/gpu":"1"}',
+        "yunikorn.apache.org/namespace.guaranteed": '{"cpu":"500m"}',
+        "yunikorn.apache.org/namespace.maxApps": "3",
+        "yunikorn.apache.org/parentqueue": "root.tenants",
+      }),
+    ).toEqual({
       "namespace.resourcequota": '{"resources":{"vcore":{"value":1000},"memory":{"value":256000000},"nvidia.com/gpu":{"value":1}}}',
       "namespace.resourceguaranteed": '{"resources":{"vcore":{"value":500}}}',
       "namespace.resourcemaxapps": "3",
       "namespace.parentqueue": "root.tenants",
     });
     // deprecated keys as the fallback; zero values left out; malformed input ignored
-    expect(namespaceTags({ "yunikorn.apache.org/namespace.max.cpu": "2", "yunikorn.apache.org/namespace.max.memory": "0" }))
-      .toEqual({ "namespace.resourcequota": '{"resources":{"vcore":{"value":2000}}}' });
-    expect(namespaceTags({ "yunikorn.apache.org/namespace.quota": "{not json", "yunikorn.apache.org/namespace.maxApps": "-1" })).toEqual({});
+    expect(namespaceTags({ "yunikorn.apache.org/namespace.max.cpu": "2", "yunikorn.apache.org/namespace.max.memory": "0" })).toEqual({
+      "namespace.resourcequota": '{"resources":{"vcore":{"value":2000}}}',
+    });
+    expect(namespaceTags({ "yunikorn.apache.org/namespace.quota": "{not json", "yunikorn.apache.org/namespace.maxApps": "-1" })).toEqual(
+      {},
+    );
     expect(namespaceTags({ "yunikorn.apache.org/namespace.quota": '{"cpu":"lots"}' })).toEqual({});
   });
 });

@@ -3,8 +3,18 @@ import type { LimitInfo, PendingPod, QueueInfo, UsageInfo } from "../../../src/s
 import { fairOrder, fairShare, limitFor, matches, podOf, usageRows } from "../../../ui/src/model.js";
 
 const queue = (name: string, o: Partial<QueueInfo> = {}): QueueInfo => ({
-  queuename: name, status: "Active", partition: "", isLeaf: true, isManaged: true, parent: "root", childNames: [], maxRunningApps: 0,
-  runningApps: 0, sortingPolicy: "fifo", prioritySorting: true, ...o,
+  queuename: name,
+  status: "Active",
+  partition: "",
+  isLeaf: true,
+  isManaged: true,
+  parent: "root",
+  childNames: [],
+  maxRunningApps: 0,
+  runningApps: 0,
+  sortingPolicy: "fifo",
+  prioritySorting: true,
+  ...o,
 });
 
 describe("dashboard view logic", () => {
@@ -27,11 +37,24 @@ describe("dashboard view logic", () => {
       { queuePath: "root", kind: "group", name: "dev", maxApplications: 3 },
     ];
     const users: UsageInfo[] = [
-      { userName: "alice", queues: { queuePath: "root", resourceUsage: { vcore: 1000 }, runningApplications: ["x"], children: [{ queuePath: "root.a", resourceUsage: { vcore: 1000 }, runningApplications: ["x"] }] } },
+      {
+        userName: "alice",
+        queues: {
+          queuePath: "root",
+          resourceUsage: { vcore: 1000 },
+          runningApplications: ["x"],
+          children: [{ queuePath: "root.a", resourceUsage: { vcore: 1000 }, runningApplications: ["x"] }],
+        },
+      },
       { userName: "bob", queues: { queuePath: "root", children: [{ queuePath: "root.a", resourceUsage: { vcore: 500 } }] } },
     ];
     const rows = usageRows("user", users, limits);
-    expect(rows.map((r) => `${r.name}@${r.queuePath}:${r.limit?.name ?? "-"}`)).toEqual(["alice@root:-", "alice@root.a:alice", "bob@root:-", "bob@root.a:*"]);
+    expect(rows.map((r) => `${r.name}@${r.queuePath}:${r.limit?.name ?? "-"}`)).toEqual([
+      "alice@root:-",
+      "alice@root.a:alice",
+      "bob@root:-",
+      "bob@root.a:*",
+    ]);
     expect(rows[1]).toMatchObject({ usage: { vcore: 1000 }, running: ["x"] });
     expect(limitFor(limits, "group", "dev", "root")?.maxApplications).toBe(3);
     expect(limitFor(limits, "group", "ops", "root")).toBeUndefined();
@@ -39,8 +62,17 @@ describe("dashboard view logic", () => {
 
   it("search over waiting pods: every term must match pod, application, user, namespace or queue", () => {
     const p: PendingPod = {
-      namespace: "batch", pod: "cap-3", allocationKey: "uid-1", applicationId: "capped", partition: "default", queue: "root.capped",
-      user: "bob", groups: [], applicationState: "Running", resource: {}, since: 0,
+      namespace: "batch",
+      pod: "cap-3",
+      allocationKey: "uid-1",
+      applicationId: "capped",
+      partition: "default",
+      queue: "root.capped",
+      user: "bob",
+      groups: [],
+      applicationState: "Running",
+      resource: {},
+      since: 0,
     };
     expect(matches(p, "bob")).toBe(true);
     expect(matches(p, "batch/cap")).toBe(true);
@@ -50,7 +82,9 @@ describe("dashboard view logic", () => {
   });
 
   it("the pod of an allocation from the shim's tags, else its key", () => {
-    expect(podOf({ allocationKey: "k", allocationTags: { "kubernetes.io/meta/namespace": "batch", "kubernetes.io/meta/podName": "p-1" } })).toBe("batch/p-1");
+    expect(
+      podOf({ allocationKey: "k", allocationTags: { "kubernetes.io/meta/namespace": "batch", "kubernetes.io/meta/podName": "p-1" } }),
+    ).toBe("batch/p-1");
     expect(podOf({ allocationKey: "k" })).toBe("k");
   });
 });

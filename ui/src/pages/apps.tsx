@@ -24,19 +24,37 @@ function AppDetail(props: { partition: string; id: string }): JSX.Element {
   return (
     <section class="detail" aria-labelledby="app-detail-h">
       <h1 id="app-detail-h">Application {props.id}</h1>
-      <p><a href={href("apps", {})}>Back to all applications</a></p>
+      <p>
+        <a href={href("apps", {})}>Back to all applications</a>
+      </p>
       <Status loading={!a} error={app.error} />
       {a ? (
         <>
           <dl class="facts">
-            <dt>State</dt><dd>{a.applicationState}</dd>
-            <dt>Queue</dt><dd><a href={href("queues")}>{a.queueName || "—"}</a></dd>
-            <dt>User</dt><dd><a href={href("users", { q: a.user })}>{a.user}</a></dd>
-            <dt>Groups</dt><dd>{(a.groups ?? []).join(", ") || "none"}</dd>
-            <dt>Submitted</dt><dd>{a.submissionTime ? dateTime(nsToMs(a.submissionTime)) : "—"}</dd>
-            <dt>Using</dt><dd>{resources(a.usedResource)}</dd>
-            <dt>Waiting for</dt><dd>{resources(a.pendingResource)}</dd>
-            {a.rejectedMessage ? <><dt>Rejected</dt><dd>{a.rejectedMessage}</dd></> : null}
+            <dt>State</dt>
+            <dd>{a.applicationState}</dd>
+            <dt>Queue</dt>
+            <dd>
+              <a href={href("queues")}>{a.queueName || "—"}</a>
+            </dd>
+            <dt>User</dt>
+            <dd>
+              <a href={href("users", { q: a.user })}>{a.user}</a>
+            </dd>
+            <dt>Groups</dt>
+            <dd>{(a.groups ?? []).join(", ") || "none"}</dd>
+            <dt>Submitted</dt>
+            <dd>{a.submissionTime ? dateTime(nsToMs(a.submissionTime)) : "—"}</dd>
+            <dt>Using</dt>
+            <dd>{resources(a.usedResource)}</dd>
+            <dt>Waiting for</dt>
+            <dd>{resources(a.pendingResource)}</dd>
+            {a.rejectedMessage ? (
+              <>
+                <dt>Rejected</dt>
+                <dd>{a.rejectedMessage}</dd>
+              </>
+            ) : null}
           </dl>
           <h3>State timeline</h3>
           <ol class="timeline" aria-label="State timeline">
@@ -53,19 +71,43 @@ function AppDetail(props: { partition: string; id: string }): JSX.Element {
             })}
           </ol>
           <h3>Running pods ({(a.allocations ?? []).length})</h3>
-          <DataTable label="Running pods" rows={a.allocations ?? []} rowKey={(x) => x.allocationKey} initialSort={{ key: "pod" }} columns={[
-            { key: "pod", label: "Pod", sort: podOf, render: (x) => podOf(x) },
-            { key: "node", label: "Node", sort: (x) => x.nodeId ?? "", render: (x) => x.nodeId ?? "—" },
-            { key: "res", label: "Resources", render: (x) => resources(x.resource) },
-            { key: "since", label: "Allocated", sort: (x) => x.allocationTime ?? 0, render: (x) => (x.allocationTime ? <Ago ms={nsToMs(x.allocationTime)} now={now} /> : "—") },
-          ]} empty="No pod runs." />
+          <DataTable
+            label="Running pods"
+            rows={a.allocations ?? []}
+            rowKey={(x) => x.allocationKey}
+            initialSort={{ key: "pod" }}
+            columns={[
+              { key: "pod", label: "Pod", sort: podOf, render: (x) => podOf(x) },
+              { key: "node", label: "Node", sort: (x) => x.nodeId ?? "", render: (x) => x.nodeId ?? "—" },
+              { key: "res", label: "Resources", render: (x) => resources(x.resource) },
+              {
+                key: "since",
+                label: "Allocated",
+                sort: (x) => x.allocationTime ?? 0,
+                render: (x) => (x.allocationTime ? <Ago ms={nsToMs(x.allocationTime)} now={now} /> : "—"),
+              },
+            ]}
+            empty="No pod runs."
+          />
           <h3>Waiting pods ({(a.requests ?? []).length})</h3>
-          <DataTable label="Waiting pods of the application" rows={a.requests ?? []} rowKey={(x) => x.allocationKey} initialSort={{ key: "pod" }} columns={[
-            { key: "pod", label: "Pod", sort: podOf, render: (x) => podOf(x) },
-            { key: "res", label: "Resources", render: (x) => resources(x.resource) },
-            { key: "since", label: "Asked", sort: (x) => x.requestTime ?? 0, render: (x) => (x.requestTime ? <Ago ms={nsToMs(x.requestTime)} now={now} /> : "—") },
-            { key: "why", label: "Why", render: () => <a href={href("waiting", { q: props.id })}>see why waiting</a> },
-          ]} empty="No pod waits." />
+          <DataTable
+            label="Waiting pods of the application"
+            rows={a.requests ?? []}
+            rowKey={(x) => x.allocationKey}
+            initialSort={{ key: "pod" }}
+            columns={[
+              { key: "pod", label: "Pod", sort: podOf, render: (x) => podOf(x) },
+              { key: "res", label: "Resources", render: (x) => resources(x.resource) },
+              {
+                key: "since",
+                label: "Asked",
+                sort: (x) => x.requestTime ?? 0,
+                render: (x) => (x.requestTime ? <Ago ms={nsToMs(x.requestTime)} now={now} /> : "—"),
+              },
+              { key: "why", label: "Why", render: () => <a href={href("waiting", { q: props.id })}>see why waiting</a> },
+            ]}
+            empty="No pod waits."
+          />
         </>
       ) : null}
     </section>
@@ -74,26 +116,68 @@ function AppDetail(props: { partition: string; id: string }): JSX.Element {
 
 export function AppsPage(props: { partition: string; queue: string; query: string; state: string; app: string }): JSX.Element {
   const state = props.state || "active";
-  const list = useApi<ApplicationSummary[]>(props.app ? undefined : `/ws/v1/corral/applications?partition=${enc(props.partition)}&state=${enc(state)}`);
+  const list = useApi<ApplicationSummary[]>(
+    props.app ? undefined : `/ws/v1/corral/applications?partition=${enc(props.partition)}&state=${enc(state)}`,
+  );
   const q = props.query.toLowerCase();
-  const rows = useMemo(() => (list.data ?? []).filter((a) => inQueue(a, props.queue) &&
-    (!q || `${a.applicationID} ${a.user} ${a.queueName} ${a.groups.join(" ")}`.toLowerCase().includes(q))), [list.data, props.queue, q]);
+  const rows = useMemo(
+    () =>
+      (list.data ?? []).filter(
+        (a) =>
+          inQueue(a, props.queue) && (!q || `${a.applicationID} ${a.user} ${a.queueName} ${a.groups.join(" ")}`.toLowerCase().includes(q)),
+      ),
+    [list.data, props.queue, q],
+  );
   if (props.app) return <AppDetail partition={props.partition} id={props.app} />;
   const now = list.at ?? Date.now();
   const columns: Column<ApplicationSummary>[] = [
-    { key: "id", label: "Application", sort: (a) => a.applicationID, render: (a) => <a href={href("apps", { app: a.applicationID })}>{a.applicationID}</a> },
+    {
+      key: "id",
+      label: "Application",
+      sort: (a) => a.applicationID,
+      render: (a) => <a href={href("apps", { app: a.applicationID })}>{a.applicationID}</a>,
+    },
     { key: "queue", label: "Queue", sort: (a) => a.queueName, render: (a) => a.queueName || "—" },
     { key: "user", label: "User", sort: (a) => a.user, render: (a) => a.user },
-    { key: "state", label: "State", sort: (a) => a.applicationState, render: (a) => a.rejectedMessage ? <span title={a.rejectedMessage}>{a.applicationState}: {a.rejectedMessage}</span> : a.applicationState },
-    { key: "pods", label: "Running / waiting pods", sort: (a) => a.running * 1e6 + a.waiting, numeric: true, render: (a) => `${a.running} / ${a.waiting}` },
+    {
+      key: "state",
+      label: "State",
+      sort: (a) => a.applicationState,
+      render: (a) =>
+        a.rejectedMessage ? (
+          <span title={a.rejectedMessage}>
+            {a.applicationState}: {a.rejectedMessage}
+          </span>
+        ) : (
+          a.applicationState
+        ),
+    },
+    {
+      key: "pods",
+      label: "Running / waiting pods",
+      sort: (a) => a.running * 1e6 + a.waiting,
+      numeric: true,
+      render: (a) => `${a.running} / ${a.waiting}`,
+    },
     { key: "used", label: "Using", sort: (a) => a.usedResource.vcore ?? 0, render: (a) => resources(a.usedResource) },
-    { key: "submitted", label: "Submitted", sort: (a) => a.submissionTime, render: (a) => (a.submissionTime ? <Ago ms={a.submissionTime} now={now} /> : "—") },
+    {
+      key: "submitted",
+      label: "Submitted",
+      sort: (a) => a.submissionTime,
+      render: (a) => (a.submissionTime ? <Ago ms={a.submissionTime} now={now} /> : "—"),
+    },
   ];
   return (
     <section aria-labelledby="apps-h">
       <h1 id="apps-h">Applications</h1>
       <div class="controls">
-        <Search id="apps-q" label="Search applications" value={props.query} placeholder="id, user, group or queue" onInput={(v) => setParam("q", v)} />
+        <Search
+          id="apps-q"
+          label="Search applications"
+          value={props.query}
+          placeholder="id, user, group or queue"
+          onInput={(v) => setParam("q", v)}
+        />
         <div class="search">
           <label for="apps-state">Show</label>
           <select id="apps-state" value={state} onChange={(e) => setParam("state", (e.target as HTMLSelectElement).value)}>
@@ -102,10 +186,23 @@ export function AppsPage(props: { partition: string; queue: string; query: strin
             <option value="rejected">rejected</option>
           </select>
         </div>
-        {props.queue ? <p class="filter">In queue <strong>{props.queue}</strong> <a href={href("apps", { state: props.state })}>(all queues)</a></p> : null}
+        {props.queue ? (
+          <p class="filter">
+            In queue <strong>{props.queue}</strong> <a href={href("apps", { state: props.state })}>(all queues)</a>
+          </p>
+        ) : null}
       </div>
       <Status loading={!list.data} error={list.error} />
-      {list.data ? <DataTable label="Applications" rows={rows} columns={columns} rowKey={(a) => a.applicationID} initialSort={{ key: "submitted", desc: true }} empty="No application." /> : null}
+      {list.data ? (
+        <DataTable
+          label="Applications"
+          rows={rows}
+          columns={columns}
+          rowKey={(a) => a.applicationID}
+          initialSort={{ key: "submitted", desc: true }}
+          empty="No application."
+        />
+      ) : null}
     </section>
   );
 }

@@ -17,15 +17,27 @@ function Histogram(props: { data: NodeUtilizations | undefined; type: string }):
   const total = buckets.reduce((s, b) => s + (b.numOfNodes ?? 0), 0);
   return (
     <figure class="histogram">
-      <figcaption>Nodes by {resourceLabel(props.type)} utilisation ({total} nodes)</figcaption>
+      <figcaption>
+        Nodes by {resourceLabel(props.type)} utilisation ({total} nodes)
+      </figcaption>
       <ul aria-label={`Nodes by ${resourceLabel(props.type)} utilisation`}>
         {buckets.map((b) => {
           const n = b.numOfNodes ?? 0;
           return (
-            <li key={b.bucketName} aria-label={`${b.bucketName}: ${n} node${n === 1 ? "" : "s"}`} title={(b.nodeNames ?? []).slice(0, 20).join(", ")}>
-              <span class="h-count" aria-hidden="true">{n}</span>
-              <svg viewBox="0 0 10 100" preserveAspectRatio="none" aria-hidden="true"><rect class="h-bar" x="0" y={100 - (n / most) * 100} width="10" height={(n / most) * 100} /></svg>
-              <span class="h-label" aria-hidden="true">{b.bucketName}</span>
+            <li
+              key={b.bucketName}
+              aria-label={`${b.bucketName}: ${n} node${n === 1 ? "" : "s"}`}
+              title={(b.nodeNames ?? []).slice(0, 20).join(", ")}
+            >
+              <span class="h-count" aria-hidden="true">
+                {n}
+              </span>
+              <svg viewBox="0 0 10 100" preserveAspectRatio="none" aria-hidden="true">
+                <rect class="h-bar" x="0" y={100 - (n / most) * 100} width="10" height={(n / most) * 100} />
+              </svg>
+              <span class="h-label" aria-hidden="true">
+                {b.bucketName}
+              </span>
             </li>
           );
         })}
@@ -39,15 +51,32 @@ export function NodesPage(props: { partition: string; type: string; query: strin
   const nodes = useApi<NodeSummary[]>(`/ws/v1/corral/nodes?partition=${enc(props.partition)}`);
   const mine = util.data?.find((x) => x.partition === props.partition);
   const types = resourceOrder((mine?.utilizations ?? []).map((u) => u.type));
-  const type = props.type || (types.includes("vcore") ? "vcore" : types[0] ?? "vcore");
+  const type = props.type || (types.includes("vcore") ? "vcore" : (types[0] ?? "vcore"));
   const q = props.query.toLowerCase();
   const rows = useMemo(() => (nodes.data ?? []).filter((n) => !q || n.nodeID.toLowerCase().includes(q)), [nodes.data, q]);
   const shownTypes = resourceOrder(["vcore", "memory", "pods"].filter((k) => (nodes.data ?? []).some((n) => n.capacity[k] !== undefined)));
   const columns: Column<NodeSummary>[] = [
-    { key: "node", label: "Node", sort: (n) => n.nodeID, render: (n) => <>{n.nodeID}{!n.schedulable ? <span class="badge">draining</span> : null}</> },
+    {
+      key: "node",
+      label: "Node",
+      sort: (n) => n.nodeID,
+      render: (n) => (
+        <>
+          {n.nodeID}
+          {!n.schedulable ? <span class="badge">draining</span> : null}
+        </>
+      ),
+    },
     ...shownTypes.map((k): Column<NodeSummary> => ({
-      key: `used-${k}`, label: `${resourceLabel(k)} used`, numeric: true, sort: (n) => n.utilized[k] ?? 0,
-      render: (n) => <span title={`free ${quantity(k, n.available[k] ?? 0)}`}>{ofMax(k, (n.allocated[k] ?? 0) + (n.occupied[k] ?? 0), n.capacity[k] ?? 0)} <span class="muted">({n.utilized[k] ?? 0} %)</span></span>,
+      key: `used-${k}`,
+      label: `${resourceLabel(k)} used`,
+      numeric: true,
+      sort: (n) => n.utilized[k] ?? 0,
+      render: (n) => (
+        <span title={`free ${quantity(k, n.available[k] ?? 0)}`}>
+          {ofMax(k, (n.allocated[k] ?? 0) + (n.occupied[k] ?? 0), n.capacity[k] ?? 0)} <span class="muted">({n.utilized[k] ?? 0} %)</span>
+        </span>
+      ),
     })),
     { key: "allocs", label: "Pods placed", numeric: true, sort: (n) => n.allocations, render: (n) => n.allocations },
   ];
@@ -59,13 +88,19 @@ export function NodesPage(props: { partition: string; type: string; query: strin
         <div class="search">
           <label for="nodes-type">Resource</label>
           <select id="nodes-type" value={type} onChange={(e) => setParam("type", (e.target as HTMLSelectElement).value)}>
-            {types.map((t) => <option key={t} value={t}>{resourceLabel(t)}</option>)}
+            {types.map((t) => (
+              <option key={t} value={t}>
+                {resourceLabel(t)}
+              </option>
+            ))}
           </select>
         </div>
         <Search id="nodes-q" label="Search nodes" value={props.query} onInput={(v) => setParam("q", v)} />
       </div>
       {util.data ? <Histogram data={mine} type={type} /> : null}
-      {nodes.data ? <DataTable label="Nodes" rows={rows} columns={columns} rowKey={(n) => n.nodeID} initialSort={{ key: `used-${type}`, desc: true }} /> : null}
+      {nodes.data ? (
+        <DataTable label="Nodes" rows={rows} columns={columns} rowKey={(n) => n.nodeID} initialSort={{ key: `used-${type}`, desc: true }} />
+      ) : null}
     </section>
   );
 }

@@ -50,7 +50,10 @@ export function QueuesPage(props: { partition: string }): JSX.Element {
   return (
     <section aria-labelledby="queues-h">
       <h1 id="queues-h">Queues</h1>
-      <p class="lead">Used, guaranteed (tick) and max per resource. Siblings are listed in fair-share order: the queue with the smallest share of its guarantee is offered resources first.</p>
+      <p class="lead">
+        Used, guaranteed (tick) and max per resource. Siblings are listed in fair-share order: the queue with the smallest share of its
+        guarantee is offered resources first.
+      </p>
       <Status loading={!root} error={queues.error} />
       {root ? (
         <div class="table-wrap">
@@ -60,29 +63,64 @@ export function QueuesPage(props: { partition: string }): JSX.Element {
                 <th scope="col">Queue</th>
                 <th scope="col">Fair-share order</th>
                 <th scope="col">Resources: used of max</th>
-                <th scope="col" class="num">Pending apps</th>
-                <th scope="col" class="num">Running apps</th>
-                <th scope="col" class="num">Max apps</th>
+                <th scope="col" class="num">
+                  Pending apps
+                </th>
+                <th scope="col" class="num">
+                  Running apps
+                </th>
+                <th scope="col" class="num">
+                  Max apps
+                </th>
               </tr>
             </thead>
             <tbody>
               {rows.map(({ q, depth, scale, rank, siblings }) => {
-                const types = resourceOrder([...Object.keys(q.maxResource ?? {}), ...Object.keys(q.guaranteedResource ?? {}), ...Object.keys(q.allocatedResource ?? {}), "vcore", "memory"])
-                  .filter((k) => capacity[k] !== undefined || q.maxResource?.[k] !== undefined);
+                const types = resourceOrder([
+                  ...Object.keys(q.maxResource ?? {}),
+                  ...Object.keys(q.guaranteedResource ?? {}),
+                  ...Object.keys(q.allocatedResource ?? {}),
+                  "vcore",
+                  "memory",
+                ]).filter((k) => capacity[k] !== undefined || q.maxResource?.[k] !== undefined);
                 const name = q.queuename.slice(q.queuename.lastIndexOf(".") + 1);
                 return (
                   <tr key={q.queuename} data-queue={q.queuename}>
                     <th scope="row" class="queue-name">
                       <span class={`indent d${Math.min(depth, 8)}`} aria-hidden="true" />
-                      <a href={href("apps", { queue: q.queuename })} aria-label={`${q.queuename}: show its applications`}>{depth === 0 ? q.queuename : name}</a>
+                      <a href={href("apps", { queue: q.queuename })} aria-label={`${q.queuename}: show its applications`}>
+                        {depth === 0 ? q.queuename : name}
+                      </a>
                       {q.status !== "Active" ? <span class="badge">{q.status}</span> : null}
-                      {!q.isManaged ? <span class="badge" title="created by a placement rule">dynamic</span> : null}
-                      <div class="muted small">{q.isLeaf ? "leaf" : "parent"}{q.isLeaf ? ` · ${q.sortingPolicy} order` : ""}</div>
+                      {!q.isManaged ? (
+                        <span class="badge" title="created by a placement rule">
+                          dynamic
+                        </span>
+                      ) : null}
+                      <div class="muted small">
+                        {q.isLeaf ? "leaf" : "parent"}
+                        {q.isLeaf ? ` · ${q.sortingPolicy} order` : ""}
+                      </div>
                     </th>
-                    <td>{rank ? <span title={`share of its guarantee (or max): ${num(fairShare(q) * 100, 1)} %`}>{rank} of {siblings}</span> : "—"}</td>
+                    <td>
+                      {rank ? (
+                        <span title={`share of its guarantee (or max): ${num(fairShare(q) * 100, 1)} %`}>
+                          {rank} of {siblings}
+                        </span>
+                      ) : (
+                        "—"
+                      )}
+                    </td>
                     <td class="bars">
                       {types.map((k) => (
-                        <UsageBar key={k} name={k} used={q.allocatedResource?.[k] ?? 0} max={q.maxResource?.[k]} guaranteed={q.guaranteedResource?.[k]} scale={scale[k]} />
+                        <UsageBar
+                          key={k}
+                          name={k}
+                          used={q.allocatedResource?.[k] ?? 0}
+                          max={q.maxResource?.[k]}
+                          guaranteed={q.guaranteedResource?.[k]}
+                          scale={scale[k]}
+                        />
                       ))}
                     </td>
                     <td class="num">{pendingUnder(q.queuename)}</td>

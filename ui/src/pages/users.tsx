@@ -12,31 +12,76 @@ import { href, setParam } from "../route.js";
 
 function UsageTable(props: { label: string; kind: "user" | "group"; rows: UsageRow[] }): JSX.Element {
   const columns: Column<UsageRow>[] = [
-    { key: "name", label: props.kind === "group" ? "Group" : "User", sort: (r) => `${r.name}\0${r.queuePath}`, render: (r) => (
-      r.kind === "user" ? <a href={href("waiting", { q: r.name })} title="this user's waiting pods">{r.name}</a> : r.name
-    ) },
+    {
+      key: "name",
+      label: props.kind === "group" ? "Group" : "User",
+      sort: (r) => `${r.name}\0${r.queuePath}`,
+      render: (r) =>
+        r.kind === "user" ? (
+          <a href={href("waiting", { q: r.name })} title="this user's waiting pods">
+            {r.name}
+          </a>
+        ) : (
+          r.name
+        ),
+    },
     { key: "queue", label: "Queue", sort: (r) => r.queuePath, render: (r) => r.queuePath },
-    { key: "usage", label: "Usage against the limit", sort: (r) => share(r), render: (r) => {
-      const max = r.limit?.maxResources;
-      const types = resourceOrder([...Object.keys(max ?? {}), ...Object.keys(r.usage)]).filter((k) => max?.[k] !== undefined);
-      return (
-        <div class="bars">
-          {types.map((k) => <UsageBar key={k} name={k} used={r.usage[k] ?? 0} max={max![k]} />)}
-          <div class={types.length ? "muted small" : undefined}>
-            {r.limit ? `${r.limit.name === "*" ? "wildcard" : "own"} limit${types.length === 0 ? " (no resource max)" : ""}; ` : "no limit here; "}uses {resources(r.usage)}
+    {
+      key: "usage",
+      label: "Usage against the limit",
+      sort: (r) => share(r),
+      render: (r) => {
+        const max = r.limit?.maxResources;
+        const types = resourceOrder([...Object.keys(max ?? {}), ...Object.keys(r.usage)]).filter((k) => max?.[k] !== undefined);
+        return (
+          <div class="bars">
+            {types.map((k) => (
+              <UsageBar key={k} name={k} used={r.usage[k] ?? 0} max={max![k]} />
+            ))}
+            <div class={types.length ? "muted small" : undefined}>
+              {r.limit
+                ? `${r.limit.name === "*" ? "wildcard" : "own"} limit${types.length === 0 ? " (no resource max)" : ""}; `
+                : "no limit here; "}
+              uses {resources(r.usage)}
+            </div>
           </div>
-        </div>
-      );
-    } },
-    { key: "apps", label: "Running applications", sort: (r) => r.running.length, numeric: true, render: (r) => (
-      <>
-        {r.running.length}{r.limit?.maxApplications ? ` of ${r.limit.maxApplications}` : ""}
-        <div class="muted small">{r.running.slice(0, 5).map((a, i) => <span key={a}>{i ? ", " : ""}<a href={href("apps", { app: a })}>{a}</a></span>)}{r.running.length > 5 ? ` and ${r.running.length - 5} more` : ""}</div>
-      </>
-    ) },
+        );
+      },
+    },
+    {
+      key: "apps",
+      label: "Running applications",
+      sort: (r) => r.running.length,
+      numeric: true,
+      render: (r) => (
+        <>
+          {r.running.length}
+          {r.limit?.maxApplications ? ` of ${r.limit.maxApplications}` : ""}
+          <div class="muted small">
+            {r.running.slice(0, 5).map((a, i) => (
+              <span key={a}>
+                {i ? ", " : ""}
+                <a href={href("apps", { app: a })}>{a}</a>
+              </span>
+            ))}
+            {r.running.length > 5 ? ` and ${r.running.length - 5} more` : ""}
+          </div>
+        </>
+      ),
+    },
   ];
-  return <DataTable label={props.label} rows={props.rows} columns={columns} rowKey={(r) => `${r.name}@${r.queuePath}`} initialSort={{ key: "name" }} pageSize={25}
-    rowAttrs={(r) => ({ "data-usage": `${r.kind}:${r.name}@${r.queuePath}` })} empty="Nothing in use." />;
+  return (
+    <DataTable
+      label={props.label}
+      rows={props.rows}
+      columns={columns}
+      rowKey={(r) => `${r.name}@${r.queuePath}`}
+      initialSort={{ key: "name" }}
+      pageSize={25}
+      rowAttrs={(r) => ({ "data-usage": `${r.kind}:${r.name}@${r.queuePath}` })}
+      empty="Nothing in use."
+    />
+  );
 }
 
 /** The largest used / limit over the limited types (0 without a resource limit), for sorting by how close to it. */
@@ -72,13 +117,30 @@ export function UsersPage(props: { partition: string; query: string }): JSX.Elem
           <h2>Limits configured</h2>
           <div class="table-wrap">
             <table aria-label="Limits configured">
-              <thead><tr><th scope="col">Queue</th><th scope="col">Applies to</th><th scope="col">Max resources</th><th scope="col">Max applications</th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col">Queue</th>
+                  <th scope="col">Applies to</th>
+                  <th scope="col">Max resources</th>
+                  <th scope="col">Max applications</th>
+                </tr>
+              </thead>
               <tbody>
-                {ls.length === 0 ? <tr><td colSpan={4} class="empty">No user or group limit is configured.</td></tr> : null}
+                {ls.length === 0 ? (
+                  <tr>
+                    <td colSpan={4} class="empty">
+                      No user or group limit is configured.
+                    </td>
+                  </tr>
+                ) : null}
                 {ls.map((l) => (
                   <tr key={`${l.queuePath}/${l.kind}/${l.name}`}>
                     <td>{l.queuePath}</td>
-                    <td>{l.name === "*" ? `every ${l.kind}${l.kind === "user" ? " without their own limit" : " not named (shared)"}` : `${l.kind} ${l.name}`}</td>
+                    <td>
+                      {l.name === "*"
+                        ? `every ${l.kind}${l.kind === "user" ? " without their own limit" : " not named (shared)"}`
+                        : `${l.kind} ${l.name}`}
+                    </td>
                     <td>{l.maxResources ? resources(l.maxResources) : "no max"}</td>
                     <td>{l.maxApplications || "no max"}</td>
                   </tr>

@@ -28,10 +28,18 @@ export type GangSubmissionCheck =
 export function checkGangSubmission(s: GangSubmission): GangSubmissionCheck {
   if (Object.values(s.reservation).every((v) => v === 0)) return { ok: true };
   if (!s.queueIsLeaf || s.sortPolicy !== "fifo") {
-    return { ok: false, reason: "unsupportedQueue", message: `queue ${s.queue} cannot run application ${s.applicationId} with task group request: unsupported sort type` };
+    return {
+      ok: false,
+      reason: "unsupportedQueue",
+      message: `queue ${s.queue} cannot run application ${s.applicationId} with task group request: unsupported sort type`,
+    };
   }
   if (s.queueMax && !fitsInMaxUndef(s.queueMax, s.reservation)) {
-    return { ok: false, reason: "exceedsQueueMax", message: `queue ${s.queue} cannot fit application ${s.applicationId}: task group request ${format(s.reservation)} larger than max queue allocation ${format(s.queueMax)}` };
+    return {
+      ok: false,
+      reason: "exceedsQueueMax",
+      message: `queue ${s.queue} cannot fit application ${s.applicationId}: task group request ${format(s.reservation)} larger than max queue allocation ${format(s.queueMax)}`,
+    };
   }
   return { ok: true };
 }

@@ -61,7 +61,13 @@ export type PlaceholderTimeoutDecision =
    * The reservation failed: release the allocated placeholders and cancel the pending ones (termination TIMEOUT),
    * then the application resumes as a normal one (Soft) or fails (Hard); `reason` is the core's state-change info.
    */
-  | { kind: "resume" | "fail"; reason: typeof RESERVATION_TIMEOUT_FAILURE; releaseAllocated: string[]; cancelPending: string[]; preempted: number };
+  | {
+      kind: "resume" | "fail";
+      reason: typeof RESERVATION_TIMEOUT_FAILURE;
+      releaseAllocated: string[];
+      cancelPending: string[];
+      preempted: number;
+    };
 
 /** What to do with an application's placeholders at `now`. */
 export function placeholderTimeout(i: PlaceholderTimeoutInput): PlaceholderTimeoutDecision {
@@ -71,7 +77,12 @@ export function placeholderTimeout(i: PlaceholderTimeoutInput): PlaceholderTimeo
   const allocated = i.placeholders.filter((p) => p.allocated);
   if ((i.state === "Running" || i.state === "Completing") && allocated.length > 0) {
     const release = allocated.filter((p) => !p.released && !p.preempted).map((p) => p.allocationKey);
-    return { kind: "releaseUnused", release, replacing: allocated.filter((p) => p.released).length, preempted: allocated.filter((p) => !p.released && p.preempted).length };
+    return {
+      kind: "releaseUnused",
+      release,
+      replacing: allocated.filter((p) => p.released).length,
+      preempted: allocated.filter((p) => !p.released && p.preempted).length,
+    };
   }
   return {
     kind: i.style === "Hard" ? "fail" : "resume",
@@ -81,4 +92,3 @@ export function placeholderTimeout(i: PlaceholderTimeoutInput): PlaceholderTimeo
     preempted: i.placeholders.filter((p) => p.preempted).length,
   };
 }
-

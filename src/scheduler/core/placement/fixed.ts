@@ -20,14 +20,18 @@ export class FixedRule implements PlacementRule {
    * @throws Error with upstream's texts: `a fixed queue rule must have a queue name set`, an invalid queue name,
    *   `cannot have a fixed queue rule with qualified queue getName and a parent rule: <rule>`
    */
-  constructor(conf: PlacementRuleConfig, private readonly opts: RuleOptions) {
+  constructor(
+    conf: PlacementRuleConfig,
+    private readonly opts: RuleOptions,
+  ) {
     this.queue = (conf.value ?? "").toLowerCase();
     if (this.queue === "") throw new Error("a fixed queue rule must have a queue name set");
     for (const part of this.queue.split(".")) {
       if (!QUEUE_NAME.test(part)) throw new Error(formatPlacementRefusal({ reason: "invalid queue name", rule: this.name, name: part }));
     }
     this.qualified = this.queue.startsWith("root");
-    if (this.qualified && opts.parent) throw new Error(`cannot have a fixed queue rule with qualified queue getName and a parent rule: ${goRule(conf)}`);
+    if (this.qualified && opts.parent)
+      throw new Error(`cannot have a fixed queue rule with qualified queue getName and a parent rule: ${goRule(conf)}`);
   }
 
   place(app: PlacementApp, ctx: PlacementContext): RuleResult {

@@ -28,8 +28,13 @@ import { UserRule } from "./user.js";
 export function newRule(conf: PlacementRuleConfig): PlacementRule {
   const name = conf.name.toLowerCase();
   if (name === "recovery") throw new Error("recovery rule cannot be part of the config, failing placement rule config");
-  if (!["provided", "user", "tag", "fixed"].includes(name)) throw new Error(`unknown rule name specified ${conf.name}, failing placement rule config`);
-  const opts: RuleOptions = { create: !!conf.create, filter: new Filter(conf.filter), parent: conf.parent ? newRule(conf.parent) : undefined };
+  if (!["provided", "user", "tag", "fixed"].includes(name))
+    throw new Error(`unknown rule name specified ${conf.name}, failing placement rule config`);
+  const opts: RuleOptions = {
+    create: !!conf.create,
+    filter: new Filter(conf.filter),
+    parent: conf.parent ? newRule(conf.parent) : undefined,
+  };
   switch (name) {
     case "provided":
       return new ProvidedRule(opts);

@@ -3,7 +3,16 @@
  * A fully qualified name (`root.…`) is used as given (every part must be a valid queue name, the parent rule is not
  * run); any other name has its dots replaced by `_dot_` and is placed below the parent rule's queue (root by default).
  */
-import { type PlacementRule, type RuleOptions, checkNames, existingOrCreatable, isQualified, next, placeUnderParent, replaceDot } from "./rule.js";
+import {
+  type PlacementRule,
+  type RuleOptions,
+  checkNames,
+  existingOrCreatable,
+  isQualified,
+  next,
+  placeUnderParent,
+  replaceDot,
+} from "./rule.js";
 import type { PlacementApp, PlacementContext, RuleResult } from "./types.js";
 
 export class ProvidedRule implements PlacementRule {

@@ -3,7 +3,16 @@
  * `namespace`) (apache/yunikorn-core pkg/scheduler/placement/tag_rule.go). A missing or empty tag does not match;
  * a fully qualified value is used as given, any other value as `provided` uses a name.
  */
-import { type PlacementRule, type RuleOptions, checkNames, existingOrCreatable, isQualified, next, placeUnderParent, replaceDot } from "./rule.js";
+import {
+  type PlacementRule,
+  type RuleOptions,
+  checkNames,
+  existingOrCreatable,
+  isQualified,
+  next,
+  placeUnderParent,
+  replaceDot,
+} from "./rule.js";
 import type { PlacementApp, PlacementContext, RuleResult } from "./types.js";
 
 export class TagRule implements PlacementRule {
@@ -11,7 +20,10 @@ export class TagRule implements PlacementRule {
   private readonly tag: string;
 
   /** @throws Error `a tag queue rule must have a tag name set` */
-  constructor(tag: string, private readonly opts: RuleOptions) {
+  constructor(
+    tag: string,
+    private readonly opts: RuleOptions,
+  ) {
     this.tag = tag.toLowerCase();
     if (this.tag === "") throw new Error("a tag queue rule must have a tag name set");
   }

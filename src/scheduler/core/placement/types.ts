@@ -47,8 +47,7 @@ export type RuleResult =
 
 /** The outcome of placement: the leaf queue path (which may still have to be created), or a refusal. */
 export type PlacementResult =
-  | { readonly type: "placed"; readonly path: string }
-  | { readonly type: "refused"; readonly refusal: PlacementRefusal };
+  { readonly type: "placed"; readonly path: string } | { readonly type: "refused"; readonly refusal: PlacementRefusal };
 
 /** The queue for forced applications no rule places (upstream `common.RecoveryQueueFull`). */
 export const RECOVERY_QUEUE = "root.@recovery@";

@@ -82,16 +82,22 @@ export function fitIn(big: MaybeRes, small: MaybeRes): boolean {
 
 /** `larger ≥ smaller` in every type of either side (a missing type is 0). */
 export function strictlyGreaterThanOrEquals(larger: MaybeRes, smaller: MaybeRes): boolean {
-  const l = larger ?? {}, s = smaller ?? {};
+  const l = larger ?? {},
+    s = smaller ?? {};
   for (const k in l) if ((s[k] ?? 0) > l[k]!) return false;
   for (const k in s) if ((l[k] ?? 0) < s[k]!) return false;
   return true;
 }
 
 function strictlyOnlyExisting(r: MaybeRes, smaller: MaybeRes, orEquals: boolean): boolean {
-  const big = r ?? {}, small = smaller ?? {};
-  const smallEmpty = isEmpty(small), bigEmpty = isEmpty(big);
-  let notEqual = false, equal = false, common = false, allPositive = true;
+  const big = r ?? {},
+    small = smaller ?? {};
+  const smallEmpty = isEmpty(small),
+    bigEmpty = isEmpty(big);
+  let notEqual = false,
+    equal = false,
+    common = false,
+    allPositive = true;
   for (const k in big) {
     const v = big[k]!;
     if (smallEmpty && v <= 0) allPositive = false;

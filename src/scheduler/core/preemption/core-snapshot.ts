@@ -23,19 +23,36 @@ export interface CoreSnapshotSource {
 /** A live queue as preemption sees it. Root's max is the cluster size (the partition keeps it there). */
 export function preemptionQueue(q: Queue): PreemptionQueue {
   return {
-    path: q.path, parent: q.parent?.path, isLeaf: q.isLeaf, managed: q.managed, guaranteed: q.guaranteed, max: q.max,
-    allocated: q.allocated, preempting: q.preempting, preemptionPolicy: q.preemption.preemptionPolicy,
-    priorityPolicy: q.preemption.priorityPolicy, priorityOffset: q.preemption.priorityOffset,
-    preemptionDelayMs: q.preemption.preemptionDelayMs, quotaPreemptionDelayMs: q.preemption.quotaPreemptionDelayMs,
+    path: q.path,
+    parent: q.parent?.path,
+    isLeaf: q.isLeaf,
+    managed: q.managed,
+    guaranteed: q.guaranteed,
+    max: q.max,
+    allocated: q.allocated,
+    preempting: q.preempting,
+    preemptionPolicy: q.preemption.preemptionPolicy,
+    priorityPolicy: q.preemption.priorityPolicy,
+    priorityOffset: q.preemption.priorityOffset,
+    preemptionDelayMs: q.preemption.preemptionDelayMs,
+    quotaPreemptionDelayMs: q.preemption.quotaPreemptionDelayMs,
   };
 }
 
 /** An allocated ask as a possible victim. */
 export function preemptionAllocation(app: Application, ask: Ask, excluded?: ReadonlySet<string>): PreemptionAllocation {
   return {
-    key: ask.key, applicationId: app.id, queuePath: app.queue.path, nodeId: ask.node!, priority: ask.priority, createTime: ask.createTime,
-    resource: ask.resource, allowPreemption: ask.allowPreemptSelf !== false, originator: ask.originator === true,
-    placeholder: ask.placeholder === true, requiredNode: ask.requiredNode !== undefined,
+    key: ask.key,
+    applicationId: app.id,
+    queuePath: app.queue.path,
+    nodeId: ask.node!,
+    priority: ask.priority,
+    createTime: ask.createTime,
+    resource: ask.resource,
+    allowPreemption: ask.allowPreemptSelf !== false,
+    originator: ask.originator === true,
+    placeholder: ask.placeholder === true,
+    requiredNode: ask.requiredNode !== undefined,
     preempted: ask.preempted === true || (excluded?.has(allocationId(app.id, ask.key)) ?? false),
   };
 }
@@ -52,11 +69,24 @@ export function coreSnapshot(src: CoreSnapshotSource): PreemptionSnapshot {
     const r = n.reservation;
     const reserving = r ? src.apps.get(r.appId)?.asks.get(r.key) : undefined;
     return {
-      id: n.id, capacity: n.capacity, available: n.available(), schedulable: n.schedulable, allocations,
-      reservations: r && reserving ? [{
-        askKey: r.key, applicationId: r.appId, priority: reserving.priority, createTime: reserving.createTime,
-        requiredNode: reserving.requiredNode !== undefined, triggeredPreemption: reserving.preemption !== undefined,
-      }] : [],
+      id: n.id,
+      capacity: n.capacity,
+      available: n.available(),
+      schedulable: n.schedulable,
+      allocations,
+      reservations:
+        r && reserving
+          ? [
+              {
+                askKey: r.key,
+                applicationId: r.appId,
+                priority: reserving.priority,
+                createTime: reserving.createTime,
+                requiredNode: reserving.requiredNode !== undefined,
+                triggeredPreemption: reserving.preemption !== undefined,
+              },
+            ]
+          : [],
     };
   };
   return {
@@ -68,7 +98,8 @@ export function coreSnapshot(src: CoreSnapshotSource): PreemptionSnapshot {
     *allocations(leafPath) {
       const q = src.find(leafPath);
       if (!q?.isLeaf) return;
-      for (const app of q.apps.values()) for (const ask of app.asks.values()) if (ask.node) yield preemptionAllocation(app, ask, src.excluded);
+      for (const app of q.apps.values())
+        for (const ask of app.asks.values()) if (ask.node) yield preemptionAllocation(app, ask, src.excluded);
     },
     *nodes() {
       for (const n of src.nodesInOrder()) yield node(n);

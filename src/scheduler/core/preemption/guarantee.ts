@@ -6,7 +6,16 @@
  * - a victim's queue must be over its guarantee in a type the ask needs, and stay at or above it after the victim goes.
  */
 import type { Res } from "../resources.js";
-import { type MaybeRes, componentWiseMin, componentWiseMinOnlyExisting, fitInActual, isEmpty, mergeIfNotPresent, strictlyGreaterThanOrEquals, subOnlyExisting } from "./arith.js";
+import {
+  type MaybeRes,
+  componentWiseMin,
+  componentWiseMinOnlyExisting,
+  fitInActual,
+  isEmpty,
+  mergeIfNotPresent,
+  strictlyGreaterThanOrEquals,
+  subOnlyExisting,
+} from "./arith.js";
 import type { PreemptionQueue, PreemptionSnapshot } from "./snapshot.js";
 
 /** A mutable copy of a queue's usage for what-if removal of victims. */
@@ -21,7 +30,13 @@ export class QueueSnapshot {
   askQueue: QueueSnapshot | undefined;
 
   constructor(o: {
-    path: string; parent?: QueueSnapshot; leaf: boolean; allocated: Readonly<Res>; preempting?: MaybeRes; guaranteed?: MaybeRes; askQueue?: QueueSnapshot;
+    path: string;
+    parent?: QueueSnapshot;
+    leaf: boolean;
+    allocated: Readonly<Res>;
+    preempting?: MaybeRes;
+    guaranteed?: MaybeRes;
+    askQueue?: QueueSnapshot;
   }) {
     this.path = o.path;
     this.parent = o.parent;
@@ -95,13 +110,26 @@ export function duplicateAll(set: ReadonlyMap<string, QueueSnapshot>): Map<strin
 }
 
 /** The snapshot of `path` and its parents in `cache` (createPreemptionSnapshot). */
-export function snapshotQueue(snapshot: PreemptionSnapshot, cache: Map<string, QueueSnapshot>, path: string, askPath: string): QueueSnapshot | undefined {
+export function snapshotQueue(
+  snapshot: PreemptionSnapshot,
+  cache: Map<string, QueueSnapshot>,
+  path: string,
+  askPath: string,
+): QueueSnapshot | undefined {
   const found = cache.get(path);
   if (found) return found;
   const q: PreemptionQueue | undefined = snapshot.queue(path);
   if (!q) return undefined;
   const parent = q.parent !== undefined ? snapshotQueue(snapshot, cache, q.parent, askPath) : undefined;
-  const s = new QueueSnapshot({ path: q.path, parent, leaf: q.isLeaf, allocated: q.allocated, preempting: q.preempting, guaranteed: q.guaranteed, askQueue: cache.get(askPath) });
+  const s = new QueueSnapshot({
+    path: q.path,
+    parent,
+    leaf: q.isLeaf,
+    allocated: q.allocated,
+    preempting: q.preempting,
+    guaranteed: q.guaranteed,
+    askQueue: cache.get(askPath),
+  });
   cache.set(path, s);
   return s;
 }
@@ -138,7 +166,13 @@ function isAncestorOrSelf(path: string, ask: string): boolean {
  * @param q the victim's queue in the working set, victim already removed
  * @param remainingBefore its remaining guarantee before the removal
  */
-function victimKeepsGuarantee(q: QueueSnapshot, ask: Readonly<Res>, askPath: string, victim: Readonly<Res>, remainingBefore: Res | undefined): boolean {
+function victimKeepsGuarantee(
+  q: QueueSnapshot,
+  ask: Readonly<Res>,
+  askPath: string,
+  victim: Readonly<Res>,
+  remainingBefore: Res | undefined,
+): boolean {
   if (!strictlyGreaterThanOrEquals(q.preemptable(), {})) return false;
   if (remainingBefore !== undefined && !isVictimQueueOverGuaranteed(ask, remainingBefore)) return false;
   for (let s: QueueSnapshot | undefined = q; s && !isAncestorOrSelf(s.path, askPath); s = s.parent) {
@@ -156,7 +190,12 @@ function victimKeepsGuarantee(q: QueueSnapshot, ask: Readonly<Res>, askPath: str
  * Takes a victim out of its queue in the working set when the guarantee rules allow it.
  * @returns the victim's queue (victim removed), or undefined with the working set unchanged
  */
-export function removeVictim(work: ReadonlyMap<string, QueueSnapshot>, victim: { queuePath: string; resource: Readonly<Res> }, ask: Readonly<Res>, askPath: string): QueueSnapshot | undefined {
+export function removeVictim(
+  work: ReadonlyMap<string, QueueSnapshot>,
+  victim: { queuePath: string; resource: Readonly<Res> },
+  ask: Readonly<Res>,
+  askPath: string,
+): QueueSnapshot | undefined {
   const q = work.get(victim.queuePath);
   if (!q) return undefined;
   const before = q.remainingGuaranteed();

@@ -38,7 +38,12 @@ export interface PredicateAnswer {
 }
 
 /** Optional resource-manager check of a node with victims removed (si.PreemptionPredicatesArgs). */
-export type PreemptionPredicate = (check: { askKey: string; nodeId: string; victimKeys: readonly string[]; startIndex: number }) => PredicateAnswer;
+export type PreemptionPredicate = (check: {
+  askKey: string;
+  nodeId: string;
+  victimKeys: readonly string[];
+  startIndex: number;
+}) => PredicateAnswer;
 
 /** Solution score bits (preemption.go): below SCORE_FIT_MAX a solution is satisfactory. */
 export const SCORE_FIT_MAX = 2 ** 32;
@@ -55,7 +60,8 @@ const RESERVATION_WAIT_TIMEOUT_MS = 60 * 60_000;
 export function solutionScore(victims: readonly Candidate[], index: number): number {
   if (index < 0) return 0;
   if (index >= victims.length) return SCORE_UNFIT;
-  let optedOut = false, originator = false;
+  let optedOut = false,
+    originator = false;
   for (let i = 0; i <= index; i++) {
     const a = victims[i]!.alloc;
     if (a.originator) originator = true;
@@ -116,7 +122,8 @@ function orderOnNode({ ask, askPath, available, candidates, queues, full }: Node
   if (!askQueue) return [];
   let nodeAvailable: Res = { ...available };
   let shortfall = subEliminateNegative(ask, nodeAvailable);
-  const head: Candidate[] = [], tail: Candidate[] = [];
+  const head: Candidate[] = [],
+    tail: Candidate[] = [];
   for (const c of candidates) {
     if (!full && isZero(shortfall)) break;
     const r = c.alloc.resource;
@@ -182,16 +189,26 @@ function nodeUsable(node: PreemptionNode, ask: AskForVictims, now: number): { us
  * @returns the chosen node with its victims, or undefined (preemption does not help); `examined` counts nodes read
  */
 export function chooseNode(
-  snapshot: PreemptionSnapshot, ask: AskForVictims, victimQueues: VictimQueues, opts: NodeSearchOptions,
+  snapshot: PreemptionSnapshot,
+  ask: AskForVictims,
+  victimQueues: VictimQueues,
+  opts: NodeSearchOptions,
 ): { choice: NodeChoice | undefined; examined: number } {
   let best: { choice: NodeChoice; score: number } | undefined;
   let batch: { check: NodeCheck; cancelled: CancelledReservation[] }[] = [];
   let examined = 0;
   const runBatch = (): boolean => {
-    batch.sort((a, b) => a.check.startIndex - b.check.startIndex || (a.check.nodeId < b.check.nodeId ? -1 : a.check.nodeId > b.check.nodeId ? 1 : 0));
+    batch.sort(
+      (a, b) => a.check.startIndex - b.check.startIndex || (a.check.nodeId < b.check.nodeId ? -1 : a.check.nodeId > b.check.nodeId ? 1 : 0),
+    );
     for (const { check, cancelled } of batch) {
       const answer = opts.predicate
-        ? opts.predicate({ askKey: ask.key, nodeId: check.nodeId, victimKeys: check.victims.map((v) => v.alloc.key), startIndex: check.startIndex })
+        ? opts.predicate({
+            askKey: ask.key,
+            nodeId: check.nodeId,
+            victimKeys: check.victims.map((v) => v.alloc.key),
+            startIndex: check.startIndex,
+          })
         : { success: true, index: check.startIndex };
       if (!answer.success || answer.index >= check.victims.length) continue;
       const score = solutionScore(check.victims, answer.index);
@@ -214,7 +231,12 @@ export function chooseNode(
     }
     candidates.sort((a, b) => compareVictims(a.alloc, b.alloc));
     const found = victimsOnNode({
-      ask: ask.resource, askPath: ask.queuePath, available: node.available, candidates, queues: victimQueues.queues, full: opts.predicate !== undefined,
+      ask: ask.resource,
+      askPath: ask.queuePath,
+      available: node.available,
+      candidates,
+      queues: victimQueues.queues,
+      full: opts.predicate !== undefined,
     });
     if (!found || (found.victims.length === 0 && opts.nodesTried)) continue;
     batch.push({ check: { nodeId: node.id, node, victims: found.victims, startIndex: found.startIndex }, cancelled });

@@ -65,8 +65,10 @@ export function checkPreconditions(ask: PreemptionAsk, preemptionDelayMs: number
   if (!ask.allowPreemptOther) return { reason: "preconditions", failed: "not-allowed" };
   if (ask.triggeredPreemption) return { reason: "preconditions", failed: "already-triggered" };
   if (ask.requiredNode) return { reason: "preconditions", failed: "required-node" };
-  if (now < ask.createTime + preemptionDelayMs) return { reason: "preconditions", failed: "delay", waitMs: ask.createTime + preemptionDelayMs - now };
-  if (ask.lastPreemptionCheck !== undefined && now < ask.lastPreemptionCheck + PREEMPT_ATTEMPT_FREQUENCY_MS) return { reason: "preconditions", failed: "checked-recently" };
+  if (now < ask.createTime + preemptionDelayMs)
+    return { reason: "preconditions", failed: "delay", waitMs: ask.createTime + preemptionDelayMs - now };
+  if (ask.lastPreemptionCheck !== undefined && now < ask.lastPreemptionCheck + PREEMPT_ATTEMPT_FREQUENCY_MS)
+    return { reason: "preconditions", failed: "checked-recently" };
   return undefined;
 }
 
@@ -103,7 +105,13 @@ export function queueGuaranteesAllow(snapshot: PreemptionSnapshot, ask: AskForVi
  * Victims outside the node that bring the ask's queue towards its guarantee (calculateAdditionalVictims).
  * @returns the victims and whether the ask's queue ends within its guarantee
  */
-function additionalVictims(snapshot: PreemptionSnapshot, ask: AskForVictims, vq: VictimQueues, nodeVictims: readonly Candidate[], all: boolean): { victims: Candidate[]; ok: boolean } {
+function additionalVictims(
+  snapshot: PreemptionSnapshot,
+  ask: AskForVictims,
+  vq: VictimQueues,
+  nodeVictims: readonly Candidate[],
+  all: boolean,
+): { victims: Candidate[]; ok: boolean } {
   const work = duplicateAll(vq.queues);
   const askQueue = work.get(ask.queuePath)!;
   const seen = new Set<string>();
@@ -153,8 +161,11 @@ export function decidePreemption(snapshot: PreemptionSnapshot, ask: PreemptionAs
   const vq = findVictimQueues(snapshot, ask);
   if (!vq || !queueGuaranteesAllow(snapshot, ask, vq)) return none(ref, { reason: "queue-guarantees" });
   const { choice, examined } = chooseNode(snapshot, ask, vq, {
-    now: options.now, nodesTried: options.nodesTried ?? true, batchSize: options.batchSize ?? PREEMPT_CHECK_BATCH,
-    maxNodes: options.maxNodes ?? Number.POSITIVE_INFINITY, predicate: options.predicate,
+    now: options.now,
+    nodesTried: options.nodesTried ?? true,
+    batchSize: options.batchSize ?? PREEMPT_CHECK_BATCH,
+    maxNodes: options.maxNodes ?? Number.POSITIVE_INFINITY,
+    predicate: options.predicate,
   });
   if (!choice) return none(ref, { reason: "does-not-help", nodesExamined: examined });
   const nodeVictims = choice.check.victims.slice(0, choice.index + 1);
@@ -180,7 +191,18 @@ export function decidePreemption(snapshot: PreemptionSnapshot, ask: PreemptionAs
   if (strictlyGreaterThanOnlyExisting(ask.resource, total)) return none(ref, { reason: "shortfall", nodeId: node.id, victimsTotal: total });
   const helps: Helps = fitsAsIs ? { rule: "frees-queue-quota", fence: vq.fence } : { rule: "frees-node", nodeId: node.id };
   const victims: Victim[] = chosen.map((c) => ({
-    ...victimAllocation(c.alloc), queueRule: vq.leaves.get(c.alloc.queuePath)!.queueRule, priorityRule: c.priorityRule, helps,
+    ...victimAllocation(c.alloc),
+    queueRule: vq.leaves.get(c.alloc.queuePath)!.queueRule,
+    priorityRule: c.priorityRule,
+    helps,
   }));
-  return { outcome: "preempting", ask: ref, nodeId: node.id, victims, fence: vq.fence, cancelledReservations: choice.cancelledReservations, nodesExamined: examined };
+  return {
+    outcome: "preempting",
+    ask: ref,
+    nodeId: node.id,
+    victims,
+    fence: vq.fence,
+    cancelledReservations: choice.cancelledReservations,
+    nodesExamined: examined,
+  };
 }

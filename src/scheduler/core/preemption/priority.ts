@@ -54,7 +54,10 @@ export type PriorityDown =
  * is hidden when its offset exceeds the ask's priority, else its whole subtree is eligible; otherwise the child's
  * offset is subtracted.
  */
-export function askPriorityDown(child: { path: string; priorityPolicy: PriorityPolicy; priorityOffset: number }, priority: number): PriorityDown {
+export function askPriorityDown(
+  child: { path: string; priorityPolicy: PriorityPolicy; priorityOffset: number },
+  priority: number,
+): PriorityDown {
   if (child.priorityPolicy === "fence") {
     return child.priorityOffset > priority ? { kind: "hidden" } : { kind: "fenced", fence: child.path };
   }

@@ -13,7 +13,16 @@
  * excess; no queue is left below its guarantee. Priorities, `preemption.policy` and fences do not apply (design).
  */
 import type { Res } from "../resources.js";
-import { componentWiseMin, componentWiseMinOnlyExisting, equals, isEmpty, isZero, matchAny, strictlyGreaterThanOrEqualsOnlyExisting, subOnlyExisting } from "./arith.js";
+import {
+  componentWiseMin,
+  componentWiseMinOnlyExisting,
+  equals,
+  isEmpty,
+  isZero,
+  matchAny,
+  strictlyGreaterThanOrEqualsOnlyExisting,
+  subOnlyExisting,
+} from "./arith.js";
 import { type VictimAllocation, victimAllocation } from "./result.js";
 import type { PreemptionAllocation, PreemptionQueue, PreemptionSnapshot } from "./snapshot.js";
 
@@ -22,8 +31,14 @@ import type { PreemptionAllocation, PreemptionQueue, PreemptionSnapshot } from "
  * @returns the new start time (ms) or undefined (none pending)
  */
 export function quotaPreemptionStartOnConfig(i: {
-  readonly oldMax?: Readonly<Res>; readonly newMax?: Readonly<Res>; readonly oldDelayMs: number; readonly newDelayMs: number;
-  readonly allocated: Readonly<Res>; readonly startTime?: number; readonly running: boolean; readonly now: number;
+  readonly oldMax?: Readonly<Res>;
+  readonly newMax?: Readonly<Res>;
+  readonly oldDelayMs: number;
+  readonly newDelayMs: number;
+  readonly allocated: Readonly<Res>;
+  readonly startTime?: number;
+  readonly running: boolean;
+  readonly now: number;
 }): number | undefined {
   if (i.running) return i.startTime;
   if (i.newDelayMs === 0 || isZero(i.newMax)) return undefined;
@@ -40,7 +55,8 @@ export function quotaPreemptionStartOnConfig(i: {
 
 /** resources.StrictlyGreaterThan: a ≥ b in every type of either and a ≠ b. */
 function strictlyGreater(a: Readonly<Res> | undefined, b: Readonly<Res> | undefined): boolean {
-  const l = a ?? {}, r = b ?? {};
+  const l = a ?? {},
+    r = b ?? {};
   for (const k in l) if ((r[k] ?? 0) > l[k]!) return false;
   for (const k in r) if ((l[k] ?? 0) < r[k]!) return false;
   return !equals(l, r);
@@ -50,16 +66,30 @@ function strictlyGreater(a: Readonly<Res> | undefined, b: Readonly<Res> | undefi
  * The start time after an allocation was added to a queue (IncAllocatedResource): usage pushed over the max starts
  * the delay now when none is pending.
  */
-export function quotaPreemptionStartOnAllocation(q: PreemptionQueue, i: { readonly enabled: boolean; readonly startTime?: number; readonly now: number }): number | undefined {
+export function quotaPreemptionStartOnAllocation(
+  q: PreemptionQueue,
+  i: { readonly enabled: boolean; readonly startTime?: number; readonly now: number },
+): number | undefined {
   const delay = q.quotaPreemptionDelayMs ?? 0;
-  if (!i.enabled || i.startTime !== undefined || !q.managed || delay === 0 || isZero(q.max) || strictlyGreaterThanOrEqualsOnlyExisting(q.max, q.allocated)) return i.startTime;
+  if (
+    !i.enabled ||
+    i.startTime !== undefined ||
+    !q.managed ||
+    delay === 0 ||
+    isZero(q.max) ||
+    strictlyGreaterThanOrEqualsOnlyExisting(q.max, q.allocated)
+  )
+    return i.startTime;
   return i.now + delay;
 }
 
 /** Whether quota preemption runs now for the queue (tryAcquirePreemption); `clear`: forget the start time. */
 export type QuotaDue = { readonly due: true } | { readonly due: false; readonly clear: boolean };
 
-export function quotaPreemptionDue(q: PreemptionQueue, i: { readonly enabled: boolean; readonly startTime?: number; readonly running: boolean; readonly now: number }): QuotaDue {
+export function quotaPreemptionDue(
+  q: PreemptionQueue,
+  i: { readonly enabled: boolean; readonly startTime?: number; readonly running: boolean; readonly now: number },
+): QuotaDue {
   if (!i.enabled || !q.managed || i.running) return { due: false, clear: false };
   if (strictlyGreaterThanOrEqualsOnlyExisting(q.max, q.allocated)) return { due: false, clear: true };
   if (i.startTime === undefined || i.now < i.startTime) return { due: false, clear: false };
@@ -79,8 +109,18 @@ export interface LeafQuotaShare {
 }
 
 export type QuotaPreemptionResult =
-  | { readonly outcome: "preempting"; readonly queue: string; readonly preemptable: Readonly<Res>; readonly leaves: readonly LeafQuotaShare[]; readonly victims: readonly QuotaVictim[] }
-  | { readonly outcome: "none"; readonly queue: string; readonly reason: "unknown-queue" | "not-managed" | "no-delay" | "within-max" | "nothing-preemptable" | "no-victims" };
+  | {
+      readonly outcome: "preempting";
+      readonly queue: string;
+      readonly preemptable: Readonly<Res>;
+      readonly leaves: readonly LeafQuotaShare[];
+      readonly victims: readonly QuotaVictim[];
+    }
+  | {
+      readonly outcome: "none";
+      readonly queue: string;
+      readonly reason: "unknown-queue" | "not-managed" | "no-delay" | "within-max" | "nothing-preemptable" | "no-victims";
+    };
 
 /** Queue usage above guarantee along the path, negative where over (Queue.GetPreemptableResource). */
 function pathPreemptable(snapshot: PreemptionSnapshot, q: PreemptionQueue | undefined): Res | undefined {
@@ -153,7 +193,8 @@ function shares(r: Readonly<Res>, total: Readonly<Res> | undefined, excess: Read
 }
 
 function compareShares(l: number[], r: number[]): number {
-  let i = l.length - 1, j = r.length - 1;
+  let i = l.length - 1,
+    j = r.length - 1;
   for (; i >= 0 && j >= 0; i--, j--) if (l[i] !== r[j]) return l[i]! > r[j]! ? 1 : -1;
   for (; i >= 0; i--) if (l[i] !== 0) return l[i]! > 0 ? 1 : -1;
   for (; j >= 0; j--) if (r[j] !== 0) return r[j]! > 0 ? -1 : 1;
@@ -163,13 +204,19 @@ function compareShares(l: number[], r: number[]): number {
 const HOUR = 3_600_000;
 
 /** Victim order for quota preemption (SortAllocationsBasedOnAsk, with rule 7's kind order). */
-export function compareQuotaVictims(l: PreemptionAllocation, r: PreemptionAllocation, total: Readonly<Res> | undefined, excess: Readonly<Res>): number {
+export function compareQuotaVictims(
+  l: PreemptionAllocation,
+  r: PreemptionAllocation,
+  total: Readonly<Res> | undefined,
+  excess: Readonly<Res>,
+): number {
   const k = kind(l) - kind(r);
   if (k !== 0) return k;
   const tm = typeMatching(r.resource, excess) - typeMatching(l.resource, excess);
   if (tm !== 0) return tm;
   if (l.priority !== r.priority) return l.priority - r.priority;
-  const lh = Math.floor(l.createTime / HOUR), rh = Math.floor(r.createTime / HOUR);
+  const lh = Math.floor(l.createTime / HOUR),
+    rh = Math.floor(r.createTime / HOUR);
   if (lh !== rh) return rh - lh;
   const c = compareShares(shares(l.resource, total, excess), shares(r.resource, total, excess));
   if (c !== 0) return c;
@@ -211,7 +258,9 @@ export function decideQuotaPreemption(snapshot: PreemptionSnapshot, queuePath: s
   for (const [leaf, target] of targets) {
     if (isZero(target)) continue;
     const leafQueue = snapshot.queue(leaf)!;
-    const candidates = [...snapshot.allocations(leaf)].filter((a) => matchAny(target, a.resource) && !a.requiredNode && !a.released && !a.preempted);
+    const candidates = [...snapshot.allocations(leaf)].filter(
+      (a) => matchAny(target, a.resource) && !a.requiredNode && !a.released && !a.preempted,
+    );
     candidates.sort((l, r) => compareQuotaVictims(l, r, leafQueue.max, target));
     const claimed: Res = {};
     for (const a of candidates) {

@@ -26,21 +26,20 @@ export interface QueueOverGuarantee {
 /** Why the victim's priority allows it (rule 4, rule 5's priority fence). */
 export type PriorityAllowance =
   | {
-    readonly rule: "priority-lower-or-equal";
-    readonly victimPriority: number;
-    /** The ask's priority as seen from the victim's queue (offsets along the path applied). */
-    readonly askPriority: number;
-  }
+      readonly rule: "priority-lower-or-equal";
+      readonly victimPriority: number;
+      /** The ask's priority as seen from the victim's queue (offsets along the path applied). */
+      readonly askPriority: number;
+    }
   | {
-    readonly rule: "inside-priority-fence";
-    /** The `priority.policy: fence` queue whose subtree is entirely eligible (its offset ≤ the ask priority). */
-    readonly fence: string;
-  };
+      readonly rule: "inside-priority-fence";
+      /** The `priority.policy: fence` queue whose subtree is entirely eligible (its offset ≤ the ask priority). */
+      readonly fence: string;
+    };
 
 /** Why taking the victim helps: it frees room on the reserved node, or (the ask already fits the node) queue quota. */
 export type Helps =
-  | { readonly rule: "frees-node"; readonly nodeId: string }
-  | { readonly rule: "frees-queue-quota"; readonly fence: string };
+  { readonly rule: "frees-node"; readonly nodeId: string } | { readonly rule: "frees-queue-quota"; readonly fence: string };
 
 /** The victim allocation as reported (a copy of its snapshot fields). */
 export interface VictimAllocation {
@@ -59,8 +58,16 @@ export interface VictimAllocation {
 /** The reported fields of an allocation chosen as victim. */
 export function victimAllocation(a: PreemptionAllocation): VictimAllocation {
   return {
-    allocationKey: a.key, applicationId: a.applicationId, queuePath: a.queuePath, nodeId: a.nodeId, resource: a.resource, priority: a.priority,
-    createTime: a.createTime, placeholder: a.placeholder, originator: a.originator, allowPreemption: a.allowPreemption,
+    allocationKey: a.key,
+    applicationId: a.applicationId,
+    queuePath: a.queuePath,
+    nodeId: a.nodeId,
+    resource: a.resource,
+    priority: a.priority,
+    createTime: a.createTime,
+    placeholder: a.placeholder,
+    originator: a.originator,
+    allowPreemption: a.allowPreemption,
   };
 }
 
@@ -118,10 +125,15 @@ export type PreemptionResult = Preempting | NoPreemption;
 /** Upstream's allocation-log text for a reason (common.Preemption* in errors.go), for the edges. */
 export function allocationLogText(r: NoPreemptionReason): string | undefined {
   switch (r.reason) {
-    case "disabled": return undefined;
-    case "preconditions": return "Preemption preconditions failed";
-    case "queue-guarantees": return "Preemption queue guarantees check failed";
-    case "does-not-help": return "Preemption does not help";
-    case "shortfall": return "Preemption helped but short of resources";
+    case "disabled":
+      return undefined;
+    case "preconditions":
+      return "Preemption preconditions failed";
+    case "queue-guarantees":
+      return "Preemption queue guarantees check failed";
+    case "does-not-help":
+      return "Preemption does not help";
+    case "shortfall":
+      return "Preemption helped but short of resources";
   }
 }

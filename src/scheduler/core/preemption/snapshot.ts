@@ -152,7 +152,11 @@ export interface NodeSpec {
  * missing between root and a listed queue are added. Defaults: managed, policies `default`, offset 0, delay 30 s.
  * @throws Error naming an allocation whose queue or node is unknown
  */
-export function clusterSnapshot(spec: { queues: readonly QueueSpec[]; nodes: readonly NodeSpec[]; allocations: readonly PreemptionAllocation[] }): PreemptionSnapshot {
+export function clusterSnapshot(spec: {
+  queues: readonly QueueSpec[];
+  nodes: readonly NodeSpec[];
+  allocations: readonly PreemptionAllocation[];
+}): PreemptionSnapshot {
   const specs = new Map<string, QueueSpec>();
   for (const q of spec.queues) {
     const parts = q.path.split(".");
@@ -207,7 +211,14 @@ export function clusterSnapshot(spec: { queues: readonly QueueSpec[]; nodes: rea
     const available: Res = { ...n.capacity };
     const used = nodeUse.get(n.id)!;
     for (const k in used) available[k] = (available[k] ?? 0) - used[k]!;
-    return { id: n.id, capacity: n.capacity, available, schedulable: n.schedulable ?? true, reservations: n.reservations, allocations: nodeAllocs.get(n.id)! };
+    return {
+      id: n.id,
+      capacity: n.capacity,
+      available,
+      schedulable: n.schedulable ?? true,
+      reservations: n.reservations,
+      allocations: nodeAllocs.get(n.id)!,
+    };
   });
   return snapshotOf({ queues, nodes });
 }

@@ -10,7 +10,13 @@
  * is at most the ask's as seen from its queue (inside a `priority.policy: fence` subtree every allocation is).
  */
 import type { Res } from "../resources.js";
-import { componentWiseMin, matchAny, strictlyGreaterThanOrEquals, strictlyGreaterThanOrEqualsOnlyExisting, strictlyGreaterThanZero } from "./arith.js";
+import {
+  componentWiseMin,
+  matchAny,
+  strictlyGreaterThanOrEquals,
+  strictlyGreaterThanOrEqualsOnlyExisting,
+  strictlyGreaterThanZero,
+} from "./arith.js";
 import { type QueueSnapshot, snapshotQueue } from "./guarantee.js";
 import { type PriorityDown, askPriorityDown, askPriorityUp } from "./priority.js";
 import type { PriorityAllowance, QueueOverGuarantee } from "./result.js";

@@ -53,7 +53,8 @@ export function limitTable(root: QueueConfig): LimitTable {
         else if (g !== "") groups.push([g, limit]);
       }
     }
-    if (users.size > 0 || groups.length > 0 || wildcardUser || wildcardGroup) table.set(path, { users, wildcardUser, groups, wildcardGroup });
+    if (users.size > 0 || groups.length > 0 || wildcardUser || wildcardGroup)
+      table.set(path, { users, wildcardUser, groups, wildcardGroup });
     for (const c of q.queues ?? []) walk(c, `${path}.${c.name.toLowerCase()}`);
   };
   walk(root, "root");

@@ -147,7 +147,13 @@ export class LimitTracker {
       if (ul?.limit.maxResources) {
         const used = LimitTracker.usageOf(this.users, app.user, path).res;
         if (!fitsWithin(ul.limit.maxResources, used, ask)) {
-          return { kind: "user", name: app.user, queuePath: path, wildcard: ul.wildcard, limit: { type: "resources", max: { ...ul.limit.maxResources }, used: { ...used }, ask: { ...ask } } };
+          return {
+            kind: "user",
+            name: app.user,
+            queuePath: path,
+            wildcard: ul.wildcard,
+            limit: { type: "resources", max: { ...ul.limit.maxResources }, used: { ...used }, ask: { ...ask } },
+          };
         }
       }
       if (group === undefined) continue;
@@ -155,7 +161,13 @@ export class LimitTracker {
       if (gl?.maxResources) {
         const used = LimitTracker.usageOf(this.groups, group, path).res;
         if (!fitsWithin(gl.maxResources, used, ask)) {
-          return { kind: "group", name: group, queuePath: path, wildcard: group === WILDCARD, limit: { type: "resources", max: { ...gl.maxResources }, used: { ...used }, ask: { ...ask } } };
+          return {
+            kind: "group",
+            name: group,
+            queuePath: path,
+            wildcard: group === WILDCARD,
+            limit: { type: "resources", max: { ...gl.maxResources }, used: { ...used }, ask: { ...ask } },
+          };
         }
       }
     }
@@ -172,11 +184,25 @@ export class LimitTracker {
     for (const path of prefixes(app.queue.path)) {
       const ul = this.userLimit(path, app.user);
       if (ul?.limit.maxResources) {
-        out.push({ kind: "user", name: app.user, path, wildcard: ul.wildcard, max: { ...ul.limit.maxResources }, used: { ...LimitTracker.usageOf(this.users, app.user, path).res } });
+        out.push({
+          kind: "user",
+          name: app.user,
+          path,
+          wildcard: ul.wildcard,
+          max: { ...ul.limit.maxResources },
+          used: { ...LimitTracker.usageOf(this.users, app.user, path).res },
+        });
       }
       const gl = group === undefined ? undefined : groupLimit(this.table.get(path), group);
       if (gl?.maxResources) {
-        out.push({ kind: "group", name: group!, path, wildcard: group === WILDCARD, max: { ...gl.maxResources }, used: { ...LimitTracker.usageOf(this.groups, group!, path).res } });
+        out.push({
+          kind: "group",
+          name: group!,
+          path,
+          wildcard: group === WILDCARD,
+          max: { ...gl.maxResources },
+          used: { ...LimitTracker.usageOf(this.groups, group!, path).res },
+        });
       }
     }
     return out;
@@ -191,7 +217,13 @@ export class LimitTracker {
       if (ul && ul.limit.maxApps > 0) {
         const apps = LimitTracker.usageOf(this.users, app.user, path).apps;
         if (!apps.has(app.id) && apps.size + 1 > ul.limit.maxApps) {
-          return { kind: "user", name: app.user, queuePath: path, wildcard: ul.wildcard, limit: { type: "applications", max: ul.limit.maxApps, running: apps.size } };
+          return {
+            kind: "user",
+            name: app.user,
+            queuePath: path,
+            wildcard: ul.wildcard,
+            limit: { type: "applications", max: ul.limit.maxApps, running: apps.size },
+          };
         }
       }
       if (group === undefined) continue;
@@ -199,7 +231,13 @@ export class LimitTracker {
       if (gl && gl.maxApps > 0) {
         const apps = LimitTracker.usageOf(this.groups, group, path).apps;
         if (!apps.has(app.id) && apps.size + 1 > gl.maxApps) {
-          return { kind: "group", name: group, queuePath: path, wildcard: group === WILDCARD, limit: { type: "applications", max: gl.maxApps, running: apps.size } };
+          return {
+            kind: "group",
+            name: group,
+            queuePath: path,
+            wildcard: group === WILDCARD,
+            limit: { type: "applications", max: gl.maxApps, running: apps.size },
+          };
         }
       }
     }
@@ -226,7 +264,14 @@ export class LimitTracker {
   }
 
   /** Adds (or removes) `r` and the app's running mark on every level of its queue path for one user or group. */
-  private charge(map: Map<string, Map<string, Usage>>, name: string, app: TrackedApp, r: Readonly<Res>, sign: 1 | -1, running: boolean): void {
+  private charge(
+    map: Map<string, Map<string, Usage>>,
+    name: string,
+    app: TrackedApp,
+    r: Readonly<Res>,
+    sign: 1 | -1,
+    running: boolean,
+  ): void {
     let byPath = map.get(name);
     if (!byPath) map.set(name, (byPath = new Map()));
     for (const path of prefixes(app.queue.path)) {

@@ -49,7 +49,10 @@ export const DEFAULT_GANG_CONFIG: Readonly<GangConfig> = Object.freeze({
  * @param o.namespace the scheduler's namespace, for the default `service.schedulerUser` (default `corral`)
  * @returns the configuration, or every bad key with its value (`service.placeholderRunAsUser: must be an integer ≥ 0, got "root"`)
  */
-export function parseGangConfig(flat: Readonly<Record<string, string>>, o: { namespace?: string } = {}): { ok: true; config: GangConfig } | { ok: false; errors: string[] } {
+export function parseGangConfig(
+  flat: Readonly<Record<string, string>>,
+  o: { namespace?: string } = {},
+): { ok: true; config: GangConfig } | { ok: false; errors: string[] } {
   const errors: string[] = [];
   const bad = (key: string, need: string) => errors.push(`${key}: ${need}, got ${JSON.stringify(flat[key])}`);
   let disableGangScheduling = false;
@@ -61,7 +64,11 @@ export function parseGangConfig(flat: Readonly<Record<string, string>>, o: { nam
   }
   const placeholder: PlaceholderConfig = { image: flat[CONF_PLACEHOLDER_IMAGE]?.trim() || DEFAULT_PLACEHOLDER_IMAGE };
   if (/\s/.test(placeholder.image)) bad(CONF_PLACEHOLDER_IMAGE, "must be an image reference without spaces");
-  const ids = [[CONF_PLACEHOLDER_RUN_AS_USER, "runAsUser"], [CONF_PLACEHOLDER_RUN_AS_GROUP, "runAsGroup"], [CONF_PLACEHOLDER_FS_GROUP, "fsGroup"]] as const;
+  const ids = [
+    [CONF_PLACEHOLDER_RUN_AS_USER, "runAsUser"],
+    [CONF_PLACEHOLDER_RUN_AS_GROUP, "runAsGroup"],
+    [CONF_PLACEHOLDER_FS_GROUP, "fsGroup"],
+  ] as const;
   for (const [key, field] of ids) {
     const v = flat[key];
     if (v === undefined || v.trim() === "") continue;

@@ -18,14 +18,20 @@ export const ANNOTATION_SCHEDULING_POLICY_PARAMETERS = "yunikorn.apache.org/sche
 export { ANNOTATION_PLACEHOLDER_FLAG } from "../../../yunikorn/constants.js";
 
 /** The annotations this module reads, for typed problems. */
-export type GangAnnotation = typeof ANNOTATION_TASK_GROUPS | typeof ANNOTATION_TASK_GROUP_NAME | typeof ANNOTATION_SCHEDULING_POLICY_PARAMETERS;
+export type GangAnnotation =
+  typeof ANNOTATION_TASK_GROUPS | typeof ANNOTATION_TASK_GROUP_NAME | typeof ANNOTATION_SCHEDULING_POLICY_PARAMETERS;
 
 /** Scheduling policy parameter names and their separator. */
 export const PARAM_PLACEHOLDER_TIMEOUT = "placeholderTimeoutInSeconds";
 export const PARAM_GANG_SCHEDULING_STYLE = "gangSchedulingStyle";
 export const SCHEDULING_POLICY_PARAM_DELIMITER = " ";
 
-export { type GangSchedulingStyle, DEFAULT_GANG_SCHEDULING_STYLE, DEFAULT_PLACEHOLDER_TIMEOUT_MS, RESERVATION_TIMEOUT_FAILURE } from "../../core/gang/constants.js";
+export {
+  type GangSchedulingStyle,
+  DEFAULT_GANG_SCHEDULING_STYLE,
+  DEFAULT_PLACEHOLDER_TIMEOUT_MS,
+  RESERVATION_TIMEOUT_FAILURE,
+} from "../../core/gang/constants.js";
 
 /** The placeholder pod's container and defaults. */
 export const DEFAULT_PLACEHOLDER_IMAGE = "registry.k8s.io/pause:3.7";

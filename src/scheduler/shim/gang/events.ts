@@ -20,15 +20,19 @@ const warning = (action: string, message: string): GangEvent => ({ type: "Warnin
 /** The gang events, one builder per step. */
 export const gangEvents = {
   /** On the pod whose task-groups annotation was refused (the application then runs without a gang). */
-  taskGroupsError: (p: TaskGroupsProblem) => warning("TaskGroupsError", `unable to get taskGroups for pod, reason: ${describeTaskGroupsProblem(p)}`),
+  taskGroupsError: (p: TaskGroupsProblem) =>
+    warning("TaskGroupsError", `unable to get taskGroups for pod, reason: ${describeTaskGroupsProblem(p)}`),
   /** On a real pod of a task group when it is submitted. */
-  taskGroupMatch: (taskGroup: string) => normal("TaskGroupMatch", `Pod belongs to the taskGroup ${taskGroup}, it will be scheduled as a gang member`),
+  taskGroupMatch: (taskGroup: string) =>
+    normal("TaskGroupMatch", `Pod belongs to the taskGroup ${taskGroup}, it will be scheduled as a gang member`),
   creatingPlaceholders: (appId: string) => normal("CreatingPlaceholders", `Application ${appId} creating placeholders`),
   /** On restart, the explicit timeout had already passed: no placeholders created. */
-  placeholderTimeoutExceeded: (appId: string) => warning("PlaceholderTimeout", `Application ${appId} placeholder timeout exceeded, not creating placeholders`),
+  placeholderTimeoutExceeded: (appId: string) =>
+    warning("PlaceholderTimeout", `Application ${appId} placeholder timeout exceeded, not creating placeholders`),
   placeholderCreateFailed: (appId: string) => warning("PlaceholderCreateFailed", `Application ${appId} fall back to normal scheduling`),
   placeholderAllocated: (appId: string) => normal("PlaceholderAllocated", `Application ${appId} placeholder has been allocated.`),
-  reservationComplete: (appId: string) => normal("GangReservationComplete", `Application ${appId} all placeholders are allocated. Transitioning to running state.`),
+  reservationComplete: (appId: string) =>
+    normal("GangReservationComplete", `Application ${appId} all placeholders are allocated. Transitioning to running state.`),
   /** A placeholder released by the core with termination TIMEOUT. */
   placeholderTimedOut: (appId: string) => warning("PlaceholderTimeOut", `Application ${appId} placeholder has been timed out`),
   /** A placeholder smaller than the real pod of its group was released (the core's text names both sizes). */

@@ -9,7 +9,12 @@
  */
 import { parseGoBool } from "../../../util/go-strconv.js";
 import { type PodObject, identityOf } from "../translate.js";
-import { ANNOTATION_PLACEHOLDER_FLAG, ANNOTATION_SCHEDULING_POLICY_PARAMETERS, ANNOTATION_TASK_GROUP_NAME, ANNOTATION_TASK_GROUPS } from "./constants.js";
+import {
+  ANNOTATION_PLACEHOLDER_FLAG,
+  ANNOTATION_SCHEDULING_POLICY_PARAMETERS,
+  ANNOTATION_TASK_GROUP_NAME,
+  ANNOTATION_TASK_GROUPS,
+} from "./constants.js";
 import { type IgnoredParameter, type SchedulingPolicyParameters, parseSchedulingPolicyParameters } from "./policy-parameters.js";
 import { type TaskGroup, type TaskGroupsProblem, parseTaskGroups } from "./task-groups.js";
 
@@ -41,7 +46,10 @@ export interface GangOptions {
 export function gangSpecOf(pod: PodObject, o: GangOptions = {}): GangSpecResult {
   const ann = pod.metadata?.annotations ?? {};
   const params = parseSchedulingPolicyParameters(ann[ANNOTATION_SCHEDULING_POLICY_PARAMETERS]);
-  const base = { schedulingPolicyParameters: params.parameters, schedulingParamsDefinition: ann[ANNOTATION_SCHEDULING_POLICY_PARAMETERS] ?? "" };
+  const base = {
+    schedulingPolicyParameters: params.parameters,
+    schedulingParamsDefinition: ann[ANNOTATION_SCHEDULING_POLICY_PARAMETERS] ?? "",
+  };
   if (o.disableGangScheduling) return { spec: { taskGroups: [], taskGroupsDefinition: "", ...base }, ignoredParameters: params.ignored };
   const definition = ann[ANNOTATION_TASK_GROUPS] ?? "";
   const r = parseTaskGroups(definition);

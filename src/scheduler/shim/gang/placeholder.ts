@@ -37,7 +37,8 @@ const NONCE_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 /** A nonce of 10 base-36 characters. @param random returns a number in [0, 1), e.g. Math.random */
 export function placeholderNonce(random: () => number): string {
   let s = "";
-  for (let i = 0; i < PLACEHOLDER_NONCE_LENGTH; i++) s += NONCE_ALPHABET[Math.min(NONCE_ALPHABET.length - 1, Math.floor(random() * NONCE_ALPHABET.length))];
+  for (let i = 0; i < PLACEHOLDER_NONCE_LENGTH; i++)
+    s += NONCE_ALPHABET[Math.min(NONCE_ALPHABET.length - 1, Math.floor(random() * NONCE_ALPHABET.length))];
   return s;
 }
 
@@ -52,7 +53,8 @@ const firstChars = (s: string, n: number): string => Array.from(s).slice(0, n).j
  * @throws Error when the nonce is not 1-10 characters of `a-z 0-9` (a programming error)
  */
 export function placeholderName(applicationId: string, taskGroupName: string, nonce: string): string {
-  if (!/^[a-z0-9]{1,10}$/.test(nonce)) throw new Error(`placeholder nonce must be 1-${PLACEHOLDER_NONCE_LENGTH} characters of a-z and 0-9, got ${JSON.stringify(nonce)}`);
+  if (!/^[a-z0-9]{1,10}$/.test(nonce))
+    throw new Error(`placeholder nonce must be 1-${PLACEHOLDER_NONCE_LENGTH} characters of a-z and 0-9, got ${JSON.stringify(nonce)}`);
   return `tg-${firstChars(applicationId, 28)}-${firstChars(taskGroupName, 20)}-${nonce}`.toLowerCase().replace(/[^a-z0-9-]/g, "-");
 }
 
@@ -64,7 +66,16 @@ export function placeholderName(applicationId: string, taskGroupName: string, no
  */
 export function placeholderOwnerReferences(pod: OriginatorPod, schedulerUser: string): V1OwnerReference[] {
   if (isTrustedPlaceholder(pod, schedulerUser)) return [...(pod.metadata?.ownerReferences ?? [])];
-  return [{ apiVersion: "v1", kind: "Pod", name: pod.metadata?.name ?? "", uid: pod.metadata?.uid ?? "", controller: false, blockOwnerDeletion: true }];
+  return [
+    {
+      apiVersion: "v1",
+      kind: "Pod",
+      name: pod.metadata?.name ?? "",
+      uid: pod.metadata?.uid ?? "",
+      controller: false,
+      blockOwnerDeletion: true,
+    },
+  ];
 }
 
 export interface PlaceholderOptions {
@@ -101,7 +112,11 @@ export interface PlaceholderOptions {
 export function buildPlaceholder(o: PlaceholderOptions): V1Pod {
   const tg = o.taskGroup;
   const requests = (): Record<string, string> => Object.fromEntries(Object.entries(tg.minResource).filter(([k]) => k !== ""));
-  const annotations: Record<string, string> = { ...tg.annotations, [ANNOTATION_PLACEHOLDER_FLAG]: "true", [ANNOTATION_TASK_GROUP_NAME]: tg.name };
+  const annotations: Record<string, string> = {
+    ...tg.annotations,
+    [ANNOTATION_PLACEHOLDER_FLAG]: "true",
+    [ANNOTATION_TASK_GROUP_NAME]: tg.name,
+  };
   if (o.gang.taskGroupsDefinition) annotations[ANNOTATION_TASK_GROUPS] = o.gang.taskGroupsDefinition;
   if (o.gang.schedulingParamsDefinition) annotations[ANNOTATION_SCHEDULING_POLICY_PARAMETERS] = o.gang.schedulingParamsDefinition;
   const c = o.config;
@@ -126,20 +141,29 @@ export function buildPlaceholder(o: PlaceholderOptions): V1Pod {
       },
       hostNetwork: false,
       ...(pullSecrets.length > 0 ? { imagePullSecrets: pullSecrets } : {}),
-      containers: [{
-        name: PLACEHOLDER_CONTAINER_NAME,
-        image: c.image,
-        imagePullPolicy: "IfNotPresent",
-        resources: { requests: requests(), limits: requests() },
-        securityContext: { privileged: false, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } },
-      }],
+      containers: [
+        {
+          name: PLACEHOLDER_CONTAINER_NAME,
+          image: c.image,
+          imagePullPolicy: "IfNotPresent",
+          resources: { requests: requests(), limits: requests() },
+          securityContext: {
+            privileged: false,
+            allowPrivilegeEscalation: false,
+            readOnlyRootFilesystem: true,
+            capabilities: { drop: ["ALL"] },
+          },
+        },
+      ],
       restartPolicy: PLACEHOLDER_RESTART_POLICY,
       schedulerName: o.schedulerName,
       // The group's Kubernetes objects go through as written; the API server validates them on create.
       ...(tg.nodeSelector ? { nodeSelector: { ...tg.nodeSelector } } : {}),
       ...(tg.tolerations ? { tolerations: structuredClone(tg.tolerations) as V1Toleration[] } : {}),
       ...(tg.affinity ? { affinity: structuredClone(tg.affinity) as V1Affinity } : {}),
-      ...(tg.topologySpreadConstraints ? { topologySpreadConstraints: structuredClone(tg.topologySpreadConstraints) as unknown as V1TopologySpreadConstraint[] } : {}),
+      ...(tg.topologySpreadConstraints
+        ? { topologySpreadConstraints: structuredClone(tg.topologySpreadConstraints) as unknown as V1TopologySpreadConstraint[] }
+        : {}),
       ...(o.originator.spec?.priorityClassName ? { priorityClassName: o.originator.spec.priorityClassName } : {}),
       terminationGracePeriodSeconds: 0,
     },

@@ -42,7 +42,10 @@ export const DEFAULT_SCHEDULING_POLICY_PARAMETERS: Readonly<SchedulingPolicyPara
  * Parses the annotation value (undefined or "" = the defaults).
  * @returns the parameters and the pairs that were not (fully) used
  */
-export function parseSchedulingPolicyParameters(raw: string | undefined): { parameters: SchedulingPolicyParameters; ignored: IgnoredParameter[] } {
+export function parseSchedulingPolicyParameters(raw: string | undefined): {
+  parameters: SchedulingPolicyParameters;
+  ignored: IgnoredParameter[];
+} {
   const parameters: SchedulingPolicyParameters = { ...DEFAULT_SCHEDULING_POLICY_PARAMETERS };
   const ignored: IgnoredParameter[] = [];
   for (const pair of (raw ?? "").split(SCHEDULING_POLICY_PARAM_DELIMITER)) {

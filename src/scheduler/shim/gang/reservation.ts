@@ -32,17 +32,25 @@ export function gangReservation(taskGroups: readonly TaskGroup[]): Res {
  * already has for the group (their task group names; recovery creates only the missing ones). Groups with none to
  * create are left out.
  */
-export function placeholdersToCreate(taskGroups: readonly TaskGroup[], existingPlaceholderGroups: readonly string[]): { taskGroup: TaskGroup; count: number }[] {
+export function placeholdersToCreate(
+  taskGroups: readonly TaskGroup[],
+  existingPlaceholderGroups: readonly string[],
+): { taskGroup: TaskGroup; count: number }[] {
   const have = new Map<string, number>();
   for (const g of existingPlaceholderGroups) have.set(g, (have.get(g) ?? 0) + 1);
-  return taskGroups.map((taskGroup) => ({ taskGroup, count: taskGroup.minMember - (have.get(taskGroup.name) ?? 0) })).filter((p) => p.count > 0);
+  return taskGroups
+    .map((taskGroup) => ({ taskGroup, count: taskGroup.minMember - (have.get(taskGroup.name) ?? 0) }))
+    .filter((p) => p.count > 0);
 }
 
 /**
  * Placeholders each group still needs bound before the application may run (onReservationStateChange): empty when
  * the reservation is complete. Bound placeholders of groups the application does not define are not counted.
  */
-export function reservationShortfall(taskGroups: readonly TaskGroup[], boundPlaceholderGroups: readonly string[]): { taskGroup: string; missing: number }[] {
+export function reservationShortfall(
+  taskGroups: readonly TaskGroup[],
+  boundPlaceholderGroups: readonly string[],
+): { taskGroup: string; missing: number }[] {
   const bound = new Map<string, number>();
   for (const g of boundPlaceholderGroups) bound.set(g, (bound.get(g) ?? 0) + 1);
   return taskGroups.map((tg) => ({ taskGroup: tg.name, missing: tg.minMember - (bound.get(tg.name) ?? 0) })).filter((s) => s.missing > 0);

@@ -58,24 +58,43 @@ export type TaskGroupsResult = { ok: true; taskGroups: TaskGroup[] } | { ok: fal
 
 /** The fields of a task group, by their lower-cased JSON name. */
 const FIELDS = {
-  name: "name", minmember: "minMember", minresource: "minResource", labels: "labels", annotations: "annotations",
-  nodeselector: "nodeSelector", tolerations: "tolerations", affinity: "affinity",
+  name: "name",
+  minmember: "minMember",
+  minresource: "minResource",
+  labels: "labels",
+  annotations: "annotations",
+  nodeselector: "nodeSelector",
+  tolerations: "tolerations",
+  affinity: "affinity",
   topologyspreadconstraints: "topologySpreadConstraints",
 } as const satisfies Record<string, keyof TaskGroup>;
 
 const INT32_MAX = 2 ** 31 - 1;
-const describe = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "a list" : typeof v === "string" ? JSON.stringify(v) : typeof v === "object" ? "an object" : String(v));
+const describe = (v: unknown): string =>
+  v === null
+    ? "null"
+    : Array.isArray(v)
+      ? "a list"
+      : typeof v === "string"
+        ? JSON.stringify(v)
+        : typeof v === "object"
+          ? "an object"
+          : String(v);
 
 /** A Kubernetes qualified name, as resource names are (`memory`, `hugepages-1Gi`, `nvidia.com/gpu`). */
 function isResourceName(n: string): boolean {
   const slash = n.indexOf("/");
   const [prefix, name] = slash < 0 ? [undefined, n] : [n.slice(0, slash), n.slice(slash + 1)];
-  if (prefix !== undefined && (prefix.length > 253 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(prefix))) return false;
+  if (prefix !== undefined && (prefix.length > 253 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(prefix)))
+    return false;
   return name.length <= 63 && /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(name);
 }
 
 class Refused extends Error {
-  constructor(readonly field: string | undefined, readonly problem: string) {
+  constructor(
+    readonly field: string | undefined,
+    readonly problem: string,
+  ) {
     super(problem);
   }
 }
@@ -84,7 +103,8 @@ class Refused extends Error {
 function stringMap(field: string, v: unknown): Record<string, string> | undefined {
   if (v === null) return undefined;
   if (!isObject(v)) throw new Refused(field, `must be an object of strings, got ${describe(v)}`);
-  for (const [k, s] of Object.entries(v)) if (typeof s !== "string") throw new Refused(`${field}.${k}`, `must be a string, got ${describe(s)}`);
+  for (const [k, s] of Object.entries(v))
+    if (typeof s !== "string") throw new Refused(`${field}.${k}`, `must be a string, got ${describe(s)}`);
   return { ...(v as Record<string, string>) };
 }
 
@@ -117,7 +137,8 @@ function decodeGroup(entry: unknown): { group: Partial<TaskGroup>; present: Set<
         group.name = v;
         break;
       case "minMember":
-        if (typeof v !== "number" || !Number.isInteger(v) || v < -INT32_MAX - 1 || v > INT32_MAX) throw new Refused(f, `must be an integer (int32), got ${describe(v)}`);
+        if (typeof v !== "number" || !Number.isInteger(v) || v < -INT32_MAX - 1 || v > INT32_MAX)
+          throw new Refused(f, `must be an integer (int32), got ${describe(v)}`);
         group.minMember = v;
         break;
       case "minResource":
@@ -126,12 +147,14 @@ function decodeGroup(entry: unknown): { group: Partial<TaskGroup>; present: Set<
           break;
         }
         if (!isObject(v)) throw new Refused(f, `must be an object of quantities, got ${describe(v)}`);
-        group.minResource = Object.fromEntries(Object.entries(v).map(([r, q]) => {
-          if (q === null) return [r, "0"];
-          if (typeof q === "string") return [r, q.trim()];
-          if (typeof q === "number") return [r, String(q)];
-          throw new Refused(`${f}.${r}`, `must be a quantity (string or number), got ${describe(q)}`);
-        }));
+        group.minResource = Object.fromEntries(
+          Object.entries(v).map(([r, q]) => {
+            if (q === null) return [r, "0"];
+            if (typeof q === "string") return [r, q.trim()];
+            if (typeof q === "number") return [r, String(q)];
+            throw new Refused(`${f}.${r}`, `must be a quantity (string or number), got ${describe(q)}`);
+          }),
+        );
         break;
       case "labels":
       case "annotations":
@@ -158,17 +181,26 @@ function decodeGroup(entry: unknown): { group: Partial<TaskGroup>; present: Set<
 function checkResources(g: TaskGroup, totals: Map<string, number>): void {
   const add = (key: string, v: number, field: string) => {
     const sum = (totals.get(key) ?? 0) + v;
-    if (!Number.isSafeInteger(sum)) throw new Refused(field, `the sum over all task groups of ${JSON.stringify(key)} is too large (must stay below 2^53)`);
+    if (!Number.isSafeInteger(sum))
+      throw new Refused(field, `the sum over all task groups of ${JSON.stringify(key)} is too large (must stay below 2^53)`);
     totals.set(key, sum);
   };
   add("pods", g.minMember, "minMember");
   const seen = new Map<string, string>([["pods", "the placeholder count"]]);
   for (const [name, q] of Object.entries(g.minResource)) {
     const field = `minResource.${name}`;
-    if (!isResourceName(name)) throw new Refused(field, `${JSON.stringify(name)} is not a resource name (\`name\` or \`prefix/name\`, as \`memory\` or \`nvidia.com/gpu\`)`);
+    if (!isResourceName(name))
+      throw new Refused(
+        field,
+        `${JSON.stringify(name)} is not a resource name (\`name\` or \`prefix/name\`, as \`memory\` or \`nvidia.com/gpu\`)`,
+      );
     const key = name === "cpu" ? "vcore" : name;
     const other = seen.get(key);
-    if (other !== undefined) throw new Refused(field, `collides with ${other === "the placeholder count" ? other : JSON.stringify(other)} (both count as ${JSON.stringify(key)})`);
+    if (other !== undefined)
+      throw new Refused(
+        field,
+        `collides with ${other === "the placeholder count" ? other : JSON.stringify(other)} (both count as ${JSON.stringify(key)})`,
+      );
     seen.set(key, name);
     let value: number;
     try {
@@ -178,7 +210,8 @@ function checkResources(g: TaskGroup, totals: Map<string, number>): void {
     }
     if (value < 0) throw new Refused(field, `cannot be negative, got ${JSON.stringify(q)}`);
     const scaled = value * g.minMember;
-    if (!Number.isSafeInteger(scaled)) throw new Refused(field, `${JSON.stringify(q)} × minMember ${g.minMember} is too large (must stay below 2^53)`);
+    if (!Number.isSafeInteger(scaled))
+      throw new Refused(field, `${JSON.stringify(q)} × minMember ${g.minMember} is too large (must stay below 2^53)`);
     add(key, scaled, field);
   }
 }
@@ -190,7 +223,8 @@ function checkResources(g: TaskGroup, totals: Map<string, number>): void {
  */
 export function parseTaskGroups(raw: string | undefined): TaskGroupsResult {
   const fail = (problem: string, at?: { index: number; group?: string; field?: string }): TaskGroupsResult => ({
-    ok: false, problem: { annotation: ANNOTATION_TASK_GROUPS, ...at, problem },
+    ok: false,
+    problem: { annotation: ANNOTATION_TASK_GROUPS, ...at, problem },
   });
   if (raw === undefined || raw === "") return { ok: true, taskGroups: [] };
   let list: unknown;
@@ -221,7 +255,11 @@ export function parseTaskGroups(raw: string | undefined): TaskGroupsResult {
         if (!group.minMember) throw new Refused("minMember", "is missing or 0 (must be at least 1)");
         if (group.minMember < 0) throw new Refused("minMember", `cannot be negative, got ${group.minMember}`);
         const first = names.get(group.name);
-        if (first !== undefined) throw new Refused("name", `${JSON.stringify(group.name)} is already the name of task group ${first}; names must be unique within the application`);
+        if (first !== undefined)
+          throw new Refused(
+            "name",
+            `${JSON.stringify(group.name)} is already the name of task group ${first}; names must be unique within the application`,
+          );
         names.set(group.name, index);
         const tg = group as TaskGroup;
         checkResources(tg, totals);
@@ -230,7 +268,11 @@ export function parseTaskGroups(raw: string | undefined): TaskGroupsResult {
         if (!(err instanceof Refused)) throw err;
         const entry = list[index] as unknown;
         if (pass === 0 && isObject(entry) && typeof entry.name === "string" && entry.name) name = entry.name;
-        return fail(err.problem, { index, ...(name !== undefined ? { group: name } : {}), ...(err.field !== undefined ? { field: err.field } : {}) });
+        return fail(err.problem, {
+          index,
+          ...(name !== undefined ? { group: name } : {}),
+          ...(err.field !== undefined ? { field: err.field } : {}),
+        });
       }
     }
   }

@@ -27,7 +27,11 @@ export type ReservationStart =
 /** What the shim does when an application enters Reserving (onReserving). */
 export function reservationStart(i: ReservationStartInput): ReservationStart {
   if (i.existingPlaceholders > 0) return { kind: "recover" };
-  const elapsed = i.placeholderTimeoutSeconds > 0 && i.createdAtMs !== undefined && i.createdAtMs > 0 && i.now - i.createdAtMs >= i.placeholderTimeoutSeconds * 1000;
+  const elapsed =
+    i.placeholderTimeoutSeconds > 0 &&
+    i.createdAtMs !== undefined &&
+    i.createdAtMs > 0 &&
+    i.now - i.createdAtMs >= i.placeholderTimeoutSeconds * 1000;
   if (elapsed) return { kind: "expired", then: i.style === "Hard" ? "fail" : "run" };
   return { kind: "create" };
 }

@@ -2,8 +2,11 @@ import { describe, expect, it } from "vitest";
 import { allocationOf } from "../../../../src/scheduler/core/allocation-result.js";
 import { SchedulerCore } from "../../../../src/scheduler/core/scheduler.js";
 
-const cfg = (leaf: string) => `partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n${leaf}`;
-const CFG = cfg("          - name: spark\n            resources: {max: {memory: 1000}}\n          - name: fair\n            properties: {application.sort.policy: fair}\n");
+const cfg = (leaf: string) =>
+  `partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n${leaf}`;
+const CFG = cfg(
+  "          - name: spark\n            resources: {max: {memory: 1000}}\n          - name: fair\n            properties: {application.sort.policy: fair}\n",
+);
 
 /** A core with two nodes of 600 memory, and a gang `g` of driver 1 × 100 and executors 4 × 100 (plus pods: 1 each). */
 function setup(o: { timeoutMs?: number; style?: "Soft" | "Hard"; queue?: string } = {}) {
@@ -13,14 +16,28 @@ function setup(o: { timeoutMs?: number; style?: "Soft" | "Hard"; queue?: string 
     { nodeID: "n1", action: "CREATE", schedulableResource: { memory: 600, pods: 100 } },
     { nodeID: "n2", action: "CREATE", schedulableResource: { memory: 600, pods: 100 } },
   ]);
-  const r = core.updateApplication({ new: [{
-    applicationID: "g", queueName: o.queue ?? "root.spark", ugi: { user: "u" },
-    placeholderAsk: { memory: 500, pods: 5 }, executionTimeoutMilliSeconds: o.timeoutMs, gangSchedulingStyle: o.style,
-  }] });
+  const r = core.updateApplication({
+    new: [
+      {
+        applicationID: "g",
+        queueName: o.queue ?? "root.spark",
+        ugi: { user: "u" },
+        placeholderAsk: { memory: 500, pods: 5 },
+        executionTimeoutMilliSeconds: o.timeoutMs,
+        gangSchedulingStyle: o.style,
+      },
+    ],
+  });
   const p = core.partitions.get("default")!;
   const ask = (key: string, tg: string, memory: number, placeholder = false) =>
-    core.updateAllocation({ allocations: [{ allocationKey: key, applicationID: "g", resourcePerAlloc: { memory, pods: 1 }, placeholder, taskGroupName: tg }] });
-  const usage = () => ({ queue: p.find("root.spark")!.allocated.memory ?? 0, nodes: [...p.nodes.values()].reduce((s, n) => s + (n.allocated.memory ?? 0), 0), user: core.usageViews("users")[0]?.queues.find((q) => q.queuePath === "root.spark")?.resourceUsage.memory ?? 0 });
+    core.updateAllocation({
+      allocations: [{ allocationKey: key, applicationID: "g", resourcePerAlloc: { memory, pods: 1 }, placeholder, taskGroupName: tg }],
+    });
+  const usage = () => ({
+    queue: p.find("root.spark")!.allocated.memory ?? 0,
+    nodes: [...p.nodes.values()].reduce((s, n) => s + (n.allocated.memory ?? 0), 0),
+    user: core.usageViews("users")[0]?.queues.find((q) => q.queuePath === "root.spark")?.resourceUsage.memory ?? 0,
+  });
   return { clock, core, p, r, ask, usage };
 }
 
@@ -85,20 +102,34 @@ describe("gang scheduling in the core", () => {
   });
 
   it("submission: a gang needs a FIFO leaf queue and must fit the queue max", () => {
-    expect(setup({ queue: "root.fair" }).r.rejectedApplications[0]!.reason).toBe("queue root.fair cannot run application g with task group request: unsupported sort type");
+    expect(setup({ queue: "root.fair" }).r.rejectedApplications[0]!.reason).toBe(
+      "queue root.fair cannot run application g with task group request: unsupported sort type",
+    );
     const core = new SchedulerCore(() => 0, CFG);
-    const r = core.updateApplication({ new: [{ applicationID: "big", queueName: "root.spark", ugi: { user: "u" }, placeholderAsk: { memory: 1001 } }] });
-    expect(r.rejectedApplications[0]!.reason).toMatch(/^queue root.spark cannot fit application big: task group request .* larger than max queue allocation/);
+    const r = core.updateApplication({
+      new: [{ applicationID: "big", queueName: "root.spark", ugi: { user: "u" }, placeholderAsk: { memory: 1001 } }],
+    });
+    expect(r.rejectedApplications[0]!.reason).toMatch(
+      /^queue root.spark cannot fit application big: task group request .* larger than max queue allocation/,
+    );
     expect(core.applicationView("big")!.state).toBe("Rejected");
   });
 
   it("placeholders count against the queue max: a second gang waits whole while the first holds the queue", () => {
     const core = new SchedulerCore(() => 0, cfg("          - name: one\n            resources: {max: {memory: 500}}\n"));
     core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 5000 } }]);
-    for (const id of ["a", "b"]) core.updateApplication({ new: [{ applicationID: id, queueName: "root.one", ugi: { user: "u" }, placeholderAsk: { memory: 500 } }] });
+    for (const id of ["a", "b"])
+      core.updateApplication({ new: [{ applicationID: id, queueName: "root.one", ugi: { user: "u" }, placeholderAsk: { memory: 500 } }] });
     for (const id of ["a", "b"]) {
-      core.updateAllocation({ allocations: [{ allocationKey: `${id}-driver`, applicationID: id, resourcePerAlloc: { memory: 100 }, taskGroupName: "tg" }] });
-      for (let i = 0; i < 5; i++) core.updateAllocation({ allocations: [{ allocationKey: `${id}-ph${i}`, applicationID: id, resourcePerAlloc: { memory: 100 }, placeholder: true, taskGroupName: "tg" }] });
+      core.updateAllocation({
+        allocations: [{ allocationKey: `${id}-driver`, applicationID: id, resourcePerAlloc: { memory: 100 }, taskGroupName: "tg" }],
+      });
+      for (let i = 0; i < 5; i++)
+        core.updateAllocation({
+          allocations: [
+            { allocationKey: `${id}-ph${i}`, applicationID: id, resourcePerAlloc: { memory: 100 }, placeholder: true, taskGroupName: "tg" },
+          ],
+        });
     }
     const first = core.schedule();
     expect(first.filter((a) => a.appId === "a")).toHaveLength(6); // 5 placeholders + the driver replacing one
@@ -121,9 +152,17 @@ describe("gang scheduling in the core", () => {
     clock.now += 1;
     const allocated = core.schedule();
     const rel = core.releases();
-    expect(rel.map((r) => [r.allocation.key, r.cause])).toEqual([["ph-d", "timeout"], ["ph-e0", "timeout"], ["ph-e1", "timeout"]]);
+    expect(rel.map((r) => [r.allocation.key, r.cause])).toEqual([
+      ["ph-d", "timeout"],
+      ["ph-e0", "timeout"],
+      ["ph-e1", "timeout"],
+    ]);
     expect(core.stateChanges().map((c) => [c.to, c.message])).toEqual([
-      ["Accepted", undefined], ["Reserving", undefined], ["Resuming", "ResourceReservationTimeout"], ["Accepted", undefined], ["Starting", undefined],
+      ["Accepted", undefined],
+      ["Reserving", undefined],
+      ["Resuming", "ResourceReservationTimeout"],
+      ["Accepted", undefined],
+      ["Starting", undefined],
     ]);
     expect(allocated.map((a) => a.key)).toEqual(["driver"]);
     expect(core.applicationView("g")!.placeholderData).toEqual([
@@ -140,7 +179,9 @@ describe("gang scheduling in the core", () => {
     clock.now += 1_000;
     core.schedule();
     expect(core.stateChanges().map((c) => [c.to, c.message])).toEqual([
-      ["Accepted", undefined], ["Reserving", undefined], ["Failing", "ResourceReservationTimeout"],
+      ["Accepted", undefined],
+      ["Reserving", undefined],
+      ["Failing", "ResourceReservationTimeout"],
     ]);
     expect(usage().queue).toBe(0);
     expect(core.releases().map((r) => r.allocation.key)).toEqual(["ph-d"]);
@@ -158,7 +199,12 @@ describe("gang scheduling in the core", () => {
     core.schedule();
     clock.now += 5_000;
     core.schedule();
-    expect(core.releases().map((r) => r.allocation.key).sort()).toEqual(["ph-e1", "ph-e2", "ph-e3"]);
+    expect(
+      core
+        .releases()
+        .map((r) => r.allocation.key)
+        .sort(),
+    ).toEqual(["ph-e1", "ph-e2", "ph-e3"]);
     expect(core.applicationView("g")!.state).toBe("Running");
   });
 
@@ -167,11 +213,25 @@ describe("gang scheduling in the core", () => {
     const core = new SchedulerCore(() => now, CFG);
     core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 5000 } }]);
     // the driver was created 10 s before this core accepted the application; the timeout is 30 s
-    core.updateApplication({ new: [{ applicationID: "g", queueName: "root.spark", ugi: { user: "u" }, placeholderAsk: { memory: 200 }, executionTimeoutMilliSeconds: 30_000, gangSchedulingStyle: "Hard", tags: { "yunikorn.apache.org/creationTime": "90" } }] });
-    core.updateAllocation({ allocations: [
-      { allocationKey: "driver", applicationID: "g", resourcePerAlloc: { memory: 100 }, taskGroupName: "d" },
-      { allocationKey: "ph", applicationID: "g", resourcePerAlloc: { memory: 100 }, placeholder: true, taskGroupName: "d" },
-    ] });
+    core.updateApplication({
+      new: [
+        {
+          applicationID: "g",
+          queueName: "root.spark",
+          ugi: { user: "u" },
+          placeholderAsk: { memory: 200 },
+          executionTimeoutMilliSeconds: 30_000,
+          gangSchedulingStyle: "Hard",
+          tags: { "yunikorn.apache.org/creationTime": "90" },
+        },
+      ],
+    });
+    core.updateAllocation({
+      allocations: [
+        { allocationKey: "driver", applicationID: "g", resourcePerAlloc: { memory: 100 }, taskGroupName: "d" },
+        { allocationKey: "ph", applicationID: "g", resourcePerAlloc: { memory: 100 }, placeholder: true, taskGroupName: "d" },
+      ],
+    });
     core.schedule();
     now += 19_999;
     core.schedule();
@@ -194,10 +254,20 @@ describe("gang scheduling in the core", () => {
   });
 
   it("placeholders count against user limits as real pods would", () => {
-    const core = new SchedulerCore(() => 0, cfg("          - name: lim\n            limits:\n              - limit: u capped\n                users: [u]\n                maxresources: {memory: 250}\n"));
+    const core = new SchedulerCore(
+      () => 0,
+      cfg(
+        "          - name: lim\n            limits:\n              - limit: u capped\n                users: [u]\n                maxresources: {memory: 250}\n",
+      ),
+    );
     core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 5000 } }]);
     core.updateApplication({ new: [{ applicationID: "g", queueName: "root.lim", ugi: { user: "u" }, placeholderAsk: { memory: 300 } }] });
-    for (let i = 0; i < 3; i++) core.updateAllocation({ allocations: [{ allocationKey: `ph${i}`, applicationID: "g", resourcePerAlloc: { memory: 100 }, placeholder: true, taskGroupName: "tg" }] });
+    for (let i = 0; i < 3; i++)
+      core.updateAllocation({
+        allocations: [
+          { allocationKey: `ph${i}`, applicationID: "g", resourcePerAlloc: { memory: 100 }, placeholder: true, taskGroupName: "tg" },
+        ],
+      });
     expect(core.schedule()).toHaveLength(2);
     expect(core.holdReason("g", "ph2")).toMatchObject({ kind: "limit" });
     expect(core.usageViews("users")[0]!.queues.find((q) => q.queuePath === "root.lim")!.resourceUsage.memory).toBe(200);
@@ -206,7 +276,19 @@ describe("gang scheduling in the core", () => {
   it("recovery: bound placeholders become allocations and complete the reservation", () => {
     const { core, ask } = setup();
     ask("driver", "driver", 100);
-    const bound = (k: string, tg: string) => core.updateAllocation({ allocations: [{ allocationKey: k, applicationID: "g", resourcePerAlloc: { memory: 100, pods: 1 }, placeholder: true, taskGroupName: tg, nodeID: "n1" }] });
+    const bound = (k: string, tg: string) =>
+      core.updateAllocation({
+        allocations: [
+          {
+            allocationKey: k,
+            applicationID: "g",
+            resourcePerAlloc: { memory: 100, pods: 1 },
+            placeholder: true,
+            taskGroupName: tg,
+            nodeID: "n1",
+          },
+        ],
+      });
     bound("ph-d", "driver");
     for (let i = 0; i < 4; i++) bound(`ph-e${i}`, "executor");
     expect(core.applicationView("g")!.state).toBe("Running");

@@ -32,14 +32,28 @@ const TASK_GROUPS = JSON.stringify([
 ]);
 
 let uids = 0;
-function pod(name: string, o: { group?: string; groups?: string; params?: string; memory?: string; node?: string; created?: number } = {}): PodObject {
+function pod(
+  name: string,
+  o: { group?: string; groups?: string; params?: string; memory?: string; node?: string; created?: number } = {},
+): PodObject {
   const annotations: Record<string, string> = {};
   if (o.groups) annotations["yunikorn.apache.org/task-groups"] = o.groups;
   if (o.group) annotations["yunikorn.apache.org/task-group-name"] = o.group;
   if (o.params) annotations["yunikorn.apache.org/schedulingPolicyParameters"] = o.params;
   return {
-    metadata: { name, namespace: "ns", uid: `uid-${name}-${uids++}`, labels: { "yunikorn.apache.org/app-id": "spark-1", "yunikorn.apache.org/queue": "root.spark" }, annotations, creationTimestamp: new Date(o.created ?? T0).toISOString() },
-    spec: { schedulerName: "yunikorn", nodeName: o.node, containers: [{ name: "c", resources: { requests: { cpu: "1", memory: o.memory ?? "1Gi" } } }] },
+    metadata: {
+      name,
+      namespace: "ns",
+      uid: `uid-${name}-${uids++}`,
+      labels: { "yunikorn.apache.org/app-id": "spark-1", "yunikorn.apache.org/queue": "root.spark" },
+      annotations,
+      creationTimestamp: new Date(o.created ?? T0).toISOString(),
+    },
+    spec: {
+      schedulerName: "yunikorn",
+      nodeName: o.node,
+      containers: [{ name: "c", resources: { requests: { cpu: "1", memory: o.memory ?? "1Gi" } } }],
+    },
     status: { phase: "Pending" },
   };
 }
@@ -104,7 +118,8 @@ function world(o: { params?: string; stampUser?: string } = {}) {
     }
     return all;
   };
-  const placeholders = () => [...pods.values()].filter((p) => p.metadata?.annotations?.["internal.yunikorn.apache.org/placeholder"] === "true");
+  const placeholders = () =>
+    [...pods.values()].filter((p) => p.metadata?.annotations?.["internal.yunikorn.apache.org/placeholder"] === "true");
   return { clock, core, ctx, pods, run, placeholders, o };
 }
 
@@ -120,7 +135,10 @@ describe("gang scheduling in the shim", () => {
     const bindDriver = first.find((a) => a.kind === "bind" && a.pod.name === "driver") as Extract<ShimAction, { kind: "bind" }>;
     expect(bindDriver.replaces?.name).toMatch(/^tg-spark-1-driver-[a-z0-9]{10}$/);
     expect(w.placeholders()).toHaveLength(4);
-    const phNodes = w.placeholders().map((p) => p.spec!.nodeName).sort();
+    const phNodes = w
+      .placeholders()
+      .map((p) => p.spec!.nodeName)
+      .sort();
     const execs = [0, 1, 2, 3].map((i) => pod(`exec-${i}`, { group: "executor" }));
     const second = w.run(...execs);
     const binds = second.filter((a): a is Extract<ShimAction, { kind: "bind" }> => a.kind === "bind");
@@ -129,14 +147,24 @@ describe("gang scheduling in the shim", () => {
     expect(w.placeholders()).toHaveLength(0);
     const view = w.core.applicationView("spark-1")!;
     expect(view.allocations.map((a) => a.placeholder ?? false)).toEqual([false, false, false, false, false]);
-    expect(view.placeholderData.map((d) => [d.taskGroupName, d.count, d.replaced])).toEqual([["driver", 1, 1], ["executor", 4, 4]]);
+    expect(view.placeholderData.map((d) => [d.taskGroupName, d.count, d.replaced])).toEqual([
+      ["driver", 1, 1],
+      ["executor", 4, 4],
+    ]);
     expect(w.ctx.stats()).toMatchObject({ Bound: 5 });
   });
 
   it("an invalid task-groups annotation: a Warning event and normal scheduling", () => {
     const w = world();
-    const out = w.run(pod("driver", { groups: "[{\"name\": \"x\", \"minMember\": -1}]", group: "x" }));
-    expect(out.find((a) => a.kind === "event" && a.type === "Warning" && a.message.startsWith("unable to get taskGroups for pod, reason: yunikorn.apache.org/task-groups"))).toBeDefined();
+    const out = w.run(pod("driver", { groups: '[{"name": "x", "minMember": -1}]', group: "x" }));
+    expect(
+      out.find(
+        (a) =>
+          a.kind === "event" &&
+          a.type === "Warning" &&
+          a.message.startsWith("unable to get taskGroups for pod, reason: yunikorn.apache.org/task-groups"),
+      ),
+    ).toBeDefined();
     expect(out.filter((a) => a.kind === "createPod")).toHaveLength(0);
     expect(out.filter((a) => a.kind === "bind")).toHaveLength(1);
   });
@@ -144,21 +172,31 @@ describe("gang scheduling in the shim", () => {
   it("Hard timeout: placeholders deleted, the waiting real pods failed with ResourceReservationTimeout", () => {
     const w = world();
     // executors need 4 × 1Gi placeholders on top of the driver's; nodes are cordoned after the driver placeholder binds
-    const groups = JSON.stringify([{ name: "driver", minMember: 1, minResource: { memory: "1Gi" } }, { name: "executor", minMember: 4, minResource: { memory: "7Gi" } }]);
+    const groups = JSON.stringify([
+      { name: "driver", minMember: 1, minResource: { memory: "1Gi" } },
+      { name: "executor", minMember: 4, minResource: { memory: "7Gi" } },
+    ]);
     const out = w.run(pod("driver", { groups, group: "driver", params: "placeholderTimeoutInSeconds=60 gangSchedulingStyle=Hard" }));
     expect(out.filter((a) => a.kind === "createPod")).toHaveLength(5);
     expect(w.core.applicationState("spark-1")).toBe("Reserving"); // 4 × 7Gi do not fit two 8Gi nodes
     w.clock.now += 60_000;
     const after = w.run();
     expect(after.filter((a) => a.kind === "deletePod")).toHaveLength(5);
-    expect(after.find((a) => a.kind === "podStatus")).toMatchObject({ pod: { name: "driver" }, phase: "Failed", reason: "ResourceReservationTimeout" });
+    expect(after.find((a) => a.kind === "podStatus")).toMatchObject({
+      pod: { name: "driver" },
+      phase: "Failed",
+      reason: "ResourceReservationTimeout",
+    });
     expect(w.placeholders()).toHaveLength(0);
     expect(w.core.applicationView("spark-1")!.state).toBe("Failed");
   });
 
   it("Soft timeout: placeholders deleted and the job scheduled normally", () => {
     const w = world();
-    const groups = JSON.stringify([{ name: "driver", minMember: 1, minResource: { memory: "1Gi" } }, { name: "executor", minMember: 4, minResource: { memory: "7Gi" } }]);
+    const groups = JSON.stringify([
+      { name: "driver", minMember: 1, minResource: { memory: "1Gi" } },
+      { name: "executor", minMember: 4, minResource: { memory: "7Gi" } },
+    ]);
     w.run(pod("driver", { groups, group: "driver", params: "placeholderTimeoutInSeconds=60" }));
     w.clock.now += 60_000;
     const after = w.run();
@@ -171,10 +209,16 @@ describe("gang scheduling in the shim", () => {
 
   it("restart while Reserving: bound placeholders recovered as allocations, only the missing ones created", () => {
     const w = world();
-    const groups = JSON.stringify([{ name: "driver", minMember: 1, minResource: { memory: "1Gi" } }, { name: "executor", minMember: 4, minResource: { memory: "7Gi" } }]);
+    const groups = JSON.stringify([
+      { name: "driver", minMember: 1, minResource: { memory: "1Gi" } },
+      { name: "executor", minMember: 4, minResource: { memory: "7Gi" } },
+    ]);
     const driver = pod("driver", { groups, group: "driver" });
     w.run(driver);
-    const before = w.placeholders().map((p) => p.metadata!.name).sort();
+    const before = w
+      .placeholders()
+      .map((p) => p.metadata!.name)
+      .sort();
     expect(before).toHaveLength(5);
     // a new scheduler sees the same pods
     const core = new SchedulerCore(() => w.clock.now, CFG);
@@ -209,7 +253,16 @@ describe("gang scheduling in the shim: only the scheduler's own placeholders are
     const p = pod("forged", { group: "executor", memory: "3Gi" });
     p.metadata!.annotations!["internal.yunikorn.apache.org/placeholder"] = "true";
     p.metadata!.annotations!["yunikorn.apache.org/user.info"] = JSON.stringify({ user, groups: [] });
-    p.metadata!.ownerReferences = [{ apiVersion: "v1", kind: "Pod", name: driver.metadata!.name!, uid: driver.metadata!.uid!, controller: false, blockOwnerDeletion: true }];
+    p.metadata!.ownerReferences = [
+      {
+        apiVersion: "v1",
+        kind: "Pod",
+        name: driver.metadata!.name!,
+        uid: driver.metadata!.uid!,
+        controller: false,
+        blockOwnerDeletion: true,
+      },
+    ];
     return p;
   }
 
@@ -221,9 +274,17 @@ describe("gang scheduling in the shim: only the scheduler's own placeholders are
     const bobsBefore = w.core.applicationView("spark-1")!.allocations.length;
     const out = w.run(forged(driver, "alice"));
     const apps = w.core.applicationViews().map((a) => [a.user, a.allocations.some((x) => x.placeholder)]);
-    expect(apps).toEqual(expect.arrayContaining([["bob", true], ["alice", false]]));
+    expect(apps).toEqual(
+      expect.arrayContaining([
+        ["bob", true],
+        ["alice", false],
+      ]),
+    );
     expect(w.core.applicationView("spark-1")!.allocations).toHaveLength(bobsBefore);
-    expect(out.find((a) => a.kind === "event" && a.reason === "PlaceholderNotTrusted")).toMatchObject({ type: "Warning", object: { name: "forged" } });
+    expect(out.find((a) => a.kind === "event" && a.reason === "PlaceholderNotTrusted")).toMatchObject({
+      type: "Warning",
+      object: { name: "forged" },
+    });
     expect(out.some((a) => a.kind === "deletePod" && a.pod.name === "forged")).toBe(false);
   });
 
@@ -271,7 +332,9 @@ describe("gang scheduling in the shim: a pod larger than its placeholder", () =>
     expect(w.placeholders()).toHaveLength(4);
     const out = w.run(pod("big-exec", { group: "executor", memory: "2Gi" }));
     expect(out.filter((a) => a.kind === "deletePod")).toHaveLength(4);
-    expect(out.find((a) => a.kind === "event" && a.type === "Warning" && a.message.includes("are not matching placeholder"))).toMatchObject({ object: { name: "driver" } });
+    expect(out.find((a) => a.kind === "event" && a.type === "Warning" && a.message.includes("are not matching placeholder"))).toMatchObject(
+      { object: { name: "driver" } },
+    );
     const bind = out.find((a) => a.kind === "bind" && a.pod.name === "big-exec") as Extract<ShimAction, { kind: "bind" }>;
     expect(bind.replaces).toBeUndefined();
     expect(w.placeholders()).toHaveLength(0);

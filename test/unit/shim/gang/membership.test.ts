@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { findTaskGroup, gangSpecOf, isPlaceholder, isTrustedPlaceholder, taskGroupNameOf } from "../../../../src/scheduler/shim/gang/membership.js";
+import {
+  findTaskGroup,
+  gangSpecOf,
+  isPlaceholder,
+  isTrustedPlaceholder,
+  taskGroupNameOf,
+} from "../../../../src/scheduler/shim/gang/membership.js";
 import { parseTaskGroups } from "../../../../src/scheduler/shim/gang/task-groups.js";
 
 // apache/yunikorn-site docs/user_guide/gang_scheduling.md, the Job example "gang-app-timeout"
@@ -32,15 +38,31 @@ describe("gangSpecOf", () => {
     expect(r.spec.schedulingParamsDefinition).toBe("placeholderTimeoutInSeconds=60 gangSchedulingStyle=Hard");
   });
   it("invalid task groups: no gang, the problem for the Warning event, the policy still read", () => {
-    const r = gangSpecOf(pod({ "yunikorn.apache.org/task-groups": '[{"name":"g","minMember":0,"minResource":{}}]', "yunikorn.apache.org/schedulingPolicyParameters": "gangSchedulingStyle=Hard x" }));
+    const r = gangSpecOf(
+      pod({
+        "yunikorn.apache.org/task-groups": '[{"name":"g","minMember":0,"minResource":{}}]',
+        "yunikorn.apache.org/schedulingPolicyParameters": "gangSchedulingStyle=Hard x",
+      }),
+    );
     expect(r.spec.taskGroups).toEqual([]);
-    expect(r.problem).toEqual({ annotation: "yunikorn.apache.org/task-groups", index: 0, group: "g", field: "minMember", problem: "is missing or 0 (must be at least 1)" });
+    expect(r.problem).toEqual({
+      annotation: "yunikorn.apache.org/task-groups",
+      index: 0,
+      group: "g",
+      field: "minMember",
+      problem: "is missing or 0 (must be at least 1)",
+    });
     expect(r.spec.schedulingPolicyParameters.gangSchedulingStyle).toBe("Hard");
     expect(r.ignoredParameters).toEqual([{ pair: "x", reason: "malformed" }]);
   });
   it("a pod without annotations: no gang, defaults, nothing to report", () => {
     expect(gangSpecOf({ metadata: {} })).toEqual({
-      spec: { taskGroups: [], taskGroupsDefinition: "", schedulingPolicyParameters: { placeholderTimeoutSeconds: 0, gangSchedulingStyle: "Soft" }, schedulingParamsDefinition: "" },
+      spec: {
+        taskGroups: [],
+        taskGroupsDefinition: "",
+        schedulingPolicyParameters: { placeholderTimeoutSeconds: 0, gangSchedulingStyle: "Soft" },
+        schedulingParamsDefinition: "",
+      },
       ignoredParameters: [],
     });
   });
@@ -61,8 +83,17 @@ describe("taskGroupNameOf, isPlaceholder", () => {
     expect(taskGroupNameOf({})).toBeUndefined();
   });
   it.each([
-    ["true", true], ["True", true], ["TRUE", true], ["1", true], ["t", true], ["T", true],
-    ["false", false], ["0", false], ["yes", false], ["", false], [" true", false],
+    ["true", true],
+    ["True", true],
+    ["TRUE", true],
+    ["1", true],
+    ["t", true],
+    ["T", true],
+    ["false", false],
+    ["0", false],
+    ["yes", false],
+    ["", false],
+    [" true", false],
   ])("internal.yunikorn.apache.org/placeholder=%j → %s (Go ParseBool; invalid is false)", (v, want) => {
     expect(isPlaceholder(pod({ "internal.yunikorn.apache.org/placeholder": v }))).toBe(want);
   });
@@ -74,10 +105,11 @@ describe("taskGroupNameOf, isPlaceholder", () => {
 
 describe("isTrustedPlaceholder", () => {
   const SCHED = "system:serviceaccount:corral:corral-scheduler";
-  const stamped = (user: string | undefined, flag = "true") => pod({
-    "internal.yunikorn.apache.org/placeholder": flag,
-    ...(user === undefined ? {} : { "yunikorn.apache.org/user.info": JSON.stringify({ user, groups: ["system:serviceaccounts"] }) }),
-  });
+  const stamped = (user: string | undefined, flag = "true") =>
+    pod({
+      "internal.yunikorn.apache.org/placeholder": flag,
+      ...(user === undefined ? {} : { "yunikorn.apache.org/user.info": JSON.stringify({ user, groups: ["system:serviceaccounts"] }) }),
+    });
   it("only the flag together with the scheduler's own user.info user", () => {
     expect(isTrustedPlaceholder(stamped(SCHED), SCHED)).toBe(true);
     expect(isTrustedPlaceholder(stamped("alice"), SCHED)).toBe(false);
@@ -89,7 +121,9 @@ describe("isTrustedPlaceholder", () => {
 
 describe("findTaskGroup", () => {
   // apache/yunikorn-k8shim pkg/cache/gang_utils_test.go TestFindAppTaskGroup
-  const r = parseTaskGroups('[{"name":"test-group-0","minMember":1,"minResource":{"cpu":"500m"}},{"name":"test-group-1","minMember":2,"minResource":{"cpu":"500m"}}]');
+  const r = parseTaskGroups(
+    '[{"name":"test-group-0","minMember":1,"minResource":{"cpu":"500m"}},{"name":"test-group-1","minMember":2,"minResource":{"cpu":"500m"}}]',
+  );
   const groups = r.ok ? r.taskGroups : [];
   it.each([
     ["no name", groups, undefined, { kind: "none" }],

@@ -2,7 +2,13 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_GANG_CONFIG } from "../../../../src/scheduler/shim/gang/config.js";
 import { gangSpecOf, isPlaceholder, taskGroupNameOf } from "../../../../src/scheduler/shim/gang/membership.js";
-import { type OriginatorPod, buildPlaceholder, placeholderName, placeholderNonce, placeholderOwnerReferences } from "../../../../src/scheduler/shim/gang/placeholder.js";
+import {
+  type OriginatorPod,
+  buildPlaceholder,
+  placeholderName,
+  placeholderNonce,
+  placeholderOwnerReferences,
+} from "../../../../src/scheduler/shim/gang/placeholder.js";
 import { placeholderResource, placeholdersToCreate } from "../../../../src/scheduler/shim/gang/reservation.js";
 import { podResource } from "../../../../src/scheduler/shim/pod-resources.js";
 import { applicationIdOf } from "../../../../src/scheduler/shim/translate.js";
@@ -22,14 +28,24 @@ describe("placeholderName", () => {
   it.each([
     ["app0001", "my-group", "tg-app0001-my-group-abcdefghij"],
     ["app00000000000000000000000000000000000000000001", "my-group", "tg-app0000000000000000000000000-my-group-abcdefghij"],
-    ["a-very-long-app-ID-----------------------------------------------------------------", "a-very-long-task-group-name------------------------------------------", "tg-a-very-long-app-id-----------a-very-long-task-gro-abcdefghij"],
+    [
+      "a-very-long-app-ID-----------------------------------------------------------------",
+      "a-very-long-task-group-name------------------------------------------",
+      "tg-a-very-long-app-id-----------a-very-long-task-gro-abcdefghij",
+    ],
   ])("upstream's case %#: app id cut to 28, group to 20, ≤ 63 characters", (app, group, want) => {
     const name = placeholderName(app, group, "abcdefghij");
     expect(name).toBe(want);
     expect(name.length).toBeLessThanOrEqual(63);
   });
   it("upstream's third case keeps its length of 63 (only the case of `ID` differs: corral lower-cases)", () => {
-    expect(placeholderName("a-very-long-app-ID-----------------------------------------------------------------", "a-very-long-task-group-name------------------------------------------", "abcdefghij")).toHaveLength(63);
+    expect(
+      placeholderName(
+        "a-very-long-app-ID-----------------------------------------------------------------",
+        "a-very-long-task-group-name------------------------------------------",
+        "abcdefghij",
+      ),
+    ).toHaveLength(63);
   });
   it("characters a pod name cannot hold become '-' (upstream would have the create refused)", () => {
     expect(placeholderName("Spark_App.1", "Driver Group", "x1")).toBe("tg-spark-app-1-driver-group-x1");
@@ -49,9 +65,21 @@ describe("placeholderName", () => {
 describe("buildPlaceholder: a Spark driver with task groups driver 1 + executors 4", () => {
   const { spec, problem } = gangSpecOf(DRIVER);
   const random = counter();
-  const pods = placeholdersToCreate(spec.taskGroups, []).flatMap(({ taskGroup, count }) => Array.from({ length: count }, () => buildPlaceholder({
-    originator: DRIVER, applicationId: APP, queue: "root.spark", taskGroup, gang: spec, nonce: placeholderNonce(random), schedulerName: "yunikorn", config: DEFAULT_GANG_CONFIG.placeholder, schedulerUser: DEFAULT_GANG_CONFIG.schedulerUser,
-  })));
+  const pods = placeholdersToCreate(spec.taskGroups, []).flatMap(({ taskGroup, count }) =>
+    Array.from({ length: count }, () =>
+      buildPlaceholder({
+        originator: DRIVER,
+        applicationId: APP,
+        queue: "root.spark",
+        taskGroup,
+        gang: spec,
+        nonce: placeholderNonce(random),
+        schedulerName: "yunikorn",
+        config: DEFAULT_GANG_CONFIG.placeholder,
+        schedulerUser: DEFAULT_GANG_CONFIG.schedulerUser,
+      }),
+    ),
+  );
 
   it("five placeholders: one for the driver group, four for the executors, with distinct names", () => {
     expect(problem).toBeUndefined();
@@ -72,7 +100,12 @@ describe("buildPlaceholder: a Spark driver with task groups driver 1 + executors
       metadata: {
         name: "tg-spark-5f1e2d3c4b5a69788796a5-spark-executor-klmnopqrst",
         namespace: "spark-jobs",
-        labels: { "spark-app-selector": APP, "spark-role": "executor", "yunikorn.apache.org/app-id": APP, "yunikorn.apache.org/queue": "root.spark" },
+        labels: {
+          "spark-app-selector": APP,
+          "spark-role": "executor",
+          "yunikorn.apache.org/app-id": APP,
+          "yunikorn.apache.org/queue": "root.spark",
+        },
         annotations: {
           "cluster-autoscaler.kubernetes.io/safe-to-evict": "false",
           "internal.yunikorn.apache.org/placeholder": "true",
@@ -80,25 +113,59 @@ describe("buildPlaceholder: a Spark driver with task groups driver 1 + executors
           "yunikorn.apache.org/task-groups": tgDef,
           "yunikorn.apache.org/schedulingPolicyParameters": "placeholderTimeoutInSeconds=120 gangSchedulingStyle=Hard",
         },
-        ownerReferences: [{ apiVersion: "v1", kind: "Pod", name: "etl-daily-3f9a1c7e-driver", uid: "6f7e8d9c-0b1a-4c2d-8e3f-4a5b6c7d8e9f", controller: false, blockOwnerDeletion: true }],
+        ownerReferences: [
+          {
+            apiVersion: "v1",
+            kind: "Pod",
+            name: "etl-daily-3f9a1c7e-driver",
+            uid: "6f7e8d9c-0b1a-4c2d-8e3f-4a5b6c7d8e9f",
+            controller: false,
+            blockOwnerDeletion: true,
+          },
+        ],
       },
       spec: {
         securityContext: { runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
         hostNetwork: false,
         imagePullSecrets: [{ name: "registry-credentials" }],
-        containers: [{
-          name: "pause",
-          image: "registry.k8s.io/pause:3.7",
-          imagePullPolicy: "IfNotPresent",
-          resources: { requests: { cpu: "2", memory: "4505Mi" }, limits: { cpu: "2", memory: "4505Mi" } },
-          securityContext: { privileged: false, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } },
-        }],
+        containers: [
+          {
+            name: "pause",
+            image: "registry.k8s.io/pause:3.7",
+            imagePullPolicy: "IfNotPresent",
+            resources: { requests: { cpu: "2", memory: "4505Mi" }, limits: { cpu: "2", memory: "4505Mi" } },
+            securityContext: {
+              privileged: false,
+              allowPrivilegeEscalation: false,
+              readOnlyRootFilesystem: true,
+              capabilities: { drop: ["ALL"] },
+            },
+          },
+        ],
         restartPolicy: "Never",
         schedulerName: "yunikorn",
         nodeSelector: { workload: "spark" },
         tolerations: [{ key: "dedicated", operator: "Equal", value: "spark", effect: "NoSchedule" }],
-        affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 50, preference: { matchExpressions: [{ key: "node.kubernetes.io/instance-type", operator: "In", values: ["m6i.2xlarge", "m6i.4xlarge"] }] } }] } },
-        topologySpreadConstraints: [{ maxSkew: 1, topologyKey: "topology.kubernetes.io/zone", whenUnsatisfiable: "ScheduleAnyway", labelSelector: { matchLabels: { "spark-app-selector": APP, "spark-role": "executor" } } }],
+        affinity: {
+          nodeAffinity: {
+            preferredDuringSchedulingIgnoredDuringExecution: [
+              {
+                weight: 50,
+                preference: {
+                  matchExpressions: [{ key: "node.kubernetes.io/instance-type", operator: "In", values: ["m6i.2xlarge", "m6i.4xlarge"] }],
+                },
+              },
+            ],
+          },
+        },
+        topologySpreadConstraints: [
+          {
+            maxSkew: 1,
+            topologyKey: "topology.kubernetes.io/zone",
+            whenUnsatisfiable: "ScheduleAnyway",
+            labelSelector: { matchLabels: { "spark-app-selector": APP, "spark-role": "executor" } },
+          },
+        ],
         priorityClassName: "batch-high",
         terminationGracePeriodSeconds: 0,
       },
@@ -123,12 +190,22 @@ describe("buildPlaceholder: a Spark driver with task groups driver 1 + executors
     expect(podResource(pods[1]!)).toEqual({ pods: 1, vcore: 2000, memory: 4505 * 2 ** 20 });
     // a placeholder the scheduler created, seen first (recovery), hands on its own owner references
     const stamped = structuredClone(pods[1]!);
-    stamped.metadata!.annotations!["yunikorn.apache.org/user.info"] = JSON.stringify({ user: DEFAULT_GANG_CONFIG.schedulerUser, groups: [] });
+    stamped.metadata!.annotations!["yunikorn.apache.org/user.info"] = JSON.stringify({
+      user: DEFAULT_GANG_CONFIG.schedulerUser,
+      groups: [],
+    });
     expect(placeholderOwnerReferences(stamped, DEFAULT_GANG_CONFIG.schedulerUser)).toEqual(pods[1]!.metadata!.ownerReferences);
     // one flagged by anyone else owns the new placeholders itself
     stamped.metadata!.annotations!["yunikorn.apache.org/user.info"] = JSON.stringify({ user: "alice", groups: [] });
     expect(placeholderOwnerReferences(stamped, DEFAULT_GANG_CONFIG.schedulerUser)).toEqual([
-      { apiVersion: "v1", kind: "Pod", name: stamped.metadata!.name ?? "", uid: stamped.metadata!.uid ?? "", controller: false, blockOwnerDeletion: true },
+      {
+        apiVersion: "v1",
+        kind: "Pod",
+        name: stamped.metadata!.name ?? "",
+        uid: stamped.metadata!.uid ?? "",
+        controller: false,
+        blockOwnerDeletion: true,
+      },
     ]);
   });
 
@@ -140,14 +217,40 @@ describe("buildPlaceholder: a Spark driver with task groups driver 1 + executors
 });
 
 describe("buildPlaceholder: configuration and sparse originators", () => {
-  const gang = gangSpecOf({ metadata: { annotations: { "yunikorn.apache.org/task-groups": '[{"name":"w","minMember":2,"minResource":{"cpu":"500m","nvidia.com/gpu":1},"labels":{"yunikorn.apache.org/queue":"root.forged"},"annotations":{"internal.yunikorn.apache.org/placeholder":"false","yunikorn.apache.org/task-group-name":"other"}}]' } } }).spec;
+  const gang = gangSpecOf({
+    metadata: {
+      annotations: {
+        "yunikorn.apache.org/task-groups":
+          '[{"name":"w","minMember":2,"minResource":{"cpu":"500m","nvidia.com/gpu":1},"labels":{"yunikorn.apache.org/queue":"root.forged"},"annotations":{"internal.yunikorn.apache.org/placeholder":"false","yunikorn.apache.org/task-group-name":"other"}}]',
+      },
+    },
+  }).spec;
   const build = (originator: OriginatorPod, config = DEFAULT_GANG_CONFIG.placeholder) =>
-    buildPlaceholder({ originator, applicationId: "train-7", queue: "root.ml", taskGroup: gang.taskGroups[0]!, gang, nonce: "n0nce", schedulerName: "corral", config, schedulerUser: DEFAULT_GANG_CONFIG.schedulerUser });
+    buildPlaceholder({
+      originator,
+      applicationId: "train-7",
+      queue: "root.ml",
+      taskGroup: gang.taskGroups[0]!,
+      gang,
+      nonce: "n0nce",
+      schedulerName: "corral",
+      config,
+      schedulerUser: DEFAULT_GANG_CONFIG.schedulerUser,
+    });
 
   it("the configured image (a mirror for clusters without internet) and security ids; the configured scheduler name", () => {
-    const p = build({ metadata: { name: "trainer-0", namespace: "ml", uid: "u-1" } }, { image: "mirror.internal:5000/pause:3.9", runAsUser: 65535, runAsGroup: 65535, fsGroup: 2000 });
+    const p = build(
+      { metadata: { name: "trainer-0", namespace: "ml", uid: "u-1" } },
+      { image: "mirror.internal:5000/pause:3.9", runAsUser: 65535, runAsGroup: 65535, fsGroup: 2000 },
+    );
     expect(p.spec!.containers[0]!.image).toBe("mirror.internal:5000/pause:3.9");
-    expect(p.spec!.securityContext).toEqual({ runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" }, runAsUser: 65535, runAsGroup: 65535, fsGroup: 2000 });
+    expect(p.spec!.securityContext).toEqual({
+      runAsNonRoot: true,
+      seccompProfile: { type: "RuntimeDefault" },
+      runAsUser: 65535,
+      runAsGroup: 65535,
+      fsGroup: 2000,
+    });
     expect(p.spec!.schedulerName).toBe("corral");
   });
   it("the group cannot override the app id / queue labels or the placeholder annotations", () => {
@@ -163,6 +266,9 @@ describe("buildPlaceholder: configuration and sparse originators", () => {
     expect(p.spec).not.toHaveProperty("imagePullSecrets");
     expect(p.spec).not.toHaveProperty("nodeSelector");
     expect(p.metadata!.annotations).not.toHaveProperty("yunikorn.apache.org/schedulingPolicyParameters");
-    expect(p.spec!.containers[0]!.resources).toEqual({ requests: { cpu: "500m", "nvidia.com/gpu": "1" }, limits: { cpu: "500m", "nvidia.com/gpu": "1" } });
+    expect(p.spec!.containers[0]!.resources).toEqual({
+      requests: { cpu: "500m", "nvidia.com/gpu": "1" },
+      limits: { cpu: "500m", "nvidia.com/gpu": "1" },
+    });
   });
 });

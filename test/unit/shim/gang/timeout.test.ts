@@ -23,8 +23,21 @@ describe("placeholderTimeout", () => {
   const { parameters } = parseSchedulingPolicyParameters("placeholderTimeoutInSeconds=60 gangSchedulingStyle=Hard");
   const timerMs = placeholderTimeoutMs(parameters);
   const phs = (...s: [string, boolean, ("released" | "preempted")?][]): PlaceholderState[] =>
-    s.map(([key, allocated, flag]) => ({ allocationKey: key, taskGroupName: "sched-style", allocated, released: flag === "released", preempted: flag === "preempted" }));
-  const base = { now: T0, timerStartedAt: T0, timerMs, style: parameters.gangSchedulingStyle, state: "Accepted", placeholders: phs(["a", true], ["b", true], ["c", false], ["d", false]) };
+    s.map(([key, allocated, flag]) => ({
+      allocationKey: key,
+      taskGroupName: "sched-style",
+      allocated,
+      released: flag === "released",
+      preempted: flag === "preempted",
+    }));
+  const base = {
+    now: T0,
+    timerStartedAt: T0,
+    timerMs,
+    style: parameters.gangSchedulingStyle,
+    state: "Accepted",
+    placeholders: phs(["a", true], ["b", true], ["c", false], ["d", false]),
+  };
 
   it("no placeholder allocated yet: no timer", () => {
     expect(placeholderTimeout({ ...base, timerStartedAt: undefined, now: T0 + 99 * MIN })).toEqual({ kind: "notStarted" });
@@ -33,24 +46,50 @@ describe("placeholderTimeout", () => {
     expect(placeholderTimeout({ ...base, now: T0 + 59_999 })).toEqual({ kind: "wait", deadline: T0 + 60_000 });
   });
   it("Hard, still reserving at the deadline: fail with ResourceReservationTimeout, release the two allocated, cancel the two pending", () => {
-    expect(placeholderTimeout({ ...base, now: T0 + 60_000 })).toEqual({ kind: "fail", reason: "ResourceReservationTimeout", releaseAllocated: ["a", "b"], cancelPending: ["c", "d"], preempted: 0 });
+    expect(placeholderTimeout({ ...base, now: T0 + 60_000 })).toEqual({
+      kind: "fail",
+      reason: "ResourceReservationTimeout",
+      releaseAllocated: ["a", "b"],
+      cancelPending: ["c", "d"],
+      preempted: 0,
+    });
   });
   it("Soft (the default, also for an unknown style): resume as a normal application", () => {
     const soft = parseSchedulingPolicyParameters("placeholderTimeoutInSeconds=60 gangSchedulingStyle=Firm").parameters.gangSchedulingStyle;
-    expect(placeholderTimeout({ ...base, style: soft, now: T0 + 61_000 })).toMatchObject({ kind: "resume", releaseAllocated: ["a", "b"], cancelPending: ["c", "d"] });
+    expect(placeholderTimeout({ ...base, style: soft, now: T0 + 61_000 })).toMatchObject({
+      kind: "resume",
+      releaseAllocated: ["a", "b"],
+      cancelPending: ["c", "d"],
+    });
   });
   it("preempted placeholders are not released again (counted instead)", () => {
-    expect(placeholderTimeout({ ...base, now: T0 + MIN, placeholders: phs(["a", true, "preempted"], ["b", true], ["c", false]) }))
-      .toEqual({ kind: "fail", reason: "ResourceReservationTimeout", releaseAllocated: ["b"], cancelPending: ["c"], preempted: 1 });
+    expect(placeholderTimeout({ ...base, now: T0 + MIN, placeholders: phs(["a", true, "preempted"], ["b", true], ["c", false]) })).toEqual({
+      kind: "fail",
+      reason: "ResourceReservationTimeout",
+      releaseAllocated: ["b"],
+      cancelPending: ["c"],
+      preempted: 1,
+    });
   });
   it("Running: keeps running and releases only the placeholders no real pod is taking, whatever the style", () => {
-    const running = { ...base, now: T0 + MIN, state: "Running", placeholders: phs(["a", true, "released"], ["b", true], ["c", true, "preempted"], ["d", true]) };
+    const running = {
+      ...base,
+      now: T0 + MIN,
+      state: "Running",
+      placeholders: phs(["a", true, "released"], ["b", true], ["c", true, "preempted"], ["d", true]),
+    };
     expect(placeholderTimeout(running)).toEqual({ kind: "releaseUnused", release: ["b", "d"], replacing: 1, preempted: 1 });
-    expect(placeholderTimeout({ ...running, state: "Completing", style: "Soft" })).toMatchObject({ kind: "releaseUnused", release: ["b", "d"] });
+    expect(placeholderTimeout({ ...running, state: "Completing", style: "Soft" })).toMatchObject({
+      kind: "releaseUnused",
+      release: ["b", "d"],
+    });
   });
   it("the default 15 minutes when the annotation names no timeout", () => {
     const d = placeholderTimeoutMs(parseSchedulingPolicyParameters(undefined).parameters);
-    expect(placeholderTimeout({ ...base, timerMs: d, style: "Soft", now: T0 + 14 * MIN })).toEqual({ kind: "wait", deadline: T0 + 15 * MIN });
+    expect(placeholderTimeout({ ...base, timerMs: d, style: "Soft", now: T0 + 14 * MIN })).toEqual({
+      kind: "wait",
+      deadline: T0 + 15 * MIN,
+    });
     expect(placeholderTimeout({ ...base, timerMs: d, style: "Soft", now: T0 + 15 * MIN }).kind).toBe("resume");
   });
 });
@@ -63,7 +102,11 @@ describe("reservationStart (onReserving)", () => {
     ["the same, Soft: create nothing, run as a normal application", { style: "Soft" as const }, { kind: "expired", then: "run" }],
     ["exactly at the timeout counts as passed", { now: T0 + MIN }, { kind: "expired", then: "fail" }],
     ["within the timeout: create", { now: T0 + 59_000 }, { kind: "create" }],
-    ["no explicit timeout (the 15-minute default is not checked here, as upstream)", { placeholderTimeoutSeconds: 0, now: T0 + 99 * MIN }, { kind: "create" }],
+    [
+      "no explicit timeout (the 15-minute default is not checked here, as upstream)",
+      { placeholderTimeoutSeconds: 0, now: T0 + 99 * MIN },
+      { kind: "create" },
+    ],
     ["creation time unknown", { createdAtMs: undefined }, { kind: "create" }],
   ])("%s", (_, over, want) => {
     expect(reservationStart({ ...base, ...over })).toEqual(want);
