@@ -433,7 +433,10 @@ describe("REST contract (YuniKorn DAO shapes)", () => {
     const b = (await conforming("/ws/v1/events/batch?count=5", "object:EventRecordDAO")) as Record<string, any>;
     expect(b).toMatchObject({ InstanceUUID: "5b9b9c3e-1b43-4a5e-9c55-5a2fbd1b6b30", LowestID: 0 });
     expect(b.EventRecords).toHaveLength(5);
-    expect(b.EventRecords[0]).toEqual({
+    // the configured queues first (QUEUE ADD, no detail: managed), then the first node
+    expect(b.EventRecords[0]).toEqual({ type: 4, objectID: "root", timestampNano: T0 * 1e6, eventChangeType: 2, resource: {} });
+    expect(b.EventRecords.slice(0, 3).map((e: { objectID: string }) => e.objectID)).toEqual(["root", "root.a", "root.b"]);
+    expect(b.EventRecords[3]).toEqual({
       type: 3,
       objectID: "n1",
       message: "Node added to the scheduler",

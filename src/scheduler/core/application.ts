@@ -107,6 +107,12 @@ export interface GangOptions {
 }
 
 /** Per task group, as upstream's PlaceholderData: placeholder asks seen, their size, how many were replaced or timed out. */
+/** The three series of an application's resource history. */
+export type ResourceHistoryKind = "used" | "preempted" | "placeholder";
+
+/** Node attribute naming its instance type (si `InstanceType`); nodes without it count as `UNKNOWN`, as upstream. */
+export const INSTANCE_TYPE_ATTRIBUTE = "si/instance-type";
+
 export interface PlaceholderData {
   taskGroupName: string;
   count: number;
@@ -164,9 +170,32 @@ export class Application {
   /** Per task group, in the order first seen. */
   readonly placeholderData = new Map<string, PlaceholderData>();
   rejection?: HoldReason;
+  /**
+   * Resource × seconds of the allocations released so far, per node instance type (upstream TrackedResource of
+   * usedResource, preemptedResource, placeholderResource; `trackReleased`).
+   */
+  readonly resourceHistory: Readonly<Record<ResourceHistoryKind, Map<string, Res>>> = {
+    used: new Map(),
+    preempted: new Map(),
+    placeholder: new Map(),
+  };
   /** Position in the leaf queue's order and priority index (maintained by the queue). */
   orderKey?: SortKey;
   prioKey?: SortKey;
+
+  /**
+   * Adds a released allocation to the resource history (upstream Application.trackCompletedResource): a preemption
+   * victim to `preempted`, a placeholder to `placeholder`, any other to `used`; each quantity times the whole seconds
+   * between its allocation and `now` (Unix ms), under the instance type of its node.
+   */
+  trackReleased(ask: Ask, instanceType: string, now: number): void {
+    const kind: ResourceHistoryKind = ask.preempted ? "preempted" : ask.placeholder ? "placeholder" : "used";
+    const seconds = Math.max(0, Math.floor((now - (ask.allocatedAt ?? now)) / 1000));
+    const m = this.resourceHistory[kind];
+    const r = m.get(instanceType) ?? {};
+    for (const k in ask.resource) r[k] = (r[k] ?? 0) + ask.resource[k]! * seconds;
+    m.set(instanceType, r);
+  }
 
   constructor(o: ApplicationOptions) {
     this.id = o.id;

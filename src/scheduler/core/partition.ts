@@ -15,14 +15,15 @@ import type { PartitionConfig, QueueConfig } from "./config.js";
 import { LimitTracker } from "./ugm/tracker.js";
 import { BTree } from "../../util/btree.js";
 import { type Allocation, type AllocationResult } from "./allocation-result.js";
-import { type AllocationContext, Application, type Ask, type Decision, type GangOptions } from "./application.js";
+import { type AllocationContext, Application, type Ask, type Decision, type GangOptions, INSTANCE_TYPE_ATTRIBUTE } from "./application.js";
 import { type Replacement, matchPlaceholder } from "./gang/replacement.js";
 import { checkGangSubmission } from "./gang/submission.js";
 import { placeholderTimeout, placeholderTimerMs } from "./gang/timeout.js";
 import { type HoldReason, clusterHold, queueMaxHold, queueRunHold } from "./hold-reason.js";
 import { Node, type NodeOrder, allocationId, nodeOrder } from "./node.js";
 import { parseResource } from "./quantity.js";
-import { Acl, Queue, type SortPolicy } from "./queue.js";
+import { Acl, Queue, type QueueTemplate, type SortPolicy } from "./queue.js";
+import { type QueueChange, sameResource } from "./queue-change.js";
 import { type Res, addTo, fitsIn, format, hasPositive, isZero, strictlyPositive, subFrom } from "./resources.js";
 import { PlacementManager } from "./placement/manager.js";
 import { tagValue } from "./placement/tag.js";
@@ -97,10 +98,27 @@ const res = (m: Record<string, string> | undefined): Res | undefined => {
   // A max that is not strictly positive means "no limit" (§4.3); guaranteed likewise.
   return strictlyPositive(r) ? r : undefined;
 };
-const sortPolicyOf = (props: Record<string, string> | undefined): SortPolicy =>
-  props?.["application.sort.policy"] === "fair" ? "fair" : "fifo";
+/** `application.sort.policy`; without it a leaf sorts fifo and a parent reports fair, as upstream (resetProperties). */
+const sortPolicyOf = (props: Record<string, string> | undefined, isLeaf = true): SortPolicy => {
+  const v = props?.["application.sort.policy"];
+  return v === "fair" || v === "fifo" ? v : isLeaf ? "fifo" : "fair";
+};
 const sortPriorityOf = (props: Record<string, string> | undefined) =>
   (props?.["application.sort.priority"] ?? "enabled").toLowerCase() !== "disabled";
+
+/**
+ * A child template from the configuration; undefined when it sets nothing (upstream template.FromConf: no
+ * maxapplications, no resources, no property with both a key and a value).
+ */
+function templateOf(t: QueueConfig["childtemplate"]): QueueTemplate | undefined {
+  if (!t) return undefined;
+  const properties = Object.fromEntries(Object.entries(t.properties ?? {}).filter(([k, v]) => k !== "" && v !== ""));
+  const guaranteed = res(t.resources?.guaranteed);
+  const max = res(t.resources?.max);
+  const maxApps = t.maxapplications ?? 0;
+  if (maxApps === 0 && !guaranteed && !max && Object.keys(properties).length === 0) return undefined;
+  return { guaranteed, max, maxApps, sortPolicy: sortPolicyOf(properties), sortPriority: sortPriorityOf(properties), properties };
+}
 
 export class Partition {
   readonly name: string;
@@ -148,6 +166,8 @@ export class Partition {
   propertyProblems: (PropertyProblem & { queue: string })[] = [];
   /** Preemption attempts per leaf queue in the running cycle (reset by `tick`). */
   private readonly preemptAttempts = new Map<Queue, number>();
+  /** Queue changes since the last `drainQueueChanges` (QUEUE events). */
+  private queueChanges: QueueChange[] = [];
 
   constructor(o: PartitionOptions) {
     this.name = o.name;
@@ -179,33 +199,35 @@ export class Partition {
           guaranteed: res(qc.resources?.guaranteed),
           max: res(qc.resources?.max),
           maxApps: qc.maxapplications ?? 0,
-          sortPolicy: sortPolicyOf(props),
+          sortPolicy: sortPolicyOf(props, isLeaf),
           sortPriority: sortPriorityOf(props),
           submitAcl: new Acl(qc.submitacl),
           adminAcl: new Acl(qc.adminacl),
         });
         parent?.children.set(name, q);
+        this.queueChanges.push({ kind: "added", path: q.path, managed: true });
       } else {
+        const wasLeaf = q.isLeaf;
         q.isLeaf = isLeaf && q.children.size === 0;
-        q.guaranteed = res(qc.resources?.guaranteed);
-        if (parent) q.max = res(qc.resources?.max);
+        if (wasLeaf !== q.isLeaf) this.queueChanges.push({ kind: "type", path: q.path, isLeaf: q.isLeaf });
+        const guaranteed = res(qc.resources?.guaranteed);
+        if (!sameResource(q.guaranteed, guaranteed)) this.queueChanges.push({ kind: "guaranteed", path: q.path, guaranteed });
+        q.guaranteed = guaranteed;
+        if (parent) {
+          const max = res(qc.resources?.max);
+          if (!sameResource(q.max, max)) this.queueChanges.push({ kind: "max", path: q.path, max });
+          q.max = max;
+        }
         q.maxApps = qc.maxapplications ?? 0;
-        q.sortPolicy = sortPolicyOf(props);
+        q.sortPolicy = sortPolicyOf(props, q.isLeaf);
         q.sortPriority = sortPriorityOf(props);
         q.submitAcl = new Acl(qc.submitacl);
         q.adminAcl = new Acl(qc.adminacl);
         q.draining = false;
       }
-      const t = qc.childtemplate;
-      q.template = t
-        ? {
-            guaranteed: res(t.resources?.guaranteed),
-            max: res(t.resources?.max),
-            maxApps: t.maxapplications ?? 0,
-            sortPolicy: sortPolicyOf(t.properties),
-            sortPriority: sortPriorityOf(t.properties),
-          }
-        : undefined;
+      // A parent without a child template of its own uses its parent's (upstream addChildQueue).
+      q.template = templateOf(qc.childtemplate) ?? (q.isLeaf ? undefined : parent?.template);
+      q.properties = merged;
       const parsed = parseQueuePreemptionProperties(merged, q.isLeaf);
       q.preemption = parsed.properties;
       for (const problem of parsed.problems) this.propertyProblems.push({ ...problem, queue: q.path });
@@ -222,6 +244,7 @@ export class Partition {
         submitAcl: new Acl(rootCfg.submitacl),
         adminAcl: new Acl(rootCfg.adminacl),
       });
+      this.queueChanges.push({ kind: "added", path: "root", managed: true });
     }
     build(rootCfg, undefined, undefined);
     this.preemptionEnabled = partitionPreemptionFlags(cfg).enabled;
@@ -285,7 +308,9 @@ export class Partition {
   private readonly clusterCapacity: Res = {};
 
   private updateRootMax(): void {
-    this.root.max = isZero(this.clusterCapacity) ? {} : { ...this.clusterCapacity };
+    const max = isZero(this.clusterCapacity) ? {} : { ...this.clusterCapacity };
+    if (!sameResource(this.root.max, max)) this.queueChanges.push({ kind: "max", path: "root", max });
+    this.root.max = max;
     if (this.orderDirty === "none") this.orderDirty = "fairMax";
   }
 
@@ -469,6 +494,7 @@ export class Partition {
     if (isRecoveryQueue(path)) {
       const rec = new Queue({ name: "@recovery@", parent: this.root, leaf: true, managed: false });
       this.root.children.set("@recovery@", rec);
+      this.queueChanges.push({ kind: "added", path: rec.path, managed: false });
       return rec;
     }
     const parts = path.split(".");
@@ -495,8 +521,14 @@ export class Partition {
             sortPolicy: t?.sortPolicy,
             sortPriority: t?.sortPriority,
           })
-        : new Queue({ name: parts[i]!, parent: q, leaf: false, managed: false, template: t });
+        : new Queue({ name: parts[i]!, parent: q, leaf: false, managed: false, template: t, sortPolicy: "fair" });
+      if (leaf && t) {
+        // upstream applyTemplate: the leaf's properties are the template's, its preemption settings read from them
+        c.properties = t.properties;
+        c.preemption = parseQueuePreemptionProperties(t.properties, true).properties;
+      }
       q.children.set(parts[i]!, c);
+      this.queueChanges.push({ kind: "added", path: c.path, managed: false });
       q = c;
     }
     return q;
@@ -636,6 +668,7 @@ export class Partition {
     if (!app || !ask) return;
     app.asks.delete(key);
     if (ask.node) {
+      app.trackReleased(ask, this.instanceType(ask.node), now);
       this.detach(ask);
       subFrom(app.allocated, ask.resource);
       app.queue.decAllocated(ask.resource);
@@ -671,6 +704,11 @@ export class Partition {
       priority: ask.priority,
     });
     this.reindex(node);
+  }
+
+  /** The instance type of a node (`UNKNOWN` without the attribute, or for a node that is gone). */
+  private instanceType(nodeId: string | undefined): string {
+    return this.nodes.get(nodeId ?? "")?.attributes[INSTANCE_TYPE_ATTRIBUTE] ?? "UNKNOWN";
   }
 
   /** Takes an allocation off its node (the node may be gone already). */
@@ -753,12 +791,20 @@ export class Partition {
         if (empty && (!c.managed || c.draining) && isZero(c.allocated) && !hasPositive(c.pending)) {
           q.children.delete(c.name);
           removed.push(c.path);
+          this.queueChanges.push({ kind: "removed", path: c.path, managed: c.managed });
         }
       }
     };
     walk(this.root);
     if (removed.length > 0) this.orderDirty = "full";
     return removed;
+  }
+
+  /** Queue changes since the last call, oldest first (queue-change.ts). */
+  drainQueueChanges(): QueueChange[] {
+    const c = this.queueChanges;
+    this.queueChanges = [];
+    return c;
   }
 
   drainStateChanges(): AppStateChange[] {
@@ -897,6 +943,7 @@ export class Partition {
   private replace(app: Application, ask: Ask, placeholderKey: string, node: Node, now: number): AllocationResult {
     const ph = app.asks.get(placeholderKey)!;
     app.asks.delete(placeholderKey);
+    app.trackReleased(ph, this.instanceType(ph.node), now);
     this.detach(ph);
     subFrom(app.allocated, ph.resource);
     app.queue.decAllocated(ph.resource);

@@ -681,7 +681,7 @@ export class ShimContext {
     for (const uid of batch) {
       const t = this.tasks.get(uid);
       if (!t || !this.asked.has(uid)) continue;
-      const hold = this.core.holdReason(t.appId, uid);
+      const hold = this.core.checkHold(t.appId, uid);
       const state = hold && holdState(hold);
       const reason = hold && formatHoldReason(hold);
       if (t.held?.state === state && t.held?.reason === reason) continue;
