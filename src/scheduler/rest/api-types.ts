@@ -30,6 +30,16 @@ export interface QueueInfo {
   sortingPolicy: string;
   prioritySorting: boolean;
   absUsedCapacity?: Resource;
+  /** max − allocated down the path, the smallest per type (zeros kept). */
+  headroom?: Resource;
+  /** The properties in force (own over inherited). */
+  properties?: Record<string, string>;
+  /** TemplateInfo: the child template dynamic queues below get. */
+  template?: { maxApplications?: number; maxResource?: Resource; guaranteedResource?: Resource; properties?: Record<string, string> };
+  /** Go durations (`30s`, `1m30s`). */
+  preemptionDelay?: string;
+  quotaPreemptionDelay?: string;
+  priorityOffset?: number;
   children?: QueueInfo[];
 }
 
@@ -56,6 +66,8 @@ export interface AskInfo {
   priority?: string;
   requiredNodeId?: string;
   applicationId?: string;
+  /** AllocationAskLogDAOInfo: each hold reason seen, `lastOccurrence` in Unix ns. */
+  allocationLog?: { message: string; lastOccurrence: number; count: number }[];
 }
 
 /** ApplicationDAOInfo (`applications/active`, `application/{id}`). */
@@ -77,6 +89,12 @@ export interface ApplicationInfo {
   stateLog?: { time: number; applicationState: string }[];
   /** Unix milliseconds, as upstream. */
   startTime?: number;
+  /** Resource × seconds of released allocations per node instance type (always present; series left out while empty). */
+  resourceHistory?: {
+    resourceUsage?: Record<string, Resource>;
+    preemptedResource?: Record<string, Resource>;
+    placeholderResource?: Record<string, Resource>;
+  };
 }
 
 /** NodeDAOInfo (`/ws/v1/partition/{p}/nodes`). */
