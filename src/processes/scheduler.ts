@@ -25,6 +25,7 @@ import {
 } from "../scheduler/rest/forward.js";
 import { error as restError } from "../scheduler/rest/router.js";
 import { json, readBody, startRestServer } from "../scheduler/rest/server.js";
+import { corralBuildInfo } from "../scheduler/rest/cluster-dao.js";
 import { flattenConfigMaps } from "../yunikorn/config-maps.js";
 import { queuesYamlOf } from "../scheduler/shim/config.js";
 import { DEFAULT_GANG_CONFIG, parseGangConfig } from "../scheduler/shim/gang/config.js";
@@ -630,7 +631,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     startTime,
     intercept,
     config: () => core.appliedConfig,
-    build: { buildVersion: process.env.npm_package_version ?? "", buildDate: "", isPluginVersion: String(o.mode === "plugin") },
+    build: corralBuildInfo({ plugin: o.mode === "plugin" }),
     rmDiagnostics: () => ({
       ready,
       mode: o.mode,

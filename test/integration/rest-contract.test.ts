@@ -590,6 +590,19 @@ describe("REST contract: fields found missing running the stock YuniKorn web UI"
   });
   afterAll(async () => own?.close());
 
+  it("clusters: corral's build version and date (the UI's info card showed them empty)", async () => {
+    const [c] = (await ownGet("/ws/v1/clusters", "array:object:ClusterDAOInfo")) as unknown as Record<string, any>[];
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+    expect(c!.rmBuildInformation).toEqual([
+      {
+        buildVersion: pkg.version,
+        buildDate: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        isPluginVersion: "false",
+        rmId: "mycluster",
+      },
+    ]);
+  });
+
   it("a pending ask's allocationLog: each hold reason with its count and last occurrence (ns)", async () => {
     const app = await ownGet("/ws/v1/partition/default/application/full", "object:ApplicationDAOInfo");
     expect(app.requests).toHaveLength(1);
