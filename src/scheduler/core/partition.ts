@@ -1185,13 +1185,15 @@ export class Partition {
     const ask = app?.asks.get(key);
     if (!app || !ask || ask.node) return undefined;
     if (app.state === "Reserving" && !ask.placeholder && app.gang) {
-      return { kind: "gangReservation", appId, allocated: { ...app.allocatedPlaceholder }, reservation: { ...app.gang.placeholderAsk } };
+      return {
+        kind: "gangReservation",
+        appId,
+        allocated: { ...app.allocatedPlaceholder },
+        reservation: { ...app.gang.placeholderAsk },
+        taskGroups: this.placeholdersByGroup(app),
+      };
     }
-    if (ask.preemption && ask.reservedNode) {
-      // a preemptor waits for its victims to leave the node reserved for it
-      const n = this.nodes.get(ask.reservedNode);
-      return { kind: "reservation", nodeId: ask.reservedNode, ask: { ...ask.resource }, available: n ? n.available() : {} };
-    }
+    if (ask.preemption && ask.reservedNode) return this.preemptionHold(app, ask, ask.preemption, ask.reservedNode);
     const quota = this.quotaHold(app, ask.resource);
     if (quota) return quota;
     const cluster = clusterHold(this.root, ask.resource);
@@ -1205,6 +1207,38 @@ export class Partition {
       return { kind: "noNodeFits", ask: { ...ask.resource }, nodes: this.nodes.size };
     }
     return undefined;
+  }
+
+  /** A gang's task groups: placeholders asked (PlaceholderData.count) and allocated now, in the order first seen. */
+  private placeholdersByGroup(app: Application): { taskGroupName: string; minMember: number; allocated: number }[] {
+    const allocated = new Map<string, number>();
+    for (const x of app.asks.values())
+      if (x.placeholder && x.node && x.taskGroup) allocated.set(x.taskGroup, (allocated.get(x.taskGroup) ?? 0) + 1);
+    return [...app.placeholderData.values()].map((d) => ({
+      taskGroupName: d.taskGroupName,
+      minMember: d.count,
+      allocated: allocated.get(d.taskGroupName) ?? 0,
+    }));
+  }
+
+  /**
+   * A preemptor's hold: it waits on its reserved node for the victims of `decision` to be released; each victim with
+   * whether it is released yet, the nearest queue on its path with a guarantee and that queue's usage now.
+   */
+  private preemptionHold(app: Application, ask: Ask, decision: Preempting, nodeId: string): HoldReason {
+    const n = this.nodes.get(nodeId);
+    const g = app.queue.ancestry().find((q) => q.guaranteed);
+    return {
+      kind: "preemption",
+      nodeId,
+      ask: { ...ask.resource },
+      available: n ? n.available() : {},
+      queuePath: app.queue.path,
+      ...(g ? { guarantee: { queuePath: g.path, guaranteed: { ...g.guaranteed }, allocated: { ...g.allocated } } } : {}),
+      fence: decision.fence,
+      since: ask.lastPreemptionCheck ?? 0,
+      victims: decision.victims.map((v) => ({ ...v, released: !this.apps.get(v.applicationId)?.asks.get(v.allocationKey)?.preempted })),
+    };
   }
 
   /**
