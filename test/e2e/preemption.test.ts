@@ -6,9 +6,7 @@
  * (policy/v1beta1 on 1.20). With no kubelet, the test finishes the evicted pods' termination (as a kubelet would, at
  * once) by deleting pods that carry a deletionTimestamp.
  */
-import { createWriteStream } from "node:fs";
 import { execFile } from "node:child_process";
-import { join } from "node:path";
 import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,10 +18,21 @@ import {
   deleteFakeNodes,
   kubeConfigFor,
   prepareNamespace,
-  startCorral,
   waitFor,
 } from "../../src/testbed/testbed.js";
-import { auditedCalls, freePort, renderDeploy, resetCluster, serviceAccountKubeconfig, testbed } from "./harness.js";
+import {
+  GUARANTEED_QUEUES,
+  applyQueuesConfig,
+  auditedCalls,
+  batchPod,
+  deleteAllPods,
+  finishTerminations,
+  renderDeploy,
+  resetCluster,
+  serviceAccountKubeconfig,
+  startScheduler,
+  testbed,
+} from "./harness.js";
 
 const CONF_NS = "corral-preempt";
 const NS = "preempt";
@@ -32,36 +41,11 @@ const NODES = "e2e-preempt";
 let tb: Testbed;
 let admin: k8s.KubeConfig;
 let sched: { corral: CorralProcess; port: number } | undefined;
-let kubelet: NodeJS.Timeout | undefined;
+let stopKubelet: (() => void) | undefined;
 
 const core = () => kubeConfigFor(tb, "admin").makeApiClient(k8s.CoreV1Api);
 
-const QUEUES = `partitions:
-  - name: default
-    placementrules:
-      - name: provided
-        create: false
-    queues:
-      - name: root
-        submitacl: "*"
-        queues:
-          - name: a
-            resources: {guaranteed: {vcore: 4}}
-            properties: {preemption.delay: 1s}
-          - name: b
-            resources: {guaranteed: {vcore: 4}}
-            properties: {preemption.delay: 1s}
-`;
-
-function pod(name: string, queue: string, app: string): k8s.V1Pod {
-  return {
-    metadata: { name, labels: { "yunikorn.apache.org/queue": queue, "yunikorn.apache.org/app-id": app } },
-    spec: {
-      schedulerName: "yunikorn",
-      containers: [{ name: "c", image: "registry.example.com/batch:1", resources: { requests: { cpu: "1", memory: "256Mi" } } }],
-    },
-  };
-}
+const pod = (name: string, queue: string, app: string) => batchPod(name, { queue, app, schedulerName: "yunikorn" });
 
 async function list(prefix: string): Promise<k8s.V1Pod[]> {
   return (await core().listNamespacedPod({ namespace: NS })).items.filter((p) => p.metadata!.name!.startsWith(prefix));
@@ -72,30 +56,10 @@ const bound = (ps: k8s.V1Pod[]) => live(ps).filter((p) => p.spec?.nodeName);
 beforeAll(async () => {
   tb = await testbed();
   admin = kubeConfigFor(tb, "admin");
-  const all = await core().listPodForAllNamespaces();
-  await Promise.all(
-    all.items
-      .filter((p) => p.metadata?.namespace !== "kube-system")
-      .map((p) =>
-        core()
-          .deleteNamespacedPod({ name: p.metadata!.name!, namespace: p.metadata!.namespace!, gracePeriodSeconds: 0 })
-          .catch(() => undefined),
-      ),
-  );
+  await deleteAllPods(tb);
   await prepareNamespace(admin, CONF_NS, []);
   await prepareNamespace(admin, NS, []);
-  await core()
-    .createNamespacedConfigMap({
-      namespace: CONF_NS,
-      body: { metadata: { name: "yunikorn-configs", namespace: CONF_NS }, data: { "queues.yaml": QUEUES } },
-    })
-    .catch(async () =>
-      core().replaceNamespacedConfigMap({
-        name: "yunikorn-configs",
-        namespace: CONF_NS,
-        body: { metadata: { name: "yunikorn-configs", namespace: CONF_NS }, data: { "queues.yaml": QUEUES } },
-      }),
-    );
+  await applyQueuesConfig(tb, CONF_NS, GUARANTEED_QUEUES);
   await createFakeNodes(admin, NODES, 2, { cpu: "4", memory: "16Gi", pods: "110" });
   // the deploy/scheduler ServiceAccount and RBAC, rendered into this file's namespace
   const rendered = await renderDeploy(tb, "scheduler", CONF_NS);
@@ -106,48 +70,13 @@ beforeAll(async () => {
   p.child.stdin!.end(rbac.map((o) => JSON.stringify(o)).join("\n"));
   await p;
   const kubeconfig = await serviceAccountKubeconfig(tb, CONF_NS, "corral-scheduler");
-  const port = freePort();
-  const out = createWriteStream(join(tb.dir, "logs", `corral-scheduler-preempt-${port}.log`));
-  sched = {
-    port,
-    corral: await startCorral(
-      [
-        "scheduler",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        String(port),
-        "--kubeconfig",
-        kubeconfig,
-        "--namespace",
-        CONF_NS,
-        "--resync-seconds",
-        "5",
-      ],
-      { env: { LOG_LEVEL: "debug" }, readyMsg: "scheduling", echo: (l) => out.write(`${l}\n`) },
-    ),
-  };
+  sched = await startScheduler(tb, { namespace: CONF_NS, name: "preempt", kubeconfig });
   // the kubelet's part: a pod being deleted (evicted) finishes terminating at once
-  kubelet = setInterval(() => {
-    void core()
-      .listNamespacedPod({ namespace: NS })
-      .then((l) =>
-        Promise.all(
-          l.items
-            .filter((x) => x.metadata?.deletionTimestamp)
-            .map((x) =>
-              core()
-                .deleteNamespacedPod({ name: x.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 })
-                .catch(() => undefined),
-            ),
-        ),
-      )
-      .catch(() => undefined);
-  }, 200);
+  stopKubelet = finishTerminations(tb, NS);
 }, 300_000);
 
 afterAll(async () => {
-  if (kubelet) clearInterval(kubelet);
+  stopKubelet?.();
   await sched?.corral.stop();
   const l = await core()
     .listNamespacedPod({ namespace: NS })

@@ -125,8 +125,8 @@ export function QueuesPage(props: { partition: string }): JSX.Element {
                       ))}
                       {q.preemptingResource && Object.keys(q.preemptingResource).length > 0 ? (
                         <div class="preempting-line" data-preempting={q.queuename}>
-                          <span class="badge preempting">being preempted</span> {resources(q.preemptingResource)} of its usage chosen as
-                          preemption victims, being evicted
+                          <span class="badge preempting">being preempted</span> {resources(q.preemptingResource)} of{" "}
+                          {q.isLeaf ? "its usage" : "the usage below it"} chosen as preemption victims, being evicted
                         </div>
                       ) : null}
                       {preemptors.get(q.queuename) ? (
