@@ -96,6 +96,7 @@ describe("pending preemption on the dashboard, in Chromium", () => {
       `Preempting 2 pods on node ${node} in root.b (over its guarantee of 4 cores, using 8 cores) to get root.a its guarantee of 4 cores (using 0 cores now); waiting for them to go.`,
     );
     expect(text).toContain(`Node ${node} is reserved for this pod (free now: `);
+    expect(text).toMatch(/victims chosen \d+ s ago/);
     expect(text).toContain("it needs cpu 2 cores, memory 256 Mi");
     expect(text).toContain(`The victims' pods terminating (2 pods left); it then runs on ${node}.`);
     // the victims, listed by pod, each being evicted, with the rule that allowed it

@@ -66,6 +66,11 @@ export function WaitingPage(props: { partition: string; query: string; kind: str
       render: (r) => (
         <div class="reason">
           <span class={`badge kind-${r.p.hold?.kind ?? "none"}`}>{r.w.kind}</span> <span class="reason-text">{r.w.reason}</span>
+          {r.p.hold?.kind === "preemption" ? (
+            <div class="muted small">
+              victims chosen <Ago ms={r.p.hold.since} now={now} />
+            </div>
+          ) : null}
           {r.w.victims ? (
             <ul class="victims" aria-label={`Victims preempted for ${r.p.pod || r.p.allocationKey}`}>
               {r.w.victims.map((v) => (
