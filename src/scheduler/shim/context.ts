@@ -461,7 +461,7 @@ export class ShimContext {
       o = { ownerUids: uids.length > 0 ? uids : [pod.metadata?.uid ?? ""], hasOriginator: false };
       this.originators.set(appId, o);
     }
-    const yes = isOriginator(pod as PreemptionPodFields, o);
+    const yes = isOriginator(pod, o, { schedulerUser: this.gangConfig.schedulerUser });
     if (yes) o.hasOriginator = true;
     return yes;
   }

@@ -95,6 +95,10 @@ describe("preemption through the shim", () => {
       }),
     );
     ctx.syncPod(pod("never", { queue: "root.a", app: "z", created: 0, preemptionPolicy: "Never" }));
+    // a pod of user u carrying the placeholder flag is an ordinary pod of u: its application's originator
+    ctx.syncPod(
+      pod("forged", { queue: "root.b", app: "f", created: 0, annotations: { "internal.yunikorn.apache.org/placeholder": "true" } }),
+    );
     const ask = (n: string) => ctx.tasks.get(`uid-${n}`)!.ask;
     expect(ask("driver")).toMatchObject({ originator: true, preemptionPolicy: { allowPreemptSelf: true, allowPreemptOther: true } });
     expect(ask("exec").originator).toBeUndefined();
@@ -102,6 +106,8 @@ describe("preemption through the shim", () => {
     expect(ask("pc-optout").preemptionPolicy).toEqual({ allowPreemptSelf: false, allowPreemptOther: true });
     expect(ask("pod-says-true").preemptionPolicy).toEqual({ allowPreemptSelf: true, allowPreemptOther: true });
     expect(ask("never").preemptionPolicy).toEqual({ allowPreemptSelf: true, allowPreemptOther: false });
+    expect(ask("forged")).toMatchObject({ originator: true });
+    expect(ask("forged").placeholder).toBeUndefined();
   });
 
   it("evicts the victim with the rule in the Preempted text, binds the preemptor once the victim is gone", () => {
