@@ -104,7 +104,8 @@ export class QuotaPreemptionTracker {
       if (s) {
         const d = quotaPreemptionDue(preemptionQueue(q), { enabled: true, startTime: s.start, running: false, now });
         if (d.due) {
-          s.start = undefined;
+          if (s.refused) s.start = undefined;
+          else this.state.delete(q);
           out.push(q);
           return;
         }
