@@ -130,6 +130,8 @@ export interface PartitionView {
   allocations: number;
   /** Partition `preemption.enabled`. */
   preemptionEnabled: boolean;
+  /** Partition `preemption.quotapreemptionenabled`. */
+  quotaPreemptionEnabled: boolean;
 }
 
 export type ApplicationFilter = "active" | "completed" | "rejected" | "all";
@@ -301,5 +303,6 @@ export function partitionView(p: Partition): PartitionView {
     applications,
     allocations,
     preemptionEnabled: p.preemptionEnabled,
+    quotaPreemptionEnabled: p.quotaPreemption.enabled,
   };
 }

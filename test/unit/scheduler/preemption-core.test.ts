@@ -7,7 +7,7 @@
  * application_test.go TestTryAllocatePreemptQueue.
  */
 import { describe, expect, it } from "vitest";
-import type { AllocationResult } from "../../../src/scheduler/core/allocation-result.js";
+import { type AllocationResult, allocationOf } from "../../../src/scheduler/core/allocation-result.js";
 import { decodeQueuesYaml } from "../../../src/scheduler/core/config.js";
 import { Partition } from "../../../src/scheduler/core/partition.js";
 import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
@@ -243,6 +243,26 @@ describe("preemption in the scheduling core", () => {
     const [again] = preempting(results(p, 26_000));
     expect(again!.victims.map((v) => v.key)).toEqual(["b2"]);
     expect(p.preemptionBlocked("a1", "nope", { appId: "b1", key: "b6" })).toBe(false);
+  });
+
+  it("a gang's placeholders preempt like any ask (upstream walks them the same way); the gang runs once they are placed", () => {
+    const p = fullCluster({ asks: 0 });
+    p.addApplication("g1", "root.a", "alice", [], {}, 10_000, { placeholderAsk: { vcore: 2 * CPU } });
+    for (let i = 0; i < 2; i++) p.addAsk("g1", `ph${i}`, { vcore: CPU }, 0, 10_000, 10_000, { placeholder: true, taskGroup: "tg" });
+    p.addAsk("g1", "driver", { vcore: CPU }, 0, 10_000, 10_000, { taskGroup: "tg" });
+    expect(p.apps.get("g1")!.state).toBe("Reserving");
+    expect(preempting(results(p, 10_999))).toEqual([]);
+    const rs = preempting(results(p, 11_000));
+    expect(rs.map((r) => [r.key, r.nodeId, r.victims.map((v) => v.key)])).toEqual([
+      ["ph0", "n1", ["b3"]],
+      ["ph1", "n2", ["b7"]],
+    ]);
+    p.removeAsk("b1", "b3", 12_000);
+    p.removeAsk("b1", "b7", 12_000);
+    const placed = results(p, 12_000);
+    expect(placed.filter((r) => r.kind === "allocatedReserved").map((r) => allocationOf(r)!.key)).toEqual(["ph0", "ph1"]);
+    expect(p.apps.get("g1")!.state).toBe("Running");
+    expect(p.find("root.b")!.allocated).toEqual({ vcore: 6 * CPU });
   });
 
   it("ends a preemption whose victims are gone when the node still has no room", () => {
