@@ -256,7 +256,7 @@ export class Application {
    * skipping reserved ones (the partition serves those first) and asks held by a limit or a queue max; the first ask a
    * node takes is allocated there; an ask no node takes (or held by a queue max or the cluster size) may preempt
    * (upstream tryPreemption: victims released, a node reserved for it), else reserve a node after the reservation
-   * delay. Placeholders never preempt.
+   * delay. Placeholders preempt like any ask (upstream walks them the same way), for their gang's reservation.
    * Gang scheduling (upstream tryPlaceholderAllocate): while Reserving only placeholder asks are walked; a real ask of
    * a task group with allocated placeholders of its group takes one's place (or goes elsewhere giving one up, or
    * waits); once its group has none left it is scheduled normally.
@@ -274,14 +274,13 @@ export class Application {
       const hold = ctx.askHold(this, ask);
       if (hold) {
         // a queue max or the cluster size: preemption may free queue quota (a user/group limit it never frees)
-        const preempt =
-          (hold.kind === "queueMax" || hold.kind === "clusterCapacity") && !ask.placeholder ? ctx.tryPreemption(this, ask, now) : undefined;
+        const preempt = hold.kind === "queueMax" || hold.kind === "clusterCapacity" ? ctx.tryPreemption(this, ask, now) : undefined;
         if (preempt) return preempt;
         continue;
       }
       const node = ctx.pickNode(ask);
       if (node) return { kind: "allocate", app: this, ask, node, ...(releasePlaceholder ? { releasePlaceholder } : {}) };
-      const preempt = ask.placeholder ? undefined : ctx.tryPreemption(this, ask, now);
+      const preempt = ctx.tryPreemption(this, ask, now);
       if (preempt) return preempt;
       const reserve = ctx.reservationNode(ask, now);
       if (reserve) return { kind: "reserve", app: this, ask, node: reserve };

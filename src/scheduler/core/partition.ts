@@ -33,7 +33,9 @@ import { applyNamespaceTags } from "./namespace-tags.js";
 import { Reservations } from "./reservations.js";
 import { coreSnapshot } from "./preemption/core-snapshot.js";
 import { decidePreemption, PREEMPT_ATTEMPT_FREQUENCY_MS } from "./preemption/preemptor.js";
-import type { Preempting } from "./preemption/result.js";
+import { decideQuotaPreemption } from "./preemption/quota.js";
+import { QuotaPreemptionTracker } from "./preemption/quota-tracker.js";
+import type { Preempting, VictimAllocation } from "./preemption/result.js";
 import {
   inheritQueueProperties,
   parseQueuePreemptionProperties,
@@ -168,6 +170,8 @@ export class Partition {
   private readonly preemptAttempts = new Map<Queue, number>();
   /** Queue changes since the last `drainQueueChanges` (QUEUE events). */
   private queueChanges: QueueChange[] = [];
+  /** Quota-change preemption: per-queue start times and the partition's `quotapreemptionenabled` switch. */
+  readonly quotaPreemption = new QuotaPreemptionTracker();
 
   constructor(o: PartitionOptions) {
     this.name = o.name;
@@ -178,9 +182,11 @@ export class Partition {
 
   /**
    * Applies a validated partition config: queues added or changed in place, removed managed queues drain (no new
-   * applications; running ones finish, then the queue is removed), limits and policies replaced.
+   * applications; running ones finish, then the queue is removed), limits and policies replaced. With `now`, a queue
+   * whose max was lowered below its usage (or whose `quota.preemption.delay` changed) starts or moves its
+   * quota-change preemption (`QuotaPreemptionTracker.configChanged`).
    */
-  applyConfig(cfg: PartitionConfig): void {
+  applyConfig(cfg: PartitionConfig, now?: number): void {
     const rootCfg = cfg.queues![0]!;
     const seen = new Set<Queue>();
     this.propertyProblems = [];
@@ -190,6 +196,7 @@ export class Partition {
       const props = qc.properties ?? {};
       const merged = inheritQueueProperties(parentProps, props);
       let q = parent ? parent.children.get(name) : this.root;
+      let quotaBefore: { max?: Res; delayMs: number } | undefined;
       if (!q) {
         q = new Queue({
           name,
@@ -208,6 +215,7 @@ export class Partition {
         this.queueChanges.push({ kind: "added", path: q.path, managed: true });
       } else {
         const wasLeaf = q.isLeaf;
+        if (parent) quotaBefore = { max: q.max, delayMs: q.preemption.quotaPreemptionDelayMs };
         q.isLeaf = isLeaf && q.children.size === 0;
         if (wasLeaf !== q.isLeaf) this.queueChanges.push({ kind: "type", path: q.path, isLeaf: q.isLeaf });
         const guaranteed = res(qc.resources?.guaranteed);
@@ -230,6 +238,7 @@ export class Partition {
       q.properties = merged;
       const parsed = parseQueuePreemptionProperties(merged, q.isLeaf);
       q.preemption = parsed.properties;
+      if (quotaBefore && now !== undefined) this.quotaPreemption.configChanged(q, quotaBefore, now);
       for (const problem of parsed.problems) this.propertyProblems.push({ ...problem, queue: q.path });
       seen.add(q);
       for (const c of qc.queues ?? []) build(c, q, merged);
@@ -247,7 +256,9 @@ export class Partition {
       this.queueChanges.push({ kind: "added", path: "root", managed: true });
     }
     build(rootCfg, undefined, undefined);
-    this.preemptionEnabled = partitionPreemptionFlags(cfg).enabled;
+    const flags = partitionPreemptionFlags(cfg);
+    this.preemptionEnabled = flags.enabled;
+    this.quotaPreemption.enabled = flags.quotaPreemptionEnabled;
     const markDraining = (q: Queue) => {
       for (const c of q.children.values()) {
         if (c.managed && !seen.has(c)) c.draining = true;
@@ -603,8 +614,9 @@ export class Partition {
     // a gang reserves first; a recovered real allocation means it was already past its reservation
     if (app.state === "Accepted" && app.gang && (!opts.node || opts.placeholder)) this.life.fire(app, "reserveApplication", now);
     if (opts.node) {
-      // Recovered: usage may exceed max (the RM already bound it).
+      // Recovered: usage may exceed max (the RM already bound it); over it, quota-change preemption may start.
       this.commit(app, ask, this.nodes.get(opts.node)!, now);
+      this.quotaPreemption.allocationAdded(app.queue, now);
     } else {
       addTo(app.pending, ask.resource);
       app.queue.incPending(ask.resource);
@@ -628,6 +640,7 @@ export class Partition {
       ask.priority = priority;
       if (opts.node) {
         this.commit(app, ask, this.nodes.get(opts.node)!, now); // reported as bound
+        this.quotaPreemption.allocationAdded(app.queue, now);
       } else {
         addTo(app.pending, ask.resource);
         app.queue.incPending(ask.resource);
@@ -657,6 +670,7 @@ export class Partition {
     addTo(app.allocated, ask.resource);
     app.queue.incAllocated(ask.resource);
     this.limits.track(app, ask.resource, 1, true);
+    this.quotaPreemption.allocationAdded(app.queue, now);
     this.reservations.epoch++;
     app.queue.update(app);
   }
@@ -1011,15 +1025,7 @@ export class Partition {
     app.deletePending(ask);
     this.commit(app, ask, node, now);
     app.queue.update(app);
-    return {
-      key: ask.key,
-      appId: app.id,
-      nodeId: node.id,
-      resource: { ...ask.resource },
-      queue: app.queue.path,
-      ...(ask.placeholder ? { placeholder: true } : {}),
-      ...(ask.taskGroup ? { taskGroup: ask.taskGroup } : {}),
-    };
+    return allocationOfAsk(app, ask, node.id);
   }
 
   /** The first node in allocation order with room for the ask that passes its predicate (reserved nodes excepted). */
@@ -1121,13 +1127,7 @@ export class Partition {
     const attempts = this.preemptAttempts.get(leaf) ?? 0;
     if (attempts >= MAX_PREEMPTIONS_PER_QUEUE) return undefined;
     this.preemptAttempts.set(leaf, attempts + 1);
-    const snapshot = coreSnapshot({
-      root: this.root,
-      find: (p) => this.find(p),
-      apps: this.apps,
-      nodesInOrder: () => this.nodesInOrder(),
-      excluded: ask.blockedVictims,
-    });
+    const snapshot = this.preemptionSnapshot(ask.blockedVictims);
     const result = decidePreemption(
       snapshot,
       {
@@ -1150,6 +1150,17 @@ export class Partition {
     return result.outcome === "preempting" ? { kind: "preempt", app, ask, result } : undefined;
   }
 
+  /** The preemption snapshot over the live state; `excluded` allocation ids are never chosen. */
+  private preemptionSnapshot(excluded: ReadonlySet<string> | undefined) {
+    return coreSnapshot({
+      root: this.root,
+      find: (p) => this.find(p),
+      apps: this.apps,
+      nodesInOrder: () => this.nodesInOrder(),
+      excluded,
+    });
+  }
+
   /**
    * Applies a preemption decision: reservations it cancelled are released, the node is reserved for the ask, the
    * victims are marked preempting (they stay allocated and counted until the resource manager releases them).
@@ -1165,22 +1176,62 @@ export class Partition {
     ask.preemption = result;
     const victims: Allocation[] = [];
     for (const v of result.victims) {
-      const va = this.apps.get(v.applicationId);
-      const victim = va?.asks.get(v.allocationKey);
-      if (!va || !victim?.node) continue;
-      victim.preempted = true;
-      va.queue.incPreempting(victim.resource);
-      victims.push({
-        key: victim.key,
-        appId: va.id,
-        nodeId: victim.node,
-        resource: { ...victim.resource },
-        queue: va.queue.path,
-        ...(victim.placeholder ? { placeholder: true } : {}),
-        ...(victim.taskGroup ? { taskGroup: victim.taskGroup } : {}),
-      });
+      const a = this.markVictim(v);
+      if (a) victims.push(a);
     }
     return { kind: "preempting", appId: app.id, key: ask.key, nodeId: node.id, victims, preemption: result };
+  }
+
+  /**
+   * Marks a chosen victim preempting: it stays allocated and counted (queue `preempting`) until the resource manager
+   * releases it, and is never chosen again meanwhile.
+   * @returns the victim's allocation, or undefined when it is no longer allocated
+   */
+  private markVictim(v: VictimAllocation): Allocation | undefined {
+    const va = this.apps.get(v.applicationId);
+    const victim = va?.asks.get(v.allocationKey);
+    if (!va || !victim?.node) return undefined;
+    victim.preempted = true;
+    va.queue.incPreempting(victim.resource);
+    return allocationOfAsk(va, victim, victim.node);
+  }
+
+  /**
+   * Quota-change preemption (rule 8; upstream Queue.TryQuotaPreemption, checked every second): for each managed queue
+   * whose max was lowered below its usage and whose `quota.preemption.delay` has passed (partition
+   * `preemption.quotapreemptionenabled` on), the victims `decideQuotaPreemption` chooses are marked preempting and
+   * returned for the resource manager to release. Not tied to a pending ask: no node is reserved.
+   */
+  tryQuotaPreemption(now: number): AllocationResult[] {
+    const out: AllocationResult[] = [];
+    for (const q of this.quotaPreemption.due(this.root, now)) {
+      const result = decideQuotaPreemption(this.preemptionSnapshot(this.quotaPreemption.refusedOf(q)), q.path);
+      if (result.outcome !== "preempting") continue;
+      const victims: Allocation[] = [];
+      for (const v of result.victims) {
+        const a = this.markVictim(v);
+        if (a) victims.push(a);
+      }
+      out.push({ kind: "quotaPreempting", queue: q.path, victims, preemption: result });
+    }
+    return out;
+  }
+
+  /**
+   * The resource manager could not release a victim of the quota preemption of `queuePath` (its eviction was refused):
+   * the victim is kept and no longer preempting, never chosen again for that queue while it is over its max, and the
+   * queue is tried again after `QUOTA_PREEMPTION_RETRY_MS` (15 s).
+   * @returns false when the queue or the victim is unknown, or the victim is not being preempted
+   */
+  quotaPreemptionBlocked(queuePath: string, victim: { appId: string; key: string }, now: number): boolean {
+    const q = this.find(queuePath);
+    const va = this.apps.get(victim.appId);
+    const ask = va?.asks.get(victim.key);
+    if (!q || !va || !ask?.preempted) return false;
+    ask.preempted = false;
+    va.queue.decPreempting(ask.resource);
+    this.quotaPreemption.refused(q, allocationId(va.id, ask.key), now);
+    return true;
   }
 
   /** A preemptor's victims are all gone and its node still cannot take it (no room, or a quota holds it). */
@@ -1232,13 +1283,15 @@ export class Partition {
     const ask = app?.asks.get(key);
     if (!app || !ask || ask.node) return undefined;
     if (app.state === "Reserving" && !ask.placeholder && app.gang) {
-      return { kind: "gangReservation", appId, allocated: { ...app.allocatedPlaceholder }, reservation: { ...app.gang.placeholderAsk } };
+      return {
+        kind: "gangReservation",
+        appId,
+        allocated: { ...app.allocatedPlaceholder },
+        reservation: { ...app.gang.placeholderAsk },
+        taskGroups: this.placeholdersByGroup(app),
+      };
     }
-    if (ask.preemption && ask.reservedNode) {
-      // a preemptor waits for its victims to leave the node reserved for it
-      const n = this.nodes.get(ask.reservedNode);
-      return { kind: "reservation", nodeId: ask.reservedNode, ask: { ...ask.resource }, available: n ? n.available() : {} };
-    }
+    if (ask.preemption && ask.reservedNode) return this.preemptionHold(app, ask, ask.preemption, ask.reservedNode);
     const quota = this.quotaHold(app, ask.resource);
     if (quota) return quota;
     const cluster = clusterHold(this.root, ask.resource);
@@ -1252,6 +1305,38 @@ export class Partition {
       return { kind: "noNodeFits", ask: { ...ask.resource }, nodes: this.nodes.size };
     }
     return undefined;
+  }
+
+  /** A gang's task groups: placeholders asked (PlaceholderData.count) and allocated now, in the order first seen. */
+  private placeholdersByGroup(app: Application): { taskGroupName: string; minMember: number; allocated: number }[] {
+    const allocated = new Map<string, number>();
+    for (const x of app.asks.values())
+      if (x.placeholder && x.node && x.taskGroup) allocated.set(x.taskGroup, (allocated.get(x.taskGroup) ?? 0) + 1);
+    return [...app.placeholderData.values()].map((d) => ({
+      taskGroupName: d.taskGroupName,
+      minMember: d.count,
+      allocated: allocated.get(d.taskGroupName) ?? 0,
+    }));
+  }
+
+  /**
+   * A preemptor's hold: it waits on its reserved node for the victims of `decision` to be released; each victim with
+   * whether it is released yet, the nearest queue on its path with a guarantee and that queue's usage now.
+   */
+  private preemptionHold(app: Application, ask: Ask, decision: Preempting, nodeId: string): HoldReason {
+    const n = this.nodes.get(nodeId);
+    const g = app.queue.ancestry().find((q) => q.guaranteed);
+    return {
+      kind: "preemption",
+      nodeId,
+      ask: { ...ask.resource },
+      available: n ? n.available() : {},
+      queuePath: app.queue.path,
+      ...(g ? { guarantee: { queuePath: g.path, guaranteed: { ...g.guaranteed }, allocated: { ...g.allocated } } } : {}),
+      fence: decision.fence,
+      since: ask.lastPreemptionCheck ?? 0,
+      victims: decision.victims.map((v) => ({ ...v, released: !this.apps.get(v.applicationId)?.asks.get(v.allocationKey)?.preempted })),
+    };
   }
 
   /**
@@ -1304,6 +1389,19 @@ function maxQueueSet(q: Queue): Res | undefined {
     for (const k in x.max) out[k] = Math.min(out[k] ?? Number.POSITIVE_INFINITY, x.max[k]!);
   }
   return out;
+}
+
+/** The allocation record of an ask of `app` on `nodeId` (a copy of its resource). */
+function allocationOfAsk(app: Application, ask: Ask, nodeId: string): Allocation {
+  return {
+    key: ask.key,
+    appId: app.id,
+    nodeId,
+    resource: { ...ask.resource },
+    queue: app.queue.path,
+    ...(ask.placeholder ? { placeholder: true } : {}),
+    ...(ask.taskGroup ? { taskGroup: ask.taskGroup } : {}),
+  };
 }
 
 /** `application.create.force` tag (key case-insensitive, Go ParseBool true spellings). */

@@ -146,6 +146,8 @@ export interface PartitionView {
   allocations: number;
   /** Partition `preemption.enabled`. */
   preemptionEnabled: boolean;
+  /** Partition `preemption.quotapreemptionenabled`. */
+  quotaPreemptionEnabled: boolean;
 }
 
 export type ApplicationFilter = "active" | "completed" | "rejected" | "all";
@@ -348,5 +350,6 @@ export function partitionView(p: Partition): PartitionView {
     applications,
     allocations,
     preemptionEnabled: p.preemptionEnabled,
+    quotaPreemptionEnabled: p.quotaPreemption.enabled,
   };
 }

@@ -38,7 +38,7 @@ import {
   queueView,
   usageViews,
 } from "./read.js";
-import type { Res } from "./resources.js";
+import { type Res, format as formatResource } from "./resources.js";
 import { validateSchedulerConfig } from "./validate.js";
 import type { TrackedLimit } from "./ugm/tracker.js";
 import { type AllocationLogEntry, AllocationLogs } from "./allocation-log.js";
@@ -214,7 +214,7 @@ export class SchedulerCore {
     }
     for (const pc of parts) {
       const p = this.partitions.get(pc.name);
-      if (p) p.applyConfig(pc);
+      if (p) p.applyConfig(pc, this.now());
       else this.partitions.set(pc.name, new Partition({ name: pc.name, config: pc }));
     }
     this.configText = yaml;
@@ -485,6 +485,10 @@ export class SchedulerCore {
     for (const name of [...this.partitions.keys()].sort()) {
       const p = this.partitions.get(name)!;
       p.tick(now);
+      for (const r of p.tryQuotaPreemption(now)) {
+        out.push(r);
+        this.resultEvents(p, r, now);
+      }
       while (allocated < max) {
         const r = p.tryAllocate(now);
         if (!r) break;
@@ -599,6 +603,16 @@ export class SchedulerCore {
    */
   preemptionBlocked(appId: string, key: string, victim: { appId: string; key: string }, partition?: string): boolean {
     return this.partition(partition)?.preemptionBlocked(appId, key, victim) ?? false;
+  }
+
+  /**
+   * The resource manager could not release a victim of the quota-change preemption of `queue` (its eviction was
+   * refused): the victim is kept, not chosen again for that queue, and the queue is tried again after 15 s
+   * (`Partition.quotaPreemptionBlocked`).
+   * @returns false when the queue or the victim is unknown, or the victim is not being preempted
+   */
+  quotaPreemptionBlocked(queue: string, victim: { appId: string; key: string }, partition?: string): boolean {
+    return this.partition(partition)?.quotaPreemptionBlocked(queue, victim, this.now()) ?? false;
   }
 
   /** State of an active application, or undefined when the core does not hold it. */
@@ -736,6 +750,31 @@ export class SchedulerCore {
         );
         this.allocated(p, r.allocation, now);
         break;
+      case "quotaPreempting": {
+        // upstream SendQuotaPreemptionEvent (on the queue) and SendPreemptedByQuotaChange (on each victim's ask)
+        const d = r.preemption;
+        const claimed: Res = {};
+        for (const v of r.victims) for (const k in v.resource) claimed[k] = (claimed[k] ?? 0) + v.resource[k]!;
+        this.emit(
+          queueEvent(now, {
+            objectID: r.queue,
+            message: `Quota Preemption results summary: preemptable resources: ${formatResource(d.preemptable)}, claimed resources: ${formatResource(claimed)}, preempted victims: ${r.victims.length}`,
+            changeType: ChangeType.SET,
+            detail: ChangeDetail.QUEUE_PREEMPTION,
+            resource: d.victims[0]?.rule.max,
+          }),
+        );
+        for (const v of r.victims)
+          this.emit(
+            requestEvent(now, {
+              objectID: v.key,
+              referenceID: v.appId,
+              message: `Preempted by Quota change enforcement process in ${r.queue}`,
+              resource: v.resource,
+            }),
+          );
+        break;
+      }
       default: {
         const a = allocationOf(r);
         if (a) this.allocated(p, a, now);

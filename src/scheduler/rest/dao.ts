@@ -16,8 +16,8 @@ const percent = (used: Res, of: Res): Res => {
 };
 
 /**
- * PartitionInfo. `preemptionEnabled`: the partition's `preemption.enabled`; `quotaPreemptionEnabled` is false (quota-change
- * preemption is not run yet). `lastStateTransitionTime`: the partition has
+ * PartitionInfo. `preemptionEnabled`: the partition's `preemption.enabled`; `quotaPreemptionEnabled` its
+ * `preemption.quotapreemptionenabled`. `lastStateTransitionTime`: the partition has
  * been Active since the scheduler started (`startTime`, Unix ms).
  */
 export function partitionInfo(p: PartitionView, startTime = 0): Record<string, unknown> {
@@ -29,7 +29,7 @@ export function partitionInfo(p: PartitionView, startTime = 0): Record<string, u
     capacity: { capacity, usedCapacity: used, utilization: percent(used, capacity) },
     nodeSortingPolicy: { type: p.nodeSortPolicy, resourceWeights: p.resourceWeights },
     preemptionEnabled: p.preemptionEnabled,
-    quotaPreemptionEnabled: false,
+    quotaPreemptionEnabled: p.quotaPreemptionEnabled,
     totalNodes: p.nodes,
     applications: p.applications,
     totalContainers: p.allocations,
