@@ -39,7 +39,7 @@ import { shouldLabelNamespace, shouldProcessNamespace } from "./namespaces.js";
 import { decodePod, isValidLabelValue } from "../webhook/objects.js";
 import { isMirrorPod, presetNodeNameRefusal } from "./placement.js";
 import { placeholderFlagRefusal } from "./placeholder.js";
-import { type PatchOp, addAt, withEntries } from "../webhook/json-patch.js";
+import { type PatchOp, addAt, entriesPatch, withEntries } from "../webhook/json-patch.js";
 
 const nonEmpty = (v: string | undefined): v is string => v !== undefined && v !== "";
 
@@ -184,9 +184,9 @@ export function mutatePodCreate(req: PodRequest, ctx: DecisionContext): Decision
   }
 
   const ops: PatchOp[] = [];
-  if (newAnnotations) ops.push(addAt(pod, ["metadata", "annotations"], newAnnotations));
+  if (newAnnotations) ops.push(...entriesPatch(pod, ["metadata", "annotations"], newAnnotations));
   if (pod.spec?.schedulerName !== cfg.schedulerName) ops.push(addAt(pod, ["spec", "schedulerName"], cfg.schedulerName));
-  if (newLabels) ops.push(addAt(pod, ["metadata", "labels"], newLabels));
+  if (newLabels) ops.push(...entriesPatch(pod, ["metadata", "labels"], newLabels));
   return allow(ops, warnings, notes);
 }
 

@@ -38,7 +38,7 @@ import { shouldProcessNamespace } from "./namespaces.js";
 import { type ObjectMeta, decodeMeta, decodeTemplateSpec } from "../webhook/objects.js";
 import { presetNodeNameRefusal } from "./placement.js";
 import { placeholderFlagRefusal } from "./placeholder.js";
-import { addAt, withEntries } from "../webhook/json-patch.js";
+import { entriesPatch, withEntries } from "../webhook/json-patch.js";
 import { isObject } from "../util/objects.js";
 
 /** Path of the pod template inside each workload kind. */
@@ -128,7 +128,7 @@ export function mutateWorkloadCreate(req: WorkloadRequest, ctx: DecisionContext)
   if (!templateRouted(cfg, lookups, namespace, t)) return allow();
   const nodeRefusal = presetNodeNameRefusal(cfg, req.userInfo, t.nodeName, `pod template of ${what}`);
   if (nodeRefusal) return refuse(nodeRefusal, 403);
-  const ops = ui.annotations ? [addAt(req.object, annotationsPatchPath(kind), ui.annotations)] : [];
+  const ops = ui.annotations ? entriesPatch(req.object, annotationsPatchPath(kind), ui.annotations) : [];
   return allow(ops, ui.warnings, ui.notes);
 }
 
@@ -181,7 +181,7 @@ export function mutateWorkloadUpdate(req: WorkloadRequest, ctx: DecisionContext)
   }
   const stamped = withEntries(next.meta.annotations, { [ANNOTATION_USER_INFO]: requester });
   return allow(
-    [addAt(req.object, annotationsPatchPath(kind), stamped)],
+    entriesPatch(req.object, annotationsPatchPath(kind), stamped),
     [],
     [{ level: "info", msg: `${what}: ${why}; re-stamped with ${req.userInfo?.username ?? ""} (was ${before ?? "unset"})` }],
   );

@@ -64,7 +64,7 @@ export interface WebhookServerOptions {
   bodyLimitBytes?: number;
   /** Webhook requests in progress at once (default 64); more → 429. */
   maxInFlightRequests?: number;
-  /** Body bytes held by webhook requests in progress (default 4 MiB; at least the body limit); more → 429. */
+  /** Body bytes held by webhook requests in progress (default 3 MiB; at least the body limit); more → 429. */
   maxInFlightBytes?: number;
   /** Time for a whole request to arrive, milliseconds (default 10 000); later → 408. */
   requestTimeoutMs?: number;
@@ -79,7 +79,8 @@ export interface WebhookServerOptions {
 /** Defaults of the limits, exported for the process that sizes them (admission.ts) and for tests. */
 export const SERVER_LIMITS = {
   maxInFlightRequests: 64,
-  maxInFlightBytes: 4 * 1024 * 1024,
+  // one body of the largest size (bodyLimitBytes) at a time, beside small ones: 2 × 1.9 MiB no longer fit
+  maxInFlightBytes: 3 * 1024 * 1024,
   requestTimeoutMs: 10_000,
   headersTimeoutMs: 5_000,
   handshakeTimeoutMs: 5_000,
@@ -290,6 +291,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
         });
         void readBody(req, {
           limitBytes: limit,
+          declaredBytes: reserved,
           grow: (size) => {
             if (size <= reserved) return true;
             // a chunked body, or more than declared: reserve as it arrives

@@ -21,11 +21,18 @@ export interface ReadBodyOptions {
   limitBytes: number;
   /** Called with the bytes received so far after each chunk (within the limit); returning false stops reading. */
   grow?: (receivedBytes: number) => boolean;
+  /**
+   * The body's declared length (Content-Length), when known and within `limitBytes`: the body is then copied into
+   * one buffer of that size as it arrives, so it is held once rather than as chunks plus their concatenation.
+   */
+  declaredBytes?: number;
 }
 
 /** Reads `req`'s body (see {@link BodyRead}); never rejects. */
 export function readBody(req: IncomingMessage, o: ReadBodyOptions): Promise<BodyRead> {
   return new Promise((resolve) => {
+    const declared = o.declaredBytes !== undefined && o.declaredBytes > 0 && o.declaredBytes <= o.limitBytes ? o.declaredBytes : 0;
+    let whole: Buffer | undefined = declared > 0 ? Buffer.allocUnsafeSlow(declared) : undefined;
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
@@ -33,19 +40,28 @@ export function readBody(req: IncomingMessage, o: ReadBodyOptions): Promise<Body
       if (done) return;
       done = true;
       chunks.length = 0;
+      whole = undefined;
       resolve(r);
     };
     req.on("data", (c: Buffer) => {
       if (done) return;
+      if (o.limitBytes - size < c.length) return finish({ ok: false, reason: "too_large", limitBytes: o.limitBytes });
+      if (o.grow && !o.grow(size + c.length)) return finish({ ok: false, reason: "refused" });
+      if (whole && size + c.length <= whole.length) c.copy(whole, size);
+      else {
+        // more than declared (the HTTP parser does not let this happen): keep the chunks instead
+        if (whole) chunks.push(whole.subarray(0, size));
+        whole = undefined;
+        chunks.push(c);
+      }
       size += c.length;
-      if (size > o.limitBytes) return finish({ ok: false, reason: "too_large", limitBytes: o.limitBytes });
-      if (o.grow && !o.grow(size)) return finish({ ok: false, reason: "refused" });
-      chunks.push(c);
     });
     req.on("end", () => {
       if (done) return;
       done = true;
-      resolve({ ok: true, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) });
+      const body = whole ? whole.subarray(0, size) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+      chunks.length = 0;
+      resolve({ ok: true, body });
     });
     req.on("error", (error) => finish({ ok: false, reason: "error", error }));
   });

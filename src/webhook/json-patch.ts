@@ -50,6 +50,28 @@ export function addAt(root: unknown, segments: readonly string[], value: unknown
   return { op: "add", path, value: nested };
 }
 
+/**
+ * The ops that turn the string map at `segments` of `root` into `after`: one `add` per entry that is new or changed
+ * and one `remove` per entry that is gone, when the map exists; else one `add` of the whole map (addAt). The answer
+ * names only what changes, so it stays small however large the map is (a pod with thousands of labels gets a
+ * patch of a few entries, not its labels echoed back: less memory and work per admission, see webhook-server.ts).
+ * @param root the document the patch will be applied to
+ * @param segments unescaped path segments of the map, e.g. `["metadata", "labels"]`
+ * @param after the complete new map
+ * @throws Error as {@link addAt}
+ */
+export function entriesPatch(root: unknown, segments: readonly string[], after: Readonly<Record<string, string>>): PatchOp[] {
+  let node: unknown = root;
+  for (const s of segments) node = isObject(node) ? node[s] : undefined;
+  if (!isObject(node)) return [addAt(root, segments, after)];
+  const before = node;
+  const base = "/" + segments.map(escapePointerSegment).join("/") + "/";
+  const ops: PatchOp[] = [];
+  for (const k in after) if (before[k] !== after[k]) ops.push({ op: "add", path: base + escapePointerSegment(k), value: after[k] });
+  for (const k in before) if (!Object.hasOwn(after, k)) ops.push({ op: "remove", path: base + escapePointerSegment(k) });
+  return ops;
+}
+
 /** Base64 of the JSON array, as AdmissionResponse.patch expects. */
 export function encodePatch(ops: readonly PatchOp[]): string {
   return Buffer.from(JSON.stringify(ops)).toString("base64");

@@ -54,7 +54,8 @@ describe("admission controller on kube-apiserver v1.20.2", () => {
     });
     expect(JSON.parse(pod.metadata!.annotations![UI]!)).toEqual({ user: "alice", groups: ["users", "devops", "system:authenticated"] });
     const line = await adm.corral.waitForLog((l) => l.msg === "admission" && l.name === "alice-pod");
-    expect(line).toMatchObject({ kind: "Pod", operation: "CREATE", user: "alice", allowed: true, ops: 3 });
+    // the annotations (the pod has none: one op adds the map), schedulerName, and one op per label corral adds
+    expect(line).toMatchObject({ kind: "Pod", operation: "CREATE", user: "alice", allowed: true, ops: 7 });
   });
 
   it("alice creates a Deployment: the ReplicaSet controller's pods carry alice, not the controller", async () => {

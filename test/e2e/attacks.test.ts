@@ -30,11 +30,22 @@ const create = (user: TestUser, obj: object, namespace = NS) => kubectl(user, ["
 const identity = (o: { metadata?: { annotations?: Record<string, string> } } | undefined) =>
   JSON.parse(o?.metadata?.annotations?.[UI] ?? "null");
 
+/** deploy/base's admission container. */
+async function deployedContainer(): Promise<{ env: { name: string; value?: string }[]; resources: { limits: { memory: string } } }> {
+  const dep = parseYaml(await readFile(join(PROJECT_ROOT, "deploy", "base", "deployment.yaml"), "utf8"));
+  return dep.spec.template.spec.containers[0];
+}
+
 /** Node flags of deploy/base's container (NODE_OPTIONS), so the flood test runs the process as deployed. */
 async function deployedNodeArgs(): Promise<string[]> {
-  const dep = parseYaml(await readFile(join(PROJECT_ROOT, "deploy", "base", "deployment.yaml"), "utf8"));
-  const env = dep.spec.template.spec.containers[0].env as { name: string; value?: string }[];
-  return env.find((e) => e.name === "NODE_OPTIONS")!.value!.split(" ");
+  return (await deployedContainer()).env.find((e) => e.name === "NODE_OPTIONS")!.value!.split(" ");
+}
+
+/** deploy/base's memory limit of the container, MiB (`256Mi`). */
+async function deployedMemoryLimitMiB(): Promise<number> {
+  const m = /^(\d+)Mi$/.exec((await deployedContainer()).resources.limits.memory);
+  if (!m) throw new Error(`deploy/base memory limit not in Mi: ${(await deployedContainer()).resources.limits.memory}`);
+  return Number(m[1]);
 }
 
 function pod(
@@ -456,78 +467,86 @@ describe("7: hostile direct callers", () => {
     expect(ms).toBeLessThan(9000);
   });
 
-  // Known issue: on CI (Node.js 24, 2 cores) this flood failed twice in the full suite (peak RSS at 256 MiB, a create
-  // answered after 5 s) while it passes on its own and in earlier full runs; it runs by hand
-  // (`npx vitest run --project e2e test/e2e/attacks.test.ts -t "48 callers"`) until its margin is restored.
-  it.skipIf(process.env.CI === "true")(
-    "48 callers flooding the webhook port with 1.9 MiB label-heavy reviews: pod creates through the API server succeed or fail fast, RSS stays under 256 MiB",
-    async () => {
-      const pid = adm.corral.proc.pid!;
-      const rssKiB = async (field: "VmRSS" | "VmHWM") =>
-        Number(new RegExp(`${field}:\\s+(\\d+)`).exec(await readFile(`/proc/${pid}/status`, "utf8"))![1]);
-      const idleMiB = (await rssKiB("VmRSS")) / 1024;
-      const seconds = 20;
-      let peakKiB = 0;
-      const sampler = setInterval(
-        () =>
-          void rssKiB("VmRSS").then(
-            (k) => (peakKiB = Math.max(peakKiB, k)),
-            () => undefined,
-          ),
-        100,
-      );
-      const flood = spawn(process.execPath, [join(PROJECT_ROOT, "test", "e2e", "flood-client.mjs")], {
-        env: {
-          ...process.env,
-          FLOOD_URL: `https://127.0.0.1:${adm.port}/mutate`,
-          FLOOD_CONNECTIONS: "48",
-          FLOOD_SECONDS: String(seconds),
-          FLOOD_BODY_MIB: "1.9",
-        },
-        stdio: ["ignore", "pipe", "inherit"],
-      });
-      let out = "";
-      flood.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-      const done = new Promise<void>((resolve) => flood.on("exit", () => resolve()));
+  it("48 callers flooding the webhook port with 1.9 MiB label-heavy reviews: pod creates through the API server succeed or fail fast, RSS stays under deploy/'s limit", async () => {
+    const pid = adm.corral.proc.pid!;
+    const rssKiB = async (field: "VmRSS" | "VmHWM") =>
+      Number(new RegExp(`${field}:\\s+(\\d+)`).exec(await readFile(`/proc/${pid}/status`, "utf8"))![1]);
+    // the process runs with deploy/base's heap flags (NODE_OPTIONS), as in a cluster
+    const cmdline = (await readFile(`/proc/${pid}/cmdline`, "utf8")).split("\0");
+    for (const flag of await deployedNodeArgs()) expect(cmdline).toContain(flag);
+    const limitMiB = await deployedMemoryLimitMiB();
+    const idleMiB = (await rssKiB("VmRSS")) / 1024;
+    const seconds = 20;
+    let peakKiB = 0;
+    const sampler = setInterval(
+      () =>
+        void rssKiB("VmRSS").then(
+          (k) => (peakKiB = Math.max(peakKiB, k)),
+          () => undefined,
+        ),
+      100,
+    );
+    const flood = spawn(process.execPath, [join(PROJECT_ROOT, "test", "e2e", "flood-client.mjs")], {
+      env: {
+        ...process.env,
+        FLOOD_URL: `https://127.0.0.1:${adm.port}/mutate`,
+        FLOOD_CONNECTIONS: "48",
+        FLOOD_SECONDS: String(seconds),
+        FLOOD_BODY_MIB: "1.9",
+      },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    flood.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+    const done = new Promise<void>((resolve) => flood.on("exit", () => resolve()));
 
-      await new Promise((r) => setTimeout(r, 2000));
-      const creates: { ok: boolean; ms: number; error?: string }[] = [];
-      for (let i = 0; i < 10; i++) {
-        const t0 = performance.now();
-        try {
-          await core("alice").createNamespacedPod({ namespace: NS, body: pod(`during-flood-${i}`) });
-          creates.push({ ok: true, ms: Math.round(performance.now() - t0) });
-        } catch (err) {
-          const e = err as { body?: string; message?: string };
-          creates.push({ ok: false, ms: Math.round(performance.now() - t0), error: String(e.body ?? e.message).slice(0, 200) });
-        }
-        await new Promise((r) => setTimeout(r, 1500));
+    await new Promise((r) => setTimeout(r, 2000));
+    const creates: { ok: boolean; ms: number; error?: string }[] = [];
+    for (let i = 0; i < 10; i++) {
+      const t0 = performance.now();
+      try {
+        await core("alice").createNamespacedPod({ namespace: NS, body: pod(`during-flood-${i}`) });
+        creates.push({ ok: true, ms: Math.round(performance.now() - t0) });
+      } catch (err) {
+        const e = err as { body?: string; message?: string };
+        creates.push({ ok: false, ms: Math.round(performance.now() - t0), error: String(e.body ?? e.message).slice(0, 200) });
       }
-      await done;
-      clearInterval(sampler);
-      const result = JSON.parse(out.trim().split("\n").pop()!);
-      const hwmMiB = (await rssKiB("VmHWM")) / 1024;
-      const report = {
-        idleRssMiB: Math.round(idleMiB),
-        peakRssMiB: Math.round(peakKiB / 1024),
-        vmHwmMiB: Math.round(hwmMiB),
-        flood: result,
-        creates,
-      };
-      process.stderr.write(`flood figures: ${JSON.stringify(report)}\n`);
+      await new Promise((r) => setTimeout(r, 1500));
+    }
+    await done;
+    clearInterval(sampler);
+    const result = JSON.parse(out.trim().split("\n").pop()!);
+    const hwmMiB = (await rssKiB("VmHWM")) / 1024;
+    const report = {
+      idleRssMiB: Math.round(idleMiB),
+      peakRssMiB: Math.round(peakKiB / 1024),
+      vmHwmMiB: Math.round(hwmMiB),
+      flood: result,
+      creates,
+    };
+    process.stderr.write(`flood figures: ${JSON.stringify(report)}\n`);
 
-      expect(result.bodyBytes).toBeGreaterThan(1.85 * 1024 * 1024);
-      expect(result.statusCodes["429"]?.count ?? 0).toBeGreaterThan(0);
-      expect(hwmMiB).toBeLessThan(256);
-      for (const c of creates) {
-        // a create either succeeds or is refused at once; none waits for the webhook timeout (5 s)
-        if (!c.ok) expect(c.ms).toBeLessThan(3000);
-      }
-      expect(creates.filter((c) => c.ok).length).toBeGreaterThan(0);
-      // and the controller is fine afterwards
-      await core("alice").createNamespacedPod({ namespace: NS, body: pod("after-flood") });
-      expect(identity(await core().readNamespacedPod({ name: "after-flood", namespace: NS }))).toEqual(ALICE);
-    },
-    90_000,
-  );
+    expect(result.bodyBytes).toBeGreaterThan(1.85 * 1024 * 1024);
+    expect(result.statusCodes["429"]?.count ?? 0).toBeGreaterThan(0);
+    // Under deploy/'s limit with a margin: moving to Node.js 24 alone added 20 MiB of idle RSS and took this flood
+    // from 198–213 MiB to 256 MiB; 32 MiB (one eighth of the limit) fails the test before such a change becomes an
+    // OOM kill in a cluster. Measured since the patch carries only corral's entries: 179–186 MiB.
+    expect(hwmMiB).toBeLessThan(limitMiB - 32);
+    // A create either succeeds or fails fast: the webhook answers it (or refuses it with 429, which the API server
+    // turns into an immediate failure under failurePolicy Fail) before the webhook's timeoutSeconds (5 s here), so
+    // the API server never waits it out. A failure at that timeout or later is exactly the "deadline" failure the
+    // protection removes (the issue's measurement: 4 of 10 creates), whatever the machine's load; a fixed bound
+    // below it (3 s before) measured the machine's load instead (a create answered after 3–5 s on a loaded 2-core
+    // CI machine), not the protection.
+    const mutations = await kubeConfigFor(tb, "admin")
+      .makeApiClient(k8s.AdmissionregistrationV1Api)
+      .readMutatingWebhookConfiguration({ name: "yunikorn-admission-controller-mutations" });
+    const timeoutMs = mutations.webhooks![0]!.timeoutSeconds! * 1000;
+    expect(mutations.webhooks![0]!.failurePolicy).toBe("Fail");
+    for (const c of creates) if (!c.ok) expect(c.ms, `create failed after the webhook timeout: ${c.error}`).toBeLessThan(timeoutMs);
+    expect(creates.filter((c) => c.ok).length).toBeGreaterThan(0);
+    // and the controller is fine afterwards
+    await core("alice").createNamespacedPod({ namespace: NS, body: pod("after-flood") });
+    expect(identity(await core().readNamespacedPod({ name: "after-flood", namespace: NS }))).toEqual(ALICE);
+  }, 90_000);
 });

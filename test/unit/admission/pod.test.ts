@@ -17,6 +17,34 @@ const meta = (o: unknown) => (o as { metadata: { labels?: Record<string, string>
 const spec = (o: unknown) => (o as { spec: { schedulerName?: string } }).spec;
 
 describe("pod CREATE mutation (design 000)", () => {
+  it("a pod with 20,000 labels and annotations gets a patch of the entries corral adds, not its maps echoed back", () => {
+    const labels: Record<string, string> = {};
+    const annotations: Record<string, string> = {};
+    for (let i = 0; i < 20_000; i++) {
+      labels[`k${i}.example.com/label-${i}`] = `value-${i}`;
+      annotations[`k${i}.example.com/note-${i}`] = `note-${i}`;
+    }
+    const obj = pod({ labels, annotations });
+    const res = review(podCreate(obj), cfg, EMPTY_LOOKUPS);
+    expect(patchOps(res).map((o) => o.path)).toEqual([
+      "/metadata/annotations/yunikorn.apache.org~1user.info",
+      "/metadata/annotations/yunikorn.apache.org~1allow-preemption",
+      "/spec/schedulerName",
+      "/metadata/labels/applicationId",
+      "/metadata/labels/yunikorn.apache.org~1app-id",
+      "/metadata/labels/queue",
+      "/metadata/labels/yunikorn.apache.org~1queue",
+      "/metadata/labels/disableStateAware",
+    ]);
+    expect(res.patch!.length).toBeLessThan(2000);
+    const out = applyResponse(obj, res);
+    expect(Object.keys(meta(out).labels!)).toHaveLength(20_005);
+    expect(meta(out).labels!["k19999.example.com/label-19999"]).toBe("value-19999");
+    expect(meta(out).annotations!["yunikorn.apache.org/user.info"]).toBe(
+      '{"user":"alice","groups":["users","devops","system:authenticated"]}',
+    );
+  });
+
   it("routes a plain pod: schedulerName, both application id labels, queue, disableStateAware, user.info", () => {
     const obj = pod({ labels: { app: "sleep" } });
     const res = review(podCreate(obj), cfg, EMPTY_LOOKUPS);

@@ -38,6 +38,25 @@ describe("readBody", () => {
     expect(seen).toEqual([2, 5]);
   });
 
+  it("with a declared length, returns the body in one buffer of that size, not the chunks' concatenation", async () => {
+    const r = await readBody(request(['{"a":', "1,", '"b":2}']), { limitBytes: 100, declaredBytes: 13 });
+    expect(r.ok && r.body.toString()).toBe('{"a":1,"b":2}');
+    expect(r.ok && r.body.buffer.byteLength).toBe(13);
+  });
+
+  it("with a wrong declared length, still returns exactly what arrived", async () => {
+    const more = await readBody(request(["12345", "678"]), { limitBytes: 100, declaredBytes: 6 });
+    expect(more.ok && more.body.toString()).toBe("12345678");
+    const fewer = await readBody(request(["123"]), { limitBytes: 100, declaredBytes: 6 });
+    expect(fewer.ok && fewer.body.toString()).toBe("123");
+    // a declared length over the limit is not allocated; the limit still applies
+    expect(await readBody(request(["123456"]), { limitBytes: 5, declaredBytes: 1 << 30 })).toEqual({
+      ok: false,
+      reason: "too_large",
+      limitBytes: 5,
+    });
+  });
+
   it("reports a failed stream", async () => {
     const r = await readBody(request(["x"], new Error("socket hang up")), { limitBytes: 100 });
     expect(r).toMatchObject({ ok: false, reason: "error", error: { message: "socket hang up" } });
