@@ -32,8 +32,8 @@ export interface RetryingCallsOptions<J, R> {
   onReject: (job: J, err: unknown) => R;
   /** Called once per job with its final result and the number of attempts made. */
   settle: (job: J, result: R, attempts: number) => void;
-  /** Attempts per job (at least 1). */
-  attempts: number;
+  /** Attempts per job (at least 1), or a function of the job. */
+  attempts: number | ((job: J) => number);
   /** Backoff before the second attempt, in ms; doubles per failure up to `maxMs` (default 250 ms, 60 s). */
   baseMs?: number;
   maxMs?: number;
@@ -97,7 +97,8 @@ export function runRetryingCalls<J, R>(o: RetryingCallsOptions<J, R>): RetryingC
       a = { retry: true, result: o.onReject(entry.job, err) };
     }
     const made = queue.numRequeues(key) + 1;
-    if (a.retry && made < o.attempts && jobs.get(key) === entry) throw RETRY;
+    const attempts = typeof o.attempts === "number" ? o.attempts : o.attempts(entry.job);
+    if (a.retry && made < attempts && jobs.get(key) === entry) throw RETRY;
     o.settle(entry.job, a.result, made);
     finish(key, entry, a.result);
   };

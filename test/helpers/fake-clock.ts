@@ -27,6 +27,21 @@ export class FakeClock implements Clock {
     }
     this.t = end;
   }
+  /**
+   * Moves to `t + ms` timer by timer, letting promise callbacks run after each (work started by a timer runs at that
+   * timer's time, and the timers it sets are honoured).
+   */
+  async advanceAsync(ms: number): Promise<void> {
+    const end = this.t + ms;
+    for (;;) {
+      const next = Math.min(...[...this.timers.values()].map((v) => v.at));
+      if (!(next <= end)) break;
+      this.advance(next - this.t);
+      await settle();
+    }
+    this.t = end;
+    await settle();
+  }
   get pending(): number {
     return this.timers.size;
   }
@@ -36,3 +51,6 @@ export class FakeClock implements Clock {
 export const settle = async (): Promise<void> => {
   for (let i = 0; i < 10; i++) await Promise.resolve();
 };
+
+/** Lets every queued promise callback run, however long the chain (one turn of the event loop). */
+export const flush = (): Promise<void> => new Promise((r) => setImmediate(r));
