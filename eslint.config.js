@@ -98,12 +98,6 @@ export default tseslint.config(
     rules: { "@typescript-eslint/no-this-alias": "off" },
   },
   {
-    // close() passes `informer?.stop()` (a promise or undefined) to Promise.all, which is fine; the file is to move onto
-    // kube/workqueue.ts, and this exception goes with that rewrite.
-    files: ["src/processes/scheduler.ts"],
-    rules: { "@typescript-eslint/await-thenable": "off" },
-  },
-  {
     // Plain JavaScript (the bin wrapper, scripts, bench helpers) runs on Node.js and is not type-checked.
     files: ["**/*.js", "**/*.mjs"],
     ...tseslint.configs.disableTypeChecked,
