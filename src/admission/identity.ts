@@ -80,7 +80,9 @@ export function userInfoStep(
         notes: [
           {
             level: "warn",
-            msg: `${what}: deprecated user label ${cfg.userLabelKey}=${legacy} used as the user (bypassAuth); set ${ANNOTATION_USER_INFO_KEY} instead`,
+            msg:
+              `${what}: deprecated user label ${cfg.userLabelKey}=${legacy} used as the user (bypassAuth); set ` +
+              `${ANNOTATION_USER_INFO_KEY} instead`,
           },
         ],
         warnings: [`label ${cfg.userLabelKey} is deprecated; use annotation ${ANNOTATION_USER_INFO_KEY}`],
@@ -92,7 +94,9 @@ export function userInfoStep(
       notes: [
         {
           level: "warn",
-          msg: `${what}: deprecated user label ${cfg.userLabelKey}=${legacy} ignored; identity taken from the request (${userInfo?.username ?? ""})`,
+          msg:
+            `${what}: deprecated user label ${cfg.userLabelKey}=${legacy} ignored; identity taken from the request ` +
+            `(${userInfo?.username ?? ""})`,
         },
       ],
       warnings: [`label ${cfg.userLabelKey} is deprecated and ignored; the submitting user is recorded in ${ANNOTATION_USER_INFO_KEY}`],

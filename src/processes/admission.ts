@@ -258,7 +258,8 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
       );
     if (apiVersions && !apiVersions.namespaceNameLabel) {
       log.warn(
-        "namespaces carry no kubernetes.io/metadata.name label before Kubernetes 1.21: the webhook's namespaceSelector cannot exclude kube-system unless it is labelled by hand (bypassNamespaces still leaves its pods alone)",
+        "namespaces carry no kubernetes.io/metadata.name label before Kubernetes 1.21: the webhook's namespaceSelector " +
+          "cannot exclude kube-system unless it is labelled by hand (bypassNamespaces still leaves its pods alone)",
       );
     }
     const policy = scalePolicy(DEFAULT_ROTATION_POLICY, opts.pkiTimeScale ?? 1);

@@ -130,7 +130,8 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
   );
   if (!apiVersions.namespaceNameLabel)
     log.warn(
-      "namespaces carry no kubernetes.io/metadata.name label before Kubernetes 1.21: the webhook's namespaceSelector cannot exclude kube-system unless it is labelled by hand",
+      "namespaces carry no kubernetes.io/metadata.name label before Kubernetes 1.21: the webhook's namespaceSelector " +
+        "cannot exclude kube-system unless it is labelled by hand",
     );
 
   const [namespaces, configMaps, pods] = await Promise.all([
@@ -402,7 +403,8 @@ export function housekeeper(
             { kind: "Pod", name: p.name, namespace: p.namespace },
             "Warning",
             "MissingManipulations",
-            `pod was created without runtime manipulations (${p.missing.join(", ")}); it has no controller, so it is not restarted: delete and recreate it`,
+            `pod was created without runtime manipulations (${p.missing.join(", ")}); it has no controller, so it is ` +
+              `not restarted: delete and recreate it`,
             "corral-bootstrapper",
           ),
         })

@@ -49,7 +49,9 @@ export function holdWords(h: HoldReasonInfo | undefined): HoldWords {
       return {
         kind: "queue max",
         reason: `${h.queuePath} is at its max: ${usedOfMax(types, h.max, h.used)}; this pod needs ${needs(types, h.ask)}`,
-        unblock: `Pods in ${h.queuePath} finishing and freeing ${shortfall(types, h.max, h.used, h.ask)}, or a higher max for ${h.queuePath}.`,
+        unblock:
+          `Pods in ${h.queuePath} finishing and freeing ${shortfall(types, h.max, h.used, h.ask)}, or a higher ` +
+          `max for ${h.queuePath}.`,
       };
     }
     case "limit": {
@@ -58,7 +60,9 @@ export function holdWords(h: HoldReasonInfo | undefined): HoldWords {
         return {
           kind: `${l.kind} limit`,
           reason: `${owner(l)} on ${l.queuePath}: ${l.limit.running} of ${l.limit.max} running applications`,
-          unblock: `One of ${l.kind === "user" ? `${l.name}'s` : `group ${l.name}'s`} running applications under ${l.queuePath} completing, or a higher maxapplications in that limit.`,
+          unblock:
+            `One of ${l.kind === "user" ? `${l.name}'s` : `group ${l.name}'s`} running applications under ` +
+            `${l.queuePath} completing, or a higher maxapplications in that limit.`,
         };
       }
       const { max, used, ask } = l.limit;
@@ -66,13 +70,17 @@ export function holdWords(h: HoldReasonInfo | undefined): HoldWords {
       return {
         kind: `${l.kind} limit`,
         reason: `${owner(l)} on ${l.queuePath}: ${usedOfMax(types, max, used)}; this pod needs ${needs(types, ask)}`,
-        unblock: `${l.kind === "user" ? `${l.name}'s` : `Group ${l.name}'s`} other pods under ${l.queuePath} finishing and freeing ${shortfall(types, max, used, ask)}, or a higher limit.`,
+        unblock:
+          `${l.kind === "user" ? `${l.name}'s` : `Group ${l.name}'s`} other pods under ${l.queuePath} finishing ` +
+          `and freeing ${shortfall(types, max, used, ask)}, or a higher limit.`,
       };
     }
     case "queueMaxApplications":
       return {
         kind: "max applications",
-        reason: `${h.queuePath} already runs its maximum of ${h.maxApplications} application${h.maxApplications === 1 ? "" : "s"}; this application waits to start`,
+        reason:
+          `${h.queuePath} already runs its maximum of ${h.maxApplications} ` +
+          `application${h.maxApplications === 1 ? "" : "s"}; this application waits to start`,
         unblock: `A running application under ${h.queuePath} completing, or a higher maxapplications for ${h.queuePath}.`,
       };
     case "clusterCapacity": {
@@ -104,7 +112,9 @@ export function holdWords(h: HoldReasonInfo | undefined): HoldWords {
     case "gangReservation":
       return {
         kind: "gang reservation",
-        reason: `Its gang (application ${h.appId}) is still reserving: placeholders hold ${resources(h.allocated)} of ${resources(h.reservation)}`,
+        reason:
+          `Its gang (application ${h.appId}) is still reserving: placeholders hold ${resources(h.allocated)} of ` +
+          `${resources(h.reservation)}`,
         unblock: "The rest of the gang's placeholders being placed (room in the queue and on nodes), or the placeholder timeout.",
       };
   }

@@ -72,7 +72,10 @@ export function formatHoldReason(r: HoldReason): string {
     case "placementRefused":
       return formatPlacementRefusal(r.refusal);
     case "gangReservation":
-      return `application ${r.appId} is reserving resources for its gang: placeholders hold ${format(r.allocated)} of ${format(r.reservation)}`;
+      return (
+        `application ${r.appId} is reserving resources for its gang: placeholders hold ${format(r.allocated)} of ` +
+        `${format(r.reservation)}`
+      );
   }
 }
 

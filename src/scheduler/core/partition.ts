@@ -533,7 +533,8 @@ export class Partition {
       // corral's rule (upstream schedules them): the recovery queue has no ACL and no limits, so it only records what
       // already runs; a new pod would otherwise get past the placement rules that refused its application
       throw new Error(
-        `application ${appId} is in ${RECOVERY_QUEUE}, which takes only pods already bound to a node: no placement rule places it, so its new pods are not scheduled`,
+        `application ${appId} is in ${RECOVERY_QUEUE}, which takes only pods already bound to a node: no placement rule ` +
+          `places it, so its new pods are not scheduled`,
       );
     }
     if (!opts.node && this.nodes.size > 0 && !this.fitsSomeNode(resource)) {
@@ -615,7 +616,8 @@ export class Partition {
       app.queue.incAllocated(ask.resource);
       if (node) this.attach(ask, node);
       throw new Error(
-        `allocation ${ask.key} of application ${app.id} cannot be resized to ${format(resource)}: no room on node ${ask.node} or in queue ${app.queue.path}`,
+        `allocation ${ask.key} of application ${app.id} cannot be resized to ${format(resource)}: no room on node ` +
+          `${ask.node} or in queue ${app.queue.path}`,
       );
     }
     this.limits.track(app, ask.resource, -1, true);

@@ -139,7 +139,8 @@ function checkQueuePath(path: string): void {
     if (!QUEUE_NAME.test(name))
       throw new RestError(
         400,
-        `problem in queue query parameter parsing as queue param ${path} contains invalid queue name ${name}. Queue name must only have alphanumeric characters, - or _, and be no longer than 64 characters`,
+        `problem in queue query parameter parsing as queue param ${path} contains invalid queue name ${name}. Queue ` +
+          `name must only have alphanumeric characters, - or _, and be no longer than 64 characters`,
       );
   }
 }

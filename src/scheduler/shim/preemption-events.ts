@@ -30,17 +30,27 @@ export function victimRulesText(v: Victim): string {
 /** Message of the `Preempted` event on a victim pod. */
 export function preemptedMessage(o: { victim: Victim; preemptor?: PodName; decision: Preempting }): string {
   const by = o.preemptor ? `pod ${podText(o.preemptor)}` : `request ${o.decision.ask.key}`;
-  return `Preempted by ${by} of application ${o.decision.ask.applicationId} for queue ${o.decision.ask.queuePath}: ${victimRulesText(o.victim)}`;
+  return (
+    `Preempted by ${by} of application ${o.decision.ask.applicationId} for queue ${o.decision.ask.queuePath}: ` +
+    `${victimRulesText(o.victim)}`
+  );
 }
 
 /** Message of the Normal `Preempting` event on the preemptor. */
 export function preemptingMessage(o: { decision: Preempting; victims: readonly PodName[] }): string {
   const d = o.decision;
   const names = o.victims.length > 0 ? o.victims.map(podText).join(", ") : `${d.victims.length} allocation(s)`;
-  return `Preempting ${names} (queue${new Set(d.victims.map((v) => v.queuePath)).size > 1 ? "s" : ""} ${[...new Set(d.victims.map((v) => v.queuePath))].join(", ")}) for queue ${d.ask.queuePath}; node ${d.nodeId} is reserved for this pod until they are gone`;
+  return (
+    `Preempting ${names} (queue${new Set(d.victims.map((v) => v.queuePath)).size > 1 ? "s" : ""} ` +
+    `${[...new Set(d.victims.map((v) => v.queuePath))].join(", ")}) for queue ${d.ask.queuePath}; node ${d.nodeId} is ` +
+    `reserved for this pod until they are gone`
+  );
 }
 
 /** Message of the Warning `PreemptionBlocked` event on the preemptor when a victim's eviction was refused. */
 export function preemptionBlockedMessage(o: { victim: PodName; error: string }): string {
-  return `Eviction of ${podText(o.victim)} was refused (${o.error}); the node reservation is released and preemption is tried again later without that pod`;
+  return (
+    `Eviction of ${podText(o.victim)} was refused (${o.error}); the node reservation is released and preemption is ` +
+    `tried again later without that pod`
+  );
 }

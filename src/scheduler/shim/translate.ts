@@ -32,7 +32,10 @@ export interface PodObject extends PodLike {
 
 export const DEFAULT_USER = "nobody";
 
-/** The application id a pod names (label `yunikorn.apache.org/app-id`, annotation, label `applicationId`, `spark-app-selector`), if any (§2.2). */
+/**
+ * The application id a pod names (label `yunikorn.apache.org/app-id`, annotation, label `applicationId`, `spark-app-selector`), if any
+ * (§2.2).
+ */
 export function explicitApplicationId(pod: PodObject): string | undefined {
   const l = pod.metadata?.labels ?? {};
   const a = pod.metadata?.annotations ?? {};
