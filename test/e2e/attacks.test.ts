@@ -333,7 +333,8 @@ describe("impersonating a service account", () => {
       ),
     );
     expect(msg).toContain(
-      `user ${sa} with groups [system:serviceaccounts,system:serviceaccounts:${NS},system:authenticated] is not allowed to set user annotation`,
+      `user ${sa} with groups [system:serviceaccounts,system:serviceaccounts:${NS},system:authenticated] is not allowed ` +
+        `to set user annotation`,
     );
     // a trusted controller's account cannot be impersonated
     const ks = await denial(
@@ -460,7 +461,8 @@ describe("7: hostile direct callers", () => {
   // answered after 5 s) while it passes on its own and in earlier full runs; it runs by hand
   // (`npx vitest run --project e2e test/e2e/attacks.test.ts -t "48 callers"`) until its margin is restored.
   it.skipIf(process.env.CI === "true")(
-    "48 callers flooding the webhook port with 1.9 MiB label-heavy reviews: pod creates through the API server succeed or fail fast, RSS stays under 256 MiB",
+    "48 callers flooding the webhook port with 1.9 MiB label-heavy reviews: pod creates through the API server succeed " +
+      "or fail fast, RSS stays under 256 MiB",
     async () => {
       const pid = adm.corral.proc.pid!;
       const rssKiB = async (field: "VmRSS" | "VmHWM") =>

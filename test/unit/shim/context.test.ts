@@ -1313,7 +1313,8 @@ describe("ShimContext pods bound before the scheduler saw them (preset spec.node
         type: "Warning",
         reason: "OverLimitAllocation",
         message:
-          "pod team-a/np-2 (cpu 2150m, memory 1Gi, pods 1) was already bound to node n1 when the scheduler saw it, so it is recorded without a limit check, over user alice limit on root: cpu 2 allowed, cpu 4150m used",
+          "pod team-a/np-2 (cpu 2150m, memory 1Gi, pods 1) was already bound to node n1 when the scheduler saw it, so " +
+          "it is recorded without a limit check, over user alice limit on root: cpu 2 allowed, cpu 4150m used",
       },
       {
         kind: "overLimit",
