@@ -182,21 +182,19 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
     const ns = store.current.namespace;
     // startInformer resolves after the first list: past this point every cache is synced
     const [namespaces, priorityClasses, configMaps] = await Promise.all([
-      startInformer<k8s.V1Namespace>(kc, "/api/v1/namespaces", () => core.listNamespace(), "namespaces", log),
-      startInformer<k8s.V1PriorityClass>(
-        kc,
-        "/apis/scheduling.k8s.io/v1/priorityclasses",
-        () => scheduling.listPriorityClass(),
-        "priorityclasses",
+      startInformer<k8s.V1Namespace>(kc, { path: "/api/v1/namespaces", list: () => core.listNamespace(), what: "namespaces", log }),
+      startInformer<k8s.V1PriorityClass>(kc, {
+        path: "/apis/scheduling.k8s.io/v1/priorityclasses",
+        list: () => scheduling.listPriorityClass(),
+        what: "priorityclasses",
         log,
-      ),
-      startInformer<k8s.V1ConfigMap>(
-        kc,
-        `/api/v1/namespaces/${ns}/configmaps`,
-        () => core.listNamespacedConfigMap({ namespace: ns }),
-        "configmaps",
+      }),
+      startInformer<k8s.V1ConfigMap>(kc, {
+        path: `/api/v1/namespaces/${ns}/configmaps`,
+        list: () => core.listNamespacedConfigMap({ namespace: ns }),
+        what: "configmaps",
         log,
-      ),
+      }),
     ]);
     for (const inf of [namespaces, priorityClasses, configMaps] as CachedInformer<k8s.KubernetesObject>[]) closers.push(() => inf.stop());
     const meta = (o: k8s.KubernetesObject | undefined) =>

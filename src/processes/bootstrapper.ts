@@ -135,15 +135,14 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
     );
 
   const [namespaces, configMaps, pods] = await Promise.all([
-    startInformer<k8s.V1Namespace>(kc, "/api/v1/namespaces", () => core.listNamespace(), "namespaces", log),
-    startInformer<k8s.V1ConfigMap>(
-      kc,
-      `/api/v1/namespaces/${namespace}/configmaps`,
-      () => core.listNamespacedConfigMap({ namespace }),
-      "configmaps",
+    startInformer<k8s.V1Namespace>(kc, { path: "/api/v1/namespaces", list: () => core.listNamespace(), what: "namespaces", log }),
+    startInformer<k8s.V1ConfigMap>(kc, {
+      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      list: () => core.listNamespacedConfigMap({ namespace }),
+      what: "configmaps",
       log,
-    ),
-    startInformer<k8s.V1Pod>(kc, "/api/v1/pods", () => core.listPodForAllNamespaces(), "pods", log),
+    }),
+    startInformer<k8s.V1Pod>(kc, { path: "/api/v1/pods", list: () => core.listPodForAllNamespaces(), what: "pods", log }),
   ]);
   for (const inf of [namespaces, configMaps, pods] as CachedInformer<k8s.KubernetesObject>[]) closers.push(() => inf.stop());
   const nsAnnotations = (n: string) => namespaces.get(n)?.metadata?.annotations;
@@ -202,38 +201,34 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
   const sourceNs = cfg?.sync.sourceNamespace ?? namespace;
   const managed = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
   const [managedSecrets, managedConfigMaps, sourceSecrets, sourceConfigMaps] = await Promise.all([
-    startInformer<k8s.V1Secret>(
-      kc,
-      "/api/v1/secrets",
-      () => core.listSecretForAllNamespaces({ labelSelector: managed }),
-      "managed-secrets",
+    startInformer<k8s.V1Secret>(kc, {
+      path: "/api/v1/secrets",
+      list: () => core.listSecretForAllNamespaces({ labelSelector: managed }),
+      what: "managed-secrets",
       log,
-      2000,
-      managed,
-    ),
-    startInformer<k8s.V1ConfigMap>(
-      kc,
-      "/api/v1/configmaps",
-      () => core.listConfigMapForAllNamespaces({ labelSelector: managed }),
-      "managed-configmaps",
+      retryMs: 2000,
+      labelSelector: managed,
+    }),
+    startInformer<k8s.V1ConfigMap>(kc, {
+      path: "/api/v1/configmaps",
+      list: () => core.listConfigMapForAllNamespaces({ labelSelector: managed }),
+      what: "managed-configmaps",
       log,
-      2000,
-      managed,
-    ),
-    startInformer<k8s.V1Secret>(
-      kc,
-      `/api/v1/namespaces/${sourceNs}/secrets`,
-      () => core.listNamespacedSecret({ namespace: sourceNs }),
-      "source-secrets",
+      retryMs: 2000,
+      labelSelector: managed,
+    }),
+    startInformer<k8s.V1Secret>(kc, {
+      path: `/api/v1/namespaces/${sourceNs}/secrets`,
+      list: () => core.listNamespacedSecret({ namespace: sourceNs }),
+      what: "source-secrets",
       log,
-    ),
-    startInformer<k8s.V1ConfigMap>(
-      kc,
-      `/api/v1/namespaces/${sourceNs}/configmaps`,
-      () => core.listNamespacedConfigMap({ namespace: sourceNs }),
-      "source-configmaps",
+    }),
+    startInformer<k8s.V1ConfigMap>(kc, {
+      path: `/api/v1/namespaces/${sourceNs}/configmaps`,
+      list: () => core.listNamespacedConfigMap({ namespace: sourceNs }),
+      what: "source-configmaps",
       log,
-    ),
+    }),
   ]);
   Object.assign(syncCaches, { secrets: sourceSecrets, configMaps: sourceConfigMaps, managedSecrets, managedConfigMaps });
   for (const inf of [managedSecrets, managedConfigMaps, sourceSecrets, sourceConfigMaps] as CachedInformer<k8s.KubernetesObject>[]) {
@@ -401,11 +396,14 @@ export function housekeeper(
           namespace: p.namespace,
           body: eventFor(
             { kind: "Pod", name: p.name, namespace: p.namespace },
-            "Warning",
-            "MissingManipulations",
-            `pod was created without runtime manipulations (${p.missing.join(", ")}); it has no controller, so it is ` +
-              `not restarted: delete and recreate it`,
-            "corral-bootstrapper",
+            {
+              type: "Warning",
+              reason: "MissingManipulations",
+              message:
+                `pod was created without runtime manipulations (${p.missing.join(", ")}); it has no controller, so it is ` +
+                `not restarted: delete and recreate it`,
+              component: "corral-bootstrapper",
+            },
           ),
         })
         .catch((err: Error) => log.warn({ pod: id, err: err.message }, "could not record event"));

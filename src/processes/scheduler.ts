@@ -94,23 +94,21 @@ interface Informers {
 /** Starts the informers; resolves after each one's first list. */
 async function startInformers(kc: k8s.KubeConfig, coreApi: k8s.CoreV1Api, namespace: string, log: Logger): Promise<Informers> {
   const [namespaces, priorityClasses, configMaps, nodes, pods] = await Promise.all([
-    startInformer<k8s.V1Namespace>(kc, "/api/v1/namespaces", () => coreApi.listNamespace(), "namespaces", log),
-    startInformer<k8s.V1PriorityClass>(
-      kc,
-      "/apis/scheduling.k8s.io/v1/priorityclasses",
-      () => kc.makeApiClient(k8s.SchedulingV1Api).listPriorityClass(),
-      "priorityclasses",
+    startInformer<k8s.V1Namespace>(kc, { path: "/api/v1/namespaces", list: () => coreApi.listNamespace(), what: "namespaces", log }),
+    startInformer<k8s.V1PriorityClass>(kc, {
+      path: "/apis/scheduling.k8s.io/v1/priorityclasses",
+      list: () => kc.makeApiClient(k8s.SchedulingV1Api).listPriorityClass(),
+      what: "priorityclasses",
       log,
-    ),
-    startInformer<k8s.V1ConfigMap>(
-      kc,
-      `/api/v1/namespaces/${namespace}/configmaps`,
-      () => coreApi.listNamespacedConfigMap({ namespace }),
-      "configmaps",
+    }),
+    startInformer<k8s.V1ConfigMap>(kc, {
+      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      list: () => coreApi.listNamespacedConfigMap({ namespace }),
+      what: "configmaps",
       log,
-    ),
-    startInformer<k8s.V1Node>(kc, "/api/v1/nodes", () => coreApi.listNode(), "nodes", log),
-    startInformer<k8s.V1Pod>(kc, "/api/v1/pods", () => coreApi.listPodForAllNamespaces(), "pods", log),
+    }),
+    startInformer<k8s.V1Node>(kc, { path: "/api/v1/nodes", list: () => coreApi.listNode(), what: "nodes", log }),
+    startInformer<k8s.V1Pod>(kc, { path: "/api/v1/pods", list: () => coreApi.listPodForAllNamespaces(), what: "pods", log }),
   ]);
   return { namespaces, priorityClasses, configMaps, nodes, pods };
 }

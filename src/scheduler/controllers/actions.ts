@@ -98,7 +98,7 @@ export function runActions(o: ActionsOptions): Actions {
         if (a.kind === "event") {
           await api.createNamespacedEvent({
             namespace: a.object.namespace ?? "default",
-            body: eventFor(a.object, a.type, a.reason, a.message, o.component, o.identity),
+            body: eventFor(a.object, { type: a.type, reason: a.reason, message: a.message, component: o.component, instance: o.identity }),
           });
         } else if (a.kind === "condition") {
           await patchUnschedulable(api, a.pod, { reason: a.reason, message: a.message, now: new Date(clock.now()) });
