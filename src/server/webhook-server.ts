@@ -231,11 +231,13 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   const reject = (
     req: IncomingMessage,
     res: ServerResponse,
-    webhook: string,
-    status: number,
-    reason: string,
-    text: string,
-    headers: Record<string, string> = {},
+    {
+      webhook,
+      status,
+      reason,
+      text,
+      headers = {},
+    }: { webhook: string; status: number; reason: string; text: string; headers?: Record<string, string> },
   ) => {
     metrics.rejected.labels({ webhook, reason }).inc();
     log.warn({ url: req.url, status, reason, inFlightRequests, inFlightBytes }, `webhook request refused: ${text.trim()}`);
@@ -244,7 +246,13 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     req.socket.destroySoon();
   };
   const overloaded = (req: IncomingMessage, res: ServerResponse, webhook: string) =>
-    reject(req, res, webhook, 429, "overloaded", "admission controller overloaded, retry\n", { "retry-after": "1" });
+    reject(req, res, {
+      webhook,
+      status: 429,
+      reason: "overloaded",
+      text: "admission controller overloaded, retry\n",
+      headers: { "retry-after": "1" },
+    });
 
   let closing = false;
   const server = createServer(
@@ -271,7 +279,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
         if (req.method !== "POST") return plain(res, 405, "method not allowed\n", { allow: "POST" });
         const declared = Number(req.headers["content-length"] ?? NaN);
         if (declared > limit) {
-          return reject(req, res, post.name, 413, "too_large", `request body exceeds ${limit} bytes\n`);
+          return reject(req, res, { webhook: post.name, status: 413, reason: "too_large", text: `request body exceeds ${limit} bytes\n` });
         }
         let reserved = Number.isFinite(declared) && declared > 0 ? declared : 0;
         if (inFlightRequests + 1 > limits.maxInFlightRequests || inFlightBytes + reserved > limits.maxInFlightBytes) {
@@ -301,7 +309,13 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
           },
         }).then((read) => {
           if (!read.ok) {
-            if (read.reason === "too_large") return reject(req, res, post.name, 413, "too_large", `request body exceeds ${limit} bytes\n`);
+            if (read.reason === "too_large")
+              return reject(req, res, {
+                webhook: post.name,
+                status: 413,
+                reason: "too_large",
+                text: `request body exceeds ${limit} bytes\n`,
+              });
             if (read.reason === "refused") return overloaded(req, res, post.name);
             return log.warn({ err: read.error.message, url: req.url }, "request stream error");
           }
