@@ -372,6 +372,7 @@ export class Partition {
    * expires.
    * @returns the leaf queue path, or throws with the rejection reason
    */
+  // eslint-disable-next-line max-params -- upstream's AddApplication order, called from ~70 places; to become options
   addApplication(
     id: string,
     queueName: string,
@@ -521,6 +522,7 @@ export class Partition {
    * A finished application (Completed) that gets an ask runs again as a new instance with the same id.
    * @throws Error with upstream's texts for an unknown app or node, empty or negative resources
    */
+  // eslint-disable-next-line max-params -- upstream's AddAllocationAsk order, called from ~70 places; to become options
   addAsk(appId: string, key: string, resource: Res, priority: number, createTime: number, now: number, opts: AskOptions = {}): void {
     const app = this.apps.get(appId) ?? this.reopen(appId, now);
     if (!app) throw new Error(`failed to find application ${appId}`);
@@ -528,7 +530,7 @@ export class Partition {
     if (!strictlyPositive(resource)) throw new Error("allocation contains no resources");
     if (opts.node && !this.nodes.has(opts.node)) throw new Error(`failed to find node ${opts.node}`);
     const existing = app.asks.get(key);
-    if (existing) return this.updateAsk(app, existing, resource, priority, now, opts);
+    if (existing) return this.updateAsk(app, existing, { resource, priority, now, opts });
     if (!opts.node && isRecoveryQueue(app.queue.path)) {
       // corral's rule (upstream schedules them): the recovery queue has no ACL and no limits, so it only records what
       // already runs; a new pod would otherwise get past the placement rules that refused its application
@@ -583,7 +585,11 @@ export class Partition {
   }
 
   /** UpdateAllocation for a key the application has (see `addAsk`). */
-  private updateAsk(app: Application, ask: Ask, resource: Res, priority: number, now: number, opts: AskOptions): void {
+  private updateAsk(
+    app: Application,
+    ask: Ask,
+    { resource, priority, now, opts }: { resource: Res; priority: number; now: number; opts: AskOptions },
+  ): void {
     if (opts.predicate) ask.predicate = opts.predicate;
     if (opts.allowPreemptSelf !== undefined) ask.allowPreemptSelf = opts.allowPreemptSelf;
     if (opts.allowPreemptOther !== undefined) ask.allowPreemptOther = opts.allowPreemptOther;

@@ -368,7 +368,8 @@ export class SchedulerCore {
       const pending = [...app.asks.values()].filter((x) => !x.node);
       const queue = app.queue.path;
       const released = p.removeApplication(r.applicationID, now);
-      for (const x of pending) this.askRemoved(p, r.applicationID, x.key, x.resource, ChangeDetail.REQUEST_CANCEL, now);
+      for (const x of pending)
+        this.askRemoved(p, { appId: r.applicationID, key: x.key, resource: x.resource, detail: ChangeDetail.REQUEST_CANCEL, now });
       for (const x of released) this.released(p, x, ChangeDetail.ALLOC_CANCEL, now, app.user);
       out.released.push(...released);
       this.emit(
@@ -455,7 +456,7 @@ export class SchedulerCore {
             now,
             app.user,
           );
-        else this.askRemoved(p, app.id, k, ask.resource, ChangeDetail.REQUEST_CANCEL, now);
+        else this.askRemoved(p, { appId: app.id, key: k, resource: ask.resource, detail: ChangeDetail.REQUEST_CANCEL, now });
       }
     }
     this.collect();
@@ -778,7 +779,10 @@ export class SchedulerCore {
   }
 
   /** Event of a pending ask removed before it was allocated; its tags and hold reason are forgotten. */
-  private askRemoved(p: Partition, appId: string, key: string, resource: Res, detail: ChangeDetail, now: number): void {
+  private askRemoved(
+    p: Partition,
+    { appId, key, resource, detail, now }: { appId: string; key: string; resource: Res; detail: ChangeDetail; now: number },
+  ): void {
     const id = `${p.name}\0${allocationId(appId, key)}`;
     this.tags.delete(id);
     this.holds.delete(id);
