@@ -41,8 +41,14 @@ import type { Res } from "./resources.js";
 import { validateSchedulerConfig } from "./validate.js";
 import type { TrackedLimit } from "./ugm/tracker.js";
 
+/**
+ * si.NodeInfo action: add a node schedulable (`CREATE`) or drained (`CREATE_DRAIN`), change its capacity or occupied
+ * resources (`UPDATE`), stop or resume placing on it (`DRAIN_NODE`, `DRAIN_TO_SCHEDULABLE`), remove it and release
+ * its allocations (`DECOMISSION`, upstream's spelling).
+ */
 export type NodeAction = "CREATE" | "UPDATE" | "DRAIN_NODE" | "DRAIN_TO_SCHEDULABLE" | "DECOMISSION" | "CREATE_DRAIN";
 
+/** One node change of `updateNode` (si.NodeInfo). */
 export interface NodeInfo {
   nodeID: string;
   action: NodeAction;
@@ -55,6 +61,11 @@ export interface NodeInfo {
   partition?: string;
 }
 
+/**
+ * A new application of `updateApplication` (si.AddApplicationRequest): placed by the partition's placement rules
+ * from `queueName` and `tags` (`namespace`, `namespace.*` annotations), owned by `ugi` (groups as the RM resolved
+ * them, design 002).
+ */
 export interface AddApplicationRequest {
   applicationID: string;
   queueName: string;
@@ -72,6 +83,10 @@ export interface AddApplicationRequest {
   gangSchedulingStyle?: GangSchedulingStyle;
 }
 
+/**
+ * An ask or an existing allocation of `updateAllocation` (si.Allocation); keyed by `allocationKey` within its
+ * application. Resources in the core's units (memory bytes, vcore millicores, `pods` count, others as given).
+ */
 export interface AllocationMessage {
   allocationKey: string;
   applicationID: string;
@@ -101,6 +116,7 @@ export interface AllocationMessage {
   originator?: boolean;
 }
 
+/** A release of `updateAllocation` (si.AllocationRelease): the RM gives back one allocation or ask, or all of an app's. */
 export interface AllocationRelease {
   applicationID: string;
   partitionName?: string;
@@ -109,6 +125,7 @@ export interface AllocationRelease {
   message?: string;
 }
 
+/** What the core refused (a node id, application id or allocation key) and why, in upstream's words. */
 export interface Rejection {
   id: string;
   reason: string;
@@ -117,6 +134,10 @@ export interface Rejection {
 /** A queue maximum, or a user or group resource limit, with the usage it is measured against (`limitsOf`). */
 export type LimitUsage = TrackedLimit | { kind: "queue"; name: string; path: string; wildcard: false; max: Res; used: Res };
 
+/**
+ * The answer to one `update*` call (si.NodeResponse, ApplicationResponse, AllocationResponse in one shape): ids
+ * accepted, rejections with their reasons, and allocations the core released as a consequence.
+ */
 export interface CoreResponse {
   acceptedNodes: string[];
   rejectedNodes: Rejection[];
@@ -147,6 +168,7 @@ export const DEFAULT_CONFIG = `partitions:
         submitacl: '*'
 `;
 
+/** Options of {@link SchedulerCore}. */
 export interface SchedulerCoreOptions {
   /**
    * Receives YuniKorn's event records (APP, REQUEST, NODE, QUEUE, USERGROUP; si.EventRecord) as the core's calls
@@ -155,7 +177,14 @@ export interface SchedulerCoreOptions {
   events?: EventSink;
 }
 
+/**
+ * The scheduling core (see the module comment): partitions of queues, nodes, applications and their asks, changed only
+ * through the calls below and `schedule()`. Every call is synchronous and takes its time from `now()`; records of
+ * what changed go to `SchedulerCoreOptions.events`. The `update*` calls never throw for bad input: they answer with
+ * rejections.
+ */
 export class SchedulerCore {
+  /** The partitions by name (`default` unless the configuration names others); read-only for callers. */
   readonly partitions = new Map<string, Partition>();
   private configText = DEFAULT_CONFIG;
   private applied!: SchedulerConfig;
@@ -224,6 +253,11 @@ export class SchedulerCore {
     return this.partitions.get(name || "default");
   }
 
+  /**
+   * UpdateNode (si.NodeRequest): applies each node change in order. A node of an unknown partition, a duplicate
+   * `CREATE` or a change of an unknown node is rejected with upstream's reason; `DECOMISSION` releases the node's
+   * allocations (in `released`, for the RM to confirm). Emits NODE event records.
+   */
   updateNode(nodes: NodeInfo[]): CoreResponse {
     const out = emptyResponse();
     // one time for the call: its records keep the order of their ids
@@ -320,6 +354,12 @@ export class SchedulerCore {
     return out;
   }
 
+  /**
+   * UpdateApplication (si.ApplicationRequest): adds `new` applications (placed by the placement rules, checked against
+   * the queue's ACLs and limits; a refusal is a rejection with upstream's reason, and the application is kept as
+   * Rejected until it expires) and removes `remove` ones, releasing their allocations and asks (in `released`).
+   * Emits APP and QUEUE event records.
+   */
   updateApplication(req: { new?: AddApplicationRequest[]; remove?: { applicationID: string; partitionName?: string }[] }): CoreResponse {
     const out = emptyResponse();
     const now = this.now();
@@ -381,6 +421,12 @@ export class SchedulerCore {
     return out;
   }
 
+  /**
+   * UpdateAllocation (si.AllocationRequest): records `allocations` — a pending ask, or with `nodeID` an allocation the
+   * RM already made (recovery; counted without a limit check) — and applies `releases`. An unknown application or
+   * node, or empty or negative resources, are rejections in `rejectedAllocations` with upstream's texts. Emits
+   * REQUEST, APP and USERGROUP event records.
+   */
   updateAllocation(req: { allocations?: AllocationMessage[]; releases?: AllocationRelease[] }): CoreResponse {
     const out = emptyResponse();
     const now = this.now();
@@ -797,6 +843,7 @@ export class SchedulerCore {
     return [...this.partitions.keys()].sort();
   }
 
+  /** The REST view of a partition (default `default`); undefined for an unknown name. */
   partitionView(partition?: string): PartitionView | undefined {
     const p = this.partition(partition);
     return p && partitionView(p);
@@ -831,6 +878,7 @@ export class SchedulerCore {
     return p ? [...p.nodes.keys()].sort().map((id) => nodeView(p, id)!) : [];
   }
 
+  /** The REST view of one node (capacity, allocated, occupied, its allocations); undefined when unknown. */
   nodeView(nodeId: string, partition?: string): NodeView | undefined {
     const p = this.partition(partition);
     return p && nodeView(p, nodeId);
