@@ -30,6 +30,7 @@ import { DEFAULT_ROTATION_POLICY, scalePolicy } from "../pki/rotation.js";
 import type { WebhookTls } from "./webhook-tls.js";
 import { type TlsMaterial, startWebhookServer } from "../server/webhook-server.js";
 
+/** Options of `corral admission` (README "Admission controller"). */
 export interface AdmissionOptions {
   standalone: boolean;
   /** YAML/JSON file of configuration keys (standalone: also `namespaces` and `priorityClasses` lookups). */
@@ -61,6 +62,7 @@ export interface AdmissionOptions {
   logger?: Logger;
 }
 
+/** A running admission controller: its logger, and `close()` to stop serving and watching. */
 export interface AdmissionHandle {
   log: Logger;
   close(): Promise<void>;
@@ -81,6 +83,7 @@ export const configFileSchema = z
   })
   .catchall(scalar);
 
+/** A standalone configuration file: the configuration keys, and the namespace and PriorityClass lookups. */
 export interface ConfigFile {
   layer: ConfigLayer;
   namespaces: Record<string, NamespaceInfo>;

@@ -29,11 +29,13 @@ import { WebhookTls } from "./webhook-tls.js";
 import { type WebhookTarget, clientConfig, namespaceSelector, webhookSans } from "../webhook/registration.js";
 import { allow } from "../webhook/decision.js";
 
+/** Names of the bootstrapper's MutatingWebhookConfiguration, its webhook, path and Service (as the upstream chart). */
 export const BOOTSTRAPPER_WEBHOOK_CONFIGURATION = "rt-bootstrapper-mutating-webhook-configuration";
 export const BOOTSTRAPPER_WEBHOOK = "mpod-v1.kb.io";
 export const BOOTSTRAPPER_PATH = "/mutate--v1-pod";
 export const BOOTSTRAPPER_SERVICE = "rt-bootstrapper-webhook-service";
 
+/** Options of `corral bootstrapper` (README "Runtime bootstrapper"). */
 export interface BootstrapperOptions {
   host: string;
   port: number;
@@ -49,6 +51,7 @@ export interface BootstrapperOptions {
   logger?: Logger;
 }
 
+/** A running bootstrapper: its webhook server, logger, on-demand housekeeping and sync, and `close()`. */
 export interface BootstrapperHandle {
   server: WebhookServer;
   log: Logger;
@@ -115,6 +118,11 @@ export async function runBootstrapperStandalone(o: {
   return { server, log, housekeep: async () => undefined, sync: async () => undefined, close: () => server.close() };
 }
 
+/**
+ * Runs the bootstrapper against a cluster until `close()`: webhook TLS from the CA Secret, informers, the webhook
+ * registration, and the housekeeping and shared-resource sync controllers.
+ * @throws Error when no kubeconfig can be loaded or the webhook port cannot be bound
+ */
 export async function runBootstrapper(opts: BootstrapperOptions): Promise<BootstrapperHandle> {
   const env = opts.env ?? process.env;
   const log = opts.logger ?? createLogger("corral-bootstrapper", env.LOG_LEVEL ?? "info");

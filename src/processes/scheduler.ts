@@ -40,6 +40,7 @@ import { discoverApiVersions } from "../kube/discovery.js";
 import { type CachedInformer, startInformer } from "../kube/informers.js";
 import { runLeaderElection } from "../kube/leader.js";
 
+/** Options of `corral scheduler` (README "Scheduler"). */
 export interface SchedulerProcessOptions {
   /** kubeconfig path (default: $KUBECONFIG, in-cluster, ~/.kube/config). */
   kubeconfig?: string;
@@ -76,6 +77,7 @@ export interface SchedulerProcessOptions {
   log: Logger;
 }
 
+/** A running scheduler: its REST port, the shim (for tests) and `close()`. */
 export interface SchedulerProcess {
   port: number;
   ctx: ShimContext;

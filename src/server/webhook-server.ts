@@ -43,6 +43,7 @@ export interface WebhookRoute {
   decide(request: AdmissionRequest): Decision | Promise<Decision>;
 }
 
+/** The serving key and certificate chain, PEM. */
 export interface TlsMaterial {
   /** PEM private key. */
   key: string;
@@ -50,6 +51,7 @@ export interface TlsMaterial {
   cert: string;
 }
 
+/** Options of {@link startWebhookServer}: where to listen, TLS, the webhook routes and limits. */
 export interface WebhookServerOptions {
   host: string;
   /** TCP port; 0 picks a free one. */
@@ -86,6 +88,7 @@ export const SERVER_LIMITS = {
   maxConnections: 1024,
 } as const;
 
+/** A listening webhook server. */
 export interface WebhookServer {
   readonly server: Server;
   /** The bound port. */

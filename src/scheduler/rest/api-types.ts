@@ -186,6 +186,7 @@ export type HoldReasonInfo = { state: "Skipped" | "Failed"; message: string } &
     | { kind: "gangReservation"; appId: string; allocated: Resource; reservation: Resource }
   );
 
+/** The kinds of hold reason (`HoldReasonInfo.kind`). */
 export type HoldKind = HoldReasonInfo["kind"];
 
 /** One waiting pod (pending ask) of `GET /ws/v1/corral/pending`. */
