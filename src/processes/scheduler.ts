@@ -34,7 +34,6 @@ import { error as restError } from "../scheduler/rest/router.js";
 import { json, startRestServer } from "../scheduler/rest/server.js";
 import { DEFAULT_GANG_CONFIG, parseGangConfig } from "../scheduler/shim/gang/config.js";
 import { type SchedulingMode, ShimContext } from "../scheduler/shim/context.js";
-import type { PodObject } from "../scheduler/shim/translate.js";
 import { k8s, loadKubeConfig, makeKeepAliveApiClient } from "../kube/client.js";
 import { discoverApiVersions } from "../kube/discovery.js";
 import { type CachedInformer, startInformer } from "../kube/informers.js";
@@ -203,7 +202,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
       ? extenderRoutes({
           ctx,
           ready: () => ready,
-          livePod: (name, namespace) => informers?.pods.get(name, namespace) as PodObject | undefined,
+          livePod: (name, namespace) => informers?.pods.get(name, namespace),
           run,
           bind: actions.bind,
         })
@@ -254,7 +253,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
       o.placeholderImage ? { ...gangConfig, placeholder: { ...gangConfig.placeholder, image: o.placeholderImage } } : gangConfig,
     );
     const t0 = Date.now();
-    run(ctx.syncAll(inf.nodes.list(), inf.pods.list() as PodObject[]));
+    run(ctx.syncAll(inf.nodes.list(), inf.pods.list()));
     log.info(
       { nodes: ctx.nodes.size, pods: inf.pods.list().length, ...ctx.stats(), ms: Date.now() - t0 },
       "state recovered from the cluster",
@@ -271,9 +270,9 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     inf.nodes.on("add", (n) => andKick(() => run(ctx.syncNode(n))));
     inf.nodes.on("update", (n) => andKick(() => run(ctx.syncNode(n))));
     inf.nodes.on("delete", (n) => andKick(() => run(ctx.deleteNode(n.metadata?.name ?? ""))));
-    inf.pods.on("add", (p) => andKick(() => run(ctx.syncPod(p as PodObject))));
-    inf.pods.on("update", (p) => andKick(() => run(ctx.syncPod(p as PodObject))));
-    inf.pods.on("delete", (p) => andKick(() => ctx.deletePod(p as PodObject)));
+    inf.pods.on("add", (p) => andKick(() => run(ctx.syncPod(p))));
+    inf.pods.on("update", (p) => andKick(() => run(ctx.syncPod(p))));
+    inf.pods.on("delete", (p) => andKick(() => ctx.deletePod(p)));
 
     ready = true;
     loop = runSchedulingLoop({
@@ -285,7 +284,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
       reloadConfig: config.reload,
       holdReasons: () => run(ctx.holdReasons()),
       // level-triggered repair from the caches (missed watch events)
-      resync: () => andKick(() => run(ctx.syncAll(inf.nodes.list(), inf.pods.list() as PodObject[]))),
+      resync: () => andKick(() => run(ctx.syncAll(inf.nodes.list(), inf.pods.list()))),
       intervalMs: o.intervalMs,
       holdReasonsMs: 1000,
       resyncMs: o.resyncSeconds * 1000,
