@@ -354,7 +354,7 @@ export function housekeeper(
     if (!c) return;
     const perMinute = c.housekeeping.evictionsPerMinute;
     evictions.setRate(perMinute / 60, perMinute);
-    const plan = planHousekeeping(o.pods.list() as unknown as Parameters<typeof planHousekeeping>[0], c, o.nsAnnotations);
+    const plan = planHousekeeping(o.pods.list(), c, o.nsAnnotations);
     hk.scanned.inc(plan.scanned);
     hk.missing.inc(plan.missing.length);
     for (const p of plan.evict) {
