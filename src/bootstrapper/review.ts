@@ -84,7 +84,7 @@ export function reviewBootstrap(request: AdmissionRequest, cfg: BootstrapperConf
     const msg = "pod could not be read; admitted without runtime manipulations";
     return allow([], [msg], [{ level: "warn", msg: `${msg}: ${decoded.error}` }]);
   }
-  const pod = decoded.pod as unknown as Record<string, unknown>;
+  const pod: Record<string, unknown> = decoded.pod;
   const meta = decoded.pod.metadata ?? {};
   const namespace = request.namespace || "default";
   const features = enabledFeatures(cfg, namespace, lookups.namespaceAnnotations(namespace), meta.annotations ?? undefined);
