@@ -327,6 +327,7 @@ export interface ConfigLayer {
   data: Readonly<Record<string, string>>;
 }
 
+/** The parsed configuration, or every error found (each names its key). */
 export type ParseResult = { ok: true; config: AdmissionConfig; errors: [] } | { ok: false; errors: ConfigError[] };
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

@@ -23,6 +23,7 @@ export function isOwnIdentity(userInfo: UserInfo | undefined, value: string): bo
 /** Why a requester may set user.info, or undefined when it may not (first match wins, as upstream usergroup.go). */
 export type TrustReason = "trusted-controller" | "external-user" | "external-group";
 
+/** Why the requester may set user.info itself (see {@link TrustReason}); undefined when it may not. */
 export function trustReason(cfg: AdmissionConfig, userInfo: UserInfo | undefined): TrustReason | undefined {
   const username = userInfo?.username ?? "";
   if (cfg.trustControllers && matchesAny(cfg.systemUsers, username)) return "trusted-controller";

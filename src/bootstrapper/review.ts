@@ -23,6 +23,7 @@ const MANIPULATIONS: Record<Feature, (p: PodView, cfg: BootstrapperConfig) => Pa
   "set-landscape": landscapeOps,
 };
 
+/** What a review looks up outside the request: the namespace's annotations (undefined for an unknown namespace). */
 export interface BootstrapperLookups {
   namespaceAnnotations(name: string): Readonly<Record<string, string>> | undefined;
 }
