@@ -30,6 +30,7 @@ import {
   forwardDecision,
   forwardRequest,
 } from "../scheduler/rest/forward.js";
+import { corralBuildInfo } from "../scheduler/rest/cluster-dao.js";
 import { error as restError } from "../scheduler/rest/router.js";
 import { json, startRestServer } from "../scheduler/rest/server.js";
 import { DEFAULT_GANG_CONFIG, parseGangConfig } from "../scheduler/shim/gang/config.js";
@@ -233,7 +234,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     startTime,
     intercept,
     config: () => core.appliedConfig,
-    build: { buildVersion: process.env.npm_package_version ?? "", buildDate: "", isPluginVersion: String(o.mode === "plugin") },
+    build: corralBuildInfo({ plugin: o.mode === "plugin" }),
     rmDiagnostics: shimState,
   });
 

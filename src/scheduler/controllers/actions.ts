@@ -13,7 +13,8 @@
  *  - events and status writes: informational, so at most `eventQueueLimit` wait (the oldest is dropped and counted),
  *    and while any binding is pending they use one connection, otherwise four.
  *
- * Actions that are only for logs and metrics (`preempting`, `notJoined`, `overLimit`) are logged and counted here.
+ * Actions that are only for logs and metrics (`preempting`, `quotaPreempting`, `notJoined`, `overLimit`) are logged and
+ * counted here.
  */
 import type { Logger } from "pino";
 import { eventFor } from "../../kube/events.js";
@@ -54,7 +55,10 @@ export interface ActionsOptions {
   liveNode: (pod: PodRef) => string | undefined;
   /** The Eviction API version the cluster serves (discovered once; rejects when there is none). */
   evictionApiVersion: () => Promise<string>;
-  metrics: Pick<SchedulerMetrics, "binds" | "events" | "gang" | "preemptions" | "evictions" | "notJoined" | "overLimit">;
+  metrics: Pick<
+    SchedulerMetrics,
+    "binds" | "events" | "gang" | "preemptions" | "quotaPreemptions" | "evictions" | "notJoined" | "overLimit"
+  >;
   log: Logger;
   /** `source.component` of events (the scheduler name) and `reportingInstance` (this replica's identity). */
   component: string;
@@ -184,10 +188,10 @@ export function runActions(o: ActionsOptions): Actions {
     settle: (a, r) => {
       m.evictions.inc({ result: r.outcome, queue: a.queue });
       if (r.outcome === "evicted") {
-        log.info({ pod: podKey(a.pod), preemptor: a.preemptor }, "preemption victim evicted");
+        log.info({ pod: podKey(a.pod), preemptor: a.preemptor, quota: a.quota }, "preemption victim evicted");
         status.push({ kind: "event", object: { kind: "Pod", ...a.pod }, type: "Normal", reason: "Preempted", message: a.message });
       } else if (r.outcome === "refused") {
-        log.warn({ pod: podKey(a.pod), preemptor: a.preemptor, err: r.error }, "preemption victim eviction refused");
+        log.warn({ pod: podKey(a.pod), preemptor: a.preemptor, quota: a.quota, err: r.error }, "preemption victim eviction refused");
         run(o.shim.evictionRefused(a, r.error));
         o.kick();
       }
@@ -203,6 +207,9 @@ export function runActions(o: ActionsOptions): Actions {
         m.preemptions.inc({ queue: a.queue });
         const { applicationId, allocationKey, queue, nodeId: node, victims } = a;
         log.info({ applicationId, allocationKey, queue, node, victims }, "preemption started");
+      } else if (a.kind === "quotaPreempting") {
+        m.quotaPreemptions.inc({ queue: a.queue });
+        log.info({ queue: a.queue, victims: a.victims }, "quota-change preemption started");
       } else if (a.kind === "notJoined") {
         m.notJoined.inc({ differs: a.differs });
         const { podApplicationId, applicationId, user, differs } = a;

@@ -67,6 +67,12 @@ export function schedulerMetrics(registry: Registry, sources: MetricSources) {
       labelNames: ["queue"],
       registers,
     }),
+    quotaPreemptions: new Counter({
+      name: "corral_scheduler_quota_preemptions_total",
+      help: "Quota-change preemptions the core started (a queue's max lowered below its usage), by queue",
+      labelNames: ["queue"],
+      registers,
+    }),
     evictions: new Counter({
       name: "corral_scheduler_preemption_evictions_total",
       help: "Evictions of preemption victims by result (evicted, gone, refused) and victim queue",

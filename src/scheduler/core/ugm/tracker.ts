@@ -21,7 +21,7 @@
 import type { QueueConfig } from "../config.js";
 import { type Res, addTo, fitsWithin, subFrom } from "../resources.js";
 import type { LimitHold } from "./hold.js";
-import { type Limit, type LimitTable, WILDCARD, groupLimit, limitTable, limitedGroups } from "./limits.js";
+import { type LevelLimits, type Limit, type LimitTable, WILDCARD, groupLimit, limitTable, limitedGroups } from "./limits.js";
 
 /** What the tracker needs of an application (the core's Application has these fields). */
 export interface TrackedApp {
@@ -63,6 +63,28 @@ export interface TrackedLimit {
 
 const NO_USAGE: Usage = { res: {}, apps: new Set() };
 
+/**
+ * What changed in the tracker, as data (upstream ugm_events.go; the core sends them as USERGROUP records). `queuePath`
+ * is the application's leaf queue for usage, the queue the limit is set on for limits. Resources in core units.
+ */
+export type UgmChange =
+  /** Usage of a user or group went up (`sign` 1) or down (−1) by `resource` (UG_USER_RESOURCE / UG_GROUP_RESOURCE). */
+  | {
+      readonly kind: "usage";
+      readonly who: "user" | "group";
+      readonly name: string;
+      readonly queuePath: string;
+      readonly sign: 1 | -1;
+      readonly resource: Readonly<Res>;
+    }
+  /** An application was linked to (or unlinked from) the group it is tracked under (UG_APP_LINK). */
+  | { readonly kind: "appLink"; readonly group: string; readonly appId: string; readonly linked: boolean }
+  /**
+   * A user or group limit was set by a configuration (every load, as upstream) or is gone (UG_USER_LIMIT /
+   * UG_GROUP_LIMIT); `name` is `*` for a wildcard limit.
+   */
+  | { readonly kind: "limit"; readonly who: "user" | "group"; readonly name: string; readonly queuePath: string; readonly set: boolean };
+
 export class LimitTracker {
   private table: LimitTable = new Map();
   private readonly users = new Map<string, Map<string, Usage>>();
@@ -70,6 +92,15 @@ export class LimitTracker {
   /** Application → the group it is tracked under (undefined: resolved to none); absent: not resolved yet. */
   private readonly links = new Map<string, string | undefined>();
   private readonly running = new Map<string, RunningApp>();
+  /** Changes since the last `drainChanges`. */
+  private changes: UgmChange[] = [];
+
+  /** The changes since the last call, oldest first. */
+  drainChanges(): UgmChange[] {
+    const c = this.changes;
+    this.changes = [];
+    return c;
+  }
 
   /**
    * (Re)loads the limits from the validated queue tree (root first). Group limits that are gone stop applying to the
@@ -89,10 +120,17 @@ export class LimitTracker {
           const leaf = r?.app.queue.path;
           if (leaf !== undefined && leaf !== path && !leaf.startsWith(`${path}.`)) continue;
           if (r) this.charge(this.groups, group, { app: r.app, r: r.res, sign: -1, running: false });
-          this.links.delete(appId);
+          this.unlink(appId);
           if (r) unlinked.push(appId);
         }
       }
+    }
+    for (const [path, level] of next)
+      for (const [who, name] of limitNames(level)) this.changes.push({ kind: "limit", who, name, queuePath: path, set: true });
+    for (const [path, level] of this.table) {
+      const now = new Set(limitNames(next.get(path)).map(([who, name]) => `${who}\0${name}`));
+      for (const [who, name] of limitNames(level))
+        if (!now.has(`${who}\0${name}`)) this.changes.push({ kind: "limit", who, name, queuePath: path, set: false });
     }
     this.table = next;
     for (const appId of unlinked) {
@@ -107,7 +145,15 @@ export class LimitTracker {
     if (this.links.has(app.id)) return this.links.get(app.id);
     const group = this.resolveGroup(app.groups, app.queue.path);
     this.links.set(app.id, group);
+    if (group !== undefined) this.changes.push({ kind: "appLink", group, appId: app.id, linked: true });
     return group;
+  }
+
+  /** Drops the group link of an application (resolved again on its next use). */
+  private unlink(appId: string): void {
+    const group = this.links.get(appId);
+    if (group !== undefined) this.changes.push({ kind: "appLink", group, appId, linked: false });
+    this.links.delete(appId);
   }
 
   /** Upstream `ensureGroupInternal`: the leaf first, then each parent. */
@@ -259,7 +305,7 @@ export class LimitTracker {
       else subFrom(rec.res, r);
     } else {
       this.running.delete(app.id);
-      this.links.delete(app.id);
+      this.unlink(app.id);
     }
   }
 
@@ -271,6 +317,14 @@ export class LimitTracker {
   ): void {
     let byPath = map.get(name);
     if (!byPath) map.set(name, (byPath = new Map()));
+    this.changes.push({
+      kind: "usage",
+      who: map === this.users ? "user" : "group",
+      name,
+      queuePath: app.queue.path,
+      sign,
+      resource: { ...r },
+    });
     for (const path of prefixes(app.queue.path)) {
       let u = byPath.get(path);
       if (!u) byPath.set(path, (u = { res: {}, apps: new Set() }));
@@ -288,9 +342,18 @@ export class LimitTracker {
 
   /** Drops what is kept for a removed application (its group link). */
   forget(appId: string): void {
-    this.links.delete(appId);
+    this.unlink(appId);
     this.running.delete(appId);
   }
+}
+
+/** The users and groups with a limit on one queue (named ones, then the wildcards as `*`). */
+function limitNames(level: LevelLimits | undefined): ["user" | "group", string][] {
+  if (!level) return [];
+  const out: ["user" | "group", string][] = [...level.users.keys()].map((u) => ["user", u] as ["user", string]);
+  if (level.wildcardUser) out.push(["user", WILDCARD]);
+  for (const g of limitedGroups(level)) out.push(["group", g]);
+  return out;
 }
 
 /** `root.a.b` → `root`, `root.a`, `root.a.b`. */
