@@ -11,16 +11,16 @@
  *                    per second (all clients together) are reported; `npm run bench:events` runs corral and
  *                    corral-streams in the same run (ABBA order) and prints the pods/s ratio (target ≥ 0.9).
  *
- * Every round runs on a freshly started control plane (empty etcd). Each scheduler round: BENCH_PODS pending pods (default 2,000; 100m cpu, 128Mi) are created with the scheduler
- * stopped, through the admission controller (on for every round); then the scheduler starts and a pod watch records
- * when each pod gets `spec.nodeName`. Rate = pods / (last bind − first bind); "wall" also counts start-up (process start
- * → last bind). Nodes: BENCH_NODES (default 100) fake Node objects, 32 cpu / 128Gi / 110 pods each.
- * Targets (issue): corral ≥ 10 × kube-scheduler and ≥ 0.7 × the create ceiling.
- * The gang round: BENCH_GANG_APPS (default 200) Spark-shaped applications of one driver and BENCH_GANG_EXECUTORS (9)
- * executors, every pod a task-group member (task groups driver 1, executor 9; same pod size), created with the
- * scheduler stopped; corral then creates a placeholder per member, binds it, and replaces it by the real pod (delete,
- * then bind). Reported: placeholders created/s, gangs fully running/s (all real pods bound) and real pods/s, each over
- * the window from the first placeholder created to the last real pod bound.
+ * Every round runs on a freshly started control plane (empty etcd). Each scheduler round: BENCH_PODS pending pods
+ * (default 2,000; 100m cpu, 128Mi) are created with the scheduler stopped, through the admission controller (on for
+ * every round); then the scheduler starts and a pod watch records when each pod gets `spec.nodeName`. Rate = pods /
+ * (last bind − first bind); "wall" also counts start-up (process start → last bind). Nodes: BENCH_NODES (default 100)
+ * fake Node objects, 32 cpu / 128Gi / 110 pods each. Targets (issue): corral ≥ 10 × kube-scheduler and ≥ 0.7 × the
+ * create ceiling. The gang round: BENCH_GANG_APPS (default 200) Spark-shaped applications of one driver and
+ * BENCH_GANG_EXECUTORS (9) executors, every pod a task-group member (task groups driver 1, executor 9; same pod size),
+ * created with the scheduler stopped; corral then creates a placeholder per member, binds it, and replaces it by the
+ * real pod (delete, then bind). Reported: placeholders created/s, gangs fully running/s (all real pods bound) and real
+ * pods/s, each over the window from the first placeholder created to the last real pod bound.
  *
  * Env: BENCH_PODS, BENCH_NODES, BENCH_CONCURRENCY (create calls in flight, default 32), BENCH_ROUNDS (comma list of
  * ceiling,kube-scheduler,corral,plugin,gang), BENCH_CORRAL_ARGS (extra `corral scheduler` flags),
@@ -513,11 +513,15 @@ async function main(): Promise<void> {
   const lines = [
     `bench:e2e — ${PODS} pods, ${NODES} fake nodes, admission controller on, kube-apiserver v1.20.2 on 127.0.0.1`,
     "",
-    "| round | pods/s | seconds (first→last) | wall seconds (start→last bind) | vs kube-scheduler | vs create ceiling | CPU ms/pod: scheduler, apiserver, etcd |",
+    "| round | pods/s | seconds (first→last) | wall seconds (start→last bind) | vs kube-scheduler | vs create ceiling | " +
+      "CPU ms/pod: scheduler, apiserver, etcd |",
     "|---|---|---|---|---|---|---|",
     ...rows.map(
       (r) =>
-        `| ${r.round} | ${r.rate.toFixed(0)} | ${r.seconds.toFixed(2)} | ${r.wallSeconds?.toFixed(2) ?? "—"} | ${ks && r !== ceiling ? `${(r.rate / ks.rate).toFixed(1)}×` : "—"} | ${ceiling ? `${(r.rate / ceiling.rate).toFixed(2)}×` : "—"} | ${r.cpu ? `${r.cpu.scheduler.toFixed(2)}, ${r.cpu.apiserver.toFixed(2)}, ${r.cpu.etcd.toFixed(2)}` : "—"} |`,
+        `| ${r.round} | ${r.rate.toFixed(0)} | ${r.seconds.toFixed(2)} | ${r.wallSeconds?.toFixed(2) ?? "—"} | ` +
+        `${ks && r !== ceiling ? `${(r.rate / ks.rate).toFixed(1)}×` : "—"} | ` +
+        `${ceiling ? `${(r.rate / ceiling.rate).toFixed(2)}×` : "—"} | ` +
+        `${r.cpu ? `${r.cpu.scheduler.toFixed(2)}, ${r.cpu.apiserver.toFixed(2)}, ${r.cpu.etcd.toFixed(2)}` : "—"} |`,
     ),
     "",
     "Targets: corral standalone ≥ 10× kube-scheduler and ≥ 0.7× the create ceiling.",
@@ -527,9 +531,11 @@ async function main(): Promise<void> {
   const streamed = rows.filter((r) => r.events);
   if (plain.length > 0 && streamed.length > 0) {
     const mean = (rs: Row[]) => rs.reduce((a, r) => a + r.rate, 0) / rs.length;
+    const delivered = (r: Row) =>
+      `${r.events!.perSecond.toFixed(0)} records/s delivered (${r.events!.total} records, ${r.events!.dropped} clients dropped)`;
     lines.push(
       "",
-      `Event streams: ${streamed.map((r) => `${r.events!.perSecond.toFixed(0)} records/s delivered (${r.events!.total} records, ${r.events!.dropped} clients dropped)`).join("; ")}; ` +
+      `Event streams: ${streamed.map(delivered).join("; ")}; ` +
         `pods/s with ${STREAMS} streams / without: ${(mean(streamed) / mean(plain)).toFixed(2)}× (target ≥ 0.9×).`,
     );
   }
@@ -547,7 +553,8 @@ function gangLines(rows: Row[]): string[] {
     "",
     "| gang round | placeholders created | placeholders created/s | gangs fully running/s | real pods/s | vs plain corral pods/s |",
     "|---|---|---|---|---|---|",
-    `| ${gang.round} | ${gang.gang.placeholders} | ${gang.gang.placeholdersPerSecond.toFixed(0)} | ${gang.gang.gangsPerSecond.toFixed(1)} | ${gang.rate.toFixed(0)} | ${plain ? `${(gang.rate / plain.rate).toFixed(2)}×` : "—"} |`,
+    `| ${gang.round} | ${gang.gang.placeholders} | ${gang.gang.placeholdersPerSecond.toFixed(0)} | ` +
+      `${gang.gang.gangsPerSecond.toFixed(1)} | ${gang.rate.toFixed(0)} | ${plain ? `${(gang.rate / plain.rate).toFixed(2)}×` : "—"} |`,
     "",
     "Target: gang round ≥ 0.4× the plain corral round's pods/s.",
   ];

@@ -63,7 +63,8 @@ async function main(): Promise<void> {
         const seconds = await createPods(make(), `${name.replace(/[^a-z]/g, "")}-${r}`);
         rates[name]!.push(PODS / seconds);
         say(
-          `round ${r + 1} ${name}: ${PODS} pods in ${seconds.toFixed(2)} s = ${(PODS / seconds).toFixed(0)} creates/s; ${openSockets()} sockets open`,
+          `round ${r + 1} ${name}: ${PODS} pods in ${seconds.toFixed(2)} s = ${(PODS / seconds).toFixed(0)} creates/s; ` +
+            `${openSockets()} sockets open`,
         );
         await cleanup.deleteCollectionNamespacedPod({ namespace: NS, gracePeriodSeconds: 0 });
         // let connections the round left idle time out, so the next round starts from the same state

@@ -109,7 +109,10 @@ for (const mode of ["bounded", "every node"] as const) {
     const us = (r.seconds / r.decisions) * 1e6;
     base ??= us;
     console.log(
-      `${String(r.nodes).padEnd(7)} ${mode.padEnd(11)}  ${String(r.decisions).padStart(9)}  ${String(r.preempting).padStart(10)}  ${r.seconds.toFixed(3).padStart(7)}  ${(r.decisions / r.seconds).toFixed(0).padStart(11)}  ${us.toFixed(1).padStart(11)}  ${(r.nodesRead / Math.max(1, r.preempting)).toFixed(1).padStart(19)}  ${(us / base).toFixed(2).padStart(16)}`,
+      `${String(r.nodes).padEnd(7)} ${mode.padEnd(11)}  ${String(r.decisions).padStart(9)}  ` +
+        `${String(r.preempting).padStart(10)}  ${r.seconds.toFixed(3).padStart(7)}  ` +
+        `${(r.decisions / r.seconds).toFixed(0).padStart(11)}  ${us.toFixed(1).padStart(11)}  ` +
+        `${(r.nodesRead / Math.max(1, r.preempting)).toFixed(1).padStart(19)}  ${(us / base).toFixed(2).padStart(16)}`,
     );
   }
 }

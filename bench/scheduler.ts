@@ -176,7 +176,10 @@ function runOnce(shape: Shape, n: number): Row {
 /** CPU µs per allocation: the figure ratios are taken on. */
 const us = (r: Row) => (r.cpuSeconds * 1e6) / r.allocs;
 const line = (r: Row, rel: number) =>
-  `${r.shape.padEnd(20)} ${String(r.nodes).padStart(6)} ${r.addNodesMs.toFixed(1).padStart(12)}  ${String(r.allocs).padStart(11)}  ${r.seconds.toFixed(3).padStart(7)}  ${(r.allocs / r.seconds).toFixed(0).padStart(13)}  ${us(r).toFixed(2).padStart(13)}  ${(r.allocs / r.cpuSeconds).toFixed(0).padStart(14)}  ${r.heapMiB.toFixed(0).padStart(8)}  ${rel.toFixed(2).padStart(9)}`;
+  `${r.shape.padEnd(20)} ${String(r.nodes).padStart(6)} ${r.addNodesMs.toFixed(1).padStart(12)}  ` +
+  `${String(r.allocs).padStart(11)}  ${r.seconds.toFixed(3).padStart(7)}  ` +
+  `${(r.allocs / r.seconds).toFixed(0).padStart(13)}  ${us(r).toFixed(2).padStart(13)}  ` +
+  `${(r.allocs / r.cpuSeconds).toFixed(0).padStart(14)}  ${r.heapMiB.toFixed(0).padStart(8)}  ${rel.toFixed(2).padStart(9)}`;
 
 run(TWO_APPS, 500); // warm-up (JIT)
 const rows = sizes.map((n) => run(TWO_APPS, n));
@@ -197,7 +200,8 @@ const ratios = shapes.map((s) => {
 });
 const at20k = rows.find((r) => r.nodes === 20000);
 console.log(
-  `2 apps at 5,000 nodes: ${(at5k.allocs / at5k.seconds).toFixed(0)} allocations/s wall, ${(at5k.allocs / at5k.cpuSeconds).toFixed(0)} per CPU second (target >= 100,000)`,
+  `2 apps at 5,000 nodes: ${(at5k.allocs / at5k.seconds).toFixed(0)} allocations/s wall, ` +
+    `${(at5k.allocs / at5k.cpuSeconds).toFixed(0)} per CPU second (target >= 100,000)`,
 );
 if (at20k && base) console.log(`cost at 20,000 vs 1,000 nodes: ${(us(at20k) / us(base)).toFixed(2)}x (target <= 2)`);
 if (ratios.length > 0) console.log(`largest cost ratio vs 2 apps at 5,000 nodes: ${Math.max(...ratios).toFixed(2)}x (target <= 2)`);

@@ -134,7 +134,8 @@ export async function runWebhookBench(b: WebhookBench): Promise<void> {
     const ops = JSON.parse(Buffer.from(answer.response.patch, "base64").toString()) as unknown[];
 
     process.stderr.write(
-      `measuring ${rounds} rounds of ${seconds}s per server (alternating), ${connections} connections, body ${body.length} bytes, corral patch ${ops.length} ops\n`,
+      `measuring ${rounds} rounds of ${seconds}s per server (alternating), ${connections} connections, body ` +
+        `${body.length} bytes, corral patch ${ops.length} ops\n`,
     );
     const frs: Round[] = [],
       crs: Round[] = [];
@@ -179,7 +180,8 @@ export async function runWebhookBench(b: WebhookBench): Promise<void> {
     for (const r of rows) console.log(r.map((v, i) => v.padEnd(widths[i]!)).join("  "));
     const ratio = c.requests.average / f.requests.average;
     console.log(
-      `throughput ratio corral/floor: ${ratio.toFixed(2)} (target >= ${b.target.toFixed(2)})  corral p99: ${c.latency.p99.toFixed(2)} ms${b.p99TargetMs ? ` (target <= ${b.p99TargetMs})` : ""}`,
+      `throughput ratio corral/floor: ${ratio.toFixed(2)} (target >= ${b.target.toFixed(2)})  corral p99: ` +
+        `${c.latency.p99.toFixed(2)} ms${b.p99TargetMs ? ` (target <= ${b.p99TargetMs})` : ""}`,
     );
     console.log(`CPU-cost ratio floor/corral: ${(fCpu / cCpu).toFixed(2)} (the same comparison, less sensitive to a noisy machine)`);
     if (c.errors > 0 || c.non2xx > 0) console.log("WARNING: corral answered with errors");

@@ -176,7 +176,9 @@ export const ADMISSION_CONFIG_KEYS: Readonly<Record<string, KeySpec>> = {
     kind: "statusPolicy",
     default: "Ignore",
     env: [],
-    doc: "pods/status UPDATEs that change user.info are refused by a validating webhook with this failurePolicy (Fail or Ignore); Off registers none",
+    doc:
+      "pods/status UPDATEs that change user.info are refused by a validating webhook with this failurePolicy (Fail " +
+      "or Ignore); Off registers none",
   },
   "admissionController.webHook.timeoutSeconds": {
     field: "webhookTimeoutSeconds",
@@ -246,7 +248,9 @@ export const ADMISSION_CONFIG_KEYS: Readonly<Record<string, KeySpec>> = {
     kind: "bool",
     default: "true",
     env: ["ADMISSION_CONTROLLER_REFUSE_PRESET_NODE_NAME"],
-    doc: "refuse pods and pod templates for the scheduler that already name a node (spec.nodeName), which would bypass queue and user limits; trusted controllers and kubelets' mirror pods excepted",
+    doc:
+      "refuse pods and pod templates for the scheduler that already name a node (spec.nodeName), which would bypass " +
+      "queue and user limits; trusted controllers and kubelets' mirror pods excepted",
   },
   "admissionController.accessControl.systemUsers": {
     field: "systemUsers",
@@ -274,7 +278,9 @@ export const ADMISSION_CONFIG_KEYS: Readonly<Record<string, KeySpec>> = {
     kind: "optionalString",
     default: "",
     env: ["ADMISSION_CONTROLLER_SCHEDULER_USER"],
-    doc: "the scheduler's own user (its ServiceAccount): besides trusted controllers the only requester that may set internal.yunikorn.apache.org/placeholder on pods and pod templates; empty: system:serviceaccount:<namespace>:corral-scheduler",
+    doc:
+      "the scheduler's own user (its ServiceAccount): besides trusted controllers the only requester that may set " +
+      "internal.yunikorn.apache.org/placeholder on pods and pod templates; empty: system:serviceaccount:<namespace>:corral-scheduler",
   },
   "service.userLabelKey": {
     field: "userLabelKey",
@@ -321,6 +327,7 @@ export interface ConfigLayer {
   data: Readonly<Record<string, string>>;
 }
 
+/** The parsed configuration, or every error found (each names its key). */
 export type ParseResult = { ok: true; config: AdmissionConfig; errors: [] } | { ok: false; errors: ConfigError[] };
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -388,7 +395,8 @@ function parseValue(kind: KeyKind, value: string): unknown {
       if (value === "") return "";
       if (value.length > 63 || !QUEUE_LABEL.test(value)) {
         throw new Error(
-          "must be empty or a fully qualified queue name starting with root. that is a valid label value (at most 63 characters of [A-Za-z0-9_-] between dots)",
+          "must be empty or a fully qualified queue name starting with root. that is a valid label value (at most 63 " +
+            "characters of [A-Za-z0-9_-] between dots)",
         );
       }
       return value;

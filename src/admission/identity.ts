@@ -23,6 +23,7 @@ export function isOwnIdentity(userInfo: UserInfo | undefined, value: string): bo
 /** Why a requester may set user.info, or undefined when it may not (first match wins, as upstream usergroup.go). */
 export type TrustReason = "trusted-controller" | "external-user" | "external-group";
 
+/** Why the requester may set user.info itself (see {@link TrustReason}); undefined when it may not. */
 export function trustReason(cfg: AdmissionConfig, userInfo: UserInfo | undefined): TrustReason | undefined {
   const username = userInfo?.username ?? "";
   if (cfg.trustControllers && matchesAny(cfg.systemUsers, username)) return "trusted-controller";
@@ -80,7 +81,9 @@ export function userInfoStep(
         notes: [
           {
             level: "warn",
-            msg: `${what}: deprecated user label ${cfg.userLabelKey}=${legacy} used as the user (bypassAuth); set ${ANNOTATION_USER_INFO_KEY} instead`,
+            msg:
+              `${what}: deprecated user label ${cfg.userLabelKey}=${legacy} used as the user (bypassAuth); set ` +
+              `${ANNOTATION_USER_INFO_KEY} instead`,
           },
         ],
         warnings: [`label ${cfg.userLabelKey} is deprecated; use annotation ${ANNOTATION_USER_INFO_KEY}`],
@@ -92,7 +95,9 @@ export function userInfoStep(
       notes: [
         {
           level: "warn",
-          msg: `${what}: deprecated user label ${cfg.userLabelKey}=${legacy} ignored; identity taken from the request (${userInfo?.username ?? ""})`,
+          msg:
+            `${what}: deprecated user label ${cfg.userLabelKey}=${legacy} ignored; identity taken from the request ` +
+            `(${userInfo?.username ?? ""})`,
         },
       ],
       warnings: [`label ${cfg.userLabelKey} is deprecated and ignored; the submitting user is recorded in ${ANNOTATION_USER_INFO_KEY}`],

@@ -209,7 +209,8 @@ export function validatePodUpdate(req: PodRequest, cfg: AdmissionConfig): Decisi
   if (before !== after) {
     const change = before === undefined ? "adding" : after === undefined ? "removing" : "changing";
     return refuse(
-      `user info annotation change is not allowed: ${change} ${ANNOTATION_USER_INFO} on an existing pod is refused (requested by ${req.userInfo?.username ?? "unknown user"})`,
+      `user info annotation change is not allowed: ${change} ${ANNOTATION_USER_INFO} on an existing pod is refused ` +
+        `(requested by ${req.userInfo?.username ?? "unknown user"})`,
       403,
     );
   }

@@ -20,6 +20,7 @@ import {
 } from "./constants.js";
 import { type WebhookTarget, clientConfig, namespaceSelector } from "../webhook/registration.js";
 
+/** What the webhook registrations are built from: where the webhook is reached, its CA bundle and policies. */
 export interface WebhookSettings {
   target: WebhookTarget;
   /** PEM bundle of the CA(s) that sign the serving certificate. */

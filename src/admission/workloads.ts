@@ -52,6 +52,7 @@ export const WORKLOAD_TEMPLATE_PATHS: Readonly<Record<string, readonly string[]>
   CronJob: ["spec", "jobTemplate", "spec", "template"],
 };
 
+/** Whether `kind` is a workload whose pod template the webhook handles (Deployment, Job, …). */
 export function isWorkloadKind(kind: string): boolean {
   return Object.hasOwn(WORKLOAD_TEMPLATE_PATHS, kind);
 }
@@ -87,6 +88,7 @@ function templateRouted(cfg: AdmissionConfig, lookups: AdmissionLookups, namespa
   return t.schedulerName === cfg.schedulerName || shouldProcessNamespace(cfg, namespace, lookups.namespace(namespace));
 }
 
+/** The parts of an AdmissionRequest for a workload that the template decision reads. */
 export interface WorkloadRequest {
   kind: { kind: string };
   namespace?: string;

@@ -8,7 +8,9 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { formatZodError } from "../util/zod.js";
 
+/** Prefix of the feature annotations and labels (`rt-cfg.kyma-project.io/<feature>`). */
 export const FEATURE_PREFIX = "rt-cfg.kyma-project.io/";
+/** The runtime manipulations, by upstream's names. */
 export const FEATURES = [
   "alter-img-registry",
   "add-img-pull-secret",
@@ -16,8 +18,11 @@ export const FEATURES = [
   "set-fips-mode",
   "set-landscape",
 ] as const;
+/** One runtime manipulation. */
 export type Feature = (typeof FEATURES)[number];
+/** The annotation/label that opts in to every feature. */
 export const ALL_ALIAS = `${FEATURE_PREFIX}all`;
+/** The bootstrapper's ConfigMap and the key holding its JSON configuration. */
 export const CONFIGMAP_NAME = "rt-bootstrapper-config";
 export const CONFIGMAP_KEY = "rt-bootstrapper-config.json";
 /** Set on every pod the webhook changed (upstream's marker). */
@@ -37,6 +42,7 @@ const featureKey = z
 
 const hostPattern = /^(localhost|[A-Za-z0-9.-]+\.[A-Za-z0-9.-]+|[A-Za-z0-9.-]+:\d+|[A-Za-z0-9.-]+\.[A-Za-z0-9-]+:\d+)$/;
 
+/** The configuration's schema (zod); each field is documented where it is declared. */
 export const bootstrapperConfigSchema = z
   .object({
     /** Source registry host[:port] → target host[:port][/path]. */
@@ -103,6 +109,7 @@ export const bootstrapperConfigSchema = z
   })
   .strict();
 
+/** A parsed configuration, with `revision`: the first 12 hex digits of the SHA-256 of its text. */
 export type BootstrapperConfig = z.infer<typeof bootstrapperConfigSchema> & { revision: string };
 
 /**

@@ -5,11 +5,13 @@
  * Pods owned by a controller are evicted (the controller recreates them through the webhook), one owner at a time;
  * bare pods are never deleted, only reported.
  */
+import type { V1Pod } from "@kubernetes/client-node";
 import type { BootstrapperConfig } from "./config.js";
 import { enabledFeatures } from "./opt-in.js";
 import { manipulatePod } from "./review.js";
 import type { Feature } from "./config.js";
 
+/** A pod missing manipulations: where it is, its controller (`<ns>/<kind>/<name>`, none for a bare pod), what it lacks. */
 export interface PodRef {
   namespace: string;
   name: string;
@@ -17,6 +19,7 @@ export interface PodRef {
   missing: Feature[];
 }
 
+/** What housekeeping does next (see {@link planHousekeeping}). */
 export interface HousekeepingPlan {
   scanned: number;
   missing: PodRef[];
@@ -26,20 +29,13 @@ export interface HousekeepingPlan {
   bare: PodRef[];
 }
 
-interface PodLike {
-  metadata?: {
-    name?: string;
-    namespace?: string;
-    annotations?: Record<string, string>;
-    ownerReferences?: { kind: string; name: string; controller?: boolean }[];
-    deletionTimestamp?: unknown;
-  };
-  spec?: Record<string, unknown>;
-  status?: { phase?: string };
-}
-
+/**
+ * The housekeeping plan over the informer's pods (module comment): terminating and finished pods are skipped, a pod
+ * counts as scanned when any feature applies to it, and as missing when applying its features would change it.
+ * @param nsAnnotations the namespace's annotations (opt-in and opt-out), undefined for an unknown namespace
+ */
 export function planHousekeeping(
-  pods: readonly PodLike[],
+  pods: readonly V1Pod[],
   cfg: BootstrapperConfig,
   nsAnnotations: (ns: string) => Readonly<Record<string, string>> | undefined,
 ): HousekeepingPlan {

@@ -23,6 +23,7 @@ const MANIPULATIONS: Record<Feature, (p: PodView, cfg: BootstrapperConfig) => Pa
   "set-landscape": landscapeOps,
 };
 
+/** What a review looks up outside the request: the namespace's annotations (undefined for an unknown namespace). */
 export interface BootstrapperLookups {
   namespaceAnnotations(name: string): Readonly<Record<string, string>> | undefined;
 }
@@ -84,7 +85,7 @@ export function reviewBootstrap(request: AdmissionRequest, cfg: BootstrapperConf
     const msg = "pod could not be read; admitted without runtime manipulations";
     return allow([], [msg], [{ level: "warn", msg: `${msg}: ${decoded.error}` }]);
   }
-  const pod = decoded.pod as unknown as Record<string, unknown>;
+  const pod: Record<string, unknown> = decoded.pod;
   const meta = decoded.pod.metadata ?? {};
   const namespace = request.namespace || "default";
   const features = enabledFeatures(cfg, namespace, lookups.namespaceAnnotations(namespace), meta.annotations ?? undefined);

@@ -6,10 +6,14 @@
  */
 import type { BootstrapperConfig } from "./config.js";
 
+/** Label on every copy, with value {@link MANAGED_BY}. */
 export const LABEL_MANAGED_BY = "app.kubernetes.io/managed-by";
+/** The managed-by label value of copies. */
 export const MANAGED_BY = "corral-bootstrapper";
+/** Annotation on a copy naming its source object (`<namespace>/<name>`). */
 export const ANNOTATION_SOURCE = "rt-bootstrapper.kyma-project.io/source";
 
+/** A Secret or ConfigMap copy to write (or an existing one, as read). */
 export interface SyncObject {
   kind: "Secret" | "ConfigMap";
   metadata: {
@@ -23,6 +27,7 @@ export interface SyncObject {
   type?: string;
 }
 
+/** The copies to write (create or replace) and the copies to delete. */
 export interface SyncPlan {
   apply: SyncObject[];
   delete: { kind: "Secret" | "ConfigMap"; namespace: string; name: string }[];

@@ -77,7 +77,8 @@ export function buildCli(): Command {
     .addOption(new Option("--port <port>", "HTTPS port").default(DEFAULT_ADMISSION_PORT).argParser(port))
     .option(
       "--cert-dir <dir>",
-      "serve tls.crt/tls.key from this directory (generated with a self-signed CA when missing); standalone default .corral/admission-certs. In a cluster, leave unset to keep the CAs in a Secret, register the webhooks and rotate automatically",
+      "serve tls.crt/tls.key from this directory (generated with a self-signed CA when missing); standalone default " +
+        ".corral/admission-certs. In a cluster, leave unset to keep the CAs in a Secret, register the webhooks and rotate automatically",
     )
     .option("--san <name>", "extra DNS name or IP address for a generated server certificate (repeatable)", collect, [])
     .option("--kubeconfig <file>", "kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
@@ -209,7 +210,8 @@ export function buildCli(): Command {
   program
     .command("scheduler")
     .description(
-      "Run the scheduler: the Kubernetes shim around the core (standalone: binds pods itself; plugin: kube-scheduler extender), or --standalone without a cluster",
+      "Run the scheduler: the Kubernetes shim around the core (standalone: binds pods itself; plugin: kube-scheduler " +
+        "extender), or --standalone without a cluster",
     )
     .option("--standalone", "run without an API server (REST API over --config or --scenario only)", false)
     .addOption(
@@ -257,11 +259,13 @@ export function buildCli(): Command {
     .option("--identity <id>", "leader election identity (default: hostname_pid)")
     .option(
       "--advertise-address <url>",
-      "with --leader-elect: REST base URL other replicas reach this one at, published on the Lease; followers forward REST reads to the leader's (default: http://$POD_IP:<port> when POD_IP is set)",
+      "with --leader-elect: REST base URL other replicas reach this one at, published on the Lease; followers forward " +
+        "REST reads to the leader's (default: http://$POD_IP:<port> when POD_IP is set)",
     )
     .option(
       "--placeholder-image <image>",
-      "gang scheduling: image of placeholder pods (overrides service.placeholderImage; default registry.k8s.io/pause:3.7; an air-gapped cluster needs its own mirror)",
+      "gang scheduling: image of placeholder pods (overrides service.placeholderImage; default " +
+        "registry.k8s.io/pause:3.7; an air-gapped cluster needs its own mirror)",
     )
     .action(async (o) => {
       const { createLogger } = await import("../util/logger.js");
@@ -361,7 +365,8 @@ export function buildCli(): Command {
   program
     .command("scheduler-config")
     .description(
-      "Print the KubeSchedulerConfiguration of plugin mode (corral as kube-scheduler's extender) in the API version that kube-scheduler of --kube-version reads",
+      "Print the KubeSchedulerConfiguration of plugin mode (corral as kube-scheduler's extender) in the API version " +
+        "that kube-scheduler of --kube-version reads",
     )
     .requiredOption("--kube-version <version>", "Kubernetes version of the cluster, e.g. 1.20, v1.30.4 (kubectl version)")
     .option("--url-prefix <url>", "corral's extender endpoint", "http://yunikorn-service.corral.svc:9080/scheduler")

@@ -12,6 +12,7 @@ import { toResponse } from "../webhook/decision.js";
 import { readConfigFile } from "../processes/admission.js";
 import type { AdmissionRequest } from "../webhook/admission-review.js";
 
+/** Options of `corral mutate`: the pod file, and the requester it is reviewed as. */
 export interface MutateOptions {
   file: string;
   user: string;

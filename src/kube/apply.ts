@@ -18,6 +18,7 @@ export function containsDesired(desired: unknown, live: unknown): boolean {
   return desired === live;
 }
 
+/** What an apply did to the object: created it, changed it, or found it as desired. */
 export type ApplyResult = "created" | "updated" | "unchanged";
 
 /** One object client per KubeConfig: its API discovery cache then serves every call instead of one lookup each. */

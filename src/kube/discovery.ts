@@ -52,6 +52,7 @@ export interface ApiVersions {
   namespaceNameLabel: boolean;
 }
 
+/** The API versions the server serves, or an error naming what could not be read. */
 export type ApiVersionsResult = { ok: true; versions: ApiVersions } | { ok: false; error: string };
 
 /**

@@ -13,19 +13,21 @@ export interface InvolvedObject {
   apiVersion?: string;
 }
 
-/**
- * An Event body for `createNamespacedEvent` in the object's namespace (`default` for cluster-scoped objects).
- * @param component `source.component` and `reportingComponent`
- * @param instance `reportingInstance` (e.g. the replica's identity)
- */
-export function eventFor(
-  obj: InvolvedObject,
-  type: "Normal" | "Warning",
-  reason: string,
-  message: string,
-  component: string,
-  instance?: string,
-): k8s.CoreV1Event {
+/** What an Event says and who reports it. */
+export interface EventInfo {
+  type: "Normal" | "Warning";
+  /** CamelCase reason, e.g. `Scheduled`. */
+  reason: string;
+  /** Cut at 1024 characters. */
+  message: string;
+  /** `source.component` and `reportingComponent`. */
+  component: string;
+  /** `reportingInstance` (e.g. the replica's identity). */
+  instance?: string;
+}
+
+/** An Event body for `createNamespacedEvent` in the object's namespace (`default` for cluster-scoped objects). */
+export function eventFor(obj: InvolvedObject, { type, reason, message, component, instance }: EventInfo): k8s.CoreV1Event {
   const now = new Date();
   return {
     metadata: { generateName: `${obj.name}.`, namespace: obj.namespace ?? "default" },

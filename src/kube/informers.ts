@@ -13,22 +13,25 @@ export interface CachedInformer<T extends k8s.KubernetesObject> {
   stop(): Promise<void>;
 }
 
-/**
- * Starts an informer on `path` and resolves after its first list.
- * @param path API path, e.g. `/api/v1/namespaces`
- * @param list the matching list call
- * @param what name for logs, e.g. `namespaces`
- * @param retryMs delay before restarting after a watch error, milliseconds
- * @param labelSelector restricts list and watch (the list call must use the same selector)
- */
+/** What {@link startInformer} watches and how. */
+export interface InformerOptions<T extends k8s.KubernetesObject> {
+  /** API path, e.g. `/api/v1/namespaces`. */
+  path: string;
+  /** The matching list call. */
+  list: () => Promise<k8s.KubernetesListObject<T>>;
+  /** Name for logs, e.g. `namespaces`. */
+  what: string;
+  log: Logger;
+  /** Delay before restarting after a watch error, milliseconds (default 2000). */
+  retryMs?: number;
+  /** Restricts list and watch (the list call must use the same selector). */
+  labelSelector?: string;
+}
+
+/** Starts an informer and resolves after its first list (a failed list is retried every `retryMs`). */
 export async function startInformer<T extends k8s.KubernetesObject>(
   kc: k8s.KubeConfig,
-  path: string,
-  list: () => Promise<k8s.KubernetesListObject<T>>,
-  what: string,
-  log: Logger,
-  retryMs = 2000,
-  labelSelector?: string,
+  { path, list, what, log, retryMs = 2000, labelSelector }: InformerOptions<T>,
 ): Promise<CachedInformer<T>> {
   const informer = k8s.makeInformer<T>(kc, path, list, labelSelector);
   let stopped = false;

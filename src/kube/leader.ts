@@ -9,6 +9,7 @@
 import type { Logger } from "pino";
 import { k8s, statusCode } from "./client.js";
 
+/** Leader election timings of a Lease, in seconds (client-go leaderelection's names). */
 export interface LeaseTimings {
   /** Seconds a Lease is valid after its last renewal (client-go default 15). */
   leaseDurationSeconds: number;
@@ -18,8 +19,10 @@ export interface LeaseTimings {
   retryPeriodSeconds: number;
 }
 
+/** client-go's defaults: a 15 s lease, renewed within 10 s, tried every 2 s. */
 export const DEFAULT_LEASE_TIMINGS: LeaseTimings = { leaseDurationSeconds: 15, renewDeadlineSeconds: 10, retryPeriodSeconds: 2 };
 
+/** The fields of a `coordination.k8s.io/v1` Lease that leader election reads; times in Unix milliseconds. */
 export interface LeaseView {
   holderIdentity?: string;
   /** Milliseconds since the epoch. */
@@ -41,6 +44,7 @@ export function leaseDecision(lease: LeaseView | undefined, identity: string, no
   return now >= expires ? "acquire" : "wait";
 }
 
+/** Options of {@link runLeaderElection}: the Lease (`namespace`/`name`), this replica's identity and callbacks. */
 export interface LeaderElectionOptions {
   kc: k8s.KubeConfig;
   namespace: string;

@@ -36,6 +36,7 @@ export function kubeSchedulerConfigApiVersion(version: {
   return { ok: true, apiVersion: `kubescheduler.config.k8s.io/${v}` };
 }
 
+/** Options of the plugin-mode KubeSchedulerConfiguration: its API version and corral's extender endpoint. */
 export interface PluginModeConfigOptions {
   apiVersion: KubeSchedulerConfigApiVersion;
   /** corral's extender endpoint. Default `http://yunikorn-service.corral.svc:9080/scheduler` (deploy/scheduler). */

@@ -18,6 +18,7 @@ export interface SecretApi {
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 const unb64 = (s: string | undefined) => (s === undefined ? undefined : Buffer.from(s, "base64").toString("utf8"));
 
+/** The two CAs of the Secret after an ensure (current first), and whether this call wrote the Secret. */
 export interface EnsureResult {
   cas: [CaInfo, CaInfo];
   /** True when this call wrote the Secret. */

@@ -16,6 +16,7 @@ const ALG = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
 /** Subject organisation of corral's certificates (YuniKorn uses `yunikorn.apache.org`). */
 export const CERT_ORGANIZATION = "yunikorn.apache.org";
 
+/** A certificate and its private key, PEM encoded. */
 export interface KeyPairPem {
   /** PEM certificate. */
   certPem: string;
@@ -23,12 +24,14 @@ export interface KeyPairPem {
   keyPem: string;
 }
 
+/** A self-signed CA to create: its subject and validity window. */
 export interface CaOptions {
   commonName?: string;
   notBefore: Date;
   notAfter: Date;
 }
 
+/** A serving certificate to issue from a CA: subject, subject alternative names and validity window. */
 export interface ServerCertOptions {
   commonName: string;
   /** DNS names and IP addresses (IPv4 or IPv6), in any mix; empty entries are skipped. */

@@ -29,6 +29,7 @@ export interface RotationPolicy {
   notBeforeSkewMs: number;
 }
 
+/** CAs valid 365 days (slot 2 of a pair made together 182), renewed at start within 90 days of expiry, while running within 30. */
 export const DEFAULT_ROTATION_POLICY: Readonly<RotationPolicy> = Object.freeze({
   renewWithinMs: 90 * DAY,
   rotateWithinMs: 30 * DAY,
@@ -61,6 +62,7 @@ export interface CaInfo {
   fingerprint: string;
 }
 
+/** One CA slot of the Secret: a valid CA, or why it is not (missing, not PEM, not a CA, key mismatch, expired, expiring). */
 export type CaSlot = { valid: true; ca: CaInfo } | { valid: false; reason: string };
 
 /**

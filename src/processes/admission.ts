@@ -30,6 +30,7 @@ import { DEFAULT_ROTATION_POLICY, scalePolicy } from "../pki/rotation.js";
 import type { WebhookTls } from "./webhook-tls.js";
 import { type TlsMaterial, startWebhookServer } from "../server/webhook-server.js";
 
+/** Options of `corral admission` (README "Admission controller"). */
 export interface AdmissionOptions {
   standalone: boolean;
   /** YAML/JSON file of configuration keys (standalone: also `namespaces` and `priorityClasses` lookups). */
@@ -61,6 +62,7 @@ export interface AdmissionOptions {
   logger?: Logger;
 }
 
+/** A running admission controller: its logger, and `close()` to stop serving and watching. */
 export interface AdmissionHandle {
   log: Logger;
   close(): Promise<void>;
@@ -81,6 +83,7 @@ export const configFileSchema = z
   })
   .catchall(scalar);
 
+/** A standalone configuration file: the configuration keys, and the namespace and PriorityClass lookups. */
 export interface ConfigFile {
   layer: ConfigLayer;
   namespaces: Record<string, NamespaceInfo>;
@@ -182,21 +185,19 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
     const ns = store.current.namespace;
     // startInformer resolves after the first list: past this point every cache is synced
     const [namespaces, priorityClasses, configMaps] = await Promise.all([
-      startInformer<k8s.V1Namespace>(kc, "/api/v1/namespaces", () => core.listNamespace(), "namespaces", log),
-      startInformer<k8s.V1PriorityClass>(
-        kc,
-        "/apis/scheduling.k8s.io/v1/priorityclasses",
-        () => scheduling.listPriorityClass(),
-        "priorityclasses",
+      startInformer<k8s.V1Namespace>(kc, { path: "/api/v1/namespaces", list: () => core.listNamespace(), what: "namespaces", log }),
+      startInformer<k8s.V1PriorityClass>(kc, {
+        path: "/apis/scheduling.k8s.io/v1/priorityclasses",
+        list: () => scheduling.listPriorityClass(),
+        what: "priorityclasses",
         log,
-      ),
-      startInformer<k8s.V1ConfigMap>(
-        kc,
-        `/api/v1/namespaces/${ns}/configmaps`,
-        () => core.listNamespacedConfigMap({ namespace: ns }),
-        "configmaps",
+      }),
+      startInformer<k8s.V1ConfigMap>(kc, {
+        path: `/api/v1/namespaces/${ns}/configmaps`,
+        list: () => core.listNamespacedConfigMap({ namespace: ns }),
+        what: "configmaps",
         log,
-      ),
+      }),
     ]);
     for (const inf of [namespaces, priorityClasses, configMaps] as CachedInformer<k8s.KubernetesObject>[]) closers.push(() => inf.stop());
     const meta = (o: k8s.KubernetesObject | undefined) =>
@@ -258,7 +259,8 @@ export async function runAdmission(opts: AdmissionOptions): Promise<AdmissionHan
       );
     if (apiVersions && !apiVersions.namespaceNameLabel) {
       log.warn(
-        "namespaces carry no kubernetes.io/metadata.name label before Kubernetes 1.21: the webhook's namespaceSelector cannot exclude kube-system unless it is labelled by hand (bypassNamespaces still leaves its pods alone)",
+        "namespaces carry no kubernetes.io/metadata.name label before Kubernetes 1.21: the webhook's namespaceSelector " +
+          "cannot exclude kube-system unless it is labelled by hand (bypassNamespaces still leaves its pods alone)",
       );
     }
     const policy = scalePolicy(DEFAULT_ROTATION_POLICY, opts.pkiTimeScale ?? 1);

@@ -29,11 +29,13 @@ import { WebhookTls } from "./webhook-tls.js";
 import { type WebhookTarget, clientConfig, namespaceSelector, webhookSans } from "../webhook/registration.js";
 import { allow } from "../webhook/decision.js";
 
+/** Names of the bootstrapper's MutatingWebhookConfiguration, its webhook, path and Service (as the upstream chart). */
 export const BOOTSTRAPPER_WEBHOOK_CONFIGURATION = "rt-bootstrapper-mutating-webhook-configuration";
 export const BOOTSTRAPPER_WEBHOOK = "mpod-v1.kb.io";
 export const BOOTSTRAPPER_PATH = "/mutate--v1-pod";
 export const BOOTSTRAPPER_SERVICE = "rt-bootstrapper-webhook-service";
 
+/** Options of `corral bootstrapper` (README "Runtime bootstrapper"). */
 export interface BootstrapperOptions {
   host: string;
   port: number;
@@ -49,6 +51,7 @@ export interface BootstrapperOptions {
   logger?: Logger;
 }
 
+/** A running bootstrapper: its webhook server, logger, on-demand housekeeping and sync, and `close()`. */
 export interface BootstrapperHandle {
   server: WebhookServer;
   log: Logger;
@@ -115,6 +118,11 @@ export async function runBootstrapperStandalone(o: {
   return { server, log, housekeep: async () => undefined, sync: async () => undefined, close: () => server.close() };
 }
 
+/**
+ * Runs the bootstrapper against a cluster until `close()`: webhook TLS from the CA Secret, informers, the webhook
+ * registration, and the housekeeping and shared-resource sync controllers.
+ * @throws Error when no kubeconfig can be loaded or the webhook port cannot be bound
+ */
 export async function runBootstrapper(opts: BootstrapperOptions): Promise<BootstrapperHandle> {
   const env = opts.env ?? process.env;
   const log = opts.logger ?? createLogger("corral-bootstrapper", env.LOG_LEVEL ?? "info");
@@ -130,19 +138,19 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
   );
   if (!apiVersions.namespaceNameLabel)
     log.warn(
-      "namespaces carry no kubernetes.io/metadata.name label before Kubernetes 1.21: the webhook's namespaceSelector cannot exclude kube-system unless it is labelled by hand",
+      "namespaces carry no kubernetes.io/metadata.name label before Kubernetes 1.21: the webhook's namespaceSelector " +
+        "cannot exclude kube-system unless it is labelled by hand",
     );
 
   const [namespaces, configMaps, pods] = await Promise.all([
-    startInformer<k8s.V1Namespace>(kc, "/api/v1/namespaces", () => core.listNamespace(), "namespaces", log),
-    startInformer<k8s.V1ConfigMap>(
-      kc,
-      `/api/v1/namespaces/${namespace}/configmaps`,
-      () => core.listNamespacedConfigMap({ namespace }),
-      "configmaps",
+    startInformer<k8s.V1Namespace>(kc, { path: "/api/v1/namespaces", list: () => core.listNamespace(), what: "namespaces", log }),
+    startInformer<k8s.V1ConfigMap>(kc, {
+      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      list: () => core.listNamespacedConfigMap({ namespace }),
+      what: "configmaps",
       log,
-    ),
-    startInformer<k8s.V1Pod>(kc, "/api/v1/pods", () => core.listPodForAllNamespaces(), "pods", log),
+    }),
+    startInformer<k8s.V1Pod>(kc, { path: "/api/v1/pods", list: () => core.listPodForAllNamespaces(), what: "pods", log }),
   ]);
   for (const inf of [namespaces, configMaps, pods] as CachedInformer<k8s.KubernetesObject>[]) closers.push(() => inf.stop());
   const nsAnnotations = (n: string) => namespaces.get(n)?.metadata?.annotations;
@@ -201,38 +209,34 @@ export async function runBootstrapper(opts: BootstrapperOptions): Promise<Bootst
   const sourceNs = cfg?.sync.sourceNamespace ?? namespace;
   const managed = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
   const [managedSecrets, managedConfigMaps, sourceSecrets, sourceConfigMaps] = await Promise.all([
-    startInformer<k8s.V1Secret>(
-      kc,
-      "/api/v1/secrets",
-      () => core.listSecretForAllNamespaces({ labelSelector: managed }),
-      "managed-secrets",
+    startInformer<k8s.V1Secret>(kc, {
+      path: "/api/v1/secrets",
+      list: () => core.listSecretForAllNamespaces({ labelSelector: managed }),
+      what: "managed-secrets",
       log,
-      2000,
-      managed,
-    ),
-    startInformer<k8s.V1ConfigMap>(
-      kc,
-      "/api/v1/configmaps",
-      () => core.listConfigMapForAllNamespaces({ labelSelector: managed }),
-      "managed-configmaps",
+      retryMs: 2000,
+      labelSelector: managed,
+    }),
+    startInformer<k8s.V1ConfigMap>(kc, {
+      path: "/api/v1/configmaps",
+      list: () => core.listConfigMapForAllNamespaces({ labelSelector: managed }),
+      what: "managed-configmaps",
       log,
-      2000,
-      managed,
-    ),
-    startInformer<k8s.V1Secret>(
-      kc,
-      `/api/v1/namespaces/${sourceNs}/secrets`,
-      () => core.listNamespacedSecret({ namespace: sourceNs }),
-      "source-secrets",
+      retryMs: 2000,
+      labelSelector: managed,
+    }),
+    startInformer<k8s.V1Secret>(kc, {
+      path: `/api/v1/namespaces/${sourceNs}/secrets`,
+      list: () => core.listNamespacedSecret({ namespace: sourceNs }),
+      what: "source-secrets",
       log,
-    ),
-    startInformer<k8s.V1ConfigMap>(
-      kc,
-      `/api/v1/namespaces/${sourceNs}/configmaps`,
-      () => core.listNamespacedConfigMap({ namespace: sourceNs }),
-      "source-configmaps",
+    }),
+    startInformer<k8s.V1ConfigMap>(kc, {
+      path: `/api/v1/namespaces/${sourceNs}/configmaps`,
+      list: () => core.listNamespacedConfigMap({ namespace: sourceNs }),
+      what: "source-configmaps",
       log,
-    ),
+    }),
   ]);
   Object.assign(syncCaches, { secrets: sourceSecrets, configMaps: sourceConfigMaps, managedSecrets, managedConfigMaps });
   for (const inf of [managedSecrets, managedConfigMaps, sourceSecrets, sourceConfigMaps] as CachedInformer<k8s.KubernetesObject>[]) {
@@ -350,7 +354,7 @@ export function housekeeper(
     if (!c) return;
     const perMinute = c.housekeeping.evictionsPerMinute;
     evictions.setRate(perMinute / 60, perMinute);
-    const plan = planHousekeeping(o.pods.list() as unknown as Parameters<typeof planHousekeeping>[0], c, o.nsAnnotations);
+    const plan = planHousekeeping(o.pods.list(), c, o.nsAnnotations);
     hk.scanned.inc(plan.scanned);
     hk.missing.inc(plan.missing.length);
     for (const p of plan.evict) {
@@ -400,10 +404,14 @@ export function housekeeper(
           namespace: p.namespace,
           body: eventFor(
             { kind: "Pod", name: p.name, namespace: p.namespace },
-            "Warning",
-            "MissingManipulations",
-            `pod was created without runtime manipulations (${p.missing.join(", ")}); it has no controller, so it is not restarted: delete and recreate it`,
-            "corral-bootstrapper",
+            {
+              type: "Warning",
+              reason: "MissingManipulations",
+              message:
+                `pod was created without runtime manipulations (${p.missing.join(", ")}); it has no controller, so it is ` +
+                `not restarted: delete and recreate it`,
+              component: "corral-bootstrapper",
+            },
           ),
         })
         .catch((err: Error) => log.warn({ pod: id, err: err.message }, "could not record event"));

@@ -19,6 +19,7 @@ import { generateServerCert } from "../pki/certificates.js";
 import { type CaInfo, type RotationPolicy, caBundle, nextRotation, serverCertWindow, signingCa } from "../pki/rotation.js";
 import type { TlsMaterial } from "../server/webhook-server.js";
 
+/** Options of {@link WebhookTls}: the CA Secret and the webhook registrations its CA bundle goes to. */
 export interface WebhookTlsOptions {
   kc: k8s.KubeConfig;
   secrets: SecretApi;
@@ -42,6 +43,7 @@ export interface WebhookTlsOptions {
   log: Logger;
 }
 
+/** The webhook server's TLS material from the CA Secret, reissued and re-registered as the CAs rotate (pki/rotation.ts). */
 export class WebhookTls {
   private serving?: { signer: string; tls: TlsMaterial };
   private cas?: [CaInfo, CaInfo];

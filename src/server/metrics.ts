@@ -25,7 +25,9 @@ export const METRIC_KINDS: ReadonlySet<string> = new Set([
   "ReplicationController",
   "ConfigMap",
 ]);
+/** AdmissionReview operations kept as metric label values; anything else is `other`. */
 export const METRIC_OPERATIONS: ReadonlySet<string> = new Set(["CREATE", "UPDATE", "DELETE", "CONNECT"]);
+/** The label value for unknown kinds and operations (bounded label sets). */
 export const OTHER_LABEL_VALUE = "other";
 
 /** `value` when it is in `known` (or empty), else `other`. */
@@ -33,6 +35,7 @@ export function boundedLabel(value: string, known: ReadonlySet<string>): string 
   return value === "" || known.has(value) ? value : OTHER_LABEL_VALUE;
 }
 
+/** The webhook server's Prometheus metrics on their own registry (README "Metrics"). */
 export class WebhookMetrics {
   readonly registry = new Registry();
   readonly requests: Counter<"webhook" | "kind" | "operation" | "result">;

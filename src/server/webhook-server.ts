@@ -43,6 +43,7 @@ export interface WebhookRoute {
   decide(request: AdmissionRequest): Decision | Promise<Decision>;
 }
 
+/** The serving key and certificate chain, PEM. */
 export interface TlsMaterial {
   /** PEM private key. */
   key: string;
@@ -50,6 +51,7 @@ export interface TlsMaterial {
   cert: string;
 }
 
+/** Options of {@link startWebhookServer}: where to listen, TLS, the webhook routes and limits. */
 export interface WebhookServerOptions {
   host: string;
   /** TCP port; 0 picks a free one. */
@@ -87,6 +89,7 @@ export const SERVER_LIMITS = {
   maxConnections: 1024,
 } as const;
 
+/** A listening webhook server. */
 export interface WebhookServer {
   readonly server: Server;
   /** The bound port. */
@@ -232,11 +235,13 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   const reject = (
     req: IncomingMessage,
     res: ServerResponse,
-    webhook: string,
-    status: number,
-    reason: string,
-    text: string,
-    headers: Record<string, string> = {},
+    {
+      webhook,
+      status,
+      reason,
+      text,
+      headers = {},
+    }: { webhook: string; status: number; reason: string; text: string; headers?: Record<string, string> },
   ) => {
     metrics.rejected.labels({ webhook, reason }).inc();
     log.warn({ url: req.url, status, reason, inFlightRequests, inFlightBytes }, `webhook request refused: ${text.trim()}`);
@@ -245,7 +250,13 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     req.socket.destroySoon();
   };
   const overloaded = (req: IncomingMessage, res: ServerResponse, webhook: string) =>
-    reject(req, res, webhook, 429, "overloaded", "admission controller overloaded, retry\n", { "retry-after": "1" });
+    reject(req, res, {
+      webhook,
+      status: 429,
+      reason: "overloaded",
+      text: "admission controller overloaded, retry\n",
+      headers: { "retry-after": "1" },
+    });
 
   let closing = false;
   const server = createServer(
@@ -272,7 +283,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
         if (req.method !== "POST") return plain(res, 405, "method not allowed\n", { allow: "POST" });
         const declared = Number(req.headers["content-length"] ?? NaN);
         if (declared > limit) {
-          return reject(req, res, post.name, 413, "too_large", `request body exceeds ${limit} bytes\n`);
+          return reject(req, res, { webhook: post.name, status: 413, reason: "too_large", text: `request body exceeds ${limit} bytes\n` });
         }
         let reserved = Number.isFinite(declared) && declared > 0 ? declared : 0;
         if (inFlightRequests + 1 > limits.maxInFlightRequests || inFlightBytes + reserved > limits.maxInFlightBytes) {
@@ -303,7 +314,13 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
           },
         }).then((read) => {
           if (!read.ok) {
-            if (read.reason === "too_large") return reject(req, res, post.name, 413, "too_large", `request body exceeds ${limit} bytes\n`);
+            if (read.reason === "too_large")
+              return reject(req, res, {
+                webhook: post.name,
+                status: 413,
+                reason: "too_large",
+                text: `request body exceeds ${limit} bytes\n`,
+              });
             if (read.reason === "refused") return overloaded(req, res, post.name);
             return log.warn({ err: read.error.message, url: req.url }, "request stream error");
           }

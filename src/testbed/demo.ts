@@ -120,7 +120,8 @@ function untilInterrupted(): Promise<void> {
 /** Runs the demo; resolves when everything is shut down. */
 export async function runDemo(o: DemoOptions = {}): Promise<void> {
   say(
-    `corral demo on Node.js ${process.version}: bringing up the local Kubernetes test bed (the first run builds kube-apiserver v1.20.2 from Debian's sources, ~10 min)`,
+    `corral demo on Node.js ${process.version}: bringing up the local Kubernetes test bed (the first run builds ` +
+      `kube-apiserver v1.20.2 from Debian's sources, ~10 min)`,
   );
   let tb: Testbed | undefined;
   let corral: CorralProcess | undefined;
@@ -155,7 +156,8 @@ export async function runDemo(o: DemoOptions = {}): Promise<void> {
       { env: { NAMESPACE: CORRAL_NS }, readyMsg: "admission controller serving" },
     );
     say(
-      `corral generated its CAs in Secret ${CORRAL_NS}/admission-controller-secrets and registered its webhooks: https://127.0.0.1:${port}/mutate and /validate-conf`,
+      `corral generated its CAs in Secret ${CORRAL_NS}/admission-controller-secrets and registered its webhooks: ` +
+        `https://127.0.0.1:${port}/mutate and /validate-conf`,
     );
 
     const rows: Row[] = [];
@@ -363,7 +365,8 @@ export async function runDemo(o: DemoOptions = {}): Promise<void> {
     await new Promise((r) => setTimeout(r, 400)); // corral flushes its buffered log every 200 ms
     const admissions = corral.logs.filter((l) => l.msg === "admission").length;
     say(
-      `corral answered ${admissions} AdmissionReviews; the pods were created by the controllers on behalf of the users who submitted the workloads.`,
+      `corral answered ${admissions} AdmissionReviews; the pods were created by the controllers on behalf of the users ` +
+        `who submitted the workloads.`,
     );
     say("");
     const dashboard = await schedulingDemo(tb, processes);

@@ -5,6 +5,7 @@
  */
 import { pino, type Logger } from "pino";
 
+/** The process logger of the module comment, named `name` at `level` (pino level name). */
 export function createLogger(name: string, level: string): Logger {
   const dest = pino.destination({ dest: 1, sync: false, minLength: 4096 });
   const log = pino({ name, level }, dest);

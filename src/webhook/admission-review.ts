@@ -134,7 +134,10 @@ function requestError(req: Record<string, unknown>): string | undefined {
 export function encodeAdmissionReview(apiVersion: string, response: AdmissionResponse): string {
   if (response.patch !== undefined && response.allowed && !response.status && !response.warnings) {
     // Hot path: the base64 patch needs no escaping, so it is not run through JSON.stringify a second time.
-    return `{"apiVersion":${JSON.stringify(apiVersion)},"kind":"AdmissionReview","response":{"uid":${JSON.stringify(response.uid)},"allowed":true,"patch":"${response.patch}","patchType":"JSONPatch"}}`;
+    return (
+      `{"apiVersion":${JSON.stringify(apiVersion)},"kind":"AdmissionReview",` +
+      `"response":{"uid":${JSON.stringify(response.uid)},"allowed":true,"patch":"${response.patch}","patchType":"JSONPatch"}}`
+    );
   }
   return JSON.stringify({ apiVersion, kind: "AdmissionReview", response });
 }

@@ -42,11 +42,14 @@ export const ANNOTATION_ALLOW_PREEMPTION = "yunikorn.apache.org/allow-preemption
 
 /** Namespace annotations that override the namespace regex lists (tri-state: absent, "true", anything else). */
 export const ANNOTATION_ENABLE_YUNIKORN = "yunikorn.apache.org/namespace.enableYuniKorn";
+/** Namespace annotation overriding whether application ids are generated for its pods (tri-state, as above). */
 export const ANNOTATION_GENERATE_APP_ID = "yunikorn.apache.org/namespace.generateAppId";
 
 /** Generated application ids: `yunikorn-<namespace>-autogen`, or `<namespace[:26]>-uniqueautogen`. */
 export const AUTOGEN_APP_PREFIX = "yunikorn";
+/** Suffix of a namespace's generated id (`yunikorn-<namespace>-autogen`). */
 export const AUTOGEN_APP_SUFFIX = "autogen";
+/** Suffix of a pod's unique generated id (`<namespace[:26]>-uniqueautogen`). */
 export const UNIQUE_AUTOGEN_SUFFIX = "-uniqueautogen";
 
 /** Queue label value used when a pod names none (design 000). */

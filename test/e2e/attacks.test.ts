@@ -344,7 +344,8 @@ describe("impersonating a service account", () => {
       ),
     );
     expect(msg).toContain(
-      `user ${sa} with groups [system:serviceaccounts,system:serviceaccounts:${NS},system:authenticated] is not allowed to set user annotation`,
+      `user ${sa} with groups [system:serviceaccounts,system:serviceaccounts:${NS},system:authenticated] is not allowed ` +
+        `to set user annotation`,
     );
     // a trusted controller's account cannot be impersonated
     const ks = await denial(

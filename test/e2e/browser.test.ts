@@ -40,10 +40,13 @@ const api = new URLSearchParams(location.search).get("api");
 const get = async (p) => { const r = await fetch(api + p); if (!r.ok) throw new Error(p + ": HTTP " + r.status); return r.json(); };
 const show = (id, v) => { document.getElementById(id).textContent = v; };
 (async () => {
-  const [clusters, partitions, history, util] = await Promise.all([get("/ws/v1/clusters"), get("/ws/v1/partitions"), get("/ws/v1/history/apps"), get("/ws/v1/scheduler/node-utilizations")]);
+  const [clusters, partitions, history, util] = await Promise.all(
+    ["/ws/v1/clusters", "/ws/v1/partitions", "/ws/v1/history/apps", "/ws/v1/scheduler/node-utilizations"].map(get),
+  );
   show("cluster", clusters[0].clusterName + "/" + clusters[0].partition);
   show("partition", partitions[0].name + " nodes=" + partitions[0].totalNodes + " preemption=" + partitions[0].preemptionEnabled);
-  show("history", new Date(Math.floor(history[history.length - 1].timestamp / 1e6)).getUTCFullYear() + " running=" + history[history.length - 1].totalApplications);
+  const last = history[history.length - 1];
+  show("history", new Date(Math.floor(last.timestamp / 1e6)).getUTCFullYear() + " running=" + last.totalApplications);
   show("buckets", util[0].utilizations.map((u) => u.type + ":" + u.utilization.length).join(","));
   const root = await get("/ws/v1/partition/default/queues");
   show("queues", root.children.map((q) => q.queuename).join(","));
@@ -51,7 +54,8 @@ const show = (id, v) => { document.getElementById(id).textContent = v; };
   show("apps", apps.map((a) => a.applicationID + ":" + a.applicationState).join(","));
   const log = apps[0].stateLog;
   show("lastchange", new Date(log[log.length - 1].time / 1e6).toISOString());
-  show("allocs", apps[0].allocations.map((a) => a.allocationTags["kubernetes.io/meta/namespace"] + "/" + a.allocationTags["kubernetes.io/meta/podName"]).sort().join(","));
+  const tags = apps[0].allocations.map((a) => a.allocationTags);
+  show("allocs", tags.map((t) => t["kubernetes.io/meta/namespace"] + "/" + t["kubernetes.io/meta/podName"]).sort().join(","));
   const res = await fetch(api + "/ws/v1/events/stream?count=1");
   const reader = res.body.getReader();
   let text = "";
@@ -72,7 +76,8 @@ beforeAll(async () => {
   const events = new EventSystem({ now: () => now, instanceUUID: "b7e0c7f4-3a52-4a8e-9d1c-2f9a9a0e1d11" });
   const core = new SchedulerCore(
     () => now,
-    "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n          - name: a\n          - name: b\n",
+    "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n" +
+      "          - name: a\n          - name: b\n",
     { events: events.add },
   );
   core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000, memory: 8 * 1024 ** 3, pods: 110 } }]);

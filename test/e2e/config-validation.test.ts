@@ -36,7 +36,8 @@ describe("queue configuration validation through the scheduler", () => {
   it("refuses an invalid queues.yaml with the scheduler's reason, accepts a valid one", async () => {
     const body = (queues: string): k8s.V1ConfigMap => ({ metadata: { name: "yunikorn-configs" }, data: { "queues.yaml": queues } });
     const bad =
-      "partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n          - name: a\n            resources:\n              guaranteed: {memory: 20}\n              max: {memory: 10}\n";
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n          - name: a\n" +
+      "            resources:\n              guaranteed: {memory: 20}\n              max: {memory: 10}\n";
     const err = await core.createNamespacedConfigMap({ namespace: NS, body: body(bad) }).then(
       () => undefined,
       (e: { body?: string }) => e,

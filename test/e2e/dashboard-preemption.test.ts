@@ -93,7 +93,8 @@ describe("pending preemption on the dashboard, in Chromium", () => {
     const text = await row.innerText();
     expect(text).toContain("preemption");
     expect(text).toContain(
-      `Preempting 2 pods on node ${node} in root.b (over its guarantee of 4 cores, using 8 cores) to get root.a its guarantee of 4 cores (using 0 cores now); waiting for them to go.`,
+      `Preempting 2 pods on node ${node} in root.b (over its guarantee of 4 cores, using 8 cores) to get root.a its ` +
+        `guarantee of 4 cores (using 0 cores now); waiting for them to go.`,
     );
     expect(text).toContain(`Node ${node} is reserved for this pod (free now: `);
     expect(text).toMatch(/victims chosen \d+ s ago/);

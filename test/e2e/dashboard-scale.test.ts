@@ -138,7 +138,8 @@ async function firstRender(name: string, fragment: string, ready: string): Promi
           .filter((r) => r.name.includes("/ws/v1/") && !r.name.includes("/events/stream"))
           .map(
             (r) =>
-              `${new URL(r.name).pathname} ${Math.round(r.startTime)}→${Math.round(r.responseEnd)} ms ${Math.round(r.encodedBodySize / 1024)} KiB`,
+              `${new URL(r.name).pathname} ${Math.round(r.startTime)}→${Math.round(r.responseEnd)} ms ` +
+              `${Math.round(r.encodedBodySize / 1024)} KiB`,
           );
         return { domContentLoadedMs: Math.round(nav.domContentLoadedEventEnd), reads };
       });
@@ -177,7 +178,8 @@ describe(`dashboard with ${NODES} nodes and ${APPS} applications`, () => {
       .toBe(`Rows 1–50 of ${NODES.toLocaleString("en")}`);
     const before = requests.length;
     await page.getByRole("button", { name: "Last" }).click();
-    expect(await page.locator("nav[aria-label='Nodes: pages'] span").textContent()).toBe(`Rows 4951–5000 of ${NODES.toLocaleString("en")}`);
+    const pager = page.locator("nav[aria-label='Nodes: pages'] span");
+    expect(await pager.textContent()).toBe(`Rows 4951–5000 of ${NODES.toLocaleString("en")}`);
     expect(requests.length).toBe(before);
     await page.close();
   });

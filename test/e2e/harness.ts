@@ -271,7 +271,8 @@ export async function auditedCalls(tb: Testbed, user: string): Promise<{ forbidd
         .filter((e) => e.stage === "RequestReceived")
         .map(
           (e) =>
-            `${e.objectRef!.apiGroup ?? ""}/${e.objectRef!.resource}${e.objectRef!.subresource ? `/${e.objectRef!.subresource}` : ""}/${e.verb}`,
+            `${e.objectRef!.apiGroup ?? ""}/${e.objectRef!.resource}` +
+            `${e.objectRef!.subresource ? `/${e.objectRef!.subresource}` : ""}/${e.verb}`,
         ),
     ),
   };

@@ -223,7 +223,9 @@ describe("REST API and events of corral scheduler on kube-apiserver v1.20.2", ()
         20_000,
       );
       console.log(
-        `slow-consumer case: ${rounds.length} rounds of ${N} pods (create + bind, seconds: ${rounds.map((x) => x.toFixed(1)).join(", ")}); ${fast.records.length} records streamed to the live consumer; the stalled one dropped`,
+        `slow-consumer case: ${rounds.length} rounds of ${N} pods (create + bind, seconds: ` +
+          `${rounds.map((x) => x.toFixed(1)).join(", ")}); ${fast.records.length} records streamed to the live ` +
+          `consumer; the stalled one dropped`,
       );
       // The dropped consumer's connection is closed by the server: once it reads again it gets what the kernel held,
       // then the end (the closing message cannot reach a reader that takes nothing; upstream's is lost the same way).

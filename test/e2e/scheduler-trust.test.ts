@@ -197,7 +197,8 @@ async function reuseBobsApplicationId(): Promise<void> {
   const notJoined = await waitFor("ApplicationNotJoined event", () => eventOf(NS_A, "alice-steal", "ApplicationNotJoined"));
   expect(notJoined.type).toBe("Warning");
   expect(notJoined.message).toBe(
-    `application spark-bob-1 belongs to another namespace: this pod was not joined to it and runs as its own application ${own}, charged to user alice`,
+    `application spark-bob-1 belongs to another namespace: this pod was not joined to it and runs as its own ` +
+      `application ${own}, charged to user alice`,
   );
 
   const bobs = await app("spark-bob-1");
@@ -340,7 +341,8 @@ describe("attack: preset spec.nodeName", () => {
     const ev = await waitFor("OverLimitAllocation event", () => eventOf(NS_A, "np-2", "OverLimitAllocation"));
     expect(ev.type).toBe("Warning");
     expect(ev.message).toBe(
-      `pod ${NS_A}/np-2 (cpu 2150m, memory 256Mi, pods 1) was already bound to node ${node} when the scheduler saw it, so it is recorded without a limit check, over user alice limit on root: cpu 2 allowed, cpu 4150m used`,
+      `pod ${NS_A}/np-2 (cpu 2150m, memory 256Mi, pods 1) was already bound to node ${node} when the scheduler saw it, ` +
+        `so it is recorded without a limit check, over user alice limit on root: cpu 2 allowed, cpu 4150m used`,
     );
     expect(await eventOf(NS_A, "np-0", "OverLimitAllocation")).toBeUndefined();
     expect(await eventOf(NS_A, "np-1", "OverLimitAllocation")).toBeUndefined();

@@ -384,7 +384,8 @@ describe("corral scheduler, standalone, on kube-apiserver v1.20.2", () => {
       .catch(() => undefined);
     try {
       await setQueues(
-        "partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n          - name: capped\n            resources: {max: {vcore: -1}}\n",
+        "partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n          - name: capped\n" +
+          "            resources: {max: {vcore: -1}}\n",
       );
       const line = await sched!.corral.waitForLog((l) => String(l.msg).startsWith("queue configuration rejected"));
       expect(String(line.err)).toMatch(/vcore|negative|invalid/i);

@@ -83,7 +83,8 @@ describe("scheduler REST API over a running core", () => {
     const { SchedulerCore } = await import("../../src/scheduler/core/scheduler.js");
     const core = new SchedulerCore(
       () => 1_700_000_000_000,
-      "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n          - name: a\n            resources: {max: {memory: 100}}\n",
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n" +
+        "          - name: a\n            resources: {max: {memory: 100}}\n",
     );
     const r = await startRestServer({ host: "127.0.0.1", port: 0, log: pino({ level: "silent" }), config: () => cfg, core });
     try {
@@ -188,7 +189,8 @@ describe("scheduler REST API over a running core", () => {
     let now = 1_700_000_000_000;
     const core = new SchedulerCore(
       () => now,
-      "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n          - name: a\n            resources: {max: {memory: 100}}\n          - name: b\n",
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n" +
+        "          - name: a\n            resources: {max: {memory: 100}}\n          - name: b\n",
     );
     const r = await startRestServer({ host: "127.0.0.1", port: 0, log: pino({ level: "silent" }), config: () => cfg, core });
     try {
@@ -214,7 +216,8 @@ describe("scheduler REST API over a running core", () => {
       const get = async (path: string) => (await fetch(`http://127.0.0.1:${r.port}${path}`)).json();
       const app1 = await get("/ws/v1/partition/default/application/app-1");
       expect(app1.applicationState).toBe("Starting");
-      expect(app1.stateLog.map((x: { applicationState: string }) => x.applicationState)).toEqual(["Accepted", "Starting"]); // states entered: upstream never logs the initial New
+      // states entered: upstream never logs the initial New
+      expect(app1.stateLog.map((x: { applicationState: string }) => x.applicationState)).toEqual(["Accepted", "Starting"]);
       expect(app1.requests[0].holdReason).toEqual({
         kind: "queueMax",
         queuePath: "root.a",

@@ -76,6 +76,7 @@ export function DataTable<T>(props: {
   const pages = Math.max(1, Math.ceil(sorted.length / size));
   const p = Math.min(page, pages - 1);
   const shown = sorted.slice(p * size, (p + 1) * size);
+  const first = sorted.length === 0 ? 0 : p * size + 1;
   return (
     <div class="table-wrap">
       <table aria-label={props.label}>
@@ -138,7 +139,7 @@ export function DataTable<T>(props: {
             Previous
           </button>
           <span aria-live="polite">
-            Rows {sorted.length === 0 ? 0 : p * size + 1}–{Math.min(sorted.length, (p + 1) * size)} of {sorted.length.toLocaleString("en")}
+            Rows {first}–{Math.min(sorted.length, (p + 1) * size)} of {sorted.length.toLocaleString("en")}
           </span>
           <button type="button" onClick={() => setPage(p + 1)} disabled={p >= pages - 1}>
             Next

@@ -125,11 +125,14 @@ function preemptionWords(h: Extract<HoldReasonInfo, { kind: "preemption" }>): Ho
     left.length === 0 ? "its victims are gone" : `waiting for ${n === 1 ? "it" : "them"} to go${gone > 0 ? ` (${gone} of ${n} gone)` : ""}`;
   return {
     kind: "preemption",
-    reason: `Preempting ${plural(n, "pod")} ${where} ${queues.join(" and ")} ${goal}; ${waiting}. Node ${h.nodeId} is reserved for this pod (free now: ${resources(h.available)}; it needs ${resources(h.ask)}).`,
+    reason:
+      `Preempting ${plural(n, "pod")} ${where} ${queues.join(" and ")} ${goal}; ${waiting}. Node ${h.nodeId} is ` +
+      `reserved for this pod (free now: ${resources(h.available)}; it needs ${resources(h.ask)}).`,
     unblock:
       left.length === 0
         ? `Nothing: it is placed on ${h.nodeId} in the next scheduling cycle.`
-        : `The victims' pods terminating (${plural(left.length, "pod")} left); it then runs on ${h.nodeId}. An eviction refused (e.g. by a PodDisruptionBudget) ends this preemption; it is tried again 15 s later without that pod.`,
+        : `The victims' pods terminating (${plural(left.length, "pod")} left); it then runs on ${h.nodeId}. An eviction ` +
+          `refused (e.g. by a PodDisruptionBudget) ends this preemption; it is tried again 15 s later without that pod.`,
     victims: h.victims.map((v) => victimWords(v, h.ask)),
   };
 }
@@ -143,7 +146,9 @@ export function holdWords(h: HoldReasonInfo | undefined): HoldWords {
       return {
         kind: "queue max",
         reason: `${h.queuePath} is at its max: ${usedOfMax(types, h.max, h.used)}; this pod needs ${needs(types, h.ask)}`,
-        unblock: `Pods in ${h.queuePath} finishing and freeing ${shortfall(types, h.max, h.used, h.ask)}, or a higher max for ${h.queuePath}.`,
+        unblock:
+          `Pods in ${h.queuePath} finishing and freeing ${shortfall(types, h.max, h.used, h.ask)}, or a higher ` +
+          `max for ${h.queuePath}.`,
       };
     }
     case "limit": {
@@ -152,7 +157,9 @@ export function holdWords(h: HoldReasonInfo | undefined): HoldWords {
         return {
           kind: `${l.kind} limit`,
           reason: `${owner(l)} on ${l.queuePath}: ${l.limit.running} of ${l.limit.max} running applications`,
-          unblock: `One of ${l.kind === "user" ? `${l.name}'s` : `group ${l.name}'s`} running applications under ${l.queuePath} completing, or a higher maxapplications in that limit.`,
+          unblock:
+            `One of ${l.kind === "user" ? `${l.name}'s` : `group ${l.name}'s`} running applications under ` +
+            `${l.queuePath} completing, or a higher maxapplications in that limit.`,
         };
       }
       const { max, used, ask } = l.limit;
@@ -160,13 +167,17 @@ export function holdWords(h: HoldReasonInfo | undefined): HoldWords {
       return {
         kind: `${l.kind} limit`,
         reason: `${owner(l)} on ${l.queuePath}: ${usedOfMax(types, max, used)}; this pod needs ${needs(types, ask)}`,
-        unblock: `${l.kind === "user" ? `${l.name}'s` : `Group ${l.name}'s`} other pods under ${l.queuePath} finishing and freeing ${shortfall(types, max, used, ask)}, or a higher limit.`,
+        unblock:
+          `${l.kind === "user" ? `${l.name}'s` : `Group ${l.name}'s`} other pods under ${l.queuePath} finishing ` +
+          `and freeing ${shortfall(types, max, used, ask)}, or a higher limit.`,
       };
     }
     case "queueMaxApplications":
       return {
         kind: "max applications",
-        reason: `${h.queuePath} already runs its maximum of ${h.maxApplications} application${h.maxApplications === 1 ? "" : "s"}; this application waits to start`,
+        reason:
+          `${h.queuePath} already runs its maximum of ${h.maxApplications} ` +
+          `application${h.maxApplications === 1 ? "" : "s"}; this application waits to start`,
         unblock: `A running application under ${h.queuePath} completing, or a higher maxapplications for ${h.queuePath}.`,
       };
     case "clusterCapacity": {
@@ -201,7 +212,9 @@ export function holdWords(h: HoldReasonInfo | undefined): HoldWords {
       const groups = h.taskGroups.map((g) => `${g.taskGroupName} ${g.allocated} of ${g.minMember}`).join(", ");
       return {
         kind: "gang reservation",
-        reason: `Its gang (application ${h.appId}) is still reserving: placeholders placed${groups ? ` per task group: ${groups}` : ""}; they hold ${resources(h.allocated)} of ${resources(h.reservation)}`,
+        reason:
+          `Its gang (application ${h.appId}) is still reserving: placeholders placed${groups ? ` per task group: ${groups}` : ""}; ` +
+          `they hold ${resources(h.allocated)} of ${resources(h.reservation)}`,
         unblock: "The rest of the gang's placeholders being placed (room in the queue and on nodes), or the placeholder timeout.",
       };
     }

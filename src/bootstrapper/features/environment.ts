@@ -18,10 +18,12 @@ function ensure(pod: PodView, vars: Readonly<Record<string, string>>): PatchOp[]
   return ops;
 }
 
+/** `set-fips-mode`: JSON Patch ops adding the FIPS variables to every init and regular container lacking them. */
 export function fipsOps(pod: PodView, cfg: BootstrapperConfig): PatchOp[] {
   return ensure(pod, cfg.fipsVariables);
 }
 
+/** `set-landscape`: JSON Patch ops adding the landscape variable, when one is configured. */
 export function landscapeOps(pod: PodView, cfg: BootstrapperConfig): PatchOp[] {
   return cfg.landscape ? ensure(pod, { [cfg.landscape.variable]: cfg.landscape.value }) : [];
 }

@@ -3,6 +3,7 @@ import type { PatchOp } from "../../webhook/json-patch.js";
 import type { BootstrapperConfig } from "../config.js";
 import { type PodView, appendOps } from "./types.js";
 
+/** JSON Patch ops adding the configured pull secret (none when the pod already lists it). */
 export function pullSecretOps(pod: PodView, cfg: BootstrapperConfig): PatchOp[] {
   const list = pod.spec.imagePullSecrets;
   if (Array.isArray(list) && list.some((s) => s?.name === cfg.imagePullSecretName)) return [];

@@ -24,6 +24,7 @@ export function rewriteImage(image: string, overrides: Readonly<Record<string, s
   return `${target.replace(/\/+$/, "")}/${slash < 0 ? `library/${image}` : image}`;
 }
 
+/** JSON Patch ops replacing each container image whose registry has an override (module comment). */
 export function registryOps(pod: PodView, cfg: BootstrapperConfig): PatchOp[] {
   const ops: PatchOp[] = [];
   for (const [path, c] of containersOf(pod, ["initContainers", "containers", "ephemeralContainers"])) {

@@ -37,6 +37,7 @@ function sameVolume(live: Record<string, unknown>, want: Record<string, unknown>
   return Object.keys(b).every((k) => JSON.stringify(a[k]) === JSON.stringify(b[k]));
 }
 
+/** JSON Patch ops adding the trust bundle volume and its mounts (none when already there as desired). */
 export function trustBundleOps(pod: PodView, cfg: BootstrapperConfig): PatchOp[] {
   const d = desiredVolume(cfg);
   if (!d) return [];

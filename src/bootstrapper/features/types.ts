@@ -4,6 +4,7 @@
  */
 import type { PatchOp } from "../../webhook/json-patch.js";
 
+/** A container as the features read it from the pod's JSON (other fields kept untouched). */
 export interface Container {
   name: string;
   image?: string;
@@ -12,8 +13,10 @@ export interface Container {
   [k: string]: unknown;
 }
 
+/** The pod spec lists that hold containers. */
 export type ContainerKind = "initContainers" | "containers" | "ephemeralContainers";
 
+/** The pod JSON the features read: its spec's container lists, volumes and pull secrets (rest untouched). */
 export interface PodView {
   spec: {
     containers?: Container[];

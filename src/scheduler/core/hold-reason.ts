@@ -110,10 +110,16 @@ export function formatHoldReason(r: HoldReason): string {
     case "preemption": {
       const n = r.victims.length;
       const queues = [...new Set(r.victims.map((v) => v.queuePath))].join(", ");
-      return `preempting ${n} allocation${n === 1 ? "" : "s"} of ${queues} on node ${r.nodeId} reserved for it; waiting for ${n === 1 ? "it" : "them"} to be released to have ${format(r.ask)} free (available ${format(r.available)})`;
+      return (
+        `preempting ${n} allocation${n === 1 ? "" : "s"} of ${queues} on node ${r.nodeId} reserved for it; waiting ` +
+        `for ${n === 1 ? "it" : "them"} to be released to have ${format(r.ask)} free (available ${format(r.available)})`
+      );
     }
     case "gangReservation":
-      return `application ${r.appId} is reserving resources for its gang: placeholders hold ${format(r.allocated)} of ${format(r.reservation)}`;
+      return (
+        `application ${r.appId} is reserving resources for its gang: placeholders hold ${format(r.allocated)} of ` +
+        `${format(r.reservation)}`
+      );
   }
 }
 

@@ -408,6 +408,7 @@ export class Partition {
    * expires.
    * @returns the leaf queue path, or throws with the rejection reason
    */
+  // eslint-disable-next-line max-params -- upstream's AddApplication order, called from ~70 places; to become options
   addApplication(
     id: string,
     queueName: string,
@@ -564,6 +565,7 @@ export class Partition {
    * A finished application (Completed) that gets an ask runs again as a new instance with the same id.
    * @throws Error with upstream's texts for an unknown app or node, empty or negative resources
    */
+  // eslint-disable-next-line max-params -- upstream's AddAllocationAsk order, called from ~70 places; to become options
   addAsk(appId: string, key: string, resource: Res, priority: number, createTime: number, now: number, opts: AskOptions = {}): void {
     const app = this.apps.get(appId) ?? this.reopen(appId, now);
     if (!app) throw new Error(`failed to find application ${appId}`);
@@ -571,12 +573,13 @@ export class Partition {
     if (!strictlyPositive(resource)) throw new Error("allocation contains no resources");
     if (opts.node && !this.nodes.has(opts.node)) throw new Error(`failed to find node ${opts.node}`);
     const existing = app.asks.get(key);
-    if (existing) return this.updateAsk(app, existing, resource, priority, now, opts);
+    if (existing) return this.updateAsk(app, existing, { resource, priority, now, opts });
     if (!opts.node && isRecoveryQueue(app.queue.path)) {
       // corral's rule (upstream schedules them): the recovery queue has no ACL and no limits, so it only records what
       // already runs; a new pod would otherwise get past the placement rules that refused its application
       throw new Error(
-        `application ${appId} is in ${RECOVERY_QUEUE}, which takes only pods already bound to a node: no placement rule places it, so its new pods are not scheduled`,
+        `application ${appId} is in ${RECOVERY_QUEUE}, which takes only pods already bound to a node: no placement rule ` +
+          `places it, so its new pods are not scheduled`,
       );
     }
     if (!opts.node && this.nodes.size > 0 && !this.fitsSomeNode(resource)) {
@@ -626,7 +629,11 @@ export class Partition {
   }
 
   /** UpdateAllocation for a key the application has (see `addAsk`). */
-  private updateAsk(app: Application, ask: Ask, resource: Res, priority: number, now: number, opts: AskOptions): void {
+  private updateAsk(
+    app: Application,
+    ask: Ask,
+    { resource, priority, now, opts }: { resource: Res; priority: number; now: number; opts: AskOptions },
+  ): void {
     if (opts.predicate) ask.predicate = opts.predicate;
     if (opts.allowPreemptSelf !== undefined) ask.allowPreemptSelf = opts.allowPreemptSelf;
     if (opts.allowPreemptOther !== undefined) ask.allowPreemptOther = opts.allowPreemptOther;
@@ -660,7 +667,8 @@ export class Partition {
       app.queue.incAllocated(ask.resource);
       if (node) this.attach(ask, node);
       throw new Error(
-        `allocation ${ask.key} of application ${app.id} cannot be resized to ${format(resource)}: no room on node ${ask.node} or in queue ${app.queue.path}`,
+        `allocation ${ask.key} of application ${app.id} cannot be resized to ${format(resource)}: no room on node ` +
+          `${ask.node} or in queue ${app.queue.path}`,
       );
     }
     this.limits.track(app, ask.resource, -1, true);

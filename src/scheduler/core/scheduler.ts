@@ -43,8 +43,14 @@ import { validateSchedulerConfig } from "./validate.js";
 import type { TrackedLimit } from "./ugm/tracker.js";
 import { type AllocationLogEntry, AllocationLogs } from "./allocation-log.js";
 
+/**
+ * si.NodeInfo action: add a node schedulable (`CREATE`) or drained (`CREATE_DRAIN`), change its capacity or occupied
+ * resources (`UPDATE`), stop or resume placing on it (`DRAIN_NODE`, `DRAIN_TO_SCHEDULABLE`), remove it and release
+ * its allocations (`DECOMISSION`, upstream's spelling).
+ */
 export type NodeAction = "CREATE" | "UPDATE" | "DRAIN_NODE" | "DRAIN_TO_SCHEDULABLE" | "DECOMISSION" | "CREATE_DRAIN";
 
+/** One node change of `updateNode` (si.NodeInfo). */
 export interface NodeInfo {
   nodeID: string;
   action: NodeAction;
@@ -57,6 +63,11 @@ export interface NodeInfo {
   partition?: string;
 }
 
+/**
+ * A new application of `updateApplication` (si.AddApplicationRequest): placed by the partition's placement rules
+ * from `queueName` and `tags` (`namespace`, `namespace.*` annotations), owned by `ugi` (groups as the RM resolved
+ * them, design 002).
+ */
 export interface AddApplicationRequest {
   applicationID: string;
   queueName: string;
@@ -74,6 +85,10 @@ export interface AddApplicationRequest {
   gangSchedulingStyle?: GangSchedulingStyle;
 }
 
+/**
+ * An ask or an existing allocation of `updateAllocation` (si.Allocation); keyed by `allocationKey` within its
+ * application. Resources in the core's units (memory bytes, vcore millicores, `pods` count, others as given).
+ */
 export interface AllocationMessage {
   allocationKey: string;
   applicationID: string;
@@ -103,6 +118,7 @@ export interface AllocationMessage {
   originator?: boolean;
 }
 
+/** A release of `updateAllocation` (si.AllocationRelease): the RM gives back one allocation or ask, or all of an app's. */
 export interface AllocationRelease {
   applicationID: string;
   partitionName?: string;
@@ -111,6 +127,7 @@ export interface AllocationRelease {
   message?: string;
 }
 
+/** What the core refused (a node id, application id or allocation key) and why, in upstream's words. */
 export interface Rejection {
   id: string;
   reason: string;
@@ -119,6 +136,10 @@ export interface Rejection {
 /** A queue maximum, or a user or group resource limit, with the usage it is measured against (`limitsOf`). */
 export type LimitUsage = TrackedLimit | { kind: "queue"; name: string; path: string; wildcard: false; max: Res; used: Res };
 
+/**
+ * The answer to one `update*` call (si.NodeResponse, ApplicationResponse, AllocationResponse in one shape): ids
+ * accepted, rejections with their reasons, and allocations the core released as a consequence.
+ */
 export interface CoreResponse {
   acceptedNodes: string[];
   rejectedNodes: Rejection[];
@@ -149,6 +170,7 @@ export const DEFAULT_CONFIG = `partitions:
         submitacl: '*'
 `;
 
+/** Options of {@link SchedulerCore}. */
 export interface SchedulerCoreOptions {
   /**
    * Receives YuniKorn's event records (APP, REQUEST, NODE, QUEUE, USERGROUP; si.EventRecord) as the core's calls
@@ -157,7 +179,14 @@ export interface SchedulerCoreOptions {
   events?: EventSink;
 }
 
+/**
+ * The scheduling core (see the module comment): partitions of queues, nodes, applications and their asks, changed only
+ * through the calls below and `schedule()`. Every call is synchronous and takes its time from `now()`; records of
+ * what changed go to `SchedulerCoreOptions.events`. The `update*` calls never throw for bad input: they answer with
+ * rejections.
+ */
 export class SchedulerCore {
+  /** The partitions by name (`default` unless the configuration names others); read-only for callers. */
   readonly partitions = new Map<string, Partition>();
   private configText = DEFAULT_CONFIG;
   private applied!: SchedulerConfig;
@@ -227,6 +256,11 @@ export class SchedulerCore {
     return this.partitions.get(name || "default");
   }
 
+  /**
+   * UpdateNode (si.NodeRequest): applies each node change in order. A node of an unknown partition, a duplicate
+   * `CREATE` or a change of an unknown node is rejected with upstream's reason; `DECOMISSION` releases the node's
+   * allocations (in `released`, for the RM to confirm). Emits NODE event records.
+   */
   updateNode(nodes: NodeInfo[]): CoreResponse {
     const out = emptyResponse();
     // one time for the call: its records keep the order of their ids
@@ -323,6 +357,12 @@ export class SchedulerCore {
     return out;
   }
 
+  /**
+   * UpdateApplication (si.ApplicationRequest): adds `new` applications (placed by the placement rules, checked against
+   * the queue's ACLs and limits; a refusal is a rejection with upstream's reason, and the application is kept as
+   * Rejected until it expires) and removes `remove` ones, releasing their allocations and asks (in `released`).
+   * Emits APP and QUEUE event records.
+   */
   updateApplication(req: { new?: AddApplicationRequest[]; remove?: { applicationID: string; partitionName?: string }[] }): CoreResponse {
     const out = emptyResponse();
     const now = this.now();
@@ -368,7 +408,8 @@ export class SchedulerCore {
       const pending = [...app.asks.values()].filter((x) => !x.node);
       const queue = app.queue.path;
       const released = p.removeApplication(r.applicationID, now);
-      for (const x of pending) this.askRemoved(p, r.applicationID, x.key, x.resource, ChangeDetail.REQUEST_CANCEL, now);
+      for (const x of pending)
+        this.askRemoved(p, { appId: r.applicationID, key: x.key, resource: x.resource, detail: ChangeDetail.REQUEST_CANCEL, now });
       for (const x of released) this.released(p, x, ChangeDetail.ALLOC_CANCEL, now);
       out.released.push(...released);
       this.emit(
@@ -380,6 +421,12 @@ export class SchedulerCore {
     return out;
   }
 
+  /**
+   * UpdateAllocation (si.AllocationRequest): records `allocations` — a pending ask, or with `nodeID` an allocation the
+   * RM already made (recovery; counted without a limit check) — and applies `releases`. An unknown application or
+   * node, or empty or negative resources, are rejections in `rejectedAllocations` with upstream's texts. Emits
+   * REQUEST, APP and USERGROUP event records.
+   */
   updateAllocation(req: { allocations?: AllocationMessage[]; releases?: AllocationRelease[] }): CoreResponse {
     const out = emptyResponse();
     const now = this.now();
@@ -454,7 +501,7 @@ export class SchedulerCore {
             ChangeDetail.ALLOC_CANCEL,
             now,
           );
-        else this.askRemoved(p, app.id, k, ask.resource, ChangeDetail.REQUEST_CANCEL, now);
+        else this.askRemoved(p, { appId: app.id, key: k, resource: ask.resource, detail: ChangeDetail.REQUEST_CANCEL, now });
       }
     }
     this.collect();
@@ -758,7 +805,9 @@ export class SchedulerCore {
         this.emit(
           queueEvent(now, {
             objectID: r.queue,
-            message: `Quota Preemption results summary: preemptable resources: ${formatResource(d.preemptable)}, claimed resources: ${formatResource(claimed)}, preempted victims: ${r.victims.length}`,
+            message:
+              `Quota Preemption results summary: preemptable resources: ${formatResource(d.preemptable)}, ` +
+              `claimed resources: ${formatResource(claimed)}, preempted victims: ${r.victims.length}`,
             changeType: ChangeType.SET,
             detail: ChangeDetail.QUEUE_PREEMPTION,
             resource: d.victims[0]?.rule.max,
@@ -833,7 +882,10 @@ export class SchedulerCore {
   }
 
   /** Event of a pending ask removed before it was allocated; its tags and hold reason are forgotten. */
-  private askRemoved(p: Partition, appId: string, key: string, resource: Res, detail: ChangeDetail, now: number): void {
+  private askRemoved(
+    p: Partition,
+    { appId, key, resource, detail, now }: { appId: string; key: string; resource: Res; detail: ChangeDetail; now: number },
+  ): void {
     const id = `${p.name}\0${allocationId(appId, key)}`;
     this.tags.delete(id);
     this.holds.delete(id);
@@ -849,6 +901,7 @@ export class SchedulerCore {
     return [...this.partitions.keys()].sort();
   }
 
+  /** The REST view of a partition (default `default`); undefined for an unknown name. */
   partitionView(partition?: string): PartitionView | undefined {
     const p = this.partition(partition);
     return p && partitionView(p);
@@ -883,6 +936,7 @@ export class SchedulerCore {
     return p ? [...p.nodes.keys()].sort().map((id) => nodeView(p, id)!) : [];
   }
 
+  /** The REST view of one node (capacity, allocated, occupied, its allocations); undefined when unknown. */
   nodeView(nodeId: string, partition?: string): NodeView | undefined {
     const p = this.partition(partition);
     return p && nodeView(p, nodeId);

@@ -164,11 +164,13 @@ function checkQueueResource(q: QueueConfig, parentMax: Resource | undefined): Re
   if ((q.queues ?? []).length > 0) {
     if (!isZero(g) && !fitsInMaxUndef(g, sum))
       fail(
-        `guaranteed resource of parent ${formatResource(g)} is smaller than sum of guaranteed resources ${formatResource(sum)} of the children for queue ${q.name}`,
+        `guaranteed resource of parent ${formatResource(g)} is smaller than sum of guaranteed resources ` +
+          `${formatResource(sum)} of the children for queue ${q.name}`,
       );
     if (effMax && !fitsInMaxUndef(effMax, sum))
       fail(
-        `max resource ${formatResource(effMax)} is smaller than sum of guaranteed resources ${formatResource(sum)} of the children for queue ${q.name}`,
+        `max resource ${formatResource(effMax)} is smaller than sum of guaranteed resources ${formatResource(sum)} of ` +
+          `the children for queue ${q.name}`,
       );
   }
   return isZero(g) ? sum : g;
@@ -222,7 +224,8 @@ function checkPlacementRules(p: PartitionConfig): void {
       const isLeaf = !node!.parent && (node!.queues ?? []).length === 0;
       if (isLeaf)
         fail(
-          `placement rule no. #${i} (${chainText}) references non-existing queues (${path}) which cannot be created because the last queue (${node!.name}) in the hierarchy is a leaf`,
+          `placement rule no. #${i} (${chainText}) references non-existing queues (${path}) which cannot be created ` +
+            `because the last queue (${node!.name}) in the hierarchy is a leaf`,
         );
       const next: QueueConfig | undefined = (node!.queues ?? []).find((c) => c.name === names[j]);
       if (!next) {
@@ -278,15 +281,19 @@ function checkLimitHierarchy(q: QueueConfig, path: string, users: Map<string, Ca
         if (ref?.res && res && !fitsInMaxUndef(ref.res, res)) {
           fail(
             own
-              ? `${kind} ${name} max resource ${formatResource(res)} of queue ${q.name} is greater than immediate or ancestor parent maximum resource ${formatResource(ref.res)}`
-              : `${kind} ${name} max resource ${formatResource(res)} of queue ${q.name} is greater than ${wildText}maximum resource ${formatResource(ref.res)} of immediate or ancestor parent queue`,
+              ? `${kind} ${name} max resource ${formatResource(res)} of queue ${q.name} is greater than immediate or ` +
+                  `ancestor parent maximum resource ${formatResource(ref.res)}`
+              : `${kind} ${name} max resource ${formatResource(res)} of queue ${q.name} is greater than ` +
+                  `${wildText}maximum resource ${formatResource(ref.res)} of immediate or ancestor parent queue`,
           );
         }
         if (ref?.apps && (apps > ref.apps || apps === 0)) {
           fail(
             own
-              ? `${kind} ${name} max applications ${apps} of queue ${q.name} is greater than immediate or ancestor parent max applications ${ref.apps}`
-              : `${kind} ${name} max applications ${apps} of queue ${q.name} is greater than ${wildText}max applications ${ref.apps} of immediate or ancestor parent queue`,
+              ? `${kind} ${name} max applications ${apps} of queue ${q.name} is greater than immediate or ancestor ` +
+                  `parent max applications ${ref.apps}`
+              : `${kind} ${name} max applications ${apps} of queue ${q.name} is greater than ${wildText}max ` +
+                  `applications ${ref.apps} of immediate or ancestor parent queue`,
           );
         }
         next.set(name, { res: minMaxUndef(res, ref?.res), apps: apps || ref?.apps });

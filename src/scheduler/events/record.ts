@@ -9,6 +9,7 @@ import type { Res } from "../core/resources.js";
 import type { UgmChange } from "../core/ugm/tracker.js";
 
 /** si.EventRecord.Type. */
+/** si.EventRecord.Type: what kind of object a record is about. */
 export const EventType = { UNKNOWN_EVENTRECORD_TYPE: 0, REQUEST: 1, APP: 2, NODE: 3, QUEUE: 4, USERGROUP: 5 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 
@@ -137,8 +138,11 @@ const make = (type: EventType, now: number, p: Parts): EventRecord => ({
 
 /** Builders, one per kind of record YuniKorn emits (`now` in Unix milliseconds). */
 export const appEvent = (now: number, p: Parts) => make(EventType.APP, now, p);
+/** A NODE record (objectID: the node). */
 export const nodeEvent = (now: number, p: Parts) => make(EventType.NODE, now, p);
+/** A QUEUE record (objectID: the queue path). */
 export const queueEvent = (now: number, p: Parts) => make(EventType.QUEUE, now, p);
+/** A USERGROUP record (objectID: the user or group, referenceID: the queue path). */
 export const userGroupEvent = (now: number, p: Parts) => make(EventType.USERGROUP, now, p);
 /** REQUEST records carry no change type or detail upstream: the message says what happened to the ask. */
 export const requestEvent = (now: number, p: { objectID: string; referenceID: string; message: string; resource?: Readonly<Res> }) =>

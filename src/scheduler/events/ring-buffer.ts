@@ -11,6 +11,7 @@ export interface EventRange<T> {
   highestId: number;
 }
 
+/** The ring buffer of the module comment: `capacity` records, ids from 0. */
 export class EventRingBuffer<T> {
   private items: (T | undefined)[];
   /** Id the next record gets. */

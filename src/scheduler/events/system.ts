@@ -16,6 +16,7 @@ import { type EventRecord, eventRecordJson } from "./record.js";
 import { EventRingBuffer } from "./ring-buffer.js";
 import { parseGoBool } from "../../util/go-strconv.js";
 
+/** The event settings (`event.*` keys of the ConfigMaps; module comment). */
 export interface EventSystemConfig {
   trackingEnabled: boolean;
   ringBufferCapacity: number;
@@ -24,6 +25,7 @@ export interface EventSystemConfig {
   restResponseSize: number;
 }
 
+/** Upstream's defaults (pkg/common/configs/configs.go). */
 export const DEFAULT_EVENT_CONFIG: Readonly<EventSystemConfig> = Object.freeze({
   trackingEnabled: true,
   ringBufferCapacity: 100_000,
@@ -79,6 +81,7 @@ export interface StreamConsumer {
   close(lastLine: string): void;
 }
 
+/** A consumer's stream as the REST server drives it. */
 export interface StreamHandle {
   /** The consumer's connection took its buffered data; queued records are written. */
   drained(): void;
@@ -97,6 +100,7 @@ interface Stream {
   queuedRecords: number;
 }
 
+/** Options of {@link EventSystem}. */
 export interface EventSystemOptions {
   /** Unix milliseconds. */
   now: () => number;
@@ -107,6 +111,10 @@ export interface EventSystemOptions {
   defer?: (f: () => void) => void;
 }
 
+/**
+ * Records the core's events in the ring buffer and fans them out to streams (upstream pkg/events): `add` is the
+ * core's sink, the REST API reads batches (`/ws/v1/events/batch`) and opens streams (`/ws/v1/events/stream`).
+ */
 export class EventSystem {
   readonly instanceUUID: string;
   private cfg: EventSystemConfig;

@@ -267,6 +267,7 @@ export interface PreemptionVictimInfo {
   pod?: string;
 }
 
+/** The kinds of hold reason (`HoldReasonInfo.kind`). */
 export type HoldKind = HoldReasonInfo["kind"];
 
 /** One waiting pod (pending ask) of `GET /ws/v1/corral/pending`. */

@@ -27,6 +27,7 @@ export function holdInfo(r: HoldReason): Record<string, unknown> {
   return { ...r, state: holdState(r), message: formatHoldReason(r) };
 }
 
+/** Unix milliseconds as the Unix nanoseconds YuniKorn's REST API reports. */
 export const ns = (ms: number) => ms * 1_000_000;
 
 /** A resource map without zero values; undefined when nothing is left (omitempty). */

@@ -13,6 +13,7 @@ import { ns } from "./app-dao.js";
 /** The id upstream's partitions report as `clusterId` (the RM id the shim registers). */
 export const CLUSTER_ID = "mycluster";
 
+/** The RM's build information in `/ws/v1/clusters` (rmBuildInformation). */
 export interface BuildInfo {
   buildVersion: string;
   buildDate: string;

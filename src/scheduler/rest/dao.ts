@@ -38,6 +38,7 @@ export function partitionInfo(p: PartitionView, startTime = 0): Record<string, u
   };
 }
 
+/** A queue as `/ws/v1/partition/{p}/queues` shows it (dao.PartitionQueueDAOInfo), children included. */
 export function queueInfo(q: QueueView, partition = ""): Record<string, unknown> {
   const max = clean(q.max);
   const out: Record<string, unknown> = {
@@ -83,6 +84,7 @@ export function queueInfo(q: QueueView, partition = ""): Record<string, unknown>
   return out;
 }
 
+/** A node as `/ws/v1/partition/{p}/nodes` shows it (dao.NodeDAOInfo). */
 export function nodeInfo(n: NodeView, l: DaoLookups): Record<string, unknown> {
   return {
     nodeID: n.id,

@@ -19,6 +19,7 @@ import { error } from "./router.js";
 export const LEADER_ADDRESS_ANNOTATION = "scheduling.corral.dev/rest-address";
 /** Request header set on forwarded requests; response header naming the replica that answered. */
 export const FORWARDED_HEADER = "x-corral-forwarded";
+/** Response header naming the replica that answered (set on every answer). */
 export const SERVED_BY_HEADER = "x-corral-served-by";
 /** The original client's address on a forwarded request (the leader counts event streams per client). */
 export const CLIENT_HEADER = "x-corral-client";
@@ -29,6 +30,7 @@ export function clientAddress(req: IncomingMessage): string {
   return (typeof named === "string" && named) || req.socket.remoteAddress || "unknown";
 }
 
+/** What a replica knows about the leader when it decides where a request is answered. */
 export interface LeaderView {
   /** This replica holds the Lease. */
   leading: boolean;

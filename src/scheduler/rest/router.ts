@@ -12,6 +12,7 @@ const JSON_HEADERS = {
   "access-control-allow-headers": "X-Requested-With,Content-Type,Accept,Origin",
 };
 
+/** Answers `status` with `body` as JSON (CORS headers as upstream; `methods` for Access-Control-Allow-Methods). */
 export function json(res: ServerResponse, status: number, body: unknown, methods = "GET, OPTIONS"): void {
   res.writeHead(status, { ...JSON_HEADERS, "access-control-allow-methods": methods });
   res.end(JSON.stringify(body));
@@ -32,6 +33,7 @@ export class RestError extends Error {
   }
 }
 
+/** What a handler gets: the request, the response, path parameters (decoded) and the query. */
 export interface RouteContext {
   req: IncomingMessage;
   res: ServerResponse;
@@ -39,6 +41,7 @@ export interface RouteContext {
   query: URLSearchParams;
 }
 
+/** A route handler; a thrown (or rejected) RestError is answered with its status, any other error with 500. */
 export type Handler = (c: RouteContext) => void | Promise<void>;
 
 interface Route {
@@ -47,6 +50,7 @@ interface Route {
   handler: Handler;
 }
 
+/** The route table of the module comment: `METHOD /path/:param` patterns to handlers. */
 export class Router {
   private readonly routes: Route[] = [];
 

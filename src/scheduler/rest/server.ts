@@ -31,6 +31,7 @@ import { readBody as readRequestBody } from "../../util/http-body.js";
 
 export { json } from "./router.js";
 
+/** Options of {@link startRestServer}. */
 export interface RestOptions {
   host: string;
   port: number;
@@ -70,12 +71,18 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<str
   throw Object.assign(new Error(`request body exceeds ${limit} bytes`), { status: 413 });
 }
 
+/** A listening REST server: its port, and `close()` (ends event streams and connections, then stops listening). */
 export interface RestServer {
   server: Server;
   port: number;
   close(): Promise<void>;
 }
 
+/**
+ * Serves YuniKorn's REST API (`/ws/v1/*`), the metrics, the dashboard and `routes` on `host:port` (yunikorn-core
+ * reference §6).
+ * @throws Error when the port cannot be bound
+ */
 export async function startRestServer(o: RestOptions): Promise<RestServer> {
   const registry = o.registry ?? new Registry();
   collectDefaultMetrics({ register: registry, prefix: "yunikorn_" });
@@ -140,7 +147,8 @@ function checkQueuePath(path: string): void {
     if (!QUEUE_NAME.test(name))
       throw new RestError(
         400,
-        `problem in queue query parameter parsing as queue param ${path} contains invalid queue name ${name}. Queue name must only have alphanumeric characters, - or _, and be no longer than 64 characters`,
+        `problem in queue query parameter parsing as queue param ${path} contains invalid queue name ${name}. Queue ` +
+          `name must only have alphanumeric characters, - or _, and be no longer than 64 characters`,
       );
   }
 }

@@ -12,8 +12,10 @@ import { fileURLToPath } from "node:url";
 /** Where `npm run build` puts the dashboard: `<package>/dist/ui/` (this file is `src|dist/scheduler/rest/`). */
 export const DEFAULT_UI_DIR = fileURLToPath(new URL("../../../dist/ui/", import.meta.url));
 
+/** The path the dashboard is served under. */
 export const UI_PREFIX = "/ui/";
 
+/** The Content-Security-Policy of every dashboard answer (module comment). */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",

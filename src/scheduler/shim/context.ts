@@ -473,7 +473,9 @@ export class ShimContext {
    */
   private notJoinedActions(task: Task, differs: "namespace" | "user"): ShimAction[] {
     const other = differs === "namespace" ? "another namespace" : `another user in namespace ${task.pod.namespace}`;
-    const message = `application ${task.podAppId} belongs to ${other}: this pod was not joined to it and runs as its own application ${task.appId}, charged to user ${task.user}`;
+    const message =
+      `application ${task.podAppId} belongs to ${other}: this pod was not joined to it and runs as its ` +
+      `own application ${task.appId}, charged to user ${task.user}`;
     return [
       {
         kind: "event",
@@ -505,7 +507,10 @@ export class ShimContext {
     const exceeded = exceededLimits(this.core.limitsOf(task.appId), ask);
     task.overLimit = exceeded.length > 0 ? exceeded : undefined;
     if (exceeded.length === 0) return [];
-    const message = `pod ${task.pod.namespace}/${task.pod.name} (${quantitiesText(ask)}) was already bound to node ${node} when the scheduler saw it, so it is recorded without a limit check, over ${exceeded.map((l) => limitText(l, ask)).join("; ")}`;
+    const message =
+      `pod ${task.pod.namespace}/${task.pod.name} (${quantitiesText(ask)}) was already bound to node ` +
+      `${node} when the scheduler saw it, so it is recorded without a limit check, over ` +
+      `${exceeded.map((l) => limitText(l, ask)).join("; ")}`;
     return [
       { kind: "event", object: podObject(task.pod), type: "Warning", reason: "OverLimitAllocation", message },
       { kind: "overLimit", pod: task.pod, applicationId: task.appId, node, limits: exceeded },
@@ -882,7 +887,10 @@ export class ShimContext {
     // the binding names the pod by namespace and name (the API server does not check its uid): it must be this task's
     if (!live || live.metadata?.uid !== uid) return `pod with uid ${uid} is not known to the scheduler`;
     if ((t.state === "InProgress" || t.state === "Allocated") && t.node === node) return undefined;
-    return `pod ${t.pod.namespace}/${t.pod.name} has no allocation on node ${node} (state ${t.state}${t.node ? `, allocated on ${t.node}` : ""})`;
+    return (
+      `pod ${t.pod.namespace}/${t.pod.name} has no allocation on node ${node} (state ` +
+      `${t.state}${t.node ? `, allocated on ${t.node}` : ""})`
+    );
   }
 
   // ------------------------------------------------------------------ preemption (docs/preemption.md)
@@ -1042,7 +1050,10 @@ export class ShimContext {
 
   /** Warning on a pod flagged as placeholder by someone other than the scheduler: it runs as an ordinary pod. */
   private untrustedPlaceholderEvent(task: Task): ShimAction {
-    const message = `pod ${task.pod.namespace}/${task.pod.name} is flagged as a placeholder (${ANNOTATION_PLACEHOLDER_FLAG}) but was not created by the scheduler (user ${task.user}, not ${this.gangConfig.schedulerUser}): it is scheduled as an ordinary pod of user ${task.user}`;
+    const message =
+      `pod ${task.pod.namespace}/${task.pod.name} is flagged as a placeholder ` +
+      `(${ANNOTATION_PLACEHOLDER_FLAG}) but was not created by the scheduler (user ${task.user}, not ` +
+      `${this.gangConfig.schedulerUser}): it is scheduled as an ordinary pod of user ${task.user}`;
     return { kind: "event", object: podObject(task.pod), type: "Warning", reason: "PlaceholderNotTrusted", message };
   }
 

@@ -30,6 +30,30 @@ export function parseFilterArgs(text: string): { ok: true; args: ExtenderArgs; c
   return { ok: true, args, candidates: args.NodeNames ?? (args.Nodes?.items ?? []).map((n) => n.metadata?.name ?? "") };
 }
 
+/** `ExtenderBindingArgs`: the pod kube-scheduler asks the extender to bind, and the node. */
+export interface ExtenderBindingArgs {
+  PodName: string;
+  PodNamespace: string;
+  PodUID: string;
+  Node: string;
+}
+
+/**
+ * Decodes a `bind` request body.
+ * @returns the args, or an error naming what is wrong (not JSON, a missing PodName, PodNamespace, PodUID or Node)
+ */
+export function parseBindArgs(text: string): { ok: true; args: ExtenderBindingArgs } | { ok: false; error: string } {
+  let v: Partial<ExtenderBindingArgs> | null;
+  try {
+    v = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, error: `ExtenderBindingArgs is not JSON: ${(err as Error).message}` };
+  }
+  if (!v?.PodName || !v.PodNamespace || !v.PodUID || !v.Node)
+    return { ok: false, error: "ExtenderBindingArgs needs PodName, PodNamespace, PodUID and Node" };
+  return { ok: true, args: { PodName: v.PodName, PodNamespace: v.PodNamespace, PodUID: v.PodUID, Node: v.Node } };
+}
+
 /**
  * The `filter` answer in the form it was asked: `NodeNames` for nodeCacheCapable, else the kept `Nodes` objects
  * (answering `Nodes` to a NodeNames request would filter out every node).

@@ -64,6 +64,10 @@ interface ContainerLike {
   restartPolicy?: string;
 }
 
+/**
+ * The pod fields `podResource` reads, loosely typed (quantities as strings or numbers, container names optional) so
+ * that test tables can give just those fields; client-node's `V1Pod` and the shim's `PodObject` fit it.
+ */
 export interface PodLike {
   spec?: {
     containers?: ContainerLike[];

@@ -1,7 +1,8 @@
 /**
  * The texts of a preemption, made from the core's typed decision (core/preemption/result.ts) at the edge: the
  * `Preempted` event on each victim (by which pod, for which queue, under which rule — or, for quota-change preemption,
- * which queue's lowered max), the event on the preemptor, and the Warning when an eviction is refused. Pure. Resources in Kubernetes quantities (pod-resources.ts).
+ * which queue's lowered max), the event on the preemptor, and the Warning when an eviction is refused. Pure. Resources
+ * in Kubernetes quantities (pod-resources.ts).
  */
 import type { QuotaVictim } from "../core/preemption/quota.js";
 import { QUOTA_PREEMPTION_RETRY_MS } from "../core/preemption/quota-tracker.js";
@@ -32,19 +33,29 @@ export function victimRulesText(v: Victim): string {
 /** Message of the `Preempted` event on a victim pod. */
 export function preemptedMessage(o: { victim: Victim; preemptor?: PodName; decision: Preempting }): string {
   const by = o.preemptor ? `pod ${podText(o.preemptor)}` : `request ${o.decision.ask.key}`;
-  return `Preempted by ${by} of application ${o.decision.ask.applicationId} for queue ${o.decision.ask.queuePath}: ${victimRulesText(o.victim)}`;
+  return (
+    `Preempted by ${by} of application ${o.decision.ask.applicationId} for queue ${o.decision.ask.queuePath}: ` +
+    `${victimRulesText(o.victim)}`
+  );
 }
 
 /** Message of the Normal `Preempting` event on the preemptor. */
 export function preemptingMessage(o: { decision: Preempting; victims: readonly PodName[] }): string {
   const d = o.decision;
   const names = o.victims.length > 0 ? o.victims.map(podText).join(", ") : `${d.victims.length} allocation(s)`;
-  return `Preempting ${names} (queue${new Set(d.victims.map((v) => v.queuePath)).size > 1 ? "s" : ""} ${[...new Set(d.victims.map((v) => v.queuePath))].join(", ")}) for queue ${d.ask.queuePath}; node ${d.nodeId} is reserved for this pod until they are gone`;
+  return (
+    `Preempting ${names} (queue${new Set(d.victims.map((v) => v.queuePath)).size > 1 ? "s" : ""} ` +
+    `${[...new Set(d.victims.map((v) => v.queuePath))].join(", ")}) for queue ${d.ask.queuePath}; node ${d.nodeId} is ` +
+    `reserved for this pod until they are gone`
+  );
 }
 
 /** Message of the Warning `PreemptionBlocked` event on the preemptor when a victim's eviction was refused. */
 export function preemptionBlockedMessage(o: { victim: PodName; error: string }): string {
-  return `Eviction of ${podText(o.victim)} was refused (${o.error}); the node reservation is released and preemption is tried again later without that pod`;
+  return (
+    `Eviction of ${podText(o.victim)} was refused (${o.error}); the node reservation is released and preemption is ` +
+    `tried again later without that pod`
+  );
 }
 
 /** A delay in milliseconds as a Go duration string (`5s`, `1m30s`, `250ms`), as written in `quota.preemption.delay`. */
@@ -76,5 +87,8 @@ export function quotaPreemptedMessage(v: QuotaVictim): string {
 
 /** Message of the Warning `PreemptionBlocked` event on a quota-change victim whose eviction was refused. */
 export function quotaPreemptionBlockedMessage(o: { queue: string; error: string }): string {
-  return `Eviction to enforce the lowered max of queue ${o.queue} was refused (${o.error}); the pod is kept and the queue's quota preemption is tried again in ${delayText(QUOTA_PREEMPTION_RETRY_MS)} without it`;
+  return (
+    `Eviction to enforce the lowered max of queue ${o.queue} was refused (${o.error}); the pod is kept and the ` +
+    `queue's quota preemption is tried again in ${delayText(QUOTA_PREEMPTION_RETRY_MS)} without it`
+  );
 }

@@ -15,24 +15,24 @@ import {
 import { parseUserInfoAnnotation } from "../../yunikorn/user-info.js";
 import { generateApplicationId } from "../../yunikorn/application-id.js";
 import type { AddApplicationRequest, AllocationMessage, NodeInfo } from "../core/scheduler.js";
-import { type PodLike, podResource, toCoreResource } from "./pod-resources.js";
+import type { V1ObjectMeta, V1Pod } from "@kubernetes/client-node";
+import { podResource, toCoreResource } from "./pod-resources.js";
 
-export interface PodObject extends PodLike {
-  metadata?: {
-    name?: string;
-    namespace?: string;
-    uid?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    creationTimestamp?: string | Date;
-  };
-  spec?: PodLike["spec"] & { schedulerName?: string; nodeName?: string; priority?: number };
-  status?: PodLike["status"] & { phase?: string };
-}
+/**
+ * A pod as the shim reads it: client-node's `V1Pod` (informer objects, extender request bodies), except that
+ * `metadata.creationTimestamp` may also be the RFC 3339 string the API server sends (informers and request bodies
+ * carry the JSON as is; client-node's type says `Date`).
+ */
+export type PodObject = Omit<V1Pod, "metadata"> & {
+  metadata?: Omit<V1ObjectMeta, "creationTimestamp"> & { creationTimestamp?: string | Date };
+};
 
 export const DEFAULT_USER = "nobody";
 
-/** The application id a pod names (label `yunikorn.apache.org/app-id`, annotation, label `applicationId`, `spark-app-selector`), if any (§2.2). */
+/**
+ * The application id a pod names (label `yunikorn.apache.org/app-id`, annotation, label `applicationId`, `spark-app-selector`), if any
+ * (§2.2).
+ */
 export function explicitApplicationId(pod: PodObject): string | undefined {
   const l = pod.metadata?.labels ?? {};
   const a = pod.metadata?.annotations ?? {};

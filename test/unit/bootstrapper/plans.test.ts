@@ -12,7 +12,13 @@ const cfgOf = (o: object): BootstrapperConfig => {
 describe("housekeeping plan", () => {
   const cfg = cfgOf({ namespaceFeatures: { apps: ["rt-cfg.kyma-project.io/alter-img-registry"] } });
   const pod = (name: string, image: string, owner?: string) => ({
-    metadata: { name, namespace: "apps", ...(owner ? { ownerReferences: [{ kind: "ReplicaSet", name: owner, controller: true }] } : {}) },
+    metadata: {
+      name,
+      namespace: "apps",
+      ...(owner
+        ? { ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: owner, uid: `uid-${owner}`, controller: true }] }
+        : {}),
+    },
     spec: { containers: [{ name: "c", image }] },
   });
   it("finds pods missing a manipulation; evicts one pod per owner; reports bare pods", () => {

@@ -31,7 +31,8 @@ const REMOVED = new RegExp(
       String.raw`apps/v1beta[12]`,
       String.raw`autoscaling/v2beta[12]`,
       String.raw`kubescheduler\.config\.k8s\.io/v1beta[123]`,
-      String.raw`(?:admissionregistration|apiextensions|rbac\.authorization|scheduling|coordination|storage|certificates|authentication|authorization|node|discovery|events|networking|flowcontrol\.apiserver)\.k8s\.io/v1(?:alpha|beta)\d`,
+      String.raw`(?:admissionregistration|apiextensions|rbac\.authorization|scheduling|coordination|storage|certificates|` +
+        String.raw`authentication|authorization|node|discovery|events|networking|flowcontrol\.apiserver)\.k8s\.io/v1(?:alpha|beta)\d`,
     ].join("|") +
     String.raw`)(?![\w.])`,
   "g",

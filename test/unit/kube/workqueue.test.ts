@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  type Clock,
   ExponentialBackoff,
   MaxOfRateLimiter,
   TokenBucket,
@@ -8,43 +7,7 @@ import {
   defaultRateLimiter,
   runController,
 } from "../../../src/kube/workqueue.js";
-
-/** A clock that moves only when told; timers fire in time order as it passes them. */
-class FakeClock implements Clock {
-  t = 0;
-  private seq = 0;
-  private timers = new Map<number, { at: number; fn: () => void }>();
-  now(): number {
-    return this.t;
-  }
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = ++this.seq;
-    this.timers.set(id, { at: this.t + ms, fn });
-    return id;
-  }
-  clearTimeout(handle: unknown): void {
-    this.timers.delete(handle as number);
-  }
-  advance(ms: number): void {
-    const end = this.t + ms;
-    for (;;) {
-      const next = [...this.timers.entries()].filter(([, v]) => v.at <= end).sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
-      if (!next) break;
-      this.timers.delete(next[0]);
-      this.t = next[1].at;
-      next[1].fn();
-    }
-    this.t = end;
-  }
-  get pending(): number {
-    return this.timers.size;
-  }
-}
-
-/** Lets queued promise callbacks run. */
-const settle = async () => {
-  for (let i = 0; i < 10; i++) await Promise.resolve();
-};
+import { FakeClock, settle } from "../../helpers/fake-clock.js";
 
 describe("WorkQueue", () => {
   it("queues a key once however often it is added", async () => {

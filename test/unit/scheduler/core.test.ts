@@ -78,7 +78,8 @@ describe("SchedulerCore (scheduler interface)", () => {
   it("recovered allocations count even above the queue max, and removing the node releases them", () => {
     const core = new SchedulerCore(
       () => 0,
-      "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n          - name: a\n            resources: {max: {memory: 5}}\n",
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n" +
+        "          - name: a\n            resources: {max: {memory: 5}}\n",
     );
     core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 100 } }]);
     core.updateApplication({ new: [{ applicationID: "x", queueName: "root.a", ugi: { user: "u" } }] });

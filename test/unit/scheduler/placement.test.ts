@@ -97,7 +97,8 @@ describe("rules (rule_test.go, *_rule_test.go)", () => {
     expect(() => newRule({ name: "fixed" })).toThrow("a fixed queue rule must have a queue name set");
     expect(() => newRule({ name: "tag" })).toThrow("a tag queue rule must have a tag name set");
     expect(() => newRule({ name: "fixed", value: "root.testchild", parent: { name: "fixed", value: "testparent" } })).toThrow(
-      "cannot have a fixed queue rule with qualified queue getName and a parent rule: {fixed false { [] []} &{fixed false { [] []} <nil> testparent} root.testchild}",
+      "cannot have a fixed queue rule with qualified queue getName and a parent rule: {fixed false { [] []} &{fixed " +
+        "false { [] []} <nil> testparent} root.testchild}",
     );
     expect(() => newRule({ name: "fixed", value: "a!b" })).toThrow(/^invalid queue name/);
     expect(newRule({ name: "TaG", value: "label1", parent: { name: "tag", value: "label2" } }).name).toBe("tag");
@@ -320,7 +321,8 @@ describe("manager (placement_test.go)", () => {
     // provided before tag: a tenant of team-a names team-b's queue (root lets everyone submit)
     const p = partition(
       TREE,
-      "    placementrules:\n      - name: provided\n        create: true\n      - name: tag\n        value: namespace\n        create: true\n",
+      "    placementrules:\n      - name: provided\n        create: true\n      - name: tag\n        value: namespace\n" +
+        "        create: true\n",
     );
     const quota = (vcore: number, maxApps: string) => ({
       "namespace.resourcequota": JSON.stringify({ resources: { vcore: { value: vcore } } }),
@@ -335,7 +337,8 @@ describe("manager (placement_test.go)", () => {
   it("attack: a namespace's own quota replaces what another namespace's application set first on its queue", () => {
     const p = partition(
       TREE,
-      "    placementrules:\n      - name: provided\n        create: true\n      - name: tag\n        value: namespace\n        create: true\n",
+      "    placementrules:\n      - name: provided\n        create: true\n      - name: tag\n        value: namespace\n" +
+        "        create: true\n",
     );
     const quota = (vcore: number) => ({ "namespace.resourcequota": JSON.stringify({ resources: { vcore: { value: vcore } } }) });
     // alice creates root.team-b first, with her namespace's large quota

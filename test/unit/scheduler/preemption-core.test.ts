@@ -373,7 +373,8 @@ describe("preemption in the scheduling core", () => {
       victims: [{ allocationKey: "v", applicationId: "b1", namespace: "batch", pod: "victim-0", released: false, originator: true }],
     });
     expect(pending!.hold!.message).toBe(
-      "preempting 1 allocation of root.b on node n1 reserved for it; waiting for it to be released to have map[vcore:1000] free (available map[vcore:0])",
+      "preempting 1 allocation of root.b on node n1 reserved for it; waiting for it to be released to have " +
+        "map[vcore:1000] free (available map[vcore:0])",
     );
     expect(applicationSummaries(core, "default", "active").map((a) => [a.applicationID, a.preempted])).toEqual([
       ["b1", 1],

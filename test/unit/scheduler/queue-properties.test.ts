@@ -161,7 +161,8 @@ describe("partition preemption flags", () => {
   it("preemption.enabled defaults to true, quotapreemptionenabled to false (PartitionContext.updatePreemption)", () => {
     expect(partitionPreemptionFlags({})).toEqual({ enabled: true, quotaPreemptionEnabled: false });
     const cfg = decodeQueuesYaml(
-      "partitions:\n  - name: default\n    preemption:\n      enabled: false\n      quotapreemptionenabled: true\n    queues: [{name: root}]\n",
+      "partitions:\n  - name: default\n    preemption:\n      enabled: false\n      quotapreemptionenabled: true\n" +
+        "    queues: [{name: root}]\n",
     );
     expect(partitionPreemptionFlags(cfg.partitions[0]!)).toEqual({ enabled: false, quotaPreemptionEnabled: true });
   });
@@ -178,7 +179,8 @@ describe("partition preemption flags", () => {
 
   it("property values are not validated by validate-conf, as upstream (the queue falls back at build time)", () => {
     const yaml =
-      "partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n          - name: a\n            properties:\n              preemption.policy: never\n              preemption.delay: soon\n";
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n          - name: a\n" +
+      "            properties:\n              preemption.policy: never\n              preemption.delay: soon\n";
     expect(validateQueuesYaml(yaml)).toEqual({ allowed: true });
   });
 });

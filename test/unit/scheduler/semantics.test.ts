@@ -110,7 +110,8 @@ describe("application order with priority sorting off", () => {
     const p = partitionFrom(
       leaves(
         "q",
-        "            properties: {application.sort.policy: fair, application.sort.priority: disabled}\n            resources: {guaranteed: {memory: 100}}\n",
+        "            properties: {application.sort.policy: fair, application.sort.priority: disabled}\n" +
+          "            resources: {guaranteed: {memory: 100}}\n",
       ),
     );
     p.addNode("n", { memory: 100 });

@@ -26,7 +26,8 @@ describe("corral simulate", () => {
     expect(() => parseScenario("queues: ''\nnodes: []\n")).toThrow(/nodes/);
     expect(() =>
       parseScenario(
-        "queues: ''\nnodes: [{name: n, resources: {memory: 1}}]\napplications: [{id: a, user: u, asks: {count: 1, resources: {memory: 1}, duration: soon}}]\n",
+        "queues: ''\nnodes: [{name: n, resources: {memory: 1}}]\n" +
+          "applications: [{id: a, user: u, asks: {count: 1, resources: {memory: 1}, duration: soon}}]\n",
       ),
     ).toThrow(/duration/);
     expect(() => parseScenario("queues: ''\nnodes: [{name: n, resources: {memory: 1}, gpus: 2}]\n")).toThrow(/gpus|Unrecognized/);

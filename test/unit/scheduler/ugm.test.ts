@@ -272,7 +272,9 @@ ${named}${wildcard}            queues: [{name: leaf}]
 `,
         `            queues:
               - name: leaf
-${leafLimit ? "                limits:\n                  - groups: [dev]\n                    maxapplications: 3\n" : ""}              - name: other
+${
+  leafLimit ? "                limits:\n                  - groups: [dev]\n" + "                    maxapplications: 3\n" : ""
+}              - name: other
 `,
       );
     const t = tracker(root(true));

@@ -137,49 +137,63 @@ const CASES: Case[] = [
   [
     "guaranteed above max",
     part(
-      "        queues:\n          - name: a\n            resources:\n              guaranteed: {memory: 20}\n              max: {memory: 10}\n",
+      "        queues:\n          - name: a\n            resources:\n              guaranteed: {memory: 20}\n" +
+        "              max: {memory: 10}\n",
     ),
     "guaranteed resource map[memory:20] is larger than maximum resource map[memory:10] for queue a",
   ],
   [
     "guaranteed of a type max does not limit",
     part(
-      "        queues:\n          - name: a\n            resources:\n              guaranteed: {vcore: 2}\n              max: {memory: 10}\n",
+      "        queues:\n          - name: a\n            resources:\n              guaranteed: {vcore: 2}\n" +
+        "              max: {memory: 10}\n",
     ),
     true,
   ],
   [
     "child max above parent max",
     part(
-      "        queues:\n          - name: a\n            resources:\n              max: {memory: 10}\n            queues:\n              - name: b\n                resources:\n                  max: {memory: 20}\n",
+      "        queues:\n          - name: a\n            resources:\n              max: {memory: 10}\n" +
+        "            queues:\n              - name: b\n                resources:\n                  max: {memory: 20}\n",
     ),
     "max resource of parent map[memory:10] is smaller than maximum resource map[memory:20] for queue b",
   ],
   [
     "grandchild above grandparent effective max",
     part(
-      "        queues:\n          - name: a\n            resources:\n              max: {memory: 10}\n            queues:\n              - name: b\n                queues:\n                  - name: c\n                    resources:\n                      max: {memory: 11}\n",
+      "        queues:\n          - name: a\n            resources:\n              max: {memory: 10}\n" +
+        "            queues:\n              - name: b\n                queues:\n                  - name: c\n" +
+        "                    resources:\n                      max: {memory: 11}\n",
     ),
     "max resource of parent map[memory:10] is smaller than maximum resource map[memory:11] for queue c",
   ],
   [
     "children guaranteed above parent guaranteed",
     part(
-      "        queues:\n          - name: a\n            resources:\n              guaranteed: {memory: 10}\n            queues:\n              - name: b\n                resources:\n                  guaranteed: {memory: 6}\n              - name: c\n                resources:\n                  guaranteed: {memory: 6}\n",
+      "        queues:\n          - name: a\n            resources:\n              guaranteed: {memory: 10}\n" +
+        "            queues:\n              - name: b\n                resources:\n" +
+        "                  guaranteed: {memory: 6}\n              - name: c\n                resources:\n" +
+        "                  guaranteed: {memory: 6}\n",
     ),
     "guaranteed resource of parent map[memory:10] is smaller than sum of guaranteed resources map[memory:12] of the children for queue a",
   ],
   [
     "children guaranteed above parent max",
     part(
-      "        queues:\n          - name: a\n            resources:\n              max: {memory: 10}\n            queues:\n              - name: b\n                resources:\n                  guaranteed: {memory: 6}\n              - name: c\n                resources:\n                  guaranteed: {memory: 6}\n",
+      "        queues:\n          - name: a\n            resources:\n              max: {memory: 10}\n" +
+        "            queues:\n              - name: b\n                resources:\n" +
+        "                  guaranteed: {memory: 6}\n              - name: c\n                resources:\n" +
+        "                  guaranteed: {memory: 6}\n",
     ),
     "max resource map[memory:10] is smaller than sum of guaranteed resources map[memory:12] of the children for queue a",
   ],
   [
     "children guaranteed fit",
     part(
-      "        queues:\n          - name: a\n            resources:\n              guaranteed: {memory: 12}\n              max: {memory: 20}\n            queues:\n              - name: b\n                resources:\n                  guaranteed: {memory: 6}\n              - name: c\n                resources:\n                  guaranteed: {memory: 6}\n",
+      "        queues:\n          - name: a\n            resources:\n              guaranteed: {memory: 12}\n" +
+        "              max: {memory: 20}\n            queues:\n              - name: b\n                resources:\n" +
+        "                  guaranteed: {memory: 6}\n              - name: c\n                resources:\n" +
+        "                  guaranteed: {memory: 6}\n",
     ),
     true,
   ],
@@ -221,28 +235,32 @@ const CASES: Case[] = [
   [
     "duplicated user",
     part(
-      "        limits:\n          - users: [alice]\n            maxapplications: 2\n          - users: [alice]\n            maxapplications: 3\n",
+      "        limits:\n          - users: [alice]\n            maxapplications: 2\n          - users: [alice]\n" +
+        "            maxapplications: 3\n",
     ),
     "duplicated user name 'alice', already exists",
   ],
   [
     "duplicated group",
     part(
-      "        limits:\n          - groups: [dev]\n            maxapplications: 2\n          - groups: [dev]\n            maxapplications: 3\n",
+      "        limits:\n          - groups: [dev]\n            maxapplications: 2\n          - groups: [dev]\n" +
+        "            maxapplications: 3\n",
     ),
     "duplicated group name 'dev'",
   ],
   [
     "named user after wildcard",
     part(
-      "        limits:\n          - users: ['*']\n            maxapplications: 2\n          - users: [alice]\n            maxapplications: 3\n",
+      "        limits:\n          - users: ['*']\n            maxapplications: 2\n          - users: [alice]\n" +
+        "            maxapplications: 3\n",
     ),
     "should not set no wildcard user alice after wildcard user limit",
   ],
   [
     "wildcard user last",
     part(
-      "        limits:\n          - users: [alice]\n            maxapplications: 3\n          - users: ['*']\n            maxapplications: 2\n",
+      "        limits:\n          - users: [alice]\n            maxapplications: 3\n          - users: ['*']\n" +
+        "            maxapplications: 2\n",
     ),
     true,
   ],
@@ -254,14 +272,16 @@ const CASES: Case[] = [
   [
     "wildcard group after a named group",
     part(
-      "        limits:\n          - groups: [dev]\n            maxapplications: 3\n          - groups: ['*']\n            maxapplications: 2\n",
+      "        limits:\n          - groups: [dev]\n            maxapplications: 3\n          - groups: ['*']\n" +
+        "            maxapplications: 2\n",
     ),
     true,
   ],
   [
     "named group after wildcard group",
     part(
-      "        limits:\n          - groups: [dev]\n            maxapplications: 3\n          - groups: ['*']\n            maxapplications: 2\n          - groups: [ops]\n            maxapplications: 2\n",
+      "        limits:\n          - groups: [dev]\n            maxapplications: 3\n          - groups: ['*']\n" +
+        "            maxapplications: 2\n          - groups: [ops]\n            maxapplications: 2\n",
     ),
     "should not set no wildcard group ops after wildcard group limit",
   ],
@@ -283,21 +303,24 @@ const CASES: Case[] = [
   [
     "limit apps above queue maxapplications",
     part(
-      "        queues:\n          - name: a\n            maxapplications: 2\n            limits:\n              - limit: l\n                users: [alice]\n                maxapplications: 3\n",
+      "        queues:\n          - name: a\n            maxapplications: 2\n            limits:\n" +
+        "              - limit: l\n                users: [alice]\n                maxapplications: 3\n",
     ),
     "invalid MaxApplications settings for limit {l [alice] [] map[] 3} exceed current the queue MaxApplications",
   ],
   [
     "limit resources above queue max",
     part(
-      "        queues:\n          - name: a\n            resources:\n              max: {memory: 10}\n            limits:\n              - limit: l\n                users: [alice]\n                maxresources: {memory: 20}\n",
+      "        queues:\n          - name: a\n            resources:\n              max: {memory: 10}\n" +
+        "            limits:\n              - limit: l\n                users: [alice]\n                maxresources: {memory: 20}\n",
     ),
     "invalid MaxResources settings for limit {l [alice] [] map[memory:20] 0} exeecd current the queue MaxResources",
   ],
   [
     "limit of a type the queue max does not set",
     part(
-      "        queues:\n          - name: a\n            resources:\n              max: {memory: 10}\n            limits:\n              - users: [alice]\n                maxresources: {vcore: 20}\n",
+      "        queues:\n          - name: a\n            resources:\n              max: {memory: 10}\n" +
+        "            limits:\n              - users: [alice]\n                maxresources: {vcore: 20}\n",
     ),
     true,
   ],
@@ -308,34 +331,40 @@ const CASES: Case[] = [
   ],
   [
     "partition and root limits differ",
-    "partitions:\n  - name: default\n    limits:\n      - users: [alice]\n        maxapplications: 1\n    queues:\n      - name: root\n        limits:\n          - users: [bob]\n            maxapplications: 1\n",
+    "partitions:\n  - name: default\n    limits:\n      - users: [alice]\n        maxapplications: 1\n    queues:\n" +
+      "      - name: root\n        limits:\n          - users: [bob]\n            maxapplications: 1\n",
     "partition limits and root queue limits are not equivalent",
   ],
   [
     "child user limit above parent's",
     part(
-      "        limits:\n          - users: [alice]\n            maxresources: {memory: 10}\n        queues:\n          - name: a\n            limits:\n              - users: [alice]\n                maxresources: {memory: 20}\n",
+      "        limits:\n          - users: [alice]\n            maxresources: {memory: 10}\n        queues:\n" +
+        "          - name: a\n            limits:\n              - users: [alice]\n                maxresources: {memory: 20}\n",
     ),
     "user alice max resource map[memory:20] of queue a is greater than immediate or ancestor parent maximum resource map[memory:10]",
   ],
   [
     "child user limit above parent wildcard",
     part(
-      "        limits:\n          - users: ['*']\n            maxresources: {memory: 10}\n        queues:\n          - name: a\n            limits:\n              - users: [alice]\n                maxresources: {memory: 20}\n",
+      "        limits:\n          - users: ['*']\n            maxresources: {memory: 10}\n        queues:\n" +
+        "          - name: a\n            limits:\n              - users: [alice]\n                maxresources: {memory: 20}\n",
     ),
-    "user alice max resource map[memory:20] of queue a is greater than wildcard maximum resource map[memory:10] of immediate or ancestor parent queue",
+    "user alice max resource map[memory:20] of queue a is greater than wildcard maximum resource map[memory:10] of " +
+      "immediate or ancestor parent queue",
   ],
   [
     "child group apps above parent's",
     part(
-      "        limits:\n          - groups: [dev]\n            maxapplications: 2\n        queues:\n          - name: a\n            limits:\n              - groups: [dev]\n                maxapplications: 3\n",
+      "        limits:\n          - groups: [dev]\n            maxapplications: 2\n        queues:\n" +
+        "          - name: a\n            limits:\n              - groups: [dev]\n                maxapplications: 3\n",
     ),
     "group dev max applications 3 of queue a is greater than immediate or ancestor parent max applications 2",
   ],
   [
     "child group apps unlimited under a parent limit",
     part(
-      "        limits:\n          - groups: [dev]\n            maxapplications: 2\n        queues:\n          - name: a\n            limits:\n              - groups: [dev]\n                maxresources: {memory: 5}\n",
+      "        limits:\n          - groups: [dev]\n            maxapplications: 2\n        queues:\n" +
+        "          - name: a\n            limits:\n              - groups: [dev]\n                maxresources: {memory: 5}\n",
     ),
     "group dev max applications 0 of queue a is greater than immediate or ancestor parent max applications 2",
   ],
@@ -343,7 +372,8 @@ const CASES: Case[] = [
   [
     "child maxapplications above parent",
     part(
-      "        queues:\n          - name: a\n            maxapplications: 2\n            queues:\n              - name: b\n                maxapplications: 3\n",
+      "        queues:\n          - name: a\n            maxapplications: 2\n            queues:\n" +
+        "              - name: b\n                maxapplications: 3\n",
     ),
     "parent maxApplications must be larger than child maxApplications",
   ],
@@ -366,7 +396,8 @@ const CASES: Case[] = [
     "provided and tag rules",
     part(
       "",
-      "    placementrules:\n      - name: provided\n        create: true\n      - name: tag\n        value: namespace\n        create: true\n",
+      "    placementrules:\n      - name: provided\n        create: true\n      - name: tag\n        value: namespace\n" +
+        "        create: true\n",
     ),
     true,
   ],
@@ -459,7 +490,8 @@ const CASES: Case[] = [
       "        queues:\n          - name: a\n",
       "    placementrules:\n      - name: fixed\n        value: root.a.b\n        create: true\n",
     ),
-    "placement rule no. #0 (fixed) references non-existing queues (root.a.b) which cannot be created because the last queue (a) in the hierarchy is a leaf",
+    "placement rule no. #0 (fixed) references non-existing queues (root.a.b) which cannot be created because the last " +
+      "queue (a) in the hierarchy is a leaf",
   ],
 ];
 
@@ -513,7 +545,8 @@ describe("normalisation", () => {
 describe("values the core cannot hold exactly", () => {
   it("validate-conf refuses a quantity above 2^53, as the core's configuration update does", () => {
     const r = validateQueuesYaml(
-      "partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n          - name: a\n            resources: {max: {memory: 1E}}\n",
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n          - name: a\n" +
+        "            resources: {max: {memory: 1E}}\n",
     );
     expect(r).toEqual({ allowed: false, reason: "resource memory=1000000000000000000 is too large (max 9007199254740991)" });
   });

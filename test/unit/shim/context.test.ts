@@ -62,7 +62,7 @@ function pod(name: string, o: PodOpts = {}): PodObject {
 
 /** The same pod as the API server shows it after a binding (and optionally a phase change). */
 function boundTo(p: PodObject, node: string, phase = "Running"): PodObject {
-  return { ...p, spec: { ...p.spec, nodeName: node }, status: { ...p.status, phase } };
+  return { ...p, spec: { ...p.spec!, nodeName: node }, status: { ...p.status, phase } };
 }
 
 function node(name: string, cpu = "4", memory = "8Gi", unschedulable?: boolean): NodeObject {
@@ -695,9 +695,9 @@ describe("ShimContext options", () => {
     ctx.syncNode(node("n1", "1"));
     const low = pod("low", { labels: { applicationId: "job" } });
     const high = pod("high", { labels: { applicationId: "job" } });
-    (high.spec as Record<string, unknown>).priorityClassName = "high";
+    high.spec!.priorityClassName = "high";
     const unknown = pod("unknown", { labels: { applicationId: "job" } });
-    (unknown.spec as Record<string, unknown>).priorityClassName = "nope";
+    unknown.spec!.priorityClassName = "nope";
     ctx.syncPod(low);
     ctx.syncPod(unknown);
     ctx.syncPod(high);
@@ -1313,7 +1313,8 @@ describe("ShimContext pods bound before the scheduler saw them (preset spec.node
         type: "Warning",
         reason: "OverLimitAllocation",
         message:
-          "pod team-a/np-2 (cpu 2150m, memory 1Gi, pods 1) was already bound to node n1 when the scheduler saw it, so it is recorded without a limit check, over user alice limit on root: cpu 2 allowed, cpu 4150m used",
+          "pod team-a/np-2 (cpu 2150m, memory 1Gi, pods 1) was already bound to node n1 when the scheduler saw it, so " +
+          "it is recorded without a limit check, over user alice limit on root: cpu 2 allowed, cpu 4150m used",
       },
       {
         kind: "overLimit",

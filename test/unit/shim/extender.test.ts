@@ -1,7 +1,7 @@
 /** The extender wire format and the binding outcome rule. */
 import { describe, expect, it } from "vitest";
 import type { ExtenderFilterResult } from "../../../src/scheduler/shim/context.js";
-import { bindErrorOutcome, filterReply, parseFilterArgs } from "../../../src/scheduler/shim/extender.js";
+import { bindErrorOutcome, filterReply, parseBindArgs, parseFilterArgs } from "../../../src/scheduler/shim/extender.js";
 
 const result: ExtenderFilterResult = {
   Nodes: null,
@@ -34,6 +34,26 @@ describe("extender filter wire format", () => {
       error: "ExtenderArgs.Pod with metadata.uid is required",
     });
     expect(parseFilterArgs("null")).toMatchObject({ ok: false });
+  });
+});
+
+describe("extender bind wire format", () => {
+  it("decodes ExtenderBindingArgs", () => {
+    const body = { PodName: "p", PodNamespace: "ns", PodUID: "u1", Node: "n1" };
+    expect(parseBindArgs(JSON.stringify(body))).toEqual({ ok: true, args: body });
+  });
+
+  it.each([
+    ["{", /^ExtenderBindingArgs is not JSON: /],
+    ["null", /^ExtenderBindingArgs needs PodName, PodNamespace, PodUID and Node$/],
+    [
+      JSON.stringify({ PodName: "p", PodNamespace: "ns", Node: "n1" }),
+      /^ExtenderBindingArgs needs PodName, PodNamespace, PodUID and Node$/,
+    ],
+  ])("names what is wrong with %s", (text, error) => {
+    const r = parseBindArgs(text);
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.error).toMatch(error);
   });
 });
 

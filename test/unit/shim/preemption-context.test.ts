@@ -128,7 +128,8 @@ describe("preemption through the shim", () => {
       preemptor: { pod: { name: "a-0" }, queue: "root.a", applicationId: expect.any(String) },
     });
     expect(evict!.message).toBe(
-      "Preempted by pod ns/a-0 of application a for queue root.a: queue root.b is above its guarantee (no guarantee of its own, used cpu 2, pods 2) " +
+      "Preempted by pod ns/a-0 of application a for queue root.a: queue root.b is above its guarantee (no guarantee of " +
+        "its own, used cpu 2, pods 2) " +
         "and stays at or above it; priority 0 is not above the preemptor's 0; frees room on node n1",
     );
     expect(ofKind(actions, "event").map((e) => [e.object.name, e.reason])).toEqual([["a-0", "Preempting"]]);
@@ -156,7 +157,8 @@ describe("preemption through the shim", () => {
         type: "Warning",
         reason: "PreemptionBlocked",
         message:
-          "Eviction of ns/b-1 was refused (429 Cannot evict pod as it would violate the pod's disruption budget.); the node reservation is released and preemption is tried again later without that pod",
+          "Eviction of ns/b-1 was refused (429 Cannot evict pod as it would violate the pod's disruption budget.); the " +
+          "node reservation is released and preemption is tried again later without that pod",
       },
     ]);
     expect(core.partitions.get("default")!.reservationList()).toEqual([]);
@@ -208,7 +210,8 @@ describe("preemption through the shim", () => {
         type: "Warning",
         reason: "PreemptionBlocked",
         message:
-          "Eviction to enforce the lowered max of queue root.c was refused (429 Cannot evict pod as it would violate the pod's disruption budget.); the pod is kept and the queue's quota preemption is tried again in 15s without it",
+          "Eviction to enforce the lowered max of queue root.c was refused (429 Cannot evict pod as it would violate " +
+          "the pod's disruption budget.); the pod is kept and the queue's quota preemption is tried again in 15s without it",
       },
     ]);
     ctx.deletePod(pod("c-2", { queue: "root.c", app: "c", created: 2, node: "n1" }));

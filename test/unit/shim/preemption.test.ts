@@ -16,7 +16,7 @@ const classes: Record<string, Record<string, string>> = {
 const lookup = (name: string) => classes[name];
 const pod = (annotations?: Record<string, string>, spec?: { priorityClassName?: string; preemptionPolicy?: string }, uid = "uid-1") => ({
   metadata: { uid, annotations },
-  spec,
+  spec: spec && { containers: [], ...spec },
 });
 
 describe("allowPreemptSelf", () => {

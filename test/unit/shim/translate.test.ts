@@ -21,7 +21,7 @@ const pod = (o: { labels?: Record<string, string>; annotations?: Record<string, 
     schedulerName: o.scheduler ?? "yunikorn",
     nodeName: o.node,
     priority: 5,
-    containers: [{ resources: { requests: { cpu: "250m", memory: "1Gi" } } }],
+    containers: [{ name: "main", resources: { requests: { cpu: "250m", memory: "1Gi" } } }],
   },
 });
 

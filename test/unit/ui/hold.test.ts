@@ -116,7 +116,8 @@ describe("hold reasons in plain words", () => {
     expect(w.kind).toBe("preemption");
     expect(w.reason).toBe(
       "Preempting 2 pods on node n3 in root.b (over its guarantee of 4 cores, using 8 cores) to get root.a its guarantee of 4 cores " +
-        "(using 1 core now); waiting for them to go. Node n3 is reserved for this pod (free now: memory 8 Gi; it needs cpu 2 cores, memory 512 Mi).",
+        "(using 1 core now); waiting for them to go. Node n3 is reserved for this pod (free now: memory 8 Gi; it needs " +
+        "cpu 2 cores, memory 512 Mi).",
     );
     expect(w.unblock).toMatch(/^The victims' pods terminating \(2 pods left\); it then runs on n3\. An eviction refused/);
     expect(w.victims).toEqual([
@@ -153,7 +154,8 @@ describe("hold reasons in plain words", () => {
       ],
     });
     expect(w.reason).toBe(
-      "Its gang (application spark-1) is still reserving: placeholders placed per task group: driver 1 of 1, executor 0 of 4; they hold cpu 1 core of cpu 5 cores",
+      "Its gang (application spark-1) is still reserving: placeholders placed per task group: driver 1 of 1, executor 0 " +
+        "of 4; they hold cpu 1 core of cpu 5 cores",
     );
   });
 

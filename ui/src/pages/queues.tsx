@@ -20,11 +20,13 @@ interface Row {
   siblings?: number;
 }
 
-function flatten(q: QueueInfo, depth: number, out: Row[], scale: Resource, rank?: number, siblings?: number): void {
-  out.push({ q, depth, scale, rank, siblings });
+/** Appends `q` and its children (fair order) to `out`, depth first; `rank` and `siblings` place `q` among its siblings. */
+function flatten(q: QueueInfo, out: Row[], place: Omit<Row, "q">): void {
+  const { depth, scale } = place;
+  out.push({ q, ...place });
   const inner = { ...scale, ...(q.maxResource ?? {}) };
   const kids = fairOrder(q.children ?? []);
-  kids.forEach((c, i) => flatten(c, depth + 1, out, inner, i + 1, kids.length));
+  kids.forEach((c, i) => flatten(c, out, { depth: depth + 1, scale: inner, rank: i + 1, siblings: kids.length }));
 }
 
 export function QueuesPage(props: { partition: string }): JSX.Element {
@@ -32,7 +34,7 @@ export function QueuesPage(props: { partition: string }): JSX.Element {
   const pending = useApi<PendingList>(`/ws/v1/corral/pending?partition=${enc(props.partition)}`);
   const root = queues.data;
   const rows: Row[] = [];
-  if (root) flatten(root, 0, rows, root.maxResource ?? {});
+  if (root) flatten(root, rows, { depth: 0, scale: root.maxResource ?? {} });
   // pending applications per leaf queue: applications with a waiting pod that have not started running
   const pendingApps = new Map<string, Set<string>>();
   for (const p of pending.data?.pending ?? []) {

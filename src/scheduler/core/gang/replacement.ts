@@ -73,7 +73,9 @@ export function matchPlaceholder(i: ReplacementInput): Replacement {
       tooLarge.push({
         placeholder: ph.allocationKey,
         terminationType: "TIMEOUT",
-        message: `Task group '${ph.taskGroupName}' in application '${i.applicationId}': allocation resources '${format(ask.resource)}' are not matching placeholder '${format(ph.resource)}' allocation with ID '${ph.allocationKey}'`,
+        message:
+          `Task group '${ph.taskGroupName}' in application '${i.applicationId}': allocation resources ` +
+          `'${format(ask.resource)}' are not matching placeholder '${format(ph.resource)}' allocation with ID '${ph.allocationKey}'`,
       });
       continue;
     }

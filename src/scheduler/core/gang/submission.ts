@@ -38,7 +38,9 @@ export function checkGangSubmission(s: GangSubmission): GangSubmissionCheck {
     return {
       ok: false,
       reason: "exceedsQueueMax",
-      message: `queue ${s.queue} cannot fit application ${s.applicationId}: task group request ${format(s.reservation)} larger than max queue allocation ${format(s.queueMax)}`,
+      message:
+        `queue ${s.queue} cannot fit application ${s.applicationId}: task group request ${format(s.reservation)} ` +
+        `larger than max queue allocation ${format(s.queueMax)}`,
     };
   }
   return { ok: true };

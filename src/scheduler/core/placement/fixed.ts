@@ -44,5 +44,8 @@ export class FixedRule implements PlacementRule {
 /** A rule as Go's `%v` prints upstream's PlacementRule (the parent as `&{…}` where Go prints its address). */
 function goRule(r: PlacementRuleConfig): string {
   const f = r.filter ?? {};
-  return `{${r.name} ${!!r.create} {${f.type ?? ""} [${(f.users ?? []).join(" ")}] [${(f.groups ?? []).join(" ")}]} ${r.parent ? `&${goRule(r.parent)}` : "<nil>"} ${r.value ?? ""}}`;
+  return (
+    `{${r.name} ${!!r.create} {${f.type ?? ""} [${(f.users ?? []).join(" ")}] [${(f.groups ?? []).join(" ")}]} ` +
+    `${r.parent ? `&${goRule(r.parent)}` : "<nil>"} ${r.value ?? ""}}`
+  );
 }

@@ -119,7 +119,7 @@ export class LimitTracker {
           const r = this.running.get(appId);
           const leaf = r?.app.queue.path;
           if (leaf !== undefined && leaf !== path && !leaf.startsWith(`${path}.`)) continue;
-          if (r) this.charge(this.groups, group, r.app, r.res, -1, false);
+          if (r) this.charge(this.groups, group, { app: r.app, r: r.res, sign: -1, running: false });
           this.unlink(appId);
           if (r) unlinked.push(appId);
         }
@@ -136,7 +136,7 @@ export class LimitTracker {
     for (const appId of unlinked) {
       const r = this.running.get(appId)!;
       const group = this.groupOf(r.app);
-      if (group !== undefined) this.charge(this.groups, group, r.app, r.res, 1, true);
+      if (group !== undefined) this.charge(this.groups, group, { app: r.app, r: r.res, sign: 1, running: true });
     }
   }
 
@@ -296,8 +296,8 @@ export class LimitTracker {
    */
   track(app: TrackedApp, r: Readonly<Res>, sign: 1 | -1, running: boolean): void {
     const group = this.groupOf(app);
-    this.charge(this.users, app.user, app, r, sign, running);
-    if (group !== undefined) this.charge(this.groups, group, app, r, sign, running);
+    this.charge(this.users, app.user, { app, r, sign, running });
+    if (group !== undefined) this.charge(this.groups, group, { app, r, sign, running });
     if (running) {
       let rec = this.running.get(app.id);
       if (!rec) this.running.set(app.id, (rec = { app, res: {} }));
@@ -313,10 +313,7 @@ export class LimitTracker {
   private charge(
     map: Map<string, Map<string, Usage>>,
     name: string,
-    app: TrackedApp,
-    r: Readonly<Res>,
-    sign: 1 | -1,
-    running: boolean,
+    { app, r, sign, running }: { app: TrackedApp; r: Readonly<Res>; sign: 1 | -1; running: boolean },
   ): void {
     let byPath = map.get(name);
     if (!byPath) map.set(name, (byPath = new Map()));

@@ -1,7 +1,8 @@
 /**
  * What a gang reserves (apache/yunikorn-k8shim pkg/common/resource.go GetTGResource, pkg/cache/application.go
  * setTaskGroups / onReservationStateChange, pkg/cache/placeholder_manager.go createAppPlaceholders). Whether the core
- * accepts it is the core's rule (core/gang/submission.ts). Pure; resources in the core's units (`vcore` millicores, memory bytes, `pods` count).
+ * accepts it is the core's rule (core/gang/submission.ts). Pure; resources in the core's units (`vcore` millicores,
+ * memory bytes, `pods` count).
  */
 import { type Res, add } from "../../core/resources.js";
 import { toCoreResource } from "../pod-resources.js";

@@ -5,7 +5,8 @@ import { SchedulerCore } from "../../../../src/scheduler/core/scheduler.js";
 const cfg = (leaf: string) =>
   `partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n${leaf}`;
 const CFG = cfg(
-  "          - name: spark\n            resources: {max: {memory: 1000}}\n          - name: fair\n            properties: {application.sort.policy: fair}\n",
+  "          - name: spark\n            resources: {max: {memory: 1000}}\n          - name: fair\n" +
+    "            properties: {application.sort.policy: fair}\n",
 );
 
 /** A core with two nodes of 600 memory, and a gang `g` of driver 1 × 100 and executors 4 × 100 (plus pods: 1 each). */
@@ -275,7 +276,8 @@ describe("gang scheduling in the core", () => {
     const core = new SchedulerCore(
       () => 0,
       cfg(
-        "          - name: lim\n            limits:\n              - limit: u capped\n                users: [u]\n                maxresources: {memory: 250}\n",
+        "          - name: lim\n            limits:\n              - limit: u capped\n                users: [u]\n" +
+          "                maxresources: {memory: 250}\n",
       ),
     );
     core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 5000 } }]);

@@ -6,7 +6,8 @@ import { podResource } from "../../../../src/scheduler/shim/pod-resources.js";
 
 // Spark executors: the group's placeholder resource from the annotation, the real executor's from its pod spec.
 const parsed = parseTaskGroups(
-  '[{"name":"spark-driver","minMember":1,"minResource":{"cpu":"1","memory":"2432Mi"}},{"name":"spark-executor","minMember":4,"minResource":{"cpu":"2","memory":"4505Mi"}}]',
+  '[{"name":"spark-driver","minMember":1,"minResource":{"cpu":"1","memory":"2432Mi"}},' +
+    '{"name":"spark-executor","minMember":4,"minResource":{"cpu":"2","memory":"4505Mi"}}]',
 );
 const [DRIVER_TG, EXEC_TG] = parsed.ok ? parsed.taskGroups : [];
 const executor = (cpu: string, memory: string) =>
@@ -69,7 +70,10 @@ describe("matchPlaceholder", () => {
         {
           placeholder: "ph-exec-2",
           terminationType: "TIMEOUT",
-          message: `Task group 'spark-executor' in application 'spark-1': allocation resources 'map[memory:${4506 * 2 ** 20} pods:1 vcore:2000]' are not matching placeholder 'map[memory:${4505 * 2 ** 20} pods:1 vcore:2000]' allocation with ID 'ph-exec-2'`,
+          message:
+            `Task group 'spark-executor' in application 'spark-1': allocation resources ` +
+            `'map[memory:${4506 * 2 ** 20} pods:1 vcore:2000]' are not matching placeholder ` +
+            `'map[memory:${4505 * 2 ** 20} pods:1 vcore:2000]' allocation with ID 'ph-exec-2'`,
         },
         { placeholder: "ph-exec-4", terminationType: "TIMEOUT", message: expect.stringContaining("allocation with ID 'ph-exec-4'") },
       ],

@@ -17,7 +17,8 @@ describe("gang events", () => {
       reason: "GangScheduling",
       action: "TaskGroupsError",
       message:
-        'unable to get taskGroups for pod, reason: yunikorn.apache.org/task-groups: task group 0 ("test-group-err-6") minMember: cannot be negative, got -100',
+        'unable to get taskGroups for pod, reason: yunikorn.apache.org/task-groups: task group 0 ("test-group-err-6") ' +
+        "minMember: cannot be negative, got -100",
     });
   });
   it.each([

@@ -122,7 +122,8 @@ describe("isTrustedPlaceholder", () => {
 describe("findTaskGroup", () => {
   // apache/yunikorn-k8shim pkg/cache/gang_utils_test.go TestFindAppTaskGroup
   const r = parseTaskGroups(
-    '[{"name":"test-group-0","minMember":1,"minResource":{"cpu":"500m"}},{"name":"test-group-1","minMember":2,"minResource":{"cpu":"500m"}}]',
+    '[{"name":"test-group-0","minMember":1,"minResource":{"cpu":"500m"}},' +
+      '{"name":"test-group-1","minMember":2,"minResource":{"cpu":"500m"}}]',
   );
   const groups = r.ok ? r.taskGroups : [];
   it.each([

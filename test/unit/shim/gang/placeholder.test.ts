@@ -221,7 +221,9 @@ describe("buildPlaceholder: configuration and sparse originators", () => {
     metadata: {
       annotations: {
         "yunikorn.apache.org/task-groups":
-          '[{"name":"w","minMember":2,"minResource":{"cpu":"500m","nvidia.com/gpu":1},"labels":{"yunikorn.apache.org/queue":"root.forged"},"annotations":{"internal.yunikorn.apache.org/placeholder":"false","yunikorn.apache.org/task-group-name":"other"}}]',
+          '[{"name":"w","minMember":2,"minResource":{"cpu":"500m","nvidia.com/gpu":1},' +
+          '"labels":{"yunikorn.apache.org/queue":"root.forged"},' +
+          '"annotations":{"internal.yunikorn.apache.org/placeholder":"false","yunikorn.apache.org/task-group-name":"other"}}]',
       },
     },
   }).spec;

@@ -16,11 +16,13 @@ const groups = (raw: string): TaskGroup[] => {
 
 // apache/yunikorn-k8shim pkg/cache/placeholder_test.go taskGroups: 10 members of 500m, 1024M, 2 GPUs, 2G ephemeral, 2 hugepages
 const UPSTREAM_PLACEHOLDER_GROUP = groups(
-  '[{"name":"test-group-1","minMember":10,"minResource":{"cpu":"500m","memory":"1024M","nvidia.com/gpu":"2","ephemeral-storage":"2G","hugepages-1Gi":"2"}}]',
+  '[{"name":"test-group-1","minMember":10,"minResource":{"cpu":"500m","memory":"1024M",' +
+    '"nvidia.com/gpu":"2","ephemeral-storage":"2G","hugepages-1Gi":"2"}}]',
 );
 // the user guide's Spark example shape, with driver 1 + executors 4
 const SPARK = groups(
-  '[{"name":"spark-driver","minMember":1,"minResource":{"cpu":"1","memory":"2Gi"}},{"name":"spark-executor","minMember":4,"minResource":{"cpu":"1","memory":"2Gi"}}]',
+  '[{"name":"spark-driver","minMember":1,"minResource":{"cpu":"1","memory":"2Gi"}},' +
+    '{"name":"spark-executor","minMember":4,"minResource":{"cpu":"1","memory":"2Gi"}}]',
 );
 
 describe("gangReservation", () => {
@@ -98,7 +100,9 @@ describe("checkGangSubmission (partition.go AddApplication)", () => {
       {
         ok: false,
         reason: "exceedsQueueMax",
-        message: `queue root.spark cannot fit application spark-1: task group request map[memory:${10 * 2 ** 30} pods:5 vcore:5000] larger than max queue allocation map[vcore:4000]`,
+        message:
+          `queue root.spark cannot fit application spark-1: task group request map[memory:${10 * 2 ** 30} pods:5 ` +
+          `vcore:5000] larger than max queue allocation map[vcore:4000]`,
       },
     ],
     ["a pods max below the gang size", { queueMax: { pods: 4 } }, { ok: false, reason: "exceedsQueueMax" }],
@@ -141,7 +145,9 @@ describe("accepted task groups always reserve exactly (upstream TestValidatedTas
       for (const k2 of keys)
         for (const s of strs)
           for (const m of members) {
-            const raw = `[{"name":"a","minMember":${m},"minResource":{${JSON.stringify(k1)}:${JSON.stringify(s)}}},{"name":"b","minMember":1,"minResource":{${JSON.stringify(k2)}:${JSON.stringify(s)}}}]`;
+            const raw =
+              `[{"name":"a","minMember":${m},"minResource":{${JSON.stringify(k1)}:${JSON.stringify(s)}}},` +
+              `{"name":"b","minMember":1,"minResource":{${JSON.stringify(k2)}:${JSON.stringify(s)}}}]`;
             const want = new Map<string, bigint>([["pods", BigInt(m) + 1n]]);
             const canon = (k: string) => (k === "cpu" ? "vcore" : k);
             const a = BigInt(m) * exact(k1, s);

@@ -97,7 +97,8 @@ describe("parseTaskGroups: accepted", () => {
   });
   it("quantities: numbers become their decimal text, null is 0, an empty minResource is allowed", () => {
     const r = parseTaskGroups(
-      '[{"name":"g","minMember":2,"minResource":{"cpu":0.5,"memory":null,"nvidia.com/gpu":1,"hugepages-2Mi":" 4Mi "}},{"name":"h","minMember":1,"minResource":{}}]',
+      '[{"name":"g","minMember":2,"minResource":{"cpu":0.5,"memory":null,"nvidia.com/gpu":1,"hugepages-2Mi":" 4Mi ' +
+        '"}},{"name":"h","minMember":1,"minResource":{}}]',
     );
     expect(r.ok && r.taskGroups.map((g) => g.minResource)).toEqual([
       { cpu: "0.5", memory: "0", "nvidia.com/gpu": "1", "hugepages-2Mi": "4Mi" },
