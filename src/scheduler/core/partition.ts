@@ -13,7 +13,7 @@
  */
 import type { PartitionConfig, QueueConfig } from "./config.js";
 import { LimitTracker } from "./ugm/tracker.js";
-import { BTree } from "../../util/btree.js";
+import { BTree, firstInOrder } from "../../util/btree.js";
 import { type Allocation, type AllocationResult } from "./allocation-result.js";
 import { type AllocationContext, Application, type Ask, type Decision, type GangOptions } from "./application.js";
 import { type Replacement, matchPlaceholder } from "./gang/replacement.js";
@@ -245,19 +245,21 @@ export class Partition {
 
   /** Node ids changed: ranks and the node index are rebuilt before the index is used next. */
   private ranksDirty = false;
-  private readonly ranks = new Map<string, number>();
 
-  /** Re-keys a node in the index after its usage or schedulable flag changed (O(log n)). */
-  private reindex(n: Node): void {
+  /**
+   * Re-keys a node in the index after its usage or schedulable flag changed (O(log n)); `present` false: the node is
+   * being removed.
+   */
+  private reindex(n: Node, present = true): void {
     if (this.ranksDirty) return;
-    const indexed = n.schedulable && this.nodes.has(n.id);
+    const indexed = present && n.schedulable;
     const u = indexed ? n.usage(this.weights) : 0;
     const score = this.nodeSortPolicy === "binpacking" ? -u : u;
     if (indexed && n.sortKey?.score === score) return;
     if (n.sortKey) this.nodeIndex.delete(n.sortKey);
     n.sortKey = undefined;
     if (!indexed) return;
-    n.sortKey = { score, rank: this.ranks.get(n.id)!, id: n.id };
+    n.sortKey = { score, rank: n.rank, id: n.id };
     this.nodeIndex.set(n.sortKey, n);
   }
 
@@ -265,8 +267,7 @@ export class Partition {
   private nodeOrder(): BTree<NodeOrder, Node> {
     if (this.ranksDirty) {
       this.ranksDirty = false;
-      this.ranks.clear();
-      [...this.nodes.keys()].sort().forEach((id, i) => this.ranks.set(id, i));
+      [...this.nodes.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).forEach((n, i) => (n.rank = i));
       this.nodeIndex.clear();
       for (const n of this.nodes.values()) {
         n.sortKey = undefined;
@@ -358,7 +359,7 @@ export class Partition {
     }
     this.nodes.delete(id);
     subFrom(this.clusterCapacity, n.capacity);
-    this.reindex(n);
+    this.reindex(n, false);
     this.updateRootMax();
     this.reservations.epoch++;
     return released;
@@ -451,7 +452,7 @@ export class Partition {
     }
     if (this.apps.get(app.id) === app) this.apps.delete(app.id);
     this.gangTimers.delete(app);
-    this.limits.forget(app.id);
+    this.limits.forget(app);
   }
 
   /**
@@ -661,15 +662,13 @@ export class Partition {
     app.queue.update(app);
   }
 
-  /** Puts an allocation on a node (usage, allocation map, node order). */
+  /**
+   * Puts an allocation on a node (usage, allocation map, node order). The ask itself is the node's record: its size
+   * and priority change only while it is off the node (`updateAsk` detaches first).
+   */
   private attach(ask: Ask, node: Node): void {
     ask.node = node.id;
-    node.addAllocation(allocationId(ask.appId, ask.key), {
-      appId: ask.appId,
-      key: ask.key,
-      resource: ask.resource,
-      priority: ask.priority,
-    });
+    node.addAllocation(allocationId(ask.appId, ask.key), ask);
     this.reindex(node);
   }
 
@@ -684,7 +683,7 @@ export class Partition {
   private commit(app: Application, ask: Ask, node: Node, now: number): void {
     this.attach(ask, node);
     ask.allocatedAt = now;
-    addTo(app.allocated, ask.resource);
+    app.addAllocated(ask.resource);
     app.queue.incAllocated(ask.resource);
     this.limits.track(app, ask.resource, 1, true);
     if (ask.placeholder) return this.placeholderAllocated(app, ask, now);
@@ -694,13 +693,17 @@ export class Partition {
 
   // ---------------------------------------------------------------- life cycle (lifecycle.ts)
 
-  /** A completed application that gets a new ask runs again: a new instance in the same queue, or placed again. */
+  /**
+   * A completed application that gets a new ask runs again: a new instance in the same queue, or placed again; the
+   * largest usage it reached carries over.
+   */
   private reopen(appId: string, now: number): Application | undefined {
     const last = this.life.lastTerminated.get(appId);
     if (last?.state !== "Completed") return undefined;
     const q = last.queue;
+    let app: Application | undefined;
     if (this.find(q.path) === q && q.isLeaf && !q.draining) {
-      const app = new Application({
+      app = new Application({
         id: appId,
         queue: q,
         user: last.user,
@@ -712,14 +715,16 @@ export class Partition {
       });
       q.apps.set(appId, app);
       this.apps.set(appId, app);
-      return app;
+    } else {
+      try {
+        this.addApplication(appId, last.requestedQueue, last.user, last.groups, { ...last.tags }, now);
+      } catch {
+        return undefined;
+      }
+      app = this.apps.get(appId);
     }
-    try {
-      this.addApplication(appId, last.requestedQueue, last.user, last.groups, { ...last.tags }, now);
-    } catch {
-      return undefined;
-    }
-    return this.apps.get(appId);
+    if (app && last.maxAllocated) app.maxAllocated = { ...last.maxAllocated };
+    return app;
   }
 
   /**
@@ -981,10 +986,9 @@ export class Partition {
       const n = this.nodes.get(ask.requiredNode);
       return n && n.schedulable && !n.reservation && n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id)) ? n : undefined;
     }
-    for (const n of this.nodeOrder().values()) {
-      if (!n.reservation && n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id))) return n;
-    }
-    return undefined;
+    return firstInOrder(this.nodeOrder(), (n) =>
+      !n.reservation && n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id)) ? n : undefined,
+    );
   }
 
   // ---------------------------------------------------------------- reservations (reference §4.6)
