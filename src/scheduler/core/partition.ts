@@ -13,14 +13,14 @@
  */
 import type { PartitionConfig, QueueConfig } from "./config.js";
 import { LimitTracker } from "./ugm/tracker.js";
-import { BTree, firstInOrder } from "../../util/btree.js";
 import { type Allocation, type AllocationResult } from "./allocation-result.js";
 import { type AllocationContext, Application, type Ask, type Decision, type GangOptions } from "./application.js";
 import { type Replacement, matchPlaceholder } from "./gang/replacement.js";
 import { checkGangSubmission } from "./gang/submission.js";
 import { placeholderTimeout, placeholderTimerMs } from "./gang/timeout.js";
 import { type HoldReason, clusterHold, queueMaxHold, queueRunHold } from "./hold-reason.js";
-import { Node, type NodeOrder, allocationId, nodeOrder } from "./node.js";
+import { Node, allocationId } from "./node.js";
+import { NodeCollection, type NodeSortPolicy } from "./node-collection.js";
 import { parseResource } from "./quantity.js";
 import { Acl, Queue, type SortPolicy } from "./queue.js";
 import { type Res, addTo, fitsIn, format, hasPositive, isZero, strictlyPositive, subFrom } from "./resources.js";
@@ -104,7 +104,17 @@ const sortPriorityOf = (props: Record<string, string> | undefined) =>
 
 export class Partition {
   readonly name: string;
-  readonly nodes = new Map<string, Node>();
+  /** Nodes by id, their allocation order and the cluster size (node-collection.ts). */
+  private readonly nodeSet = new NodeCollection();
+  get nodes(): ReadonlyMap<string, Node> {
+    return this.nodeSet.byId;
+  }
+  get nodeSortPolicy(): NodeSortPolicy {
+    return this.nodeSet.policy;
+  }
+  get weights(): Readonly<Record<string, number>> {
+    return this.nodeSet.resourceWeights;
+  }
   /** Active applications (not Completed, Failed, Rejected or Expired). */
   readonly apps = new Map<string, Application>();
   private readonly life = new Lifecycle((app) => this.detachApp(app));
@@ -121,15 +131,8 @@ export class Partition {
     return this.life.lastTerminated;
   }
   readonly limits = new LimitTracker();
-  /**
-   * Schedulable nodes in allocation order. Only a node whose usage changed is re-keyed (O(log n)), so choosing a node
-   * costs O(log n) plus the nodes skipped because the ask does not fit — not a sort of every node per allocation.
-   */
-  private nodeIndex = new BTree<NodeOrder, Node>(undefined, nodeOrder);
   root!: Queue;
   private placement = new PlacementManager([]);
-  nodeSortPolicy: "fair" | "binpacking" = "fair";
-  weights: Record<string, number> = { vcore: 1, memory: 1 };
   /** Releases the core decided since the last drain (see `drainReleases`). */
   private releases: CoreRelease[] = [];
   /** Gang applications whose placeholder timer runs. */
@@ -233,60 +236,22 @@ export class Partition {
     };
     markDraining(this.root);
     this.placement = new PlacementManager(cfg.placementrules ?? []);
-    this.nodeSortPolicy = cfg.nodesortpolicy?.type === "binpacking" ? "binpacking" : "fair";
-    this.weights = { vcore: 1, memory: 1, ...(cfg.nodesortpolicy?.resourceweights ?? {}) };
+    this.nodeSet.configure(cfg.nodesortpolicy?.type === "binpacking" ? "binpacking" : "fair", cfg.nodesortpolicy?.resourceweights ?? {});
     this.limits.load(rootCfg);
     this.updateRootMax();
-    for (const n of this.nodes.values()) this.reindex(n);
     this.orderDirty = "full";
     this.refreshOrder();
     this.reservations.epoch++;
   }
 
-  /** Node ids changed: ranks and the node index are rebuilt before the index is used next. */
-  private ranksDirty = false;
-
-  /**
-   * Re-keys a node in the index after its usage or schedulable flag changed (O(log n)); `present` false: the node is
-   * being removed.
-   */
-  private reindex(n: Node, present = true): void {
-    if (this.ranksDirty) return;
-    const indexed = present && n.schedulable;
-    const u = indexed ? n.usage(this.weights) : 0;
-    const score = this.nodeSortPolicy === "binpacking" ? -u : u;
-    if (indexed && n.sortKey?.score === score) return;
-    if (n.sortKey) this.nodeIndex.delete(n.sortKey);
-    n.sortKey = undefined;
-    if (!indexed) return;
-    n.sortKey = { score, rank: n.rank, id: n.id };
-    this.nodeIndex.set(n.sortKey, n);
-  }
-
-  /** The node index, rebuilt after nodes came or went (ranks follow the sorted node ids). */
-  private nodeOrder(): BTree<NodeOrder, Node> {
-    if (this.ranksDirty) {
-      this.ranksDirty = false;
-      [...this.nodes.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).forEach((n, i) => (n.rank = i));
-      this.nodeIndex.clear();
-      for (const n of this.nodes.values()) {
-        n.sortKey = undefined;
-        this.reindex(n);
-      }
-    }
-    return this.nodeIndex;
-  }
-
   /** Schedulable nodes in allocation order (preemption's node search reads them lazily). */
   nodesInOrder(): Iterable<Node> {
-    return this.nodeOrder().values();
+    return this.nodeSet.inOrder();
   }
 
-  /** Sum of node capacities, kept incrementally (the root queue's max, §4.3). */
-  private readonly clusterCapacity: Res = {};
-
+  /** The root queue's max is the cluster size (§4.3). */
   private updateRootMax(): void {
-    this.root.max = isZero(this.clusterCapacity) ? {} : { ...this.clusterCapacity };
+    this.root.max = isZero(this.nodeSet.capacity) ? {} : { ...this.nodeSet.capacity };
     if (this.orderDirty === "none") this.orderDirty = "fairMax";
   }
 
@@ -318,10 +283,7 @@ export class Partition {
   /** @throws Error when the node exists */
   addNode(id: string, capacity: Res, occupied: Res = {}, schedulable = true, attributes: Record<string, string> = {}): void {
     if (this.nodes.has(id)) throw new Error(`partition ${this.name} has an existing node ${id}, node name must be unique`);
-    const n = new Node({ id, capacity, occupied, schedulable, attributes });
-    this.nodes.set(id, n);
-    addTo(this.clusterCapacity, n.capacity);
-    this.ranksDirty = true;
+    this.nodeSet.add(new Node({ id, capacity, occupied, schedulable, attributes }));
     this.updateRootMax();
     this.reservations.epoch++;
   }
@@ -331,15 +293,13 @@ export class Partition {
     const n = this.nodes.get(id);
     if (!n) throw new Error(`failed to find node ${id}`);
     if (update.capacity) {
-      subFrom(this.clusterCapacity, n.capacity);
-      n.capacity = { ...update.capacity };
-      addTo(this.clusterCapacity, n.capacity);
+      this.nodeSet.setCapacity(n, update.capacity);
       this.updateRootMax();
     }
     if (update.occupied) n.occupied = { ...update.occupied };
     if (update.schedulable !== undefined) n.schedulable = update.schedulable;
     if (!n.schedulable && n.reservation) this.unreserveNode(n);
-    this.reindex(n);
+    this.nodeSet.reindex(n);
     this.reservations.epoch++;
   }
 
@@ -357,9 +317,7 @@ export class Partition {
         this.removeAsk(a.appId, a.key, now);
       }
     }
-    this.nodes.delete(id);
-    subFrom(this.clusterCapacity, n.capacity);
-    this.reindex(n, false);
+    this.nodeSet.remove(n);
     this.updateRootMax();
     this.reservations.epoch++;
     return released;
@@ -537,7 +495,7 @@ export class Partition {
         `application ${appId} is in ${RECOVERY_QUEUE}, which takes only pods already bound to a node: no placement rule places it, so its new pods are not scheduled`,
       );
     }
-    if (!opts.node && this.nodes.size > 0 && !this.fitsSomeNode(resource)) {
+    if (!opts.node && this.nodes.size > 0 && !this.nodeSet.fitsSome(resource)) {
       throw new Error(`ask ${key} requests ${format(resource)}, more than any node provides (nodes: ${this.nodes.size})`);
     }
     const ask: Ask = {
@@ -669,7 +627,7 @@ export class Partition {
   private attach(ask: Ask, node: Node): void {
     ask.node = node.id;
     node.addAllocation(allocationId(ask.appId, ask.key), ask);
-    this.reindex(node);
+    this.nodeSet.reindex(node);
   }
 
   /** Takes an allocation off its node (the node may be gone already). */
@@ -677,7 +635,7 @@ export class Partition {
     const n = ask.node ? this.nodes.get(ask.node) : undefined;
     if (!n) return;
     n.removeAllocation(allocationId(ask.appId, ask.key));
-    this.reindex(n);
+    this.nodeSet.reindex(n);
   }
 
   private commit(app: Application, ask: Ask, node: Node, now: number): void {
@@ -938,8 +896,8 @@ export class Partition {
     replacement: (app, ask) => this.replacement(app, ask),
     nodeOf: (id) => this.nodes.get(id),
     askHold: (app, ask) => this.limitHold(app, ask.resource) ?? this.queueHold(app.queue, ask.resource),
-    pickNode: (ask) => this.pickNode(ask),
-    reservationNode: (ask, now) => this.reservations.choose(ask, this.nodeOrder().values(), now),
+    pickNode: (ask) => this.nodeSet.pick(ask),
+    reservationNode: (ask, now) => this.reservations.choose(ask, this.nodeSet.inOrder(), now),
     tryPreemption: (app, ask, now) => this.tryPreemption(app, ask, now),
   };
 
@@ -978,17 +936,6 @@ export class Partition {
       ...(ask.placeholder ? { placeholder: true } : {}),
       ...(ask.taskGroup ? { taskGroup: ask.taskGroup } : {}),
     };
-  }
-
-  /** The first node in allocation order with room for the ask that passes its predicate (reserved nodes excepted). */
-  private pickNode(ask: Ask): Node | undefined {
-    if (ask.requiredNode) {
-      const n = this.nodes.get(ask.requiredNode);
-      return n && n.schedulable && !n.reservation && n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id)) ? n : undefined;
-    }
-    return firstInOrder(this.nodeOrder(), (n) =>
-      !n.reservation && n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id)) ? n : undefined,
-    );
   }
 
   // ---------------------------------------------------------------- reservations (reference §4.6)
@@ -1037,7 +984,7 @@ export class Partition {
       }
       // a preemptor waits for the room its victims free on its node, never placed elsewhere meanwhile
       if (ask.preemption) continue;
-      const other = this.pickNode(ask);
+      const other = this.nodeSet.pick(ask);
       if (other) return { kind: "allocatedReserved", allocation: this.allocate(app, ask, other, now), reservedNode: node.id };
     }
     return undefined;
@@ -1204,8 +1151,8 @@ export class Partition {
       const n = this.nodes.get(ask.reservedNode);
       return { kind: "reservation", nodeId: ask.reservedNode, ask: { ...ask.resource }, available: n ? n.available() : {} };
     }
-    if (!this.pickNode(ask)) {
-      if (ask.predicate && this.pickNode({ ...ask, predicate: undefined })) return { kind: "noNodeMatches", ask: { ...ask.resource } };
+    if (!this.nodeSet.pick(ask)) {
+      if (ask.predicate && this.nodeSet.pick({ ...ask, predicate: undefined })) return { kind: "noNodeMatches", ask: { ...ask.resource } };
       return { kind: "noNodeFits", ask: { ...ask.resource }, nodes: this.nodes.size };
     }
     return undefined;
@@ -1240,12 +1187,6 @@ export class Partition {
     if (q) return q;
     const hold = this.limits.runHold(app);
     return hold && { kind: "limit", hold };
-  }
-
-  /** True when some node's total capacity could hold `r` (a type no node has never fits). */
-  fitsSomeNode(r: Res): boolean {
-    for (const n of this.nodes.values()) if (fitsIn(n.capacity, r)) return true;
-    return false;
   }
 }
 
