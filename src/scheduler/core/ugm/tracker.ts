@@ -93,6 +93,12 @@ export class LimitTracker {
   private table: LimitTable = new Map();
   private readonly users = new Map<string, Map<string, UsageRecord>>();
   private readonly groups = new Map<string, Map<string, UsageRecord>>();
+  /**
+   * The usage records along each leaf path, per user or group name, then leaf path: shared by the applications of a
+   * leaf, so a new application's first allocation looks up one path. Records are never removed.
+   */
+  private readonly userPaths = new Map<string, Map<string, UsageRecord[]>>();
+  private readonly groupPaths = new Map<string, Map<string, UsageRecord[]>>();
   /** Applications whose group link is resolved, by id (absent: not resolved yet). */
   private readonly links = new Map<string, AppTracking>();
 
@@ -156,18 +162,25 @@ export class LimitTracker {
 
   /** The usage records of one user or group along the application's queue path, root first (created when missing). */
   private usagePath(map: Map<string, Map<string, UsageRecord>>, name: string, app: TrackedApp): UsageRecord[] {
+    const paths = map === this.users ? this.userPaths : this.groupPaths;
+    let byLeaf = paths.get(name);
+    if (!byLeaf) paths.set(name, (byLeaf = new Map()));
+    const cached = byLeaf.get(app.queue.path);
+    if (cached) return cached;
     let byPath = map.get(name);
     if (!byPath) map.set(name, (byPath = new Map()));
-    return prefixes(app.queue.path).map((path) => {
-      let u = byPath.get(path);
-      if (!u) byPath.set(path, (u = { res: {}, running: 0 }));
+    const path = prefixes(app.queue.path).map((p) => {
+      let u = byPath.get(p);
+      if (!u) byPath.set(p, (u = { res: {}, running: 0 }));
       return u;
     });
+    byLeaf.set(app.queue.path, path);
+    return path;
   }
 
   /** Upstream `ensureGroupInternal`: the leaf first, then each parent. */
   private resolveGroup(userGroups: readonly string[], leafPath: string): string | undefined {
-    if (userGroups.length === 0) return undefined;
+    if (userGroups.length === 0 || this.table.size === 0) return undefined;
     const levels = prefixes(leafPath);
     for (let i = levels.length - 1; i >= 0; i--) {
       const level = this.table.get(levels[i]!);
