@@ -12,7 +12,7 @@ import type { HoldReason } from "./hold-reason.js";
 import type { Node } from "./node.js";
 import type { Preempting } from "./preemption/result.js";
 import type { Queue, SortKey } from "./queue.js";
-import { type Res, addTo } from "./resources.js";
+import { type Res, addTo, subFrom } from "./resources.js";
 import type { AppTracking } from "./ugm/tracker.js";
 import type { TimerKey } from "./app-timers.js";
 
@@ -208,11 +208,42 @@ export class Application {
     this.stateLog.push({ time: now, state });
   }
 
-  /** Adds an allocation's resources to `allocated` and raises `maxAllocated` where it is exceeded. */
+  /**
+   * An allocation's resources enter `allocated`, here and on the queue path; `maxAllocated` rises where it is
+   * exceeded.
+   */
   addAllocated(r: Readonly<Res>): void {
     addTo(this.allocated, r);
+    this.queue.incAllocated(r);
     const max = (this.maxAllocated ??= {});
     for (const k in this.allocated) if (this.allocated[k]! > (max[k] ?? 0)) max[k] = this.allocated[k]!;
+  }
+
+  /** An allocation's resources leave `allocated`, here and on the queue path. */
+  removeAllocated(r: Readonly<Res>): void {
+    subFrom(this.allocated, r);
+    this.queue.decAllocated(r);
+  }
+
+  /**
+   * A new ask joins the application (upstream AddAllocationAsk): the submission time drops to the earliest ask's
+   * creation, and a placeholder is counted in its task group's placeholder data. Pending or allocated is the
+   * partition's next step.
+   */
+  addAsk(ask: Ask): void {
+    this.asks.set(ask.key, ask);
+    if (ask.createTime < this.submissionTime) this.submissionTime = ask.createTime;
+    if (!ask.placeholder || !ask.taskGroup) return;
+    const d = this.placeholderData.get(ask.taskGroup);
+    if (d) d.count++;
+    else
+      this.placeholderData.set(ask.taskGroup, {
+        taskGroupName: ask.taskGroup,
+        count: 1,
+        minResource: { ...ask.resource },
+        replaced: 0,
+        timedOut: 0,
+      });
   }
 
   /** Highest priority among pending asks (−∞ when none). */
@@ -230,14 +261,20 @@ export class Application {
     return this.state === "Reserving" ? this.pendingPlaceholders > 0 : this.pendingAsks.size > 0;
   }
 
+  /** A pending ask enters the ask order and `pending`, here and on the queue path. */
   addPending(ask: Ask): void {
     if (this.pendingAsks.set({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key }, ask) && ask.placeholder)
       this.pendingPlaceholders++;
+    addTo(this.pending, ask.resource);
+    this.queue.incPending(ask.resource);
   }
 
+  /** A pending ask leaves the ask order and `pending` (placed, changed or removed). */
   deletePending(ask: Ask): void {
     if (this.pendingAsks.delete({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key }) && ask.placeholder)
       this.pendingPlaceholders--;
+    subFrom(this.pending, ask.resource);
+    this.queue.decPending(ask.resource);
   }
 
   /**

@@ -388,20 +388,7 @@ export class Partition {
       ...(opts.allowPreemptOther === false ? { allowPreemptOther: false } : {}),
       ...(opts.originator ? { originator: true } : {}),
     };
-    app.asks.set(key, ask);
-    if (createTime < app.submissionTime) app.submissionTime = createTime;
-    if (ask.placeholder && ask.taskGroup) {
-      const d = app.placeholderData.get(ask.taskGroup);
-      if (d) d.count++;
-      else
-        app.placeholderData.set(ask.taskGroup, {
-          taskGroupName: ask.taskGroup,
-          count: 1,
-          minResource: { ...ask.resource },
-          replaced: 0,
-          timedOut: 0,
-        });
-    }
+    app.addAsk(ask);
     if (app.state === "New" || app.state === "Completing") this.life.fire(app, "runApplication", now);
     // a gang reserves first; a recovered real allocation means it was already past its reservation
     if (app.state === "Accepted" && app.gang && (!opts.node || opts.placeholder)) this.life.fire(app, "reserveApplication", now);
@@ -409,8 +396,6 @@ export class Partition {
       // Recovered: usage may exceed max (the RM already bound it).
       this.commit(app, ask, this.nodes.get(opts.node)!, now);
     } else {
-      addTo(app.pending, ask.resource);
-      app.queue.incPending(ask.resource);
       app.addPending(ask);
     }
     app.queue.update(app);
@@ -425,15 +410,11 @@ export class Partition {
     if (!ask.node) {
       if (ask.reservedNode) this.unreserve(ask);
       app.deletePending(ask);
-      subFrom(app.pending, ask.resource);
-      app.queue.decPending(ask.resource);
       ask.resource = { ...resource };
       ask.priority = priority;
       if (opts.node) {
         this.commit(app, ask, this.nodes.get(opts.node)!, now); // reported as bound
       } else {
-        addTo(app.pending, ask.resource);
-        app.queue.incPending(ask.resource);
         app.addPending(ask);
       }
       app.queue.update(app);
@@ -443,11 +424,9 @@ export class Partition {
     // truth; without one it is a resize request, refused when the node or the queue maxima have no room for it.
     const node = this.nodes.get(opts.node ?? ask.node);
     this.detach(ask);
-    subFrom(app.allocated, ask.resource);
-    app.queue.decAllocated(ask.resource);
+    app.removeAllocated(ask.resource);
     if (!opts.node && (!node?.fits(resource) || queueMaxHold(app.queue, resource))) {
-      addTo(app.allocated, ask.resource);
-      app.queue.incAllocated(ask.resource);
+      app.addAllocated(ask.resource);
       if (node) this.attach(ask, node);
       throw new Error(
         `allocation ${ask.key} of application ${app.id} cannot be resized to ${format(resource)}: no room on node ${ask.node} or in queue ${app.queue.path}`,
@@ -457,8 +436,7 @@ export class Partition {
     ask.resource = { ...resource };
     ask.priority = priority;
     if (node) this.attach(ask, node);
-    addTo(app.allocated, ask.resource);
-    app.queue.incAllocated(ask.resource);
+    app.addAllocated(ask.resource);
     this.limits.track(app, ask.resource, 1, true);
     this.reservations.epoch++;
     app.queue.update(app);
@@ -472,8 +450,7 @@ export class Partition {
     app.asks.delete(key);
     if (ask.node) {
       this.detach(ask);
-      subFrom(app.allocated, ask.resource);
-      app.queue.decAllocated(ask.resource);
+      app.removeAllocated(ask.resource);
       if (ask.preempted) app.queue.decPreempting(ask.resource);
       if (ask.placeholder) this.placeholderGone(app, ask);
       const stillRunning = !isZero(app.allocated); // asks are strictly positive: zero means none allocated
@@ -481,8 +458,6 @@ export class Partition {
       this.reservations.epoch++;
     } else {
       if (ask.reservedNode) this.unreserve(ask);
-      subFrom(app.pending, ask.resource);
-      app.queue.decPending(ask.resource);
       app.deletePending(ask);
     }
     if (
@@ -518,7 +493,6 @@ export class Partition {
     this.attach(ask, node);
     ask.allocatedAt = now;
     app.addAllocated(ask.resource);
-    app.queue.incAllocated(ask.resource);
     this.limits.track(app, ask.resource, 1, true);
     if (ask.placeholder) return this.placeholderAllocated(app, ask, now);
     if (app.state === "Accepted") this.life.fire(app, app.stateAwareDisabled ? "runApplication" : "startApplication", now);
@@ -726,8 +700,7 @@ export class Partition {
     const ph = app.asks.get(placeholderKey)!;
     app.asks.delete(placeholderKey);
     this.detach(ph);
-    subFrom(app.allocated, ph.resource);
-    app.queue.decAllocated(ph.resource);
+    app.removeAllocated(ph.resource);
     this.limits.track(app, ph.resource, -1, true);
     this.placeholderGone(app, ph);
     const d = ph.taskGroup ? app.placeholderData.get(ph.taskGroup) : undefined;
@@ -787,8 +760,6 @@ export class Partition {
 
   private allocate(app: Application, ask: Ask, node: Node, now: number): Allocation {
     if (ask.reservedNode) this.unreserve(ask);
-    subFrom(app.pending, ask.resource);
-    app.queue.decPending(ask.resource);
     app.deletePending(ask);
     this.commit(app, ask, node, now);
     app.queue.update(app);
