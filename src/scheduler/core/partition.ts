@@ -11,7 +11,7 @@
  * capacity are never exceeded. Every tie is broken by a stable key (path, id, key), so the same inputs give the same
  * schedule.
  */
-import type { PartitionConfig } from "./config.js";
+import type { PartitionConfig, QueueConfig } from "./config.js";
 import { LimitTracker } from "./ugm/tracker.js";
 import { type Allocation, type AllocationResult } from "./allocation-result.js";
 import { type AllocationContext, Application, type Ask, type Decision, type GangOptions } from "./application.js";
@@ -21,8 +21,8 @@ import { placeholderTimeout, placeholderTimerMs } from "./gang/timeout.js";
 import { type HoldReason, clusterHold, queueMaxHold, queueRunHold } from "./hold-reason.js";
 import { Node, allocationId } from "./node.js";
 import { NodeCollection, type NodeSortPolicy } from "./node-collection.js";
-import type { Queue } from "./queue.js";
-import { applyQueueConfig, createQueue, findQueue, removeEmptyQueues } from "./queue-tree.js";
+import { parseResource } from "./quantity.js";
+import { Acl, Queue, type SortPolicy } from "./queue.js";
 import { type Res, addTo, fitsIn, format, hasPositive, isZero, strictlyPositive, subFrom } from "./resources.js";
 import { PlacementManager } from "./placement/manager.js";
 import { tagValue } from "./placement/tag.js";
@@ -33,7 +33,12 @@ import { Reservations } from "./reservations.js";
 import { coreSnapshot } from "./preemption/core-snapshot.js";
 import { decidePreemption, PREEMPT_ATTEMPT_FREQUENCY_MS } from "./preemption/preemptor.js";
 import type { Preempting } from "./preemption/result.js";
-import { partitionPreemptionFlags, type PropertyProblem } from "./queue-properties.js";
+import {
+  inheritQueueProperties,
+  parseQueuePreemptionProperties,
+  partitionPreemptionFlags,
+  type PropertyProblem,
+} from "./queue-properties.js";
 import { parseGoBool } from "../../util/go-strconv.js";
 
 export type { Allocation, AllocationResult } from "./allocation-result.js";
@@ -85,6 +90,17 @@ export interface PartitionOptions {
   /** Interval of the removal of empty dynamic and drained queues (default 10 s, upstream partition manager). */
   queueCleanupIntervalMs?: number;
 }
+
+const res = (m: Record<string, string> | undefined): Res | undefined => {
+  if (!m || Object.keys(m).length === 0) return undefined;
+  const r = parseResource(m);
+  // A max that is not strictly positive means "no limit" (§4.3); guaranteed likewise.
+  return strictlyPositive(r) ? r : undefined;
+};
+const sortPolicyOf = (props: Record<string, string> | undefined): SortPolicy =>
+  props?.["application.sort.policy"] === "fair" ? "fair" : "fifo";
+const sortPriorityOf = (props: Record<string, string> | undefined) =>
+  (props?.["application.sort.priority"] ?? "enabled").toLowerCase() !== "disabled";
 
 export class Partition {
   readonly name: string;
@@ -149,10 +165,76 @@ export class Partition {
    */
   applyConfig(cfg: PartitionConfig): void {
     const rootCfg = cfg.queues![0]!;
-    const tree = applyQueueConfig(this.root, rootCfg);
-    this.root = tree.root;
-    this.propertyProblems = tree.problems;
+    const seen = new Set<Queue>();
+    this.propertyProblems = [];
+    const build = (qc: QueueConfig, parent: Queue | undefined, parentProps: Record<string, string> | undefined): Queue => {
+      const name = qc.name.toLowerCase();
+      const isLeaf = parent !== undefined && !qc.parent && (qc.queues ?? []).length === 0;
+      const props = qc.properties ?? {};
+      const merged = inheritQueueProperties(parentProps, props);
+      let q = parent ? parent.children.get(name) : this.root;
+      if (!q) {
+        q = new Queue({
+          name,
+          parent,
+          leaf: isLeaf,
+          managed: true,
+          guaranteed: res(qc.resources?.guaranteed),
+          max: res(qc.resources?.max),
+          maxApps: qc.maxapplications ?? 0,
+          sortPolicy: sortPolicyOf(props),
+          sortPriority: sortPriorityOf(props),
+          submitAcl: new Acl(qc.submitacl),
+          adminAcl: new Acl(qc.adminacl),
+        });
+        parent?.children.set(name, q);
+      } else {
+        q.isLeaf = isLeaf && q.children.size === 0;
+        q.guaranteed = res(qc.resources?.guaranteed);
+        if (parent) q.max = res(qc.resources?.max);
+        q.maxApps = qc.maxapplications ?? 0;
+        q.sortPolicy = sortPolicyOf(props);
+        q.sortPriority = sortPriorityOf(props);
+        q.submitAcl = new Acl(qc.submitacl);
+        q.adminAcl = new Acl(qc.adminacl);
+        q.draining = false;
+      }
+      const t = qc.childtemplate;
+      q.template = t
+        ? {
+            guaranteed: res(t.resources?.guaranteed),
+            max: res(t.resources?.max),
+            maxApps: t.maxapplications ?? 0,
+            sortPolicy: sortPolicyOf(t.properties),
+            sortPriority: sortPriorityOf(t.properties),
+          }
+        : undefined;
+      const parsed = parseQueuePreemptionProperties(merged, q.isLeaf);
+      q.preemption = parsed.properties;
+      for (const problem of parsed.problems) this.propertyProblems.push({ ...problem, queue: q.path });
+      seen.add(q);
+      for (const c of qc.queues ?? []) build(c, q, merged);
+      return q;
+    };
+    if (!this.root) {
+      this.root = new Queue({
+        name: "root",
+        leaf: false,
+        managed: true,
+        maxApps: rootCfg.maxapplications ?? 0,
+        submitAcl: new Acl(rootCfg.submitacl),
+        adminAcl: new Acl(rootCfg.adminacl),
+      });
+    }
+    build(rootCfg, undefined, undefined);
     this.preemptionEnabled = partitionPreemptionFlags(cfg).enabled;
+    const markDraining = (q: Queue) => {
+      for (const c of q.children.values()) {
+        if (c.managed && !seen.has(c)) c.draining = true;
+        markDraining(c);
+      }
+    };
+    markDraining(this.root);
     this.placement = new PlacementManager(cfg.placementrules ?? []);
     this.nodeSet.configure(cfg.nodesortpolicy?.type === "binpacking" ? "binpacking" : "fair", cfg.nodesortpolicy?.resourceweights ?? {});
     this.limits.load(rootCfg);
@@ -338,11 +420,53 @@ export class Partition {
   private place(queueName: string, user: string, groups: readonly string[], tags: Record<string, string>): Queue {
     const r = this.placement.place({ user, groups, tags, queueName, forced: isForced(tags) }, { queue: (path) => this.find(path) });
     if (r.type === "refused") throw new PlacementRefusedError(r.refusal);
-    return this.find(r.path) ?? createQueue(this.root, r.path);
+    return this.find(r.path) ?? this.resolve(r.path);
+  }
+
+  /** Creates the queue placement chose: missing parents and the leaf, or the recovery queue (fifo, no ACL). */
+  private resolve(path: string): Queue {
+    if (isRecoveryQueue(path)) {
+      const rec = new Queue({ name: "@recovery@", parent: this.root, leaf: true, managed: false });
+      this.root.children.set("@recovery@", rec);
+      return rec;
+    }
+    const parts = path.split(".");
+    let q = this.root;
+    let i = 1;
+    for (; i < parts.length; i++) {
+      const c = q.children.get(parts[i]!);
+      if (!c) break;
+      q = c;
+    }
+    for (; i < parts.length; i++) {
+      const leaf = i === parts.length - 1;
+      // A dynamic leaf gets its parent's child template; a dynamic parent inherits the template itself.
+      const t = q.template;
+      const c = leaf
+        ? new Queue({
+            name: parts[i]!,
+            parent: q,
+            leaf: true,
+            managed: false,
+            guaranteed: t?.guaranteed,
+            max: t?.max,
+            maxApps: t?.maxApps,
+            sortPolicy: t?.sortPolicy,
+            sortPriority: t?.sortPriority,
+          })
+        : new Queue({ name: parts[i]!, parent: q, leaf: false, managed: false, template: t });
+      q.children.set(parts[i]!, c);
+      q = c;
+    }
+    return q;
   }
 
   find(path: string): Queue | undefined {
-    return findQueue(this.root, path);
+    const parts = path.toLowerCase().split(".");
+    if (parts[0] !== "root") return undefined;
+    let q: Queue | undefined = this.root;
+    for (const p of parts.slice(1)) q = q?.children.get(p);
+    return q;
   }
 
   // ---------------------------------------------------------------- asks and allocations
@@ -558,7 +682,18 @@ export class Partition {
    * @returns the paths removed
    */
   removeEmptyQueues(): string[] {
-    const removed = removeEmptyQueues(this.root);
+    const removed: string[] = [];
+    const walk = (q: Queue) => {
+      for (const c of [...q.children.values()]) {
+        walk(c);
+        const empty = c.isLeaf ? c.apps.size === 0 : c.children.size === 0;
+        if (empty && (!c.managed || c.draining) && isZero(c.allocated) && !hasPositive(c.pending)) {
+          q.children.delete(c.name);
+          removed.push(c.path);
+        }
+      }
+    };
+    walk(this.root);
     if (removed.length > 0) this.orderDirty = "full";
     return removed;
   }
