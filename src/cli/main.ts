@@ -317,6 +317,11 @@ export function buildCli(): Command {
       const loop = setInterval(() => {
         for (const a of c.schedule()) log.info({ application: a.appId, allocation: a.key, node: a.nodeId, queue: a.queue }, "allocated");
         for (const s of c.stateChanges()) log.info({ application: s.appId, from: s.from, to: s.to }, "application state");
+        // as the shim does after a cycle: why each waiting ask waits (allocation logs, REQUEST events)
+        let checked = 0;
+        for (const p of c.partitionNames())
+          for (const a of c.applicationViews("active", p, { holds: false }))
+            for (const x of a.asks) if (checked++ < 2000) c.checkHold(a.id, x.key, p);
       }, o.intervalMs);
       loop.unref();
       const rest = await startRestServer({ host: o.host, port: o.port, log, core: c, events, config: () => c.appliedConfig });

@@ -25,6 +25,7 @@ import {
 } from "../scheduler/rest/forward.js";
 import { error as restError } from "../scheduler/rest/router.js";
 import { json, readBody, startRestServer } from "../scheduler/rest/server.js";
+import { corralBuildInfo } from "../scheduler/rest/cluster-dao.js";
 import { flattenConfigMaps } from "../yunikorn/config-maps.js";
 import { queuesYamlOf } from "../scheduler/shim/config.js";
 import { DEFAULT_GANG_CONFIG, parseGangConfig } from "../scheduler/shim/gang/config.js";
@@ -200,6 +201,12 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     preemptions: new Counter({
       name: "corral_scheduler_preemptions_total",
       help: "Preemptions the core started, by queue of the preempting ask",
+      labelNames: ["queue"],
+      registers: [registry],
+    }),
+    quotaPreemptions: new Counter({
+      name: "corral_scheduler_quota_preemptions_total",
+      help: "Quota-change preemptions the core started (a queue's max lowered below its usage), by queue",
       labelNames: ["queue"],
       registers: [registry],
     }),
@@ -420,7 +427,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
           body: { apiVersion, kind: "Eviction", metadata: { name: a.pod.name, namespace: a.pod.namespace } },
         });
         m.evictions.inc({ result: "evicted", queue: a.queue });
-        log.info({ pod: `${a.pod.namespace}/${a.pod.name}`, preemptor: a.preemptor }, "preemption victim evicted");
+        log.info({ pod: `${a.pod.namespace}/${a.pod.name}`, preemptor: a.preemptor, quota: a.quota }, "preemption victim evicted");
         statusQueue.push({ kind: "event", object: { kind: "Pod", ...a.pod }, type: "Normal", reason: "Preempted", message: a.message });
         return;
       } catch (err) {
@@ -436,7 +443,10 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
       await sleep(250 * 2 ** i);
     }
     m.evictions.inc({ result: "refused", queue: a.queue });
-    log.warn({ pod: `${a.pod.namespace}/${a.pod.name}`, preemptor: a.preemptor, err: refused }, "preemption victim eviction refused");
+    log.warn(
+      { pod: `${a.pod.namespace}/${a.pod.name}`, preemptor: a.preemptor, quota: a.quota, err: refused },
+      "preemption victim eviction refused",
+    );
     run(ctx.evictionRefused(a, refused));
     kick();
   });
@@ -451,6 +461,9 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
           { applicationId: a.applicationId, allocationKey: a.allocationKey, queue: a.queue, node: a.nodeId, victims: a.victims },
           "preemption started",
         );
+      } else if (a.kind === "quotaPreempting") {
+        m.quotaPreemptions.inc({ queue: a.queue });
+        log.info({ queue: a.queue, victims: a.victims }, "quota-change preemption started");
       } else if (a.kind === "createPod" || a.kind === "deletePod" || a.kind === "podStatus") gangQueue.push(a);
       else if (a.kind === "notJoined") {
         m.notJoined.inc({ differs: a.differs });
@@ -630,7 +643,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     startTime,
     intercept,
     config: () => core.appliedConfig,
-    build: { buildVersion: process.env.npm_package_version ?? "", buildDate: "", isPluginVersion: String(o.mode === "plugin") },
+    build: corralBuildInfo({ plugin: o.mode === "plugin" }),
     rmDiagnostics: () => ({
       ready,
       mode: o.mode,

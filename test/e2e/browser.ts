@@ -80,3 +80,9 @@ export async function timeUntil(page: Page, selector: string, timeout = 30_000):
   });
   return (await h.jsonValue()) as number;
 }
+
+/** Goes to a dashboard page by its link in the navigation (no reload) and waits for its heading. */
+export async function navigate(page: Page, link: string, heading: string): Promise<void> {
+  await page.getByRole("navigation", { name: "Pages" }).getByRole("link", { name: link }).click();
+  await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+}

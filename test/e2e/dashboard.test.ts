@@ -6,8 +6,6 @@
  * another completes; and a banner when the scheduler goes away. Screenshots of each page go to
  * .corral/reports/dashboard/.
  */
-import { createWriteStream } from "node:fs";
-import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
@@ -18,11 +16,10 @@ import {
   deleteFakeNodes,
   kubeConfigFor,
   prepareNamespace,
-  startCorral,
   waitFor,
 } from "../../src/testbed/testbed.js";
-import { type OpenBrowser, openBrowser, screenshot } from "./browser.js";
-import { freePort, resetCluster, startAdmission, testbed } from "./harness.js";
+import { type OpenBrowser, navigate, openBrowser, screenshot } from "./browser.js";
+import { applyQueuesConfig, batchPod, deleteAllPods, resetCluster, startAdmission, startScheduler, testbed } from "./harness.js";
 
 const CONF_NS = "corral-dash";
 const NS = "dash";
@@ -52,70 +49,29 @@ let page: Page;
 const core = (user: "admin" | "alice" | "bob" = "admin") => kubeConfigFor(tb, user).makeApiClient(k8s.CoreV1Api);
 const ui = (fragment: string) => `http://127.0.0.1:${sched!.port}/ui/${fragment}`;
 
-function pod(name: string, queue: string, app: string): k8s.V1Pod {
-  return {
-    metadata: { name, labels: { "yunikorn.apache.org/queue": queue, "yunikorn.apache.org/app-id": app } },
-    spec: { containers: [{ name: "c", image: "registry.example.com/batch:1", resources: { requests: { cpu: "1", memory: "256Mi" } } }] },
-  };
-}
+const pod = (name: string, queue: string, app: string) => batchPod(name, { queue, app });
 
 async function pods(prefix: string): Promise<k8s.V1Pod[]> {
   return (await core().listNamespacedPod({ namespace: NS })).items.filter((p) => p.metadata!.name!.startsWith(prefix));
 }
 const bound = (ps: k8s.V1Pod[]) => ps.filter((p) => p.spec?.nodeName);
 
-/** Goes to a page by its link in the navigation (no reload) and waits for its heading. */
-async function open(name: string, heading: string): Promise<void> {
-  await page.getByRole("navigation", { name: "Pages" }).getByRole("link", { name }).click();
-  await page.getByRole("heading", { level: 1, name: heading }).waitFor();
-}
+const open = (link: string, heading: string) => navigate(page, link, heading);
 
 beforeAll(async () => {
   tb = await testbed();
   admin = kubeConfigFor(tb, "admin");
-  const all = await core().listPodForAllNamespaces();
-  await Promise.all(
-    all.items
-      .filter((p) => p.metadata?.namespace !== "kube-system")
-      .map((p) =>
-        core()
-          .deleteNamespacedPod({ name: p.metadata!.name!, namespace: p.metadata!.namespace!, gracePeriodSeconds: 0 })
-          .catch(() => undefined),
-      ),
-  );
+  await deleteAllPods(tb);
   await prepareNamespace(admin, CONF_NS, []);
   await prepareNamespace(admin, NS, ["alice", "bob"]);
-  const body = { metadata: { name: "yunikorn-configs", namespace: CONF_NS }, data: { "queues.yaml": QUEUES } };
-  await core()
-    .createNamespacedConfigMap({ namespace: CONF_NS, body })
-    .catch(() => core().replaceNamespacedConfigMap({ name: "yunikorn-configs", namespace: CONF_NS, body }));
+  await applyQueuesConfig(tb, CONF_NS, QUEUES);
   await createFakeNodes(admin, NODES, 2, { cpu: "4", memory: "16Gi", pods: "110" });
-  const port = freePort();
-  const out = createWriteStream(join(tb.dir, "logs", `corral-scheduler-dashboard-${port}.log`));
-  sched = {
-    port,
-    corral: await startCorral(
-      [
-        "scheduler",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        String(port),
-        "--kubeconfig",
-        tb.kubeconfig.admin,
-        "--namespace",
-        CONF_NS,
-        "--resync-seconds",
-        "5",
-      ],
-      { env: { LOG_LEVEL: "debug" }, readyMsg: "scheduling", echo: (l) => out.write(`${l}\n`) },
-    ),
-  };
+  sched = await startScheduler(tb, { namespace: CONF_NS, name: "dashboard" });
   adm = await startAdmission(tb, CONF_NS, {
     env: {
       ADMISSION_CONTROLLER_DEFAULT_QUEUE: "",
       ADMISSION_CONTROLLER_BYPASS_NAMESPACES: "^kube-system$",
-      SCHEDULER_SERVICE_ADDRESS: `127.0.0.1:${port}`,
+      SCHEDULER_SERVICE_ADDRESS: `127.0.0.1:${sched.port}`,
     },
   });
   // bob: three 1-cpu pods in root.capped (max 2 cpu); alice: two in root.limited (her limit: 1 cpu); bob in root.big

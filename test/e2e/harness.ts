@@ -4,6 +4,7 @@
  * the audit-log check that a deploy/ RBAC is what a process uses.
  */
 import { execFile } from "node:child_process";
+import { createWriteStream } from "node:fs";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -52,6 +53,119 @@ export async function startAdmission(
     { env: { NAMESPACE: namespace, LOG_LEVEL: "debug", ...opts.env }, readyMsg: "admission controller serving", nodeArgs: opts.nodeArgs },
   );
   return { corral, port };
+}
+
+/**
+ * Starts `corral scheduler` on 127.0.0.1 and a free port, reading its queues from `namespace`'s `yunikorn-configs`
+ * ConfigMap, resyncing every 5 s, with its log in the test bed's logs/ (`corral-scheduler-<name>-<port>.log`).
+ * @param o.kubeconfig the identity it runs under (default: the test bed's admin)
+ */
+export async function startScheduler(
+  tb: Testbed,
+  o: { namespace: string; name: string; kubeconfig?: string },
+): Promise<{ corral: CorralProcess; port: number }> {
+  const port = freePort();
+  const out = createWriteStream(join(tb.dir, "logs", `corral-scheduler-${o.name}-${port}.log`));
+  const corral = await startCorral(
+    [
+      "scheduler",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--kubeconfig",
+      o.kubeconfig ?? tb.kubeconfig.admin,
+      "--namespace",
+      o.namespace,
+      "--resync-seconds",
+      "5",
+    ],
+    { env: { LOG_LEVEL: "debug" }, readyMsg: "scheduling", echo: (l) => out.write(`${l}\n`) },
+  );
+  return { corral, port };
+}
+
+/** Creates, or replaces, the `yunikorn-configs` ConfigMap of `namespace` with `queues.yaml`. */
+export async function applyQueuesConfig(tb: Testbed, namespace: string, queuesYaml: string): Promise<void> {
+  const core = kubeConfigFor(tb, "admin").makeApiClient(k8s.CoreV1Api);
+  const body = { metadata: { name: "yunikorn-configs", namespace }, data: { "queues.yaml": queuesYaml } };
+  await core
+    .createNamespacedConfigMap({ namespace, body })
+    .catch(() => core.replaceNamespacedConfigMap({ name: "yunikorn-configs", namespace, body }));
+}
+
+/** Force-deletes every pod outside kube-system (a file's clean start: pods on fake nodes have no kubelet). */
+export async function deleteAllPods(tb: Testbed): Promise<void> {
+  const core = kubeConfigFor(tb, "admin").makeApiClient(k8s.CoreV1Api);
+  const all = await core.listPodForAllNamespaces();
+  await Promise.all(
+    all.items
+      .filter((p) => p.metadata?.namespace !== "kube-system")
+      .map((p) =>
+        core
+          .deleteNamespacedPod({ name: p.metadata!.name!, namespace: p.metadata!.namespace!, gracePeriodSeconds: 0 })
+          .catch(() => undefined),
+      ),
+  );
+}
+
+/**
+ * The kubelet's part on fake nodes, for the pods of `namespace`: a pod being deleted (evicted) finishes terminating
+ * at once — checked every `everyMs` ms (default 200) until the returned function is called.
+ */
+export function finishTerminations(tb: Testbed, namespace: string, everyMs = 200): () => void {
+  const core = kubeConfigFor(tb, "admin").makeApiClient(k8s.CoreV1Api);
+  const t = setInterval(() => {
+    void core
+      .listNamespacedPod({ namespace })
+      .then((l) => terminate(core, namespace, l.items))
+      .catch(() => undefined);
+  }, everyMs);
+  return () => clearInterval(t);
+}
+
+/** Finishes the termination of those of `pods` (of `namespace`) being deleted, as a kubelet would. */
+export async function terminate(core: k8s.CoreV1Api, namespace: string, pods: readonly k8s.V1Pod[]): Promise<void> {
+  await Promise.all(
+    pods
+      .filter((x) => x.metadata?.deletionTimestamp)
+      .map((x) => core.deleteNamespacedPod({ name: x.metadata!.name!, namespace, gracePeriodSeconds: 0 }).catch(() => undefined)),
+  );
+}
+
+/**
+ * Queues a and b, each guaranteed 4 cpu with `preemption.delay: 1s`, under `provided` placement without create: the
+ * preemption scenarios (one queue fills the cluster, the other asks for its guarantee back).
+ */
+export const GUARANTEED_QUEUES = `partitions:
+  - name: default
+    placementrules:
+      - name: provided
+        create: false
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: a
+            resources: {guaranteed: {vcore: 4}}
+            properties: {preemption.delay: 1s}
+          - name: b
+            resources: {guaranteed: {vcore: 4}}
+            properties: {preemption.delay: 1s}
+`;
+
+/**
+ * A one-container pod of application `app` in `queue` (upstream's labels) requesting `cpu` (default 1) and 256Mi;
+ * `schedulerName` only when given (otherwise the admission controller sets it).
+ */
+export function batchPod(name: string, o: { queue: string; app: string; cpu?: string; schedulerName?: string }): k8s.V1Pod {
+  return {
+    metadata: { name, labels: { "yunikorn.apache.org/queue": o.queue, "yunikorn.apache.org/app-id": o.app } },
+    spec: {
+      ...(o.schedulerName ? { schedulerName: o.schedulerName } : {}),
+      containers: [{ name: "c", image: "registry.example.com/batch:1", resources: { requests: { cpu: o.cpu ?? "1", memory: "256Mi" } } }],
+    },
+  };
 }
 
 export type TestUser = "admin" | "alice" | "bob" | "frontend";

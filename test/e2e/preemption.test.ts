@@ -4,11 +4,11 @@
  * eviction calls are allowed and used). Queue a (guaranteed 4 cpu) is idle while queue b (guaranteed 4 cpu) fills the
  * cluster; a then asks 5 cpu. Victims are evicted through the Eviction API in the version discovery chose
  * (policy/v1beta1 on 1.20). With no kubelet, the test finishes the evicted pods' termination (as a kubelet would, at
- * once) by deleting pods that carry a deletionTimestamp.
+ * once) by deleting pods that carry a deletionTimestamp. Further cases: opted-out pods and a PodDisruptionBudget; a
+ * `preemption.policy: fence` queue takes victims only inside its subtree; a `preemptionPolicy: Never` pod waits;
+ * lowering a queue's max in the hot-reloaded ConfigMap evicts the excess after its `quota.preemption.delay`.
  */
-import { createWriteStream } from "node:fs";
 import { execFile } from "node:child_process";
-import { join } from "node:path";
 import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,10 +20,20 @@ import {
   deleteFakeNodes,
   kubeConfigFor,
   prepareNamespace,
-  startCorral,
   waitFor,
 } from "../../src/testbed/testbed.js";
-import { auditedCalls, freePort, renderDeploy, resetCluster, serviceAccountKubeconfig, testbed } from "./harness.js";
+import {
+  applyQueuesConfig,
+  auditedCalls,
+  batchPod,
+  deleteAllPods,
+  finishTerminations,
+  renderDeploy,
+  resetCluster,
+  serviceAccountKubeconfig,
+  startScheduler,
+  testbed,
+} from "./harness.js";
 
 const CONF_NS = "corral-preempt";
 const NS = "preempt";
@@ -32,12 +42,13 @@ const NODES = "e2e-preempt";
 let tb: Testbed;
 let admin: k8s.KubeConfig;
 let sched: { corral: CorralProcess; port: number } | undefined;
-let kubelet: NodeJS.Timeout | undefined;
+let stopKubelet: (() => void) | undefined;
 
 const core = () => kubeConfigFor(tb, "admin").makeApiClient(k8s.CoreV1Api);
 
 const QUEUES = `partitions:
   - name: default
+    preemption: {quotapreemptionenabled: true}
     placementrules:
       - name: provided
         create: false
@@ -51,17 +62,57 @@ const QUEUES = `partitions:
           - name: b
             resources: {guaranteed: {vcore: 4}}
             properties: {preemption.delay: 1s}
+          - name: f
+            properties: {preemption.policy: fence}
+            queues:
+              - name: x
+                resources: {guaranteed: {vcore: 4}}
+                properties: {preemption.delay: 1s}
+              - name: y
+                properties: {preemption.delay: 1s}
+          - name: c
+            resources: {max: {vcore: 8}}
+            properties: {quota.preemption.delay: 5s}
 `;
 
-function pod(name: string, queue: string, app: string): k8s.V1Pod {
-  return {
-    metadata: { name, labels: { "yunikorn.apache.org/queue": queue, "yunikorn.apache.org/app-id": app } },
-    spec: {
-      schedulerName: "yunikorn",
-      containers: [{ name: "c", image: "registry.example.com/batch:1", resources: { requests: { cpu: "1", memory: "256Mi" } } }],
-    },
-  };
+/** Deletes every pod of the test namespace and waits until it is empty. */
+async function clearPods(): Promise<void> {
+  const all = await core().listNamespacedPod({ namespace: NS });
+  await Promise.all(
+    all.items.map((x) =>
+      core()
+        .deleteNamespacedPod({ name: x.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 })
+        .catch(() => undefined),
+    ),
+  );
+  await waitFor("namespace empty", async () => (await core().listNamespacedPod({ namespace: NS })).items.length === 0);
 }
+
+/** Creates the PriorityClass unless it exists. */
+async function priorityClass(body: k8s.V1PriorityClass): Promise<void> {
+  await kubeConfigFor(tb, "admin")
+    .makeApiClient(k8s.SchedulingV1Api)
+    .createPriorityClass({ body })
+    .catch((err: { code?: number }) => {
+      if (err.code !== 409) throw err;
+    });
+}
+
+/** Creates the pods in order and waits until all are bound. */
+async function runPods(pods: k8s.V1Pod[]): Promise<void> {
+  for (const p of pods) await core().createNamespacedPod({ namespace: NS, body: p });
+  const names = pods.map((p) => p.metadata!.name!);
+  await waitFor(
+    `${names.join(", ")} bound`,
+    async () => bound(await list("")).filter((x) => names.includes(x.metadata!.name!)).length === names.length,
+  );
+}
+
+const names = (ps: k8s.V1Pod[]) => ps.map((x) => x.metadata!.name!).sort();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const rest = async <T>(path: string): Promise<T> => (await (await fetch(`http://127.0.0.1:${sched!.port}${path}`)).json()) as T;
+
+const pod = (name: string, queue: string, app: string) => batchPod(name, { queue, app, schedulerName: "yunikorn" });
 
 async function list(prefix: string): Promise<k8s.V1Pod[]> {
   return (await core().listNamespacedPod({ namespace: NS })).items.filter((p) => p.metadata!.name!.startsWith(prefix));
@@ -72,30 +123,10 @@ const bound = (ps: k8s.V1Pod[]) => live(ps).filter((p) => p.spec?.nodeName);
 beforeAll(async () => {
   tb = await testbed();
   admin = kubeConfigFor(tb, "admin");
-  const all = await core().listPodForAllNamespaces();
-  await Promise.all(
-    all.items
-      .filter((p) => p.metadata?.namespace !== "kube-system")
-      .map((p) =>
-        core()
-          .deleteNamespacedPod({ name: p.metadata!.name!, namespace: p.metadata!.namespace!, gracePeriodSeconds: 0 })
-          .catch(() => undefined),
-      ),
-  );
+  await deleteAllPods(tb);
   await prepareNamespace(admin, CONF_NS, []);
   await prepareNamespace(admin, NS, []);
-  await core()
-    .createNamespacedConfigMap({
-      namespace: CONF_NS,
-      body: { metadata: { name: "yunikorn-configs", namespace: CONF_NS }, data: { "queues.yaml": QUEUES } },
-    })
-    .catch(async () =>
-      core().replaceNamespacedConfigMap({
-        name: "yunikorn-configs",
-        namespace: CONF_NS,
-        body: { metadata: { name: "yunikorn-configs", namespace: CONF_NS }, data: { "queues.yaml": QUEUES } },
-      }),
-    );
+  await applyQueuesConfig(tb, CONF_NS, QUEUES);
   await createFakeNodes(admin, NODES, 2, { cpu: "4", memory: "16Gi", pods: "110" });
   // the deploy/scheduler ServiceAccount and RBAC, rendered into this file's namespace
   const rendered = await renderDeploy(tb, "scheduler", CONF_NS);
@@ -106,48 +137,13 @@ beforeAll(async () => {
   p.child.stdin!.end(rbac.map((o) => JSON.stringify(o)).join("\n"));
   await p;
   const kubeconfig = await serviceAccountKubeconfig(tb, CONF_NS, "corral-scheduler");
-  const port = freePort();
-  const out = createWriteStream(join(tb.dir, "logs", `corral-scheduler-preempt-${port}.log`));
-  sched = {
-    port,
-    corral: await startCorral(
-      [
-        "scheduler",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        String(port),
-        "--kubeconfig",
-        kubeconfig,
-        "--namespace",
-        CONF_NS,
-        "--resync-seconds",
-        "5",
-      ],
-      { env: { LOG_LEVEL: "debug" }, readyMsg: "scheduling", echo: (l) => out.write(`${l}\n`) },
-    ),
-  };
+  sched = await startScheduler(tb, { namespace: CONF_NS, name: "preempt", kubeconfig });
   // the kubelet's part: a pod being deleted (evicted) finishes terminating at once
-  kubelet = setInterval(() => {
-    void core()
-      .listNamespacedPod({ namespace: NS })
-      .then((l) =>
-        Promise.all(
-          l.items
-            .filter((x) => x.metadata?.deletionTimestamp)
-            .map((x) =>
-              core()
-                .deleteNamespacedPod({ name: x.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 })
-                .catch(() => undefined),
-            ),
-        ),
-      )
-      .catch(() => undefined);
-  }, 200);
+  stopKubelet = finishTerminations(tb, NS);
 }, 300_000);
 
 afterAll(async () => {
-  if (kubelet) clearInterval(kubelet);
+  stopKubelet?.();
   await sched?.corral.stop();
   const l = await core()
     .listNamespacedPod({ namespace: NS })
@@ -293,4 +289,99 @@ describe("preemption on kube-apiserver v1.20.2", () => {
       /^Eviction of preempt\/guarded was refused \(429 .*disruption budget.*\); the node reservation is released/,
     );
   }, 240_000);
+
+  it("a fenced queue takes no victims outside its subtree: its sibling's pods go, not the younger pods of b", async () => {
+    await clearPods();
+    // f.y (inside the fence root.f, no guarantee) runs one pod per node; b (guaranteed 4) fills the rest with younger pods
+    await runPods([pod("fy-0", "root.f.y", "fy"), pod("fy-1", "root.f.y", "fy")]);
+    await sleep(1100);
+    await runPods(Array.from({ length: 6 }, (_, i) => pod(`fb-${i}`, "root.b", "fb")));
+    // f.x (guaranteed 4) asks 2 cpu: without the fence b's younger pods would be the victims
+    for (let i = 0; i < 2; i++) await core().createNamespacedPod({ namespace: NS, body: pod(`fx-${i}`, "root.f.x", "fx") });
+    await waitFor("2 pods of f.x bound", async () => bound(await list("fx-")).length === 2, 60_000);
+    await sleep(3000);
+    expect(names(live(await list("fb-")))).toEqual(["fb-0", "fb-1", "fb-2", "fb-3", "fb-4", "fb-5"]);
+    expect(live(await list("fy-"))).toEqual([]);
+    const preempted = (await core().listNamespacedEvent({ namespace: NS })).items.filter(
+      (e) => e.reason === "Preempted" && /^f[bxy]-/.test(e.involvedObject.name!),
+    );
+    expect(preempted.map((e) => e.involvedObject.name).sort()).toEqual(["fy-0", "fy-1"]);
+    for (const e of preempted)
+      expect(e.message).toMatch(/^Preempted by pod preempt\/fx-\d of application fx for queue root\.f\.x: queue root\.f\.y /);
+  }, 120_000);
+
+  it("a pod with preemptionPolicy: Never waits; an ordinary pod of the same queue preempts", async () => {
+    await clearPods();
+    await priorityClass({ metadata: { name: "corral-e2e-never" }, value: 0, preemptionPolicy: "Never" });
+    await runPods(Array.from({ length: 8 }, (_, i) => pod(`nb-${i}`, "root.b", "nb")));
+    const never = pod("na-never", "root.a", "na");
+    never.spec!.priorityClassName = "corral-e2e-never";
+    never.spec!.preemptionPolicy = "Never";
+    await core().createNamespacedPod({ namespace: NS, body: never });
+    expect((await core().readNamespacedPod({ name: "na-never", namespace: NS })).spec?.preemptionPolicy).toBe("Never");
+    // queue a is under its guarantee and the 1 s delay passes several times over: nothing is evicted
+    await sleep(6000);
+    expect(live(await list("nb-"))).toHaveLength(8);
+    expect(bound(await list("na-"))).toEqual([]);
+    const preemptedNb = async () =>
+      (await core().listNamespacedEvent({ namespace: NS })).items.filter(
+        (e) => e.reason === "Preempted" && e.involvedObject.name!.startsWith("nb-"),
+      );
+    expect(await preemptedNb()).toEqual([]);
+    // the same pod without Never preempts one of b's pods (the setup would have preempted)
+    await core().createNamespacedPod({ namespace: NS, body: pod("na-ordinary", "root.a", "na") });
+    await waitFor("the ordinary pod of a bound", async () => bound(await list("na-ordinary")).length === 1, 60_000);
+    expect(live(await list("nb-"))).toHaveLength(7);
+    expect(bound(await list("na-never"))).toEqual([]);
+    expect((await preemptedNb()).map((e) => e.message)).toEqual([expect.stringMatching(/^Preempted by pod preempt\/na-ordinary /)]);
+  }, 120_000);
+
+  it("quota-change preemption: lowering c's max in the hot-reloaded ConfigMap evicts the excess after quota.preemption.delay", async () => {
+    await clearPods();
+    await priorityClass({ metadata: { name: "corral-e2e-high" }, value: 10 });
+    // c (max 8) runs 8 pods: five of a higher priority, three ordinary (the victims, lower priority first)
+    const high = Array.from({ length: 5 }, (_, i) => {
+      const p = pod(`c-high-${i}`, "root.c", "c");
+      p.spec!.priorityClassName = "corral-e2e-high";
+      return p;
+    });
+    await runPods([...high, ...Array.from({ length: 3 }, (_, i) => pod(`c-low-${i}`, "root.c", "c"))]);
+    expect((await rest<{ quotaPreemptionEnabled: boolean }[]>("/ws/v1/partitions"))[0]!.quotaPreemptionEnabled).toBe(true);
+
+    // the max goes to 5: once the scheduler shows it, nothing is evicted before the 5 s delay
+    await applyQueuesConfig(tb, CONF_NS, QUEUES.replace("max: {vcore: 8}", "max: {vcore: 5}"));
+    await waitFor(
+      "root.c max 5 applied",
+      async () => (await rest<{ maxResource?: { vcore?: number } }>("/ws/v1/partition/default/queue/root.c")).maxResource?.vcore === 5000,
+      20_000,
+      100,
+    );
+    const applied = Date.now();
+    await sleep(2500);
+    expect(live(await list("c-"))).toHaveLength(8);
+    await waitFor("3 pods of c evicted", async () => live(await list("c-")).length === 5, 30_000, 100);
+    expect(Date.now() - applied).toBeGreaterThanOrEqual(4000);
+    // the rest are kept, also after further checks
+    await sleep(3000);
+    expect(names(live(await list("c-")))).toEqual(["c-high-0", "c-high-1", "c-high-2", "c-high-3", "c-high-4"]);
+    expect(bound(await list("c-"))).toHaveLength(5);
+
+    const events = (await core().listNamespacedEvent({ namespace: NS })).items.filter(
+      (e) => e.reason === "Preempted" && e.involvedObject.name!.startsWith("c-"),
+    );
+    expect(events.map((e) => e.involvedObject.name).sort()).toEqual(["c-low-0", "c-low-1", "c-low-2"]);
+    for (const e of events) {
+      expect(e.type).toBe("Normal");
+      expect(e.message).toBe(
+        "Preempted to enforce the lowered max of queue root.c: usage of queue root.c (cpu 8) is above its lowered max (cpu 5) " +
+          "and its quota.preemption.delay 5s has passed; queue root.c (no guarantee of its own) stays at or above its guarantee",
+      );
+    }
+    const metrics = await (await fetch(`http://127.0.0.1:${sched!.port}/ws/v1/metrics`)).text();
+    expect(metrics).toMatch(/corral_scheduler_quota_preemptions_total\{queue="root\.c"\} 1\n/);
+    expect(metrics).toMatch(/corral_scheduler_preemption_evictions_total\{result="evicted",queue="root\.c"\} 3\n/);
+    expect(await rest<Record<string, unknown>>("/ws/v1/partition/default/queue/root.c")).toMatchObject({
+      allocatedResource: { vcore: 5000 },
+    });
+  }, 120_000);
 });

@@ -6,6 +6,7 @@ import type {
   AllocationInfo,
   AskInfo,
   LimitInfo,
+  PendingList,
   PendingPod,
   QueueInfo,
   Resource,
@@ -83,4 +84,38 @@ const NS = "kubernetes.io/meta/namespace";
 export function podOf(a: AllocationInfo | AskInfo): string {
   const t = a.allocationTags ?? {};
   return t[POD] ? `${t[NS] ?? ""}/${t[POD]}` : a.allocationKey;
+}
+
+/** One application's side of the partition's preemptions: who preempts each of its allocations, and its waiting pods. */
+export interface AppPreemptions {
+  /** Its allocation key → the pod preempting it (a waiting pod of any application whose hold lists it as victim). */
+  victimOf: Map<string, PendingPod>;
+  /** Its waiting pods by allocation key. */
+  waiting: Map<string, PendingPod>;
+}
+
+/** Reads `list` (GET /ws/v1/corral/pending) for application `appId`. */
+export function preemptionsOf(list: PendingList | undefined, appId: string): AppPreemptions {
+  const victimOf = new Map<string, PendingPod>();
+  const waiting = new Map<string, PendingPod>();
+  for (const p of list?.pending ?? []) {
+    if (p.applicationId === appId) waiting.set(p.allocationKey, p);
+    if (p.hold?.kind !== "preemption") continue;
+    for (const v of p.hold.victims) if (v.applicationId === appId && !v.released) victimOf.set(v.allocationKey, p);
+  }
+  return { victimOf, waiting };
+}
+
+/** Allocated placeholders per task group. */
+export function placeholdersPlaced(allocations: readonly AllocationInfo[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const a of allocations) if (a.placeholder && a.taskGroupName) out.set(a.taskGroupName, (out.get(a.taskGroupName) ?? 0) + 1);
+  return out;
+}
+
+/** Per queue path: waiting pods whose preemption is under way for that queue. */
+export function preemptorsByQueue(list: PendingList | undefined): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const p of list?.pending ?? []) if (p.hold?.kind === "preemption") out.set(p.queue, (out.get(p.queue) ?? 0) + 1);
+  return out;
 }

@@ -3,8 +3,9 @@
  * reference §4.1): at most one result per step. `allocated` and `allocatedReserved` go to the resource manager as new
  * allocations; `reserved` and `unreserved` change only the core's state; `replaced` (a real ask takes a placeholder's
  * place, gang scheduling) hands a new allocation over too; `preempting` asks the resource manager to release victims
- * so an ask can run on the node reserved for it.
+ * so an ask can run on the node reserved for it, `quotaPreempting` so a queue comes back under its lowered max.
  */
+import type { QuotaPreempting } from "./preemption/quota.js";
 import type { Preempting } from "./preemption/result.js";
 import type { Res } from "./resources.js";
 
@@ -51,6 +52,16 @@ export type AllocationResult =
       readonly nodeId: string;
       readonly victims: readonly Allocation[];
       readonly preemption: Preempting;
+    }
+  /**
+   * Quota-change preemption (rule 8): `victims` are to be released so `queue` comes back under its lowered max;
+   * `preemption` is the decision with the rule that allowed each victim. No node is reserved, no ask waits on it.
+   */
+  | {
+      readonly kind: "quotaPreempting";
+      readonly queue: string;
+      readonly victims: readonly Allocation[];
+      readonly preemption: QuotaPreempting;
     };
 
 /** The allocation a result hands to the resource manager, if any. */

@@ -111,6 +111,12 @@ export interface GangOptions {
 }
 
 /** Per task group, as upstream's PlaceholderData: placeholder asks seen, their size, how many were replaced or timed out. */
+/** The three series of an application's resource history. */
+export type ResourceHistoryKind = "used" | "preempted" | "placeholder";
+
+/** Node attribute naming its instance type (si `InstanceType`); nodes without it count as `UNKNOWN`, as upstream. */
+export const INSTANCE_TYPE_ATTRIBUTE = "si/instance-type";
+
 export interface PlaceholderData {
   taskGroupName: string;
   count: number;
@@ -170,6 +176,15 @@ export class Application {
   /** Per task group, in the order first seen. */
   readonly placeholderData = new Map<string, PlaceholderData>();
   rejection?: HoldReason;
+  /**
+   * Resource × seconds of the allocations released so far, per node instance type (upstream TrackedResource of
+   * usedResource, preemptedResource, placeholderResource; `trackReleased`).
+   */
+  readonly resourceHistory: Readonly<Record<ResourceHistoryKind, Map<string, Res>>> = {
+    used: new Map(),
+    preempted: new Map(),
+    placeholder: new Map(),
+  };
   /** Position in the leaf queue's order and priority index (maintained by the queue). */
   orderKey?: SortKey;
   prioKey?: SortKey;
@@ -178,6 +193,20 @@ export class Application {
   /** Life-cycle timers (app-timers.ts): this instance's serial number and its pending timer. */
   serial?: number;
   timer?: TimerKey;
+
+  /**
+   * Adds a released allocation to the resource history (upstream Application.trackCompletedResource): a preemption
+   * victim to `preempted`, a placeholder to `placeholder`, any other to `used`; each quantity times the whole seconds
+   * between its allocation and `now` (Unix ms), under the instance type of its node.
+   */
+  trackReleased(ask: Ask, instanceType: string, now: number): void {
+    const kind: ResourceHistoryKind = ask.preempted ? "preempted" : ask.placeholder ? "placeholder" : "used";
+    const seconds = Math.max(0, Math.floor((now - (ask.allocatedAt ?? now)) / 1000));
+    const m = this.resourceHistory[kind];
+    const r = m.get(instanceType) ?? {};
+    for (const k in ask.resource) r[k] = (r[k] ?? 0) + ask.resource[k]! * seconds;
+    m.set(instanceType, r);
+  }
 
   constructor(o: ApplicationOptions) {
     this.id = o.id;
@@ -282,7 +311,7 @@ export class Application {
    * skipping reserved ones (the partition serves those first) and asks held by a limit or a queue max; the first ask a
    * node takes is allocated there; an ask no node takes (or held by a queue max or the cluster size) may preempt
    * (upstream tryPreemption: victims released, a node reserved for it), else reserve a node after the reservation
-   * delay. Placeholders never preempt.
+   * delay. Placeholders preempt like any ask (upstream walks them the same way), for their gang's reservation.
    * Gang scheduling (upstream tryPlaceholderAllocate): while Reserving only placeholder asks are walked; a real ask of
    * a task group with allocated placeholders of its group takes one's place (or goes elsewhere giving one up, or
    * waits); once its group has none left it is scheduled normally.
@@ -304,13 +333,11 @@ export class Application {
     const hold = ctx.askHold(this, ask);
     if (hold) {
       // a queue max or the cluster size: preemption may free queue quota (a user/group limit it never frees)
-      return (hold.kind === "queueMax" || hold.kind === "clusterCapacity") && !ask.placeholder
-        ? ctx.tryPreemption(this, ask, now)
-        : undefined;
+      return hold.kind === "queueMax" || hold.kind === "clusterCapacity" ? ctx.tryPreemption(this, ask, now) : undefined;
     }
     const node = ctx.pickNode(ask);
     if (node) return { kind: "allocate", app: this, ask, node, ...(releasePlaceholder ? { releasePlaceholder } : {}) };
-    const preempt = ask.placeholder ? undefined : ctx.tryPreemption(this, ask, now);
+    const preempt = ctx.tryPreemption(this, ask, now);
     if (preempt) return preempt;
     const reserve = ctx.reservationNode(ask, now);
     return reserve && { kind: "reserve", app: this, ask, node: reserve };

@@ -5,6 +5,7 @@
  * nothing parses the text back.
  */
 import { type PlacementRefusal, formatPlacementRefusal } from "./placement/types.js";
+import type { Victim } from "./preemption/result.js";
 import type { Queue } from "./queue.js";
 import { type Res, fitsWithin, format } from "./resources.js";
 import { type LimitHold, formatLimitHold } from "./ugm/hold.js";
@@ -30,10 +31,45 @@ export type HoldReason =
   | { readonly kind: "noNodeMatches"; readonly ask: Readonly<Res> }
   /** The ask reserved `nodeId` and waits for it to have room (node reservation, reference §4.6) (`Failed`). */
   | { readonly kind: "reservation"; readonly nodeId: string; readonly ask: Readonly<Res>; readonly available: Readonly<Res> }
-  /** Gang scheduling: the application is Reserving; its real asks wait until every placeholder is allocated (`Skipped`). */
-  | { readonly kind: "gangReservation"; readonly appId: string; readonly allocated: Readonly<Res>; readonly reservation: Readonly<Res> }
+  /**
+   * Ask-triggered preemption under way (core/preemption/, docs/preemption.md): the ask reserved `nodeId` and waits for
+   * its victims to be released (`Failed`). `guarantee`: the nearest queue on the ask's path with a guarantee (the one
+   * preemption brings it towards), its usage now; `since`: when the victims were chosen (ms).
+   */
+  | {
+      readonly kind: "preemption";
+      readonly nodeId: string;
+      readonly ask: Readonly<Res>;
+      readonly available: Readonly<Res>;
+      readonly queuePath: string;
+      readonly guarantee?: { readonly queuePath: string; readonly guaranteed: Readonly<Res>; readonly allocated: Readonly<Res> };
+      /** The queue whose subtree the victims were searched in (the preemption fence; root without one). */
+      readonly fence: string;
+      readonly since: number;
+      readonly victims: readonly PreemptionVictim[];
+    }
+  /**
+   * Gang scheduling: the application is Reserving; its real asks wait until every placeholder is allocated (`Skipped`).
+   * `taskGroups`: per task group, in the order first seen, the placeholders asked (the shim asks minMember of them;
+   * upstream PlaceholderData.count) and how many are allocated now.
+   */
+  | {
+      readonly kind: "gangReservation";
+      readonly appId: string;
+      readonly allocated: Readonly<Res>;
+      readonly reservation: Readonly<Res>;
+      readonly taskGroups: readonly { readonly taskGroupName: string; readonly minMember: number; readonly allocated: number }[];
+    }
   /** Placement refused the application (its rejection, placement/types.ts; not a pending-ask hold). */
   | { readonly kind: "placementRefused"; readonly refusal: PlacementRefusal };
+
+/**
+ * A victim of a preemption under way: the decision's victim (its allocation and the rules that allowed it) and
+ * whether it is released yet (`released`: its allocation is gone; until then it stays allocated and counted).
+ */
+export interface PreemptionVictim extends Victim {
+  readonly released: boolean;
+}
 
 /**
  * The shim's scheduling state for a hold: `Skipped` — a quota (queue max, user/group limit, maxapplications),
@@ -71,6 +107,11 @@ export function formatHoldReason(r: HoldReason): string {
       return `waiting on node ${r.nodeId} reserved for it to have ${format(r.ask)} free (available ${format(r.available)})`;
     case "placementRefused":
       return formatPlacementRefusal(r.refusal);
+    case "preemption": {
+      const n = r.victims.length;
+      const queues = [...new Set(r.victims.map((v) => v.queuePath))].join(", ");
+      return `preempting ${n} allocation${n === 1 ? "" : "s"} of ${queues} on node ${r.nodeId} reserved for it; waiting for ${n === 1 ? "it" : "them"} to be released to have ${format(r.ask)} free (available ${format(r.available)})`;
+    }
     case "gangReservation":
       return `application ${r.appId} is reserving resources for its gang: placeholders hold ${format(r.allocated)} of ${format(r.reservation)}`;
   }

@@ -14,7 +14,7 @@
 import type { PartitionConfig, QueueConfig } from "./config.js";
 import { LimitTracker } from "./ugm/tracker.js";
 import { type Allocation, type AllocationResult } from "./allocation-result.js";
-import { type AllocationContext, Application, type Ask, type Decision, type GangOptions } from "./application.js";
+import { type AllocationContext, Application, type Ask, type Decision, type GangOptions, INSTANCE_TYPE_ATTRIBUTE } from "./application.js";
 import { type Replacement, matchPlaceholder } from "./gang/replacement.js";
 import { checkGangSubmission } from "./gang/submission.js";
 import { placeholderTimeout, placeholderTimerMs } from "./gang/timeout.js";
@@ -22,7 +22,8 @@ import { type HoldReason, clusterHold, queueMaxHold, queueRunHold } from "./hold
 import { Node, allocationId } from "./node.js";
 import { NodeCollection, type NodeSortPolicy } from "./node-collection.js";
 import { parseResource } from "./quantity.js";
-import { Acl, Queue, type SortPolicy } from "./queue.js";
+import { Acl, Queue, type QueueTemplate, type SortPolicy } from "./queue.js";
+import { type QueueChange, sameResource } from "./queue-change.js";
 import { type Res, addTo, fitsIn, format, hasPositive, isZero, strictlyPositive, subFrom } from "./resources.js";
 import { PlacementManager } from "./placement/manager.js";
 import { tagValue } from "./placement/tag.js";
@@ -32,7 +33,9 @@ import { applyNamespaceTags } from "./namespace-tags.js";
 import { Reservations } from "./reservations.js";
 import { coreSnapshot } from "./preemption/core-snapshot.js";
 import { decidePreemption, PREEMPT_ATTEMPT_FREQUENCY_MS } from "./preemption/preemptor.js";
-import type { Preempting } from "./preemption/result.js";
+import { decideQuotaPreemption } from "./preemption/quota.js";
+import { QuotaPreemptionTracker } from "./preemption/quota-tracker.js";
+import type { Preempting, VictimAllocation } from "./preemption/result.js";
 import {
   inheritQueueProperties,
   parseQueuePreemptionProperties,
@@ -97,10 +100,27 @@ const res = (m: Record<string, string> | undefined): Res | undefined => {
   // A max that is not strictly positive means "no limit" (§4.3); guaranteed likewise.
   return strictlyPositive(r) ? r : undefined;
 };
-const sortPolicyOf = (props: Record<string, string> | undefined): SortPolicy =>
-  props?.["application.sort.policy"] === "fair" ? "fair" : "fifo";
+/** `application.sort.policy`; without it a leaf sorts fifo and a parent reports fair, as upstream (resetProperties). */
+const sortPolicyOf = (props: Record<string, string> | undefined, isLeaf = true): SortPolicy => {
+  const v = props?.["application.sort.policy"];
+  return v === "fair" || v === "fifo" ? v : isLeaf ? "fifo" : "fair";
+};
 const sortPriorityOf = (props: Record<string, string> | undefined) =>
   (props?.["application.sort.priority"] ?? "enabled").toLowerCase() !== "disabled";
+
+/**
+ * A child template from the configuration; undefined when it sets nothing (upstream template.FromConf: no
+ * maxapplications, no resources, no property with both a key and a value).
+ */
+function templateOf(t: QueueConfig["childtemplate"]): QueueTemplate | undefined {
+  if (!t) return undefined;
+  const properties = Object.fromEntries(Object.entries(t.properties ?? {}).filter(([k, v]) => k !== "" && v !== ""));
+  const guaranteed = res(t.resources?.guaranteed);
+  const max = res(t.resources?.max);
+  const maxApps = t.maxapplications ?? 0;
+  if (maxApps === 0 && !guaranteed && !max && Object.keys(properties).length === 0) return undefined;
+  return { guaranteed, max, maxApps, sortPolicy: sortPolicyOf(properties), sortPriority: sortPriorityOf(properties), properties };
+}
 
 export class Partition {
   readonly name: string;
@@ -151,6 +171,10 @@ export class Partition {
   propertyProblems: (PropertyProblem & { queue: string })[] = [];
   /** Preemption attempts per leaf queue in the running cycle (reset by `tick`). */
   private readonly preemptAttempts = new Map<Queue, number>();
+  /** Queue changes since the last `drainQueueChanges` (QUEUE events). */
+  private queueChanges: QueueChange[] = [];
+  /** Quota-change preemption: per-queue start times and the partition's `quotapreemptionenabled` switch. */
+  readonly quotaPreemption = new QuotaPreemptionTracker();
 
   constructor(o: PartitionOptions) {
     this.name = o.name;
@@ -161,9 +185,11 @@ export class Partition {
 
   /**
    * Applies a validated partition config: queues added or changed in place, removed managed queues drain (no new
-   * applications; running ones finish, then the queue is removed), limits and policies replaced.
+   * applications; running ones finish, then the queue is removed), limits and policies replaced. With `now`, a queue
+   * whose max was lowered below its usage (or whose `quota.preemption.delay` changed) starts or moves its
+   * quota-change preemption (`QuotaPreemptionTracker.configChanged`).
    */
-  applyConfig(cfg: PartitionConfig): void {
+  applyConfig(cfg: PartitionConfig, now?: number): void {
     const rootCfg = cfg.queues![0]!;
     const seen = new Set<Queue>();
     this.propertyProblems = [];
@@ -173,6 +199,7 @@ export class Partition {
       const props = qc.properties ?? {};
       const merged = inheritQueueProperties(parentProps, props);
       let q = parent ? parent.children.get(name) : this.root;
+      let quotaBefore: { max?: Res; delayMs: number } | undefined;
       if (!q) {
         q = new Queue({
           name,
@@ -182,35 +209,39 @@ export class Partition {
           guaranteed: res(qc.resources?.guaranteed),
           max: res(qc.resources?.max),
           maxApps: qc.maxapplications ?? 0,
-          sortPolicy: sortPolicyOf(props),
+          sortPolicy: sortPolicyOf(props, isLeaf),
           sortPriority: sortPriorityOf(props),
           submitAcl: new Acl(qc.submitacl),
           adminAcl: new Acl(qc.adminacl),
         });
         parent?.children.set(name, q);
+        this.queueChanges.push({ kind: "added", path: q.path, managed: true });
       } else {
+        const wasLeaf = q.isLeaf;
+        if (parent) quotaBefore = { max: q.max, delayMs: q.preemption.quotaPreemptionDelayMs };
         q.isLeaf = isLeaf && q.children.size === 0;
-        q.guaranteed = res(qc.resources?.guaranteed);
-        if (parent) q.max = res(qc.resources?.max);
+        if (wasLeaf !== q.isLeaf) this.queueChanges.push({ kind: "type", path: q.path, isLeaf: q.isLeaf });
+        const guaranteed = res(qc.resources?.guaranteed);
+        if (!sameResource(q.guaranteed, guaranteed)) this.queueChanges.push({ kind: "guaranteed", path: q.path, guaranteed });
+        q.guaranteed = guaranteed;
+        if (parent) {
+          const max = res(qc.resources?.max);
+          if (!sameResource(q.max, max)) this.queueChanges.push({ kind: "max", path: q.path, max });
+          q.max = max;
+        }
         q.maxApps = qc.maxapplications ?? 0;
-        q.sortPolicy = sortPolicyOf(props);
+        q.sortPolicy = sortPolicyOf(props, q.isLeaf);
         q.sortPriority = sortPriorityOf(props);
         q.submitAcl = new Acl(qc.submitacl);
         q.adminAcl = new Acl(qc.adminacl);
         q.draining = false;
       }
-      const t = qc.childtemplate;
-      q.template = t
-        ? {
-            guaranteed: res(t.resources?.guaranteed),
-            max: res(t.resources?.max),
-            maxApps: t.maxapplications ?? 0,
-            sortPolicy: sortPolicyOf(t.properties),
-            sortPriority: sortPriorityOf(t.properties),
-          }
-        : undefined;
+      // A parent without a child template of its own uses its parent's (upstream addChildQueue).
+      q.template = templateOf(qc.childtemplate) ?? (q.isLeaf ? undefined : parent?.template);
+      q.properties = merged;
       const parsed = parseQueuePreemptionProperties(merged, q.isLeaf);
       q.preemption = parsed.properties;
+      if (quotaBefore && now !== undefined) this.quotaPreemption.configChanged(q, quotaBefore, now);
       for (const problem of parsed.problems) this.propertyProblems.push({ ...problem, queue: q.path });
       seen.add(q);
       for (const c of qc.queues ?? []) build(c, q, merged);
@@ -225,9 +256,12 @@ export class Partition {
         submitAcl: new Acl(rootCfg.submitacl),
         adminAcl: new Acl(rootCfg.adminacl),
       });
+      this.queueChanges.push({ kind: "added", path: "root", managed: true });
     }
     build(rootCfg, undefined, undefined);
-    this.preemptionEnabled = partitionPreemptionFlags(cfg).enabled;
+    const flags = partitionPreemptionFlags(cfg);
+    this.preemptionEnabled = flags.enabled;
+    this.quotaPreemption.enabled = flags.quotaPreemptionEnabled;
     const markDraining = (q: Queue) => {
       for (const c of q.children.values()) {
         if (c.managed && !seen.has(c)) c.draining = true;
@@ -251,7 +285,9 @@ export class Partition {
 
   /** The root queue's max is the cluster size (§4.3). */
   private updateRootMax(): void {
-    this.root.max = isZero(this.nodeSet.capacity) ? {} : { ...this.nodeSet.capacity };
+    const max = isZero(this.nodeSet.capacity) ? {} : { ...this.nodeSet.capacity };
+    if (!sameResource(this.root.max, max)) this.queueChanges.push({ kind: "max", path: "root", max });
+    this.root.max = max;
     if (this.orderDirty === "none") this.orderDirty = "fairMax";
   }
 
@@ -428,6 +464,7 @@ export class Partition {
     if (isRecoveryQueue(path)) {
       const rec = new Queue({ name: "@recovery@", parent: this.root, leaf: true, managed: false });
       this.root.children.set("@recovery@", rec);
+      this.queueChanges.push({ kind: "added", path: rec.path, managed: false });
       return rec;
     }
     const parts = path.split(".");
@@ -454,8 +491,14 @@ export class Partition {
             sortPolicy: t?.sortPolicy,
             sortPriority: t?.sortPriority,
           })
-        : new Queue({ name: parts[i]!, parent: q, leaf: false, managed: false, template: t });
+        : new Queue({ name: parts[i]!, parent: q, leaf: false, managed: false, template: t, sortPolicy: "fair" });
+      if (leaf && t) {
+        // upstream applyTemplate: the leaf's properties are the template's, its preemption settings read from them
+        c.properties = t.properties;
+        c.preemption = parseQueuePreemptionProperties(t.properties, true).properties;
+      }
       q.children.set(parts[i]!, c);
+      this.queueChanges.push({ kind: "added", path: c.path, managed: false });
       q = c;
     }
     return q;
@@ -517,8 +560,9 @@ export class Partition {
     // a gang reserves first; a recovered real allocation means it was already past its reservation
     if (app.state === "Accepted" && app.gang && (!opts.node || opts.placeholder)) this.life.fire(app, "reserveApplication", now);
     if (opts.node) {
-      // Recovered: usage may exceed max (the RM already bound it).
+      // Recovered: usage may exceed max (the RM already bound it); over it, quota-change preemption may start.
       this.commit(app, ask, this.nodes.get(opts.node)!, now);
+      this.quotaPreemption.allocationAdded(app.queue, now);
     } else {
       app.addPending(ask);
     }
@@ -538,6 +582,7 @@ export class Partition {
       ask.priority = priority;
       if (opts.node) {
         this.commit(app, ask, this.nodes.get(opts.node)!, now); // reported as bound
+        this.quotaPreemption.allocationAdded(app.queue, now);
       } else {
         app.addPending(ask);
       }
@@ -562,6 +607,7 @@ export class Partition {
     if (node) this.attach(ask, node);
     app.addAllocated(ask.resource);
     this.limits.track(app, ask.resource, 1, true);
+    this.quotaPreemption.allocationAdded(app.queue, now);
     this.reservations.epoch++;
     app.queue.update(app);
   }
@@ -573,6 +619,7 @@ export class Partition {
     if (!app || !ask) return;
     app.asks.delete(key);
     if (ask.node) {
+      app.trackReleased(ask, this.instanceType(ask.node), now);
       this.detach(ask);
       app.removeAllocated(ask.resource);
       if (ask.preempted) app.queue.decPreempting(ask.resource);
@@ -603,6 +650,11 @@ export class Partition {
     ask.node = node.id;
     node.addAllocation(allocationId(ask.appId, ask.key), ask);
     this.nodeSet.reindex(node);
+  }
+
+  /** The instance type of a node (`UNKNOWN` without the attribute, or for a node that is gone). */
+  private instanceType(nodeId: string | undefined): string {
+    return this.nodes.get(nodeId ?? "")?.attributes[INSTANCE_TYPE_ATTRIBUTE] ?? "UNKNOWN";
   }
 
   /** Takes an allocation off its node (the node may be gone already). */
@@ -690,12 +742,20 @@ export class Partition {
         if (empty && (!c.managed || c.draining) && isZero(c.allocated) && !hasPositive(c.pending)) {
           q.children.delete(c.name);
           removed.push(c.path);
+          this.queueChanges.push({ kind: "removed", path: c.path, managed: c.managed });
         }
       }
     };
     walk(this.root);
     if (removed.length > 0) this.orderDirty = "full";
     return removed;
+  }
+
+  /** Queue changes since the last call, oldest first (queue-change.ts). */
+  drainQueueChanges(): QueueChange[] {
+    const c = this.queueChanges;
+    this.queueChanges = [];
+    return c;
   }
 
   drainStateChanges(): AppStateChange[] {
@@ -834,6 +894,7 @@ export class Partition {
   private replace(app: Application, ask: Ask, placeholderKey: string, node: Node, now: number): AllocationResult {
     const ph = app.asks.get(placeholderKey)!;
     app.asks.delete(placeholderKey);
+    app.trackReleased(ph, this.instanceType(ph.node), now);
     this.detach(ph);
     app.removeAllocated(ph.resource);
     this.limits.track(app, ph.resource, -1, true);
@@ -898,15 +959,7 @@ export class Partition {
     app.deletePending(ask);
     this.commit(app, ask, node, now);
     app.queue.update(app);
-    return {
-      key: ask.key,
-      appId: app.id,
-      nodeId: node.id,
-      resource: { ...ask.resource },
-      queue: app.queue.path,
-      ...(ask.placeholder ? { placeholder: true } : {}),
-      ...(ask.taskGroup ? { taskGroup: ask.taskGroup } : {}),
-    };
+    return allocationOfAsk(app, ask, node.id);
   }
 
   // ---------------------------------------------------------------- reservations (reference §4.6)
@@ -996,13 +1049,7 @@ export class Partition {
     const attempts = this.preemptAttempts.get(leaf) ?? 0;
     if (attempts >= MAX_PREEMPTIONS_PER_QUEUE) return undefined;
     this.preemptAttempts.set(leaf, attempts + 1);
-    const snapshot = coreSnapshot({
-      root: this.root,
-      find: (p) => this.find(p),
-      apps: this.apps,
-      nodesInOrder: () => this.nodesInOrder(),
-      excluded: ask.blockedVictims,
-    });
+    const snapshot = this.preemptionSnapshot(ask.blockedVictims);
     const result = decidePreemption(
       snapshot,
       {
@@ -1025,6 +1072,17 @@ export class Partition {
     return result.outcome === "preempting" ? { kind: "preempt", app, ask, result } : undefined;
   }
 
+  /** The preemption snapshot over the live state; `excluded` allocation ids are never chosen. */
+  private preemptionSnapshot(excluded: ReadonlySet<string> | undefined) {
+    return coreSnapshot({
+      root: this.root,
+      find: (p) => this.find(p),
+      apps: this.apps,
+      nodesInOrder: () => this.nodesInOrder(),
+      excluded,
+    });
+  }
+
   /**
    * Applies a preemption decision: reservations it cancelled are released, the node is reserved for the ask, the
    * victims are marked preempting (they stay allocated and counted until the resource manager releases them).
@@ -1040,22 +1098,62 @@ export class Partition {
     ask.preemption = result;
     const victims: Allocation[] = [];
     for (const v of result.victims) {
-      const va = this.apps.get(v.applicationId);
-      const victim = va?.asks.get(v.allocationKey);
-      if (!va || !victim?.node) continue;
-      victim.preempted = true;
-      va.queue.incPreempting(victim.resource);
-      victims.push({
-        key: victim.key,
-        appId: va.id,
-        nodeId: victim.node,
-        resource: { ...victim.resource },
-        queue: va.queue.path,
-        ...(victim.placeholder ? { placeholder: true } : {}),
-        ...(victim.taskGroup ? { taskGroup: victim.taskGroup } : {}),
-      });
+      const a = this.markVictim(v);
+      if (a) victims.push(a);
     }
     return { kind: "preempting", appId: app.id, key: ask.key, nodeId: node.id, victims, preemption: result };
+  }
+
+  /**
+   * Marks a chosen victim preempting: it stays allocated and counted (queue `preempting`) until the resource manager
+   * releases it, and is never chosen again meanwhile.
+   * @returns the victim's allocation, or undefined when it is no longer allocated
+   */
+  private markVictim(v: VictimAllocation): Allocation | undefined {
+    const va = this.apps.get(v.applicationId);
+    const victim = va?.asks.get(v.allocationKey);
+    if (!va || !victim?.node) return undefined;
+    victim.preempted = true;
+    va.queue.incPreempting(victim.resource);
+    return allocationOfAsk(va, victim, victim.node);
+  }
+
+  /**
+   * Quota-change preemption (rule 8; upstream Queue.TryQuotaPreemption, checked every second): for each managed queue
+   * whose max was lowered below its usage and whose `quota.preemption.delay` has passed (partition
+   * `preemption.quotapreemptionenabled` on), the victims `decideQuotaPreemption` chooses are marked preempting and
+   * returned for the resource manager to release. Not tied to a pending ask: no node is reserved.
+   */
+  tryQuotaPreemption(now: number): AllocationResult[] {
+    const out: AllocationResult[] = [];
+    for (const q of this.quotaPreemption.due(this.root, now)) {
+      const result = decideQuotaPreemption(this.preemptionSnapshot(this.quotaPreemption.refusedOf(q)), q.path);
+      if (result.outcome !== "preempting") continue;
+      const victims: Allocation[] = [];
+      for (const v of result.victims) {
+        const a = this.markVictim(v);
+        if (a) victims.push(a);
+      }
+      out.push({ kind: "quotaPreempting", queue: q.path, victims, preemption: result });
+    }
+    return out;
+  }
+
+  /**
+   * The resource manager could not release a victim of the quota preemption of `queuePath` (its eviction was refused):
+   * the victim is kept and no longer preempting, never chosen again for that queue while it is over its max, and the
+   * queue is tried again after `QUOTA_PREEMPTION_RETRY_MS` (15 s).
+   * @returns false when the queue or the victim is unknown, or the victim is not being preempted
+   */
+  quotaPreemptionBlocked(queuePath: string, victim: { appId: string; key: string }, now: number): boolean {
+    const q = this.find(queuePath);
+    const va = this.apps.get(victim.appId);
+    const ask = va?.asks.get(victim.key);
+    if (!q || !va || !ask?.preempted) return false;
+    ask.preempted = false;
+    va.queue.decPreempting(ask.resource);
+    this.quotaPreemption.refused(q, allocationId(va.id, ask.key), now);
+    return true;
   }
 
   /** A preemptor's victims are all gone and its node still cannot take it (no room, or a quota holds it). */
@@ -1107,13 +1205,15 @@ export class Partition {
     const ask = app?.asks.get(key);
     if (!app || !ask || ask.node) return undefined;
     if (app.state === "Reserving" && !ask.placeholder && app.gang) {
-      return { kind: "gangReservation", appId, allocated: { ...app.allocatedPlaceholder }, reservation: { ...app.gang.placeholderAsk } };
+      return {
+        kind: "gangReservation",
+        appId,
+        allocated: { ...app.allocatedPlaceholder },
+        reservation: { ...app.gang.placeholderAsk },
+        taskGroups: this.placeholdersByGroup(app),
+      };
     }
-    if (ask.preemption && ask.reservedNode) {
-      // a preemptor waits for its victims to leave the node reserved for it
-      const n = this.nodes.get(ask.reservedNode);
-      return { kind: "reservation", nodeId: ask.reservedNode, ask: { ...ask.resource }, available: n ? n.available() : {} };
-    }
+    if (ask.preemption && ask.reservedNode) return this.preemptionHold(app, ask, ask.preemption, ask.reservedNode);
     const quota = this.quotaHold(app, ask.resource);
     if (quota) return quota;
     const cluster = clusterHold(this.root, ask.resource);
@@ -1127,6 +1227,38 @@ export class Partition {
       return { kind: "noNodeFits", ask: { ...ask.resource }, nodes: this.nodes.size };
     }
     return undefined;
+  }
+
+  /** A gang's task groups: placeholders asked (PlaceholderData.count) and allocated now, in the order first seen. */
+  private placeholdersByGroup(app: Application): { taskGroupName: string; minMember: number; allocated: number }[] {
+    const allocated = new Map<string, number>();
+    for (const x of app.asks.values())
+      if (x.placeholder && x.node && x.taskGroup) allocated.set(x.taskGroup, (allocated.get(x.taskGroup) ?? 0) + 1);
+    return [...app.placeholderData.values()].map((d) => ({
+      taskGroupName: d.taskGroupName,
+      minMember: d.count,
+      allocated: allocated.get(d.taskGroupName) ?? 0,
+    }));
+  }
+
+  /**
+   * A preemptor's hold: it waits on its reserved node for the victims of `decision` to be released; each victim with
+   * whether it is released yet, the nearest queue on its path with a guarantee and that queue's usage now.
+   */
+  private preemptionHold(app: Application, ask: Ask, decision: Preempting, nodeId: string): HoldReason {
+    const n = this.nodes.get(nodeId);
+    const g = app.queue.ancestry().find((q) => q.guaranteed);
+    return {
+      kind: "preemption",
+      nodeId,
+      ask: { ...ask.resource },
+      available: n ? n.available() : {},
+      queuePath: app.queue.path,
+      ...(g ? { guarantee: { queuePath: g.path, guaranteed: { ...g.guaranteed }, allocated: { ...g.allocated } } } : {}),
+      fence: decision.fence,
+      since: ask.lastPreemptionCheck ?? 0,
+      victims: decision.victims.map((v) => ({ ...v, released: !this.apps.get(v.applicationId)?.asks.get(v.allocationKey)?.preempted })),
+    };
   }
 
   /**
@@ -1173,6 +1305,19 @@ function maxQueueSet(q: Queue): Res | undefined {
     for (const k in x.max) out[k] = Math.min(out[k] ?? Number.POSITIVE_INFINITY, x.max[k]!);
   }
   return out;
+}
+
+/** The allocation record of an ask of `app` on `nodeId` (a copy of its resource). */
+function allocationOfAsk(app: Application, ask: Ask, nodeId: string): Allocation {
+  return {
+    key: ask.key,
+    appId: app.id,
+    nodeId,
+    resource: { ...ask.resource },
+    queue: app.queue.path,
+    ...(ask.placeholder ? { placeholder: true } : {}),
+    ...(ask.taskGroup ? { taskGroup: ask.taskGroup } : {}),
+  };
 }
 
 /** `application.create.force` tag (key case-insensitive, Go ParseBool true spellings). */

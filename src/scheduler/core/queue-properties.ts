@@ -92,6 +92,33 @@ export function parseGoDuration(text: string): number {
   return (neg ? -totalNs : totalNs) / 1e6;
 }
 
+/**
+ * Go's `time.Duration.String()` of a duration in milliseconds: `0s`, `300ms`, `1.5s`, `1m30s`, `2h0m0s`.
+ * Sub-millisecond parts are rounded to whole microseconds/nanoseconds as Go prints them.
+ */
+export function formatGoDuration(ms: number): string {
+  let ns = Math.round(ms * 1e6);
+  if (ns === 0) return "0s";
+  const sign = ns < 0 ? "-" : "";
+  ns = Math.abs(ns);
+  const frac = (v: number, digits: number) => {
+    const s = v.toString().padStart(digits, "0").replace(/0+$/, "");
+    return s ? `.${s}` : "";
+  };
+  if (ns < 1e9) {
+    if (ns < 1e3) return `${sign}${ns}ns`;
+    if (ns < 1e6) return `${sign}${Math.floor(ns / 1e3)}${frac(ns % 1e3, 3)}\u00b5s`;
+    return `${sign}${Math.floor(ns / 1e6)}${frac(ns % 1e6, 6)}ms`;
+  }
+  const h = Math.floor(ns / 3600e9);
+  const m = Math.floor((ns % 3600e9) / 60e9);
+  const sNs = ns % 60e9;
+  const secs = `${Math.floor(sNs / 1e9)}${frac(sNs % 1e9, 9)}s`;
+  if (h > 0) return `${sign}${h}h${m}m${secs}`;
+  if (m > 0) return `${sign}${m}m${secs}`;
+  return `${sign}${secs}`;
+}
+
 /** convertDelay: a Go duration strictly above 0, in milliseconds. */
 function parseDelay(value: string): number {
   const ms = parseGoDuration(value);

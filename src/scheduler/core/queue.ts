@@ -99,6 +99,8 @@ export interface QueueTemplate {
   maxApps: number;
   sortPolicy: SortPolicy;
   sortPriority: boolean;
+  /** The template's properties (entries with an empty key or value left out, as upstream); a dynamic leaf's own. */
+  properties: Readonly<Record<string, string>>;
 }
 
 export interface QueueOptions {
@@ -133,6 +135,11 @@ export class Queue {
   submitAcl: Acl;
   adminAcl: Acl;
   template?: QueueTemplate;
+  /**
+   * The queue's properties in force (upstream `Queue.properties`): a configured queue's own over its parent's
+   * (inheritQueueProperties), a dynamic leaf's from its parent's child template, else none.
+   */
+  properties: Readonly<Record<string, string>> = {};
   draining = false;
   /**
    * Dynamic leaves only: the namespace whose tags (`namespace.resourcequota`, …) set this queue's limits

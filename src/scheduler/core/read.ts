@@ -4,7 +4,7 @@
  * and tests read the core only through these (via `SchedulerCore`), never through its objects. Resources in core
  * units (memory bytes, vcore millicores); times in milliseconds since the epoch.
  */
-import type { Application, Ask, PlaceholderData } from "./application.js";
+import type { Application, Ask, PlaceholderData, ResourceHistoryKind } from "./application.js";
 import type { AppState, StateLogEntry } from "./application-state.js";
 import type { HoldReason } from "./hold-reason.js";
 import type { Partition } from "./partition.js";
@@ -42,6 +42,20 @@ export interface QueueView {
   priorityFence: boolean;
   /** Usage chosen as preemption victims and not released yet. */
   preempting: Res;
+  /** The properties in force (own over inherited; a dynamic leaf's from its child template). */
+  properties: Record<string, string>;
+  /** The child template dynamic queues below get (own or inherited); undefined: none. */
+  template?: { maxApplications: number; max?: Res; guaranteed?: Res; properties: Record<string, string> };
+  /**
+   * What can still be allocated here (upstream getHeadRoom): max − allocated for the types the max sets, the smaller
+   * of that and the parent's headroom per type; root's max is the cluster size. Undefined when no queue on the path
+   * (root included: no nodes) sets a max.
+   */
+  headroom?: Res;
+  /** `preemption.delay`, `quota.preemption.delay` (milliseconds) and `priority.offset` in force. */
+  preemptionDelayMs: number;
+  quotaPreemptionDelayMs: number;
+  priorityOffset: number;
 }
 
 export interface AskView {
@@ -97,6 +111,8 @@ export interface ApplicationView {
   allocations: AllocationView[];
   /** Gang scheduling, per task group in the order first seen (upstream PlaceholderData); empty for other applications. */
   placeholderData: PlaceholderData[];
+  /** Resource × seconds of the released allocations per node instance type (Application.resourceHistory). */
+  resourceHistory: Record<ResourceHistoryKind, Record<string, Res>>;
 }
 
 export interface NodeView {
@@ -130,6 +146,8 @@ export interface PartitionView {
   allocations: number;
   /** Partition `preemption.enabled`. */
   preemptionEnabled: boolean;
+  /** Partition `preemption.quotapreemptionenabled`. */
+  quotaPreemptionEnabled: boolean;
 }
 
 export type ApplicationFilter = "active" | "completed" | "rejected" | "all";
@@ -168,7 +186,30 @@ export function queueView(q: Queue, subtree: boolean, partitionPreemption = true
     preemptionFence: q.preemption.preemptionPolicy === "fence",
     priorityFence: q.preemption.priorityPolicy === "fence",
     preempting: copy(q.preempting),
+    properties: { ...q.properties },
+    template: q.template && {
+      maxApplications: q.template.maxApps,
+      max: q.template.max && copy(q.template.max),
+      guaranteed: q.template.guaranteed && copy(q.template.guaranteed),
+      properties: { ...q.template.properties },
+    },
+    headroom: headroom(q),
+    preemptionDelayMs: q.preemption.preemptionDelayMs,
+    quotaPreemptionDelayMs: q.preemption.quotaPreemptionDelayMs,
+    priorityOffset: q.preemption.priorityOffset,
   };
+}
+
+/** Upstream Queue.getHeadRoom / internalHeadRoom (see QueueView.headroom). */
+export function headroom(q: Queue): Res | undefined {
+  const parent = q.parent ? headroom(q.parent) : undefined;
+  if (!q.max) return parent;
+  const own: Res = {};
+  for (const k in q.max) own[k] = q.max[k]! - (q.allocated[k] ?? 0);
+  if (!parent) return own;
+  const out: Res = { ...parent };
+  for (const k in own) out[k] = k in parent ? Math.min(own[k]!, parent[k]!) : own[k]!;
+  return out;
 }
 
 /** @param holds compute each pending ask's hold reason (may walk the nodes per ask) */
@@ -215,8 +256,16 @@ export function applicationView(p: Partition, a: Application, holds = true): App
         ...gangFields(x),
       })),
     placeholderData: [...a.placeholderData.values()].map((d) => ({ ...d, minResource: copy(d.minResource) })),
+    resourceHistory: {
+      used: byInstanceType(a.resourceHistory.used),
+      preempted: byInstanceType(a.resourceHistory.preempted),
+      placeholder: byInstanceType(a.resourceHistory.placeholder),
+    },
   };
 }
+
+const byInstanceType = (m: ReadonlyMap<string, Res>): Record<string, Res> =>
+  Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : 1)).map(([t, r]) => [t, copy(r)]));
 
 export function applicationViews(p: Partition, filter: ApplicationFilter, holds = true): ApplicationView[] {
   const out: Application[] = [];
@@ -301,5 +350,6 @@ export function partitionView(p: Partition): PartitionView {
     applications,
     allocations,
     preemptionEnabled: p.preemptionEnabled,
+    quotaPreemptionEnabled: p.quotaPreemption.enabled,
   };
 }

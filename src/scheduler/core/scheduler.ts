@@ -14,7 +14,8 @@ import {
   nodeEvent,
   queueEvent,
   requestEvent,
-  userGroupEvent,
+  queueChangeEvent,
+  ugmChangeEvent,
 } from "../events/record.js";
 import { type PartitionConfig, type SchedulerConfig, decodeQueuesYaml } from "./config.js";
 import { type Allocation, type AllocationResult, allocationOf } from "./allocation-result.js";
@@ -37,9 +38,10 @@ import {
   queueView,
   usageViews,
 } from "./read.js";
-import type { Res } from "./resources.js";
+import { type Res, format as formatResource } from "./resources.js";
 import { validateSchedulerConfig } from "./validate.js";
 import type { TrackedLimit } from "./ugm/tracker.js";
+import { type AllocationLogEntry, AllocationLogs } from "./allocation-log.js";
 
 export type NodeAction = "CREATE" | "UPDATE" | "DRAIN_NODE" | "DRAIN_TO_SCHEDULABLE" | "DECOMISSION" | "CREATE_DRAIN";
 
@@ -168,8 +170,8 @@ export class SchedulerCore {
   private readonly tags = new Map<string, Readonly<Record<string, string>>>();
   /** Last hold reason reported per pending ask (REQUEST events on change). */
   private readonly holds = new Map<string, string>();
-  /** Dynamic queues already announced (QUEUE_DYNAMIC). */
-  private readonly dynamicQueues = new Set<string>();
+  /** `partition \0 allocationId` → the hold reasons `checkHold` saw (allocationLog). */
+  private readonly allocLogs = new AllocationLogs();
 
   /** @throws Error when the initial config is invalid */
   constructor(
@@ -210,11 +212,12 @@ export class SchedulerCore {
     }
     for (const pc of parts) {
       const p = this.partitions.get(pc.name);
-      if (p) p.applyConfig(pc);
+      if (p) p.applyConfig(pc, this.now());
       else this.partitions.set(pc.name, new Partition({ name: pc.name, config: pc }));
     }
     this.configText = yaml;
     this.applied = validated;
+    this.collect();
     return { ok: true };
   }
 
@@ -339,10 +342,7 @@ export class SchedulerCore {
         const leaf = p.addApplication(a.applicationID, a.queueName, a.ugi.user, a.ugi.groups ?? [], a.tags ?? {}, now, gang);
         out.acceptedApplications.push(a.applicationID);
         this.emit(appEvent(now, { objectID: a.applicationID, changeType: ChangeType.ADD, detail: ChangeDetail.APP_NEW }));
-        if (!p.find(leaf)?.managed && !this.dynamicQueues.has(`${p.name}\0${leaf}`)) {
-          this.dynamicQueues.add(`${p.name}\0${leaf}`);
-          this.emit(queueEvent(now, { objectID: leaf, changeType: ChangeType.ADD, detail: ChangeDetail.QUEUE_DYNAMIC }));
-        }
+        this.partitionEvents(p, now); // the queues placement created (QUEUE_DYNAMIC) come before the application's
         this.emit(
           queueEvent(now, { objectID: leaf, referenceID: a.applicationID, changeType: ChangeType.ADD, detail: ChangeDetail.QUEUE_APP }),
         );
@@ -366,7 +366,7 @@ export class SchedulerCore {
       const queue = app.queue.path;
       const released = p.removeApplication(r.applicationID, now);
       for (const x of pending) this.askRemoved(p, r.applicationID, x.key, x.resource, ChangeDetail.REQUEST_CANCEL, now);
-      for (const x of released) this.released(p, x, ChangeDetail.ALLOC_CANCEL, now, app.user);
+      for (const x of released) this.released(p, x, ChangeDetail.ALLOC_CANCEL, now);
       out.released.push(...released);
       this.emit(
         queueEvent(now, { objectID: queue, referenceID: r.applicationID, changeType: ChangeType.REMOVE, detail: ChangeDetail.QUEUE_APP }),
@@ -412,7 +412,7 @@ export class SchedulerCore {
           },
         );
         if (a.allocationTags) this.tags.set(`${p.name}\0${allocationId(a.applicationID, a.allocationKey)}`, { ...a.allocationTags });
-        this.collect(); // the state change the ask caused (New → Accepted) comes first, as upstream
+        this.collect(false); // the state change the ask caused (New → Accepted) comes first, as upstream
         const app = p.apps.get(a.applicationID);
         if (a.nodeID && !wasAllocated && app)
           this.allocated(
@@ -450,7 +450,6 @@ export class SchedulerCore {
             { key: k, appId: app.id, nodeId: node, resource: ask.resource, queue: app.queue.path },
             ChangeDetail.ALLOC_CANCEL,
             now,
-            app.user,
           );
         else this.askRemoved(p, app.id, k, ask.resource, ChangeDetail.REQUEST_CANCEL, now);
       }
@@ -483,6 +482,10 @@ export class SchedulerCore {
     for (const name of [...this.partitions.keys()].sort()) {
       const p = this.partitions.get(name)!;
       p.tick(now);
+      for (const r of p.tryQuotaPreemption(now)) {
+        out.push(r);
+        this.resultEvents(p, r, now);
+      }
       while (allocated < max) {
         const r = p.tryAllocate(now);
         if (!r) break;
@@ -509,34 +512,51 @@ export class SchedulerCore {
   }
 
   /**
-   * `holdReason` formatted for callers that report text: `Skipped` (a quota) or `Failed` (no node) and the reason's
+   * `holdReason` of a pending ask as the resource manager observes it after a cycle: besides returning the reason, its
+   * text is counted in the ask's allocation log (`allocationLog`) and, when tracking events, a REQUEST event is sent
+   * when the reason changed (upstream ask_events: held by a quota, unschedulable, fits again).
+   */
+  checkHold(appId: string, allocationKey: string, partition?: string): HoldReason | undefined {
+    const p = this.partition(partition);
+    const h = p?.holdReason(appId, allocationKey);
+    if (!p) return h;
+    const k = `${p.name}\0${allocationId(appId, allocationKey)}`;
+    const reason = h && formatHoldReason(h);
+    const text = h
+      ? holdState(h) === "Skipped"
+        ? `Request '${allocationKey}' is held: ${reason}`
+        : `Unschedulable request '${allocationKey}': ${reason}`
+      : undefined;
+    if (h) this.allocLogs.record(k, reason!, this.now());
+    const before = this.holds.get(k);
+    if (text === before) return h;
+    if (text) this.holds.set(k, text);
+    else this.holds.delete(k);
+    const app = p.apps.get(appId);
+    const ask = app?.asks.get(allocationKey);
+    if (this.tracking && app && ask && !ask.node) {
+      const message = text ?? `Request '${allocationKey}' has become schedulable in queue '${app.queue.path}'`;
+      this.emit(requestEvent(this.now(), { objectID: allocationKey, referenceID: appId, message, resource: ask.resource }));
+    }
+    return h;
+  }
+
+  /**
+   * `checkHold` formatted for callers that report text: `Skipped` (a quota) or `Failed` (no node) and the reason's
    * text (`formatHoldReason`).
    */
   pendingReason(appId: string, allocationKey: string, partition?: string): { state: "Skipped" | "Failed"; reason: string } | undefined {
-    const h = this.holdReason(appId, allocationKey, partition);
-    const r = h && { state: holdState(h), reason: formatHoldReason(h) };
-    const p = this.partition(partition);
-    if (p && this.tracking) {
-      // A REQUEST event when the hold reason of an ask changes (upstream ask_events: held by a quota, unschedulable, fits again).
-      const k = `${p.name}\0${allocationId(appId, allocationKey)}`;
-      const text = r
-        ? r.state === "Skipped"
-          ? `Request '${allocationKey}' is held: ${r.reason}`
-          : `Unschedulable request '${allocationKey}': ${r.reason}`
-        : undefined;
-      const before = this.holds.get(k);
-      if (text !== before) {
-        const app = p.apps.get(appId);
-        const ask = app?.asks.get(allocationKey);
-        if (text) this.holds.set(k, text);
-        else this.holds.delete(k);
-        if (app && ask && !ask.node) {
-          const message = text ?? `Request '${allocationKey}' has become schedulable in queue '${app.queue.path}'`;
-          this.emit(requestEvent(this.now(), { objectID: allocationKey, referenceID: appId, message, resource: ask.resource }));
-        }
-      }
-    }
-    return r;
+    const h = this.checkHold(appId, allocationKey, partition);
+    return h && { state: holdState(h), reason: formatHoldReason(h) };
+  }
+
+  /**
+   * The hold reasons a pending ask was seen with by `checkHold` (upstream AllocationAskLogDAOInfo), oldest
+   * `lastOccurrence` first (Unix ms); [] for an unknown ask or one that never waited. Forgotten when the ask is
+   * allocated or removed.
+   */
+  allocationLog(appId: string, allocationKey: string, partition?: string): AllocationLogEntry[] {
+    return this.allocLogs.entries(`${partition || "default"}\0${allocationId(appId, allocationKey)}`);
   }
 
   /**
@@ -580,6 +600,16 @@ export class SchedulerCore {
    */
   preemptionBlocked(appId: string, key: string, victim: { appId: string; key: string }, partition?: string): boolean {
     return this.partition(partition)?.preemptionBlocked(appId, key, victim) ?? false;
+  }
+
+  /**
+   * The resource manager could not release a victim of the quota-change preemption of `queue` (its eviction was
+   * refused): the victim is kept, not chosen again for that queue, and the queue is tried again after 15 s
+   * (`Partition.quotaPreemptionBlocked`).
+   * @returns false when the queue or the victim is unknown, or the victim is not being preempted
+   */
+  quotaPreemptionBlocked(queue: string, victim: { appId: string; key: string }, partition?: string): boolean {
+    return this.partition(partition)?.quotaPreemptionBlocked(queue, victim, this.now()) ?? false;
   }
 
   /** State of an active application, or undefined when the core does not hold it. */
@@ -643,8 +673,11 @@ export class SchedulerCore {
     return this.tags.get(`${partition || "default"}\0${allocationId(appId, allocationKey)}`);
   }
 
-  /** Drains the partitions' state changes: kept for `stateChanges()` and sent as APP events. */
-  private collect(): void {
+  /**
+   * Drains the partitions' state changes (kept for `stateChanges()` and sent as APP events), then, unless `partition`
+   * is false, their queue and user/group changes (`partitionEvents`).
+   */
+  private collect(partition = true): void {
     for (const [name, p] of this.partitions) {
       for (const c of p.drainStateChanges()) {
         this.changes.push({ ...c, partition: name });
@@ -664,7 +697,21 @@ export class SchedulerCore {
         const detail = appStateDetail(c.to);
         if (detail !== undefined) this.emit(appEvent(c.at, { objectID: c.appId, changeType: ChangeType.SET, detail }));
       }
+      if (partition) this.partitionEvents(p);
     }
+  }
+
+  /**
+   * Drains a partition's queue changes (queue-change.ts) and user/group tracker changes (ugm/tracker.ts) and sends
+   * them as QUEUE and USERGROUP records (upstream queue_events.go, ugm_events.go).
+   */
+  private partitionEvents(p: Partition, at?: number): void {
+    const queues = p.drainQueueChanges();
+    const ugm = p.limits.drainChanges();
+    if (!this.tracking || (queues.length === 0 && ugm.length === 0)) return;
+    const now = at ?? this.now();
+    for (const c of queues) this.emit(queueChangeEvent(c, now));
+    for (const c of ugm) this.emit(ugmChangeEvent(c, now));
   }
 
   /** Events of one scheduling result (allocations, reservations). */
@@ -674,7 +721,7 @@ export class SchedulerCore {
       if (a) this.allocated(p, a, now);
       return;
     }
-    this.collect(); // the state change the allocation caused (Accepted → Starting) comes first, as upstream
+    this.collect(false); // the state change the allocation caused (Accepted → Starting) comes first, as upstream
     switch (r.kind) {
       case "reserved":
       case "unreserved":
@@ -700,6 +747,31 @@ export class SchedulerCore {
         );
         this.allocated(p, r.allocation, now);
         break;
+      case "quotaPreempting": {
+        // upstream SendQuotaPreemptionEvent (on the queue) and SendPreemptedByQuotaChange (on each victim's ask)
+        const d = r.preemption;
+        const claimed: Res = {};
+        for (const v of r.victims) for (const k in v.resource) claimed[k] = (claimed[k] ?? 0) + v.resource[k]!;
+        this.emit(
+          queueEvent(now, {
+            objectID: r.queue,
+            message: `Quota Preemption results summary: preemptable resources: ${formatResource(d.preemptable)}, claimed resources: ${formatResource(claimed)}, preempted victims: ${r.victims.length}`,
+            changeType: ChangeType.SET,
+            detail: ChangeDetail.QUEUE_PREEMPTION,
+            resource: d.victims[0]?.rule.max,
+          }),
+        );
+        for (const v of r.victims)
+          this.emit(
+            requestEvent(now, {
+              objectID: v.key,
+              referenceID: v.appId,
+              message: `Preempted by Quota change enforcement process in ${r.queue}`,
+              resource: v.resource,
+            }),
+          );
+        break;
+      }
       default: {
         const a = allocationOf(r);
         if (a) this.allocated(p, a, now);
@@ -709,9 +781,12 @@ export class SchedulerCore {
 
   /** Events of a new allocation (scheduled, or recovered from the RM); its hold reason is forgotten. */
   private allocated(p: Partition, a: Allocation, now: number): void {
-    if (this.holds.size > 0) this.holds.delete(`${p.name}\0${allocationId(a.appId, a.key)}`);
+    if (this.holds.size > 0 || this.allocLogs.size > 0) {
+      const id = `${p.name}\0${allocationId(a.appId, a.key)}`;
+      this.holds.delete(id);
+      this.allocLogs.forget(id);
+    }
     if (!this.tracking) return;
-    const app = p.apps.get(a.appId);
     this.emit(
       appEvent(now, {
         objectID: a.appId,
@@ -730,20 +805,11 @@ export class SchedulerCore {
         resource: a.resource,
       }),
     );
-    if (app)
-      this.emit(
-        userGroupEvent(now, {
-          objectID: app.user,
-          referenceID: a.queue,
-          changeType: ChangeType.ADD,
-          detail: ChangeDetail.UG_USER_RESOURCE,
-          resource: a.resource,
-        }),
-      );
+    this.partitionEvents(p, now);
   }
 
   /** Events of a released allocation; its tags are forgotten. */
-  private released(p: Partition, a: Allocation, detail: ChangeDetail, now: number, user = p.apps.get(a.appId)?.user): void {
+  private released(p: Partition, a: Allocation, detail: ChangeDetail, now: number): void {
     this.tags.delete(`${p.name}\0${allocationId(a.appId, a.key)}`);
     if (!this.tracking) return;
     this.emit(appEvent(now, { objectID: a.appId, referenceID: a.key, changeType: ChangeType.REMOVE, detail, resource: a.resource }));
@@ -756,16 +822,7 @@ export class SchedulerCore {
         resource: a.resource,
       }),
     );
-    if (user !== undefined)
-      this.emit(
-        userGroupEvent(now, {
-          objectID: user,
-          referenceID: a.queue,
-          changeType: ChangeType.REMOVE,
-          detail: ChangeDetail.UG_USER_RESOURCE,
-          resource: a.resource,
-        }),
-      );
+    this.partitionEvents(p, now);
   }
 
   /** Event of a pending ask removed before it was allocated; its tags and hold reason are forgotten. */
@@ -773,6 +830,7 @@ export class SchedulerCore {
     const id = `${p.name}\0${allocationId(appId, key)}`;
     this.tags.delete(id);
     this.holds.delete(id);
+    this.allocLogs.forget(id);
     if (!this.tracking) return;
     this.emit(appEvent(now, { objectID: appId, referenceID: key, changeType: ChangeType.REMOVE, detail, resource }));
   }

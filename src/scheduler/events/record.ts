@@ -4,7 +4,9 @@
  * typed results, the event system stores and streams them, and `eventRecordJson` renders them exactly as YuniKorn's
  * REST API does (Go's encoding/json over the protobuf struct: enums as numbers, zero values left out).
  */
+import type { QueueChange } from "../core/queue-change.js";
 import type { Res } from "../core/resources.js";
+import type { UgmChange } from "../core/ugm/tracker.js";
 
 /** si.EventRecord.Type. */
 export const EventType = { UNKNOWN_EVENTRECORD_TYPE: 0, REQUEST: 1, APP: 2, NODE: 3, QUEUE: 4, USERGROUP: 5 } as const;
@@ -170,5 +172,71 @@ export function appStateDetail(state: string): ChangeDetail | undefined {
       return ChangeDetail.APP_REJECT;
     default:
       return undefined;
+  }
+}
+
+/**
+ * The QUEUE record of a queue change (upstream queue_events.go): a new queue `ADD` and a removed one `REMOVE`, with
+ * `QUEUE_DYNAMIC` for a dynamic queue and no detail for a configured one; `SET QUEUE_MAX` / `SET QUEUE_GUARANTEED`
+ * with the new value (none: an empty resource); `SET QUEUE_TYPE` with the message `leaf queue: true|false`.
+ */
+export function queueChangeEvent(c: QueueChange, now: number): EventRecord {
+  switch (c.kind) {
+    case "added":
+    case "removed":
+      return queueEvent(now, {
+        objectID: c.path,
+        changeType: c.kind === "added" ? ChangeType.ADD : ChangeType.REMOVE,
+        detail: c.managed ? ChangeDetail.DETAILS_NONE : ChangeDetail.QUEUE_DYNAMIC,
+      });
+    case "max":
+      return queueEvent(now, { objectID: c.path, changeType: ChangeType.SET, detail: ChangeDetail.QUEUE_MAX, resource: c.max ?? {} });
+    case "guaranteed":
+      return queueEvent(now, {
+        objectID: c.path,
+        changeType: ChangeType.SET,
+        detail: ChangeDetail.QUEUE_GUARANTEED,
+        resource: c.guaranteed ?? {},
+      });
+    case "type":
+      return queueEvent(now, {
+        objectID: c.path,
+        message: `leaf queue: ${c.isLeaf}`,
+        changeType: ChangeType.SET,
+        detail: ChangeDetail.QUEUE_TYPE,
+      });
+  }
+}
+
+/**
+ * The USERGROUP record of a tracker change (upstream ugm_events.go): usage `ADD`/`REMOVE` `UG_USER_RESOURCE` or
+ * `UG_GROUP_RESOURCE` (objectID the user or group, referenceID the leaf queue, the resource); an application linked
+ * to / unlinked from its group `SET`/`REMOVE` `UG_APP_LINK` (objectID the group, referenceID the application); a
+ * limit set or removed `SET`/`REMOVE` `UG_USER_LIMIT` or `UG_GROUP_LIMIT` (referenceID the queue of the limit).
+ */
+export function ugmChangeEvent(c: UgmChange, now: number): EventRecord {
+  switch (c.kind) {
+    case "usage":
+      return userGroupEvent(now, {
+        objectID: c.name,
+        referenceID: c.queuePath,
+        changeType: c.sign > 0 ? ChangeType.ADD : ChangeType.REMOVE,
+        detail: c.who === "user" ? ChangeDetail.UG_USER_RESOURCE : ChangeDetail.UG_GROUP_RESOURCE,
+        resource: c.resource,
+      });
+    case "appLink":
+      return userGroupEvent(now, {
+        objectID: c.group,
+        referenceID: c.appId,
+        changeType: c.linked ? ChangeType.SET : ChangeType.REMOVE,
+        detail: ChangeDetail.UG_APP_LINK,
+      });
+    case "limit":
+      return userGroupEvent(now, {
+        objectID: c.name,
+        referenceID: c.queuePath,
+        changeType: c.set ? ChangeType.SET : ChangeType.REMOVE,
+        detail: c.who === "user" ? ChangeDetail.UG_USER_LIMIT : ChangeDetail.UG_GROUP_LIMIT,
+      });
   }
 }

@@ -30,6 +30,18 @@ export interface QueueInfo {
   sortingPolicy: string;
   prioritySorting: boolean;
   absUsedCapacity?: Resource;
+  /** Usage chosen as preemption victims and not released yet. */
+  preemptingResource?: Resource;
+  /** max − allocated down the path, the smallest per type (zeros kept). */
+  headroom?: Resource;
+  /** The properties in force (own over inherited). */
+  properties?: Record<string, string>;
+  /** TemplateInfo: the child template dynamic queues below get. */
+  template?: { maxApplications?: number; maxResource?: Resource; guaranteedResource?: Resource; properties?: Record<string, string> };
+  /** Go durations (`30s`, `1m30s`). */
+  preemptionDelay?: string;
+  quotaPreemptionDelay?: string;
+  priorityOffset?: number;
   children?: QueueInfo[];
 }
 
@@ -45,6 +57,10 @@ export interface AllocationInfo {
   applicationId?: string;
   placeholder?: boolean;
   taskGroupName?: string;
+  /** Chosen as a preemption victim and not released yet. */
+  preempted?: boolean;
+  /** The application's originator pod. */
+  originator?: boolean;
 }
 
 /** AllocationAskDAOInfo. */
@@ -56,6 +72,8 @@ export interface AskInfo {
   priority?: string;
   requiredNodeId?: string;
   applicationId?: string;
+  /** AllocationAskLogDAOInfo: each hold reason seen, `lastOccurrence` in Unix ns. */
+  allocationLog?: { message: string; lastOccurrence: number; count: number }[];
 }
 
 /** ApplicationDAOInfo (`applications/active`, `application/{id}`). */
@@ -77,6 +95,14 @@ export interface ApplicationInfo {
   stateLog?: { time: number; applicationState: string }[];
   /** Unix milliseconds, as upstream. */
   startTime?: number;
+  /** Gang scheduling, per task group (upstream PlaceholderData): placeholders asked, replaced and timed out. */
+  placeholderData?: { taskGroupName: string; count: number; minResource: Resource; replaced: number; timedout: number }[];
+  /** Resource × seconds of released allocations per node instance type (always present; series left out while empty). */
+  resourceHistory?: {
+    resourceUsage?: Record<string, Resource>;
+    preemptedResource?: Record<string, Resource>;
+    placeholderResource?: Record<string, Resource>;
+  };
 }
 
 /** NodeDAOInfo (`/ws/v1/partition/{p}/nodes`). */
@@ -182,9 +208,64 @@ export type HoldReasonInfo = { state: "Skipped" | "Failed"; message: string } &
     | { kind: "noNodeMatches"; ask: Resource }
     /** The ask reserved a node and waits for it to have room. */
     | { kind: "reservation"; nodeId: string; ask: Resource; available: Resource }
-    /** Gang scheduling: the application is reserving; its real pods wait until every placeholder is allocated. */
-    | { kind: "gangReservation"; appId: string; allocated: Resource; reservation: Resource }
+    /**
+     * Preemption under way: the pod reserved `nodeId` and waits for its victims to be released; `guarantee` is the
+     * nearest queue on its path with a guarantee (what preemption brings it towards) and that queue's usage now.
+     */
+    | {
+        kind: "preemption";
+        nodeId: string;
+        ask: Resource;
+        available: Resource;
+        queuePath: string;
+        guarantee?: { queuePath: string; guaranteed: Resource; allocated: Resource };
+        /** The queue whose subtree the victims were searched in (preemption fence; root without one). */
+        fence: string;
+        /** When the victims were chosen, Unix milliseconds. */
+        since: number;
+        victims: readonly PreemptionVictimInfo[];
+      }
+    /**
+     * Gang scheduling: the application is reserving; its real pods wait until every placeholder is allocated.
+     * `taskGroups`: placeholders asked (minMember) and allocated now, per task group.
+     */
+    | {
+        kind: "gangReservation";
+        appId: string;
+        allocated: Resource;
+        reservation: Resource;
+        taskGroups: readonly { taskGroupName: string; minMember: number; allocated: number }[];
+      }
   );
+
+/**
+ * A victim of a preemption under way (the core's decision, core/preemption/result.ts): its allocation, the rules that
+ * allowed taking it and whether it is released yet (until then it stays allocated, with `preempted: true` in
+ * AllocationDAOInfo).
+ */
+export interface PreemptionVictimInfo {
+  allocationKey: string;
+  applicationId: string;
+  queuePath: string;
+  nodeId: string;
+  resource: Resource;
+  priority: number;
+  /** Unix milliseconds. */
+  createTime: number;
+  placeholder: boolean;
+  originator: boolean;
+  /** False: the pod opted out of preemption (chosen last). */
+  allowPreemption: boolean;
+  released: boolean;
+  /** Its queue is above its guarantee (own `guaranteed`, absent when only a parent has one) and stays at or above it. */
+  queueRule: { rule: "victim-queue-over-guarantee"; queue: string; guaranteed?: Resource; allocated: Resource };
+  priorityRule:
+    { rule: "priority-lower-or-equal"; victimPriority: number; askPriority: number } | { rule: "inside-priority-fence"; fence: string };
+  helps: { rule: "frees-node"; nodeId: string } | { rule: "frees-queue-quota"; fence: string };
+  /** The victim's pod (`/ws/v1/corral/pending` only, from its allocationTags; absent once released). */
+  namespace?: string;
+  pod?: string;
+}
 
 export type HoldKind = HoldReasonInfo["kind"];
 
@@ -242,6 +323,8 @@ export interface ApplicationSummary {
   /** Allocated (running) and pending asks. */
   running: number;
   waiting: number;
+  /** Allocations chosen as preemption victims and not released yet (counted in `running`). */
+  preempted: number;
   usedResource: Resource;
   pendingResource: Resource;
   rejectedMessage?: string;

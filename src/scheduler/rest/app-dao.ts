@@ -11,13 +11,16 @@
  * an application's `placeholderData`; an allocation chosen as a preemption victim and not released yet has
  * `preempted: true`, the application's originator pod `originator: true`.
  *
- * Not reported because corral does not have them yet: `allocationLog` (the hold reason is in `holdReason`, the pod's
- * condition and REQUEST events), `resourceHistory`.
+ * A pending ask's `allocationLog` lists the hold reasons it was seen with (corral's texts, as in `holdReason`, not
+ * upstream's fixed messages); `resourceHistory` is always present, as upstream (a Go struct is never omitted), its
+ * series left out while empty. Not reported: `backoffDeadline`, `triggeredPreemption`, `schedulingAttempted`,
+ * `triggeredScaleUp` (no ask backoff, no autoscaler).
  */
 import type { AllocationView, ApplicationView, AskView } from "../core/read.js";
 import type { Res } from "../core/resources.js";
 import type { SchedulerCore } from "../core/scheduler.js";
 import { type HoldReason, formatHoldReason, holdState } from "../core/hold-reason.js";
+import type { AllocationLogEntry } from "../core/allocation-log.js";
 
 /** A hold reason as REST shows it: the typed fields, its scheduling state and its text. */
 export function holdInfo(r: HoldReason): Record<string, unknown> {
@@ -32,6 +35,14 @@ export function clean(r: Readonly<Res> | undefined): Res | undefined {
   const out: Res = {};
   for (const k in r) if (r[k] !== 0) out[k] = r[k]!;
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
+ * A resource map as upstream's `Resource.DAOMap()`: every type the resource has, zero values included (an
+ * application whose asks are all allocated pends `{"memory":0,"vcore":0}`, not nothing); undefined when it has none.
+ */
+export function daoMap(r: Readonly<Res> | undefined): Res | undefined {
+  return r && Object.keys(r).length > 0 ? { ...r } : undefined;
 }
 
 /** Drops undefined, "", false, 0 and empty arrays/objects: Go's `omitempty`. Keys in `keep` stay. */
@@ -50,16 +61,21 @@ export function omitEmpty(o: Record<string, unknown>, keep: readonly string[] = 
   return out;
 }
 
-/** What the DAO needs beyond the views: the RM's allocationTags and the largest usage of an application. */
+/**
+ * What the DAO needs beyond the views: the RM's allocationTags, the largest usage of an application and the
+ * allocation log of a pending ask.
+ */
 export interface DaoLookups {
   tags(appId: string, key: string): Readonly<Record<string, string>> | undefined;
   maxUsed(appId: string): Readonly<Res> | undefined;
+  allocationLog(appId: string, key: string): readonly AllocationLogEntry[];
 }
 
 /** The lookups of one partition of a core. */
 export const lookupsOf = (core: SchedulerCore, partition: string): DaoLookups => ({
   tags: (appId, key) => core.allocationTags(appId, key, partition),
   maxUsed: (appId) => core.maxUsedResource(appId, partition),
+  allocationLog: (appId, key) => core.allocationLog(appId, key, partition),
 });
 
 /** AllocationDAOInfo: `requestTime` the ask's creation, `allocationTime` when the core allocated it. */
@@ -100,6 +116,9 @@ export function askInfo(appId: string, x: AskView, l: DaoLookups): Record<string
       holdReason: x.hold && holdInfo(x.hold),
       placeholder: x.placeholder,
       taskGroupName: x.taskGroup,
+      allocationLog: l
+        .allocationLog(appId, x.key)
+        .map((e) => ({ message: e.message, lastOccurrence: ns(e.lastOccurrence), count: e.count })),
     },
     ["allocationKey"],
   );
@@ -119,9 +138,9 @@ export function applicationInfo(a: ApplicationView, l: DaoLookups): Record<strin
   return omitEmpty(
     {
       applicationID: a.id,
-      usedResource: clean(a.allocated),
+      usedResource: daoMap(a.allocated),
       maxUsedResource: clean(l.maxUsed(a.id)),
-      pendingResource: clean(a.pending),
+      pendingResource: daoMap(a.pending),
       partition: a.partition,
       queueName: a.queue,
       submissionTime: ns(a.submissionTime),
@@ -143,8 +162,13 @@ export function applicationInfo(a: ApplicationView, l: DaoLookups): Record<strin
       stateLog: log.map((e) => ({ time: ns(e.time), applicationState: e.state })),
       maxRequestPriority: a.maxPendingPriority ?? 0,
       startTime: started?.time,
+      resourceHistory: omitEmpty({
+        resourceUsage: a.resourceHistory.used,
+        preemptedResource: a.resourceHistory.preempted,
+        placeholderResource: a.resourceHistory.placeholder,
+      }),
     },
-    ["applicationID", "partition", "queueName"],
+    ["applicationID", "partition", "queueName", "resourceHistory"],
   );
 }
 

@@ -3,6 +3,8 @@
  * rule_info.go, application_history.go, container_history.go; handlers.go getClusterJSON,
  * getPartitionNodesUtilJSON, getPlacementRulesDAO). Pure functions of the core's state.
  */
+import { readFileSync, statSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import type { PlacementRuleConfig, SchedulerConfig } from "../core/config.js";
 import type { NodeView } from "../core/read.js";
 import type { SchedulerCore } from "../core/scheduler.js";
@@ -16,6 +18,28 @@ export interface BuildInfo {
   buildDate: string;
   /** "true" in plugin mode (kube-scheduler extender), as the shim's isPluginVersion. */
   isPluginVersion: string;
+}
+
+/**
+ * corral's own build information: `buildVersion` the package version (package.json), `buildDate` when this module was
+ * compiled (its file's modification time, RFC 3339), `isPluginVersion` "true" in plugin mode. A field that cannot be
+ * read is "" (never fails).
+ */
+export function corralBuildInfo(o: { plugin: boolean }): BuildInfo {
+  const at = (rel: string) => fileURLToPath(new URL(rel, import.meta.url));
+  let buildVersion = "";
+  let buildDate = "";
+  try {
+    buildVersion = String((JSON.parse(readFileSync(at("../../../package.json"), "utf8")) as { version?: unknown }).version ?? "");
+  } catch {
+    // not installed as a package: no version
+  }
+  try {
+    buildDate = statSync(at(import.meta.url)).mtime.toISOString();
+  } catch {
+    // no file behind the module
+  }
+  return { buildVersion, buildDate, isPluginVersion: String(o.plugin) };
 }
 
 /** ClusterDAOInfo, one per partition: scheduler start (Unix ms), the RM's build information, `clusterName` "kubernetes". */

@@ -29,6 +29,21 @@ export function pendingHold(h: AskHold): HoldReasonInfo {
   return holdInfo(checked as AskHold) as HoldReasonInfo;
 }
 
+/** A preemption hold's victims with their pods (from their allocationTags, while allocated); other holds as they are. */
+export function withVictimPods(
+  h: HoldReasonInfo,
+  tags: (appId: string, key: string) => Readonly<Record<string, string>> | undefined,
+): HoldReasonInfo {
+  if (h.kind !== "preemption") return h;
+  return {
+    ...h,
+    victims: h.victims.map((v) => {
+      const t = v.released ? undefined : tags(v.applicationId, v.allocationKey);
+      return t?.[POD_NAME_TAG] ? { ...v, namespace: t[NAMESPACE_TAG] ?? "", pod: t[POD_NAME_TAG] } : v;
+    }),
+  };
+}
+
 /**
  * Every pending ask of the partition with its pod (from the shim's allocationTags), application, user, queue, since
  * when it waits and why (the core's hold reason, as data), oldest first (then by key).
@@ -39,6 +54,7 @@ export function pendingList(core: SchedulerCore, partition: string, now: number)
     for (const ask of app.asks) {
       const tags = core.allocationTags(app.id, ask.key, partition) ?? {};
       const h = ask.hold && ask.hold.kind !== "placementRefused" ? ask.hold : undefined;
+      const hold = h && withVictimPods(pendingHold(h), (appId, key) => core.allocationTags(appId, key, partition));
       out.push({
         namespace: tags[NAMESPACE_TAG] ?? "",
         pod: tags[POD_NAME_TAG] ?? "",
@@ -51,7 +67,7 @@ export function pendingList(core: SchedulerCore, partition: string, now: number)
         applicationState: app.state,
         resource: { ...ask.resource },
         since: ask.createTime,
-        ...(h ? { hold: pendingHold(h) } : {}),
+        ...(hold ? { hold } : {}),
       });
     }
   }
@@ -76,6 +92,7 @@ export function applicationSummaries(
     submissionTime: a.submissionTime,
     running: a.allocations.length,
     waiting: a.asks.length,
+    preempted: a.allocations.filter((x) => x.preempted).length,
     usedResource: nonZero(a.allocated),
     pendingResource: nonZero(a.pending),
     ...(a.rejectedMessage ? { rejectedMessage: a.rejectedMessage } : {}),

@@ -6,7 +6,8 @@
  */
 import type { NodeView, PartitionView, QueueView, UsageView } from "../core/read.js";
 import type { Res } from "../core/resources.js";
-import { type DaoLookups, allocationInfo, clean, ns } from "./app-dao.js";
+import { formatGoDuration } from "../core/queue-properties.js";
+import { type DaoLookups, allocationInfo, clean, daoMap, ns } from "./app-dao.js";
 
 const percent = (used: Res, of: Res): Res => {
   const out: Res = {};
@@ -15,8 +16,8 @@ const percent = (used: Res, of: Res): Res => {
 };
 
 /**
- * PartitionInfo. `preemptionEnabled`: the partition's `preemption.enabled`; `quotaPreemptionEnabled` is false (quota-change
- * preemption is not run yet). `lastStateTransitionTime`: the partition has
+ * PartitionInfo. `preemptionEnabled`: the partition's `preemption.enabled`; `quotaPreemptionEnabled` its
+ * `preemption.quotapreemptionenabled`. `lastStateTransitionTime`: the partition has
  * been Active since the scheduler started (`startTime`, Unix ms).
  */
 export function partitionInfo(p: PartitionView, startTime = 0): Record<string, unknown> {
@@ -28,7 +29,7 @@ export function partitionInfo(p: PartitionView, startTime = 0): Record<string, u
     capacity: { capacity, usedCapacity: used, utilization: percent(used, capacity) },
     nodeSortingPolicy: { type: p.nodeSortPolicy, resourceWeights: p.resourceWeights },
     preemptionEnabled: p.preemptionEnabled,
-    quotaPreemptionEnabled: false,
+    quotaPreemptionEnabled: p.quotaPreemptionEnabled,
     totalNodes: p.nodes,
     applications: p.applications,
     totalContainers: p.allocations,
@@ -43,10 +44,10 @@ export function queueInfo(q: QueueView, partition = ""): Record<string, unknown>
     queuename: q.path,
     status: q.draining ? "Draining" : "Active",
     partition,
-    pendingResource: clean(q.pending),
+    pendingResource: daoMap(q.pending),
     maxResource: max,
     guaranteedResource: clean(q.guaranteed),
-    allocatedResource: clean(q.allocated),
+    allocatedResource: daoMap(q.allocated),
     isLeaf: q.isLeaf,
     isManaged: q.managed,
     parent: q.parent,
@@ -62,6 +63,21 @@ export function queueInfo(q: QueueView, partition = ""): Record<string, unknown>
   };
   const preempting = clean(q.preempting);
   if (preempting) out.preemptingResource = preempting;
+  // headroom keeps its zeros: "nothing left" is the point of the field
+  if (q.headroom && Object.keys(q.headroom).length > 0) out.headroom = q.headroom;
+  if (Object.keys(q.properties).length > 0) out.properties = q.properties;
+  if (q.template) {
+    const t = q.template;
+    out.template = {
+      ...(t.maxApplications > 0 ? { maxApplications: t.maxApplications } : {}),
+      ...(t.max ? { maxResource: t.max } : {}),
+      ...(t.guaranteed ? { guaranteedResource: t.guaranteed } : {}),
+      ...(Object.keys(t.properties).length > 0 ? { properties: t.properties } : {}),
+    };
+  }
+  out.preemptionDelay = formatGoDuration(q.preemptionDelayMs);
+  out.quotaPreemptionDelay = formatGoDuration(q.quotaPreemptionDelayMs);
+  if (q.priorityOffset !== 0) out.priorityOffset = q.priorityOffset;
   if (max) out.absUsedCapacity = percent(q.allocated, max);
   if (q.children) out.children = q.children.map((c) => queueInfo(c));
   return out;

@@ -21,7 +21,7 @@ import type { SchedulerCore } from "../core/scheduler.js";
 import { QUEUE_NAME, validateQueuesYaml } from "../core/validate.js";
 import type { EventSystem } from "../events/system.js";
 import { ACTIVE_STATUSES, applicationInfo, lookupsOf } from "./app-dao.js";
-import { type BuildInfo, History, clustersInfo, countsOf, nodeUtilizations, placementRules } from "./cluster-dao.js";
+import { type BuildInfo, History, clustersInfo, corralBuildInfo, countsOf, nodeUtilizations, placementRules } from "./cluster-dao.js";
 import { addCorralRoutes } from "./corral-dao.js";
 import { health, nodeInfo, partitionInfo, queueInfo, userUsage } from "./dao.js";
 import { clientAddress } from "./forward.js";
@@ -49,7 +49,7 @@ export interface RestOptions {
   events?: EventSystem;
   /** Scheduler start, Unix ms (clusters `startTime`, partitions `lastStateTransitionTime`). Default: now. */
   startTime?: number;
-  /** The RM's build information for `/ws/v1/clusters`. */
+  /** The RM's build information for `/ws/v1/clusters` (default: corral's, `corralBuildInfo`). */
   build?: BuildInfo;
   /** Milliseconds between `/ws/v1/history/*` samples (default 60000, as upstream; 1440 samples kept). */
   historyIntervalMs?: number;
@@ -90,6 +90,7 @@ export async function startRestServer(o: RestOptions): Promise<RestServer> {
   }
   const router = routes({
     ...o,
+    build: o.build ?? corralBuildInfo({ plugin: false }),
     registry,
     history,
     startTime: o.startTime ?? Date.now(),
@@ -146,10 +147,11 @@ function checkQueuePath(path: string): void {
 
 const USER_NAME = /^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$/;
 const GROUP_NAME = /^[_a-zA-Z][a-zA-Z0-9:_.-]*$/;
-const NO_BUILD: BuildInfo = { buildVersion: "", buildDate: "", isPluginVersion: "false" };
 
 /** The route table. */
-function routes(o: RestOptions & { registry: Registry; history: History; startTime: number; bodyLimitBytes: number }): Router {
+function routes(
+  o: RestOptions & { registry: Registry; history: History; startTime: number; bodyLimitBytes: number; build: BuildInfo },
+): Router {
   const r = new Router();
   r.add("POST", "/ws/v1/validate-conf", ({ req, res }) =>
     readBody(req, o.bodyLimitBytes).then(
@@ -196,7 +198,7 @@ function routes(o: RestOptions & { registry: Registry; history: History; startTi
   return r;
 }
 
-function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { history: History; startTime: number }): void {
+function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { history: History; startTime: number; build: BuildInfo }): void {
   const partition = (name: string): string => {
     if (!core.partitionView(name)) throw new RestError(404, "Partition not found");
     return name;
@@ -227,7 +229,7 @@ function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { histor
   ];
   const rejected = (p: string) => core.applicationViews("rejected", p).map((a) => applicationInfo(a, lookupsOf(core, p)));
 
-  r.add("GET", "/ws/v1/clusters", ({ res }) => json(res, 200, clustersInfo(core.partitionNames(), o.startTime, o.build ?? NO_BUILD)));
+  r.add("GET", "/ws/v1/clusters", ({ res }) => json(res, 200, clustersInfo(core.partitionNames(), o.startTime, o.build)));
   r.add("GET", "/ws/v1/partitions", ({ res }) =>
     json(
       res,
@@ -333,7 +335,7 @@ function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { histor
       applications: parts.flatMap(allApps),
       appHistory: o.history.apps(),
       nodes: parts.map((p) => ({ partitionName: p, nodesInfo: nodes(p) })),
-      clusterInfo: clustersInfo(parts, o.startTime, o.build ?? NO_BUILD),
+      clusterInfo: clustersInfo(parts, o.startTime, o.build),
       containerHistory: o.history.containers(),
       queues: parts.map((p) => queueInfo(core.queueView("root", { partition: p, subtree: true })!, p)),
       rmDiagnostics: o.rmDiagnostics?.() ?? { empty: "Resource Manager did not register callback" },

@@ -43,7 +43,14 @@ import { ANNOTATION_PLACEHOLDER_FLAG } from "./gang/constants.js";
 import { placeholderTimeoutMs } from "./gang/policy-parameters.js";
 import { gangReservation, placeholdersToCreate } from "./gang/reservation.js";
 import { reservationStart } from "./gang/timeout.js";
-import { preemptedMessage, preemptingMessage, preemptionBlockedMessage } from "./preemption-events.js";
+import {
+  preemptedMessage,
+  preemptingMessage,
+  preemptionBlockedMessage,
+  quotaPreemptedMessage,
+  quotaPreemptionBlockedMessage,
+} from "./preemption-events.js";
+import type { QuotaPreempting } from "../core/preemption/quota.js";
 import type { Preempting } from "../core/preemption/result.js";
 import { type PreemptionPodFields, type PriorityClassAnnotations, isOriginator, podPreemptionPolicy } from "./preemption.js";
 
@@ -79,19 +86,19 @@ export type ShimAction =
   /** Set the pod's status phase (a Hard gang timeout fails the unscheduled pods with its reason). */
   | { kind: "podStatus"; pod: PodRef; phase: "Failed"; reason: string; message: string }
   /**
-   * Preemption: evict the victim pod through the Eviction API (PodDisruptionBudgets apply) for the pending ask
-   * `preemptor`; once evicted, a Normal `Preempted` event with `message` on the pod; a refused eviction is reported
+   * Preemption: evict the victim pod (of `queue`) through the Eviction API (PodDisruptionBudgets apply) for the
+   * pending ask `preemptor`, or to bring the queue `quota.queue` back under its lowered max (quota-change
+   * preemption); once evicted, a Normal `Preempted` event with `message` on the pod; a refused eviction is reported
    * back with `evictionRefused`.
    */
-  | {
-      kind: "evict";
-      pod: PodRef;
-      queue: string;
-      message: string;
-      preemptor: { applicationId: string; allocationKey: string; pod?: PodRef; queue: string };
-    }
+  | ({ kind: "evict"; pod: PodRef; queue: string; message: string } & (
+      | { preemptor: { applicationId: string; allocationKey: string; pod?: PodRef; queue: string }; quota?: undefined }
+      | { quota: { queue: string }; preemptor?: undefined }
+    ))
   /** For logs and metrics only: the core started a preemption for this ask (victims by allocation key). */
   | { kind: "preempting"; applicationId: string; allocationKey: string; queue: string; nodeId: string; victims: string[] }
+  /** For logs and metrics only: the core started a quota-change preemption of this queue (victims by allocation key). */
+  | { kind: "quotaPreempting"; queue: string; victims: string[] }
   /** Plugin mode: an allocation is ready; touch the pod so kube-scheduler retries it now (reference §5.4 Activate). */
   | { kind: "activate"; pod: PodRef; node: string }
   | { kind: "event"; object: ObjectRef; type: "Normal" | "Warning"; reason: string; message: string }
@@ -454,7 +461,7 @@ export class ShimContext {
       o = { ownerUids: uids.length > 0 ? uids : [pod.metadata?.uid ?? ""], hasOriginator: false };
       this.originators.set(appId, o);
     }
-    const yes = isOriginator(pod as PreemptionPodFields, o);
+    const yes = isOriginator(pod, o, { schedulerUser: this.gangConfig.schedulerUser });
     if (yes) o.hasOriginator = true;
     return yes;
   }
@@ -633,6 +640,10 @@ export class ShimContext {
         out.push(...this.preemptionActions(r.preemption));
         continue;
       }
+      if (r.kind === "quotaPreempting") {
+        out.push(...this.quotaPreemptionActions(r.preemption));
+        continue;
+      }
       const a = resultAllocation(r);
       if (!a) continue;
       const t = this.tasks.get(a.key);
@@ -681,7 +692,7 @@ export class ShimContext {
     for (const uid of batch) {
       const t = this.tasks.get(uid);
       if (!t || !this.asked.has(uid)) continue;
-      const hold = this.core.holdReason(t.appId, uid);
+      const hold = this.core.checkHold(t.appId, uid);
       const state = hold && holdState(hold);
       const reason = hold && formatHoldReason(hold);
       if (t.held?.state === state && t.held?.reason === reason) continue;
@@ -923,12 +934,39 @@ export class ShimContext {
   }
 
   /**
+   * A quota-change preemption the core started: each victim pod is evicted (then a `Preempted` event naming the queue
+   * whose lowered max it enforces and the rule). A victim without a live pod is left to its release.
+   */
+  private quotaPreemptionActions(d: QuotaPreempting): ShimAction[] {
+    const out: ShimAction[] = [{ kind: "quotaPreempting", queue: d.queue, victims: d.victims.map((v) => v.allocationKey) }];
+    for (const v of d.victims) {
+      const t = this.tasks.get(v.allocationKey);
+      if (!t || t.appId !== v.applicationId) continue;
+      out.push({ kind: "evict", pod: t.pod, queue: v.queuePath, message: quotaPreemptedMessage(v), quota: { queue: d.queue } });
+    }
+    return out;
+  }
+
+  /**
    * The eviction of a victim was refused (HTTP 429: a PodDisruptionBudget; or another error): the core ends that
-   * preemption and retries later without this victim; a Warning `PreemptionBlocked` on the preemptor.
+   * preemption and retries later without this victim; a Warning `PreemptionBlocked` on the preemptor. For a
+   * quota-change victim the pod is kept, the queue is tried again later without it, and the Warning goes on the pod.
    */
   evictionRefused(a: Extract<ShimAction, { kind: "evict" }>, error: string): ShimAction[] {
     const victim = this.tasks.get(a.pod.uid);
     if (!victim) return [];
+    if (a.quota) {
+      if (!this.core.quotaPreemptionBlocked(a.quota.queue, { appId: victim.appId, key: a.pod.uid })) return [];
+      return [
+        {
+          kind: "event",
+          object: podObject(victim.pod),
+          type: "Warning",
+          reason: "PreemptionBlocked",
+          message: quotaPreemptionBlockedMessage({ queue: a.quota.queue, error }),
+        },
+      ];
+    }
     if (!this.core.preemptionBlocked(a.preemptor.applicationId, a.preemptor.allocationKey, { appId: victim.appId, key: a.pod.uid }))
       return [];
     const p = this.tasks.get(a.preemptor.allocationKey);

@@ -1,8 +1,10 @@
 /**
  * The texts of a preemption, made from the core's typed decision (core/preemption/result.ts) at the edge: the
- * `Preempted` event on each victim (by which pod, for which queue, under which rule), the event on the preemptor,
- * and the Warning when an eviction is refused. Pure. Resources in Kubernetes quantities (pod-resources.ts).
+ * `Preempted` event on each victim (by which pod, for which queue, under which rule — or, for quota-change preemption,
+ * which queue's lowered max), the event on the preemptor, and the Warning when an eviction is refused. Pure. Resources in Kubernetes quantities (pod-resources.ts).
  */
+import type { QuotaVictim } from "../core/preemption/quota.js";
+import { QUOTA_PREEMPTION_RETRY_MS } from "../core/preemption/quota-tracker.js";
 import type { Preempting, Victim } from "../core/preemption/result.js";
 import { quantitiesText } from "./over-limit.js";
 
@@ -43,4 +45,36 @@ export function preemptingMessage(o: { decision: Preempting; victims: readonly P
 /** Message of the Warning `PreemptionBlocked` event on the preemptor when a victim's eviction was refused. */
 export function preemptionBlockedMessage(o: { victim: PodName; error: string }): string {
   return `Eviction of ${podText(o.victim)} was refused (${o.error}); the node reservation is released and preemption is tried again later without that pod`;
+}
+
+/** A delay in milliseconds as a Go duration string (`5s`, `1m30s`, `250ms`), as written in `quota.preemption.delay`. */
+export function delayText(ms: number): string {
+  if (ms < 1000 || ms % 1000 !== 0) return `${ms}ms`;
+  let s = ms / 1000;
+  const h = Math.floor(s / 3600);
+  s -= h * 3600;
+  const m = Math.floor(s / 60);
+  s -= m * 60;
+  return `${h > 0 ? `${h}h` : ""}${h > 0 || m > 0 ? `${m}m` : ""}${s}s`;
+}
+
+/** The rule that allowed a quota-change victim (rule 8, and rule 1 for its leaf), in words. */
+export function quotaVictimRuleText(v: QuotaVictim): string {
+  const r = v.rule;
+  const types = Object.keys(r.max);
+  const guarantee = r.leafGuaranteed ? `guaranteed ${quantitiesText(r.leafGuaranteed)}` : "no guarantee of its own";
+  return (
+    `usage of queue ${r.queue} (${quantitiesText(r.used, types)}) is above its lowered max (${quantitiesText(r.max)}) ` +
+    `and its quota.preemption.delay ${delayText(r.delayMs)} has passed; queue ${v.queuePath} (${guarantee}) stays at or above its guarantee`
+  );
+}
+
+/** Message of the `Preempted` event on a victim of quota-change preemption. */
+export function quotaPreemptedMessage(v: QuotaVictim): string {
+  return `Preempted to enforce the lowered max of queue ${v.rule.queue}: ${quotaVictimRuleText(v)}`;
+}
+
+/** Message of the Warning `PreemptionBlocked` event on a quota-change victim whose eviction was refused. */
+export function quotaPreemptionBlockedMessage(o: { queue: string; error: string }): string {
+  return `Eviction to enforce the lowered max of queue ${o.queue} was refused (${o.error}); the pod is kept and the queue's quota preemption is tried again in ${delayText(QUOTA_PREEMPTION_RETRY_MS)} without it`;
 }

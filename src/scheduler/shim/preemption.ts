@@ -8,14 +8,13 @@
  *   `"true"` or `"false"`; otherwise false only when the pod's PriorityClass carries that annotation as `"false"`; a
  *   missing PriorityClass allows. The admission controller writes the same value onto the pod, so both agree.
  * - allowPreemptOther (may preempt): false only for `spec.preemptionPolicy: Never`.
- * - placeholder: annotation `internal.yunikorn.apache.org/placeholder` read as a Go bool (invalid: false).
- * - originator: the first non-placeholder task of an application whose pod UID is the one its placeholders' owner
- *   reference names (the pod that created the application).
+ * - originator: the first task of an application, other than a placeholder the scheduler created, whose pod UID is
+ *   the one its placeholders' owner reference names (the pod that created the application). A pod that only carries
+ *   the placeholder flag (gang/membership.ts isTrustedPlaceholder) is an ordinary pod of its user here too.
  */
 import { ANNOTATION_ALLOW_PREEMPTION } from "../../yunikorn/constants.js";
-import { parseGoBool } from "../../util/go-strconv.js";
-
-export const ANNOTATION_PLACEHOLDER = "internal.yunikorn.apache.org/placeholder";
+import { isTrustedPlaceholder } from "./gang/membership.js";
+import type { PodObject } from "./translate.js";
 
 /** The pod fields read here. */
 export interface PreemptionPodFields {
@@ -52,19 +51,20 @@ export function podPreemptionPolicy(pod: PreemptionPodFields, priorityClass: Pri
   return { allowPreemptSelf: allowPreemptSelf(pod, priorityClass), allowPreemptOther: allowPreemptOther(pod) };
 }
 
-/** The placeholder flag (GetPlaceholderFlagFromPodSpec: strconv.ParseBool; anything unparsable is false). */
-export function isPlaceholder(pod: PreemptionPodFields): boolean {
-  const v = pod.metadata?.annotations?.[ANNOTATION_PLACEHOLDER];
-  return v !== undefined && parseGoBool(v) === true;
-}
-
 /**
- * Whether a new task is its application's originator (Context.addTask).
+ * Whether a new task is its application's originator (Context.addTask). Only a placeholder the scheduler created is
+ * left out: a pod whose placeholder flag comes from anyone else is an ordinary pod of its user (isTrustedPlaceholder),
+ * so it may be the originator like any other pod.
  * @param app `hasOriginator`: a task of the application is already the originator; `ownerUids`: the UIDs of the
  *   application's placeholder owner references (the pod that created it, or a placeholder's own owner references)
+ * @param o `schedulerUser`: `service.schedulerUser`, the user.info user of the scheduler's own placeholders
  */
-export function isOriginator(pod: PreemptionPodFields, app: { hasOriginator: boolean; ownerUids: readonly string[] }): boolean {
+export function isOriginator(
+  pod: PodObject,
+  app: { hasOriginator: boolean; ownerUids: readonly string[] },
+  o: { schedulerUser: string },
+): boolean {
   const uid = pod.metadata?.uid;
-  if (!uid || isPlaceholder(pod) || app.hasOriginator) return false;
+  if (!uid || isTrustedPlaceholder(pod, o.schedulerUser) || app.hasOriginator) return false;
   return app.ownerUids.includes(uid);
 }

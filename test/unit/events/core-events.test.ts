@@ -24,6 +24,13 @@ describe("SchedulerCore events", () => {
     let now = 1_000;
     const ev: EventRecord[] = [];
     const core = new SchedulerCore(() => now, CFG, { events: (e) => ev.push(e) });
+    // the configured queues are announced at start, root first
+    expect(ev.map(short)).toEqual([
+      [T.QUEUE, "root", "", C.ADD, D.DETAILS_NONE],
+      [T.QUEUE, "root.a", "", C.ADD, D.DETAILS_NONE],
+      [T.QUEUE, "root.small", "", C.ADD, D.DETAILS_NONE],
+    ]);
+    ev.length = 0;
     core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000, memory: 8 * G } }]);
     core.updateApplication({ new: [{ applicationID: "app-1", queueName: "root.a", ugi: { user: "alice", groups: ["dev"] } }] });
     core.updateAllocation({
@@ -42,6 +49,8 @@ describe("SchedulerCore events", () => {
     expect(ev.map(short)).toEqual([
       [T.NODE, "n1", "", C.ADD, D.DETAILS_NONE],
       [T.NODE, "n1", "", C.SET, D.NODE_SCHEDULABLE],
+      // root's max is the cluster size
+      [T.QUEUE, "root", "", C.SET, D.QUEUE_MAX],
       [T.APP, "app-1", "", C.ADD, D.APP_NEW],
       [T.QUEUE, "root.a", "app-1", C.ADD, D.QUEUE_APP],
       [T.APP, "app-1", "", C.SET, D.APP_ACCEPTED],
@@ -58,7 +67,8 @@ describe("SchedulerCore events", () => {
     expect(ev[0]!.message).toBe("Node added to the scheduler");
     expect(ev[0]!.resource).toEqual({ vcore: 4000, memory: 8 * G });
     expect(ev[1]!.message).toBe("schedulable: true");
-    expect(ev[6]!.timestampNano).toBe(2_000_000_000);
+    expect(ev[2]!.resource).toEqual({ vcore: 4000, memory: 8 * G });
+    expect(ev[7]!.timestampNano).toBe(2_000_000_000);
     expect(core.maxUsedResource("app-1")).toEqual({ vcore: 1000, memory: G });
     expect(core.allocationTags("app-1", "pod-1")).toBeUndefined(); // released: forgotten
     now = 40_000;
@@ -72,6 +82,7 @@ describe("SchedulerCore events", () => {
   it("a rejected application: APP_NEW then APP_REJECT with the reason, history Rejected; a dynamic queue is announced once", () => {
     const ev: EventRecord[] = [];
     const core = new SchedulerCore(() => 5, CFG, { events: (e) => ev.push(e) });
+    ev.length = 0;
     core.updateApplication({ new: [{ applicationID: "bad", queueName: "", ugi: { user: "" } }] });
     expect(ev.map(short)).toEqual([
       [T.APP, "bad", "", C.ADD, D.APP_NEW],
@@ -111,9 +122,12 @@ describe("SchedulerCore events", () => {
     expect(ev.map(short)).toEqual([
       [T.APP, "s", "k1", C.REMOVE, D.ALLOC_NODEREMOVED],
       [T.NODE, "n1", "k1", C.REMOVE, D.NODE_ALLOC],
+      // the partition's changes of the call: queues (root's max, no nodes left: none), then users and groups
+      [T.QUEUE, "root", "", C.SET, D.QUEUE_MAX],
       [T.USERGROUP, "u", "root.small", C.REMOVE, D.UG_USER_RESOURCE],
       [T.NODE, "n1", "", C.REMOVE, D.NODE_DECOMISSION],
     ]);
+    expect(ev[2]!.resource).toEqual({});
   });
 
   it("timestamps never go back in the order records are emitted, even with a clock that moves during a call", () => {

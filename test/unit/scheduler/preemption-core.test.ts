@@ -7,12 +7,13 @@
  * application_test.go TestTryAllocatePreemptQueue.
  */
 import { describe, expect, it } from "vitest";
-import type { AllocationResult } from "../../../src/scheduler/core/allocation-result.js";
+import { type AllocationResult, allocationOf } from "../../../src/scheduler/core/allocation-result.js";
 import { decodeQueuesYaml } from "../../../src/scheduler/core/config.js";
 import { Partition } from "../../../src/scheduler/core/partition.js";
 import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
 import { validateSchedulerConfig } from "../../../src/scheduler/core/validate.js";
 import { allocationInfo } from "../../../src/scheduler/rest/app-dao.js";
+import { applicationSummaries, pendingList } from "../../../src/scheduler/rest/corral-dao.js";
 import { partitionInfo, queueInfo } from "../../../src/scheduler/rest/dao.js";
 
 const CPU = 1000;
@@ -106,7 +107,11 @@ describe("preemption in the scheduling core", () => {
     expect(p.reservationList()).toEqual([{ appId: "a1", key: "a0", nodeId: "n1", since: 11_000 }]);
     // nothing moves while the victim runs
     expect(results(p, 12_000)).toEqual([]);
-    expect(p.holdReason("a1", "a0")).toMatchObject({ kind: "reservation", nodeId: "n1" });
+    expect(p.holdReason("a1", "a0")).toMatchObject({
+      kind: "preemption",
+      nodeId: "n1",
+      victims: [{ allocationKey: "b3", released: false }],
+    });
     // room on the other node does not take the preemptor away from its node
     p.removeAsk("b1", "b4", 12_500);
     expect(results(p, 12_500)).toEqual([]);
@@ -117,6 +122,52 @@ describe("preemption in the scheduling core", () => {
     ]);
     expect(p.find("root.b")!.preempting.vcore ?? 0).toBe(0);
     expect(p.reservationList()).toEqual([]);
+  });
+
+  it("holds a preemptor with its decision as data: victims, rules, node, its queue's guarantee; victims marked released as they go", () => {
+    const p = fullCluster({ asks: 0 });
+    p.addAsk("a1", "big", { vcore: 2 * CPU }, 0, 10_000, 10_000);
+    const [r] = preempting(results(p, 11_000));
+    expect(r!.victims.map((v) => v.key)).toEqual(["b3", "b2"]);
+    const victim = (key: string, createTime: number, released: boolean) => ({
+      allocationKey: key,
+      applicationId: "b1",
+      queuePath: "root.b",
+      nodeId: "n1",
+      resource: { vcore: CPU },
+      priority: 0,
+      createTime,
+      placeholder: false,
+      originator: false,
+      allowPreemption: true,
+      released,
+      queueRule: { rule: "victim-queue-over-guarantee", queue: "root.b", allocated: { vcore: 8 * CPU } },
+      priorityRule: { rule: "priority-lower-or-equal", victimPriority: 0, askPriority: 0 },
+      helps: { rule: "frees-node", nodeId: "n1" },
+    });
+    expect(p.holdReason("a1", "big")).toEqual({
+      kind: "preemption",
+      nodeId: "n1",
+      ask: { vcore: 2 * CPU },
+      available: { vcore: 0 },
+      queuePath: "root.a",
+      guarantee: { queuePath: "root.a", guaranteed: { vcore: 4 * CPU }, allocated: {} },
+      fence: "root",
+      since: 11_000,
+      victims: [victim("b3", 3000, false), victim("b2", 2000, false)],
+    });
+    // one victim gone: still waiting on the node, that victim marked released
+    p.removeAsk("b1", "b3", 12_000);
+    expect(results(p, 12_000)).toEqual([]);
+    const h = p.holdReason("a1", "big");
+    expect(h).toMatchObject({ kind: "preemption", available: { vcore: CPU } });
+    expect(h?.kind === "preemption" && h.victims.map((v) => [v.allocationKey, v.released])).toEqual([
+      ["b3", true],
+      ["b2", false],
+    ]);
+    p.removeAsk("b1", "b2", 13_000);
+    expect(results(p, 13_000).map((x) => x.kind)).toEqual(["allocatedReserved"]);
+    expect(p.holdReason("a1", "big")).toBeUndefined();
   });
 
   it("keeps the victim queue at its guarantee", () => {
@@ -192,6 +243,26 @@ describe("preemption in the scheduling core", () => {
     const [again] = preempting(results(p, 26_000));
     expect(again!.victims.map((v) => v.key)).toEqual(["b2"]);
     expect(p.preemptionBlocked("a1", "nope", { appId: "b1", key: "b6" })).toBe(false);
+  });
+
+  it("a gang's placeholders preempt like any ask (upstream walks them the same way); the gang runs once they are placed", () => {
+    const p = fullCluster({ asks: 0 });
+    p.addApplication("g1", "root.a", "alice", [], {}, 10_000, { placeholderAsk: { vcore: 2 * CPU } });
+    for (let i = 0; i < 2; i++) p.addAsk("g1", `ph${i}`, { vcore: CPU }, 0, 10_000, 10_000, { placeholder: true, taskGroup: "tg" });
+    p.addAsk("g1", "driver", { vcore: CPU }, 0, 10_000, 10_000, { taskGroup: "tg" });
+    expect(p.apps.get("g1")!.state).toBe("Reserving");
+    expect(preempting(results(p, 10_999))).toEqual([]);
+    const rs = preempting(results(p, 11_000));
+    expect(rs.map((r) => [r.key, r.nodeId, r.victims.map((v) => v.key)])).toEqual([
+      ["ph0", "n1", ["b3"]],
+      ["ph1", "n2", ["b7"]],
+    ]);
+    p.removeAsk("b1", "b3", 12_000);
+    p.removeAsk("b1", "b7", 12_000);
+    const placed = results(p, 12_000);
+    expect(placed.filter((r) => r.kind === "allocatedReserved").map((r) => allocationOf(r)!.key)).toEqual(["ph0", "ph1"]);
+    expect(p.apps.get("g1")!.state).toBe("Running");
+    expect(p.find("root.b")!.allocated).toEqual({ vcore: 6 * CPU });
   });
 
   it("ends a preemption whose victims are gone when the node still has no room", () => {
@@ -270,7 +341,7 @@ describe("preemption in the scheduling core", () => {
           applicationID: "b1",
           resourcePerAlloc: { vcore: CPU },
           nodeID: "n1",
-          allocationTags: { creationTime: "1" },
+          allocationTags: { creationTime: "1", "kubernetes.io/meta/namespace": "batch", "kubernetes.io/meta/podName": "victim-0" },
           originator: true,
         },
         { allocationKey: "p", applicationID: "a1", resourcePerAlloc: { vcore: CPU }, allocationTags: { creationTime: "10" } },
@@ -291,6 +362,23 @@ describe("preemption in the scheduling core", () => {
       preempted: true,
       originator: true,
     });
+    // corral's endpoints: the preemptor's hold names its victims' pods; the victim's application counts them
+    const [pending] = pendingList(core, "default", now).pending;
+    expect(pending!.hold).toMatchObject({
+      kind: "preemption",
+      state: "Failed",
+      nodeId: "n1",
+      queuePath: "root.a",
+      guarantee: { queuePath: "root.a", guaranteed: { vcore: 4 * CPU } },
+      victims: [{ allocationKey: "v", applicationId: "b1", namespace: "batch", pod: "victim-0", released: false, originator: true }],
+    });
+    expect(pending!.hold!.message).toBe(
+      "preempting 1 allocation of root.b on node n1 reserved for it; waiting for it to be released to have map[vcore:1000] free (available map[vcore:0])",
+    );
+    expect(applicationSummaries(core, "default", "active").map((a) => [a.applicationID, a.preempted])).toEqual([
+      ["b1", 1],
+      ["a1", 0],
+    ]);
 
     const off = new SchedulerCore(() => 0, config({ enabled: false }));
     expect(partitionInfo(off.partitionView()!).preemptionEnabled).toBe(false);

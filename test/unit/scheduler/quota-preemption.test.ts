@@ -72,7 +72,7 @@ describe("quota-change preemption victims (TestQuotaChangeTryPreemption)", () =>
           placeholder: false,
           originator: false,
           allowPreemption: true,
-          rule: { rule: "queue-over-lowered-max", queue: "root.leaf", max: { first: 10 } },
+          rule: { rule: "queue-over-lowered-max", queue: "root.leaf", max: { first: 10 }, used: { first: 20 }, delayMs: 60_000 },
         },
       ],
     });
@@ -91,6 +91,18 @@ describe("quota-change preemption victims (TestQuotaChangeTryPreemption)", () =>
     ]);
     expect(r).toMatchObject({ outcome: "preempting", preemptable: { first: 8 }, leaves: [{ claimed: { first: 7 } }] });
     expect(keys(r)).toEqual(["ask52", "ask53"]);
+  });
+
+  it("among equal allocations of the same hour the younger goes first (corral's tie-break); the rule names the leaf's guarantee", () => {
+    const r = leafCase(
+      { first: 2 },
+      [victim("old", "root.leaf", 4, 25), victim("young", "root.leaf", 4, 5), victim("mid", "root.leaf", 4, 15)],
+      {
+        first: 4,
+      },
+    );
+    expect(keys(r)).toEqual(["young", "mid"]);
+    if (r.outcome === "preempting") expect(r.victims[0]!.rule).toMatchObject({ used: { first: 12 }, leafGuaranteed: { first: 2 } });
   });
 
   it("no suitable victim: nothing preempted", () => {

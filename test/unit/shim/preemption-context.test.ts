@@ -95,6 +95,10 @@ describe("preemption through the shim", () => {
       }),
     );
     ctx.syncPod(pod("never", { queue: "root.a", app: "z", created: 0, preemptionPolicy: "Never" }));
+    // a pod of user u carrying the placeholder flag is an ordinary pod of u: its application's originator
+    ctx.syncPod(
+      pod("forged", { queue: "root.b", app: "f", created: 0, annotations: { "internal.yunikorn.apache.org/placeholder": "true" } }),
+    );
     const ask = (n: string) => ctx.tasks.get(`uid-${n}`)!.ask;
     expect(ask("driver")).toMatchObject({ originator: true, preemptionPolicy: { allowPreemptSelf: true, allowPreemptOther: true } });
     expect(ask("exec").originator).toBeUndefined();
@@ -102,6 +106,8 @@ describe("preemption through the shim", () => {
     expect(ask("pc-optout").preemptionPolicy).toEqual({ allowPreemptSelf: false, allowPreemptOther: true });
     expect(ask("pod-says-true").preemptionPolicy).toEqual({ allowPreemptSelf: true, allowPreemptOther: true });
     expect(ask("never").preemptionPolicy).toEqual({ allowPreemptSelf: true, allowPreemptOther: false });
+    expect(ask("forged")).toMatchObject({ originator: true });
+    expect(ask("forged").placeholder).toBeUndefined();
   });
 
   it("evicts the victim with the rule in the Preempted text, binds the preemptor once the victim is gone", () => {
@@ -156,5 +162,59 @@ describe("preemption through the shim", () => {
     expect(core.partitions.get("default")!.reservationList()).toEqual([]);
     clock.now += 15_000;
     expect(ofKind(ctx.schedule(), "evict").map((e) => e.pod.name)).toEqual(["b-0"]);
+  });
+
+  it("quota-change preemption: the excess is evicted with the rule in the Preempted text; a refused eviction warns on the pod", () => {
+    const qcfg = (max: number) => `partitions:
+  - name: default
+    preemption: {quotapreemptionenabled: true}
+    placementrules:
+      - name: provided
+        create: false
+    queues:
+      - name: root
+        submitacl: '*'
+        queues:
+          - name: c
+            resources: {max: {vcore: ${max}}}
+            properties: {quota.preemption.delay: 5s}
+`;
+    const clock = { now: T0 + 100_000 };
+    const core = new SchedulerCore(() => clock.now, qcfg(4));
+    const ctx = new ShimContext(core, { now: () => clock.now });
+    ctx.syncNode(node("n1", "4"));
+    for (let i = 0; i < 4; i++) ctx.syncPod(pod(`c-${i}`, { queue: "root.c", app: "c", created: i, node: "n1" }));
+    ctx.schedule();
+    expect(core.updateConfiguration(qcfg(2))).toEqual({ ok: true });
+    clock.now += 4_000;
+    expect(ofKind(ctx.schedule(), "evict")).toEqual([]);
+    clock.now += 1_000;
+    const actions = ctx.schedule();
+    expect(ofKind(actions, "quotaPreempting")).toEqual([{ kind: "quotaPreempting", queue: "root.c", victims: ["uid-c-3", "uid-c-2"] }]);
+    const evicts = ofKind(actions, "evict");
+    expect(evicts.map((e) => [e.pod.name, e.queue, e.quota, e.preemptor])).toEqual([
+      ["c-3", "root.c", { queue: "root.c" }, undefined],
+      ["c-2", "root.c", { queue: "root.c" }, undefined],
+    ]);
+    expect(evicts[0]!.message).toBe(
+      "Preempted to enforce the lowered max of queue root.c: usage of queue root.c (cpu 4) is above its lowered max (cpu 2) " +
+        "and its quota.preemption.delay 5s has passed; queue root.c (no guarantee of its own) stays at or above its guarantee",
+    );
+    // c-3's eviction is refused: the pod stays, a warning on it; c-2 goes; 15 s later c-1 is taken instead of c-3
+    expect(ctx.evictionRefused(evicts[0]!, "429 Cannot evict pod as it would violate the pod's disruption budget.")).toEqual([
+      {
+        kind: "event",
+        object: { kind: "Pod", namespace: "ns", name: "c-3", uid: "uid-c-3" },
+        type: "Warning",
+        reason: "PreemptionBlocked",
+        message:
+          "Eviction to enforce the lowered max of queue root.c was refused (429 Cannot evict pod as it would violate the pod's disruption budget.); the pod is kept and the queue's quota preemption is tried again in 15s without it",
+      },
+    ]);
+    ctx.deletePod(pod("c-2", { queue: "root.c", app: "c", created: 2, node: "n1" }));
+    clock.now += 14_000;
+    expect(ofKind(ctx.schedule(), "evict")).toEqual([]);
+    clock.now += 1_000;
+    expect(ofKind(ctx.schedule(), "evict").map((e) => e.pod.name)).toEqual(["c-1"]);
   });
 });

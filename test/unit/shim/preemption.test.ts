@@ -2,16 +2,10 @@
  * Pod preemption flags as the YuniKorn shim reads them (apache/yunikorn-k8shim pkg/cache/task.go
  * isPreemptSelfAllowed / isPreemptOtherAllowed, whose PriorityClass rule is pinned for the admission side by
  * pkg/admission/priority_class_cache_test.go TestIsPreemptSelfAllowed; context_test.go TestAddTask and
- * TestOriginatorPodAfterRestart for the originator; utils_test.go TestGetPlaceholderFlagFromPodSpec).
+ * TestOriginatorPodAfterRestart for the originator, with corral's placeholder trust rule).
  */
 import { describe, expect, it } from "vitest";
-import {
-  allowPreemptOther,
-  allowPreemptSelf,
-  isOriginator,
-  isPlaceholder,
-  podPreemptionPolicy,
-} from "../../../src/scheduler/shim/preemption.js";
+import { allowPreemptOther, allowPreemptSelf, isOriginator, podPreemptionPolicy } from "../../../src/scheduler/shim/preemption.js";
 
 const classes: Record<string, Record<string, string>> = {
   "opt-out": { "yunikorn.apache.org/allow-preemption": "false" },
@@ -65,28 +59,23 @@ describe("allowPreemptOther", () => {
   });
 });
 
-describe("placeholder and originator", () => {
-  it.each([
-    ["true", true],
-    ["1", true],
-    ["T", true],
-    ["True", true],
-    ["yes", false],
-    ["", false],
-    ["tRUE", false],
-  ])("placeholder %j → %s", (v, expected) => {
-    expect(isPlaceholder(pod({ "internal.yunikorn.apache.org/placeholder": v }))).toBe(expected);
+describe("originator", () => {
+  const SCHEDULER = "system:serviceaccount:corral:corral-scheduler";
+  const info = (user: string) => ({ "yunikorn.apache.org/user.info": JSON.stringify({ user, groups: [] }) });
+  const app = (hasOriginator = false) => ({ hasOriginator, ownerUids: ["driver"] });
+  const o = { schedulerUser: SCHEDULER };
+
+  it("the pod named by the application's owner reference is the originator, once", () => {
+    expect(isOriginator(pod(info("alice"), {}, "driver"), app(), o)).toBe(true);
+    expect(isOriginator(pod(info("alice"), {}, "executor"), app(), o)).toBe(false);
+    expect(isOriginator(pod(info("alice"), {}, "driver"), app(true), o)).toBe(false);
   });
 
-  it("the pod named by the application's owner reference is the originator, once; never a placeholder", () => {
-    expect(isOriginator(pod({}, {}, "driver"), { hasOriginator: false, ownerUids: ["driver"] })).toBe(true);
-    expect(isOriginator(pod({}, {}, "executor"), { hasOriginator: false, ownerUids: ["driver"] })).toBe(false);
-    expect(isOriginator(pod({}, {}, "driver"), { hasOriginator: true, ownerUids: ["driver"] })).toBe(false);
-    expect(
-      isOriginator(pod({ "internal.yunikorn.apache.org/placeholder": "true" }, {}, "driver"), {
-        hasOriginator: false,
-        ownerUids: ["driver"],
-      }),
-    ).toBe(false);
+  it("a placeholder the scheduler created never is; a pod that only carries the flag is an ordinary pod of its user", () => {
+    const flag = { "internal.yunikorn.apache.org/placeholder": "true" };
+    expect(isOriginator(pod({ ...flag, ...info(SCHEDULER) }, {}, "driver"), app(), o)).toBe(false);
+    // alice's own pod flagged as a placeholder (the admission webhook was down): still her application's originator
+    expect(isOriginator(pod({ ...flag, ...info("alice") }, {}, "driver"), app(), o)).toBe(true);
+    expect(isOriginator(pod(flag, {}, "driver"), app(), o)).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { HoldReasonInfo } from "../../../src/scheduler/rest/api-types.js";
+import type { HoldReasonInfo, PreemptionVictimInfo } from "../../../src/scheduler/rest/api-types.js";
 import { holdWords, overTypes } from "../../../ui/src/hold.js";
+import { victimInfo } from "./fixtures.js";
 
 const GI = 1024 ** 3;
 const base = { state: "Skipped" as const, message: "" };
@@ -80,6 +81,80 @@ describe("hold reasons in plain words", () => {
       "root.x already runs its maximum of 1 application; this application waits to start",
     );
     expect(holdWords(undefined).kind).toBe("none");
+  });
+
+  it("a preemption under way: victims per queue and node, the guarantee it is for, how many are gone, what unblocks it", () => {
+    const victim = (key: string, pod: string | undefined, released: boolean): PreemptionVictimInfo =>
+      victimInfo({
+        allocationKey: key,
+        nodeId: "n3",
+        resource: { vcore: 1000, memory: GI / 4 },
+        released,
+        queueRule: {
+          rule: "victim-queue-over-guarantee",
+          queue: "root.b",
+          guaranteed: { vcore: 4000 },
+          allocated: { vcore: 8000, memory: 2 * GI },
+        },
+        helps: { rule: "frees-node", nodeId: "n3" },
+        ...(pod ? { namespace: "batch", pod } : {}),
+      });
+    const h = (victims: PreemptionVictimInfo[]): HoldReasonInfo => ({
+      state: "Failed",
+      message: "",
+      kind: "preemption",
+      nodeId: "n3",
+      ask: { vcore: 2000, memory: GI / 2 },
+      available: { vcore: 0, memory: 8 * GI },
+      queuePath: "root.a",
+      guarantee: { queuePath: "root.a", guaranteed: { vcore: 4000 }, allocated: { vcore: 1000 } },
+      fence: "root",
+      since: 0,
+      victims,
+    });
+    const w = holdWords(h([victim("k1", "b-7", false), victim("k2", "b-6", false)]));
+    expect(w.kind).toBe("preemption");
+    expect(w.reason).toBe(
+      "Preempting 2 pods on node n3 in root.b (over its guarantee of 4 cores, using 8 cores) to get root.a its guarantee of 4 cores " +
+        "(using 1 core now); waiting for them to go. Node n3 is reserved for this pod (free now: memory 8 Gi; it needs cpu 2 cores, memory 512 Mi).",
+    );
+    expect(w.unblock).toMatch(/^The victims' pods terminating \(2 pods left\); it then runs on n3\. An eviction refused/);
+    expect(w.victims).toEqual([
+      {
+        key: "b/k1",
+        pod: "batch/b-7",
+        applicationId: "b",
+        queue: "root.b",
+        node: "n3",
+        resources: "cpu 1 core, memory 256 Mi",
+        released: false,
+        state: "being evicted",
+        rule: "root.b over its guarantee of 4 cores, using 8 cores; priority 0, not above 0",
+      },
+      expect.objectContaining({ pod: "batch/b-6" }),
+    ]);
+    const half = holdWords(h([victim("k1", undefined, true), victim("k2", "b-6", false)]));
+    expect(half.reason).toContain("waiting for them to go (1 of 2 gone)");
+    expect(half.victims![0]).toMatchObject({ pod: "allocation k1", state: "gone", released: true });
+    expect(holdWords(h([victim("k1", undefined, true)])).unblock).toBe("Nothing: it is placed on n3 in the next scheduling cycle.");
+  });
+
+  it("a gang still reserving: placeholders placed per task group", () => {
+    const w = holdWords({
+      state: "Skipped",
+      message: "",
+      kind: "gangReservation",
+      appId: "spark-1",
+      allocated: { vcore: 1000 },
+      reservation: { vcore: 5000 },
+      taskGroups: [
+        { taskGroupName: "driver", minMember: 1, allocated: 1 },
+        { taskGroupName: "executor", minMember: 4, allocated: 0 },
+      ],
+    });
+    expect(w.reason).toBe(
+      "Its gang (application spark-1) is still reserving: placeholders placed per task group: driver 1 of 1, executor 0 of 4; they hold cpu 1 core of cpu 5 cores",
+    );
   });
 
   it("only the types that go over count", () => {

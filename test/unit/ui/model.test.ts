@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest";
-import type { LimitInfo, PendingPod, QueueInfo, UsageInfo } from "../../../src/scheduler/rest/api-types.js";
-import { fairOrder, fairShare, limitFor, matches, podOf, usageRows } from "../../../ui/src/model.js";
+import type { LimitInfo, PendingList, PendingPod, QueueInfo, UsageInfo } from "../../../src/scheduler/rest/api-types.js";
+import {
+  fairOrder,
+  fairShare,
+  limitFor,
+  matches,
+  placeholdersPlaced,
+  podOf,
+  preemptionsOf,
+  preemptorsByQueue,
+  usageRows,
+} from "../../../ui/src/model.js";
+import { victimInfo } from "./fixtures.js";
 
 const queue = (name: string, o: Partial<QueueInfo> = {}): QueueInfo => ({
   queuename: name,
@@ -86,5 +97,55 @@ describe("dashboard view logic", () => {
       podOf({ allocationKey: "k", allocationTags: { "kubernetes.io/meta/namespace": "batch", "kubernetes.io/meta/podName": "p-1" } }),
     ).toBe("batch/p-1");
     expect(podOf({ allocationKey: "k" })).toBe("k");
+  });
+  it("preemptions seen from an application and per queue; placeholders placed per task group", () => {
+    const pod = (o: Partial<PendingPod>): PendingPod => ({
+      namespace: "ns",
+      pod: "p",
+      allocationKey: "k",
+      applicationId: "a",
+      partition: "default",
+      queue: "root.a",
+      user: "u",
+      groups: [],
+      applicationState: "Running",
+      resource: { vcore: 1000 },
+      since: 0,
+      ...o,
+    });
+    const preemptor = pod({
+      allocationKey: "a-0",
+      pod: "a-0",
+      hold: {
+        state: "Failed",
+        message: "",
+        kind: "preemption",
+        nodeId: "n1",
+        ask: { vcore: 2000 },
+        available: {},
+        queuePath: "root.a",
+        fence: "root",
+        since: 0,
+        victims: [victimInfo({ allocationKey: "b-1" }), victimInfo({ allocationKey: "b-2", released: true })],
+      },
+    });
+    const list: PendingList = {
+      partition: "default",
+      time: 0,
+      pending: [preemptor, pod({ applicationId: "b", allocationKey: "b-9", queue: "root.b" })],
+    };
+    const b = preemptionsOf(list, "b");
+    expect([...b.victimOf.keys()]).toEqual(["b-1"]);
+    expect(b.victimOf.get("b-1")!.pod).toBe("a-0");
+    expect([...b.waiting.keys()]).toEqual(["b-9"]);
+    expect(preemptionsOf(list, "a").victimOf.size).toBe(0);
+    expect([...preemptorsByQueue(list)]).toEqual([["root.a", 1]]);
+    expect([
+      ...placeholdersPlaced([
+        { allocationKey: "1", placeholder: true, taskGroupName: "exec" },
+        { allocationKey: "2", placeholder: true, taskGroupName: "exec" },
+        { allocationKey: "3", taskGroupName: "exec" },
+      ]),
+    ]).toEqual([["exec", 2]]);
   });
 });

@@ -5,11 +5,12 @@
  */
 import type { JSX } from "preact";
 import { useMemo } from "preact/hooks";
-import type { ApplicationInfo, ApplicationSummary } from "../../../src/scheduler/rest/api-types.js";
+import type { ApplicationInfo, ApplicationSummary, PendingList } from "../../../src/scheduler/rest/api-types.js";
 import { enc, useApi } from "../api.js";
-import { podOf } from "../model.js";
+import { placeholdersPlaced, podOf, preemptionsOf } from "../model.js";
 import { Ago, type Column, DataTable, Search, Status } from "../components.js";
 import { dateTime, duration, nsToMs, resources } from "../format.js";
+import { holdWords } from "../hold.js";
 import { href, setParam } from "../route.js";
 
 function inQueue(a: ApplicationSummary, queue: string): boolean {
@@ -18,7 +19,12 @@ function inQueue(a: ApplicationSummary, queue: string): boolean {
 
 function AppDetail(props: { partition: string; id: string }): JSX.Element {
   const app = useApi<ApplicationInfo>(`/ws/v1/partition/${enc(props.partition)}/application/${enc(props.id)}`);
+  // the partition's waiting pods: who preempts this application's pods, and this application's own preemptions
+  const pending = useApi<PendingList>(`/ws/v1/corral/pending?partition=${enc(props.partition)}`);
+  const pre = useMemo(() => preemptionsOf(pending.data, props.id), [pending.data, props.id]);
   const a = app.data;
+  const victims = (a?.allocations ?? []).filter((x) => x.preempted).length;
+  const placed = placeholdersPlaced(a?.allocations ?? []);
   const now = app.at ?? Date.now();
   const log = a?.stateLog ?? [];
   return (
@@ -49,6 +55,14 @@ function AppDetail(props: { partition: string; id: string }): JSX.Element {
             <dd>{resources(a.usedResource)}</dd>
             <dt>Waiting for</dt>
             <dd>{resources(a.pendingResource)}</dd>
+            {victims > 0 ? (
+              <>
+                <dt>Preempted</dt>
+                <dd>
+                  <span class="badge victim">being preempted</span> {victims} of its pods chosen as preemption victims, being evicted
+                </dd>
+              </>
+            ) : null}
             {a.rejectedMessage ? (
               <>
                 <dt>Rejected</dt>
@@ -70,14 +84,58 @@ function AppDetail(props: { partition: string; id: string }): JSX.Element {
               );
             })}
           </ol>
+          {(a.placeholderData ?? []).length > 0 ? (
+            <>
+              <h3>Gang: placeholders per task group</h3>
+              <DataTable
+                label="Task groups"
+                rows={a.placeholderData ?? []}
+                rowKey={(d) => d.taskGroupName}
+                columns={[
+                  { key: "group", label: "Task group", sort: (d) => d.taskGroupName, render: (d) => d.taskGroupName },
+                  {
+                    key: "placed",
+                    label: "Placeholders placed now / asked (minMember)",
+                    numeric: true,
+                    render: (d) => `${placed.get(d.taskGroupName) ?? 0} / ${d.count}`,
+                  },
+                  { key: "replaced", label: "Replaced by real pods", numeric: true, render: (d) => d.replaced },
+                  { key: "timedout", label: "Timed out", numeric: true, render: (d) => d.timedout },
+                  { key: "size", label: "Each", render: (d) => resources(d.minResource) },
+                ]}
+              />
+            </>
+          ) : null}
           <h3>Running pods ({(a.allocations ?? []).length})</h3>
           <DataTable
             label="Running pods"
             rows={a.allocations ?? []}
             rowKey={(x) => x.allocationKey}
             initialSort={{ key: "pod" }}
+            rowClass={(x) => (x.preempted ? "victim-row" : undefined)}
+            rowAttrs={(x): Record<string, string> => (x.preempted ? { "data-preempted": "true" } : {})}
             columns={[
-              { key: "pod", label: "Pod", sort: podOf, render: (x) => podOf(x) },
+              {
+                key: "pod",
+                label: "Pod",
+                sort: podOf,
+                render: (x) => {
+                  const by = pre.victimOf.get(x.allocationKey);
+                  return (
+                    <>
+                      {podOf(x)}
+                      {x.preempted ? <span class="badge victim">being preempted</span> : null}
+                      {x.placeholder ? <span class="badge">placeholder{x.taskGroupName ? ` · ${x.taskGroupName}` : ""}</span> : null}
+                      {x.preempted && by ? (
+                        <div class="small">
+                          evicted for {by.pod ? `${by.namespace}/${by.pod}` : by.allocationKey} of{" "}
+                          <a href={href("apps", { app: by.applicationId })}>{by.applicationId}</a> ({by.queue})
+                        </div>
+                      ) : null}
+                    </>
+                  );
+                },
+              },
               { key: "node", label: "Node", sort: (x) => x.nodeId ?? "", render: (x) => x.nodeId ?? "—" },
               { key: "res", label: "Resources", render: (x) => resources(x.resource) },
               {
@@ -104,7 +162,23 @@ function AppDetail(props: { partition: string; id: string }): JSX.Element {
                 sort: (x) => x.requestTime ?? 0,
                 render: (x) => (x.requestTime ? <Ago ms={nsToMs(x.requestTime)} now={now} /> : "—"),
               },
-              { key: "why", label: "Why", render: () => <a href={href("waiting", { q: props.id })}>see why waiting</a> },
+              {
+                key: "why",
+                label: "Why",
+                render: (x) => {
+                  const p = pre.waiting.get(x.allocationKey);
+                  return (
+                    <>
+                      {p ? (
+                        <div>
+                          <span class={`badge kind-${p.hold?.kind ?? "none"}`}>{holdWords(p.hold).kind}</span> {holdWords(p.hold).reason}
+                        </div>
+                      ) : null}
+                      <a href={href("waiting", { q: props.id })}>see why waiting</a>
+                    </>
+                  );
+                },
+              },
             ]}
             empty="No pod waits."
           />
@@ -157,7 +231,12 @@ export function AppsPage(props: { partition: string; queue: string; query: strin
       label: "Running / waiting pods",
       sort: (a) => a.running * 1e6 + a.waiting,
       numeric: true,
-      render: (a) => `${a.running} / ${a.waiting}`,
+      render: (a) => (
+        <>
+          {a.running} / {a.waiting}
+          {a.preempted > 0 ? <span class="badge victim">{a.preempted} being preempted</span> : null}
+        </>
+      ),
     },
     { key: "used", label: "Using", sort: (a) => a.usedResource.vcore ?? 0, render: (a) => resources(a.usedResource) },
     {
@@ -199,6 +278,7 @@ export function AppsPage(props: { partition: string; queue: string; query: strin
           rows={rows}
           columns={columns}
           rowKey={(a) => a.applicationID}
+          rowClass={(a) => (a.preempted > 0 ? "victim-row" : undefined)}
           initialSort={{ key: "submitted", desc: true }}
           empty="No application."
         />

@@ -1,14 +1,14 @@
 /**
  * Queues: the tree with, per queue, used / guaranteed / max per resource type, pending / running / max applications,
- * and each queue's place in its parent's fair-share order (the least served first). A queue's name opens its
- * applications.
+ * each queue's place in its parent's fair-share order (the least served first), and preemption: usage chosen as
+ * victims (`preemptingResource`) and waiting pods preempting for the queue. A queue's name opens its applications.
  */
 import type { JSX } from "preact";
 import type { PendingList, QueueInfo, Resource } from "../../../src/scheduler/rest/api-types.js";
 import { enc, useApi } from "../api.js";
-import { fairOrder, fairShare } from "../model.js";
+import { fairOrder, fairShare, preemptorsByQueue } from "../model.js";
 import { Status, UsageBar } from "../components.js";
-import { num, resourceOrder } from "../format.js";
+import { num, resourceOrder, resources } from "../format.js";
 import { href } from "../route.js";
 
 interface Row {
@@ -47,6 +47,7 @@ export function QueuesPage(props: { partition: string }): JSX.Element {
     return n;
   };
   const capacity: Resource = root?.maxResource ?? {};
+  const preemptors = preemptorsByQueue(pending.data);
   return (
     <section aria-labelledby="queues-h">
       <h1 id="queues-h">Queues</h1>
@@ -122,6 +123,21 @@ export function QueuesPage(props: { partition: string }): JSX.Element {
                           scale={scale[k]}
                         />
                       ))}
+                      {q.preemptingResource && Object.keys(q.preemptingResource).length > 0 ? (
+                        <div class="preempting-line" data-preempting={q.queuename}>
+                          <span class="badge preempting">being preempted</span> {resources(q.preemptingResource)} of{" "}
+                          {q.isLeaf ? "its usage" : "the usage below it"} chosen as preemption victims, being evicted
+                        </div>
+                      ) : null}
+                      {preemptors.get(q.queuename) ? (
+                        <div class="preempting-line" data-preemptor={q.queuename}>
+                          <span class="badge">preempting</span>{" "}
+                          <a href={href("waiting", { kind: "preemption", q: q.queuename })}>
+                            {preemptors.get(q.queuename)} waiting pod{preemptors.get(q.queuename) === 1 ? "" : "s"}
+                          </a>{" "}
+                          preempting other queues' pods for it
+                        </div>
+                      ) : null}
                     </td>
                     <td class="num">{pendingUnder(q.queuename)}</td>
                     <td class="num">{q.runningApps}</td>

@@ -66,6 +66,22 @@ export function WaitingPage(props: { partition: string; query: string; kind: str
       render: (r) => (
         <div class="reason">
           <span class={`badge kind-${r.p.hold?.kind ?? "none"}`}>{r.w.kind}</span> <span class="reason-text">{r.w.reason}</span>
+          {r.p.hold?.kind === "preemption" ? (
+            <div class="muted small">
+              victims chosen <Ago ms={r.p.hold.since} now={now} />
+            </div>
+          ) : null}
+          {r.w.victims ? (
+            <ul class="victims" aria-label={`Victims preempted for ${r.p.pod || r.p.allocationKey}`}>
+              {r.w.victims.map((v) => (
+                <li key={v.key} data-victim={v.pod} class={v.released ? "released" : undefined}>
+                  <span class={`badge ${v.released ? "" : "victim"}`}>{v.state}</span> <strong>{v.pod}</strong> of{" "}
+                  <a href={href("apps", { app: v.applicationId })}>{v.applicationId}</a> on {v.node}, {v.resources}
+                  <div class="muted small">{v.rule}</div>
+                </li>
+              ))}
+            </ul>
+          ) : null}
         </div>
       ),
     },

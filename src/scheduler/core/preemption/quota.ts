@@ -96,9 +96,27 @@ export function quotaPreemptionDue(
   return { due: true };
 }
 
-/** A victim of quota preemption and the queue whose lowered max it serves. */
+/**
+ * Why a victim of quota preemption may be taken (rule 8): the queue's usage is above its lowered max, the queue's
+ * `quota.preemption.delay` has passed, and the victim's removal keeps every queue from its leaf up at or above its
+ * guarantee (rule 1).
+ */
+export interface QueueOverLoweredMax {
+  readonly rule: "queue-over-lowered-max";
+  /** The queue whose lowered max is enforced. */
+  readonly queue: string;
+  readonly max: Readonly<Res>;
+  /** The queue's usage when decided, victims already being released excluded. */
+  readonly used: Readonly<Res>;
+  /** The queue's `quota.preemption.delay`, ms. */
+  readonly delayMs: number;
+  /** The victim's leaf queue's own guarantee (undefined: none set on it), kept after the victim is gone. */
+  readonly leafGuaranteed?: Readonly<Res>;
+}
+
+/** A victim of quota preemption and the rule that allowed it; its node is `nodeId`. */
 export interface QuotaVictim extends VictimAllocation {
-  readonly rule: { readonly rule: "queue-over-lowered-max"; readonly queue: string; readonly max: Readonly<Res> };
+  readonly rule: QueueOverLoweredMax;
 }
 
 /** What one leaf was asked to give (its share of the excess) and what it gives. */
@@ -108,19 +126,28 @@ export interface LeafQuotaShare {
   readonly claimed: Readonly<Res>;
 }
 
-export type QuotaPreemptionResult =
-  | {
-      readonly outcome: "preempting";
-      readonly queue: string;
-      readonly preemptable: Readonly<Res>;
-      readonly leaves: readonly LeafQuotaShare[];
-      readonly victims: readonly QuotaVictim[];
-    }
-  | {
-      readonly outcome: "none";
-      readonly queue: string;
-      readonly reason: "unknown-queue" | "not-managed" | "no-delay" | "within-max" | "nothing-preemptable" | "no-victims";
-    };
+/** Victims chosen to bring `queue` back under its lowered max. */
+export interface QuotaPreempting {
+  readonly outcome: "preempting";
+  readonly queue: string;
+  /** The excess to preempt (usage above max, bounded by the usage above guarantees on the path). */
+  readonly preemptable: Readonly<Res>;
+  readonly leaves: readonly LeafQuotaShare[];
+  readonly victims: readonly QuotaVictim[];
+}
+
+/**
+ * Why nothing is preempted: `unknown-queue`, `not-managed` (a dynamic queue), `no-delay` (no `quota.preemption.delay`),
+ * `within-max` (usage no longer above the max), `nothing-preemptable` (the queue and its parents are within their
+ * guarantees), `no-victims` (no allocation fits within the excess while keeping the guarantees).
+ */
+export interface NoQuotaPreemption {
+  readonly outcome: "none";
+  readonly queue: string;
+  readonly reason: "unknown-queue" | "not-managed" | "no-delay" | "within-max" | "nothing-preemptable" | "no-victims";
+}
+
+export type QuotaPreemptionResult = QuotaPreempting | NoQuotaPreemption;
 
 /** Queue usage above guarantee along the path, negative where over (Queue.GetPreemptableResource). */
 function pathPreemptable(snapshot: PreemptionSnapshot, q: PreemptionQueue | undefined): Res | undefined {
@@ -203,7 +230,11 @@ function compareShares(l: number[], r: number[]): number {
 
 const HOUR = 3_600_000;
 
-/** Victim order for quota preemption (SortAllocationsBasedOnAsk, with rule 7's kind order). */
+/**
+ * Victim order for quota preemption (SortAllocationsBasedOnAsk, with rule 7's kind order): ordinary, opted-out,
+ * originator; more of their types in the excess; lower priority; younger by the hour; smaller share; then (corral's
+ * tie-break) younger, then the key.
+ */
 export function compareQuotaVictims(
   l: PreemptionAllocation,
   r: PreemptionAllocation,
@@ -220,6 +251,8 @@ export function compareQuotaVictims(
   if (lh !== rh) return rh - lh;
   const c = compareShares(shares(l.resource, total, excess), shares(r.resource, total, excess));
   if (c !== 0) return c;
+  // upstream leaves the rest to its (random) map order; corral takes the younger, then the key
+  if (l.createTime !== r.createTime) return r.createTime - l.createTime;
   return l.key < r.key ? -1 : l.key > r.key ? 1 : 0;
 }
 
@@ -248,6 +281,7 @@ export function decideQuotaPreemption(snapshot: PreemptionSnapshot, queuePath: s
   if (!q.quotaPreemptionDelayMs) return { outcome: "none", queue: queuePath, reason: "no-delay" };
   if (strictlyGreaterThanOrEqualsOnlyExisting(q.max, q.allocated)) return { outcome: "none", queue: queuePath, reason: "within-max" };
   const excess = queueExcess(snapshot, q);
+  const used = subOnlyExisting(q.allocated, q.preempting)!;
   if (!excess || isZero(excess)) return { outcome: "none", queue: queuePath, reason: "nothing-preemptable" };
   const targets = new Map<string, Res>();
   if (q.isLeaf) targets.set(q.path, excess);
@@ -275,7 +309,17 @@ export function decideQuotaPreemption(snapshot: PreemptionSnapshot, queuePath: s
         for (const k in a.resource) gone[k] = (gone[k] ?? 0) + a.resource[k]!;
         removed.set(p.path, gone);
       }
-      victims.push({ ...victimAllocation(a), rule: { rule: "queue-over-lowered-max", queue: queuePath, max: q.max ?? {} } });
+      victims.push({
+        ...victimAllocation(a),
+        rule: {
+          rule: "queue-over-lowered-max",
+          queue: queuePath,
+          max: q.max ?? {},
+          used,
+          delayMs: q.quotaPreemptionDelayMs,
+          ...(leafQueue.guaranteed ? { leafGuaranteed: leafQueue.guaranteed } : {}),
+        },
+      });
     }
     leaves.push({ queue: leaf, preemptable: target, claimed });
   }

@@ -21,7 +21,7 @@
 import type { QueueConfig } from "../config.js";
 import { type Res, addTo, fitsWithin, subFrom } from "../resources.js";
 import type { LimitHold } from "./hold.js";
-import { type Limit, type LimitTable, WILDCARD, groupLimit, limitTable, limitedGroups } from "./limits.js";
+import { type LevelLimits, type Limit, type LimitTable, WILDCARD, groupLimit, limitTable, limitedGroups } from "./limits.js";
 
 /** What the tracker needs of an application (the core's Application has these fields). */
 export interface TrackedApp {
@@ -89,6 +89,28 @@ export interface TrackedLimit {
 
 const NO_USAGE: UsageRecord = { res: {}, running: 0 };
 
+/**
+ * What changed in the tracker, as data (upstream ugm_events.go; the core sends them as USERGROUP records). `queuePath`
+ * is the application's leaf queue for usage, the queue the limit is set on for limits. Resources in core units.
+ */
+export type UgmChange =
+  /** Usage of a user or group went up (`sign` 1) or down (−1) by `resource` (UG_USER_RESOURCE / UG_GROUP_RESOURCE). */
+  | {
+      readonly kind: "usage";
+      readonly who: "user" | "group";
+      readonly name: string;
+      readonly queuePath: string;
+      readonly sign: 1 | -1;
+      readonly resource: Readonly<Res>;
+    }
+  /** An application was linked to (or unlinked from) the group it is tracked under (UG_APP_LINK). */
+  | { readonly kind: "appLink"; readonly group: string; readonly appId: string; readonly linked: boolean }
+  /**
+   * A user or group limit was set by a configuration (every load, as upstream) or is gone (UG_USER_LIMIT /
+   * UG_GROUP_LIMIT); `name` is `*` for a wildcard limit.
+   */
+  | { readonly kind: "limit"; readonly who: "user" | "group"; readonly name: string; readonly queuePath: string; readonly set: boolean };
+
 export class LimitTracker {
   private table: LimitTable = new Map();
   private readonly users = new Map<string, Map<string, UsageRecord>>();
@@ -101,6 +123,15 @@ export class LimitTracker {
   private readonly groupPaths = new Map<string, Map<string, UsageRecord[]>>();
   /** Applications whose group link is resolved, by id (absent: not resolved yet). */
   private readonly links = new Map<string, AppTracking>();
+  /** Changes since the last `drainChanges`. */
+  private changes: UgmChange[] = [];
+
+  /** The changes since the last call, oldest first. */
+  drainChanges(): UgmChange[] {
+    const c = this.changes;
+    this.changes = [];
+    return c;
+  }
 
   /**
    * (Re)loads the limits from the validated queue tree (root first). Group limits that are gone stop applying to the
@@ -119,12 +150,19 @@ export class LimitTracker {
           const leaf = t.running && t.app.queue.path;
           if (leaf && leaf !== path && !leaf.startsWith(`${path}.`)) continue;
           if (t.running) {
-            charge(t.groupUsage!, t.running, -1, "delete");
+            this.charge("group", group, t.app, t.groupUsage!, t.running, -1, "delete");
             unlinked.push(t);
           }
           this.drop(t);
         }
       }
+    }
+    for (const [path, level] of next)
+      for (const [who, name] of limitNames(level)) this.changes.push({ kind: "limit", who, name, queuePath: path, set: true });
+    for (const [path, level] of this.table) {
+      const now = new Set(limitNames(next.get(path)).map(([who, name]) => `${who}\0${name}`));
+      for (const [who, name] of limitNames(level))
+        if (!now.has(`${who}\0${name}`)) this.changes.push({ kind: "limit", who, name, queuePath: path, set: false });
     }
     this.table = next;
     for (const old of unlinked) {
@@ -132,7 +170,8 @@ export class LimitTracker {
       const t = this.tracking(old.app);
       t.running = old.running;
       t.userUsage = old.userUsage;
-      if (t.group !== undefined) charge((t.groupUsage = this.usagePath(this.groups, t.group, t.app)), t.running!, 1, "add");
+      if (t.group !== undefined)
+        this.charge("group", t.group, t.app, (t.groupUsage = this.usagePath(this.groups, t.group, t.app)), t.running!, 1, "add");
     }
   }
 
@@ -149,6 +188,7 @@ export class LimitTracker {
     if (!t) {
       t = { app, group: this.resolveGroup(app.groups, app.queue.path), live: true };
       this.links.set(app.id, t);
+      if (t.group !== undefined) this.changes.push({ kind: "appLink", group: t.group, appId: app.id, linked: true });
     }
     app.ugm = t;
     return t;
@@ -157,7 +197,9 @@ export class LimitTracker {
   /** Forgets an application's link (resolved again on its next use). */
   private drop(t: AppTracking): void {
     t.live = false;
-    if (this.links.get(t.app.id) === t) this.links.delete(t.app.id);
+    if (this.links.get(t.app.id) !== t) return;
+    this.links.delete(t.app.id);
+    if (t.group !== undefined) this.changes.push({ kind: "appLink", group: t.group, appId: t.app.id, linked: false });
   }
 
   /** The usage records of one user or group along the application's queue path, root first (created when missing). */
@@ -322,14 +364,37 @@ export class LimitTracker {
     const t = this.tracking(app);
     // a running application is counted at every level already; only starting or stopping to run changes the counts
     const mark = running === (t.running !== undefined) ? "keep" : running ? "add" : "delete";
-    charge((t.userUsage ??= this.usagePath(this.users, app.user, app)), r, sign, mark);
-    if (t.group !== undefined) charge((t.groupUsage ??= this.usagePath(this.groups, t.group, app)), r, sign, mark);
+    this.charge("user", app.user, app, (t.userUsage ??= this.usagePath(this.users, app.user, app)), r, sign, mark);
+    if (t.group !== undefined)
+      this.charge("group", t.group, app, (t.groupUsage ??= this.usagePath(this.groups, t.group, app)), r, sign, mark);
     if (running) {
       t.running ??= {};
       if (sign > 0) addTo(t.running, r);
       else subFrom(t.running, r);
     } else {
       this.drop(t);
+    }
+  }
+
+  /**
+   * Adds (or removes) `r` on each usage record along the path and counts the application as running there (or no
+   * longer); the change is recorded.
+   */
+  private charge(
+    who: "user" | "group",
+    name: string,
+    app: TrackedApp,
+    path: readonly UsageRecord[],
+    r: Readonly<Res>,
+    sign: 1 | -1,
+    mark: "add" | "delete" | "keep",
+  ): void {
+    this.changes.push({ kind: "usage", who, name, queuePath: app.queue.path, sign, resource: { ...r } });
+    for (const u of path) {
+      if (sign > 0) addTo(u.res, r);
+      else subFrom(u.res, r);
+      if (mark === "add") u.running++;
+      else if (mark === "delete") u.running--;
     }
   }
 
@@ -354,14 +419,13 @@ export class LimitTracker {
   }
 }
 
-/** Adds (or removes) `r` on each usage record and counts the application as running there (or no longer). */
-function charge(path: readonly UsageRecord[], r: Readonly<Res>, sign: 1 | -1, mark: "add" | "delete" | "keep"): void {
-  for (const u of path) {
-    if (sign > 0) addTo(u.res, r);
-    else subFrom(u.res, r);
-    if (mark === "add") u.running++;
-    else if (mark === "delete") u.running--;
-  }
+/** The users and groups with a limit on one queue (named ones, then the wildcards as `*`). */
+function limitNames(level: LevelLimits | undefined): ["user" | "group", string][] {
+  if (!level) return [];
+  const out: ["user" | "group", string][] = [...level.users.keys()].map((u) => ["user", u] as ["user", string]);
+  if (level.wildcardUser) out.push(["user", WILDCARD]);
+  for (const g of limitedGroups(level)) out.push(["group", g]);
+  return out;
 }
 
 /** `root.a.b` → `root`, `root.a`, `root.a.b`. */

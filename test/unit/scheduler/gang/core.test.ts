@@ -62,6 +62,24 @@ describe("gang scheduling in the core", () => {
     expect(core.stateChanges().map((c) => c.to)).toEqual(["Accepted", "Reserving", "Running"]);
   });
 
+  it("the Reserving hold counts the placeholders asked and allocated per task group", () => {
+    const { core, ask } = setup();
+    ask("driver", "driver", 100);
+    ask("ph-d", "driver", 100, true);
+    core.schedule();
+    for (let i = 0; i < 4; i++) ask(`ph-e${i}`, "executor", 100, true);
+    expect(core.holdReason("g", "driver")).toEqual({
+      kind: "gangReservation",
+      appId: "g",
+      allocated: { memory: 100, pods: 1 },
+      reservation: { memory: 500, pods: 5 },
+      taskGroups: [
+        { taskGroupName: "driver", minMember: 1, allocated: 1 },
+        { taskGroupName: "executor", minMember: 4, allocated: 0 },
+      ],
+    });
+  });
+
   it("replacement swaps on the same node without counting twice in queue, node or user usage", () => {
     const { core, p, ask, usage } = setup();
     ask("driver", "driver", 100);

@@ -1,0 +1,27 @@
+/**
+ * What happened to a partition's queues, as data (apache/yunikorn-core pkg/scheduler/objects/queue.go and
+ * events/queue_events.go: SendNewQueueEvent, SendRemoveQueueEvent, SendMaxResourceChangedEvent,
+ * SendGuaranteedResourceChangedEvent, SendTypeChangedEvent). The partition records them as it applies a
+ * configuration, creates a queue for placement, removes an empty queue or sees the cluster size change; the core turns
+ * them into QUEUE event records. Resources in core units.
+ */
+import type { Res } from "./resources.js";
+
+export type QueueChange =
+  /** A configured (`managed`) or dynamic queue was created. */
+  | { readonly kind: "added"; readonly path: string; readonly managed: boolean }
+  /** A dynamic queue without applications, or a queue removed from the configuration and drained, is gone. */
+  | { readonly kind: "removed"; readonly path: string; readonly managed: boolean }
+  /** The max (root: the cluster size) changed; undefined: no max any more. */
+  | { readonly kind: "max"; readonly path: string; readonly max: Readonly<Res> | undefined }
+  /** The guaranteed resources changed; undefined: none any more. */
+  | { readonly kind: "guaranteed"; readonly path: string; readonly guaranteed: Readonly<Res> | undefined }
+  /** A configured queue turned from parent into leaf or back. */
+  | { readonly kind: "type"; readonly path: string; readonly isLeaf: boolean };
+
+/** Same resource map: the same keys with the same values (undefined and `{}` are the same: nothing set). */
+export function sameResource(a: Readonly<Res> | undefined, b: Readonly<Res> | undefined): boolean {
+  const ka = Object.keys(a ?? {});
+  if (ka.length !== Object.keys(b ?? {}).length) return false;
+  return ka.every((k) => b![k] === a![k]);
+}

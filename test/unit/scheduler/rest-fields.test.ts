@@ -1,0 +1,148 @@
+/**
+ * The core's data behind REST fields upstream has and corral filled late: a pending ask's allocation log, an
+ * application's resource history, a queue's properties, child template and headroom (read.ts views), and Go's
+ * duration text for the queue delays.
+ */
+import { describe, expect, it } from "vitest";
+import { ALLOCATION_LOG_ENTRIES, AllocationLogs } from "../../../src/scheduler/core/allocation-log.js";
+import { formatGoDuration, parseGoDuration } from "../../../src/scheduler/core/queue-properties.js";
+import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
+
+const G = 1024 ** 3;
+const CFG = `partitions:
+  - name: default
+    placementrules:
+      - {name: provided, create: false}
+      - {name: tag, value: namespace, create: true, parent: {name: fixed, value: root.tenants}}
+    queues:
+      - name: root
+        submitacl: '*'
+        properties: {custom.key: from-root, priority.offset: "5"}
+        queues:
+          - name: small
+            resources: {max: {vcore: 1}}
+            properties: {application.sort.policy: fair}
+          - name: tenants
+            parent: true
+            resources: {max: {vcore: 6, memory: 4Gi}}
+            childtemplate:
+              maxapplications: 2
+              resources: {max: {vcore: 2}}
+              properties: {preemption.policy: disabled, "": ignored}
+            queues:
+              - name: nested
+                parent: true
+`;
+
+describe("allocation log", () => {
+  it("counts each reason, keeps them in order of last occurrence, at most ALLOCATION_LOG_ENTRIES per ask", () => {
+    const logs = new AllocationLogs();
+    logs.record("a", "x", 1);
+    logs.record("a", "y", 2);
+    logs.record("a", "x", 3);
+    expect(logs.entries("a")).toEqual([
+      { message: "y", lastOccurrence: 2, count: 1 },
+      { message: "x", lastOccurrence: 3, count: 2 },
+    ]);
+    for (let i = 0; i < ALLOCATION_LOG_ENTRIES + 5; i++) logs.record("b", `m${i}`, i);
+    expect(logs.entries("b")).toHaveLength(ALLOCATION_LOG_ENTRIES);
+    expect(logs.entries("b")[0]!.message).toBe("m5");
+    logs.forget("a");
+    expect(logs.entries("a")).toEqual([]);
+  });
+
+  it("checkHold fills a pending ask's log; allocation forgets it", () => {
+    let now = 1_000;
+    const core = new SchedulerCore(() => now, CFG);
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000, memory: 8 * G } }]);
+    core.updateApplication({ new: [{ applicationID: "s", queueName: "root.small", ugi: { user: "u" } }] });
+    core.updateAllocation({
+      allocations: ["k1", "k2"].map((k) => ({ allocationKey: k, applicationID: "s", resourcePerAlloc: { vcore: 1000 } })),
+    });
+    core.schedule();
+    core.checkHold("s", "k2");
+    now = 2_000;
+    core.checkHold("s", "k2");
+    expect(core.allocationLog("s", "k2")).toEqual([
+      { message: "queue root.small maximum map[vcore:1000] reached (used map[vcore:1000])", lastOccurrence: 2_000, count: 2 },
+    ]);
+    core.updateAllocation({ releases: [{ applicationID: "s", allocationKey: "k1" }] });
+    core.schedule();
+    expect(core.allocationLog("s", "k2")).toEqual([]);
+  });
+});
+
+describe("resource history", () => {
+  it("resource × whole seconds of each released allocation, by the instance type of its node", () => {
+    let now = 10_000;
+    const core = new SchedulerCore(() => now, CFG);
+    core.updateNode([
+      { nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 1000 }, attributes: { "si/instance-type": "m5.large" } },
+      { nodeID: "n2", action: "CREATE", schedulableResource: { vcore: 1000 } },
+    ]);
+    core.updateApplication({ new: [{ applicationID: "a", queueName: "", ugi: { user: "u" }, tags: { namespace: "x" } }] });
+    core.updateAllocation({
+      allocations: ["k1", "k2"].map((k) => ({ allocationKey: k, applicationID: "a", resourcePerAlloc: { vcore: 1000 } })),
+    });
+    expect(core.schedule()).toHaveLength(2);
+    now += 90_500;
+    core.updateAllocation({ releases: [{ applicationID: "a" }] });
+    const v = core.applicationView("a")!;
+    expect(v.resourceHistory).toEqual({
+      used: { UNKNOWN: { vcore: 90_000 }, "m5.large": { vcore: 90_000 } },
+      preempted: {},
+      placeholder: {},
+    });
+  });
+});
+
+describe("queue views: properties, template, headroom", () => {
+  it("properties inherited and own; the child template (inherited by a parent without its own); headroom down the path", () => {
+    const core = new SchedulerCore(() => 0, CFG);
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 8000, memory: 16 * G } }]);
+    const root = core.queueView("root", { subtree: true })!;
+    expect(root.properties).toEqual({ "custom.key": "from-root", "priority.offset": "5" });
+    expect(root.priorityOffset).toBe(5);
+    expect(root.headroom).toEqual({ vcore: 8000, memory: 16 * G });
+    expect(root.sortPolicy).toBe("fair"); // a parent, as upstream reports it
+    const small = core.queueView("root.small")!;
+    // priority.offset is not inherited (0), other keys are
+    expect(small.properties).toEqual({ "custom.key": "from-root", "priority.offset": "0", "application.sort.policy": "fair" });
+    expect(small.headroom).toEqual({ vcore: 1000, memory: 16 * G });
+    const tenants = core.queueView("root.tenants")!;
+    const template = { maxApplications: 2, max: { vcore: 2000 }, guaranteed: undefined, properties: { "preemption.policy": "disabled" } };
+    expect(tenants.template).toEqual(template);
+    expect(core.queueView("root.tenants.nested")!.template).toEqual(template);
+    expect(small.template).toBeUndefined();
+    core.updateApplication({ new: [{ applicationID: "a", queueName: "", ugi: { user: "u" }, tags: { namespace: "team" } }] });
+    core.updateAllocation({ allocations: [{ allocationKey: "k", applicationID: "a", resourcePerAlloc: { vcore: 500, memory: G } }] });
+    core.schedule();
+    const leaf = core.queueView("root.tenants.team")!;
+    expect(leaf.managed).toBe(false);
+    // a dynamic leaf takes the template's properties and reads its preemption policy from them
+    expect(leaf.properties).toEqual({ "preemption.policy": "disabled" });
+    expect(leaf.preemptionEnabled).toBe(false);
+    expect(leaf.maxApplications).toBe(2);
+    // min of own (2 − 0.5 vcore) and the parent's (6 − 0.5 vcore, 4Gi − 1Gi) per type
+    expect(leaf.headroom).toEqual({ vcore: 1500, memory: 3 * G });
+  });
+});
+
+describe("Go durations", () => {
+  it("formats as time.Duration.String() and round-trips through the parser", () => {
+    const cases: [number, string][] = [
+      [0, "0s"],
+      [30_000, "30s"],
+      [1_500, "1.5s"],
+      [90_000, "1m30s"],
+      [7_200_000, "2h0m0s"],
+      [300, "300ms"],
+      [0.0015, "1.5\u00b5s"],
+      [-2_000, "-2s"],
+    ];
+    for (const [ms, text] of cases) {
+      expect(formatGoDuration(ms)).toBe(text);
+      expect(parseGoDuration(text)).toBeCloseTo(ms, 9);
+    }
+  });
+});
