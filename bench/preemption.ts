@@ -1,49 +1,34 @@
 /**
  * npm run bench:preemption — cost of one ask-triggered preemption decision against cluster size (preemption issue:
  * "a preemption decision ... does not grow with the number of nodes (bounded candidate search, as upstream)").
- * Shape (issue's preemption benchmark): N nodes of {vcore 8000, memory 32 GiB}, each full with 8 one-vcore pods of
- * queue root.b (priority 0, no guarantee, so every pod is a candidate); 1,000 asks of {vcore 2000, memory 4 GiB}
- * from queue root.a (guaranteed vcore 16000), each decided on its own against the same snapshot (the decision is pure),
- * the node order rotated per ask as the core's node order would. Rows: the bounded search (batches of 10, stop at the
+ * Shape: bench/preemption-shape.ts (N full nodes of root.b pods, asks from root.a under its guarantee); 1,000 asks,
+ * each decided on its own against the same snapshot (the decision is pure), the node order rotated per ask as the
+ * core's node order would. `npm run bench:scheduler` measures the same shape through the core's scheduling cycles. Rows: the bounded search (batches of 10, stop at the
  * first satisfactory batch) and, for comparison, the same decision reading every node (batch = all nodes), which is
  * what evaluating every node as upstream's tryNodes does costs (100 decisions, up to 2,000 nodes).
  * Env: BENCH_NODES (comma list, default 500,1000,5000,20000), BENCH_ASKS (default 1000).
  */
 import { type PreemptionAsk, decidePreemption } from "../src/scheduler/core/preemption/preemptor.js";
+import { type PreemptionNode, type PreemptionSnapshot, clusterSnapshot } from "../src/scheduler/core/preemption/snapshot.js";
 import {
-  type PreemptionAllocation,
-  type PreemptionNode,
-  type PreemptionSnapshot,
-  clusterSnapshot,
-} from "../src/scheduler/core/preemption/snapshot.js";
+  NODE_CAPACITY,
+  NOW,
+  PREEMPTOR_CREATED,
+  PREEMPTOR_GUARANTEE,
+  PREEMPTOR_PRIORITY,
+  PREEMPTOR_RESOURCE,
+  nodeId,
+  victimPods,
+} from "./preemption-shape.js";
 
 const sizes = (process.env.BENCH_NODES ?? "500,1000,5000,20000").split(",").map(Number);
 const asks = Number(process.env.BENCH_ASKS ?? 1_000);
-const GiB = 2 ** 30;
-const NOW = 1_800_000_000_000;
-
 function cluster(n: number): { snapshot: PreemptionSnapshot; nodes: PreemptionNode[] } {
-  const nodes = [];
-  const allocations: PreemptionAllocation[] = [];
-  for (let i = 0; i < n; i++) {
-    const id = `node-${String(i).padStart(6, "0")}`;
-    nodes.push({ id, capacity: { vcore: 8000, memory: 32 * GiB } });
-    for (let j = 0; j < 8; j++) {
-      allocations.push({
-        key: `b-${i}-${j}`,
-        applicationId: `app-b-${i % 100}`,
-        queuePath: "root.b",
-        nodeId: id,
-        resource: { vcore: 1000, memory: 4 * GiB },
-        priority: 0,
-        createTime: NOW - (i * 8 + j) * 1000,
-        allowPreemption: true,
-        originator: j === 0 && i < 100,
-        placeholder: false,
-      });
-    }
-  }
-  const snapshot = clusterSnapshot({ queues: [{ path: "root.a", guaranteed: { vcore: 16_000 } }, { path: "root.b" }], nodes, allocations });
+  const snapshot = clusterSnapshot({
+    queues: [{ path: "root.a", guaranteed: PREEMPTOR_GUARANTEE }, { path: "root.b" }],
+    nodes: Array.from({ length: n }, (_, i) => ({ id: nodeId(i), capacity: NODE_CAPACITY })),
+    allocations: victimPods(n),
+  });
   return { snapshot, nodes: [...snapshot.nodes()] };
 }
 
@@ -79,9 +64,9 @@ function run(n: number, mode: "bounded" | "every node"): Row {
       key: `a-${i}`,
       applicationId: "app-a",
       queuePath: "root.a",
-      priority: 0,
-      resource: { vcore: 2000, memory: 4 * GiB },
-      createTime: NOW - 60_000,
+      priority: PREEMPTOR_PRIORITY,
+      resource: PREEMPTOR_RESOURCE,
+      createTime: PREEMPTOR_CREATED,
       allowPreemptOther: true,
     };
     const r = decidePreemption(rotated(snapshot, nodes, (i * 37) % n), ask, {

@@ -10,16 +10,33 @@
  * - `1k queues x 10 apps`: 1,000 leaf queues under one parent, 10 one-ask applications each;
  * - `user+group limits`: the 2-application shape with a user limit and a group limit on every level of the path.
  *
- * Targets (issue): ≥ 10,000 allocations/s at 5,000 nodes (≥ 100,000 for the 2-application shape); per-allocation
+ * Preemption (preemption issue), bench/preemption-shape.ts: nodes full of root.b pods (priority 0, no guarantee),
+ * 1,000 preemptors (priority 100) in root.a under its guarantee; the core runs scheduling cycles until no ask
+ * preempts (each cycle at most 10 preemptions per leaf queue, as upstream), so a decision's cost includes the walk
+ * and the node search of the cycle; at 5,000 nodes, and at 1,000 and 20,000 to show it does not grow with the nodes.
+ *
+ * Targets (issues): ≥ 10,000 allocations/s at 5,000 nodes (≥ 100,000 for the 2-application shape); per-allocation
  * cost at 20,000 nodes ≤ 2× that at 1,000; every further shape ≤ 2× the per-allocation cost of the 2-application shape
- * at 5,000 nodes.
+ * at 5,000 nodes; a preemption decision ≤ 20× a normal allocation (the 2-application shape at 5,000 nodes), flat in
+ * the number of nodes.
  * Costs and ratios are per CPU second of this process (wall-clock figures are printed too): on a shared machine the
  * wall clock also counts time the process waited for a core.
  * Each row is the best (least CPU time) of BENCH_REPEAT runs (default 3).
  * Env: BENCH_ASKS (default 10000), BENCH_NODES (comma list, default 500,1000,2000,5000,20000), BENCH_SHAPES (comma
- * list of shape names to run at 5,000 nodes; default all).
+ * list of shape names to run at 5,000 nodes; default all), BENCH_PREEMPTION_NODES (comma list, default
+ * 1000,5000,20000; empty: none), BENCH_PREEMPTORS (default 1000).
  */
 import { SchedulerCore } from "../src/scheduler/core/scheduler.js";
+import {
+  NODE_CAPACITY,
+  NOW,
+  PREEMPTION_QUEUES_YAML,
+  PREEMPTOR_CREATED,
+  PREEMPTOR_PRIORITY,
+  PREEMPTOR_RESOURCE,
+  nodeId,
+  victimPods,
+} from "./preemption-shape.js";
 
 const asks = Number(process.env.BENCH_ASKS ?? 10_000);
 const sizes = (process.env.BENCH_NODES ?? "500,1000,2000,5000,20000").split(",").map(Number);
@@ -126,13 +143,23 @@ interface Row {
 const repeat = Number(process.env.BENCH_REPEAT ?? 3);
 
 /** The best of `repeat` runs (least CPU time): the least disturbed by other work on the machine. */
-function run(shape: Shape, n: number): Row {
-  let best: Row | undefined;
+function bestOf<R extends { cpuSeconds: number }>(once: () => R): R {
+  let best: R | undefined;
   for (let i = 0; i < repeat; i++) {
-    const r = runOnce(shape, n);
+    const r = once();
     if (!best || r.cpuSeconds < best.cpuSeconds) best = r;
   }
   return best!;
+}
+const run = (shape: Shape, n: number): Row => bestOf(() => runOnce(shape, n));
+
+/** CPU seconds (user + system, all threads of the process) and wall seconds of `f`. */
+function measure<T>(f: () => T): { value: T; seconds: number; cpuSeconds: number } {
+  const start = performance.now();
+  const cpu0 = process.cpuUsage();
+  const value = f();
+  const cpu = process.cpuUsage(cpu0);
+  return { value, seconds: (performance.now() - start) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 };
 }
 
 function runOnce(shape: Shape, n: number): Row {
@@ -162,15 +189,72 @@ function runOnce(shape: Shape, n: number): Row {
     });
   }
   now = 1;
-  const start = performance.now();
-  const cpu0 = process.cpuUsage();
-  const allocs = core.schedule().length;
-  const cpu = process.cpuUsage(cpu0);
-  const seconds = (performance.now() - start) / 1000;
-  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+  const { value: allocs, seconds, cpuSeconds } = measure(() => core.schedule().length);
   const heapMiB = process.memoryUsage().heapUsed / 2 ** 20;
   if (allocs !== asks) throw new Error(`${shape.name}: placed ${allocs} of ${asks} asks with ${n} nodes`);
   return { shape: shape.name, nodes: n, addNodesMs, allocs, seconds, cpuSeconds, heapMiB };
+}
+
+/** The preemption shape on `n` nodes: decisions the core made in its cycles, and their cost. */
+interface PreemptionRow {
+  nodes: number;
+  decisions: number;
+  cycles: number;
+  seconds: number;
+  cpuSeconds: number;
+}
+
+const preemptors = Number(process.env.BENCH_PREEMPTORS ?? 1_000);
+
+function preemptionOnce(n: number): PreemptionRow {
+  let now = 0;
+  const core = new SchedulerCore(() => now, PREEMPTION_QUEUES_YAML);
+  core.updateNode(
+    Array.from({ length: n }, (_, i) => ({ nodeID: nodeId(i), action: "CREATE" as const, schedulableResource: NODE_CAPACITY })),
+  );
+  const pods = victimPods(n);
+  const ugi = { user: "bench", groups: ["bench"] };
+  const apps = [...new Set(pods.map((p) => p.applicationId))].map((id) => ({ applicationID: id, queueName: "root.b", ugi }));
+  core.updateApplication({ new: [...apps, { applicationID: "app-a", queueName: "root.a", ugi }] });
+  const r = core.updateAllocation({
+    allocations: [
+      ...pods.map((p) => ({
+        allocationKey: p.key,
+        applicationID: p.applicationId,
+        resourcePerAlloc: p.resource,
+        priority: p.priority,
+        nodeID: p.nodeId,
+        originator: p.originator,
+        allocationTags: { creationTime: String(p.createTime / 1000) },
+      })),
+      ...Array.from({ length: preemptors }, (_, k) => ({
+        allocationKey: `a-${k}`,
+        applicationID: "app-a",
+        resourcePerAlloc: PREEMPTOR_RESOURCE,
+        priority: PREEMPTOR_PRIORITY,
+        allocationTags: { creationTime: String(PREEMPTOR_CREATED / 1000) },
+      })),
+    ],
+  });
+  if (r.rejectedAllocations.length > 0) throw new Error(`preemption shape: ${r.rejectedAllocations[0]!.reason}`);
+  now = NOW;
+  let cycles = 0;
+  const {
+    value: decisions,
+    seconds,
+    cpuSeconds,
+  } = measure(() => {
+    let d = 0;
+    for (;;) {
+      cycles++;
+      const made = core.scheduleResults().filter((x) => x.kind === "preempting").length;
+      if (made === 0) return d;
+      d += made;
+    }
+  });
+  if (decisions !== Math.min(preemptors, n))
+    throw new Error(`preemption shape: ${decisions} of ${preemptors} asks preempted on ${n} nodes`);
+  return { nodes: n, decisions, cycles, seconds, cpuSeconds };
 }
 
 /** CPU µs per allocation: the figure ratios are taken on. */
@@ -205,3 +289,26 @@ console.log(
 );
 if (at20k && base) console.log(`cost at 20,000 vs 1,000 nodes: ${(us(at20k) / us(base)).toFixed(2)}x (target <= 2)`);
 if (ratios.length > 0) console.log(`largest cost ratio vs 2 apps at 5,000 nodes: ${Math.max(...ratios).toFixed(2)}x (target <= 2)`);
+
+const preemptionSizes = (process.env.BENCH_PREEMPTION_NODES ?? "1000,5000,20000").split(",").filter(Boolean).map(Number);
+if (preemptionSizes.length > 0) {
+  console.log(
+    `\npreemption: ${preemptors} preemptors, nodes full of lower-priority pods (cost ratio vs a 2-apps allocation at 5,000 nodes)`,
+  );
+  console.log("nodes  decisions  cycles  seconds  decisions/s  cpu µs/decision  decisions/cpu-s  cost ratio  vs first size");
+  const prows = preemptionSizes.map((n) => bestOf(() => preemptionOnce(n)));
+  const perDecision = (r: PreemptionRow) => (r.cpuSeconds * 1e6) / r.decisions;
+  for (const r of prows) {
+    console.log(
+      `${String(r.nodes).padStart(5)}  ${String(r.decisions).padStart(9)}  ${String(r.cycles).padStart(6)}  ${r.seconds.toFixed(3).padStart(7)}  ${(r.decisions / r.seconds).toFixed(0).padStart(11)}  ${perDecision(r).toFixed(1).padStart(15)}  ${(r.decisions / r.cpuSeconds).toFixed(0).padStart(15)}  ${(perDecision(r) / us(at5k)).toFixed(1).padStart(10)}  ${(perDecision(r) / perDecision(prows[0]!)).toFixed(2).padStart(13)}`,
+    );
+  }
+  const p5k = prows.find((r) => r.nodes === 5000);
+  if (p5k)
+    console.log(`preemption decision at 5,000 nodes: ${(perDecision(p5k) / us(at5k)).toFixed(1)}x a normal allocation (target <= 20)`);
+  const [first, last] = [prows[0]!, prows[prows.length - 1]!];
+  if (first !== last)
+    console.log(
+      `preemption decision cost at ${last.nodes} vs ${first.nodes} nodes: ${(perDecision(last) / perDecision(first)).toFixed(2)}x (target: flat)`,
+    );
+}

@@ -45,4 +45,9 @@ export class AllocationLogs {
   forget(id: string): void {
     this.logs.delete(id);
   }
+
+  /** Number of asks with a log. */
+  get size(): number {
+    return this.logs.size;
+  }
 }

@@ -4,7 +4,7 @@
  * through its pending asks in order and decides where the first one that can go goes; the partition applies the
  * decision. Life-cycle states come from the event table in application-state.ts.
  */
-import { BTree } from "../../util/btree.js";
+import { BTree, compareNumbers, firstInOrder } from "../../util/btree.js";
 import { type AppState, type StateLogEntry } from "./application-state.js";
 import { DEFAULT_PLACEHOLDER_TIMEOUT_MS, type GangSchedulingStyle } from "./gang/constants.js";
 import type { Replacement } from "./gang/replacement.js";
@@ -12,7 +12,9 @@ import type { HoldReason } from "./hold-reason.js";
 import type { Node } from "./node.js";
 import type { Preempting } from "./preemption/result.js";
 import type { Queue, SortKey } from "./queue.js";
-import type { Res } from "./resources.js";
+import { type Res, addTo, subFrom } from "./resources.js";
+import type { AppTracking } from "./ugm/tracker.js";
+import type { TimerKey } from "./app-timers.js";
 
 /** Order of pending asks in an application: priority descending, then creation time, then key (§4.4). */
 export interface AskOrder {
@@ -21,7 +23,9 @@ export interface AskOrder {
   key: string;
 }
 const askOrder = (a: AskOrder, b: AskOrder) =>
-  a.negPriority - b.negPriority || a.createTime - b.createTime || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  compareNumbers(a.negPriority, b.negPriority) ||
+  compareNumbers(a.createTime, b.createTime) ||
+  (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
 /** A request for one allocation (a pod), pending until a node is chosen. */
 export interface Ask {
@@ -152,6 +156,8 @@ export class Application {
   readonly pendingAsks = new BTree<AskOrder, Ask>(undefined, askOrder);
   readonly pending: Res = {};
   readonly allocated: Res = {};
+  /** The largest `allocated` reached, per type (upstream maxAllocatedResource); undefined before the first allocation. */
+  maxAllocated?: Res;
   state: AppState = "New";
   /** Milliseconds since the epoch of the last state change. */
   stateSince: number;
@@ -182,6 +188,11 @@ export class Application {
   /** Position in the leaf queue's order and priority index (maintained by the queue). */
   orderKey?: SortKey;
   prioKey?: SortKey;
+  /** The user/group tracker's state of this application (maintained by ugm/tracker.ts). */
+  ugm?: AppTracking;
+  /** Life-cycle timers (app-timers.ts): this instance's serial number and its pending timer. */
+  serial?: number;
+  timer?: TimerKey;
 
   /**
    * Adds a released allocation to the resource history (upstream Application.trackCompletedResource): a preemption
@@ -226,6 +237,44 @@ export class Application {
     this.stateLog.push({ time: now, state });
   }
 
+  /**
+   * An allocation's resources enter `allocated`, here and on the queue path; `maxAllocated` rises where it is
+   * exceeded.
+   */
+  addAllocated(r: Readonly<Res>): void {
+    addTo(this.allocated, r);
+    this.queue.incAllocated(r);
+    const max = (this.maxAllocated ??= {});
+    for (const k in this.allocated) if (this.allocated[k]! > (max[k] ?? 0)) max[k] = this.allocated[k]!;
+  }
+
+  /** An allocation's resources leave `allocated`, here and on the queue path. */
+  removeAllocated(r: Readonly<Res>): void {
+    subFrom(this.allocated, r);
+    this.queue.decAllocated(r);
+  }
+
+  /**
+   * A new ask joins the application (upstream AddAllocationAsk): the submission time drops to the earliest ask's
+   * creation, and a placeholder is counted in its task group's placeholder data. Pending or allocated is the
+   * partition's next step.
+   */
+  addAsk(ask: Ask): void {
+    this.asks.set(ask.key, ask);
+    if (ask.createTime < this.submissionTime) this.submissionTime = ask.createTime;
+    if (!ask.placeholder || !ask.taskGroup) return;
+    const d = this.placeholderData.get(ask.taskGroup);
+    if (d) d.count++;
+    else
+      this.placeholderData.set(ask.taskGroup, {
+        taskGroupName: ask.taskGroup,
+        count: 1,
+        minResource: { ...ask.resource },
+        replaced: 0,
+        timedOut: 0,
+      });
+  }
+
   /** Highest priority among pending asks (−∞ when none). */
   maxPendingPriority(): number {
     const first = this.pendingAsks.minKey();
@@ -241,14 +290,20 @@ export class Application {
     return this.state === "Reserving" ? this.pendingPlaceholders > 0 : this.pendingAsks.size > 0;
   }
 
+  /** A pending ask enters the ask order and `pending`, here and on the queue path. */
   addPending(ask: Ask): void {
     if (this.pendingAsks.set({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key }, ask) && ask.placeholder)
       this.pendingPlaceholders++;
+    addTo(this.pending, ask.resource);
+    this.queue.incPending(ask.resource);
   }
 
+  /** A pending ask leaves the ask order and `pending` (placed, changed or removed). */
   deletePending(ask: Ask): void {
     if (this.pendingAsks.delete({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key }) && ask.placeholder)
       this.pendingPlaceholders--;
+    subFrom(this.pending, ask.resource);
+    this.queue.decPending(ask.resource);
   }
 
   /**
@@ -262,29 +317,29 @@ export class Application {
    * waits); once its group has none left it is scheduled normally.
    */
   tryAllocate(ctx: AllocationContext, now: number): Decision | undefined {
-    for (const ask of this.pendingAsks.values()) {
-      if (ask.reservedNode) continue;
-      if (this.state === "Reserving" && !ask.placeholder) continue;
-      let releasePlaceholder: string | undefined;
-      if (!ask.placeholder && ask.taskGroup && this.placeholderAllocations > 0) {
-        const r = ctx.replacement(this, ask);
-        if (r.kind === "replace") return { kind: "replace", app: this, ask, placeholder: r.placeholder, node: ctx.nodeOf(r.nodeID)! };
-        if (r.kind === "elsewhere") releasePlaceholder = r.placeholder;
-      }
-      const hold = ctx.askHold(this, ask);
-      if (hold) {
-        // a queue max or the cluster size: preemption may free queue quota (a user/group limit it never frees)
-        const preempt = hold.kind === "queueMax" || hold.kind === "clusterCapacity" ? ctx.tryPreemption(this, ask, now) : undefined;
-        if (preempt) return preempt;
-        continue;
-      }
-      const node = ctx.pickNode(ask);
-      if (node) return { kind: "allocate", app: this, ask, node, ...(releasePlaceholder ? { releasePlaceholder } : {}) };
-      const preempt = ctx.tryPreemption(this, ask, now);
-      if (preempt) return preempt;
-      const reserve = ctx.reservationNode(ask, now);
-      if (reserve) return { kind: "reserve", app: this, ask, node: reserve };
+    return firstInOrder(this.pendingAsks, (ask) => this.tryAsk(ctx, ask, now));
+  }
+
+  /** One pending ask's part of `tryAllocate`: a decision, or undefined to go on with the next ask. */
+  private tryAsk(ctx: AllocationContext, ask: Ask, now: number): Decision | undefined {
+    if (ask.reservedNode) return undefined;
+    if (this.state === "Reserving" && !ask.placeholder) return undefined;
+    let releasePlaceholder: string | undefined;
+    if (!ask.placeholder && ask.taskGroup && this.placeholderAllocations > 0) {
+      const r = ctx.replacement(this, ask);
+      if (r.kind === "replace") return { kind: "replace", app: this, ask, placeholder: r.placeholder, node: ctx.nodeOf(r.nodeID)! };
+      if (r.kind === "elsewhere") releasePlaceholder = r.placeholder;
     }
-    return undefined;
+    const hold = ctx.askHold(this, ask);
+    if (hold) {
+      // a queue max or the cluster size: preemption may free queue quota (a user/group limit it never frees)
+      return hold.kind === "queueMax" || hold.kind === "clusterCapacity" ? ctx.tryPreemption(this, ask, now) : undefined;
+    }
+    const node = ctx.pickNode(ask);
+    if (node) return { kind: "allocate", app: this, ask, node, ...(releasePlaceholder ? { releasePlaceholder } : {}) };
+    const preempt = ctx.tryPreemption(this, ask, now);
+    if (preempt) return preempt;
+    const reserve = ctx.reservationNode(ask, now);
+    return reserve && { kind: "reserve", app: this, ask, node: reserve };
   }
 }

@@ -53,7 +53,8 @@ export class Lifecycle {
     app.enter(to, now);
     const delta = (RUNNING_STATES.has(to) ? 1 : 0) - (RUNNING_STATES.has(from) ? 1 : 0);
     if (delta !== 0) for (let q: Queue | undefined = app.queue; q; q = q.parent) q.runningApps += delta;
-    if (to !== "Rejected") this.changes.push({ appId: app.id, from, to, at: now, ...(message ? { message } : {}) });
+    if (to !== "Rejected")
+      this.changes.push(message ? { appId: app.id, from, to, at: now, message } : { appId: app.id, from, to, at: now });
     switch (to) {
       case "Starting":
         this.timers.set(app, { at: now + STARTING_TIMEOUT_MS, event: "runApplication" });

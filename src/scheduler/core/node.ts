@@ -3,6 +3,7 @@
  * reservation (apache/yunikorn-core pkg/scheduler/objects/node.go, nodesorting.go; yunikorn-core reference §4.4,
  * §4.6). The node owns its fit and usage arithmetic; the partition keeps nodes in allocation order.
  */
+import { compareNumbers } from "../../util/btree.js";
 import { type Res, addTo, fitsIn, subFrom } from "./resources.js";
 
 /**
@@ -14,7 +15,7 @@ export interface NodeOrder {
   rank: number;
   id: string;
 }
-export const nodeOrder = (a: NodeOrder, b: NodeOrder) => a.score - b.score || a.rank - b.rank;
+export const nodeOrder = (a: NodeOrder, b: NodeOrder) => compareNumbers(a.score, b.score) || a.rank - b.rank;
 
 /** What a node knows of an allocation placed on it. */
 export interface NodeAllocation {
@@ -54,6 +55,8 @@ export class Node {
   reservation?: NodeReservation;
   /** Key in the partition's node index (undefined while not indexed). */
   sortKey?: NodeOrder;
+  /** Position among the partition's node ids (assigned by the partition before the node is indexed). */
+  rank = 0;
 
   constructor(o: NodeOptions) {
     this.id = o.id;

@@ -13,14 +13,14 @@
  */
 import type { PartitionConfig, QueueConfig } from "./config.js";
 import { LimitTracker } from "./ugm/tracker.js";
-import { BTree } from "../../util/btree.js";
 import { type Allocation, type AllocationResult } from "./allocation-result.js";
 import { type AllocationContext, Application, type Ask, type Decision, type GangOptions, INSTANCE_TYPE_ATTRIBUTE } from "./application.js";
 import { type Replacement, matchPlaceholder } from "./gang/replacement.js";
 import { checkGangSubmission } from "./gang/submission.js";
 import { placeholderTimeout, placeholderTimerMs } from "./gang/timeout.js";
 import { type HoldReason, clusterHold, queueMaxHold, queueRunHold } from "./hold-reason.js";
-import { Node, type NodeOrder, allocationId, nodeOrder } from "./node.js";
+import { Node, allocationId } from "./node.js";
+import { NodeCollection, type NodeSortPolicy } from "./node-collection.js";
 import { parseResource } from "./quantity.js";
 import { Acl, Queue, type QueueTemplate, type SortPolicy } from "./queue.js";
 import { type QueueChange, sameResource } from "./queue-change.js";
@@ -124,7 +124,17 @@ function templateOf(t: QueueConfig["childtemplate"]): QueueTemplate | undefined 
 
 export class Partition {
   readonly name: string;
-  readonly nodes = new Map<string, Node>();
+  /** Nodes by id, their allocation order and the cluster size (node-collection.ts). */
+  private readonly nodeSet = new NodeCollection();
+  get nodes(): ReadonlyMap<string, Node> {
+    return this.nodeSet.byId;
+  }
+  get nodeSortPolicy(): NodeSortPolicy {
+    return this.nodeSet.policy;
+  }
+  get weights(): Readonly<Record<string, number>> {
+    return this.nodeSet.resourceWeights;
+  }
   /** Active applications (not Completed, Failed, Rejected or Expired). */
   readonly apps = new Map<string, Application>();
   private readonly life = new Lifecycle((app) => this.detachApp(app));
@@ -141,15 +151,8 @@ export class Partition {
     return this.life.lastTerminated;
   }
   readonly limits = new LimitTracker();
-  /**
-   * Schedulable nodes in allocation order. Only a node whose usage changed is re-keyed (O(log n)), so choosing a node
-   * costs O(log n) plus the nodes skipped because the ask does not fit — not a sort of every node per allocation.
-   */
-  private nodeIndex = new BTree<NodeOrder, Node>(undefined, nodeOrder);
   root!: Queue;
   private placement = new PlacementManager([]);
-  nodeSortPolicy: "fair" | "binpacking" = "fair";
-  weights: Record<string, number> = { vcore: 1, memory: 1 };
   /** Releases the core decided since the last drain (see `drainReleases`). */
   private releases: CoreRelease[] = [];
   /** Gang applications whose placeholder timer runs. */
@@ -267,59 +270,22 @@ export class Partition {
     };
     markDraining(this.root);
     this.placement = new PlacementManager(cfg.placementrules ?? []);
-    this.nodeSortPolicy = cfg.nodesortpolicy?.type === "binpacking" ? "binpacking" : "fair";
-    this.weights = { vcore: 1, memory: 1, ...(cfg.nodesortpolicy?.resourceweights ?? {}) };
+    this.nodeSet.configure(cfg.nodesortpolicy?.type === "binpacking" ? "binpacking" : "fair", cfg.nodesortpolicy?.resourceweights ?? {});
     this.limits.load(rootCfg);
     this.updateRootMax();
-    for (const n of this.nodes.values()) this.reindex(n);
     this.orderDirty = "full";
     this.refreshOrder();
     this.reservations.epoch++;
   }
 
-  /** Node ids changed: ranks and the node index are rebuilt before the index is used next. */
-  private ranksDirty = false;
-  private readonly ranks = new Map<string, number>();
-
-  /** Re-keys a node in the index after its usage or schedulable flag changed (O(log n)). */
-  private reindex(n: Node): void {
-    if (this.ranksDirty) return;
-    const indexed = n.schedulable && this.nodes.has(n.id);
-    const u = indexed ? n.usage(this.weights) : 0;
-    const score = this.nodeSortPolicy === "binpacking" ? -u : u;
-    if (indexed && n.sortKey?.score === score) return;
-    if (n.sortKey) this.nodeIndex.delete(n.sortKey);
-    n.sortKey = undefined;
-    if (!indexed) return;
-    n.sortKey = { score, rank: this.ranks.get(n.id)!, id: n.id };
-    this.nodeIndex.set(n.sortKey, n);
-  }
-
-  /** The node index, rebuilt after nodes came or went (ranks follow the sorted node ids). */
-  private nodeOrder(): BTree<NodeOrder, Node> {
-    if (this.ranksDirty) {
-      this.ranksDirty = false;
-      this.ranks.clear();
-      [...this.nodes.keys()].sort().forEach((id, i) => this.ranks.set(id, i));
-      this.nodeIndex.clear();
-      for (const n of this.nodes.values()) {
-        n.sortKey = undefined;
-        this.reindex(n);
-      }
-    }
-    return this.nodeIndex;
-  }
-
   /** Schedulable nodes in allocation order (preemption's node search reads them lazily). */
   nodesInOrder(): Iterable<Node> {
-    return this.nodeOrder().values();
+    return this.nodeSet.inOrder();
   }
 
-  /** Sum of node capacities, kept incrementally (the root queue's max, §4.3). */
-  private readonly clusterCapacity: Res = {};
-
+  /** The root queue's max is the cluster size (§4.3). */
   private updateRootMax(): void {
-    const max = isZero(this.clusterCapacity) ? {} : { ...this.clusterCapacity };
+    const max = isZero(this.nodeSet.capacity) ? {} : { ...this.nodeSet.capacity };
     if (!sameResource(this.root.max, max)) this.queueChanges.push({ kind: "max", path: "root", max });
     this.root.max = max;
     if (this.orderDirty === "none") this.orderDirty = "fairMax";
@@ -353,10 +319,7 @@ export class Partition {
   /** @throws Error when the node exists */
   addNode(id: string, capacity: Res, occupied: Res = {}, schedulable = true, attributes: Record<string, string> = {}): void {
     if (this.nodes.has(id)) throw new Error(`partition ${this.name} has an existing node ${id}, node name must be unique`);
-    const n = new Node({ id, capacity, occupied, schedulable, attributes });
-    this.nodes.set(id, n);
-    addTo(this.clusterCapacity, n.capacity);
-    this.ranksDirty = true;
+    this.nodeSet.add(new Node({ id, capacity, occupied, schedulable, attributes }));
     this.updateRootMax();
     this.reservations.epoch++;
   }
@@ -366,15 +329,13 @@ export class Partition {
     const n = this.nodes.get(id);
     if (!n) throw new Error(`failed to find node ${id}`);
     if (update.capacity) {
-      subFrom(this.clusterCapacity, n.capacity);
-      n.capacity = { ...update.capacity };
-      addTo(this.clusterCapacity, n.capacity);
+      this.nodeSet.setCapacity(n, update.capacity);
       this.updateRootMax();
     }
     if (update.occupied) n.occupied = { ...update.occupied };
     if (update.schedulable !== undefined) n.schedulable = update.schedulable;
     if (!n.schedulable && n.reservation) this.unreserveNode(n);
-    this.reindex(n);
+    this.nodeSet.reindex(n);
     this.reservations.epoch++;
   }
 
@@ -392,9 +353,7 @@ export class Partition {
         this.removeAsk(a.appId, a.key, now);
       }
     }
-    this.nodes.delete(id);
-    subFrom(this.clusterCapacity, n.capacity);
-    this.reindex(n);
+    this.nodeSet.remove(n);
     this.updateRootMax();
     this.reservations.epoch++;
     return released;
@@ -488,7 +447,7 @@ export class Partition {
     }
     if (this.apps.get(app.id) === app) this.apps.delete(app.id);
     this.gangTimers.delete(app);
-    this.limits.forget(app.id);
+    this.limits.forget(app);
   }
 
   /**
@@ -582,7 +541,7 @@ export class Partition {
           `places it, so its new pods are not scheduled`,
       );
     }
-    if (!opts.node && this.nodes.size > 0 && !this.fitsSomeNode(resource)) {
+    if (!opts.node && this.nodes.size > 0 && !this.nodeSet.fitsSome(resource)) {
       throw new Error(`ask ${key} requests ${format(resource)}, more than any node provides (nodes: ${this.nodes.size})`);
     }
     const ask: Ask = {
@@ -599,20 +558,7 @@ export class Partition {
       ...(opts.allowPreemptOther === false ? { allowPreemptOther: false } : {}),
       ...(opts.originator ? { originator: true } : {}),
     };
-    app.asks.set(key, ask);
-    if (createTime < app.submissionTime) app.submissionTime = createTime;
-    if (ask.placeholder && ask.taskGroup) {
-      const d = app.placeholderData.get(ask.taskGroup);
-      if (d) d.count++;
-      else
-        app.placeholderData.set(ask.taskGroup, {
-          taskGroupName: ask.taskGroup,
-          count: 1,
-          minResource: { ...ask.resource },
-          replaced: 0,
-          timedOut: 0,
-        });
-    }
+    app.addAsk(ask);
     if (app.state === "New" || app.state === "Completing") this.life.fire(app, "runApplication", now);
     // a gang reserves first; a recovered real allocation means it was already past its reservation
     if (app.state === "Accepted" && app.gang && (!opts.node || opts.placeholder)) this.life.fire(app, "reserveApplication", now);
@@ -621,8 +567,6 @@ export class Partition {
       this.commit(app, ask, this.nodes.get(opts.node)!, now);
       this.quotaPreemption.allocationAdded(app.queue, now);
     } else {
-      addTo(app.pending, ask.resource);
-      app.queue.incPending(ask.resource);
       app.addPending(ask);
     }
     app.queue.update(app);
@@ -641,16 +585,12 @@ export class Partition {
     if (!ask.node) {
       if (ask.reservedNode) this.unreserve(ask);
       app.deletePending(ask);
-      subFrom(app.pending, ask.resource);
-      app.queue.decPending(ask.resource);
       ask.resource = { ...resource };
       ask.priority = priority;
       if (opts.node) {
         this.commit(app, ask, this.nodes.get(opts.node)!, now); // reported as bound
         this.quotaPreemption.allocationAdded(app.queue, now);
       } else {
-        addTo(app.pending, ask.resource);
-        app.queue.incPending(ask.resource);
         app.addPending(ask);
       }
       app.queue.update(app);
@@ -660,11 +600,9 @@ export class Partition {
     // truth; without one it is a resize request, refused when the node or the queue maxima have no room for it.
     const node = this.nodes.get(opts.node ?? ask.node);
     this.detach(ask);
-    subFrom(app.allocated, ask.resource);
-    app.queue.decAllocated(ask.resource);
+    app.removeAllocated(ask.resource);
     if (!opts.node && (!node?.fits(resource) || queueMaxHold(app.queue, resource))) {
-      addTo(app.allocated, ask.resource);
-      app.queue.incAllocated(ask.resource);
+      app.addAllocated(ask.resource);
       if (node) this.attach(ask, node);
       throw new Error(
         `allocation ${ask.key} of application ${app.id} cannot be resized to ${format(resource)}: no room on node ` +
@@ -675,8 +613,7 @@ export class Partition {
     ask.resource = { ...resource };
     ask.priority = priority;
     if (node) this.attach(ask, node);
-    addTo(app.allocated, ask.resource);
-    app.queue.incAllocated(ask.resource);
+    app.addAllocated(ask.resource);
     this.limits.track(app, ask.resource, 1, true);
     this.quotaPreemption.allocationAdded(app.queue, now);
     this.reservations.epoch++;
@@ -692,8 +629,7 @@ export class Partition {
     if (ask.node) {
       app.trackReleased(ask, this.instanceType(ask.node), now);
       this.detach(ask);
-      subFrom(app.allocated, ask.resource);
-      app.queue.decAllocated(ask.resource);
+      app.removeAllocated(ask.resource);
       if (ask.preempted) app.queue.decPreempting(ask.resource);
       if (ask.placeholder) this.placeholderGone(app, ask);
       const stillRunning = !isZero(app.allocated); // asks are strictly positive: zero means none allocated
@@ -701,8 +637,6 @@ export class Partition {
       this.reservations.epoch++;
     } else {
       if (ask.reservedNode) this.unreserve(ask);
-      subFrom(app.pending, ask.resource);
-      app.queue.decPending(ask.resource);
       app.deletePending(ask);
     }
     if (
@@ -716,16 +650,14 @@ export class Partition {
     app.queue.update(app);
   }
 
-  /** Puts an allocation on a node (usage, allocation map, node order). */
+  /**
+   * Puts an allocation on a node (usage, allocation map, node order). The ask itself is the node's record: its size
+   * and priority change only while it is off the node (`updateAsk` detaches first).
+   */
   private attach(ask: Ask, node: Node): void {
     ask.node = node.id;
-    node.addAllocation(allocationId(ask.appId, ask.key), {
-      appId: ask.appId,
-      key: ask.key,
-      resource: ask.resource,
-      priority: ask.priority,
-    });
-    this.reindex(node);
+    node.addAllocation(allocationId(ask.appId, ask.key), ask);
+    this.nodeSet.reindex(node);
   }
 
   /** The instance type of a node (`UNKNOWN` without the attribute, or for a node that is gone). */
@@ -738,14 +670,13 @@ export class Partition {
     const n = ask.node ? this.nodes.get(ask.node) : undefined;
     if (!n) return;
     n.removeAllocation(allocationId(ask.appId, ask.key));
-    this.reindex(n);
+    this.nodeSet.reindex(n);
   }
 
   private commit(app: Application, ask: Ask, node: Node, now: number): void {
     this.attach(ask, node);
     ask.allocatedAt = now;
-    addTo(app.allocated, ask.resource);
-    app.queue.incAllocated(ask.resource);
+    app.addAllocated(ask.resource);
     this.limits.track(app, ask.resource, 1, true);
     if (ask.placeholder) return this.placeholderAllocated(app, ask, now);
     if (app.state === "Accepted") this.life.fire(app, app.stateAwareDisabled ? "runApplication" : "startApplication", now);
@@ -754,13 +685,17 @@ export class Partition {
 
   // ---------------------------------------------------------------- life cycle (lifecycle.ts)
 
-  /** A completed application that gets a new ask runs again: a new instance in the same queue, or placed again. */
+  /**
+   * A completed application that gets a new ask runs again: a new instance in the same queue, or placed again; the
+   * largest usage it reached carries over.
+   */
   private reopen(appId: string, now: number): Application | undefined {
     const last = this.life.lastTerminated.get(appId);
     if (last?.state !== "Completed") return undefined;
     const q = last.queue;
+    let app: Application | undefined;
     if (this.find(q.path) === q && q.isLeaf && !q.draining) {
-      const app = new Application({
+      app = new Application({
         id: appId,
         queue: q,
         user: last.user,
@@ -772,14 +707,16 @@ export class Partition {
       });
       q.apps.set(appId, app);
       this.apps.set(appId, app);
-      return app;
+    } else {
+      try {
+        this.addApplication(appId, last.requestedQueue, last.user, last.groups, { ...last.tags }, now);
+      } catch {
+        return undefined;
+      }
+      app = this.apps.get(appId);
     }
-    try {
-      this.addApplication(appId, last.requestedQueue, last.user, last.groups, { ...last.tags }, now);
-    } catch {
-      return undefined;
-    }
-    return this.apps.get(appId);
+    if (app && last.maxAllocated) app.maxAllocated = { ...last.maxAllocated };
+    return app;
   }
 
   /**
@@ -967,8 +904,7 @@ export class Partition {
     app.asks.delete(placeholderKey);
     app.trackReleased(ph, this.instanceType(ph.node), now);
     this.detach(ph);
-    subFrom(app.allocated, ph.resource);
-    app.queue.decAllocated(ph.resource);
+    app.removeAllocated(ph.resource);
     this.limits.track(app, ph.resource, -1, true);
     this.placeholderGone(app, ph);
     const d = ph.taskGroup ? app.placeholderData.get(ph.taskGroup) : undefined;
@@ -1002,8 +938,8 @@ export class Partition {
     replacement: (app, ask) => this.replacement(app, ask),
     nodeOf: (id) => this.nodes.get(id),
     askHold: (app, ask) => this.limitHold(app, ask.resource) ?? this.queueHold(app.queue, ask.resource),
-    pickNode: (ask) => this.pickNode(ask),
-    reservationNode: (ask, now) => this.reservations.choose(ask, this.nodeOrder().values(), now),
+    pickNode: (ask) => this.nodeSet.pick(ask),
+    reservationNode: (ask, now) => this.reservations.choose(ask, this.nodeSet.inOrder(), now),
     tryPreemption: (app, ask, now) => this.tryPreemption(app, ask, now),
   };
 
@@ -1028,24 +964,10 @@ export class Partition {
 
   private allocate(app: Application, ask: Ask, node: Node, now: number): Allocation {
     if (ask.reservedNode) this.unreserve(ask);
-    subFrom(app.pending, ask.resource);
-    app.queue.decPending(ask.resource);
     app.deletePending(ask);
     this.commit(app, ask, node, now);
     app.queue.update(app);
     return allocationOfAsk(app, ask, node.id);
-  }
-
-  /** The first node in allocation order with room for the ask that passes its predicate (reserved nodes excepted). */
-  private pickNode(ask: Ask): Node | undefined {
-    if (ask.requiredNode) {
-      const n = this.nodes.get(ask.requiredNode);
-      return n && n.schedulable && !n.reservation && n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id)) ? n : undefined;
-    }
-    for (const n of this.nodeOrder().values()) {
-      if (!n.reservation && n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id))) return n;
-    }
-    return undefined;
   }
 
   // ---------------------------------------------------------------- reservations (reference §4.6)
@@ -1094,7 +1016,7 @@ export class Partition {
       }
       // a preemptor waits for the room its victims free on its node, never placed elsewhere meanwhile
       if (ask.preemption) continue;
-      const other = this.pickNode(ask);
+      const other = this.nodeSet.pick(ask);
       if (other) return { kind: "allocatedReserved", allocation: this.allocate(app, ask, other, now), reservedNode: node.id };
     }
     return undefined;
@@ -1308,8 +1230,8 @@ export class Partition {
       const n = this.nodes.get(ask.reservedNode);
       return { kind: "reservation", nodeId: ask.reservedNode, ask: { ...ask.resource }, available: n ? n.available() : {} };
     }
-    if (!this.pickNode(ask)) {
-      if (ask.predicate && this.pickNode({ ...ask, predicate: undefined })) return { kind: "noNodeMatches", ask: { ...ask.resource } };
+    if (!this.nodeSet.pick(ask)) {
+      if (ask.predicate && this.nodeSet.pick({ ...ask, predicate: undefined })) return { kind: "noNodeMatches", ask: { ...ask.resource } };
       return { kind: "noNodeFits", ask: { ...ask.resource }, nodes: this.nodes.size };
     }
     return undefined;
@@ -1376,12 +1298,6 @@ export class Partition {
     if (q) return q;
     const hold = this.limits.runHold(app);
     return hold && { kind: "limit", hold };
-  }
-
-  /** True when some node's total capacity could hold `r` (a type no node has never fits). */
-  fitsSomeNode(r: Res): boolean {
-    for (const n of this.nodes.values()) if (fitsIn(n.capacity, r)) return true;
-    return false;
   }
 }
 

@@ -14,7 +14,7 @@
  *   disabled ⇒ (lower share, higher priority, less allocated, earlier submission); share against the leaf's
  *   guaranteed, else its fair max.
  */
-import { BTree } from "../../util/btree.js";
+import { BTree, compareNumbers, firstInOrder } from "../../util/btree.js";
 import type { AllocationContext, Application, Decision } from "./application.js";
 import { SCHEDULABLE_STATES } from "./application-state.js";
 import { DEFAULT_PREEMPTION_DELAY_MS, DEFAULT_QUOTA_PREEMPTION_DELAY_MS, type QueuePreemptionProperties } from "./queue-properties.js";
@@ -43,28 +43,51 @@ export class Acl {
 }
 
 /**
- * A position in an order: numbers compared in turn, then the member's name. Treated as immutable, except by
+ * A position in an order: up to four numbers compared in turn (unused ones 0), then the member's name. Plain fields,
+ * not an array: a key is made per re-keying and compared O(log n) times. Treated as immutable, except by
  * `Queue.position` for the only member of an order.
  */
 export interface SortKey {
-  readonly v: readonly number[];
+  k0: number;
+  k1: number;
+  k2: number;
+  k3: number;
   readonly id: string;
 }
-export const sortKeyOrder = (a: SortKey, b: SortKey): number => {
-  for (let i = 0; i < a.v.length; i++) {
-    const x = a.v[i]!,
-      y = b.v[i]!;
-    if (x < y) return -1;
-    if (x > y) return 1;
+const sortKey = (id: string, k0: number, k1 = 0, k2 = 0, k3 = 0): SortKey => ({ k0, k1, k2, k3, id });
+
+export const sortKeyOrder = (a: SortKey, b: SortKey): number =>
+  compareNumbers(a.k0, b.k0) ||
+  compareNumbers(a.k1, b.k1) ||
+  compareNumbers(a.k2, b.k2) ||
+  compareNumbers(a.k3, b.k3) ||
+  (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * Moves `value` in `tree` from key `from` to key `to` (either undefined: not in the tree) and returns the key now
+ * stored. A member that stays in the tree keeps its key object, updated in place (out of the tree, or as the only
+ * member, which has no neighbour to stay ordered against): keys live as long as their member, so re-keying leaves no
+ * garbage that outlives a young-generation collection.
+ */
+function rekey<V>(tree: BTree<SortKey, V>, value: V, from: SortKey | undefined, to: SortKey | undefined): SortKey | undefined {
+  if (!from || !to) {
+    if (from) tree.delete(from);
+    if (to) tree.set(to, value);
+    return to;
   }
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-};
+  const only = tree.size === 1;
+  if (!only) tree.delete(from);
+  from.k0 = to.k0;
+  from.k1 = to.k1;
+  from.k2 = to.k2;
+  from.k3 = to.k3;
+  if (!only) tree.set(from, value);
+  return from;
+}
 
 function sameKey(a: SortKey | undefined, b: SortKey | undefined): boolean {
   if (a === b) return true;
-  if (!a || !b || a.id !== b.id || a.v.length !== b.v.length) return false;
-  for (let i = 0; i < a.v.length; i++) if (a.v[i] !== b.v[i]) return false;
-  return true;
+  return !!a && !!b && a.id === b.id && a.k0 === b.k0 && a.k1 === b.k1 && a.k2 === b.k2 && a.k3 === b.k3;
 }
 
 export type SortPolicy = "fifo" | "fair";
@@ -175,7 +198,7 @@ export class Queue {
    */
   get priority(): number {
     const k = this.sortPriority ? this.order.minKey() : this.priorities.minKey();
-    return k ? -k.v[0]! : Number.NEGATIVE_INFINITY;
+    return k ? -k.k0 : Number.NEGATIVE_INFINITY;
   }
 
   /** True when some application below has schedulable pending asks. */
@@ -277,29 +300,16 @@ export class Queue {
 
   /** Moves a member to `key` and `priority` (undefined: out of the order); a key that did not change is left alone. */
   private position(m: Queue | Application, key: SortKey | undefined, priority: number | undefined): void {
-    if (!sameKey(m.orderKey, key)) {
-      if (key && m.orderKey && this.order.size === 1) {
-        // the only member: no neighbour to stay ordered against, the stored key changes in place
-        (m.orderKey as { v: readonly number[] }).v = key.v;
-      } else {
-        if (m.orderKey) this.order.delete(m.orderKey);
-        m.orderKey = key;
-        if (key) this.order.set(key, m);
-      }
-    }
-    const prio = priority === undefined || this.sortPriority ? undefined : { v: [-priority], id: key!.id };
-    if (!sameKey(m.prioKey, prio)) {
-      if (m.prioKey) this.priorities.delete(m.prioKey);
-      m.prioKey = prio;
-      if (prio) this.priorities.set(prio, true);
-    }
+    if (!sameKey(m.orderKey, key)) m.orderKey = rekey(this.order, m, m.orderKey, key);
+    const prio = priority === undefined || this.sortPriority ? undefined : sortKey(key!.id, -priority);
+    if (!sameKey(m.prioKey, prio)) m.prioKey = rekey(this.priorities, true, m.prioKey, prio);
   }
 
   private childKey(c: Queue): SortKey {
     const share = dominantShare(c.allocated, c.guaranteed, c.fairMax);
     const p = c.priority;
     const pend = -total(c.pending);
-    return { v: this.sortPriority ? [-p, share, pend] : [share, -p, pend], id: c.name };
+    return this.sortPriority ? sortKey(c.name, -p, share, pend) : sortKey(c.name, share, -p, pend);
   }
 
   private appKey(a: Application): SortKey {
@@ -307,9 +317,9 @@ export class Queue {
     if (this.sortPolicy === "fair") {
       const share = dominantShare(a.allocated, this.guaranteed, this.guaranteed ? undefined : this.fairMax);
       const used = total(a.allocated);
-      return { v: this.sortPriority ? [-p, share, used, a.submissionTime] : [share, -p, used, a.submissionTime], id: a.id };
+      return this.sortPriority ? sortKey(a.id, -p, share, used, a.submissionTime) : sortKey(a.id, share, -p, used, a.submissionTime);
     }
-    return { v: this.sortPriority ? [-p, a.submissionTime] : [a.submissionTime, -p], id: a.id };
+    return this.sortPriority ? sortKey(a.id, -p, a.submissionTime) : sortKey(a.id, a.submissionTime, -p);
   }
 
   // ---------------------------------------------------------------- walk
@@ -319,19 +329,11 @@ export class Queue {
    * application in Accepted that may not start running (maxapplications, user/group limits) is skipped.
    */
   tryAllocate(ctx: AllocationContext, now: number): Decision | undefined {
-    if (this.isLeaf) {
-      for (const m of this.order.values()) {
-        const app = m as Application;
-        if ((app.state === "Accepted" || app.state === "Reserving") && ctx.runHold(app)) continue;
-        const d = app.tryAllocate(ctx, now);
-        if (d) return d;
-      }
-      return undefined;
-    }
-    for (const m of this.order.values()) {
-      const d = (m as Queue).tryAllocate(ctx, now);
-      if (d) return d;
-    }
-    return undefined;
+    if (!this.isLeaf) return firstInOrder(this.order, (m) => (m as Queue).tryAllocate(ctx, now));
+    return firstInOrder(this.order, (m) => {
+      const app = m as Application;
+      if ((app.state === "Accepted" || app.state === "Reserving") && ctx.runHold(app)) return undefined;
+      return app.tryAllocate(ctx, now);
+    });
   }
 }

@@ -195,8 +195,6 @@ export class SchedulerCore {
   private readonly tracking: boolean;
   /** State changes drained from the partitions, until `stateChanges()` hands them out. */
   private changes: (AppStateChange & { partition: string })[] = [];
-  /** `partition \0 appId` → largest usage reached (ApplicationDAOInfo maxUsedResource). */
-  private readonly maxUsed = new Map<string, Res>();
   /** `partition \0 allocationId` → the allocationTags the RM sent with the ask. */
   private readonly tags = new Map<string, Readonly<Record<string, string>>>();
   /** Last hold reason reported per pending ask (REQUEST events on change). */
@@ -383,7 +381,6 @@ export class SchedulerCore {
         };
         const leaf = p.addApplication(a.applicationID, a.queueName, a.ugi.user, a.ugi.groups ?? [], a.tags ?? {}, now, gang);
         out.acceptedApplications.push(a.applicationID);
-        this.maxUsed.delete(`${p.name}\0${a.applicationID}`);
         this.emit(appEvent(now, { objectID: a.applicationID, changeType: ChangeType.ADD, detail: ChangeDetail.APP_NEW }));
         this.partitionEvents(p, now); // the queues placement created (QUEUE_DYNAMIC) come before the application's
         this.emit(
@@ -714,7 +711,8 @@ export class SchedulerCore {
 
   /** Largest usage an application reached (ApplicationDAOInfo maxUsedResource); undefined when it never had any. */
   maxUsedResource(appId: string, partition?: string): Readonly<Res> | undefined {
-    return this.maxUsed.get(`${partition || "default"}\0${appId}`);
+    const p = this.partition(partition);
+    return (p?.apps.get(appId) ?? p?.lastTerminated.get(appId))?.maxAllocated;
   }
 
   /** The allocationTags the RM sent with an ask or allocation (the shim's pod metadata); undefined when none. */
@@ -730,7 +728,6 @@ export class SchedulerCore {
     for (const [name, p] of this.partitions) {
       for (const c of p.drainStateChanges()) {
         this.changes.push({ ...c, partition: name });
-        if (c.to === "Expired") this.maxUsed.delete(`${name}\0${c.appId}`);
         if (!this.tracking) continue;
         if (c.to === "Completed" || c.to === "Failed") {
           const app = [...p.terminated.values()].reverse().find((a) => a.id === c.appId);
@@ -831,16 +828,12 @@ export class SchedulerCore {
     }
   }
 
-  /** Events and largest usage of a new allocation (scheduled, or recovered from the RM). */
+  /** Events of a new allocation (scheduled, or recovered from the RM); its hold reason is forgotten. */
   private allocated(p: Partition, a: Allocation, now: number): void {
-    const app = p.apps.get(a.appId);
-    this.holds.delete(`${p.name}\0${allocationId(a.appId, a.key)}`);
-    this.allocLogs.forget(`${p.name}\0${allocationId(a.appId, a.key)}`);
-    if (app) {
-      const key = `${p.name}\0${a.appId}`;
-      const max = this.maxUsed.get(key) ?? {};
-      for (const k in app.allocated) if (app.allocated[k]! > (max[k] ?? 0)) max[k] = app.allocated[k]!;
-      this.maxUsed.set(key, max);
+    if (this.holds.size > 0 || this.allocLogs.size > 0) {
+      const id = `${p.name}\0${allocationId(a.appId, a.key)}`;
+      this.holds.delete(id);
+      this.allocLogs.forget(id);
     }
     if (!this.tracking) return;
     this.emit(

@@ -7,7 +7,8 @@
 import type { Application, Ask } from "../application.js";
 import { type Node, allocationId } from "../node.js";
 import type { Queue } from "../queue.js";
-import type { PreemptionAllocation, PreemptionNode, PreemptionQueue, PreemptionSnapshot } from "./snapshot.js";
+import type { Res } from "../resources.js";
+import type { PreemptionAllocation, PreemptionNode, PreemptionQueue, PreemptionReservation, PreemptionSnapshot } from "./snapshot.js";
 
 /** What the adapter reads from the partition. */
 export interface CoreSnapshotSource {
@@ -57,38 +58,62 @@ export function preemptionAllocation(app: Application, ask: Ask, excluded?: Read
   };
 }
 
-/** The snapshot over a partition's live state. */
-export function coreSnapshot(src: CoreSnapshotSource): PreemptionSnapshot {
-  const node = (n: Node): PreemptionNode => {
-    const allocations: PreemptionAllocation[] = [];
-    for (const a of n.allocations.values()) {
-      const app = src.apps.get(a.appId);
-      const ask = app?.asks.get(a.key);
-      if (app && ask?.node) allocations.push(preemptionAllocation(app, ask, src.excluded));
-    }
+/**
+ * A live node as preemption sees it. Its allocations and free resources are read when the search first asks for them:
+ * a node the search passes over (reserved for another ask, too small) costs no more than its reservation check, so
+ * the nodes reserved by earlier preemptions, which come first in the node order, are skipped cheaply.
+ */
+class LiveNode implements PreemptionNode {
+  readonly id: string;
+  readonly capacity: Res;
+  readonly schedulable: boolean;
+  readonly reservations: readonly PreemptionReservation[];
+  private allocs?: PreemptionAllocation[];
+  private free?: Res;
+
+  constructor(
+    private readonly n: Node,
+    private readonly src: CoreSnapshotSource,
+  ) {
+    this.id = n.id;
+    this.capacity = n.capacity;
+    this.schedulable = n.schedulable;
     const r = n.reservation;
     const reserving = r ? src.apps.get(r.appId)?.asks.get(r.key) : undefined;
-    return {
-      id: n.id,
-      capacity: n.capacity,
-      available: n.available(),
-      schedulable: n.schedulable,
-      allocations,
-      reservations:
-        r && reserving
-          ? [
-              {
-                askKey: r.key,
-                applicationId: r.appId,
-                priority: reserving.priority,
-                createTime: reserving.createTime,
-                requiredNode: reserving.requiredNode !== undefined,
-                triggeredPreemption: reserving.preemption !== undefined,
-              },
-            ]
-          : [],
-    };
-  };
+    this.reservations =
+      r && reserving
+        ? [
+            {
+              askKey: r.key,
+              applicationId: r.appId,
+              priority: reserving.priority,
+              createTime: reserving.createTime,
+              requiredNode: reserving.requiredNode !== undefined,
+              triggeredPreemption: reserving.preemption !== undefined,
+            },
+          ]
+        : [];
+  }
+
+  get available(): Res {
+    return (this.free ??= this.n.available());
+  }
+
+  get allocations(): readonly PreemptionAllocation[] {
+    if (!this.allocs) {
+      this.allocs = [];
+      for (const a of this.n.allocations.values()) {
+        const app = this.src.apps.get(a.appId);
+        const ask = app?.asks.get(a.key);
+        if (app && ask?.node) this.allocs.push(preemptionAllocation(app, ask, this.src.excluded));
+      }
+    }
+    return this.allocs;
+  }
+}
+
+/** The snapshot over a partition's live state (nodes as `LiveNode`s, read lazily). */
+export function coreSnapshot(src: CoreSnapshotSource): PreemptionSnapshot {
   return {
     queue: (path) => {
       const q = src.find(path);
@@ -102,7 +127,7 @@ export function coreSnapshot(src: CoreSnapshotSource): PreemptionSnapshot {
         for (const ask of app.asks.values()) if (ask.node) yield preemptionAllocation(app, ask, src.excluded);
     },
     *nodes() {
-      for (const n of src.nodesInOrder()) yield node(n);
+      for (const n of src.nodesInOrder()) yield new LiveNode(n, src);
     },
   };
 }

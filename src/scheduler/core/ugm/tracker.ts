@@ -31,6 +31,29 @@ export interface TrackedApp {
   readonly groups: readonly string[];
   /** The application's leaf queue. */
   readonly queue: { readonly path: string };
+  /**
+   * Kept by the tracker on the application (a cache of its entry by id), so an allocation of a known application looks
+   * nothing up by id or path. Never set by callers.
+   */
+  ugm?: AppTracking;
+}
+
+/**
+ * The tracker's state of one application whose group link is resolved: the group, the usage records along its queue
+ * path it is counted in, and its allocated resources while it has allocations.
+ */
+export interface AppTracking {
+  readonly app: TrackedApp;
+  /** The group it is tracked under; undefined: none (no group limit applies). */
+  group: string | undefined;
+  /** The user's usage at each level of the queue path, root first (resolved on the first charge). */
+  userUsage?: UsageRecord[];
+  /** The group's usage at each level, root first; undefined until charged or without a group. */
+  groupUsage?: UsageRecord[];
+  /** Allocated resources while the application has allocations ("running"); undefined: none. */
+  running?: Res;
+  /** False once dropped (last allocation released, link removed by a configuration, application forgotten). */
+  live: boolean;
 }
 
 /** Usage of one user or group on one queue path. */
@@ -41,10 +64,13 @@ export interface Usage {
   apps: Set<string>;
 }
 
-/** A running application's tracked state: what moves when its group link changes. */
-interface RunningApp {
-  readonly app: TrackedApp;
+/**
+ * What is kept per user or group and queue path: the resources and the number of running applications (which ones
+ * is known from the applications' own state, `snapshot` lists them).
+ */
+interface UsageRecord {
   readonly res: Res;
+  running: number;
 }
 
 /**
@@ -61,7 +87,7 @@ export interface TrackedLimit {
   used: Res;
 }
 
-const NO_USAGE: Usage = { res: {}, apps: new Set() };
+const NO_USAGE: UsageRecord = { res: {}, running: 0 };
 
 /**
  * What changed in the tracker, as data (upstream ugm_events.go; the core sends them as USERGROUP records). `queuePath`
@@ -87,11 +113,16 @@ export type UgmChange =
 
 export class LimitTracker {
   private table: LimitTable = new Map();
-  private readonly users = new Map<string, Map<string, Usage>>();
-  private readonly groups = new Map<string, Map<string, Usage>>();
-  /** Application → the group it is tracked under (undefined: resolved to none); absent: not resolved yet. */
-  private readonly links = new Map<string, string | undefined>();
-  private readonly running = new Map<string, RunningApp>();
+  private readonly users = new Map<string, Map<string, UsageRecord>>();
+  private readonly groups = new Map<string, Map<string, UsageRecord>>();
+  /**
+   * The usage records along each leaf path, per user or group name, then leaf path: shared by the applications of a
+   * leaf, so a new application's first allocation looks up one path. Records are never removed.
+   */
+  private readonly userPaths = new Map<string, Map<string, UsageRecord[]>>();
+  private readonly groupPaths = new Map<string, Map<string, UsageRecord[]>>();
+  /** Applications whose group link is resolved, by id (absent: not resolved yet). */
+  private readonly links = new Map<string, AppTracking>();
   /** Changes since the last `drainChanges`. */
   private changes: UgmChange[] = [];
 
@@ -109,19 +140,20 @@ export class LimitTracker {
    */
   load(root: QueueConfig): void {
     const next = limitTable(root);
-    const unlinked: string[] = [];
+    const unlinked: AppTracking[] = [];
     for (const [path, level] of this.table) {
       const now = new Set(limitedGroups(next.get(path)));
       for (const group of limitedGroups(level)) {
         if (now.has(group)) continue;
-        for (const [appId, g] of this.links) {
-          if (g !== group) continue;
-          const r = this.running.get(appId);
-          const leaf = r?.app.queue.path;
-          if (leaf !== undefined && leaf !== path && !leaf.startsWith(`${path}.`)) continue;
-          if (r) this.charge(this.groups, group, { app: r.app, r: r.res, sign: -1, running: false });
-          this.unlink(appId);
-          if (r) unlinked.push(appId);
+        for (const t of this.links.values()) {
+          if (t.group !== group) continue;
+          const leaf = t.running && t.app.queue.path;
+          if (leaf && leaf !== path && !leaf.startsWith(`${path}.`)) continue;
+          if (t.running) {
+            this.charge("group", group, t.app, t.groupUsage!, t.running, -1, "delete");
+            unlinked.push(t);
+          }
+          this.drop(t);
         }
       }
     }
@@ -133,32 +165,64 @@ export class LimitTracker {
         if (!now.has(`${who}\0${name}`)) this.changes.push({ kind: "limit", who, name, queuePath: path, set: false });
     }
     this.table = next;
-    for (const appId of unlinked) {
-      const r = this.running.get(appId)!;
-      const group = this.groupOf(r.app);
-      if (group !== undefined) this.charge(this.groups, group, { app: r.app, r: r.res, sign: 1, running: true });
+    for (const old of unlinked) {
+      // running: linked again at once under the new configuration, with the usage it has
+      const t = this.tracking(old.app);
+      t.running = old.running;
+      t.userUsage = old.userUsage;
+      if (t.group !== undefined)
+        this.charge("group", t.group, t.app, (t.groupUsage = this.usagePath(this.groups, t.group, t.app)), t.running!, 1, "add");
     }
   }
 
   /** The group `app` is tracked under (undefined: no group limit applies); resolved and linked on first use. */
   groupOf(app: TrackedApp): string | undefined {
-    if (this.links.has(app.id)) return this.links.get(app.id);
-    const group = this.resolveGroup(app.groups, app.queue.path);
-    this.links.set(app.id, group);
-    if (group !== undefined) this.changes.push({ kind: "appLink", group, appId: app.id, linked: true });
-    return group;
+    return this.tracking(app).group;
   }
 
-  /** Drops the group link of an application (resolved again on its next use). */
-  private unlink(appId: string): void {
-    const group = this.links.get(appId);
-    if (group !== undefined) this.changes.push({ kind: "appLink", group, appId, linked: false });
-    this.links.delete(appId);
+  /** The application's tracked state, linked to its group on first use (upstream `ensureGroupInternal`). */
+  private tracking(app: TrackedApp): AppTracking {
+    const cached = app.ugm;
+    if (cached?.live) return cached;
+    let t = this.links.get(app.id);
+    if (!t) {
+      t = { app, group: this.resolveGroup(app.groups, app.queue.path), live: true };
+      this.links.set(app.id, t);
+      if (t.group !== undefined) this.changes.push({ kind: "appLink", group: t.group, appId: app.id, linked: true });
+    }
+    app.ugm = t;
+    return t;
+  }
+
+  /** Forgets an application's link (resolved again on its next use). */
+  private drop(t: AppTracking): void {
+    t.live = false;
+    if (this.links.get(t.app.id) !== t) return;
+    this.links.delete(t.app.id);
+    if (t.group !== undefined) this.changes.push({ kind: "appLink", group: t.group, appId: t.app.id, linked: false });
+  }
+
+  /** The usage records of one user or group along the application's queue path, root first (created when missing). */
+  private usagePath(map: Map<string, Map<string, UsageRecord>>, name: string, app: TrackedApp): UsageRecord[] {
+    const paths = map === this.users ? this.userPaths : this.groupPaths;
+    let byLeaf = paths.get(name);
+    if (!byLeaf) paths.set(name, (byLeaf = new Map()));
+    const cached = byLeaf.get(app.queue.path);
+    if (cached) return cached;
+    let byPath = map.get(name);
+    if (!byPath) map.set(name, (byPath = new Map()));
+    const path = prefixes(app.queue.path).map((p) => {
+      let u = byPath.get(p);
+      if (!u) byPath.set(p, (u = { res: {}, running: 0 }));
+      return u;
+    });
+    byLeaf.set(app.queue.path, path);
+    return path;
   }
 
   /** Upstream `ensureGroupInternal`: the leaf first, then each parent. */
   private resolveGroup(userGroups: readonly string[], leafPath: string): string | undefined {
-    if (userGroups.length === 0) return undefined;
+    if (userGroups.length === 0 || this.table.size === 0) return undefined;
     const levels = prefixes(leafPath);
     for (let i = levels.length - 1; i >= 0; i--) {
       const level = this.table.get(levels[i]!);
@@ -177,7 +241,7 @@ export class LimitTracker {
     return level?.wildcardUser ? { limit: level.wildcardUser, wildcard: true } : undefined;
   }
 
-  private static usageOf(map: Map<string, Map<string, Usage>>, name: string, path: string): Usage {
+  private static usageOf(map: Map<string, Map<string, UsageRecord>>, name: string, path: string): UsageRecord {
     return map.get(name)?.get(path) ?? NO_USAGE;
   }
 
@@ -257,32 +321,34 @@ export class LimitTracker {
   /** The user or group `maxapplications` that keeps `app` from starting to run, or undefined (upstream `CanRunApp`). */
   runHold(app: TrackedApp): LimitHold | undefined {
     if (this.table.size === 0) return undefined; // no limits configured (the group is linked at the first charge)
-    const group = this.groupOf(app);
+    const t = this.tracking(app);
+    if (t.running) return undefined; // counted already: it runs
+    const group = t.group;
     for (const path of prefixes(app.queue.path)) {
       const ul = this.userLimit(path, app.user);
       if (ul && ul.limit.maxApps > 0) {
-        const apps = LimitTracker.usageOf(this.users, app.user, path).apps;
-        if (!apps.has(app.id) && apps.size + 1 > ul.limit.maxApps) {
+        const running = LimitTracker.usageOf(this.users, app.user, path).running;
+        if (running + 1 > ul.limit.maxApps) {
           return {
             kind: "user",
             name: app.user,
             queuePath: path,
             wildcard: ul.wildcard,
-            limit: { type: "applications", max: ul.limit.maxApps, running: apps.size },
+            limit: { type: "applications", max: ul.limit.maxApps, running },
           };
         }
       }
       if (group === undefined) continue;
       const gl = groupLimit(this.table.get(path), group);
       if (gl && gl.maxApps > 0) {
-        const apps = LimitTracker.usageOf(this.groups, group, path).apps;
-        if (!apps.has(app.id) && apps.size + 1 > gl.maxApps) {
+        const running = LimitTracker.usageOf(this.groups, group, path).running;
+        if (running + 1 > gl.maxApps) {
           return {
             kind: "group",
             name: group,
             queuePath: path,
             wildcard: group === WILDCARD,
-            limit: { type: "applications", max: gl.maxApps, running: apps.size },
+            limit: { type: "applications", max: gl.maxApps, running },
           };
         }
       }
@@ -295,55 +361,62 @@ export class LimitTracker {
    * allocations afterwards. When it has none its group link is dropped (resolved again on its next allocation).
    */
   track(app: TrackedApp, r: Readonly<Res>, sign: 1 | -1, running: boolean): void {
-    const group = this.groupOf(app);
-    this.charge(this.users, app.user, { app, r, sign, running });
-    if (group !== undefined) this.charge(this.groups, group, { app, r, sign, running });
+    const t = this.tracking(app);
+    // a running application is counted at every level already; only starting or stopping to run changes the counts
+    const mark = running === (t.running !== undefined) ? "keep" : running ? "add" : "delete";
+    this.charge("user", app.user, app, (t.userUsage ??= this.usagePath(this.users, app.user, app)), r, sign, mark);
+    if (t.group !== undefined)
+      this.charge("group", t.group, app, (t.groupUsage ??= this.usagePath(this.groups, t.group, app)), r, sign, mark);
     if (running) {
-      let rec = this.running.get(app.id);
-      if (!rec) this.running.set(app.id, (rec = { app, res: {} }));
-      if (sign > 0) addTo(rec.res, r);
-      else subFrom(rec.res, r);
+      t.running ??= {};
+      if (sign > 0) addTo(t.running, r);
+      else subFrom(t.running, r);
     } else {
-      this.running.delete(app.id);
-      this.unlink(app.id);
+      this.drop(t);
     }
   }
 
-  /** Adds (or removes) `r` and the app's running mark on every level of its queue path for one user or group. */
+  /**
+   * Adds (or removes) `r` on each usage record along the path and counts the application as running there (or no
+   * longer); the change is recorded.
+   */
+  // eslint-disable-next-line max-params -- on every allocation's path: no options object allocated per call
   private charge(
-    map: Map<string, Map<string, Usage>>,
+    who: "user" | "group",
     name: string,
-    { app, r, sign, running }: { app: TrackedApp; r: Readonly<Res>; sign: 1 | -1; running: boolean },
+    app: TrackedApp,
+    path: readonly UsageRecord[],
+    r: Readonly<Res>,
+    sign: 1 | -1,
+    mark: "add" | "delete" | "keep",
   ): void {
-    let byPath = map.get(name);
-    if (!byPath) map.set(name, (byPath = new Map()));
-    this.changes.push({
-      kind: "usage",
-      who: map === this.users ? "user" : "group",
-      name,
-      queuePath: app.queue.path,
-      sign,
-      resource: { ...r },
-    });
-    for (const path of prefixes(app.queue.path)) {
-      let u = byPath.get(path);
-      if (!u) byPath.set(path, (u = { res: {}, apps: new Set() }));
+    this.changes.push({ kind: "usage", who, name, queuePath: app.queue.path, sign, resource: { ...r } });
+    for (const u of path) {
       if (sign > 0) addTo(u.res, r);
       else subFrom(u.res, r);
-      if (running) u.apps.add(app.id);
-      else u.apps.delete(app.id);
+      if (mark === "add") u.running++;
+      else if (mark === "delete") u.running--;
     }
   }
 
-  /** Usage for the REST API: name → queue path → resources and running apps. */
+  /** Usage for the REST API: name → queue path → resources and running apps (made on each call). */
   snapshot(kind: "users" | "groups"): ReadonlyMap<string, ReadonlyMap<string, Usage>> {
-    return kind === "users" ? this.users : this.groups;
+    const out = new Map<string, Map<string, Usage>>();
+    for (const [name, byPath] of kind === "users" ? this.users : this.groups) {
+      out.set(name, new Map([...byPath].map(([path, u]) => [path, { res: u.res, apps: new Set<string>() }])));
+    }
+    for (const t of this.links.values()) {
+      const name = kind === "users" ? t.app.user : t.group;
+      if (!t.running || name === undefined) continue;
+      for (const path of prefixes(t.app.queue.path)) out.get(name)?.get(path)?.apps.add(t.app.id);
+    }
+    return out;
   }
 
   /** Drops what is kept for a removed application (its group link). */
-  forget(appId: string): void {
-    this.unlink(appId);
-    this.running.delete(appId);
+  forget(app: TrackedApp): void {
+    const t = app.ugm?.live ? app.ugm : this.links.get(app.id);
+    if (t) this.drop(t);
   }
 }
 

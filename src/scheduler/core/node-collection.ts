@@ -1,0 +1,115 @@
+/**
+ * The nodes of a partition in allocation order (apache/yunikorn-core pkg/scheduler/objects/node_collection.go,
+ * nodesorting.go; yunikorn-core reference §4.4): the registry by id, the cluster size (sum of capacities, the root
+ * queue's max) and an index ordered by `fair` (least used first) or `binpacking` (most used first), ties by node id.
+ * Only a node whose usage changed is re-keyed (O(log n)), so choosing a node costs O(log n) plus the nodes skipped
+ * because the ask does not fit — not a sort of every node per allocation.
+ */
+import { BTree, firstInOrder } from "../../util/btree.js";
+import type { Ask } from "./application.js";
+import { type Node, type NodeOrder, nodeOrder } from "./node.js";
+import { type Res, addTo, fitsIn, subFrom } from "./resources.js";
+
+export type NodeSortPolicy = "fair" | "binpacking";
+
+export class NodeCollection {
+  /** Every node by id, schedulable or not. */
+  readonly byId = new Map<string, Node>();
+  /** Sum of node capacities, kept incrementally. */
+  readonly capacity: Res = {};
+  private sortPolicy: NodeSortPolicy = "fair";
+  private weights: Readonly<Record<string, number>> = { vcore: 1, memory: 1 };
+  private readonly index = new BTree<NodeOrder, Node>(undefined, nodeOrder);
+  /** Node ids changed: ranks and the index are rebuilt before the index is used next. */
+  private ranksDirty = false;
+
+  get policy(): NodeSortPolicy {
+    return this.sortPolicy;
+  }
+
+  /** Resource weights of the usage score (vcore and memory 1 unless configured). */
+  get resourceWeights(): Readonly<Record<string, number>> {
+    return this.weights;
+  }
+
+  /** A new sort policy and weights (configuration): every node is re-keyed. */
+  configure(policy: NodeSortPolicy, weights: Readonly<Record<string, number>>): void {
+    this.sortPolicy = policy;
+    this.weights = { vcore: 1, memory: 1, ...weights };
+    for (const n of this.byId.values()) this.reindex(n);
+  }
+
+  /** Adds a node (the caller checked its id is new). */
+  add(n: Node): void {
+    this.byId.set(n.id, n);
+    addTo(this.capacity, n.capacity);
+    this.ranksDirty = true;
+  }
+
+  /** Replaces a node's capacity, keeping the cluster size in step. */
+  setCapacity(n: Node, capacity: Res): void {
+    subFrom(this.capacity, n.capacity);
+    n.capacity = { ...capacity };
+    addTo(this.capacity, n.capacity);
+  }
+
+  /** Removes a node from the registry, the cluster size and the index. */
+  remove(n: Node): void {
+    this.byId.delete(n.id);
+    subFrom(this.capacity, n.capacity);
+    this.reindex(n, false);
+  }
+
+  /**
+   * Re-keys a node in the index after its usage or schedulable flag changed (O(log n)); `present` false: the node is
+   * being removed.
+   */
+  reindex(n: Node, present = true): void {
+    if (this.ranksDirty) return;
+    const indexed = present && n.schedulable;
+    const u = indexed ? n.usage(this.weights) : 0;
+    const score = this.sortPolicy === "binpacking" ? -u : u;
+    if (indexed && n.sortKey?.score === score) return;
+    if (n.sortKey) this.index.delete(n.sortKey);
+    n.sortKey = undefined;
+    if (!indexed) return;
+    n.sortKey = { score, rank: n.rank, id: n.id };
+    this.index.set(n.sortKey, n);
+  }
+
+  /** The index, rebuilt after nodes came or went (ranks follow the sorted node ids). */
+  private ordered(): BTree<NodeOrder, Node> {
+    if (this.ranksDirty) {
+      this.ranksDirty = false;
+      [...this.byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).forEach((n, i) => (n.rank = i));
+      this.index.clear();
+      for (const n of this.byId.values()) {
+        n.sortKey = undefined;
+        this.reindex(n);
+      }
+    }
+    return this.index;
+  }
+
+  /** Schedulable nodes in allocation order. */
+  inOrder(): Iterable<Node> {
+    return this.ordered().values();
+  }
+
+  /** The first node in allocation order with room for the ask that passes its predicate (reserved nodes excepted). */
+  pick(ask: Ask): Node | undefined {
+    if (ask.requiredNode) {
+      const n = this.byId.get(ask.requiredNode);
+      return n && n.schedulable && !n.reservation && n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id)) ? n : undefined;
+    }
+    return firstInOrder(this.ordered(), (n) =>
+      !n.reservation && n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id)) ? n : undefined,
+    );
+  }
+
+  /** True when some node's total capacity could hold `r` (a type no node has never fits). */
+  fitsSome(r: Res): boolean {
+    for (const n of this.byId.values()) if (fitsIn(n.capacity, r)) return true;
+    return false;
+  }
+}
