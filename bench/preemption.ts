@@ -3,7 +3,8 @@
  * "a preemption decision ... does not grow with the number of nodes (bounded candidate search, as upstream)").
  * Shape: bench/preemption-shape.ts (N full nodes of root.b pods, asks from root.a under its guarantee); 1,000 asks,
  * each decided on its own against the same snapshot (the decision is pure), the node order rotated per ask as the
- * core's node order would. `npm run bench:scheduler` measures the same shape through the core's scheduling cycles. Rows: the bounded search (batches of 10, stop at the
+ * core's node order would. `npm run bench:scheduler` measures the same shape through the core's scheduling cycles.
+ * Rows: the bounded search (batches of 10, stop at the
  * first satisfactory batch) and, for comparison, the same decision reading every node (batch = all nodes), which is
  * what evaluating every node as upstream's tryNodes does costs (100 decisions, up to 2,000 nodes).
  * Env: BENCH_NODES (comma list, default 500,1000,5000,20000), BENCH_ASKS (default 1000).

@@ -300,12 +300,22 @@ if (preemptionSizes.length > 0) {
   const perDecision = (r: PreemptionRow) => (r.cpuSeconds * 1e6) / r.decisions;
   for (const r of prows) {
     console.log(
-      `${String(r.nodes).padStart(5)}  ${String(r.decisions).padStart(9)}  ${String(r.cycles).padStart(6)}  ${r.seconds.toFixed(3).padStart(7)}  ${(r.decisions / r.seconds).toFixed(0).padStart(11)}  ${perDecision(r).toFixed(1).padStart(15)}  ${(r.decisions / r.cpuSeconds).toFixed(0).padStart(15)}  ${(perDecision(r) / us(at5k)).toFixed(1).padStart(10)}  ${(perDecision(r) / perDecision(prows[0]!)).toFixed(2).padStart(13)}`,
+      [
+        String(r.nodes).padStart(5),
+        String(r.decisions).padStart(9),
+        String(r.cycles).padStart(6),
+        r.seconds.toFixed(3).padStart(7),
+        (r.decisions / r.seconds).toFixed(0).padStart(11),
+        perDecision(r).toFixed(1).padStart(15),
+        (r.decisions / r.cpuSeconds).toFixed(0).padStart(15),
+        (perDecision(r) / us(at5k)).toFixed(1).padStart(10),
+        (perDecision(r) / perDecision(prows[0]!)).toFixed(2).padStart(13),
+      ].join("  "),
     );
   }
   const p5k = prows.find((r) => r.nodes === 5000);
   if (p5k)
-    console.log(`preemption decision at 5,000 nodes: ${(perDecision(p5k) / us(at5k)).toFixed(1)}x a normal allocation (target <= 20)`);
+    console.log(`preemption decision at 5,000 nodes: ${(perDecision(p5k) / us(at5k)).toFixed(1)}x a normal allocation ` + "(target <= 20)");
   const [first, last] = [prows[0]!, prows[prows.length - 1]!];
   if (first !== last)
     console.log(
