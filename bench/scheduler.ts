@@ -314,11 +314,14 @@ if (preemptionSizes.length > 0) {
     );
   }
   const p5k = prows.find((r) => r.nodes === 5000);
-  if (p5k)
-    console.log(`preemption decision at 5,000 nodes: ${(perDecision(p5k) / us(at5k)).toFixed(1)}x a normal allocation ` + "(target <= 20)");
+  if (p5k) {
+    const ratio = perDecision(p5k) / us(at5k);
+    console.log(`preemption decision at 5,000 nodes: ${ratio.toFixed(1)}x a normal allocation (target <= 20)`);
+  }
   const [first, last] = [prows[0]!, prows[prows.length - 1]!];
   if (first !== last)
     console.log(
-      `preemption decision cost at ${last.nodes} vs ${first.nodes} nodes: ${(perDecision(last) / perDecision(first)).toFixed(2)}x (target: flat)`,
+      `preemption decision cost at ${last.nodes} vs ${first.nodes} nodes: ` +
+        `${(perDecision(last) / perDecision(first)).toFixed(2)}x (target: flat)`,
     );
 }
