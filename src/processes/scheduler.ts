@@ -32,7 +32,7 @@ import { defaultSchedulerUser } from "../yunikorn/scheduler-identity.js";
 import { type PodRef, type SchedulingMode, ShimContext, type ShimAction } from "../scheduler/shim/context.js";
 import { bindErrorOutcome, filterReply, parseFilterArgs } from "../scheduler/shim/extender.js";
 import type { PodObject } from "../scheduler/shim/translate.js";
-import { k8s, loadKubeConfig, makeKeepAliveApiClient, statusCode } from "../kube/client.js";
+import { k8s, loadKubeConfig, makeApiWriter, makeKeepAliveApiClient, statusCode } from "../kube/client.js";
 import { discoverApiVersions } from "../kube/discovery.js";
 import { eventFor } from "../kube/events.js";
 import { type CachedInformer, startInformer } from "../kube/informers.js";
@@ -86,6 +86,11 @@ const bodyText = (err: unknown) => {
   return typeof b === "string" ? b : b ? JSON.stringify(b) : (err as Error).message;
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
+const MERGE_PATCH = "application/merge-patch+json";
+/** API path of a pod, or of one of its subresources (`binding`, `status`). */
+const podPath = (pod: { namespace: string; name: string }, sub?: string) =>
+  `/api/v1/namespaces/${encodeURIComponent(pod.namespace)}/pods/${encodeURIComponent(pod.name)}${sub ? `/${sub}` : ""}`;
 
 /** A queue of async jobs with a concurrency bound (a number, or a function read before each start). */
 class WorkQueue<T> {
@@ -129,6 +134,8 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
   const log = o.log;
   const kc = loadKubeConfig(o.kubeconfig);
   const coreApi = makeKeepAliveApiClient(kc, k8s.CoreV1Api);
+  // the high-rate writes (bindings, placeholders, events, status patches): JSON in, answer discarded
+  const write = makeApiWriter(kc);
   const events = new EventSystem({ now: () => Date.now(), instanceUUID: randomUUID() });
   const core = new SchedulerCore(() => Date.now(), undefined, { events: events.add });
   const startTime = Date.now();
@@ -231,8 +238,10 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     async (a) => {
       try {
         if (a.kind === "event") {
-          await coreApi.createNamespacedEvent({
-            namespace: a.object.namespace ?? "default",
+          const ns = a.object.namespace ?? "default";
+          await write({
+            method: "POST",
+            path: `/api/v1/namespaces/${encodeURIComponent(ns)}/events`,
             body: eventFor(a.object, a.type, a.reason, a.message, o.schedulerName, o.identity),
           });
         } else if (a.kind === "condition") {
@@ -249,16 +258,10 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
               ],
             },
           };
-          await coreApi.patchNamespacedPodStatus(
-            { name: a.pod.name, namespace: a.pod.namespace, body },
-            k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.StrategicMergePatch),
-          );
+          await write({ method: "PATCH", path: podPath(a.pod, "status"), body, contentType: STRATEGIC_MERGE_PATCH });
         } else if (a.kind === "activate") {
           const body = { metadata: { annotations: { "scheduling.corral.dev/allocated-node": a.node } } };
-          await coreApi.patchNamespacedPod(
-            { name: a.pod.name, namespace: a.pod.namespace, body },
-            k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
-          );
+          await write({ method: "PATCH", path: podPath(a.pod), body, contentType: MERGE_PATCH });
         }
         m.events.inc({ result: "sent" });
       } catch (err) {
@@ -272,13 +275,20 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
 
   /** Deletes a pod (grace period 0), retried with backoff; a missing pod counts as deleted. @returns success */
   const deletePod = async (pod: PodRef): Promise<boolean> => {
+    neverBound.delete(pod.uid);
     for (let i = 0; i < o.bindAttempts; i++) {
       try {
-        await coreApi.deleteNamespacedPod({ name: pod.name, namespace: pod.namespace, gracePeriodSeconds: 0 });
+        // only this pod (its uid), not a later one of the same name
+        await write({
+          method: "DELETE",
+          path: podPath(pod),
+          body: { apiVersion: "v1", kind: "DeleteOptions", gracePeriodSeconds: 0, ...(pod.uid ? { preconditions: { uid: pod.uid } } : {}) },
+        });
         m.gang.inc({ action: "delete", result: "done" });
         return true;
       } catch (err) {
-        if (code(err) === 404) return true;
+        // 404: gone; 409: the uid precondition failed, the pod of that name is another one (ours is gone)
+        if (code(err) === 404 || code(err) === 409) return true;
         if (i === o.bindAttempts - 1)
           log.warn({ pod: `${pod.namespace}/${pod.name}`, err: bodyText(err) }, "could not delete placeholder; retried at the next resync");
       }
@@ -297,10 +307,12 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     }
     if (a.kind === "podStatus") {
       try {
-        await coreApi.patchNamespacedPodStatus(
-          { name: a.pod.name, namespace: a.pod.namespace, body: { status: { phase: a.phase, reason: a.reason, message: a.message } } },
-          k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.StrategicMergePatch),
-        );
+        await write({
+          method: "PATCH",
+          path: podPath(a.pod, "status"),
+          body: { status: { phase: a.phase, reason: a.reason, message: a.message } },
+          contentType: STRATEGIC_MERGE_PATCH,
+        });
       } catch (err) {
         if (code(err) !== 404)
           log.warn({ pod: `${a.pod.namespace}/${a.pod.name}`, err: bodyText(err) }, "could not fail the pod of a timed-out gang");
@@ -311,7 +323,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     let last = "";
     for (let i = 0; i < 3; i++) {
       try {
-        await coreApi.createNamespacedPod({ namespace: ns, body: a.pod });
+        await write({ method: "POST", path: `/api/v1/namespaces/${encodeURIComponent(ns)}/pods`, body: a.pod });
         m.gang.inc({ action: "create", result: "done" });
         return;
       } catch (err) {
@@ -332,9 +344,9 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     let last = "";
     for (let i = 0; i < o.bindAttempts; i++) {
       try {
-        await coreApi.createNamespacedPodBinding({
-          name: pod.name,
-          namespace: pod.namespace,
+        await write({
+          method: "POST",
+          path: podPath(pod, "binding"),
           body: {
             apiVersion: "v1",
             kind: "Binding",
@@ -370,17 +382,27 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
   };
 
   /**
-   * Bindings queued or in flight by pod UID, settled when done. A gang member that takes a placeholder's place waits
-   * for the placeholder's own binding first (queued earlier, so already started: FIFO), then deletes it, then binds:
-   * every placeholder is bound before its replacement, and no binding races its pod's deletion.
+   * Bindings queued or in flight by pod UID, settled when done. A binding whose allocation is gone when its turn comes
+   * is not sent (`ctx.bindWanted`): above all a placeholder a real pod already took the place of, which is then deleted
+   * unbound. A gang member that takes a placeholder's place waits for the placeholder's own binding (queued earlier, so
+   * already started: FIFO). A placeholder that was bound is deleted first and the member bound after, so the node never
+   * holds both; one never bound is deleted in the background while the member is bound at once. No binding races its
+   * pod's deletion.
    */
   const bindings = new Map<string, Promise<void>>();
+  /** Placeholders whose binding was not sent (replaced first); consumed by the replacement's job or the delete. */
+  const neverBound = new Set<string>();
   type BindJob = { pod: PodRef; node: string; replaces?: PodRef; settled: () => void };
   const bindQueue: WorkQueue<BindJob> = new WorkQueue<BindJob>(o.bindConcurrency, async ({ pod, node, replaces, settled }) => {
     try {
       if (replaces) {
         await bindings.get(replaces.uid);
-        await deletePod(replaces); // a failed delete is retried at the next resync
+        if (neverBound.delete(replaces.uid)) gangQueue.push({ kind: "deletePod", pod: replaces });
+        else await deletePod(replaces); // a failed delete is retried at the next resync
+      } else if (!ctx.bindWanted(pod.uid, node)) {
+        m.binds.inc({ result: "skipped" });
+        if (ctx.tasks.get(pod.uid)?.state === "Releasing") neverBound.add(pod.uid);
+        return;
       }
       settleBind(pod, node, await postBinding(pod, node));
     } finally {
