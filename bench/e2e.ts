@@ -15,12 +15,17 @@
  * (default 2,000; 100m cpu, 128Mi) are created with the scheduler stopped, through the admission controller (on for
  * every round); then the scheduler starts and a pod watch records when each pod gets `spec.nodeName`. Rate = pods /
  * (last bind − first bind); "wall" also counts start-up (process start → last bind). Nodes: BENCH_NODES (default 100)
- * fake Node objects, 32 cpu / 128Gi / 110 pods each. Targets (issue): corral ≥ 10 × kube-scheduler and ≥ 0.7 × the
- * create ceiling. The gang round: BENCH_GANG_APPS (default 200) Spark-shaped applications of one driver and
- * BENCH_GANG_EXECUTORS (9) executors, every pod a task-group member (task groups driver 1, executor 9; same pod size),
- * created with the scheduler stopped; corral then creates a placeholder per member, binds it, and replaces it by the
- * real pod (delete, then bind). Reported: placeholders created/s, gangs fully running/s (all real pods bound) and real
- * pods/s, each over the window from the first placeholder created to the last real pod bound.
+ * fake Node objects, 32 cpu / 128Gi / 110 pods each.
+ * Targets: corral ≥ 10 × kube-scheduler and ≥ 0.7 × the create ceiling.
+ * The gang round: BENCH_GANG_APPS (default 200) Spark-shaped applications of one driver and BENCH_GANG_EXECUTORS (9)
+ * executors, every pod a task-group member (task groups driver 1, executor 9; same pod size), created with the
+ * scheduler stopped (all drivers first, a second later the executors). corral (run as the test bed's admin, which the
+ * round's `service.schedulerUser` names) then creates a placeholder per member and replaces it by the real pod as
+ * soon as the gang is complete: a placeholder still waiting for its binding then is deleted unbound, a bound one is
+ * deleted before the real pod is bound. Reported: placeholders created/s, gangs fully running/s (all real pods bound)
+ * and real pods/s, each over the window from the first placeholder created to the last real pod bound; placeholders
+ * seen bound; and when the last placeholder was deleted. The phases (placeholders created, bound, deleted; real pods
+ * bound: 10/50/90/100 % points) are printed on stderr.
  *
  * Env: BENCH_PODS, BENCH_NODES, BENCH_CONCURRENCY (create calls in flight, default 32), BENCH_ROUNDS (comma list of
  * ceiling,kube-scheduler,corral,plugin,gang), BENCH_CORRAL_ARGS (extra `corral scheduler` flags),
@@ -65,10 +70,18 @@ interface Row {
   seconds: number;
   rate: number;
   wallSeconds?: number;
-  /** CPU milliseconds per pod over the measured window: the scheduler process(es), kube-apiserver, etcd. */
-  cpu?: { scheduler: number; apiserver: number; etcd: number };
+  /** CPU milliseconds per pod over the measured window: the scheduler process(es), kube-apiserver, etcd, the admission controller. */
+  cpu?: { scheduler: number; apiserver: number; etcd: number; admission: number };
   /** The gang round only. */
-  gang?: { placeholdersPerSecond: number; gangsPerSecond: number; placeholders: number };
+  gang?: {
+    placeholdersPerSecond: number;
+    gangsPerSecond: number;
+    placeholders: number;
+    /** Placeholders the watch saw bound (one replaced before its binding went out is deleted unbound). */
+    placeholdersBound: number;
+    /** Seconds from the first placeholder created to the last one deleted (0: not all deleted within the timeout). */
+    cleanSeconds: number;
+  };
 }
 
 /** user+system CPU of a process, milliseconds (/proc/<pid>/stat, clock ticks of 10 ms). */
@@ -143,13 +156,36 @@ async function createGangPods(core: k8s.CoreV1Api): Promise<number> {
       });
     }
   }
-  let next = 0;
+  // every driver before any executor, as Spark's driver creates its executors: the first pod the scheduler sees of an
+  // application (oldest first, creation times have 1 s resolution) must be the one carrying the task groups
   const t0 = performance.now();
-  const worker = async () => {
-    while (next < pods.length) await core.createNamespacedPod({ namespace: NS, body: pods[next++]! });
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  for (const batch of [
+    pods.filter((p) => p.metadata!.name!.endsWith("-driver")),
+    pods.filter((p) => !p.metadata!.name!.endsWith("-driver")),
+  ]) {
+    await new Promise((r) => setTimeout(r, 1000)); // a later creation second than the batch before
+    let next = 0;
+    const worker = async () => {
+      while (next < batch.length) await core.createNamespacedPod({ namespace: NS, body: batch[next++]! });
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  }
   return (performance.now() - t0) / 1000;
+}
+
+/** Times (performance.now(), ms) at which the watch saw each placeholder created, bound, deleted, and each real pod bound. */
+interface GangPhases {
+  created: number[];
+  phBound: number[];
+  phDeleted: number[];
+  realBound: number[];
+}
+
+/** Seconds from `start` at which 10 %, 50 %, 90 % and all of a phase's events were seen. */
+function phaseLine(name: string, times: number[], start: number): string {
+  const at = (q: number) =>
+    times.length ? ((times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)]! - start) / 1000).toFixed(1) : "—";
+  return `${name}: ${times.length} — 10% ${at(0.1)} s, 50% ${at(0.5)} s, 90% ${at(0.9)} s, 100% ${at(1)} s`;
 }
 
 /**
@@ -159,17 +195,32 @@ async function createGangPods(core: k8s.CoreV1Api): Promise<number> {
 function watchGangs(
   kc: k8s.KubeConfig,
   timeoutMs: number,
-): Promise<{ start: number; last: number; placeholders: number; lastPlaceholder: number; gangTimes: number[] }> {
+): {
+  done: Promise<{ start: number; last: number; placeholders: number; lastPlaceholder: number; gangTimes: number[]; phases: GangPhases }>;
+  /** Resolves with the time the last placeholder was deleted (after every real pod is bound), or 0 after `timeoutMs`. */
+  clean: Promise<number>;
+} {
   const realPods = GANG_APPS * (GANG_EXECUTORS + 1);
   const placeholders = new Set<string>();
+  const deleted = new Set<string>();
   const bound = new Set<string>();
   const perApp = new Map<string, number>();
   const gangTimes: number[] = [];
+  const phBound = new Set<string>();
+  const phases: GangPhases = { created: [], phBound: [], phDeleted: [], realBound: [] };
   let start = 0;
   let lastPlaceholder = 0;
   const watch = new k8s.Watch(kc);
   let req: { abort(): void } | undefined;
-  return new Promise((resolve, reject) => {
+  let onClean: (t: number) => void = () => undefined;
+  const clean = new Promise<number>((r) => (onClean = r));
+  const checkClean = (now: number) => {
+    if (bound.size === realPods && deleted.size === placeholders.size) {
+      req?.abort();
+      onClean(now);
+    }
+  };
+  const done = new Promise<Awaited<ReturnType<typeof watchGangs>["done"]>>((resolve, reject) => {
     const timer = setTimeout(() => {
       req?.abort();
       reject(new Error(`only ${bound.size}/${realPods} real pods bound after ${timeoutMs / 1000} s`));
@@ -186,27 +237,43 @@ function watchGangs(
               if (placeholders.size === 0) start = now;
               placeholders.add(name);
               lastPlaceholder = now;
+              phases.created.push(now);
+            }
+            if (pod.spec?.nodeName && !phBound.has(name)) {
+              phBound.add(name);
+              phases.phBound.push(now);
+            }
+            if (type === "DELETED" && !deleted.has(name)) {
+              deleted.add(name);
+              phases.phDeleted.push(now);
+              checkClean(now);
             }
             return;
           }
           if (!pod.spec?.nodeName || bound.has(name)) return;
           bound.add(name);
+          phases.realBound.push(now);
           const app = pod.metadata!.labels?.["yunikorn.apache.org/app-id"] ?? "";
           const n = (perApp.get(app) ?? 0) + 1;
           perApp.set(app, n);
           if (n === GANG_EXECUTORS + 1) gangTimes.push(now);
           if (bound.size === realPods) {
             clearTimeout(timer);
-            req?.abort();
-            resolve({ start, last: now, placeholders: placeholders.size, lastPlaceholder, gangTimes });
+            resolve({ start, last: now, placeholders: placeholders.size, lastPlaceholder, gangTimes, phases });
+            setTimeout(() => {
+              req?.abort();
+              onClean(0);
+            }, 120_000).unref();
+            checkClean(now);
           }
         },
         (err: unknown) => {
-          if (bound.size < realPods && err) say(`watch ended: ${(err as Error).message ?? err}`);
+          if ((bound.size < realPods || deleted.size < placeholders.size) && err) say(`watch ended: ${(err as Error).message ?? err}`);
         },
       )
       .then((r: { abort(): void }) => (req = r), reject);
   });
+  return { done, clean };
 }
 
 /** Watches the namespace's pods: `firstBind` resolves at the first bound pod, `all` with first/last bind times (ms). */
@@ -265,6 +332,8 @@ async function freshControlPlane(): Promise<{
   admin: k8s.KubeConfig;
   core: k8s.CoreV1Api;
   sink: (name: string) => (l: string) => void;
+  /** Process id of the admission controller (its CPU is counted with the API server's: it serves its webhook calls). */
+  admissionPid: number | undefined;
   stop(): Promise<void>;
 }> {
   const tb: Testbed = await testbedUp((l) => say(l));
@@ -273,6 +342,12 @@ async function freshControlPlane(): Promise<{
   const core = makeKeepAliveApiClient(admin, k8s.CoreV1Api);
   await prepareNamespace(admin, CONF_NS, []);
   await prepareNamespace(admin, NS, []);
+  // corral runs as the test bed's admin here: it is the scheduler's own user, the only one that may create
+  // placeholders (admission) and whose placeholders the scheduler trusts (both read service.schedulerUser)
+  await core.createNamespacedConfigMap({
+    namespace: CONF_NS,
+    body: { metadata: { name: "yunikorn-configs", namespace: CONF_NS }, data: { "service.schedulerUser": "admin" } },
+  });
   await createFakeNodes(admin, "bench", NODES, { cpu: "32", memory: "128Gi", pods: "110" });
   const sink = (name: string) => {
     const s = createWriteStream(join(tb.dir, "logs", `${name}.log`));
@@ -313,6 +388,7 @@ async function freshControlPlane(): Promise<{
     admin,
     core,
     sink,
+    admissionPid: adm.proc.pid,
     stop: async () => {
       await adm.stop();
     },
@@ -344,7 +420,7 @@ async function main(): Promise<void> {
   try {
     for (const round of ROUNDS) {
       say(`round ${round}: fresh control plane, ${NODES} nodes, admission controller on`);
-      const { tb, admin, core, sink, stop: stopAdmission } = await freshControlPlane();
+      const { tb, admin, core, sink, admissionPid, stop: stopAdmission } = await freshControlPlane();
       last = { stop: stopAdmission };
       say(`round ${round}: ${PODS} pods`);
       if (round === "ceiling") {
@@ -379,9 +455,17 @@ async function main(): Promise<void> {
             nodeArgs: (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
           },
         );
-        const cpu0 = { scheduler: cpuMs(c.proc.pid), apiserver: cpuMs(pids["kube-apiserver"]), etcd: cpuMs(pids.etcd) };
-        const g = await gangDone;
-        const cpu1 = { scheduler: cpuMs(c.proc.pid), apiserver: cpuMs(pids["kube-apiserver"]), etcd: cpuMs(pids.etcd) };
+        const cpuNow = () => ({
+          scheduler: cpuMs(c.proc.pid),
+          apiserver: cpuMs(pids["kube-apiserver"]),
+          etcd: cpuMs(pids.etcd),
+          admission: cpuMs(admissionPid),
+        });
+        const cpu0 = cpuNow();
+        const g = await gangDone.done;
+        const cpu1 = cpuNow();
+        const clean = await gangDone.clean;
+        for (const [k, v] of Object.entries(g.phases)) say(`round gang: ${phaseLine(k, v, g.start)}`);
         await c.stop();
         await stopAdmission();
         const real = GANG_APPS * (GANG_EXECUTORS + 1);
@@ -395,11 +479,14 @@ async function main(): Promise<void> {
             scheduler: (cpu1.scheduler - cpu0.scheduler) / real,
             apiserver: (cpu1.apiserver - cpu0.apiserver) / real,
             etcd: (cpu1.etcd - cpu0.etcd) / real,
+            admission: (cpu1.admission - cpu0.admission) / real,
           },
           gang: {
             placeholdersPerSecond: g.placeholders / ((g.lastPlaceholder - g.start) / 1000 || 1),
             gangsPerSecond: g.gangTimes.length / seconds,
             placeholders: g.placeholders,
+            placeholdersBound: g.phases.phBound.length,
+            cleanSeconds: clean ? (clean - g.start) / 1000 : 0,
           },
         });
         continue;
@@ -409,11 +496,12 @@ async function main(): Promise<void> {
       const t0 = performance.now();
       const pids = testbedPids(tb);
       let schedPids: number[] = [];
-      let cpu0 = { scheduler: 0, apiserver: 0, etcd: 0 };
+      let cpu0 = { scheduler: 0, apiserver: 0, etcd: 0, admission: 0 };
       const sample = () => ({
         scheduler: schedPids.reduce((a, p) => a + cpuMs(p), 0),
         apiserver: cpuMs(pids["kube-apiserver"]),
         etcd: cpuMs(pids.etcd),
+        admission: cpuMs(admissionPid),
       });
       let stop: () => Promise<unknown>;
       let clients: Awaited<ReturnType<typeof streamClient>>[] = [];
@@ -499,6 +587,7 @@ async function main(): Promise<void> {
           scheduler: (cpu1.scheduler - cpu0.scheduler) / PODS,
           apiserver: (cpu1.apiserver - cpu0.apiserver) / PODS,
           etcd: (cpu1.etcd - cpu0.etcd) / PODS,
+          admission: (cpu1.admission - cpu0.admission) / PODS,
         },
       });
     }
@@ -513,15 +602,26 @@ async function main(): Promise<void> {
   const lines = [
     `bench:e2e — ${PODS} pods, ${NODES} fake nodes, admission controller on, kube-apiserver v1.20.2 on 127.0.0.1`,
     "",
-    "| round | pods/s | seconds (first→last) | wall seconds (start→last bind) | vs kube-scheduler | vs create ceiling | " +
-      "CPU ms/pod: scheduler, apiserver, etcd |",
+    tableRow([
+      "round",
+      "pods/s",
+      "seconds (first→last)",
+      "wall seconds (start→last bind)",
+      "vs kube-scheduler",
+      "vs create ceiling",
+      "CPU ms/pod: scheduler, apiserver, etcd, admission",
+    ]),
     "|---|---|---|---|---|---|---|",
-    ...rows.map(
-      (r) =>
-        `| ${r.round} | ${r.rate.toFixed(0)} | ${r.seconds.toFixed(2)} | ${r.wallSeconds?.toFixed(2) ?? "—"} | ` +
-        `${ks && r !== ceiling ? `${(r.rate / ks.rate).toFixed(1)}×` : "—"} | ` +
-        `${ceiling ? `${(r.rate / ceiling.rate).toFixed(2)}×` : "—"} | ` +
-        `${r.cpu ? `${r.cpu.scheduler.toFixed(2)}, ${r.cpu.apiserver.toFixed(2)}, ${r.cpu.etcd.toFixed(2)}` : "—"} |`,
+    ...rows.map((r) =>
+      tableRow([
+        r.round,
+        r.rate.toFixed(0),
+        r.seconds.toFixed(2),
+        r.wallSeconds?.toFixed(2) ?? "—",
+        ks && r !== ceiling ? `${(r.rate / ks.rate).toFixed(1)}×` : "—",
+        ceiling ? `${(r.rate / ceiling.rate).toFixed(2)}×` : "—",
+        r.cpu ? [r.cpu.scheduler, r.cpu.apiserver, r.cpu.etcd, r.cpu.admission].map((x) => x.toFixed(2)).join(", ") : "—",
+      ]),
     ),
     "",
     "Targets: corral standalone ≥ 10× kube-scheduler and ≥ 0.7× the create ceiling.",
@@ -544,6 +644,9 @@ async function main(): Promise<void> {
   await writeFile(join(PROJECT_ROOT, ".corral", "reports", "bench-e2e.json"), JSON.stringify({ pods: PODS, nodes: NODES, rows }, null, 2));
 }
 
+/** One Markdown table row of the cells. */
+const tableRow = (cells: string[]): string => `| ${cells.join(" | ")} |`;
+
 /** The gang round's own table: placeholders created/s, gangs fully running/s, real pods/s vs the plain corral round. */
 function gangLines(rows: Row[]): string[] {
   const gang = rows.find((r) => r.gang);
@@ -551,10 +654,29 @@ function gangLines(rows: Row[]): string[] {
   const plain = rows.find((r) => r.round === "corral standalone");
   return [
     "",
-    "| gang round | placeholders created | placeholders created/s | gangs fully running/s | real pods/s | vs plain corral pods/s |",
-    "|---|---|---|---|---|---|",
-    `| ${gang.round} | ${gang.gang.placeholders} | ${gang.gang.placeholdersPerSecond.toFixed(0)} | ` +
-      `${gang.gang.gangsPerSecond.toFixed(1)} | ${gang.rate.toFixed(0)} | ${plain ? `${(gang.rate / plain.rate).toFixed(2)}×` : "—"} |`,
+    tableRow([
+      "gang round",
+      "placeholders created",
+      "placeholders bound",
+      "placeholders created/s",
+      "gangs fully running/s",
+      "real pods/s",
+      "vs plain corral pods/s",
+      "seconds to last real pod bound",
+      "seconds to last placeholder deleted",
+    ]),
+    "|---|---|---|---|---|---|---|---|---|",
+    tableRow([
+      gang.round,
+      String(gang.gang.placeholders),
+      String(gang.gang.placeholdersBound),
+      gang.gang.placeholdersPerSecond.toFixed(0),
+      gang.gang.gangsPerSecond.toFixed(1),
+      gang.rate.toFixed(0),
+      plain ? `${(gang.rate / plain.rate).toFixed(2)}×` : "—",
+      gang.seconds.toFixed(1),
+      gang.gang.cleanSeconds ? gang.gang.cleanSeconds.toFixed(1) : "—",
+    ]),
     "",
     "Target: gang round ≥ 0.4× the plain corral round's pods/s.",
   ];

@@ -19,6 +19,7 @@ import { defaultSchedulerUser } from "../yunikorn/scheduler-identity.js";
 import { SchedulerCore } from "../scheduler/core/scheduler.js";
 import { EventSystem } from "../scheduler/events/system.js";
 import { runActions } from "../scheduler/controllers/actions.js";
+import { writerPodCalls } from "../scheduler/controllers/calls.js";
 import { configReloader } from "../scheduler/controllers/config-reload.js";
 import { runSchedulingLoop, type SchedulingLoop } from "../scheduler/controllers/loop.js";
 import { schedulerMetrics } from "../scheduler/controllers/metrics.js";
@@ -35,7 +36,7 @@ import { error as restError } from "../scheduler/rest/router.js";
 import { json, startRestServer } from "../scheduler/rest/server.js";
 import { DEFAULT_GANG_CONFIG, parseGangConfig } from "../scheduler/shim/gang/config.js";
 import { type SchedulingMode, ShimContext } from "../scheduler/shim/context.js";
-import { k8s, loadKubeConfig, makeKeepAliveApiClient } from "../kube/client.js";
+import { k8s, loadKubeConfig, makeApiWriter, makeKeepAliveApiClient } from "../kube/client.js";
 import { discoverApiVersions } from "../kube/discovery.js";
 import { type CachedInformer, startInformer } from "../kube/informers.js";
 import { runLeaderElection } from "../kube/leader.js";
@@ -158,7 +159,8 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     return evictionVersion;
   };
   const actions = runActions({
-    api: coreApi,
+    // the high-rate writes (bindings, placeholders, events, status patches) over the lean writer; evictions on client-node
+    api: writerPodCalls(makeApiWriter(kc), coreApi),
     shim: ctx,
     kick,
     liveNode: (pod) => informers?.pods.get(pod.name, pod.namespace)?.spec?.nodeName,

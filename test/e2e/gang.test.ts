@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import {
   type CorralProcess,
+  type KubeSchedulerProcess,
   type Testbed,
   createFakeNodes,
   deleteFakeNodes,
@@ -17,7 +18,7 @@ import {
   startCorral,
   waitFor,
 } from "../../src/testbed/testbed.js";
-import { freePort, resetCluster, testbed } from "./harness.js";
+import { freePort, resetCluster, startPluginKubeScheduler, testbed } from "./harness.js";
 
 const CONF_NS = "corral-gang";
 const NS = "gang";
@@ -140,7 +141,7 @@ function sampleQueue(queue: string): { stop: () => Promise<number> } {
   };
 }
 
-async function startScheduler(): Promise<{ corral: CorralProcess; port: number }> {
+async function startScheduler(extra: string[] = []): Promise<{ corral: CorralProcess; port: number }> {
   const port = freePort();
   const out = createWriteStream(join(tb.dir, "logs", `corral-gang-scheduler-${port}.log`));
   const corral = await startCorral(
@@ -158,6 +159,7 @@ async function startScheduler(): Promise<{ corral: CorralProcess; port: number }
       "5",
       "--placeholder-image",
       "registry.internal:5000/pause:3.7",
+      ...extra,
     ],
     { env: { LOG_LEVEL: "debug" }, readyMsg: "scheduling", echo: (l) => out.write(`${l}\n`) },
   );
@@ -377,9 +379,128 @@ describe("gang scheduling, standalone, on the real test bed", () => {
     expect(rs.applicationState).toBe("Reserving");
     expect(rs.allocations!.filter((a) => a.placeholder)).toHaveLength(5);
     await clear();
+    // Completing → Completed takes 30 s (COMPLETING_TIMEOUT_MS) after the last pod is gone: wait longer than that
     await waitFor(
       "application gone after its pods",
       async () => !(await rest<AppDao[]>("/ws/v1/partition/default/applications/active")).some((a) => a.applicationID === "rs"),
+      45_000,
     );
   });
+
+  it("scheduler restart while replacing: the rest of the placeholders are replaced, none leaked, queue usage = the bound pods, the job completes", async () => {
+    await create([pod("rr-driver", { app: "rr", queue: "root.spark", group: "driver", groups: SPARK })]);
+    await waitFor("4 executor placeholders bound, driver bound", async () => {
+      const ps = await list();
+      return (
+        ps.some((p) => p.metadata!.name === "rr-driver" && isBound(p)) &&
+        ps.filter((p) => p.metadata!.name!.startsWith("tg-rr-executor-") && isBound(p)).length === 4
+      );
+    });
+    await create([0, 1].map((i) => pod(`rr-exec-${i}`, { app: "rr", queue: "root.spark", group: "executor" })));
+    await waitFor("2 executors bound, 2 placeholders left", async () => {
+      const ps = await list();
+      return (
+        ps.filter((p) => p.metadata!.name!.startsWith("rr-exec-") && isBound(p)).length === 2 && (await placeholdersOf("rr")).length === 2
+      );
+    });
+    // half replaced: the scheduler goes down, the last two executors arrive while it is away
+    await sched!.corral.stop();
+    await create([2, 3].map((i) => pod(`rr-exec-${i}`, { app: "rr", queue: "root.spark", group: "executor" })));
+    const left = (await placeholdersOf("rr")).map((p) => p.spec!.nodeName!).sort();
+    sched = await startScheduler();
+    const execs = await waitFor("all 4 executors bound", async () => {
+      const p = (await list()).filter((x) => x.metadata!.name!.startsWith("rr-exec-") && isBound(x));
+      return p.length === 4 && p;
+    });
+    // the two late executors took the two placeholders left, on their nodes
+    expect(
+      execs
+        .filter((p) => p.metadata!.name === "rr-exec-2" || p.metadata!.name === "rr-exec-3")
+        .map((p) => p.spec!.nodeName!)
+        .sort(),
+    ).toEqual(left);
+    await waitFor("no placeholder left", async () => (await placeholdersOf("rr")).length === 0);
+    // queue usage is the bound pods' requests (5 × 1 cpu), nothing counted twice
+    const boundCpu = async () => (await list()).filter((p) => isBound(p) && p.status?.phase !== "Succeeded").length * 1000;
+    await new Promise((r) => setTimeout(r, 1500));
+    const q = await rest<{ allocatedResource?: { vcore?: number } }>("/ws/v1/partition/default/queue/root.spark");
+    expect(await boundCpu()).toBe(5000);
+    expect(q.allocatedResource?.vcore).toBe(5000);
+    const dao = (await app("rr"))!;
+    expect(dao.applicationState).toBe("Running");
+    expect(dao.allocations!.filter((a) => a.placeholder)).toHaveLength(0);
+    expect(dao.allocations!.map((a) => a.nodeId).sort()).toEqual(
+      (await list())
+        .filter((p) => p.metadata!.name!.startsWith("rr-"))
+        .map((p) => p.spec!.nodeName!)
+        .sort(),
+    );
+    // the job completes: every pod succeeded, the queue is empty, the application leaves Running
+    for (const n of ["rr-driver", "rr-exec-0", "rr-exec-1", "rr-exec-2", "rr-exec-3"]) await succeed(n);
+    await waitFor("queue empty", async () => {
+      const qq = await rest<{ allocatedResource?: { vcore?: number } }>("/ws/v1/partition/default/queue/root.spark");
+      return (qq.allocatedResource?.vcore ?? 0) === 0;
+    });
+    await waitFor("application completing", async () => {
+      const a = await app("rr");
+      return a === undefined || a.applicationState === "Completing" || a.applicationState === "Completed";
+    });
+    await clear();
+  });
+});
+
+describe("gang scheduling in plugin mode: kube-scheduler v1.20.2 with corral as its extender", () => {
+  let ks: KubeSchedulerProcess | undefined;
+  afterAll(async () => {
+    await ks?.stop();
+  });
+
+  it("placeholders are placed by kube-scheduler through the extender on the core's nodes; the real pods replace them there", async () => {
+    await sched?.corral.stop();
+    sched = await startScheduler(["--mode", "plugin"]);
+    ks = await startPluginKubeScheduler(tb, "kube-scheduler-gang", sched.port);
+    const usage = sampleQueue("root.spark");
+    await create([pod("pl-driver", { app: "pl1", queue: "root.spark", group: "driver", groups: SPARK })]);
+    const execPhs = await waitFor(
+      "4 executor placeholders bound by kube-scheduler",
+      async () => {
+        const p = (await placeholdersOf("pl1")).filter((x) => x.metadata!.name!.includes("-executor-") && isBound(x));
+        return p.length === 4 && p;
+      },
+      60_000,
+    );
+    // each placeholder went where the core allocated it
+    const allocs = (await app("pl1"))!.allocations!;
+    for (const p of execPhs) expect(allocs.find((a) => a.allocationKey === p.metadata!.uid)?.nodeId).toBe(p.spec!.nodeName);
+    await waitFor(
+      "driver bound in its placeholder's place",
+      async () => (await list()).some((p) => p.metadata!.name === "pl-driver" && isBound(p)),
+      60_000,
+    );
+    await create([0, 1, 2, 3].map((i) => pod(`pl-exec-${i}`, { app: "pl1", queue: "root.spark", group: "executor" })));
+    const execs = await waitFor(
+      "4 executors bound",
+      async () => {
+        const p = (await list()).filter((x) => x.metadata!.name!.startsWith("pl-exec-") && isBound(x));
+        return p.length === 4 && p;
+      },
+      90_000,
+    );
+    expect(execs.map((p) => p.spec!.nodeName).sort()).toEqual(execPhs.map((p) => p.spec!.nodeName).sort());
+    await waitFor("placeholders deleted", async () => (await placeholdersOf("pl1")).length === 0);
+    const dao = await waitFor("REST shows the replacements", async () => {
+      const a = await app("pl1");
+      return a?.placeholderData?.every((d) => d.replaced === d.count) && a;
+    });
+    expect(dao.applicationState).toBe("Running");
+    expect(dao.allocations!.every((a) => !a.placeholder)).toBe(true);
+    // kube-scheduler placed every pod (corral reports no Scheduled event of its own in plugin mode); the queue never
+    // held more than the gang reserved (5 × 1 cpu)
+    const binds = (await core().listNamespacedEvent({ namespace: NS })).items.filter(
+      (e) => e.reason === "Scheduled" && e.involvedObject.name?.startsWith("pl-"),
+    );
+    expect(binds.map((e) => e.involvedObject.name).sort()).toEqual(["pl-driver", "pl-exec-0", "pl-exec-1", "pl-exec-2", "pl-exec-3"]);
+    expect(await usage.stop()).toBeLessThanOrEqual(5000);
+    await clear();
+  }, 240_000);
 });

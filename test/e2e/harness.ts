@@ -13,7 +13,18 @@ import { promisify } from "node:util";
 import { pino } from "pino";
 import { inject } from "vitest";
 import { k8s } from "../../src/kube/client.js";
-import { type CorralProcess, type Testbed, kubeConfigFor, readTestbedEnv, startCorral, waitFor } from "../../src/testbed/testbed.js";
+import {
+  type CorralProcess,
+  type KubeSchedulerProcess,
+  type Testbed,
+  freeTcpPort,
+  kubeConfigFor,
+  kubeSchedulerConfig,
+  readTestbedEnv,
+  startCorral,
+  startKubeScheduler,
+  waitFor,
+} from "../../src/testbed/testbed.js";
 
 export const quiet = pino({ level: "silent" });
 
@@ -380,5 +391,23 @@ export async function resetCluster(tb: Testbed, timeoutMs = 120_000): Promise<vo
     },
     timeoutMs,
     500,
+  );
+}
+
+/**
+ * kube-scheduler v1.20 of the test bed with corral as its extender (plugin mode): profile `yunikorn`, filter and bind
+ * verbs at `http://127.0.0.1:<corralPort>/scheduler`, client QPS 200.
+ */
+export async function startPluginKubeScheduler(tb: Testbed, name: string, corralPort: number): Promise<KubeSchedulerProcess> {
+  return startKubeScheduler(
+    tb,
+    name,
+    kubeSchedulerConfig({
+      kubeconfig: tb.kubeconfig.scheduler,
+      schedulerName: "yunikorn",
+      healthzPort: await freeTcpPort(),
+      extenderUrl: `http://127.0.0.1:${corralPort}/scheduler`,
+      qps: 200,
+    }),
   );
 }

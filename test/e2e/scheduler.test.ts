@@ -21,15 +21,21 @@ import {
   type Testbed,
   createFakeNodes,
   deleteFakeNodes,
-  freeTcpPort,
   kubeConfigFor,
-  kubeSchedulerConfig,
   prepareNamespace,
   startCorral,
-  startKubeScheduler,
   waitFor,
 } from "../../src/testbed/testbed.js";
-import { auditedCalls, freePort, grantedRules, resetCluster, serviceAccountKubeconfig, startAdmission, testbed } from "./harness.js";
+import {
+  auditedCalls,
+  freePort,
+  grantedRules,
+  resetCluster,
+  serviceAccountKubeconfig,
+  startAdmission,
+  startPluginKubeScheduler,
+  testbed,
+} from "./harness.js";
 
 const CONF_NS = "corral-sched";
 /** Namespace the deploy/scheduler manifests are rendered into for the RBAC check. */
@@ -541,17 +547,7 @@ describe("plugin mode: kube-scheduler v1.20.2 with corral as its extender", () =
 
   it("managed pods go where the core allocated and wait for quota; a pod without an application id is placed by kube-scheduler alone", async () => {
     sched = await startScheduler(["--mode", "plugin"]);
-    ks = await startKubeScheduler(
-      tb,
-      "kube-scheduler-plugin",
-      kubeSchedulerConfig({
-        kubeconfig: tb.kubeconfig.scheduler,
-        schedulerName: "yunikorn",
-        healthzPort: await freeTcpPort(),
-        extenderUrl: `http://127.0.0.1:${sched.port}/scheduler`,
-        qps: 200,
-      }),
-    );
+    ks = await startPluginKubeScheduler(tb, "kube-scheduler-plugin", sched.port);
     await create(
       "admin",
       [1, 2, 3].map((i) => withSched(pod(`pm-${i}`, { queue: "root.capped", app: "plugin-capped" }))),

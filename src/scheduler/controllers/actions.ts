@@ -3,9 +3,12 @@
  * §7): one controller per kind of call on the keyed work queue, and one bounded queue for events and status writes.
  *
  *  - bindings: keyed by pod UID, `bindConcurrency` at once, `bindAttempts` attempts with backoff 250 ms doubling; the
- *    result goes back to the shim (`bindSucceeded`, or `bindFailed` rolling the allocation back to an ask). A gang
- *    member taking a placeholder's place waits for the placeholder's own binding to settle, then deletes it, then
- *    binds: every placeholder is bound before its replacement, and no binding races its pod's deletion;
+ *    result goes back to the shim (`bindSucceeded`, or `bindFailed` rolling the allocation back to an ask). A binding
+ *    whose allocation is gone when its turn comes is not sent (`ShimContext.bindWanted`): above all a placeholder a
+ *    real pod already took the place of, which is then deleted unbound. A gang member taking a placeholder's place
+ *    waits for the placeholder's own binding to settle; a placeholder that was bound is deleted first and the member
+ *    bound after (the node never holds both), one never bound is deleted in the background while the member is bound
+ *    at once. No binding races its pod's deletion;
  *  - placeholder calls (gang scheduling): creates (3 attempts; 403/422 final), deletes (`bindAttempts` attempts; a
  *    missing pod is deleted) and the status of a Hard timeout's pods, half as many at once as bindings, never dropped;
  *  - evictions of preemption victims: keyed by pod UID, 8 at once, 3 attempts (429/403/422 final); a refused eviction
@@ -48,7 +51,7 @@ type PlaceholderJob = Action<"createPod" | "deletePod" | "podStatus">;
 export interface ActionsOptions {
   api: PodCalls;
   /** The shim methods that take the results of bindings, placeholder creates and evictions. */
-  shim: Pick<ShimContext, "bindSucceeded" | "bindFailed" | "placeholderCreateFailed" | "evictionRefused">;
+  shim: Pick<ShimContext, "bindSucceeded" | "bindFailed" | "placeholderCreateFailed" | "evictionRefused" | "bindWanted" | "tasks">;
   /** Asks for a scheduling cycle (after a failed binding or a refused eviction, resources changed). */
   kick: () => void;
   /** `spec.nodeName` of the pod in the informer cache, if any. */
@@ -149,6 +152,11 @@ export function runActions(o: ActionsOptions): Actions {
     },
   });
 
+  /** Placeholders whose binding was not sent (a real pod took their place first); consumed by the replacement. */
+  const neverBound = new Set<string>();
+  /** Bindings asked by plugin mode's `bind` verb: kube-scheduler's decision, always sent. */
+  const verbBinds = new WeakSet<Action<"bind">>();
+
   const binds = runRetryingCalls<Action<"bind">, BindResult>({
     clock,
     workers: o.bindConcurrency,
@@ -156,11 +164,22 @@ export function runActions(o: ActionsOptions): Actions {
     attempts: o.bindAttempts,
     blockedBy: (a) => a.replaces?.uid,
     // a failed delete is retried at the next resync
-    before: async (a) => void (a.replaces && (await placeholders.push({ kind: "deletePod", pod: a.replaces }))),
-    attempt: (a) => bindAttempt(api, { pod: a.pod, node: a.node, liveNode: o.liveNode }),
+    before: async (a) => {
+      if (!a.replaces) return;
+      const deletion = placeholders.push({ kind: "deletePod", pod: a.replaces });
+      if (!neverBound.delete(a.replaces.uid)) await deletion;
+    },
+    attempt: (a) => {
+      if (!a.replaces && !verbBinds.has(a) && !o.shim.bindWanted(a.pod.uid, a.node)) {
+        if (o.shim.tasks.get(a.pod.uid)?.state === "Releasing") neverBound.add(a.pod.uid);
+        return Promise.resolve({ retry: false, result: { skipped: true } });
+      }
+      return bindAttempt(api, { pod: a.pod, node: a.node, liveNode: o.liveNode });
+    },
     onReject: (_a, err) => ({ error: errorText(err) }),
     settle: (a, r) => {
-      settleBind(a.pod, a.node, r);
+      if (r.skipped) m.binds.inc({ result: "skipped" });
+      else settleBind(a.pod, a.node, r);
       if (binds.size <= 1) clock.setTimeout(() => status.pump(), 0);
     },
   });
@@ -202,8 +221,10 @@ export function runActions(o: ActionsOptions): Actions {
     for (const a of actions) {
       if (a.kind === "bind") void binds.push(a);
       else if (a.kind === "evict") void evictions.push(a);
-      else if (a.kind === "createPod" || a.kind === "deletePod" || a.kind === "podStatus") void placeholders.push(a);
-      else if (a.kind === "preempting") {
+      else if (a.kind === "createPod" || a.kind === "deletePod" || a.kind === "podStatus") {
+        if (a.kind === "deletePod") neverBound.delete(a.pod.uid);
+        void placeholders.push(a);
+      } else if (a.kind === "preempting") {
         m.preemptions.inc({ queue: a.queue });
         const { applicationId, allocationKey, queue, nodeId: node, victims } = a;
         log.info({ applicationId, allocationKey, queue, node, victims }, "preemption started");
@@ -230,7 +251,9 @@ export function runActions(o: ActionsOptions): Actions {
   return {
     run,
     async bind(pod, node) {
-      return (await binds.push({ kind: "bind", pod, node })) ?? { error: "the scheduler is stopping" };
+      const a: Action<"bind"> = { kind: "bind", pod, node };
+      verbBinds.add(a);
+      return (await binds.push(a)) ?? { error: "the scheduler is stopping" };
     },
     queued: () => ({ binds: binds.size, status: status.size, placeholders: placeholders.size }),
     async stop() {

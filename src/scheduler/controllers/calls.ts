@@ -4,22 +4,59 @@
  * to try again, and the result that settles the action; retries, backoff and concurrency are the controllers' business
  * (kube/retrying-calls.ts), making the text of logs and events the caller's.
  */
-import { k8s, statusCode } from "../../kube/client.js";
+import { type ApiWriter, k8s, statusCode } from "../../kube/client.js";
 import type { Attempt } from "../../kube/retrying-calls.js";
 import type { PodRef } from "../shim/context.js";
 import { bindErrorOutcome } from "../shim/extender.js";
 
-/** The CoreV1Api calls the scheduler makes (client-node's `CoreV1Api`, or a fake in tests). */
-export type PodCalls = Pick<
-  k8s.CoreV1Api,
+/** The calls of client-node's `CoreV1Api` the scheduler makes, with their parameters; the answers are not read. */
+type PodCallName =
   | "createNamespacedPodBinding"
   | "deleteNamespacedPod"
   | "createNamespacedPod"
   | "createNamespacedPodEviction"
   | "patchNamespacedPodStatus"
   | "patchNamespacedPod"
-  | "createNamespacedEvent"
->;
+  | "createNamespacedEvent";
+
+/**
+ * The Kubernetes API calls the scheduler makes: client-node's `CoreV1Api`, {@link writerPodCalls} (the same calls over
+ * the lean writer), or a fake in tests. Each resolves on success and throws an error carrying the HTTP status (`code`,
+ * read by `statusCode`) and the Status body (`body`) otherwise.
+ */
+export type PodCalls = { [K in PodCallName]: (...args: Parameters<k8s.CoreV1Api[K]>) => Promise<unknown> };
+
+/** API path of a pod, or of one of its subresources (`binding`, `status`, `eviction`). */
+const podPath = (p: { namespace: string; name: string }, sub?: string): string =>
+  `/api/v1/namespaces/${encodeURIComponent(p.namespace)}/pods/${encodeURIComponent(p.name)}${sub ? `/${sub}` : ""}`;
+
+/**
+ * {@link PodCalls} over kube/client.ts's `makeApiWriter`: the same requests without client-node's per-call (de)serialisation, for
+ * the scheduler's high-rate writes (bindings, placeholder creates and deletes, events, status patches). Pod status
+ * patches are sent as strategic merge patches and pod patches as merge patches — the kinds this module's helpers
+ * choose (their header options are for client-node and not read here). Evictions stay on `evictions` (client-node),
+ * being rare and version-dependent.
+ */
+export function writerPodCalls(write: ApiWriter, evictions: Pick<k8s.CoreV1Api, "createNamespacedPodEviction">): PodCalls {
+  const ns = (namespace: string) => `/api/v1/namespaces/${encodeURIComponent(namespace)}`;
+  return {
+    createNamespacedPodBinding: ({ name, namespace, body }) =>
+      write({ method: "POST", path: podPath({ name, namespace }, "binding"), body }),
+    deleteNamespacedPod: ({ name, namespace, gracePeriodSeconds, body }) =>
+      write({
+        method: "DELETE",
+        path: podPath({ name, namespace }),
+        body: { apiVersion: "v1", kind: "DeleteOptions", ...body, ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}) },
+      }),
+    createNamespacedPod: ({ namespace, body }) => write({ method: "POST", path: `${ns(namespace)}/pods`, body }),
+    createNamespacedPodEviction: (req, options) => evictions.createNamespacedPodEviction(req, options),
+    patchNamespacedPodStatus: ({ name, namespace, body }) =>
+      write({ method: "PATCH", path: podPath({ name, namespace }, "status"), body, contentType: "application/strategic-merge-patch+json" }),
+    patchNamespacedPod: ({ name, namespace, body }) =>
+      write({ method: "PATCH", path: podPath({ name, namespace }), body, contentType: "application/merge-patch+json" }),
+    createNamespacedEvent: ({ namespace, body }) => write({ method: "POST", path: `${ns(namespace)}/events`, body }),
+  };
+}
 
 /** The error text of a failed call: the API server's Status body when there is one, else the error message. */
 export function errorText(err: unknown): string {
@@ -34,6 +71,8 @@ const failure = (err: unknown): string => `${statusCode(err) ?? ""} ${errorText(
 export interface BindResult {
   error?: string;
   gone?: boolean;
+  /** Not sent: the allocation was gone when the binding's turn came (`ShimContext.bindWanted`). */
+  skipped?: boolean;
 }
 
 /**
@@ -78,13 +117,22 @@ export interface DeleteResult {
   error?: string;
 }
 
-/** Deletes a pod with grace period 0 once; a missing pod counts as deleted. */
+/**
+ * Deletes a pod with grace period 0 once, only the pod of that uid (a precondition: never a later pod of the same
+ * name). A missing pod (404) or another pod under the name (409, the precondition failed) counts as deleted.
+ */
 export async function deleteAttempt(api: PodCalls, pod: PodRef): Promise<Attempt<DeleteResult>> {
   try {
-    await api.deleteNamespacedPod({ name: pod.name, namespace: pod.namespace, gracePeriodSeconds: 0 });
+    await api.deleteNamespacedPod({
+      name: pod.name,
+      namespace: pod.namespace,
+      gracePeriodSeconds: 0,
+      ...(pod.uid ? { body: { preconditions: { uid: pod.uid } } } : {}),
+    });
     return { retry: false, result: { ok: true } };
   } catch (err) {
-    if (statusCode(err) === 404) return { retry: false, result: { ok: true } };
+    const c = statusCode(err);
+    if (c === 404 || c === 409) return { retry: false, result: { ok: true } };
     return { retry: true, result: { ok: false, error: errorText(err) } };
   }
 }

@@ -723,6 +723,16 @@ export class ShimContext {
 
   // ------------------------------------------------------------------ binding results
 
+  /**
+   * Whether a queued binding is still to be sent when its turn comes (standalone): the task still holds that
+   * allocation, not yet bound. False for a placeholder a real pod has already taken the place of (or the core released):
+   * binding it would only have the kubelet start its pause container to stop it again, so it is deleted unbound.
+   */
+  bindWanted(uid: string, node: string): boolean {
+    const t = this.tasks.get(uid);
+    return !!t && t.state === "Allocated" && t.node === node;
+  }
+
   /** The bind of an allocation succeeded. */
   bindSucceeded(uid: string, node: string): ShimAction[] {
     const t = this.tasks.get(uid);

@@ -4,14 +4,17 @@ import { describe, expect, it } from "vitest";
 import { runActions } from "../../../src/scheduler/controllers/actions.js";
 import { schedulerMetrics } from "../../../src/scheduler/controllers/metrics.js";
 import type { PodCalls } from "../../../src/scheduler/controllers/calls.js";
-import type { ShimAction } from "../../../src/scheduler/shim/context.js";
+import type { ShimAction, ShimContext } from "../../../src/scheduler/shim/context.js";
 import { FakeClock, flush as settle } from "../../helpers/fake-clock.js";
 import { apiError, fakeApi } from "./fake-api.js";
 
 const pod = (name: string) => ({ namespace: "ns", name, uid: `uid-${name}` });
 
 /** The controllers over a fake API and a fake clock; what they hand back to the shim is logged. */
-function harness(answers: Parameters<typeof fakeApi>[0] = {}, o: { bindAttempts?: number; eventQueueLimit?: number } = {}) {
+function harness(
+  answers: Parameters<typeof fakeApi>[0] = {},
+  o: { bindAttempts?: number; eventQueueLimit?: number; unwanted?: Map<string, string> } = {},
+) {
   const clock = new FakeClock();
   const f = fakeApi(answers);
   const shimCalls: string[] = [];
@@ -25,6 +28,9 @@ function harness(answers: Parameters<typeof fakeApi>[0] = {}, o: { bindAttempts?
       bindFailed: (uid, node, error, gone) => (shimCalls.push(`failed ${uid} ${node} ${error}${gone ? " gone" : ""}`), []),
       placeholderCreateFailed: (app) => (shimCalls.push(`create failed ${app}`), []),
       evictionRefused: (a, error) => (shimCalls.push(`refused ${a.pod.uid} ${error}`), []),
+      // `unwanted`: uid → task state of allocations gone before their binding's turn
+      bindWanted: (uid) => !o.unwanted?.has(uid),
+      tasks: new Map([...(o.unwanted ?? [])].map(([uid, state]) => [uid, { state }])) as ShimContext["tasks"],
     },
     kick: () => kicks++,
     liveNode: () => undefined,
@@ -100,6 +106,25 @@ describe("runActions: bindings", () => {
     ]);
     expect(h.shimCalls).toEqual(["bound uid-ph n1", "bound uid-member n1"]);
     expect(await h.metric("corral_scheduler_placeholder_calls_total")).toEqual({ "delete,done": 1 });
+  });
+
+  it("a placeholder replaced before its binding's turn is not bound: deleted unbound, its replacement bound at once", async () => {
+    const h = harness({}, { unwanted: new Map([["uid-ph", "Releasing"]]) });
+    h.actions.run([bind("ph", "n1"), bind("member", "n1", "ph")]);
+    await settle();
+    expect(h.f.calls.filter((c) => c.startsWith("createNamespacedPodBinding"))).toEqual(["createNamespacedPodBinding ns/member"]);
+    expect(h.f.calls).toContain("deleteNamespacedPod ns/ph");
+    expect(h.shimCalls).toEqual(["bound uid-member n1"]);
+    expect(await h.metric("corral_scheduler_binds_total")).toMatchObject({ skipped: 1, bound: 1 });
+  });
+
+  it("a binding whose allocation is gone is not sent; plugin mode's bind verb is always sent", async () => {
+    const h = harness({}, { unwanted: new Map([["uid-a", "Completed"]]) });
+    h.actions.run([bind("a", "n1")]);
+    await settle();
+    expect(h.f.calls).toEqual([]);
+    expect(await h.actions.bind(pod("a"), "n1")).toEqual({});
+    expect(h.f.calls).toEqual(["createNamespacedPodBinding ns/a"]);
   });
 
   it("bind (plugin mode) resolves with the result after reporting it", async () => {

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { bindAttempt, createAttempt, deleteAttempt, evictAttempt } from "../../../src/scheduler/controllers/calls.js";
+import type { ApiWrite } from "../../../src/kube/client.js";
+import {
+  annotateAllocatedNode,
+  bindAttempt,
+  createAttempt,
+  deleteAttempt,
+  evictAttempt,
+  patchPodPhase,
+  writerPodCalls,
+} from "../../../src/scheduler/controllers/calls.js";
 import { apiError, fakeApi } from "./fake-api.js";
 
 const pod = { namespace: "ns", name: "p", uid: "u1" };
@@ -31,10 +40,13 @@ describe("deleteAttempt, createAttempt, evictAttempt", () => {
   it.each([
     ["deleted", undefined, { retry: false, result: { ok: true } }],
     ["404 counts as deleted", apiError(404), { retry: false, result: { ok: true } }],
+    ["409 (uid precondition: another pod of that name) counts as deleted", apiError(409), { retry: false, result: { ok: true } }],
     ["500 retried", apiError(500), { retry: true, result: { ok: false, error: "status 500" } }],
   ])("delete: %s", async (_what, err, expected) => {
     const f = fakeApi({ deleteNamespacedPod: err ? [err] : [] });
     expect(await deleteAttempt(f.api, pod)).toEqual(expected);
+    // only this pod: a later pod of the same name is never deleted
+    expect(f.bodies).toEqual([{ preconditions: { uid: pod.uid } }]);
   });
 
   it.each([
@@ -65,5 +77,48 @@ describe("deleteAttempt, createAttempt, evictAttempt", () => {
     const r = await evictAttempt(f.api, pod, () => Promise.reject(new Error("the API server serves no pods/eviction subresource")));
     expect(r).toEqual({ retry: true, result: { outcome: "refused", error: "the API server serves no pods/eviction subresource" } });
     expect(f.calls).toEqual([]);
+  });
+});
+
+describe("writerPodCalls", () => {
+  it("sends each call as the API server's request: path, method, body and patch kind; evictions stay on client-node", async () => {
+    const sent: ApiWrite[] = [];
+    const evicted: string[] = [];
+    const api = writerPodCalls(async (w) => void sent.push(w), {
+      createNamespacedPodEviction: async (r) => (evicted.push(`${r.namespace}/${r.name}`), {}),
+    });
+    const target = { apiVersion: "v1", kind: "Node", name: "n1" };
+    await bindAttempt(api, { pod, node: "n1", liveNode: () => undefined });
+    await deleteAttempt(api, pod);
+    await createAttempt(api, { metadata: { name: "ph", namespace: "ns" } });
+    await patchPodPhase(api, pod, { phase: "Failed", reason: "ResourceReservationTimeout", message: "m" });
+    await annotateAllocatedNode(api, pod, "n1");
+    await evictAttempt(api, pod, async () => "policy/v1");
+    expect(sent).toEqual([
+      {
+        method: "POST",
+        path: "/api/v1/namespaces/ns/pods/p/binding",
+        body: { apiVersion: "v1", kind: "Binding", metadata: { name: "p", namespace: "ns", uid: "u1" }, target },
+      },
+      {
+        method: "DELETE",
+        path: "/api/v1/namespaces/ns/pods/p",
+        body: { apiVersion: "v1", kind: "DeleteOptions", preconditions: { uid: "u1" }, gracePeriodSeconds: 0 },
+      },
+      { method: "POST", path: "/api/v1/namespaces/ns/pods", body: { metadata: { name: "ph", namespace: "ns" } } },
+      {
+        method: "PATCH",
+        path: "/api/v1/namespaces/ns/pods/p/status",
+        body: { status: { phase: "Failed", reason: "ResourceReservationTimeout", message: "m" } },
+        contentType: "application/strategic-merge-patch+json",
+      },
+      {
+        method: "PATCH",
+        path: "/api/v1/namespaces/ns/pods/p",
+        body: { metadata: { annotations: { "scheduling.corral.dev/allocated-node": "n1" } } },
+        contentType: "application/merge-patch+json",
+      },
+    ]);
+    expect(evicted).toEqual(["ns/p"]);
   });
 });

@@ -357,7 +357,7 @@ describe("preemption in the scheduling core", () => {
     });
     expect(queueInfo(core.queueView("root.a")!)).toMatchObject({ isPreemptionFence: false, isPriorityFence: true });
     const b1 = core.applicationViews("active").find((a) => a.id === "b1")!;
-    expect(allocationInfo(b1.allocations[0]!, { tags: () => undefined, maxUsed: () => undefined })).toMatchObject({
+    expect(allocationInfo(b1.allocations[0]!, { tags: () => undefined, maxUsed: () => undefined, allocationLog: () => [] })).toMatchObject({
       allocationKey: "v",
       preempted: true,
       originator: true,

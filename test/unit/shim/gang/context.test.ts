@@ -154,6 +154,22 @@ describe("gang scheduling in the shim", () => {
     expect(w.ctx.stats()).toMatchObject({ Bound: 5 });
   });
 
+  it("bindWanted: a binding still queued when its placeholder was replaced is not to be sent; the replacement's is", () => {
+    const w = world();
+    w.run(pod("driver", { groups: TASK_GROUPS, group: "driver" }));
+    const exec = pod("exec-0", { group: "executor" });
+    w.pods.set(exec.metadata!.uid!, exec);
+    const actions = [...w.ctx.syncPod(exec), ...w.ctx.schedule()];
+    const bind = actions.find((a): a is Extract<ShimAction, { kind: "bind" }> => a.kind === "bind")!;
+    expect(bind.pod.name).toBe("exec-0");
+    const ph = w.ctx.tasks.get(bind.replaces!.uid)!;
+    expect(ph.state).toBe("Releasing");
+    expect(w.ctx.bindWanted(bind.replaces!.uid, ph.node!)).toBe(false);
+    expect(w.ctx.bindWanted(bind.pod.uid, bind.node)).toBe(true);
+    expect(w.ctx.bindWanted(bind.pod.uid, bind.node === "n1" ? "n2" : "n1")).toBe(false);
+    expect(w.ctx.bindWanted("uid-unknown", bind.node)).toBe(false);
+  });
+
   it("an invalid task-groups annotation: a Warning event and normal scheduling", () => {
     const w = world();
     const out = w.run(pod("driver", { groups: '[{"name": "x", "minMember": -1}]', group: "x" }));
