@@ -12,7 +12,7 @@ import { manipulatePod } from "./review.js";
 import type { Feature } from "./config.js";
 
 /** A pod missing manipulations: where it is, its controller (`<ns>/<kind>/<name>`, none for a bare pod), what it lacks. */
-export interface PodRef {
+export interface PodMissingFeatures {
   namespace: string;
   name: string;
   owner?: string;
@@ -22,11 +22,11 @@ export interface PodRef {
 /** What housekeeping does next (see {@link planHousekeeping}). */
 export interface HousekeepingPlan {
   scanned: number;
-  missing: PodRef[];
+  missing: PodMissingFeatures[];
   /** Controller-owned pods to evict, at most one per owner, in a stable order. */
-  evict: PodRef[];
+  evict: PodMissingFeatures[];
   /** Bare pods: reported with an Event, never deleted. */
-  bare: PodRef[];
+  bare: PodMissingFeatures[];
 }
 
 /**
@@ -39,7 +39,7 @@ export function planHousekeeping(
   cfg: BootstrapperConfig,
   nsAnnotations: (ns: string) => Readonly<Record<string, string>> | undefined,
 ): HousekeepingPlan {
-  const missing: PodRef[] = [];
+  const missing: PodMissingFeatures[] = [];
   let scanned = 0;
   for (const pod of pods) {
     const ns = pod.metadata?.namespace ?? "default";
@@ -59,7 +59,7 @@ export function planHousekeeping(
   }
   missing.sort((a, b) => (a.namespace + "/" + a.name < b.namespace + "/" + b.name ? -1 : 1));
   const seenOwners = new Set<string>();
-  const evict: PodRef[] = [];
+  const evict: PodMissingFeatures[] = [];
   for (const p of missing) {
     if (!p.owner || seenOwners.has(p.owner)) continue;
     seenOwners.add(p.owner);
