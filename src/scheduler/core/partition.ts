@@ -84,6 +84,41 @@ export interface AskOptions {
   originator?: boolean;
 }
 
+/**
+ * The arguments of `addApplication`: an application the resource manager adds (the core's `updateApplication` turns
+ * si.AddApplicationRequest into it; upstream pkg/scheduler/partition.go AddApplication).
+ */
+export interface AddApplicationArgs {
+  /** The application id (upstream applicationID). */
+  id: string;
+  /** The requested queue (full path, short name or "" for the placement rules to decide). */
+  queue: string;
+  /** The submitting user; "" only with `application.create.force` (then `nobody` in group `nogroup`). */
+  user: string;
+  /** The user's groups; none means the user's own name as its only group. */
+  groups: readonly string[];
+  /** Application tags (namespace tags, `application.create.force`, `application.stateaware.disable`…). */
+  tags: Record<string, string>;
+  /** Submission time, milliseconds since the Unix epoch. */
+  now: number;
+  /** Gang scheduling (placeholders) of the application, if any. */
+  gang?: GangOptions;
+}
+
+/** The arguments of `addAsk`: an ask, or an allocation already bound, the resource manager adds (upstream si.Allocation). */
+export interface AddAskArgs extends AskOptions {
+  appId: string;
+  /** The allocation key, unique within the application. */
+  key: string;
+  /** Requested resources per allocation; every quantity must be non-negative and one strictly positive. */
+  resource: Res;
+  priority: number;
+  /** Creation time of the ask (the pod), milliseconds since the Unix epoch. */
+  createTime: number;
+  /** The current time, milliseconds since the Unix epoch. */
+  now: number;
+}
+
 export interface PartitionOptions {
   name: string;
   /** A validated partition configuration. */
@@ -367,16 +402,9 @@ export class Partition {
    * expires.
    * @returns the leaf queue path, or throws with the rejection reason
    */
-  // eslint-disable-next-line max-params -- upstream's AddApplication order, called from ~70 places; to become options
-  addApplication(
-    id: string,
-    queueName: string,
-    user: string,
-    groups: readonly string[],
-    tags: Record<string, string>,
-    now: number,
-    gang?: GangOptions,
-  ): string {
+  addApplication(request: AddApplicationArgs): string {
+    const { id, queue: queueName, tags, now, gang } = request;
+    let { user, groups } = request;
     this.life.rejected.delete(id);
     if (this.apps.has(id)) throw new Error(`adding application ${id} to partition ${this.name}, but application already existed`);
     try {
@@ -524,8 +552,8 @@ export class Partition {
    * A finished application (Completed) that gets an ask runs again as a new instance with the same id.
    * @throws Error with upstream's texts for an unknown app or node, empty or negative resources
    */
-  // eslint-disable-next-line max-params -- upstream's AddAllocationAsk order, called from ~70 places; to become options
-  addAsk(appId: string, key: string, resource: Res, priority: number, createTime: number, now: number, opts: AskOptions = {}): void {
+  addAsk(request: AddAskArgs): void {
+    const { appId, key, resource, priority, createTime, now, ...opts } = request;
     const app = this.apps.get(appId) ?? this.reopen(appId, now);
     if (!app) throw new Error(`failed to find application ${appId}`);
     for (const k in resource) if (resource[k]! < 0) throw new Error("allocation contains negative resources");
@@ -709,7 +737,7 @@ export class Partition {
       this.apps.set(appId, app);
     } else {
       try {
-        this.addApplication(appId, last.requestedQueue, last.user, last.groups, { ...last.tags }, now);
+        this.addApplication({ id: appId, queue: last.requestedQueue, user: last.user, groups: last.groups, tags: { ...last.tags }, now });
       } catch {
         return undefined;
       }

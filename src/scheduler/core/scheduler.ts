@@ -379,7 +379,15 @@ export class SchedulerCore {
           timeoutMs: a.executionTimeoutMilliSeconds,
           style: a.gangSchedulingStyle,
         };
-        const leaf = p.addApplication(a.applicationID, a.queueName, a.ugi.user, a.ugi.groups ?? [], a.tags ?? {}, now, gang);
+        const leaf = p.addApplication({
+          id: a.applicationID,
+          queue: a.queueName,
+          user: a.ugi.user,
+          groups: a.ugi.groups ?? [],
+          tags: a.tags ?? {},
+          now,
+          gang,
+        });
         out.acceptedApplications.push(a.applicationID);
         this.emit(appEvent(now, { objectID: a.applicationID, changeType: ChangeType.ADD, detail: ChangeDetail.APP_NEW }));
         this.partitionEvents(p, now); // the queues placement created (QUEUE_DYNAMIC) come before the application's
@@ -440,24 +448,22 @@ export class SchedulerCore {
         const created = Number(a.allocationTags?.creationTime);
         const before = p.apps.get(a.applicationID)?.asks.get(a.allocationKey);
         const wasAllocated = before?.node !== undefined;
-        p.addAsk(
-          a.applicationID,
-          a.allocationKey,
-          a.resourcePerAlloc,
-          a.priority ?? 0,
-          Number.isFinite(created) && created > 0 ? created * 1000 : now,
+        p.addAsk({
+          appId: a.applicationID,
+          key: a.allocationKey,
+          resource: a.resourcePerAlloc,
+          priority: a.priority ?? 0,
+          createTime: Number.isFinite(created) && created > 0 ? created * 1000 : now,
           now,
-          {
-            node: a.nodeID || undefined,
-            requiredNode: a.allocationTags?.["yunikorn.apache.org/requiredNode"],
-            predicate: a.predicate,
-            placeholder: a.placeholder,
-            taskGroup: a.taskGroupName,
-            allowPreemptSelf: a.preemptionPolicy?.allowPreemptSelf,
-            allowPreemptOther: a.preemptionPolicy?.allowPreemptOther,
-            originator: a.originator,
-          },
-        );
+          node: a.nodeID || undefined,
+          requiredNode: a.allocationTags?.["yunikorn.apache.org/requiredNode"],
+          predicate: a.predicate,
+          placeholder: a.placeholder,
+          taskGroup: a.taskGroupName,
+          allowPreemptSelf: a.preemptionPolicy?.allowPreemptSelf,
+          allowPreemptOther: a.preemptionPolicy?.allowPreemptOther,
+          originator: a.originator,
+        });
         if (a.allocationTags) this.tags.set(`${p.name}\0${allocationId(a.applicationID, a.allocationKey)}`, { ...a.allocationTags });
         this.collect(false); // the state change the ask caused (New → Accepted) comes first, as upstream
         const app = p.apps.get(a.applicationID);

@@ -39,18 +39,18 @@ describe("worked scenarios (yunikorn-core reference §4.12)", () => {
 `);
     p.addNode("n1", NODE);
     p.addNode("n2", NODE);
-    p.addApplication("app-1", "root.leaf", "alice", ["users"], {}, 0);
-    p.addAsk("app-1", "a1", ASK, 0, 1, 1);
-    p.addAsk("app-1", "a2", ASK, 0, 2, 2);
+    p.addApplication({ id: "app-1", queue: "root.leaf", user: "alice", groups: ["users"], tags: {}, now: 0 });
+    p.addAsk({ appId: "app-1", key: "a1", resource: ASK, priority: 0, createTime: 1, now: 1 });
+    p.addAsk({ appId: "app-1", key: "a2", resource: ASK, priority: 0, createTime: 2, now: 2 });
     expect(p.apps.get("app-1")!.state).toBe("Accepted");
     expect(p.find("root.leaf")!.pending.memory).toBe(20_000_000);
     expect(drain(p)).toHaveLength(2);
     expect(p.find("root.leaf")!.pending.memory).toBe(0);
     expect(["Starting", "Running"]).toContain(p.apps.get("app-1")!.state);
-    p.addAsk("app-1", "b1", { memory: 50_000_000, vcore: 1000 }, 0, 3, 3);
-    p.addAsk("app-1", "b2", { memory: 50_000_000, vcore: 1000 }, 0, 4, 4);
-    p.addAsk("app-1", "c1", { memory: 100_000_000, vcore: 1000 }, 0, 5, 5);
-    p.addAsk("app-1", "c2", { memory: 100_000_000, vcore: 1000 }, 0, 6, 6);
+    p.addAsk({ appId: "app-1", key: "b1", resource: { memory: 50_000_000, vcore: 1000 }, priority: 0, createTime: 3, now: 3 });
+    p.addAsk({ appId: "app-1", key: "b2", resource: { memory: 50_000_000, vcore: 1000 }, priority: 0, createTime: 4, now: 4 });
+    p.addAsk({ appId: "app-1", key: "c1", resource: { memory: 100_000_000, vcore: 1000 }, priority: 0, createTime: 5, now: 5 });
+    p.addAsk({ appId: "app-1", key: "c2", resource: { memory: 100_000_000, vcore: 1000 }, priority: 0, createTime: 6, now: 6 });
     const more = drain(p);
     expect(more.map((a) => a.key).sort()).toEqual(["b1", "b2"]);
     expect(p.find("root.leaf")!.allocated.memory).toBe(120_000_000);
@@ -70,11 +70,11 @@ describe("worked scenarios (yunikorn-core reference §4.12)", () => {
 `);
     p.addNode("n1", NODE);
     p.addNode("n2", NODE);
-    p.addApplication("app-a", "root.a", "alice", [], {}, 0);
-    p.addApplication("app-b", "root.b", "bob", [], {}, 0);
+    p.addApplication({ id: "app-a", queue: "root.a", user: "alice", groups: [], tags: {}, now: 0 });
+    p.addApplication({ id: "app-b", queue: "root.b", user: "bob", groups: [], tags: {}, now: 0 });
     for (let i = 0; i < 20; i++) {
-      p.addAsk("app-a", `a${i}`, ASK, 0, i, 0);
-      p.addAsk("app-b", `b${i}`, ASK, 0, i, 0);
+      p.addAsk({ appId: "app-a", key: `a${i}`, resource: ASK, priority: 0, createTime: i, now: 0 });
+      p.addAsk({ appId: "app-b", key: `b${i}`, resource: ASK, priority: 0, createTime: i, now: 0 });
     }
     expect(drain(p)).toHaveLength(20);
     expect(p.apps.get("app-a")!.allocated.memory).toBe(100_000_000);
@@ -97,11 +97,11 @@ describe("worked scenarios (yunikorn-core reference §4.12)", () => {
 `);
       p.addNode("n1", NODE);
       p.addNode("n2", NODE);
-      p.addApplication("app-1", "root.leaf", "alice", [], {}, 0);
-      p.addApplication("app-2", "root.leaf", "alice", [], {}, 1);
+      p.addApplication({ id: "app-1", queue: "root.leaf", user: "alice", groups: [], tags: {}, now: 0 });
+      p.addApplication({ id: "app-2", queue: "root.leaf", user: "alice", groups: [], tags: {}, now: 1 });
       for (let i = 0; i < 20; i++) {
-        p.addAsk("app-1", `a${i}`, ASK, 0, 10 + i, 0);
-        p.addAsk("app-2", `b${i}`, ASK, 0, 10 + i, 0);
+        p.addAsk({ appId: "app-1", key: `a${i}`, resource: ASK, priority: 0, createTime: 10 + i, now: 0 });
+        p.addAsk({ appId: "app-2", key: `b${i}`, resource: ASK, priority: 0, createTime: 10 + i, now: 0 });
       }
       const allocs = drain(p);
       expect(allocs).toHaveLength(20);
@@ -134,11 +134,11 @@ describe("limits, placement and reload", () => {
   it("alice is capped by her user limit, bob is not", () => {
     const p = partitionFrom(yaml);
     p.addNode("n1", NODE);
-    p.addApplication("a", "root.shared", "alice", ["users"], {}, 0);
-    p.addApplication("b", "root.shared", "bob", ["users"], {}, 0);
+    p.addApplication({ id: "a", queue: "root.shared", user: "alice", groups: ["users"], tags: {}, now: 0 });
+    p.addApplication({ id: "b", queue: "root.shared", user: "bob", groups: ["users"], tags: {}, now: 0 });
     for (let i = 0; i < 4; i++) {
-      p.addAsk("a", `a${i}`, ASK, 0, i, 0);
-      p.addAsk("b", `b${i}`, ASK, 0, i, 0);
+      p.addAsk({ appId: "a", key: `a${i}`, resource: ASK, priority: 0, createTime: i, now: 0 });
+      p.addAsk({ appId: "b", key: `b${i}`, resource: ASK, priority: 0, createTime: i, now: 0 });
     }
     const allocs = drain(p);
     expect(allocs.filter((x) => x.appId === "a")).toHaveLength(2);
@@ -150,8 +150,8 @@ describe("limits, placement and reload", () => {
     const p = partitionFrom(yaml);
     p.addNode("n1", NODE);
     for (const id of ["x", "y", "z"]) {
-      p.addApplication(id, "root.shared", "bob", [], {}, id.charCodeAt(0));
-      p.addAsk(id, "k", ASK, 0, id.charCodeAt(0), 0);
+      p.addApplication({ id, queue: "root.shared", user: "bob", groups: [], tags: {}, now: id.charCodeAt(0) });
+      p.addAsk({ appId: id, key: "k", resource: ASK, priority: 0, createTime: id.charCodeAt(0), now: 0 });
     }
     expect(
       drain(p)
@@ -165,9 +165,9 @@ describe("limits, placement and reload", () => {
 
   it("placement: provided queue, else a per-user queue created under root.users", () => {
     const p = partitionFrom(yaml);
-    expect(p.addApplication("a", "root.shared", "alice", [], {}, 0)).toBe("root.shared");
-    expect(p.addApplication("b", "", "carol.smith", [], {}, 0)).toBe("root.users.carol_dot_smith");
-    expect(p.addApplication("c", "root.nope", "dave", [], {}, 0)).toBe("root.users.dave");
+    expect(p.addApplication({ id: "a", queue: "root.shared", user: "alice", groups: [], tags: {}, now: 0 })).toBe("root.shared");
+    expect(p.addApplication({ id: "b", queue: "", user: "carol.smith", groups: [], tags: {}, now: 0 })).toBe("root.users.carol_dot_smith");
+    expect(p.addApplication({ id: "c", queue: "root.nope", user: "dave", groups: [], tags: {}, now: 0 })).toBe("root.users.dave");
   });
 
   it("placement filters: a deny filter on a group skips the rule", () => {
@@ -184,8 +184,8 @@ describe("limits, placement and reload", () => {
         submitacl: "*"
         queues: [{name: shared}]
 `);
-    expect(p.addApplication("a", "", "alice", ["staff"], {}, 0)).toBe("root.alice");
-    expect(p.addApplication("b", "", "carol", ["contractors"], {}, 0)).toBe("root.shared");
+    expect(p.addApplication({ id: "a", queue: "", user: "alice", groups: ["staff"], tags: {}, now: 0 })).toBe("root.alice");
+    expect(p.addApplication({ id: "b", queue: "", user: "carol", groups: ["contractors"], tags: {}, now: 0 })).toBe("root.shared");
   });
 
   it("dynamic per-user queues get the parent's child template (max, maxapplications, sort policy)", () => {
@@ -208,13 +208,13 @@ describe("limits, placement and reload", () => {
                 max: {memory: 20M}
 `);
     p.addNode("n1", NODE);
-    p.addApplication("a1", "", "alice", [], {}, 0);
-    p.addApplication("a2", "", "alice", [], {}, 1);
+    p.addApplication({ id: "a1", queue: "", user: "alice", groups: [], tags: {}, now: 0 });
+    p.addApplication({ id: "a2", queue: "", user: "alice", groups: [], tags: {}, now: 1 });
     const q = p.find("root.tenants.alice")!;
     expect([q.isLeaf, q.managed, q.maxApps, q.sortPolicy, q.max]).toEqual([true, false, 1, "fair", { memory: 20_000_000 }]);
     for (let i = 0; i < 3; i++) {
-      p.addAsk("a1", `k${i}`, ASK, 0, i, 0);
-      p.addAsk("a2", `k${i}`, ASK, 0, i, 0);
+      p.addAsk({ appId: "a1", key: `k${i}`, resource: ASK, priority: 0, createTime: i, now: 0 });
+      p.addAsk({ appId: "a2", key: `k${i}`, resource: ASK, priority: 0, createTime: i, now: 0 });
     }
     const allocs = drain(p);
     expect(allocs.map((a) => a.appId)).toEqual(["a1", "a1"]); // one running app, 20M max
@@ -224,43 +224,64 @@ describe("limits, placement and reload", () => {
     const p = partitionFrom(
       "partitions:\n  - name: default\n    queues:\n      - name: root\n        queues: [{name: locked, submitacl: ' admins'}]\n",
     );
-    expect(() => p.addApplication("x", "root.locked", "alice", ["users"], {}, 0)).toThrow(
+    expect(() => p.addApplication({ id: "x", queue: "root.locked", user: "alice", groups: ["users"], tags: {}, now: 0 })).toThrow(
       "application rejected: no placement rule matched",
     );
-    expect(p.addApplication("y", "root.locked", "alice", ["users"], { "application.create.force": "true" }, 0)).toBe("root.@recovery@");
-    expect(p.addApplication("z", "", "", [], { "Application.Create.Force": "t" }, 0)).toBe("root.@recovery@");
+    expect(
+      p.addApplication({
+        id: "y",
+        queue: "root.locked",
+        user: "alice",
+        groups: ["users"],
+        tags: { "application.create.force": "true" },
+        now: 0,
+      }),
+    ).toBe("root.@recovery@");
+    expect(p.addApplication({ id: "z", queue: "", user: "", groups: [], tags: { "Application.Create.Force": "t" }, now: 0 })).toBe(
+      "root.@recovery@",
+    );
     expect(p.apps.get("z")!.user).toBe("nobody");
   });
 
   it("a queue removed from the config drains: no new applications, running ones finish", () => {
     const p = partitionFrom(yaml);
     p.addNode("n1", NODE);
-    p.addApplication("keep", "root.old", "alice", [], {}, 0);
-    p.addAsk("keep", "k1", ASK, 0, 0, 0);
+    p.addApplication({ id: "keep", queue: "root.old", user: "alice", groups: [], tags: {}, now: 0 });
+    p.addAsk({ appId: "keep", key: "k1", resource: ASK, priority: 0, createTime: 0, now: 0 });
     p.applyConfig(validateSchedulerConfig(decodeQueuesYaml(yaml.replace("          - name: old\n", ""))).partitions[0]!);
     expect(p.find("root.old")!.draining).toBe(true);
     expect(drain(p)).toHaveLength(1);
-    expect(() => p.addApplication("new", "root.old", "alice", [], {}, 1)).not.toThrow();
+    expect(() => p.addApplication({ id: "new", queue: "root.old", user: "alice", groups: [], tags: {}, now: 1 })).not.toThrow();
     expect(p.apps.get("new")!.queue.path).toBe("root.users.alice");
   });
 
   it("bad input is rejected with a reason, never thrown past the caller's catch", () => {
     const p = partitionFrom(yaml);
     p.addNode("n1", NODE);
-    p.addApplication("a", "root.shared", "alice", [], {}, 0);
-    expect(() => p.addAsk("nope", "k", ASK, 0, 0, 0)).toThrow("failed to find application nope");
-    expect(() => p.addAsk("a", "k", { memory: -1 }, 0, 0, 0)).toThrow("allocation contains negative resources");
-    expect(() => p.addAsk("a", "k", {}, 0, 0, 0)).toThrow("allocation contains no resources");
+    p.addApplication({ id: "a", queue: "root.shared", user: "alice", groups: [], tags: {}, now: 0 });
+    expect(() => p.addAsk({ appId: "nope", key: "k", resource: ASK, priority: 0, createTime: 0, now: 0 })).toThrow(
+      "failed to find application nope",
+    );
+    expect(() => p.addAsk({ appId: "a", key: "k", resource: { memory: -1 }, priority: 0, createTime: 0, now: 0 })).toThrow(
+      "allocation contains negative resources",
+    );
+    expect(() => p.addAsk({ appId: "a", key: "k", resource: {}, priority: 0, createTime: 0, now: 0 })).toThrow(
+      "allocation contains no resources",
+    );
     expect(() => p.addNode("n1", NODE)).toThrow(/node name must be unique/);
-    expect(() => p.addApplication("e", "root.shared", "", [], {}, 0)).toThrow("empty user cannot resolve");
+    expect(() => p.addApplication({ id: "e", queue: "root.shared", user: "", groups: [], tags: {}, now: 0 })).toThrow(
+      "empty user cannot resolve",
+    );
     expect(p.rejected.get("e")!.rejectedMessage).toBe("empty user cannot resolve");
-    expect(() => p.addAsk("a", "huge", { memory: 10 * NODE.memory }, 0, 0, 0)).toThrow(
+    expect(() => p.addAsk({ appId: "a", key: "huge", resource: { memory: 10 * NODE.memory }, priority: 0, createTime: 0, now: 0 })).toThrow(
       "ask huge requests map[memory:1000000000], more than any node provides (nodes: 1)",
     );
-    expect(() => p.addAsk("a", "gpu", { "nvidia.com/gpu": 1 }, 0, 0, 0)).toThrow(/more than any node provides/);
-    expect(() => p.addAsk("a", "dup", ASK, 0, 0, 0)).not.toThrow();
+    expect(() => p.addAsk({ appId: "a", key: "gpu", resource: { "nvidia.com/gpu": 1 }, priority: 0, createTime: 0, now: 0 })).toThrow(
+      /more than any node provides/,
+    );
+    expect(() => p.addAsk({ appId: "a", key: "dup", resource: ASK, priority: 0, createTime: 0, now: 0 })).not.toThrow();
     // an existing key is an update (UpdateAllocation), not a duplicate: see "UpdateAllocation for an existing key"
-    expect(() => p.addAsk("a", "dup", ASK, 0, 0, 0)).not.toThrow();
+    expect(() => p.addAsk({ appId: "a", key: "dup", resource: ASK, priority: 0, createTime: 0, now: 0 })).not.toThrow();
     expect(p.apps.get("a")!.asks.size).toBe(1);
   });
 });
@@ -330,10 +351,17 @@ describe("invariants under random event sequences", () => {
                 p.addNode(`n${e.id}`, { memory: e.mem, vcore: e.cpu });
                 break;
               case "app":
-                p.addApplication(`app${e.id}`, e.q, e.user, [], {}, now);
+                p.addApplication({ id: `app${e.id}`, queue: e.q, user: e.user, groups: [], tags: {}, now });
                 break;
               case "ask":
-                p.addAsk(`app${e.app}`, `k${e.key}`, { memory: e.mem, vcore: e.cpu }, e.prio, now, now);
+                p.addAsk({
+                  appId: `app${e.app}`,
+                  key: `k${e.key}`,
+                  resource: { memory: e.mem, vcore: e.cpu },
+                  priority: e.prio,
+                  createTime: now,
+                  now,
+                });
                 break;
               case "release":
                 p.removeAsk(`app${e.app}`, `k${e.key}`, now);
@@ -349,7 +377,7 @@ describe("invariants under random event sequences", () => {
                 break;
               case "churn":
                 p.removeApplication(`app${e.app}`, now);
-                p.addApplication(`app${e.app}`, e.q, "alice", [], {}, now);
+                p.addApplication({ id: `app${e.app}`, queue: e.q, user: "alice", groups: [], tags: {}, now });
                 break;
               case "wait":
                 now += e.ms;
@@ -421,20 +449,21 @@ describe("invariants under random event sequences", () => {
         const p = partitionFrom(cfg);
         let now = 0;
         for (let i = 0; i < 4; i++) p.addNode(`n${i}`, { memory: 10 });
-        for (let i = 0; i < 5; i++) p.addApplication(`app${i}`, i % 2 ? "root.a" : "root.b", i % 3 ? "alice" : "bob", [], {}, now);
+        for (let i = 0; i < 5; i++)
+          p.addApplication({ id: `app${i}`, queue: i % 2 ? "root.a" : "root.b", user: i % 3 ? "alice" : "bob", groups: [], tags: {}, now });
         for (const e of events) {
           now += 250;
           try {
             switch (e.t) {
               case "ask":
-                p.addAsk(`app${e.app}`, `k${e.key}`, { memory: e.mem }, e.prio, now, now);
+                p.addAsk({ appId: `app${e.app}`, key: `k${e.key}`, resource: { memory: e.mem }, priority: e.prio, createTime: now, now });
                 break;
               case "release":
                 p.removeAsk(`app${e.app}`, `k${e.key}`, now);
                 break;
               case "churn":
                 p.removeApplication(`app${e.app}`, now);
-                p.addApplication(`app${e.app}`, e.q, "alice", [], {}, now);
+                p.addApplication({ id: `app${e.app}`, queue: e.q, user: "alice", groups: [], tags: {}, now });
                 break;
               case "wait":
                 now += e.ms;
@@ -518,11 +547,11 @@ describe("determinism", () => {
         "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues: [{name: a}, {name: b}]\n",
       );
       for (const i of order) p.addNode(`n${i}`, NODE);
-      p.addApplication("x", "root.a", "alice", [], {}, 0);
-      p.addApplication("y", "root.b", "bob", [], {}, 0);
+      p.addApplication({ id: "x", queue: "root.a", user: "alice", groups: [], tags: {}, now: 0 });
+      p.addApplication({ id: "y", queue: "root.b", user: "bob", groups: [], tags: {}, now: 0 });
       for (let i = 0; i < 15; i++) {
-        p.addAsk("x", `k${i}`, ASK, i % 3, 5, 5);
-        p.addAsk("y", `k${i}`, ASK, 0, 5, 5);
+        p.addAsk({ appId: "x", key: `k${i}`, resource: ASK, priority: i % 3, createTime: 5, now: 5 });
+        p.addAsk({ appId: "y", key: `k${i}`, resource: ASK, priority: 0, createTime: 5, now: 5 });
       }
       return drain(p).map((a) => `${a.appId}/${a.key}@${a.nodeId}`);
     };

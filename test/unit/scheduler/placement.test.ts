@@ -300,19 +300,39 @@ describe("manager (placement_test.go)", () => {
 `,
     );
     // a forced application creates the recovery queue; root lets everyone submit
-    expect(p.addApplication("forced", "", "alice", [], { "application.create.force": "true", namespace: "root.@recovery@" }, 0)).toBe(
-      RECOVERY_QUEUE,
+    expect(
+      p.addApplication({
+        id: "forced",
+        queue: "",
+        user: "alice",
+        groups: [],
+        tags: { "application.create.force": "true", namespace: "root.@recovery@" },
+        now: 0,
+      }),
+    ).toBe(RECOVERY_QUEUE);
+    expect(p.addApplication({ id: "a", queue: "root.@recovery@", user: "alice", groups: [], tags: {}, now: 0 })).toBe("root.testqueue");
+    expect(p.addApplication({ id: "b", queue: "@recovery@", user: "alice", groups: [], tags: {}, now: 0 })).toBe("root.testqueue");
+    expect(p.addApplication({ id: "c", queue: "", user: "alice", groups: [], tags: { namespace: "root.@recovery@" }, now: 0 })).toBe(
+      "root.testqueue",
     );
-    expect(p.addApplication("a", "root.@recovery@", "alice", [], {}, 0)).toBe("root.testqueue");
-    expect(p.addApplication("b", "@recovery@", "alice", [], {}, 0)).toBe("root.testqueue");
-    expect(p.addApplication("c", "", "alice", [], { namespace: "root.@recovery@" }, 0)).toBe("root.testqueue");
-    expect(p.addApplication("d", "", "alice", [], { Namespace: "@RECOVERY@" }, 0)).toBe("root.testqueue");
+    expect(p.addApplication({ id: "d", queue: "", user: "alice", groups: [], tags: { Namespace: "@RECOVERY@" }, now: 0 })).toBe(
+      "root.testqueue",
+    );
   });
 
   it("namespace quota tags are never applied to the recovery queue (upstream partition.go AddApplication)", () => {
     const p = partition(TREE, "    placementrules:\n      - name: provided\n");
     const quota = { "namespace.resourcequota": JSON.stringify({ resources: { memory: { value: 10 } } }), "namespace.resourcemaxapps": "1" };
-    expect(p.addApplication("x", "root.nope", "", [], { "application.create.force": "true", ...quota }, 0)).toBe(RECOVERY_QUEUE);
+    expect(
+      p.addApplication({
+        id: "x",
+        queue: "root.nope",
+        user: "",
+        groups: [],
+        tags: { "application.create.force": "true", ...quota },
+        now: 0,
+      }),
+    ).toBe(RECOVERY_QUEUE);
     const rec = p.find(RECOVERY_QUEUE)!;
     expect([rec.max, rec.maxApps]).toEqual([undefined, 0]);
   });
@@ -328,8 +348,19 @@ describe("manager (placement_test.go)", () => {
       "namespace.resourcequota": JSON.stringify({ resources: { vcore: { value: vcore } } }),
       "namespace.resourcemaxapps": maxApps,
     });
-    expect(p.addApplication("b1", "", "bob", [], { namespace: "team-b", ...quota(1000, "1") }, 0)).toBe("root.team-b");
-    expect(p.addApplication("a1", "root.team-b", "alice", [], { namespace: "team-a", ...quota(10000, "50") }, 0)).toBe("root.team-b");
+    expect(
+      p.addApplication({ id: "b1", queue: "", user: "bob", groups: [], tags: { namespace: "team-b", ...quota(1000, "1") }, now: 0 }),
+    ).toBe("root.team-b");
+    expect(
+      p.addApplication({
+        id: "a1",
+        queue: "root.team-b",
+        user: "alice",
+        groups: [],
+        tags: { namespace: "team-a", ...quota(10000, "50") },
+        now: 0,
+      }),
+    ).toBe("root.team-b");
     const q = p.find("root.team-b")!;
     expect([q.max, q.maxApps]).toEqual([{ vcore: 1000 }, 1]);
   });
@@ -342,17 +373,24 @@ describe("manager (placement_test.go)", () => {
     );
     const quota = (vcore: number) => ({ "namespace.resourcequota": JSON.stringify({ resources: { vcore: { value: vcore } } }) });
     // alice creates root.team-b first, with her namespace's large quota
-    p.addApplication("a1", "root.team-b", "alice", [], { namespace: "team-a", ...quota(10000) }, 0);
-    p.addApplication("b1", "", "bob", [], { namespace: "team-b", ...quota(1000) }, 0);
-    p.addApplication("a2", "root.team-b", "alice", [], { namespace: "team-a", ...quota(10000) }, 0);
+    p.addApplication({ id: "a1", queue: "root.team-b", user: "alice", groups: [], tags: { namespace: "team-a", ...quota(10000) }, now: 0 });
+    p.addApplication({ id: "b1", queue: "", user: "bob", groups: [], tags: { namespace: "team-b", ...quota(1000) }, now: 0 });
+    p.addApplication({ id: "a2", queue: "root.team-b", user: "alice", groups: [], tags: { namespace: "team-a", ...quota(10000) }, now: 0 });
     expect(p.find("root.team-b")!.max).toEqual({ vcore: 1000 });
     // a dynamic queue not named after a namespace keeps the tags of the namespace that first filled it
-    p.addApplication("a3", "root.scratch", "alice", [], { namespace: "team-a", ...quota(10000) }, 0);
-    p.addApplication("b2", "root.scratch", "bob", [], { namespace: "team-b", ...quota(1000) }, 0);
+    p.addApplication({
+      id: "a3",
+      queue: "root.scratch",
+      user: "alice",
+      groups: [],
+      tags: { namespace: "team-a", ...quota(10000) },
+      now: 0,
+    });
+    p.addApplication({ id: "b2", queue: "root.scratch", user: "bob", groups: [], tags: { namespace: "team-b", ...quota(1000) }, now: 0 });
     expect(p.find("root.scratch")!.max).toEqual({ vcore: 10000 });
     // the namespace without a quota still takes its queue back: alice's limits do not stay on it
-    p.addApplication("a4", "root.team-c", "alice", [], { namespace: "team-a", ...quota(10000) }, 0);
-    p.addApplication("c1", "", "carol", [], { namespace: "team-c" }, 0);
+    p.addApplication({ id: "a4", queue: "root.team-c", user: "alice", groups: [], tags: { namespace: "team-a", ...quota(10000) }, now: 0 });
+    p.addApplication({ id: "c1", queue: "", user: "carol", groups: [], tags: { namespace: "team-c" }, now: 0 });
     expect(p.find("root.team-c")!.max).toBeUndefined();
   });
 
@@ -360,7 +398,7 @@ describe("manager (placement_test.go)", () => {
     const p = partition(TREE, "    placementrules:\n      - name: user\n        create: true\n");
     let err: unknown;
     try {
-      p.addApplication("x", "", "bad!user", [], {}, 0);
+      p.addApplication({ id: "x", queue: "", user: "bad!user", groups: [], tags: {}, now: 0 });
     } catch (e) {
       err = e;
     }
@@ -384,7 +422,7 @@ describe("through the partition", () => {
         value: testqueue
 `,
     );
-    expect(p.addApplication("a", "", "alice", [], {}, 0)).toBe("root.testqueue");
+    expect(p.addApplication({ id: "a", queue: "", user: "alice", groups: [], tags: {}, now: 0 })).toBe("root.testqueue");
     expect(p.find("root.tenants")).toBeUndefined();
   });
 
@@ -399,7 +437,7 @@ describe("through the partition", () => {
         value: testqueue
 `,
     );
-    expect(p.addApplication("a", "", "alice", ["staff"], {}, 0)).toBe("root.testqueue");
+    expect(p.addApplication({ id: "a", queue: "", user: "alice", groups: ["staff"], tags: {}, now: 0 })).toBe("root.testqueue");
     expect(p.find("root.alice")).toBeUndefined();
   });
 });

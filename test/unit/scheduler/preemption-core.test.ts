@@ -55,10 +55,20 @@ function fullCluster(o: { aGuaranteed?: number; bGuaranteed?: number; asks?: num
   const p = partition(config(o));
   p.addNode("n1", { vcore: 4 * CPU });
   p.addNode("n2", { vcore: 4 * CPU });
-  p.addApplication("b1", "root.b", "bob", [], {}, 0);
-  for (let i = 0; i < 8; i++) p.addAsk("b1", `b${i}`, { vcore: CPU }, 0, i * 1000, i * 1000, { node: i < 4 ? "n1" : "n2" });
-  p.addApplication("a1", "root.a", "alice", [], {}, 10_000);
-  for (let i = 0; i < (o.asks ?? 4); i++) p.addAsk("a1", `a${i}`, { vcore: CPU }, 0, 10_000, 10_000);
+  p.addApplication({ id: "b1", queue: "root.b", user: "bob", groups: [], tags: {}, now: 0 });
+  for (let i = 0; i < 8; i++)
+    p.addAsk({
+      appId: "b1",
+      key: `b${i}`,
+      resource: { vcore: CPU },
+      priority: 0,
+      createTime: i * 1000,
+      now: i * 1000,
+      node: i < 4 ? "n1" : "n2",
+    });
+  p.addApplication({ id: "a1", queue: "root.a", user: "alice", groups: [], tags: {}, now: 10_000 });
+  for (let i = 0; i < (o.asks ?? 4); i++)
+    p.addAsk({ appId: "a1", key: `a${i}`, resource: { vcore: CPU }, priority: 0, createTime: 10_000, now: 10_000 });
   return p;
 }
 
@@ -126,7 +136,7 @@ describe("preemption in the scheduling core", () => {
 
   it("holds a preemptor with its decision as data: victims, rules, node, its queue's guarantee; victims marked released as they go", () => {
     const p = fullCluster({ asks: 0 });
-    p.addAsk("a1", "big", { vcore: 2 * CPU }, 0, 10_000, 10_000);
+    p.addAsk({ appId: "a1", key: "big", resource: { vcore: 2 * CPU }, priority: 0, createTime: 10_000, now: 10_000 });
     const [r] = preempting(results(p, 11_000));
     expect(r!.victims.map((v) => v.key)).toEqual(["b3", "b2"]);
     const victim = (key: string, createTime: number, released: boolean) => ({
@@ -184,12 +194,14 @@ describe("preemption in the scheduling core", () => {
   it("never takes the ask's own application (or queue) as victim", () => {
     const p = partition(config({ aGuaranteed: 6 }));
     p.addNode("n1", { vcore: 8 * CPU });
-    p.addApplication("b1", "root.b", "bob", [], {}, 0);
-    for (let i = 0; i < 4; i++) p.addAsk("b1", `b${i}`, { vcore: CPU }, 0, i * 1000, i * 1000, { node: "n1" });
-    p.addApplication("a1", "root.a", "alice", [], {}, 0);
+    p.addApplication({ id: "b1", queue: "root.b", user: "bob", groups: [], tags: {}, now: 0 });
+    for (let i = 0; i < 4; i++)
+      p.addAsk({ appId: "b1", key: `b${i}`, resource: { vcore: CPU }, priority: 0, createTime: i * 1000, now: i * 1000, node: "n1" });
+    p.addApplication({ id: "a1", queue: "root.a", user: "alice", groups: [], tags: {}, now: 0 });
     // a1's own pods are the youngest on the node
-    for (let i = 0; i < 4; i++) p.addAsk("a1", `own${i}`, { vcore: CPU }, 0, 5000 + i * 1000, 9000, { node: "n1" });
-    p.addAsk("a1", "x", { vcore: 2 * CPU }, 0, 10_000, 10_000);
+    for (let i = 0; i < 4; i++)
+      p.addAsk({ appId: "a1", key: `own${i}`, resource: { vcore: CPU }, priority: 0, createTime: 5000 + i * 1000, now: 9000, node: "n1" });
+    p.addAsk({ appId: "a1", key: "x", resource: { vcore: 2 * CPU }, priority: 0, createTime: 10_000, now: 10_000 });
     const [r] = preempting(results(p, 11_000));
     expect(r!.victims.map((v) => v.appId)).toEqual(["b1", "b1"]);
     expect(r!.victims.map((v) => v.key)).toEqual(["b3", "b2"]);
@@ -198,12 +210,20 @@ describe("preemption in the scheduling core", () => {
   it("does not preempt for an ask of a queue without a guarantee, with preemptionPolicy Never, or with preemption off", () => {
     const noGuarantee = fullCluster({ asks: 1 });
     // queue b asks more: b has no guarantee
-    noGuarantee.addAsk("b1", "more", { vcore: CPU }, 0, 10_000, 10_000);
+    noGuarantee.addAsk({ appId: "b1", key: "more", resource: { vcore: CPU }, priority: 0, createTime: 10_000, now: 10_000 });
     noGuarantee.removeAsk("a1", "a0", 10_000);
     expect(preempting(results(noGuarantee, 20_000))).toEqual([]);
 
     const never = fullCluster({ asks: 0 });
-    never.addAsk("a1", "n", { vcore: CPU }, 0, 10_000, 10_000, { allowPreemptOther: false });
+    never.addAsk({
+      appId: "a1",
+      key: "n",
+      resource: { vcore: CPU },
+      priority: 0,
+      createTime: 10_000,
+      now: 10_000,
+      allowPreemptOther: false,
+    });
     expect(preempting(results(never, 20_000))).toEqual([]);
 
     const off = fullCluster({ asks: 1, enabled: false });
@@ -214,13 +234,31 @@ describe("preemption in the scheduling core", () => {
   it("takes opted-out pods and the originator last", () => {
     const p = partition(config());
     p.addNode("n1", { vcore: 4 * CPU });
-    p.addApplication("b1", "root.b", "bob", [], {}, 0);
-    p.addAsk("b1", "driver", { vcore: CPU }, 0, 3000, 3000, { node: "n1", originator: true });
-    p.addAsk("b1", "optout", { vcore: CPU }, 0, 2000, 3000, { node: "n1", allowPreemptSelf: false });
-    p.addAsk("b1", "old", { vcore: CPU }, 0, 0, 3000, { node: "n1" });
-    p.addAsk("b1", "older", { vcore: CPU }, 0, -1000, 3000, { node: "n1" });
-    p.addApplication("a1", "root.a", "alice", [], {}, 10_000);
-    p.addAsk("a1", "a0", { vcore: 3 * CPU }, 0, 10_000, 10_000);
+    p.addApplication({ id: "b1", queue: "root.b", user: "bob", groups: [], tags: {}, now: 0 });
+    p.addAsk({
+      appId: "b1",
+      key: "driver",
+      resource: { vcore: CPU },
+      priority: 0,
+      createTime: 3000,
+      now: 3000,
+      node: "n1",
+      originator: true,
+    });
+    p.addAsk({
+      appId: "b1",
+      key: "optout",
+      resource: { vcore: CPU },
+      priority: 0,
+      createTime: 2000,
+      now: 3000,
+      node: "n1",
+      allowPreemptSelf: false,
+    });
+    p.addAsk({ appId: "b1", key: "old", resource: { vcore: CPU }, priority: 0, createTime: 0, now: 3000, node: "n1" });
+    p.addAsk({ appId: "b1", key: "older", resource: { vcore: CPU }, priority: 0, createTime: -1000, now: 3000, node: "n1" });
+    p.addApplication({ id: "a1", queue: "root.a", user: "alice", groups: [], tags: {}, now: 10_000 });
+    p.addAsk({ appId: "a1", key: "a0", resource: { vcore: 3 * CPU }, priority: 0, createTime: 10_000, now: 10_000 });
     const [r] = preempting(results(p, 11_000));
     expect(r!.victims.map((v) => v.key)).toEqual(["old", "older", "optout"]);
     expect(r!.preemption.victims.map((v) => [v.allowPreemption, v.originator])).toEqual([
@@ -247,9 +285,27 @@ describe("preemption in the scheduling core", () => {
 
   it("a gang's placeholders preempt like any ask (upstream walks them the same way); the gang runs once they are placed", () => {
     const p = fullCluster({ asks: 0 });
-    p.addApplication("g1", "root.a", "alice", [], {}, 10_000, { placeholderAsk: { vcore: 2 * CPU } });
-    for (let i = 0; i < 2; i++) p.addAsk("g1", `ph${i}`, { vcore: CPU }, 0, 10_000, 10_000, { placeholder: true, taskGroup: "tg" });
-    p.addAsk("g1", "driver", { vcore: CPU }, 0, 10_000, 10_000, { taskGroup: "tg" });
+    p.addApplication({
+      id: "g1",
+      queue: "root.a",
+      user: "alice",
+      groups: [],
+      tags: {},
+      now: 10_000,
+      gang: { placeholderAsk: { vcore: 2 * CPU } },
+    });
+    for (let i = 0; i < 2; i++)
+      p.addAsk({
+        appId: "g1",
+        key: `ph${i}`,
+        resource: { vcore: CPU },
+        priority: 0,
+        createTime: 10_000,
+        now: 10_000,
+        placeholder: true,
+        taskGroup: "tg",
+      });
+    p.addAsk({ appId: "g1", key: "driver", resource: { vcore: CPU }, priority: 0, createTime: 10_000, now: 10_000, taskGroup: "tg" });
     expect(p.apps.get("g1")!.state).toBe("Reserving");
     expect(preempting(results(p, 10_999))).toEqual([]);
     const rs = preempting(results(p, 11_000));

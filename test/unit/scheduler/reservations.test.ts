@@ -37,14 +37,14 @@ const results = (p: Partition, now: number): AllocationResult[] => {
 function starvation(reservationDelayMs: number): { placedAt?: number; p: Partition; onReserved: number } {
   const p = partition(reservationDelayMs);
   for (let i = 1; i <= 4; i++) p.addNode(`n${i}`, { memory: 10 });
-  p.addApplication("small", "root.q", "u", [], {}, 0);
-  p.addApplication("big", "root.q", "u", [], {}, 1);
+  p.addApplication({ id: "small", queue: "root.q", user: "u", groups: [], tags: {}, now: 0 });
+  p.addApplication({ id: "big", queue: "root.q", user: "u", groups: [], tags: {}, now: 1 });
   let seq = 0,
     onReserved = 0;
   const running: string[] = [];
-  const ask = (now: number) => p.addAsk("small", `s${seq++}`, { memory: 4 }, 0, now, now);
+  const ask = (now: number) => p.addAsk({ appId: "small", key: `s${seq++}`, resource: { memory: 4 }, priority: 0, createTime: now, now });
   for (let i = 0; i < 8; i++) ask(0);
-  p.addAsk("big", "b", { memory: 8 }, 0, 1, 1);
+  p.addAsk({ appId: "big", key: "b", resource: { memory: 8 }, priority: 0, createTime: 1, now: 1 });
   for (let t = 0; t <= 30; t++) {
     const now = t * 1000;
     if (t > 0) {
@@ -128,12 +128,12 @@ describe("node reservations", () => {
       const p = partition(2000);
       p.addNode("n1", { memory: 10 });
       p.addNode("n2", { memory: 10 });
-      p.addApplication("a", "root.q", "u", [], {}, 0);
-      p.addApplication("b", "root.q", "u", [], {}, 0);
-      p.addAsk("a", "x", { memory: 6 }, 0, 0, 0);
-      p.addAsk("a", "y", { memory: 6 }, 0, 0, 0);
+      p.addApplication({ id: "a", queue: "root.q", user: "u", groups: [], tags: {}, now: 0 });
+      p.addApplication({ id: "b", queue: "root.q", user: "u", groups: [], tags: {}, now: 0 });
+      p.addAsk({ appId: "a", key: "x", resource: { memory: 6 }, priority: 0, createTime: 0, now: 0 });
+      p.addAsk({ appId: "a", key: "y", resource: { memory: 6 }, priority: 0, createTime: 0, now: 0 });
       results(p, 0);
-      p.addAsk("b", "big", { memory: 8 }, 0, 0, 0);
+      p.addAsk({ appId: "b", key: "big", resource: { memory: 8 }, priority: 0, createTime: 0, now: 0 });
       expect(results(p, 2000)).toEqual([{ kind: "reserved", appId: "b", key: "big", nodeId: "n1" }]);
       return p;
     };
@@ -153,7 +153,7 @@ describe("node reservations", () => {
         },
       ]);
       clear(p);
-      p.addAsk("a", "z", { memory: 4 }, 0, 3000, 3000);
+      p.addAsk({ appId: "a", key: "z", resource: { memory: 4 }, priority: 0, createTime: 3000, now: 3000 });
       expect(results(p, 3000).map((r) => allocationOf(r)?.nodeId)).toEqual(["n1"]); // n1 takes asks again
     });
 
@@ -166,7 +166,7 @@ describe("node reservations", () => {
 
     it("the ask is updated (resized)", () => {
       const p = reserved();
-      p.addAsk("b", "big", { memory: 9 }, 0, 0, 3000);
+      p.addAsk({ appId: "b", key: "big", resource: { memory: 9 }, priority: 0, createTime: 0, now: 3000 });
       expect(p.apps.get("b")!.asks.get("big")!.reservedNode).toBeUndefined();
       expect(p.reservationList()).toEqual([]);
     });

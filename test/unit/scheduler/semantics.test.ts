@@ -83,10 +83,10 @@ describe("queues", () => {
   it("siblings tied on priority and fair share: the one with more pending goes first, not the alphabetical first", () => {
     const p = partitionFrom(leaves("a,b"));
     p.addNode("n", { memory: 1 });
-    p.addApplication("x", "root.a", "u", [], {}, 0);
-    p.addApplication("y", "root.b", "u", [], {}, 0);
-    p.addAsk("x", "k0", { memory: 1 }, 0, 0, 0);
-    for (let i = 0; i < 3; i++) p.addAsk("y", `k${i}`, { memory: 1 }, 0, 0, 0);
+    p.addApplication({ id: "x", queue: "root.a", user: "u", groups: [], tags: {}, now: 0 });
+    p.addApplication({ id: "y", queue: "root.b", user: "u", groups: [], tags: {}, now: 0 });
+    p.addAsk({ appId: "x", key: "k0", resource: { memory: 1 }, priority: 0, createTime: 0, now: 0 });
+    for (let i = 0; i < 3; i++) p.addAsk({ appId: "y", key: `k${i}`, resource: { memory: 1 }, priority: 0, createTime: 0, now: 0 });
     expect(keysOf(p)).toEqual(["y/k0"]);
   });
 });
@@ -96,12 +96,12 @@ describe("application order with priority sorting off", () => {
   it("fifo: earlier submission first; equal submission times by priority", () => {
     const p = partitionFrom(leaves("q", "            properties: {application.sort.priority: disabled}\n"));
     p.addNode("n", { memory: 4 });
-    p.addApplication("app-0", "root.q", "u", [], {}, 0);
-    for (const id of ["app-1", "app-2", "app-3"]) p.addApplication(id, "root.q", "u", [], {}, 3000);
-    p.addAsk("app-0", "k", { memory: 1 }, 0, 0, 0);
-    p.addAsk("app-1", "k", { memory: 1 }, 3, 3000, 0);
-    p.addAsk("app-2", "k", { memory: 1 }, 0, 3000, 0);
-    p.addAsk("app-3", "k", { memory: 1 }, 5, 3000, 0);
+    p.addApplication({ id: "app-0", queue: "root.q", user: "u", groups: [], tags: {}, now: 0 });
+    for (const id of ["app-1", "app-2", "app-3"]) p.addApplication({ id, queue: "root.q", user: "u", groups: [], tags: {}, now: 3000 });
+    p.addAsk({ appId: "app-0", key: "k", resource: { memory: 1 }, priority: 0, createTime: 0, now: 0 });
+    p.addAsk({ appId: "app-1", key: "k", resource: { memory: 1 }, priority: 3, createTime: 3000, now: 0 });
+    p.addAsk({ appId: "app-2", key: "k", resource: { memory: 1 }, priority: 0, createTime: 3000, now: 0 });
+    p.addAsk({ appId: "app-3", key: "k", resource: { memory: 1 }, priority: 5, createTime: 3000, now: 0 });
     expect(keysOf(p)).toEqual(["app-0/k", "app-3/k", "app-1/k", "app-2/k"]);
   });
 
@@ -115,12 +115,12 @@ describe("application order with priority sorting off", () => {
       ),
     );
     p.addNode("n", { memory: 100 });
-    for (const id of ["a", "b", "c"]) p.addApplication(id, "root.q", "u", [], {}, 0);
-    p.addAsk("a", "used", { memory: 10 }, 0, 0, 0); // a runs with a share of 0.1
+    for (const id of ["a", "b", "c"]) p.addApplication({ id, queue: "root.q", user: "u", groups: [], tags: {}, now: 0 });
+    p.addAsk({ appId: "a", key: "used", resource: { memory: 10 }, priority: 0, createTime: 0, now: 0 }); // a runs with a share of 0.1
     expect(keysOf(p)).toEqual(["a/used"]);
-    p.addAsk("a", "k", { memory: 1 }, 9, 1, 1);
-    p.addAsk("b", "k", { memory: 1 }, 1, 1, 1);
-    p.addAsk("c", "k", { memory: 1 }, 7, 1, 1);
+    p.addAsk({ appId: "a", key: "k", resource: { memory: 1 }, priority: 9, createTime: 1, now: 1 });
+    p.addAsk({ appId: "b", key: "k", resource: { memory: 1 }, priority: 1, createTime: 1, now: 1 });
+    p.addAsk({ appId: "c", key: "k", resource: { memory: 1 }, priority: 7, createTime: 1, now: 1 });
     expect(keysOf(p)).toEqual(["c/k", "b/k", "a/k"]);
   });
 });
@@ -130,9 +130,9 @@ describe("UpdateAllocation for an existing allocation key", () => {
   it("a pending ask takes the new size and priority", () => {
     const p = partitionFrom(leaves("q"));
     p.addNode("n", { memory: 100 });
-    p.addApplication("a", "root.q", "u", [], {}, 0);
-    p.addAsk("a", "k", { memory: 10 }, 0, 0, 0);
-    p.addAsk("a", "k", { memory: 30 }, 5, 0, 0);
+    p.addApplication({ id: "a", queue: "root.q", user: "u", groups: [], tags: {}, now: 0 });
+    p.addAsk({ appId: "a", key: "k", resource: { memory: 10 }, priority: 0, createTime: 0, now: 0 });
+    p.addAsk({ appId: "a", key: "k", resource: { memory: 30 }, priority: 5, createTime: 0, now: 0 });
     expect(p.find("root.q")!.pending).toEqual({ memory: 30 });
     expect(p.apps.get("a")!.maxPendingPriority()).toBe(5);
     expect(keysOf(p)).toEqual(["a/k"]);
@@ -216,15 +216,15 @@ describe("running count across Completing → Running", () => {
   it("an application that gets a new ask while Completing counts as running again: maxapplications 1 keeps a second one out", () => {
     const p = partitionFrom(leaves("q", "            maxapplications: 1\n"));
     p.addNode("n", { memory: 100 });
-    p.addApplication("a", "root.q", "u", [], { disableStateAware: "true" }, 0);
-    p.addApplication("b", "root.q", "u", [], { disableStateAware: "true" }, 1);
-    p.addAsk("a", "1", { memory: 1 }, 0, 0, 0);
+    p.addApplication({ id: "a", queue: "root.q", user: "u", groups: [], tags: { disableStateAware: "true" }, now: 0 });
+    p.addApplication({ id: "b", queue: "root.q", user: "u", groups: [], tags: { disableStateAware: "true" }, now: 1 });
+    p.addAsk({ appId: "a", key: "1", resource: { memory: 1 }, priority: 0, createTime: 0, now: 0 });
     expect(keysOf(p)).toEqual(["a/1"]);
     p.removeAsk("a", "1", 1);
     expect([p.apps.get("a")!.state, p.find("root.q")!.runningApps]).toEqual(["Completing", 0]);
-    p.addAsk("a", "2", { memory: 1 }, 0, 2, 2);
+    p.addAsk({ appId: "a", key: "2", resource: { memory: 1 }, priority: 0, createTime: 2, now: 2 });
     expect([p.apps.get("a")!.state, p.find("root.q")!.runningApps, p.root.runningApps]).toEqual(["Running", 1, 1]);
-    p.addAsk("b", "1", { memory: 1 }, 0, 2, 2);
+    p.addAsk({ appId: "b", key: "1", resource: { memory: 1 }, priority: 0, createTime: 2, now: 2 });
     expect(keysOf(p, 2)).toEqual(["a/2"]);
     expect(p.apps.get("b")!.state).toBe("Accepted");
     p.removeAsk("a", "2", 3);

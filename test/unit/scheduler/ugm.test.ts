@@ -339,10 +339,10 @@ describe("hold texts (the formatter at the edge)", () => {
       ).partitions[0]!,
     });
     p.addNode("n1", { memory: 100 });
-    p.addApplication("x", "root.a", "alice", [], {}, 0);
-    p.addApplication("y", "root.a", "alice", [], {}, 1);
-    p.addAsk("x", "k", { memory: 1 }, 0, 0, 0);
-    p.addAsk("y", "k", { memory: 1 }, 0, 1, 0);
+    p.addApplication({ id: "x", queue: "root.a", user: "alice", groups: [], tags: {}, now: 0 });
+    p.addApplication({ id: "y", queue: "root.a", user: "alice", groups: [], tags: {}, now: 1 });
+    p.addAsk({ appId: "x", key: "k", resource: { memory: 1 }, priority: 0, createTime: 0, now: 0 });
+    p.addAsk({ appId: "y", key: "k", resource: { memory: 1 }, priority: 0, createTime: 1, now: 0 });
     expect(allocationOf(p.tryAllocate(0)!)?.appId).toBe("x");
     expect(p.tryAllocate(0)).toBeUndefined();
     expect(pendingReason(p, "y", "k")).toEqual({ state: "Skipped", reason: "user alice running applications limit 1 reached on root" });
@@ -366,13 +366,13 @@ ${limit}`),
       ).partitions[0]!;
     const p = new Partition({ name: "default", config: conf("g1", "                maxapplications: 5\n") });
     p.addNode("n1", { memory: 100 });
-    p.addApplication("old", "root.a", "alice", ["g1", "g2"], {}, 0);
-    p.addAsk("old", "k1", { memory: 40 }, 0, 0, 0);
+    p.addApplication({ id: "old", queue: "root.a", user: "alice", groups: ["g1", "g2"], tags: {}, now: 0 });
+    p.addAsk({ appId: "old", key: "k1", resource: { memory: 40 }, priority: 0, createTime: 0, now: 0 });
     expect(allocationOf(p.tryAllocate(0)!)?.appId).toBe("old");
     p.applyConfig(conf("g2", "                maxresources: {memory: 60}\n                maxapplications: 1\n"));
-    p.addAsk("old", "k2", { memory: 30 }, 0, 1, 1);
-    p.addApplication("new", "root.a", "bob", ["g2"], {}, 1);
-    p.addAsk("new", "k1", { memory: 10 }, 0, 1, 1);
+    p.addAsk({ appId: "old", key: "k2", resource: { memory: 30 }, priority: 0, createTime: 1, now: 1 });
+    p.addApplication({ id: "new", queue: "root.a", user: "bob", groups: ["g2"], tags: {}, now: 1 });
+    p.addAsk({ appId: "new", key: "k1", resource: { memory: 10 }, priority: 0, createTime: 1, now: 1 });
     expect(p.tryAllocate(1)).toBeUndefined();
     expect(pendingReason(p, "old", "k2")).toEqual({ state: "Skipped", reason: "group g2 quota reached on root.a" });
     expect(pendingReason(p, "new", "k1")).toEqual({ state: "Skipped", reason: "group g2 running applications limit 1 reached on root.a" });
