@@ -57,14 +57,20 @@ import { type PreemptionPodFields, type PriorityClassAnnotations, isOriginator, 
 /** Application tag: the originating pod's creation time, Unix seconds (upstream siCommon CreationTime). */
 const APP_TAG_CREATION_TIME = "yunikorn.apache.org/creationTime";
 
+/**
+ * How allocations reach the API server (design 004): `standalone` binds pods itself; `plugin` leaves binding to
+ * kube-scheduler's `filter`/`bind` calls.
+ */
 export type SchedulingMode = "standalone" | "plugin";
 
+/** A pod as actions name it: namespace, name and UID (the UID is the precondition of deletes and the task key). */
 export interface PodRef {
   namespace: string;
   name: string;
   uid: string;
 }
 
+/** The object an event is recorded on (`involvedObject`): a pod, a node, or the scheduler's ConfigMap. */
 export interface ObjectRef {
   kind: "Pod" | "Node" | "ConfigMap";
   namespace?: string;
@@ -112,6 +118,10 @@ export type ShimAction =
   /** For logs and metrics only: an allocation recorded without a limit check exceeds these limits (see over-limit.ts). */
   | { kind: "overLimit"; pod: PodRef; applicationId: string; node: string; limits: LimitUsage[] };
 
+/**
+ * The fields of a Kubernetes Node the shim reads (a subset of client-node `V1Node`): name, uid, labels, taints,
+ * `spec.unschedulable`, `status.allocatable` quantities.
+ */
 export interface NodeObject {
   metadata?: { name?: string; uid?: string; labels?: Record<string, string> };
   spec?: { unschedulable?: boolean; taints?: Taint[] };
@@ -121,6 +131,7 @@ export interface NodeObject {
 /** `Releasing`: a placeholder the core replaced or released, waiting for its pod to be deleted. */
 export type TaskState = "Asked" | "Rejected" | "Allocated" | "InProgress" | "Bound" | "Orphan" | "Releasing";
 
+/** The shim's record of one managed pod (key: the pod UID); its `state` moves Asked → Allocated → Bound (module comment). */
 export interface Task {
   pod: PodRef;
   /** Core application id: the pod's own id, or a derived one when another namespace or user holds it (app-keys.ts). */
@@ -184,6 +195,10 @@ export interface ShimApplicationInfo {
   overLimitAllocations: { allocationKey: string; pod: string; nodeId: string; limits: LimitUsage[] }[];
 }
 
+/**
+ * Options of {@link ShimContext}; every field has a default (standalone mode, scheduler name `yunikorn`, gang
+ * scheduling on, `Date.now`, `Math.random`).
+ */
 export interface ShimOptions {
   /** `spec.schedulerName` of managed pods (default `yunikorn`). */
   schedulerName?: string;
@@ -210,6 +225,10 @@ const refOf = (pod: PodObject): PodRef => ({
 const podObject = (p: PodRef): ObjectRef => ({ kind: "Pod", namespace: p.namespace, name: p.name, uid: p.uid });
 const isTerminated = (pod: PodObject) => pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
 
+/**
+ * The shim's state over one {@link SchedulerCore} (module comment): `syncPod`/`syncNode`/`syncAll` and the core's
+ * responses in, {@link ShimAction} lists out. Holds no clock and makes no API call.
+ */
 export class ShimContext {
   readonly tasks = new Map<string, Task>();
   /** Applications the core accepted: id → UIDs of their live tasks. */

@@ -21,6 +21,7 @@ export interface Taint {
   effect: string;
 }
 
+/** A pod toleration (`spec.tolerations[]`, the fields of client-node `V1Toleration` the predicates read). */
 export interface Toleration {
   key?: string;
   operator?: string;
@@ -28,12 +29,17 @@ export interface Toleration {
   effect?: string;
 }
 
+/**
+ * One requirement of a node selector term (client-node `V1NodeSelectorRequirement`): key, operator (`In`, `NotIn`,
+ * `Exists`, `DoesNotExist`, `Gt`, `Lt`), values.
+ */
 export interface NodeSelectorRequirement {
   key: string;
   operator: string;
   values?: string[];
 }
 
+/** A term of required node affinity (client-node `V1NodeSelectorTerm`): its expressions are ANDed; terms are ORed. */
 export interface NodeSelectorTerm {
   matchExpressions?: NodeSelectorRequirement[];
   matchFields?: NodeSelectorRequirement[];

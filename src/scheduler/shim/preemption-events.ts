@@ -9,6 +9,7 @@ import { QUOTA_PREEMPTION_RETRY_MS } from "../core/preemption/quota-tracker.js";
 import type { Preempting, Victim } from "../core/preemption/result.js";
 import { quantitiesText } from "./over-limit.js";
 
+/** A pod by namespace and name, as preemption messages print it (`namespace/name`). */
 export interface PodName {
   namespace: string;
   name: string;

@@ -27,6 +27,7 @@ export type PodObject = Omit<V1Pod, "metadata"> & {
   metadata?: Omit<V1ObjectMeta, "creationTimestamp"> & { creationTimestamp?: string | Date };
 };
 
+/** User of a pod without a readable `yunikorn.apache.org/user.info` annotation (upstream k8shim `nobody`). */
 export const DEFAULT_USER = "nobody";
 
 /**

@@ -28,6 +28,10 @@ export interface PlaceholderConfig {
   fsGroup?: number;
 }
 
+/**
+ * Gang scheduling settings from the scheduler ConfigMap (`service.disableGangScheduling`, `service.placeholder*`,
+ * `service.schedulerUser`), read once at start (upstream: not reloadable).
+ */
 export interface GangConfig {
   disableGangScheduling: boolean;
   placeholder: PlaceholderConfig;
@@ -38,6 +42,7 @@ export interface GangConfig {
   schedulerUser: string;
 }
 
+/** Gang scheduling on, placeholders from `registry.k8s.io/pause:3.7` with the image's own ids, the default scheduler user. */
 export const DEFAULT_GANG_CONFIG: Readonly<GangConfig> = Object.freeze({
   disableGangScheduling: false,
   placeholder: Object.freeze({ image: DEFAULT_PLACEHOLDER_IMAGE }),

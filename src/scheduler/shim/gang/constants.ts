@@ -23,7 +23,9 @@ export type GangAnnotation =
 
 /** Scheduling policy parameter names and their separator. */
 export const PARAM_PLACEHOLDER_TIMEOUT = "placeholderTimeoutInSeconds";
+/** `gangSchedulingStyle=Soft|Hard`: what happens when the placeholder timeout passes (upstream `gangSchedulingStyle`). */
 export const PARAM_GANG_SCHEDULING_STYLE = "gangSchedulingStyle";
+/** Separator of `key=value` pairs in `yunikorn.apache.org/schedulingPolicyParameters` (a space, as upstream). */
 export const SCHEDULING_POLICY_PARAM_DELIMITER = " ";
 
 export {
@@ -35,14 +37,20 @@ export {
 
 /** The placeholder pod's container and defaults. */
 export const DEFAULT_PLACEHOLDER_IMAGE = "registry.k8s.io/pause:3.7";
+/** Name of the placeholder pod's only container (upstream `pause`). */
 export const PLACEHOLDER_CONTAINER_NAME = "pause";
+/** Restart policy of placeholder pods (`Never`, as upstream). */
 export const PLACEHOLDER_RESTART_POLICY = "Never";
 
 /** Scheduler configuration keys (ConfigMap `yunikorn-configs`, read once at start as upstream: not reloadable). */
 export const CONF_DISABLE_GANG_SCHEDULING = "service.disableGangScheduling";
+/** `service.placeholderImage`: image of the placeholder container (default {@link DEFAULT_PLACEHOLDER_IMAGE}). */
 export const CONF_PLACEHOLDER_IMAGE = "service.placeholderImage";
+/** `service.placeholderRunAsUser`: `runAsUser` of placeholder pods, an integer ≥ 0 (0 = unset, as upstream). */
 export const CONF_PLACEHOLDER_RUN_AS_USER = "service.placeholderRunAsUser";
+/** `service.placeholderRunAsGroup`: `runAsGroup` of placeholder pods, an integer ≥ 0 (0 = unset, as upstream). */
 export const CONF_PLACEHOLDER_RUN_AS_GROUP = "service.placeholderRunAsGroup";
+/** `service.placeholderFsGroup`: `fsGroup` of placeholder pods, an integer ≥ 0 (0 = unset, as upstream). */
 export const CONF_PLACEHOLDER_FS_GROUP = "service.placeholderFsGroup";
 
 /** Event reason of every gang event on the originating pod (upstream writes the step as the event's action). */

@@ -7,6 +7,7 @@
 import { EVENT_REASON_GANG, RESERVATION_TIMEOUT_FAILURE } from "./constants.js";
 import { type TaskGroupsProblem, describeTaskGroupsProblem } from "./task-groups.js";
 
+/** A Kubernetes Event to record for a gang step: type, reason `GangScheduling`, the step as action, upstream's message. */
 export interface GangEvent {
   type: "Normal" | "Warning";
   reason: typeof EVENT_REASON_GANG;

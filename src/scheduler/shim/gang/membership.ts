@@ -29,6 +29,7 @@ export interface GangSpec {
   schedulingParamsDefinition: string;
 }
 
+/** The gang a pod describes ({@link gangSpecOf}), with the annotation problem and skipped parameters to report. */
 export interface GangSpecResult {
   spec: GangSpec;
   /** Set when the task-groups annotation was refused: write a Warning event on the pod naming it. */
@@ -37,6 +38,7 @@ export interface GangSpecResult {
   ignoredParameters: IgnoredParameter[];
 }
 
+/** Options of {@link gangSpecOf}. */
 export interface GangOptions {
   /** `service.disableGangScheduling`: task groups and task-group names are not read. */
   disableGangScheduling?: boolean;

@@ -78,6 +78,7 @@ export function placeholderOwnerReferences(pod: OriginatorPod, schedulerUser: st
   ];
 }
 
+/** Everything a placeholder pod is built from (upstream k8shim pkg/cache/placeholder.go newPlaceholder). */
 export interface PlaceholderOptions {
   /** The application's originating pod: namespace, owner, priority class and image pull secrets come from it. */
   originator: OriginatorPod;

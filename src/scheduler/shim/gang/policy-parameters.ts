@@ -21,6 +21,7 @@ import {
   SCHEDULING_POLICY_PARAM_DELIMITER,
 } from "./constants.js";
 
+/** The parsed `yunikorn.apache.org/schedulingPolicyParameters` annotation (upstream k8shim pkg/cache/gang_utils.go). */
 export interface SchedulingPolicyParameters {
   /** As the annotation gives it, in seconds; 0 when absent or unreadable; ≤ 0 means the default (15 minutes). */
   placeholderTimeoutSeconds: number;
@@ -33,6 +34,7 @@ export interface IgnoredParameter {
   reason: "malformed" | "unknown parameter" | "timeout not an integer" | "unknown style";
 }
 
+/** The parameters of a pod without the annotation: default timeout (0 = 15 minutes) and the default style (Soft). */
 export const DEFAULT_SCHEDULING_POLICY_PARAMETERS: Readonly<SchedulingPolicyParameters> = Object.freeze({
   placeholderTimeoutSeconds: 0,
   gangSchedulingStyle: DEFAULT_GANG_SCHEDULING_STYLE,

@@ -54,6 +54,7 @@ export interface TaskGroupsProblem {
   problem: string;
 }
 
+/** The parsed `yunikorn.apache.org/task-groups` annotation, or the first problem found (the application then runs without a gang). */
 export type TaskGroupsResult = { ok: true; taskGroups: TaskGroup[] } | { ok: false; problem: TaskGroupsProblem };
 
 /** The fields of a task group, by their lower-cased JSON name. */

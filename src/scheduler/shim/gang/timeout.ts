@@ -5,6 +5,7 @@
  */
 import type { GangSchedulingStyle } from "./constants.js";
 
+/** Input of {@link reservationStart}; times in milliseconds since the epoch, the timeout in seconds. */
 export interface ReservationStartInput {
   now: number;
   /** Placeholder pods the application already has (recovery). */
@@ -16,6 +17,7 @@ export interface ReservationStartInput {
   createdAtMs?: number;
 }
 
+/** What {@link reservationStart} decided: recover existing placeholders, give up (timeout already passed), or create them. */
 export type ReservationStart =
   /** Placeholders exist (restart): re-check the reservation instead of creating more. */
   | { kind: "recover" }
