@@ -23,6 +23,10 @@ export interface Allocation {
   taskGroup?: string;
 }
 
+/**
+ * The outcome of one allocation attempt of the partition (apache/yunikorn-core
+ * pkg/scheduler/objects/allocation_result.go), one variant per `kind` below.
+ */
 export type AllocationResult =
   /** Placed on the first node in order with room. */
   | { readonly kind: "allocated"; readonly allocation: Allocation }

@@ -16,6 +16,10 @@ export interface TimerKey {
 }
 const timerOrder = (a: TimerKey, b: TimerKey) => compareNumbers(a.at, b.at) || a.serial - b.serial;
 
+/**
+ * The pending life-cycle timers of a partition's applications (module comment), ordered by due time (milliseconds since
+ * the epoch), then by application instance.
+ */
 export class AppTimers {
   private readonly due = new BTree<TimerKey, Application>(undefined, timerOrder);
   private nextSerial = 0;

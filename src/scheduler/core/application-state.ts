@@ -78,7 +78,9 @@ export const TERMINATED_STATES: ReadonlySet<AppState> = new Set(["Completed", "F
 
 /** Upstream timers (§4.2, §6), milliseconds. */
 export const STARTING_TIMEOUT_MS = 5 * 60_000;
+/** Completing → Completed after 30 s without new asks (upstream `completingTimeout`), milliseconds. */
 export const COMPLETING_TIMEOUT_MS = 30_000;
+/** How long Completed, Failed and Rejected applications are kept for listing: 3 days (upstream `terminatedTimeout`), milliseconds. */
 export const TERMINATED_TIMEOUT_MS = 3 * 86_400_000;
 
 /** One entry of an application's state history. */

@@ -110,13 +110,13 @@ export interface GangOptions {
   style?: GangSchedulingStyle;
 }
 
-/** Per task group, as upstream's PlaceholderData: placeholder asks seen, their size, how many were replaced or timed out. */
 /** The three series of an application's resource history. */
 export type ResourceHistoryKind = "used" | "preempted" | "placeholder";
 
 /** Node attribute naming its instance type (si `InstanceType`); nodes without it count as `UNKNOWN`, as upstream. */
 export const INSTANCE_TYPE_ATTRIBUTE = "si/instance-type";
 
+/** Per task group, as upstream's PlaceholderData: placeholder asks seen, their size, how many were replaced or timed out. */
 export interface PlaceholderData {
   taskGroupName: string;
   count: number;
@@ -125,6 +125,7 @@ export interface PlaceholderData {
   timedOut: number;
 }
 
+/** Constructor input of {@link Application}; the partition places the application before building it (`Partition.addApplication`). */
 export interface ApplicationOptions {
   id: string;
   /** The leaf queue (for a rejected application: the partition's root; it is never added to any queue). */
@@ -141,6 +142,10 @@ export interface ApplicationOptions {
   gang?: GangOptions;
 }
 
+/**
+ * One application of a partition (module comment): its asks and allocations, state, state log, gang data and resource
+ * history. Resources in core units, times in milliseconds since the epoch.
+ */
 export class Application {
   readonly id: string;
   readonly queue: Queue;

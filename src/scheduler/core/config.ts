@@ -10,18 +10,29 @@ import { LineCounter, parseDocument, isMap, isSeq, isScalar, type Node } from "y
  * (queue-properties.ts for the preemption and priority keys), not by the validator.
  */
 export const PROPERTY_APPLICATION_SORT_POLICY = "application.sort.policy";
+/** `application.sort.priority`: `enabled` (default) or `disabled`, whether application priority orders a queue's applications. */
 export const PROPERTY_APPLICATION_SORT_PRIORITY = "application.sort.priority";
+/** `priority.policy`: `default` (priorities propagate upward) or `fence` (the subtree shows only its offset). */
 export const PROPERTY_PRIORITY_POLICY = "priority.policy";
+/** `priority.offset`: an integer added to the queue's priority as its parent sees it. */
 export const PROPERTY_PRIORITY_OFFSET = "priority.offset";
+/** `preemption.policy`: `default` (victims anywhere), `fence` (victims in its own subtree only) or `disabled` (never a victim). */
 export const PROPERTY_PREEMPTION_POLICY = "preemption.policy";
+/** `preemption.delay`: a Go duration an ask must wait before it may trigger preemption (default 30s). */
 export const PROPERTY_PREEMPTION_DELAY = "preemption.delay";
+/** `quota.preemption.delay`: a Go duration after which usage over a lowered queue max is preempted (default 0: never). */
 export const PROPERTY_QUOTA_PREEMPTION_DELAY = "quota.preemption.delay";
 
+/** A queue's `resources`: `guaranteed` and `max`, resource name → quantity string (`memory: 2Gi`, `vcore: 500m`). */
 export interface ResourcesConfig {
   guaranteed?: Record<string, string>;
   max?: Record<string, string>;
 }
 
+/**
+ * One entry of `limits` (queue or partition): who it applies to (`users`, `groups`, `*` for the wildcard) and their
+ * `maxresources` and `maxapplications`.
+ */
 export interface LimitConfig {
   limit?: string;
   users?: string[];
@@ -30,12 +41,14 @@ export interface LimitConfig {
   maxapplications?: number;
 }
 
+/** A parent queue's `childtemplate`: settings applied to the dynamic leaf queues placement creates below it. */
 export interface ChildTemplateConfig {
   maxapplications?: number;
   properties?: Record<string, string>;
   resources?: ResourcesConfig;
 }
 
+/** One queue of `queues.yaml` with its children (keys spelled as upstream, lower-case). */
 export interface QueueConfig {
   name: string;
   parent?: boolean;
@@ -49,12 +62,14 @@ export interface QueueConfig {
   limits?: LimitConfig[];
 }
 
+/** A placement rule's `filter` (placement/filter.ts): `type` `allow` or `deny`, and the users and groups it names. */
 export interface FilterConfig {
   type?: string;
   users?: string[];
   groups?: string[];
 }
 
+/** One entry of `placementrules`: the rule's `name` (`provided`, `user`, `fixed`, `tag`), `create`, `filter`, `parent` rule and `value`. */
 export interface PlacementRuleConfig {
   name: string;
   create?: boolean;
@@ -63,6 +78,7 @@ export interface PlacementRuleConfig {
   value?: string;
 }
 
+/** One partition of `queues.yaml`: its queues, placement rules, limits, preemption switches and node sort policy. */
 export interface PartitionConfig {
   name: string;
   queues?: QueueConfig[];
@@ -73,6 +89,7 @@ export interface PartitionConfig {
   usergroupresolver?: { type?: string };
 }
 
+/** The decoded `queues.yaml` (upstream configs.SchedulerConfig). */
 export interface SchedulerConfig {
   partitions: PartitionConfig[];
   checksum?: string;
@@ -140,6 +157,7 @@ const partition: Spec = {
 };
 const root: Spec = { t: "object", type: "SchedulerConfig", fields: () => ({ partitions: { t: "list", of: partition }, checksum: str }) };
 
+/** Thrown by {@link decodeQueuesYaml}: `line N: …` naming the bad YAML, unknown key or value of the wrong type. */
 export class ConfigDecodeError extends Error {}
 
 /**

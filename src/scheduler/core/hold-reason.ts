@@ -10,6 +10,10 @@ import type { Queue } from "./queue.js";
 import { type Res, fitsWithin, format } from "./resources.js";
 import { type LimitHold, formatLimitHold } from "./ugm/hold.js";
 
+/**
+ * Why a pending ask or application is held back (module comment); resources in core units. Formatted only at the edges
+ * by {@link formatHoldReason}.
+ */
 export type HoldReason =
   /** A queue below root would exceed its max (quota, `Skipped`). Resources in core units. */
   | {

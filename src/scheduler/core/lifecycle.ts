@@ -29,6 +29,10 @@ export interface AppStateChange {
   message?: string;
 }
 
+/**
+ * Applies application state events for one partition (module comment): counts, state log, timers and the registry of
+ * finished and rejected applications.
+ */
 export class Lifecycle {
   /** Rejected applications by id, until they expire. */
   readonly rejected = new Map<string, Application>();

@@ -10,8 +10,10 @@ import type { Ask } from "./application.js";
 import { type Node, type NodeOrder, nodeOrder } from "./node.js";
 import { type Res, addTo, fitsIn, subFrom } from "./resources.js";
 
+/** The partition's `nodesortpolicy` type: `fair` (least used first, default) or `binpacking` (most used first). */
 export type NodeSortPolicy = "fair" | "binpacking";
 
+/** A partition's nodes by id and in allocation order (module comment). */
 export class NodeCollection {
   /** Every node by id, schedulable or not. */
   readonly byId = new Map<string, Node>();

@@ -15,6 +15,7 @@ export interface NodeOrder {
   rank: number;
   id: string;
 }
+/** Compares two node order keys: score, then rank (see {@link NodeOrder}). */
 export const nodeOrder = (a: NodeOrder, b: NodeOrder) => compareNumbers(a.score, b.score) || a.rank - b.rank;
 
 /** What a node knows of an allocation placed on it. */
@@ -33,6 +34,7 @@ export interface NodeReservation {
   readonly since: number;
 }
 
+/** Constructor input of {@link Node} (from the resource manager's node info). Resources in core units. */
 export interface NodeOptions {
   id: string;
   /** Allocatable capacity (core units). */
@@ -43,6 +45,10 @@ export interface NodeOptions {
   attributes?: Readonly<Record<string, string>>;
 }
 
+/**
+ * A node of a partition (apache/yunikorn-core pkg/scheduler/objects/node.go): capacity, usage by pods the core does not
+ * manage, schedulable flag, attributes and the allocations placed on it. Resources in core units.
+ */
 export class Node {
   readonly id: string;
   capacity: Res;

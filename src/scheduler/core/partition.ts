@@ -66,6 +66,7 @@ export const MAX_PREEMPTIONS_PER_QUEUE = 10;
 
 /** Upstream delays (reference §4.1, §4.6, §6), milliseconds. */
 export const RESERVATION_DELAY_MS = 2_000;
+/** Interval of the removal of empty dynamic and drained queues, milliseconds (upstream partition manager, 10 s). */
 export const QUEUE_CLEANUP_INTERVAL_MS = 10_000;
 
 /** Optional fields of an ask or allocation the resource manager sends (`addAsk`). */
@@ -119,6 +120,7 @@ export interface AddAskArgs extends AskOptions {
   now: number;
 }
 
+/** Constructor input of {@link Partition}. */
 export interface PartitionOptions {
   name: string;
   /** A validated partition configuration. */
@@ -157,6 +159,11 @@ function templateOf(t: QueueConfig["childtemplate"]): QueueTemplate | undefined 
   return { guaranteed, max, maxApps, sortPolicy: sortPolicyOf(properties), sortPriority: sortPriorityOf(properties), properties };
 }
 
+/**
+ * One partition of the core (apache/yunikorn-core pkg/scheduler/partition.go): its queues, placement, nodes,
+ * applications, reservations, user/group limits and preemption. Resources in core units, times in milliseconds since
+ * the epoch.
+ */
 export class Partition {
   readonly name: string;
   /** Nodes by id, their allocation order and the cluster size (node-collection.ts). */

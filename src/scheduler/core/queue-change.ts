@@ -7,6 +7,7 @@
  */
 import type { Res } from "./resources.js";
 
+/** One change to a partition's queues (module comment); resources in core units. */
 export type QueueChange =
   /** A configured (`managed`) or dynamic queue was created. */
   | { readonly kind: "added"; readonly path: string; readonly managed: boolean }

@@ -23,6 +23,7 @@ export type PriorityPolicy = "default" | "fence";
 
 /** int32 bounds of Kubernetes priorities (configs.MinPriority / MaxPriority). */
 export const MIN_PRIORITY = -2147483648;
+/** Upper int32 bound of a Kubernetes priority (upstream configs.MaxPriority). */
 export const MAX_PRIORITY = 2147483647;
 /** configs.DefaultPreemptionDelay: 30 s, in milliseconds. */
 export const DEFAULT_PREEMPTION_DELAY_MS = 30_000;
@@ -49,6 +50,7 @@ export interface PropertyProblem {
   reason: string;
 }
 
+/** A queue's preemption and priority properties as read, with each bad value that fell back to its default (module comment). */
 export interface ParsedQueueProperties {
   properties: QueuePreemptionProperties;
   problems: PropertyProblem[];

@@ -56,6 +56,7 @@ export interface SortKey {
 }
 const sortKey = (id: string, k0: number, k1 = 0, k2 = 0, k3 = 0): SortKey => ({ k0, k1, k2, k3, id });
 
+/** Compares two {@link SortKey}s: the numbers in turn, then the member's name. */
 export const sortKeyOrder = (a: SortKey, b: SortKey): number =>
   compareNumbers(a.k0, b.k0) ||
   compareNumbers(a.k1, b.k1) ||
@@ -90,6 +91,7 @@ function sameKey(a: SortKey | undefined, b: SortKey | undefined): boolean {
   return !!a && !!b && a.id === b.id && a.k0 === b.k0 && a.k1 === b.k1 && a.k2 === b.k2 && a.k3 === b.k3;
 }
 
+/** A queue's `application.sort.policy`: `fifo` (default: submission order) or `fair` (applications with less usage first). */
 export type SortPolicy = "fifo" | "fair";
 
 /** childtemplate: applied to dynamic leaf children created by placement (§2.1, §2.3). */
@@ -103,6 +105,7 @@ export interface QueueTemplate {
   properties: Readonly<Record<string, string>>;
 }
 
+/** Constructor input of {@link Queue}. */
 export interface QueueOptions {
   name: string;
   parent?: Queue;
@@ -120,6 +123,10 @@ export interface QueueOptions {
   template?: QueueTemplate;
 }
 
+/**
+ * A queue of a partition (apache/yunikorn-core pkg/scheduler/objects/queue.go): configuration, ACLs, limits, usage and
+ * the ordered applications (leaf) or children (parent). Resources in core units.
+ */
 export class Queue {
   readonly name: string;
   readonly parent: Queue | undefined;

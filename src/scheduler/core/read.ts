@@ -11,6 +11,7 @@ import type { Partition } from "./partition.js";
 import type { Queue, SortPolicy } from "./queue.js";
 import type { Res } from "./resources.js";
 
+/** A queue as the REST layer shows it (upstream dao.PartitionQueueDAOInfo). */
 export interface QueueView {
   path: string;
   name: string;
@@ -58,6 +59,7 @@ export interface QueueView {
   priorityOffset: number;
 }
 
+/** A pending ask as the REST layer shows it (upstream dao.AllocationAskDAOInfo). */
 export interface AskView {
   key: string;
   resource: Res;
@@ -73,6 +75,7 @@ export interface AskView {
   taskGroup?: string;
 }
 
+/** An allocation as the REST layer shows it (upstream dao.AllocationDAOInfo). */
 export interface AllocationView {
   key: string;
   appId: string;
@@ -90,6 +93,7 @@ export interface AllocationView {
   originator?: boolean;
 }
 
+/** An application as the REST layer shows it (upstream dao.ApplicationDAOInfo), with its hold reasons. */
 export interface ApplicationView {
   id: string;
   partition: string;
@@ -115,6 +119,7 @@ export interface ApplicationView {
   resourceHistory: Record<ResourceHistoryKind, Record<string, Res>>;
 }
 
+/** A node as the REST layer shows it (upstream dao.NodeDAOInfo). */
 export interface NodeView {
   id: string;
   attributes: Readonly<Record<string, string>>;
@@ -127,11 +132,13 @@ export interface NodeView {
   allocations: AllocationView[];
 }
 
+/** One user's or group's usage per queue path (upstream dao.UserResourceUsageDAOInfo / GroupResourceUsageDAOInfo, flattened). */
 export interface UsageView {
   name: string;
   queues: { queuePath: string; resourceUsage: Res; runningApplications: string[] }[];
 }
 
+/** A partition as the REST layer shows it (upstream dao.PartitionInfo): totals, application counts by state, sort policy. */
 export interface PartitionView {
   name: string;
   nodeSortPolicy: "fair" | "binpacking";
@@ -150,6 +157,7 @@ export interface PartitionView {
   quotaPreemptionEnabled: boolean;
 }
 
+/** Which applications {@link applicationViews} lists: active, completed, rejected, or all of them. */
 export type ApplicationFilter = "active" | "completed" | "rejected" | "all";
 
 const copy = (r: Readonly<Res> | undefined): Res => ({ ...(r ?? {}) });
@@ -267,6 +275,7 @@ export function applicationView(p: Partition, a: Application, holds = true): App
 const byInstanceType = (m: ReadonlyMap<string, Res>): Record<string, Res> =>
   Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : 1)).map(([t, r]) => [t, copy(r)]));
 
+/** The views of a partition's applications selected by `filter`. */
 export function applicationViews(p: Partition, filter: ApplicationFilter, holds = true): ApplicationView[] {
   const out: Application[] = [];
   if (filter === "active" || filter === "all") out.push(...p.apps.values());
@@ -283,6 +292,7 @@ export function findApplication(p: Partition, id: string): Application | undefin
   return p.lastTerminated.get(id) ?? p.rejected.get(id);
 }
 
+/** The view of the node `id`, or undefined when the partition has no such node. */
 export function nodeView(p: Partition, id: string): NodeView | undefined {
   const n = p.nodes.get(id);
   if (!n) return undefined;
@@ -311,6 +321,7 @@ export function nodeView(p: Partition, id: string): NodeView | undefined {
   };
 }
 
+/** Tracked usage of every user or every group of the partition. */
 export function usageViews(p: Partition, kind: "users" | "groups"): UsageView[] {
   const out: UsageView[] = [];
   for (const [name, byPath] of p.limits.snapshot(kind)) {
@@ -328,6 +339,7 @@ export function usageViews(p: Partition, kind: "users" | "groups"): UsageView[] 
   return out;
 }
 
+/** The partition's summary view. */
 export function partitionView(p: Partition): PartitionView {
   const applications: Record<string, number> = { total: 0 };
   const count = (a: Application) => {

@@ -8,6 +8,7 @@
 import type { Ask } from "./application.js";
 import { type Node, allocationId } from "./node.js";
 
+/** One ask holding one node (module comment). */
 export interface Reservation {
   readonly appId: string;
   readonly key: string;
@@ -18,6 +19,7 @@ export interface Reservation {
   tried: number;
 }
 
+/** A partition's node reservations, keyed by ask (module comment). */
 export class Reservations {
   private readonly byAsk = new Map<string, Reservation>();
   /** Bumped whenever room may have appeared (a release, a node change, a configuration change). */

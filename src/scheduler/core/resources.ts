@@ -6,6 +6,7 @@
  */
 export type Res = Record<string, number>;
 
+/** The sum `a + b` as a new resource (a name missing on one side counts as 0). */
 export function add(a: Readonly<Res>, b: Readonly<Res>): Res {
   const r: Res = Object.assign({}, a);
   for (const k in b) r[k] = (r[k] ?? 0) + b[k]!;
@@ -70,6 +71,7 @@ export function hasPositive(r: Readonly<Res>): boolean {
   return false;
 }
 
+/** True when no quantity is negative and at least one is greater than 0 (upstream `StrictlyGreaterThanZero`). */
 export function strictlyPositive(r: Readonly<Res>): boolean {
   let pos = false;
   for (const k in r) {
@@ -79,6 +81,7 @@ export function strictlyPositive(r: Readonly<Res>): boolean {
   return pos;
 }
 
+/** True when every quantity is 0 (undefined and `{}` are zero). */
 export function isZero(r: Readonly<Res> | undefined): boolean {
   if (!r) return true;
   for (const k in r) if (r[k] !== 0) return false;

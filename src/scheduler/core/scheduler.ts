@@ -159,6 +159,10 @@ const emptyResponse = (): CoreResponse => ({
   released: [],
 });
 
+/**
+ * The configuration used without a `queues.yaml` (upstream's default): one partition, `tag` placement on `namespace`
+ * with create, root open to everyone.
+ */
 export const DEFAULT_CONFIG = `partitions:
   - name: default
     placementrules:

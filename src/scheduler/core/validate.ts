@@ -16,13 +16,17 @@ import { parseResource } from "./quantity.js";
 import { type Res as Resource, add, fitsInMaxUndef, format as formatResource, isZero, minMaxUndef, strictlyPositive } from "./resources.js";
 import { goRegExp } from "./placement/regexp.js";
 
+/** A valid queue name (upstream configvalidator.go QueueNameRegExp). */
 export const QUEUE_NAME = /^[a-zA-Z0-9_:#/@-]{1,64}$/;
+/** A valid user name in `limits` (upstream configvalidator.go UserRegExp). */
 export const LIMIT_USER = /^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$/;
+/** A valid group name in `limits` (upstream configvalidator.go GroupRegExp). */
 export const LIMIT_GROUP = /^[_a-zA-Z][a-zA-Z0-9:_.-]*$/;
 const RULE_NAME = /^[_a-zA-Z][a-zA-Z0-9_]*$/;
 const FILTER_USER = /^[_a-zA-Z][a-zA-Z0-9_.@-]*[$]?$/;
 const FILTER_GROUP = /^[_a-zA-Z][a-zA-Z0-9_-]*$/;
 
+/** Thrown by the validation with upstream's error text; the configuration update fails with it. */
 export class ConfigValidationError extends Error {}
 const fail = (msg: string): never => {
   throw new ConfigValidationError(msg);

@@ -6,6 +6,7 @@
 
 /** What happens when the reservation times out: `Soft` falls back to normal scheduling, `Hard` fails the application. */
 export type GangSchedulingStyle = "Soft" | "Hard";
+/** Style of a gang whose annotation names none or an unknown one (upstream: Soft). */
 export const DEFAULT_GANG_SCHEDULING_STYLE: GangSchedulingStyle = "Soft";
 
 /** Placeholder timeout the core uses when the application names none (or ≤ 0): 15 minutes, in milliseconds. */

@@ -14,6 +14,7 @@
  */
 import { type Res, fitsIn, format } from "../resources.js";
 
+/** A pending real (not placeholder) ask, as placeholder replacement reads it (module comment). Resources in core units. */
 export interface RealAsk {
   allocationKey: string;
   /** The pod's task group; asks without one are never matched. */
@@ -25,6 +26,7 @@ export interface RealAsk {
   allocated?: boolean;
 }
 
+/** A placeholder allocation of the same application that a real ask of its task group may replace. Resources in core units. */
 export interface PlaceholderAllocation {
   allocationKey: string;
   taskGroupName: string;
@@ -42,6 +44,10 @@ export interface TooLargeRelease {
   message: string;
 }
 
+/**
+ * What {@link matchPlaceholder} chose for a real ask: not applicable, replace a placeholder, or allocate normally (and
+ * which placeholders are released as too large).
+ */
 export type Replacement =
   /** Not a real ask of a task group, or already allocated. */
   | { kind: "notApplicable" }
@@ -52,6 +58,7 @@ export type Replacement =
   /** No usable placeholder of the group. */
   | { kind: "noPlaceholder"; tooLarge: TooLargeRelease[] };
 
+/** Input of {@link matchPlaceholder}. */
 export interface ReplacementInput {
   applicationId: string;
   ask: RealAsk;

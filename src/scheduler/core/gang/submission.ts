@@ -4,6 +4,7 @@
  */
 import { type Res, fitsInMaxUndef, format } from "../resources.js";
 
+/** A gang application being added, as {@link checkGangSubmission} reads it. Resources in core units. */
 export interface GangSubmission {
   applicationId: string;
   /** Full queue path (`root.spark`). */
@@ -17,6 +18,7 @@ export interface GangSubmission {
   queueMax?: Readonly<Res>;
 }
 
+/** The result of {@link checkGangSubmission}: accepted, or rejected with a reason and upstream-style message. */
 export type GangSubmissionCheck =
   | { ok: true }
   /** Gangs need a leaf queue sorted FIFO (the reservation would be split between applications otherwise). */

@@ -38,6 +38,7 @@ export interface PlaceholderState {
   preempted?: boolean;
 }
 
+/** Input of {@link placeholderTimeout}; times in milliseconds since the epoch, durations in milliseconds. */
 export interface PlaceholderTimeoutInput {
   now: number;
   /** When the first placeholder was allocated (the timer's start); undefined = not yet, no timer. */
@@ -50,6 +51,10 @@ export interface PlaceholderTimeoutInput {
   placeholders: readonly PlaceholderState[];
 }
 
+/**
+ * What the core's placeholder timer does now ({@link placeholderTimeout}; upstream objects/application.go
+ * timeoutPlaceholderProcessing).
+ */
 export type PlaceholderTimeoutDecision =
   /** No placeholder allocated yet: no timer runs (the user guide's "this timeout won't kick in"). */
   | { kind: "notStarted" }

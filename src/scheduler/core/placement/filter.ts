@@ -22,6 +22,7 @@ interface Matcher {
   readonly exp?: RegExp;
 }
 
+/** A compiled placement rule filter (module comment). */
 export class Filter {
   readonly allow: boolean;
   /** True when the filter names no user and no group. */

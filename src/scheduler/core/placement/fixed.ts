@@ -11,6 +11,7 @@ import { type PlacementRule, type RuleOptions, existingOrCreatable, next, placeU
 import type { PlacementApp, PlacementContext, RuleResult } from "./types.js";
 import { formatPlacementRefusal } from "./types.js";
 
+/** The `fixed` placement rule (module comment). */
 export class FixedRule implements PlacementRule {
   readonly name = "fixed";
   private readonly queue: string;

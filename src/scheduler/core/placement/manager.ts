@@ -47,6 +47,7 @@ export function newRule(conf: PlacementRuleConfig): PlacementRule {
   }
 }
 
+/** The placement rules of a partition, run in order (module comment). */
 export class PlacementManager {
   private readonly rules: readonly PlacementRule[];
 

@@ -15,6 +15,7 @@ import {
 } from "./rule.js";
 import type { PlacementApp, PlacementContext, RuleResult } from "./types.js";
 
+/** The `provided` placement rule (module comment). */
 export class ProvidedRule implements PlacementRule {
   readonly name = "provided";
   constructor(private readonly opts: RuleOptions) {}

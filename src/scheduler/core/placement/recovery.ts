@@ -5,6 +5,7 @@
 import { type PlacementRule, next } from "./rule.js";
 import { type PlacementApp, RECOVERY_QUEUE, type RuleResult } from "./types.js";
 
+/** The implicit `recovery` placement rule (module comment). */
 export class RecoveryRule implements PlacementRule {
   readonly name = "recovery";
 

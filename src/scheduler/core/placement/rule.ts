@@ -23,6 +23,7 @@ export interface RuleOptions {
 }
 
 const NEXT: RuleResult = { type: "next" };
+/** The result of a rule that gives no queue: placement tries the next rule. */
 export const next = (): RuleResult => NEXT;
 
 /** Dots in a generated queue name become `_dot_` (upstream `replaceDot`). */

@@ -15,6 +15,7 @@ import {
 } from "./rule.js";
 import type { PlacementApp, PlacementContext, RuleResult } from "./types.js";
 
+/** The `tag` placement rule (module comment). */
 export class TagRule implements PlacementRule {
   readonly name = "tag";
   private readonly tag: string;

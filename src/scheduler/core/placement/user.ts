@@ -5,6 +5,7 @@
 import { type PlacementRule, type RuleOptions, checkNames, next, placeUnderParent, replaceDot } from "./rule.js";
 import type { PlacementApp, PlacementContext, RuleResult } from "./types.js";
 
+/** The `user` placement rule (module comment). */
 export class UserRule implements PlacementRule {
   readonly name = "user";
   constructor(private readonly opts: RuleOptions) {}

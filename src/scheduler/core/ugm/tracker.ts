@@ -111,6 +111,7 @@ export type UgmChange =
    */
   | { readonly kind: "limit"; readonly who: "user" | "group"; readonly name: string; readonly queuePath: string; readonly set: boolean };
 
+/** User and group usage and limits of one partition (module comment). */
 export class LimitTracker {
   private table: LimitTable = new Map();
   private readonly users = new Map<string, Map<string, UsageRecord>>();
