@@ -15,6 +15,10 @@ import { formatZodError } from "../util/zod.js";
 
 const duration = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?(ms|s|m|h)$/, "duration like 30s, 5m, 1h")]);
 const quantities = z.record(z.string(), z.union([z.string(), z.number()]));
+/**
+ * The scenario file's schema (zod, strict: an unknown key is an error): `queues` (queues.yaml text), `step`, `until`,
+ * `nodes` and `applications`; durations are seconds or strings like `30s`, `5m`, `1h`, `250ms`.
+ */
 export const scenarioSchema = z
   .object({
     queues: z.string().describe("queues.yaml text"),
@@ -56,6 +60,7 @@ export const scenarioSchema = z
   })
   .strict();
 
+/** A parsed scenario ({@link parseScenario}). */
 export type Scenario = z.infer<typeof scenarioSchema>;
 
 /** Seconds → milliseconds; strings like `30s`, `5m`, `1h`, `250ms`. */
@@ -86,6 +91,10 @@ export function parseScenario(text: string): Scenario {
   return r.data;
 }
 
+/**
+ * The report's row for one queue or one user: asks, asks allocated, wait from arrival to allocation (p50/p99, seconds),
+ * asks held by a quota at least once, and the peak allocated amount per resource (as in `series`).
+ */
 export interface GroupStats {
   name: string;
   asks: number;
@@ -96,6 +105,10 @@ export interface GroupStats {
   peak: Res;
 }
 
+/**
+ * What {@link simulate} reports: the virtual end time (seconds), per queue and per user statistics, asks never placed,
+ * rejections, preemptions and the allocation time series.
+ */
 export interface SimulationReport {
   endSeconds: number;
   queues: GroupStats[];

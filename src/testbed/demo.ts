@@ -104,6 +104,7 @@ function printTable(rows: Row[]): void {
   notes.forEach((n, i) => say(`[${i + 1}] ${n}`));
 }
 
+/** Options of {@link runDemo} (`corral demo`). */
 export interface DemoOptions {
   /** Leave the test bed, corral and kube-scheduler running at the end (dashboard open) until SIGINT or SIGTERM. */
   keep?: boolean;

@@ -12,8 +12,16 @@ import { k8s, statusCode } from "../kube/client.js";
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const SCRIPTS = join(PROJECT_ROOT, "scripts", "testbed");
 
+/**
+ * The test bed's X.509 client users (scripts/testbed/up.sh): `admin` (system:masters), `alice` (users, devops), `bob`
+ * (users), `frontend` (CN airflow, group frontends: a front end submitting for others).
+ */
 export type TestbedUser = "admin" | "alice" | "bob" | "frontend";
 
+/**
+ * A running test bed as up.sh reports it: its state directory, the API server URL, the Kubernetes binaries' directory
+ * and a kubeconfig file path per user.
+ */
 export interface Testbed {
   dir: string;
   server: string;
@@ -80,6 +88,7 @@ export async function testbedUp(
   return readTestbedEnv(envFile);
 }
 
+/** Stops the test bed (scripts/testbed/down.sh); rejects when the script fails. */
 export async function testbedDown(
   onProgress: (line: string) => void = () => undefined,
   env: NodeJS.ProcessEnv = process.env,
@@ -100,6 +109,10 @@ process.once("exit", () => {
   for (const c of children) c.kill("SIGKILL");
 });
 
+/**
+ * A corral process started by {@link startCorral}, with its JSON log lines; `stop` sends the signal (default SIGTERM)
+ * and resolves with the exit code.
+ */
 export interface CorralProcess {
   proc: ChildProcess;
   /** Parsed JSON log lines so far. */
@@ -288,6 +301,7 @@ export function kubeSchedulerConfig(o: {
   return `${lines.join("\n")}\n`;
 }
 
+/** A kube-scheduler started by {@link startKubeScheduler}; `stop` ends it and resolves once it has exited. */
 export interface KubeSchedulerProcess {
   proc: ChildProcess;
   stop(): Promise<void>;
