@@ -9,23 +9,12 @@ import { SchedulerCore } from "../../../../src/scheduler/core/scheduler.js";
 import { type NodeObject, type ShimAction, ShimContext } from "../../../../src/scheduler/shim/context.js";
 import { DEFAULT_GANG_CONFIG } from "../../../../src/scheduler/shim/gang/config.js";
 import type { PodObject } from "../../../../src/scheduler/shim/translate.js";
+import { providedQueues } from "../../../fixtures/queues.js";
+import { T0, fakeNode } from "../fixtures.js";
 
-const CFG = `partitions:
-  - name: default
-    placementrules:
-      - name: provided
-        create: false
-    queues:
-      - name: root
-        submitacl: '*'
-        queues:
-          - name: spark
-            resources:
-              max: {memory: 64Gi}
-`;
+const CFG = providedQueues(["{name: spark, resources: {max: {memory: 64Gi}}}"]);
 /** The default `service.schedulerUser` (deploy/scheduler's ServiceAccount). */
 const SCHEDULER_USER = "system:serviceaccount:corral:corral-scheduler";
-const T0 = Date.parse("2026-01-05T10:00:00Z");
 const TASK_GROUPS = JSON.stringify([
   { name: "driver", minMember: 1, minResource: { cpu: "1", memory: "1Gi" } },
   { name: "executor", minMember: 4, minResource: { cpu: "1", memory: "1Gi" } },
@@ -57,7 +46,7 @@ function pod(
     status: { phase: "Pending" },
   };
 }
-const node = (name: string): NodeObject => ({ metadata: { name }, status: { allocatable: { cpu: "8", memory: "8Gi", pods: "110" } } });
+const node = (name: string): NodeObject => fakeNode(name, { cpu: "8" });
 
 function world(o: { params?: string; stampUser?: string } = {}) {
   const clock = { now: T0 };
