@@ -9,7 +9,7 @@ import { type NodeObject, type ShimAction, ShimContext, type ShimOptions } from 
 import type { PodObject } from "../../../src/scheduler/shim/translate.js";
 import { providedQueues } from "../../fixtures/queues.js";
 import { TRUST_QUEUES } from "../../fixtures/trust-queues.js";
-import { T0, fakeNode, ofKind } from "./fixtures.js";
+import { T0, fakeNode, ofKind, shimPod } from "./fixtures.js";
 import { derivedApplicationId } from "../../../src/scheduler/shim/app-keys.js";
 
 const GI = 2 ** 30;
@@ -32,22 +32,18 @@ interface PodOpts {
 }
 
 function pod(name: string, o: PodOpts = {}): PodObject {
-  return {
-    metadata: {
-      name,
-      namespace: o.ns ?? "team-a",
-      uid: o.uid ?? `uid-${name}`,
-      labels: { ...(o.labels ?? {}) },
-      annotations: { "yunikorn.apache.org/user.info": USER_INFO, ...(o.annotations ?? {}) },
-      creationTimestamp: "2026-01-05T09:00:00Z",
-    },
-    spec: {
-      schedulerName: o.scheduler ?? "yunikorn",
-      containers: [{ name: "main", resources: { requests: { cpu: o.cpu ?? "1", memory: o.memory ?? "1Gi" } } }],
-      ...(o.node ? { nodeName: o.node } : {}),
-    },
-    status: { phase: o.phase ?? (o.node ? "Running" : "Pending") },
-  };
+  return shimPod(name, {
+    namespace: o.ns ?? "team-a",
+    uid: o.uid,
+    labels: o.labels,
+    annotations: { "yunikorn.apache.org/user.info": USER_INFO, ...(o.annotations ?? {}) },
+    created: "2026-01-05T09:00:00Z",
+    requests: { cpu: o.cpu ?? "1", memory: o.memory ?? "1Gi" },
+    container: "main",
+    node: o.node,
+    phase: o.phase,
+    scheduler: o.scheduler,
+  });
 }
 
 /** The same pod as the API server shows it after a binding (and optionally a phase change). */

@@ -9,7 +9,7 @@ import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
 import { type NodeObject, ShimContext } from "../../../src/scheduler/shim/context.js";
 import type { PodObject } from "../../../src/scheduler/shim/translate.js";
 import { providedQueues } from "../../fixtures/queues.js";
-import { T0, fakeNode, ofKind } from "./fixtures.js";
+import { T0, fakeNode, ofKind, shimPod } from "./fixtures.js";
 
 const CFG = providedQueues(["{name: a, resources: {guaranteed: {vcore: 2}}, properties: {preemption.delay: 1s}}", "{name: b}"]);
 
@@ -26,25 +26,19 @@ function pod(
     owners?: { kind: string; uid: string }[];
   },
 ): PodObject {
-  return {
-    metadata: {
-      name,
-      namespace: "ns",
-      uid: `uid-${name}`,
-      labels: { queue: o.queue, applicationId: o.app },
-      annotations: { "yunikorn.apache.org/user.info": JSON.stringify({ user: "u", groups: [] }), ...(o.annotations ?? {}) },
-      creationTimestamp: new Date(T0 + o.created * 1000).toISOString(),
-      ...(o.owners ? { ownerReferences: o.owners.map((x) => ({ apiVersion: "v1", kind: x.kind, name: x.uid, uid: x.uid })) } : {}),
-    } as PodObject["metadata"],
+  return shimPod(name, {
+    namespace: "ns",
+    labels: { queue: o.queue, applicationId: o.app },
+    annotations: { "yunikorn.apache.org/user.info": JSON.stringify({ user: "u", groups: [] }), ...(o.annotations ?? {}) },
+    created: new Date(T0 + o.created * 1000).toISOString(),
+    requests: { cpu: "1" },
+    node: o.node,
+    metadata: o.owners ? { ownerReferences: o.owners.map((x) => ({ apiVersion: "v1", kind: x.kind, name: x.uid, uid: x.uid })) } : {},
     spec: {
-      schedulerName: "yunikorn",
-      containers: [{ name: "c", resources: { requests: { cpu: "1" } } }],
-      ...(o.node ? { nodeName: o.node } : {}),
       ...(o.priorityClassName ? { priorityClassName: o.priorityClassName } : {}),
       ...(o.preemptionPolicy ? { preemptionPolicy: o.preemptionPolicy } : {}),
-    } as PodObject["spec"],
-    status: { phase: o.node ? "Running" : "Pending" },
-  };
+    },
+  });
 }
 const node = (name: string, cpu: string): NodeObject => fakeNode(name, { cpu });
 

@@ -10,7 +10,7 @@ import { type NodeObject, type ShimAction, ShimContext } from "../../../../src/s
 import { DEFAULT_GANG_CONFIG } from "../../../../src/scheduler/shim/gang/config.js";
 import type { PodObject } from "../../../../src/scheduler/shim/translate.js";
 import { providedQueues } from "../../../fixtures/queues.js";
-import { T0, fakeNode } from "../fixtures.js";
+import { T0, fakeNode, shimPod } from "../fixtures.js";
 
 const CFG = providedQueues(["{name: spark, resources: {max: {memory: 64Gi}}}"]);
 /** The default `service.schedulerUser` (deploy/scheduler's ServiceAccount). */
@@ -29,22 +29,16 @@ function pod(
   if (o.groups) annotations["yunikorn.apache.org/task-groups"] = o.groups;
   if (o.group) annotations["yunikorn.apache.org/task-group-name"] = o.group;
   if (o.params) annotations["yunikorn.apache.org/schedulingPolicyParameters"] = o.params;
-  return {
-    metadata: {
-      name,
-      namespace: "ns",
-      uid: `uid-${name}-${uids++}`,
-      labels: { "yunikorn.apache.org/app-id": "spark-1", "yunikorn.apache.org/queue": "root.spark" },
-      annotations,
-      creationTimestamp: new Date(o.created ?? T0).toISOString(),
-    },
-    spec: {
-      schedulerName: "yunikorn",
-      nodeName: o.node,
-      containers: [{ name: "c", resources: { requests: { cpu: "1", memory: o.memory ?? "1Gi" } } }],
-    },
-    status: { phase: "Pending" },
-  };
+  return shimPod(name, {
+    namespace: "ns",
+    uid: `uid-${name}-${uids++}`,
+    labels: { "yunikorn.apache.org/app-id": "spark-1", "yunikorn.apache.org/queue": "root.spark" },
+    annotations,
+    created: new Date(o.created ?? T0).toISOString(),
+    requests: { cpu: "1", memory: o.memory ?? "1Gi" },
+    node: o.node,
+    phase: "Pending",
+  });
 }
 const node = (name: string): NodeObject => fakeNode(name, { cpu: "8" });
 
