@@ -15,6 +15,7 @@ import {
   prepareNamespace,
   waitFor,
 } from "../../src/testbed/testbed.js";
+import { providedQueues } from "../fixtures/queues.js";
 import { applyQueuesConfig, clearPods, deleteAllPods, resetCluster, startPluginKubeScheduler, startScheduler, testbed } from "./harness.js";
 
 const CONF_NS = "corral-gang";
@@ -26,21 +27,11 @@ let admin: k8s.KubeConfig;
 let sched: { corral: CorralProcess; port: number } | undefined;
 const core = () => kubeConfigFor(tb, "admin").makeApiClient(k8s.CoreV1Api);
 
-const QUEUES = `partitions:
-  - name: default
-    placementrules:
-      - name: provided
-        create: false
-    queues:
-      - name: root
-        submitacl: "*"
-        queues:
-          - name: spark
-            resources: {max: {vcore: 5, memory: 10Gi}}
-          - name: one
-            resources: {max: {vcore: 3, memory: 3Gi}}
-          - name: open
-`;
+const QUEUES = providedQueues([
+  "{name: spark, resources: {max: {vcore: 5, memory: 10Gi}}}",
+  "{name: one, resources: {max: {vcore: 3, memory: 3Gi}}}",
+  "{name: open}",
+]);
 
 interface Group {
   name: string;
