@@ -51,6 +51,7 @@ import {
   testbedUp,
   waitFor,
 } from "../src/testbed/testbed.js";
+import { createPods, podName } from "./pods.js";
 
 const PODS = Number(process.env.BENCH_PODS ?? 2000);
 const NODES = Number(process.env.BENCH_NODES ?? 100);
@@ -107,29 +108,19 @@ function testbedPids(tb: Testbed): Record<string, number> {
 
 const say = (s: string) => process.stderr.write(`[bench:e2e] ${s}\n`);
 
-async function createPods(core: k8s.CoreV1Api, prefix: string): Promise<number> {
-  let next = 0;
-  const t0 = performance.now();
-  const worker = async () => {
-    while (next < PODS) {
-      const i = next++;
-      await core.createNamespacedPod({
-        namespace: NS,
-        body: {
-          metadata: {
-            name: `${prefix}-${String(i).padStart(5, "0")}`,
-            labels: { "yunikorn.apache.org/app-id": `${prefix}-app-${i % 20}` },
-          },
-          spec: {
-            containers: [{ name: "c", image: "registry.example.com/batch:1", resources: { requests: { cpu: "100m", memory: "128Mi" } } }],
-          },
-        },
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return (performance.now() - t0) / 1000;
-}
+/** Creates the round's BENCH_PODS pods (100m cpu, 128Mi; 20 applications), BENCH_CONCURRENCY calls in flight. */
+const createRound = (core: k8s.CoreV1Api, prefix: string) =>
+  createPods(core, {
+    namespace: NS,
+    count: PODS,
+    concurrency: CONCURRENCY,
+    pod: (i) => ({
+      metadata: { name: podName(prefix, i), labels: { "yunikorn.apache.org/app-id": `${prefix}-app-${i % 20}` } },
+      spec: {
+        containers: [{ name: "c", image: "registry.example.com/batch:1", resources: { requests: { cpu: "100m", memory: "128Mi" } } }],
+      },
+    }),
+  });
 
 /** The gang round's pods: per application a driver carrying the task groups and its executors, all task-group members. */
 async function createGangPods(core: k8s.CoreV1Api): Promise<number> {
@@ -164,11 +155,7 @@ async function createGangPods(core: k8s.CoreV1Api): Promise<number> {
     pods.filter((p) => !p.metadata!.name!.endsWith("-driver")),
   ]) {
     await new Promise((r) => setTimeout(r, 1000)); // a later creation second than the batch before
-    let next = 0;
-    const worker = async () => {
-      while (next < batch.length) await core.createNamespacedPod({ namespace: NS, body: batch[next++]! });
-    };
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    await createPods(core, { namespace: NS, count: batch.length, concurrency: CONCURRENCY, pod: (i) => batch[i]! });
   }
   return (performance.now() - t0) / 1000;
 }
@@ -424,7 +411,7 @@ async function main(): Promise<void> {
       last = { stop: stopAdmission };
       say(`round ${round}: ${PODS} pods`);
       if (round === "ceiling") {
-        const s = await createPods(core, "ceil");
+        const s = await createRound(core, "ceil");
         rows.push({ round: "API server create ceiling (no scheduler)", pods: PODS, seconds: s, rate: PODS / s });
         await stopAdmission();
         continue;
@@ -491,7 +478,7 @@ async function main(): Promise<void> {
         });
         continue;
       }
-      await createPods(core, round.replace(/[^a-z]/g, ""));
+      await createRound(core, round.replace(/[^a-z]/g, ""));
       const done = watchBinds(admin, PODS, 600_000);
       const t0 = performance.now();
       const pids = testbedPids(tb);

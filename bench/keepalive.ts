@@ -12,6 +12,7 @@
 import { readdirSync, readlinkSync } from "node:fs";
 import { k8s, makeKeepAliveApiClient } from "../src/kube/client.js";
 import { kubeConfigFor, prepareNamespace, testbedDown, testbedUp } from "../src/testbed/testbed.js";
+import { createPods, podName } from "./pods.js";
 
 const PODS = Number(process.env.BENCH_PODS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -28,24 +29,13 @@ const openSockets = () =>
     }
   }).length;
 
-async function createPods(core: k8s.CoreV1Api, prefix: string): Promise<number> {
-  let next = 0;
-  const t0 = performance.now();
-  const worker = async () => {
-    while (next < PODS) {
-      const i = next++;
-      await core.createNamespacedPod({
-        namespace: NS,
-        body: {
-          metadata: { name: `${prefix}-${String(i).padStart(5, "0")}` },
-          spec: { containers: [{ name: "c", image: "registry.example.com/batch:1" }] },
-        },
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return (performance.now() - t0) / 1000;
-}
+const createRound = (core: k8s.CoreV1Api, prefix: string) =>
+  createPods(core, {
+    namespace: NS,
+    count: PODS,
+    concurrency: CONCURRENCY,
+    pod: (i) => ({ metadata: { name: podName(prefix, i) }, spec: { containers: [{ name: "c", image: "registry.example.com/batch:1" }] } }),
+  });
 
 async function main(): Promise<void> {
   const tb = await testbedUp((l) => say(l));
@@ -60,7 +50,7 @@ async function main(): Promise<void> {
     const rates: Record<string, number[]> = { "client-node": [], "keep-alive": [] };
     for (let r = 0; r < ROUNDS; r++) {
       for (const [name, make] of Object.entries(clients)) {
-        const seconds = await createPods(make(), `${name.replace(/[^a-z]/g, "")}-${r}`);
+        const seconds = await createRound(make(), `${name.replace(/[^a-z]/g, "")}-${r}`);
         rates[name]!.push(PODS / seconds);
         say(
           `round ${r + 1} ${name}: ${PODS} pods in ${seconds.toFixed(2)} s = ${(PODS / seconds).toFixed(0)} creates/s; ` +

@@ -3,8 +3,6 @@
  * annotations, placeholders created by the scheduler through the API server, bound to fake nodes and deleted when a
  * real pod takes their place. Bound pods never run (no kubelet): completion is a status patch to Succeeded.
  */
-import { createWriteStream } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import {
@@ -15,10 +13,10 @@ import {
   deleteFakeNodes,
   kubeConfigFor,
   prepareNamespace,
-  startCorral,
   waitFor,
 } from "../../src/testbed/testbed.js";
-import { freePort, resetCluster, startPluginKubeScheduler, testbed } from "./harness.js";
+import { providedQueues } from "../fixtures/queues.js";
+import { applyQueuesConfig, clearPods, deleteAllPods, resetCluster, startPluginKubeScheduler, startScheduler, testbed } from "./harness.js";
 
 const CONF_NS = "corral-gang";
 const NS = "gang";
@@ -29,21 +27,11 @@ let admin: k8s.KubeConfig;
 let sched: { corral: CorralProcess; port: number } | undefined;
 const core = () => kubeConfigFor(tb, "admin").makeApiClient(k8s.CoreV1Api);
 
-const QUEUES = `partitions:
-  - name: default
-    placementrules:
-      - name: provided
-        create: false
-    queues:
-      - name: root
-        submitacl: "*"
-        queues:
-          - name: spark
-            resources: {max: {vcore: 5, memory: 10Gi}}
-          - name: one
-            resources: {max: {vcore: 3, memory: 3Gi}}
-          - name: open
-`;
+const QUEUES = providedQueues([
+  "{name: spark, resources: {max: {vcore: 5, memory: 10Gi}}}",
+  "{name: one, resources: {max: {vcore: 3, memory: 3Gi}}}",
+  "{name: open}",
+]);
 
 interface Group {
   name: string;
@@ -90,17 +78,7 @@ async function succeed(name: string): Promise<void> {
     k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
   );
 }
-async function clear(): Promise<void> {
-  const ps = await list();
-  await Promise.all(
-    ps.map((p) =>
-      core()
-        .deleteNamespacedPod({ name: p.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 })
-        .catch(() => undefined),
-    ),
-  );
-  await waitFor("pods gone", async () => (await list()).length === 0);
-}
+const clear = () => clearPods(tb, NS);
 async function rest<T>(path: string): Promise<T> {
   const r = await fetch(`http://127.0.0.1:${sched!.port}${path}`, { headers: { accept: "application/json" } });
   return (await r.json()) as T;
@@ -141,57 +119,21 @@ function sampleQueue(queue: string): { stop: () => Promise<number> } {
   };
 }
 
-async function startScheduler(extra: string[] = []): Promise<{ corral: CorralProcess; port: number }> {
-  const port = freePort();
-  const out = createWriteStream(join(tb.dir, "logs", `corral-gang-scheduler-${port}.log`));
-  const corral = await startCorral(
-    [
-      "scheduler",
-      "--host",
-      "127.0.0.1",
-      "--port",
-      String(port),
-      "--kubeconfig",
-      tb.kubeconfig.admin,
-      "--namespace",
-      CONF_NS,
-      "--resync-seconds",
-      "5",
-      "--placeholder-image",
-      "registry.internal:5000/pause:3.7",
-      ...extra,
-    ],
-    { env: { LOG_LEVEL: "debug" }, readyMsg: "scheduling", echo: (l) => out.write(`${l}\n`) },
-  );
-  return { corral, port };
-}
+/** The file's scheduler: placeholders from a private registry's pause image; `extra` arguments after the common ones. */
+const startGangScheduler = (extra: string[] = []) =>
+  startScheduler(tb, { namespace: CONF_NS, name: "gang", args: ["--placeholder-image", "registry.internal:5000/pause:3.7", ...extra] });
 
 beforeAll(async () => {
   tb = await testbed();
   admin = kubeConfigFor(tb, "admin");
-  const all = await core().listPodForAllNamespaces();
-  await Promise.all(
-    all.items
-      .filter((p) => p.metadata?.namespace !== "kube-system")
-      .map((p) =>
-        core()
-          .deleteNamespacedPod({ name: p.metadata!.name!, namespace: p.metadata!.namespace!, gracePeriodSeconds: 0 })
-          .catch(() => undefined),
-      ),
-  );
+  await deleteAllPods(tb);
   await prepareNamespace(admin, CONF_NS, []);
   await prepareNamespace(admin, NS, []);
   // No admission controller in this file, so no pod carries user.info (user "nobody"): the scheduler is told that
   // its own placeholders are nobody's (service.schedulerUser), as it would otherwise schedule them as ordinary pods.
-  const body = {
-    metadata: { name: "yunikorn-configs", namespace: CONF_NS },
-    data: { "queues.yaml": QUEUES, "service.schedulerUser": "nobody" },
-  };
-  await core()
-    .createNamespacedConfigMap({ namespace: CONF_NS, body })
-    .catch(() => core().replaceNamespacedConfigMap({ name: "yunikorn-configs", namespace: CONF_NS, body }));
+  await applyQueuesConfig(tb, CONF_NS, QUEUES, { "service.schedulerUser": "nobody" });
   await createFakeNodes(admin, NODES, 4, { cpu: "4", memory: "16Gi", pods: "110" });
-  sched = await startScheduler();
+  sched = await startGangScheduler();
 }, 300_000);
 
 afterAll(async () => {
@@ -367,7 +309,7 @@ describe("gang scheduling, standalone, on the real test bed", () => {
     });
     const before = (await placeholdersOf("rs")).map((p) => `${p.metadata!.name}@${p.spec!.nodeName ?? ""}`).sort();
     await sched!.corral.stop();
-    sched = await startScheduler();
+    sched = await startGangScheduler();
     await waitFor("application recovered", async () => (await app("rs"))?.applicationState === "Reserving");
     await new Promise((r) => setTimeout(r, 3000));
     expect((await placeholdersOf("rs")).map((p) => `${p.metadata!.name}@${p.spec!.nodeName ?? ""}`).sort()).toEqual(before);
@@ -407,7 +349,7 @@ describe("gang scheduling, standalone, on the real test bed", () => {
     await sched!.corral.stop();
     await create([2, 3].map((i) => pod(`rr-exec-${i}`, { app: "rr", queue: "root.spark", group: "executor" })));
     const left = (await placeholdersOf("rr")).map((p) => p.spec!.nodeName!).sort();
-    sched = await startScheduler();
+    sched = await startGangScheduler();
     const execs = await waitFor("all 4 executors bound", async () => {
       const p = (await list()).filter((x) => x.metadata!.name!.startsWith("rr-exec-") && isBound(x));
       return p.length === 4 && p;
@@ -457,7 +399,7 @@ describe("gang scheduling in plugin mode: kube-scheduler v1.20.2 with corral as 
 
   it("placeholders are placed by kube-scheduler through the extender on the core's nodes; the real pods replace them there", async () => {
     await sched?.corral.stop();
-    sched = await startScheduler(["--mode", "plugin"]);
+    sched = await startGangScheduler(["--mode", "plugin"]);
     ks = await startPluginKubeScheduler(tb, "kube-scheduler-gang", sched.port);
     const usage = sampleQueue("root.spark");
     await create([pod("pl-driver", { app: "pl1", queue: "root.spark", group: "driver", groups: SPARK })]);

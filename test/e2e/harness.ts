@@ -67,15 +67,20 @@ export async function startAdmission(
 }
 
 /**
- * Starts `corral scheduler` on 127.0.0.1 and a free port, reading its queues from `namespace`'s `yunikorn-configs`
- * ConfigMap, resyncing every 5 s, with its log in the test bed's logs/ (`corral-scheduler-<name>-<port>.log`).
+ * Starts `corral scheduler` on 127.0.0.1, reading its queues from `namespace`'s `yunikorn-configs` ConfigMap,
+ * resyncing every 5 s, with its log in the test bed's logs/ (`corral-scheduler-<name>-<port>.log`).
  * @param o.kubeconfig the identity it runs under (default: the test bed's admin)
+ * @param o.port the port to serve on (default: a free one)
+ * @param o.args further command-line arguments (after the common ones)
+ * @param o.readyMsg the log message that says it is ready (default "scheduling"; a standby leader-election replica
+ *   only reaches "scheduler REST API serving")
+ * @param o.logLevel LOG_LEVEL (default "debug")
  */
 export async function startScheduler(
   tb: Testbed,
-  o: { namespace: string; name: string; kubeconfig?: string },
+  o: { namespace: string; name: string; kubeconfig?: string; port?: number; args?: string[]; readyMsg?: string; logLevel?: string },
 ): Promise<{ corral: CorralProcess; port: number }> {
-  const port = freePort();
+  const port = o.port ?? freePort();
   const out = createWriteStream(join(tb.dir, "logs", `corral-scheduler-${o.name}-${port}.log`));
   const corral = await startCorral(
     [
@@ -90,16 +95,25 @@ export async function startScheduler(
       o.namespace,
       "--resync-seconds",
       "5",
+      ...(o.args ?? []),
     ],
-    { env: { LOG_LEVEL: "debug" }, readyMsg: "scheduling", echo: (l) => out.write(`${l}\n`) },
+    { env: { LOG_LEVEL: o.logLevel ?? "debug" }, readyMsg: o.readyMsg ?? "scheduling", echo: (l) => out.write(`${l}\n`) },
   );
   return { corral, port };
 }
 
-/** Creates, or replaces, the `yunikorn-configs` ConfigMap of `namespace` with `queues.yaml`. */
-export async function applyQueuesConfig(tb: Testbed, namespace: string, queuesYaml: string): Promise<void> {
+/**
+ * Creates, or replaces, the `yunikorn-configs` ConfigMap of `namespace` with `queues.yaml` and the further keys of
+ * `extra` (e.g. `service.schedulerUser`).
+ */
+export async function applyQueuesConfig(
+  tb: Testbed,
+  namespace: string,
+  queuesYaml: string,
+  extra: Record<string, string> = {},
+): Promise<void> {
   const core = kubeConfigFor(tb, "admin").makeApiClient(k8s.CoreV1Api);
-  const body = { metadata: { name: "yunikorn-configs", namespace }, data: { "queues.yaml": queuesYaml } };
+  const body = { metadata: { name: "yunikorn-configs", namespace }, data: { "queues.yaml": queuesYaml, ...extra } };
   await core
     .createNamespacedConfigMap({ namespace, body })
     .catch(() => core.replaceNamespacedConfigMap({ name: "yunikorn-configs", namespace, body }));
@@ -118,6 +132,21 @@ export async function deleteAllPods(tb: Testbed): Promise<void> {
           .catch(() => undefined),
       ),
   );
+}
+
+/**
+ * Force-deletes every pod of `namespace` (no kubelet: graceful deletion of a bound pod would never finish) and waits
+ * until none is left.
+ */
+export async function clearPods(tb: Testbed, namespace: string): Promise<void> {
+  const core = kubeConfigFor(tb, "admin").makeApiClient(k8s.CoreV1Api);
+  const list = async () => (await core.listNamespacedPod({ namespace })).items;
+  await Promise.all(
+    (await list()).map((p) =>
+      core.deleteNamespacedPod({ name: p.metadata!.name!, namespace, gracePeriodSeconds: 0 }).catch(() => undefined),
+    ),
+  );
+  await waitFor(`pods of ${namespace} gone`, async () => (await list()).length === 0);
 }
 
 /**
@@ -396,9 +425,15 @@ export async function resetCluster(tb: Testbed, timeoutMs = 120_000): Promise<vo
 
 /**
  * kube-scheduler v1.20 of the test bed with corral as its extender (plugin mode): profile `yunikorn`, filter and bind
- * verbs at `http://127.0.0.1:<corralPort>/scheduler`, client QPS 200.
+ * verbs at `http://127.0.0.1:<corralPort>/scheduler`.
+ * @param o.qps client QPS (burst twice that); default 200, `"default"` for kube-scheduler's own (50/100)
  */
-export async function startPluginKubeScheduler(tb: Testbed, name: string, corralPort: number): Promise<KubeSchedulerProcess> {
+export async function startPluginKubeScheduler(
+  tb: Testbed,
+  name: string,
+  corralPort: number,
+  o: { qps?: number | "default" } = {},
+): Promise<KubeSchedulerProcess> {
   return startKubeScheduler(
     tb,
     name,
@@ -407,7 +442,7 @@ export async function startPluginKubeScheduler(tb: Testbed, name: string, corral
       schedulerName: "yunikorn",
       healthzPort: await freeTcpPort(),
       extenderUrl: `http://127.0.0.1:${corralPort}/scheduler`,
-      qps: 200,
+      qps: o.qps === "default" ? undefined : (o.qps ?? 200),
     }),
   );
 }

@@ -24,6 +24,7 @@ import {
 } from "../../src/testbed/testbed.js";
 import {
   applyQueuesConfig,
+  clearPods,
   auditedCalls,
   batchPod,
   deleteAllPods,
@@ -76,17 +77,7 @@ const QUEUES = `partitions:
 `;
 
 /** Deletes every pod of the test namespace and waits until it is empty. */
-async function clearPods(): Promise<void> {
-  const all = await core().listNamespacedPod({ namespace: NS });
-  await Promise.all(
-    all.items.map((x) =>
-      core()
-        .deleteNamespacedPod({ name: x.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 })
-        .catch(() => undefined),
-    ),
-  );
-  await waitFor("namespace empty", async () => (await core().listNamespacedPod({ namespace: NS })).items.length === 0);
-}
+const clear = () => clearPods(tb, NS);
 
 /** Creates the PriorityClass unless it exists. */
 async function priorityClass(body: k8s.V1PriorityClass): Promise<void> {
@@ -213,15 +204,7 @@ describe("preemption on kube-apiserver v1.20.2", () => {
   }, 180_000);
 
   it("an opted-out pod (PriorityClass) survives while ordinary ones are chosen; a PodDisruptionBudget blocks a victim, another is taken", async () => {
-    const all = await core().listNamespacedPod({ namespace: NS });
-    await Promise.all(
-      all.items.map((x) =>
-        core()
-          .deleteNamespacedPod({ name: x.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 })
-          .catch(() => undefined),
-      ),
-    );
-    await waitFor("namespace empty", async () => (await core().listNamespacedPod({ namespace: NS })).items.length === 0);
+    await clear();
     const scheduling = kubeConfigFor(tb, "admin").makeApiClient(k8s.SchedulingV1Api);
     await scheduling
       .createPriorityClass({
@@ -291,7 +274,7 @@ describe("preemption on kube-apiserver v1.20.2", () => {
   }, 240_000);
 
   it("a fenced queue takes no victims outside its subtree: its sibling's pods go, not the younger pods of b", async () => {
-    await clearPods();
+    await clear();
     // f.y (inside the fence root.f, no guarantee) runs one pod per node; b (guaranteed 4) fills the rest with younger pods
     await runPods([pod("fy-0", "root.f.y", "fy"), pod("fy-1", "root.f.y", "fy")]);
     await sleep(1100);
@@ -311,7 +294,7 @@ describe("preemption on kube-apiserver v1.20.2", () => {
   }, 120_000);
 
   it("a pod with preemptionPolicy: Never waits; an ordinary pod of the same queue preempts", async () => {
-    await clearPods();
+    await clear();
     await priorityClass({ metadata: { name: "corral-e2e-never" }, value: 0, preemptionPolicy: "Never" });
     await runPods(Array.from({ length: 8 }, (_, i) => pod(`nb-${i}`, "root.b", "nb")));
     const never = pod("na-never", "root.a", "na");
@@ -337,7 +320,7 @@ describe("preemption on kube-apiserver v1.20.2", () => {
   }, 120_000);
 
   it("quota-change preemption: lowering c's max in the hot-reloaded ConfigMap evicts the excess after quota.preemption.delay", async () => {
-    await clearPods();
+    await clear();
     await priorityClass({ metadata: { name: "corral-e2e-high" }, value: 10 });
     // c (max 8) runs 8 pods: five of a higher priority, three ordinary (the victims, lower priority first)
     const high = Array.from({ length: 5 }, (_, i) => {

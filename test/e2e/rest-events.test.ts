@@ -4,22 +4,11 @@
  * dropped without holding the scheduler back, and two replicas behind a round-robin front answering with the
  * leader's state across a failover. Fake Node objects, pods created directly with `schedulerName: yunikorn`.
  */
-import { createWriteStream } from "node:fs";
 import { connect } from "node:net";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
-import {
-  type CorralProcess,
-  type Testbed,
-  createFakeNodes,
-  deleteFakeNodes,
-  kubeConfigFor,
-  prepareNamespace,
-  startCorral,
-  waitFor,
-} from "../../src/testbed/testbed.js";
-import { freePort, resetCluster, roundRobin, testbed } from "./harness.js";
+import { type Testbed, createFakeNodes, deleteFakeNodes, kubeConfigFor, prepareNamespace, waitFor } from "../../src/testbed/testbed.js";
+import { clearPods, deleteAllPods, freePort, resetCluster, roundRobin, startScheduler, testbed } from "./harness.js";
 
 const CONF_NS = "corral-rest";
 const NS = "rest-batch";
@@ -29,28 +18,8 @@ let tb: Testbed;
 let admin: k8s.KubeConfig;
 const core = () => admin.makeApiClient(k8s.CoreV1Api);
 
-async function startScheduler(args: string[], readyMsg = "scheduling"): Promise<{ corral: CorralProcess; port: number }> {
-  const port = freePort();
-  const out = createWriteStream(join(tb.dir, "logs", `corral-scheduler-rest-${port}.log`));
-  const corral = await startCorral(
-    [
-      "scheduler",
-      "--host",
-      "127.0.0.1",
-      "--port",
-      String(port),
-      "--kubeconfig",
-      tb.kubeconfig.admin,
-      "--namespace",
-      CONF_NS,
-      "--resync-seconds",
-      "5",
-      ...args,
-    ],
-    { env: { LOG_LEVEL: "info" }, readyMsg, echo: (l) => out.write(`${l}\n`) },
-  );
-  return { corral, port };
-}
+/** The file's scheduler, logging at info. */
+const startRestScheduler = () => startScheduler(tb, { namespace: CONF_NS, name: "rest", logLevel: "info" });
 
 const pod = (name: string, app: string, cpu = "100m"): k8s.V1Pod => ({
   metadata: { name, labels: { "yunikorn.apache.org/app-id": app, team: "ml" } },
@@ -73,17 +42,7 @@ async function createPods(list: k8s.V1Pod[], concurrency = 16): Promise<void> {
 const boundCount = async (prefix: string) =>
   (await core().listNamespacedPod({ namespace: NS })).items.filter((p) => p.metadata!.name!.startsWith(prefix) && p.spec?.nodeName).length;
 
-async function clear(): Promise<void> {
-  const list = await core().listNamespacedPod({ namespace: NS });
-  await Promise.all(
-    list.items.map((p) =>
-      core()
-        .deleteNamespacedPod({ name: p.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 })
-        .catch(() => undefined),
-    ),
-  );
-  await waitFor(`pods of ${NS} gone`, async () => (await core().listNamespacedPod({ namespace: NS })).items.length === 0);
-}
+const clear = () => clearPods(tb, NS);
 
 /** An NDJSON stream reader collecting every object it receives. */
 async function openStream(port: number, query = ""): Promise<{ records: Record<string, unknown>[]; close(): void }> {
@@ -114,16 +73,7 @@ async function openStream(port: number, query = ""): Promise<{ records: Record<s
 beforeAll(async () => {
   tb = await testbed();
   admin = kubeConfigFor(tb, "admin");
-  const all = await core().listPodForAllNamespaces();
-  await Promise.all(
-    all.items
-      .filter((p) => p.metadata?.namespace !== "kube-system")
-      .map((p) =>
-        core()
-          .deleteNamespacedPod({ name: p.metadata!.name!, namespace: p.metadata!.namespace!, gracePeriodSeconds: 0 })
-          .catch(() => undefined),
-      ),
-  );
+  await deleteAllPods(tb);
   await prepareNamespace(admin, CONF_NS, []);
   await prepareNamespace(admin, NS, []);
   await createFakeNodes(admin, NODES, 6, { cpu: "64", memory: "256Gi", pods: "110" });
@@ -137,7 +87,7 @@ afterAll(async () => {
 
 describe("REST API and events of corral scheduler on kube-apiserver v1.20.2", () => {
   it("allocationTags of real pods; the stream delivers the application's and asks' events in order", async () => {
-    const s = await startScheduler([]);
+    const s = await startRestScheduler();
     const stream = await openStream(s.port);
     try {
       await createPods([0, 1, 2].map((i) => pod(`tags-${i}`, "tags-app")));
@@ -187,7 +137,7 @@ describe("REST API and events of corral scheduler on kube-apiserver v1.20.2", ()
   }, 120_000);
 
   it("a consumer that stops reading is dropped; the others get every event and the scheduler keeps binding", async () => {
-    const s = await startScheduler([]);
+    const s = await startRestScheduler();
     const fast = await openStream(s.port);
     // A consumer that sends its request and never reads a byte.
     const slow = connect(s.port, "127.0.0.1");
@@ -249,34 +199,14 @@ describe("REST API and events of corral scheduler on kube-apiserver v1.20.2", ()
     const portA = freePort();
     const portB = freePort();
     const start = (id: string, port: number) =>
-      startCorral(
-        [
-          "scheduler",
-          "--host",
-          "127.0.0.1",
-          "--port",
-          String(port),
-          "--kubeconfig",
-          tb.kubeconfig.admin,
-          "--namespace",
-          CONF_NS,
-          "--resync-seconds",
-          "5",
-          "--leader-elect",
-          "--identity",
-          id,
-          "--advertise-address",
-          `http://127.0.0.1:${port}`,
-        ],
-        {
-          env: { LOG_LEVEL: "info" },
-          readyMsg: "scheduler REST API serving",
-          echo: (() => {
-            const o = createWriteStream(join(tb.dir, "logs", `corral-scheduler-${id}.log`));
-            return (l: string) => o.write(`${l}\n`);
-          })(),
-        },
-      );
+      startScheduler(tb, {
+        namespace: CONF_NS,
+        name: id,
+        port,
+        args: ["--leader-elect", "--identity", id, "--advertise-address", `http://127.0.0.1:${port}`],
+        readyMsg: "scheduler REST API serving",
+        logLevel: "info",
+      }).then((s) => s.corral);
     const a = await start("replica-a", portA);
     await a.waitForLog((l) => l.msg === "scheduling", 40_000);
     const b = await start("replica-b", portB);

@@ -4,8 +4,6 @@
  * The rule: a pod is charged to the user of its own `user.info`, and a pod recorded without a limit check is reported
  * when it takes usage over a limit. Also a pod posing as a placeholder of another user's gang.
  */
-import { createWriteStream } from "node:fs";
-import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import {
@@ -14,17 +12,23 @@ import {
   type Testbed,
   createFakeNodes,
   deleteFakeNodes,
-  freeTcpPort,
   kubeConfigFor,
-  kubeSchedulerConfig,
   prepareNamespace,
-  startCorral,
-  startKubeScheduler,
   waitFor,
 } from "../../src/testbed/testbed.js";
 import type { UsageInfo, UsageTree } from "../../src/scheduler/rest/api-types.js";
 import { TRUST_QUEUES as QUEUES } from "../fixtures/trust-queues.js";
-import { denial, freePort, resetCluster, startAdmission, testbed } from "./harness.js";
+import {
+  applyQueuesConfig,
+  clearPods,
+  deleteAllPods,
+  denial,
+  resetCluster,
+  startAdmission,
+  startPluginKubeScheduler,
+  startScheduler,
+  testbed,
+} from "./harness.js";
 
 const CONF_NS = "corral-trust";
 const NS_A = "trust-a";
@@ -91,40 +95,10 @@ const rootUsage = async (user: string) =>
   usageAt((await rest<UsageInfo[]>("/ws/v1/partition/default/usage/users")).find((u) => u.userName === user)?.queues, "root")?.resourceUsage
     ?.vcore ?? 0;
 
-async function clear(ns: string): Promise<void> {
-  const list = await core().listNamespacedPod({ namespace: ns });
-  await Promise.all(
-    list.items.map((p) =>
-      core()
-        .deleteNamespacedPod({ name: p.metadata!.name!, namespace: ns, gracePeriodSeconds: 0 })
-        .catch(() => undefined),
-    ),
-  );
-  await waitFor(`pods of ${ns} gone`, async () => (await core().listNamespacedPod({ namespace: ns })).items.length === 0);
-}
+const clear = (ns: string) => clearPods(tb, ns);
 
-async function startScheduler(args: string[] = []): Promise<{ corral: CorralProcess; port: number }> {
-  const port = freePort();
-  const out = createWriteStream(join(tb.dir, "logs", `corral-scheduler-trust-${port}.log`));
-  const corral = await startCorral(
-    [
-      "scheduler",
-      "--host",
-      "127.0.0.1",
-      "--port",
-      String(port),
-      "--kubeconfig",
-      tb.kubeconfig.admin,
-      "--namespace",
-      CONF_NS,
-      "--resync-seconds",
-      "5",
-      ...args,
-    ],
-    { env: { LOG_LEVEL: "debug" }, readyMsg: "scheduling", echo: (l) => out.write(`${l}\n`) },
-  );
-  return { corral, port };
-}
+/** The file's scheduler; `args` after the common ones. */
+const startSched = (args: string[] = []) => startScheduler(tb, { namespace: CONF_NS, name: "trust", args });
 
 const startAdm = () =>
   startAdmission(tb, CONF_NS, { env: { ADMISSION_CONTROLLER_DEFAULT_QUEUE: "", SCHEDULER_SERVICE_ADDRESS: `127.0.0.1:${sched!.port}` } });
@@ -139,34 +113,15 @@ beforeAll(async () => {
   tb = await testbed();
   const admin = kubeConfigFor(tb, "admin");
   // Pods left pending by earlier test files would otherwise be scheduled onto this file's nodes.
-  const all = await core().listPodForAllNamespaces();
-  await Promise.all(
-    all.items
-      .filter((p) => p.metadata?.namespace !== "kube-system")
-      .map((p) =>
-        core()
-          .deleteNamespacedPod({ name: p.metadata!.name!, namespace: p.metadata!.namespace!, gracePeriodSeconds: 0 })
-          .catch(() => undefined),
-      ),
-  );
+  await deleteAllPods(tb);
   await prepareNamespace(admin, CONF_NS, []);
   await prepareNamespace(admin, NS_A, ["alice"]);
   await prepareNamespace(admin, NS_B, ["bob"]);
   await prepareNamespace(admin, NS_SHARED, ["alice", "bob"]);
   // the scheduler runs as the test bed's admin here: its placeholders are admin's (admission and scheduler read this)
-  const data = { "queues.yaml": QUEUES, "service.schedulerUser": "admin" };
-  await core()
-    .createNamespacedConfigMap({ namespace: CONF_NS, body: { metadata: { name: "yunikorn-configs" }, data } })
-    .catch(async (err: { code?: number }) => {
-      if (err.code !== 409) throw err;
-      await core().replaceNamespacedConfigMap({
-        name: "yunikorn-configs",
-        namespace: CONF_NS,
-        body: { metadata: { name: "yunikorn-configs", namespace: CONF_NS }, data },
-      });
-    });
+  await applyQueuesConfig(tb, CONF_NS, QUEUES, { "service.schedulerUser": "admin" });
   await createFakeNodes(admin, NODES, 3, { cpu: "4", memory: "16Gi", pods: "110" });
-  sched = await startScheduler();
+  sched = await startSched();
   adm = await startAdm();
 }, 300_000);
 
@@ -271,7 +226,7 @@ describe("attack: joining another user's application", () => {
     expect(ev.message).not.toContain("alice");
     // recovery sees the pods oldest first: the same owner keeps the plain id
     await sched!.corral.stop("SIGKILL");
-    sched = await startScheduler();
+    sched = await startSched();
     await check();
   });
 });
@@ -385,18 +340,9 @@ describe("attack: joining another user's application, plugin mode (kube-schedule
 
   it("alice reuses bob's applicationId spark-bob-1: the extender answers for her own application, held by her limit", async () => {
     await sched!.corral.stop();
-    sched = await startScheduler(["--mode", "plugin"]);
+    sched = await startSched(["--mode", "plugin"]);
     adm ??= await startAdm(); // (the test before stops it, and may have failed before starting it again)
-    ks = await startKubeScheduler(
-      tb,
-      "kube-scheduler-trust",
-      kubeSchedulerConfig({
-        kubeconfig: tb.kubeconfig.scheduler,
-        schedulerName: "yunikorn",
-        healthzPort: await freeTcpPort(),
-        extenderUrl: `http://127.0.0.1:${sched.port}/scheduler`,
-      }),
-    );
+    ks = await startPluginKubeScheduler(tb, "kube-scheduler-trust", sched.port, { qps: "default" });
     await reuseBobsApplicationId();
   });
 

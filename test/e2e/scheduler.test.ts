@@ -27,13 +27,16 @@ import {
   waitFor,
 } from "../../src/testbed/testbed.js";
 import {
+  applyQueuesConfig,
   auditedCalls,
+  clearPods,
   freePort,
   grantedRules,
   resetCluster,
   serviceAccountKubeconfig,
   startAdmission,
   startPluginKubeScheduler,
+  startScheduler,
   testbed,
 } from "./harness.js";
 
@@ -83,15 +86,7 @@ ${guaranteed ? "                resources: {guaranteed: {vcore: 4}}" : ""}
             parent: true
 `;
 
-async function setQueues(yaml: string, namespace = CONF_NS): Promise<void> {
-  const body = { metadata: { name: "yunikorn-configs", namespace }, data: { "queues.yaml": yaml } };
-  try {
-    await core().replaceNamespacedConfigMap({ name: "yunikorn-configs", namespace, body });
-  } catch (err) {
-    if ((err as { code?: number }).code !== 404) throw err;
-    await core().createNamespacedConfigMap({ namespace, body });
-  }
-}
+const setQueues = (yaml: string, namespace = CONF_NS) => applyQueuesConfig(tb, namespace, yaml);
 
 function pod(name: string, o: { queue?: string; app?: string; cpu?: string } = {}): k8s.V1Pod {
   const labels: Record<string, string> = {};
@@ -124,18 +119,7 @@ async function succeed(name: string, ns = NS): Promise<void> {
   );
 }
 
-/** Force-deletes every pod of `ns` (no kubelet: graceful deletion of a bound pod would never finish). */
-async function clear(ns: string): Promise<void> {
-  const list = await core().listNamespacedPod({ namespace: ns });
-  await Promise.all(
-    list.items.map((p) =>
-      core()
-        .deleteNamespacedPod({ name: p.metadata!.name!, namespace: ns, gracePeriodSeconds: 0 })
-        .catch(() => undefined),
-    ),
-  );
-  await waitFor(`pods of ${ns} gone`, async () => (await core().listNamespacedPod({ namespace: ns })).items.length === 0);
-}
+const clear = (ns: string) => clearPods(tb, ns);
 
 async function events(ns: string, name: string): Promise<k8s.CoreV1Event[]> {
   return (await core().listNamespacedEvent({ namespace: ns })).items.filter((e) => e.involvedObject.name === name);
@@ -157,28 +141,8 @@ async function cpuPerNode(ns: string): Promise<Map<string, number>> {
   return out;
 }
 
-async function startScheduler(args: string[] = [], readyMsg = "scheduling"): Promise<{ corral: CorralProcess; port: number }> {
-  const port = freePort();
-  const out = createWriteStream(join(tb.dir, "logs", `corral-scheduler-${port}.log`));
-  const corral = await startCorral(
-    [
-      "scheduler",
-      "--host",
-      "127.0.0.1",
-      "--port",
-      String(port),
-      "--kubeconfig",
-      tb.kubeconfig.admin,
-      "--namespace",
-      CONF_NS,
-      "--resync-seconds",
-      "5",
-      ...args,
-    ],
-    { env: { LOG_LEVEL: "debug" }, readyMsg, echo: (l) => out.write(`${l}\n`) },
-  );
-  return { corral, port };
-}
+/** The file's scheduler; `args` after the common ones, `readyMsg` as {@link startScheduler}. */
+const startSched = (args: string[] = [], readyMsg?: string) => startScheduler(tb, { namespace: CONF_NS, name: "sched", args, readyMsg });
 
 beforeAll(async () => {
   tb = await testbed();
@@ -190,7 +154,7 @@ beforeAll(async () => {
   await prepareNamespace(admin, PLAIN_NS, ["alice"]);
   await setQueues(QUEUES("8"));
   await createFakeNodes(admin, NODES, 4, { cpu: String(NODE_CPU), memory: "16Gi", pods: "110" });
-  sched = await startScheduler();
+  sched = await startSched();
   adm = await startAdm();
 }, 300_000);
 
@@ -359,7 +323,7 @@ describe("corral scheduler, standalone, on kube-apiserver v1.20.2", () => {
         p.status?.phase !== "Succeeded" &&
         p.status?.phase !== "Failed",
     ).length;
-    sched = await startScheduler();
+    sched = await startSched();
     await waitFor("16 bound (cluster full)", async () => bound(await pods("r-")).length === 16, 30_000);
     await new Promise((r) => setTimeout(r, 1500));
     const after = bound(await pods("r-"));
@@ -500,7 +464,7 @@ describe("deploy/scheduler", () => {
     } finally {
       await sa.stop();
       await clear(NS);
-      sched = await startScheduler();
+      sched = await startSched();
     }
     const { forbidden, used } = await auditedCalls(tb, `system:serviceaccount:${DEPLOY_NS}:corral-scheduler`);
     expect(forbidden).toEqual([]);
@@ -514,9 +478,9 @@ describe("leader election", () => {
   it("two replicas: one leader schedules; when it dies the other takes over", async () => {
     await sched!.corral.stop();
     sched = undefined;
-    const one = await startScheduler(["--leader-elect", "--identity", "replica-1"], "scheduler REST API serving");
+    const one = await startSched(["--leader-elect", "--identity", "replica-1"], "scheduler REST API serving");
     await one.corral.waitForLog((l) => l.msg === "scheduling", 30_000);
-    const two = await startScheduler(["--leader-elect", "--identity", "replica-2"], "scheduler REST API serving");
+    const two = await startSched(["--leader-elect", "--identity", "replica-2"], "scheduler REST API serving");
     try {
       await create("admin", [withSched(pod("le-0", { queue: "root.big", app: "le" }))]);
       await waitFor("le-0 bound", async () => bound(await pods("le-")).length === 1);
@@ -546,7 +510,7 @@ describe("plugin mode: kube-scheduler v1.20.2 with corral as its extender", () =
   });
 
   it("managed pods go where the core allocated and wait for quota; a pod without an application id is placed by kube-scheduler alone", async () => {
-    sched = await startScheduler(["--mode", "plugin"]);
+    sched = await startSched(["--mode", "plugin"]);
     ks = await startPluginKubeScheduler(tb, "kube-scheduler-plugin", sched.port);
     await create(
       "admin",

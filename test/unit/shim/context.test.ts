@@ -7,27 +7,17 @@ import { describe, expect, it } from "vitest";
 import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
 import { type NodeObject, type ShimAction, ShimContext, type ShimOptions } from "../../../src/scheduler/shim/context.js";
 import type { PodObject } from "../../../src/scheduler/shim/translate.js";
+import { providedQueues } from "../../fixtures/queues.js";
 import { TRUST_QUEUES } from "../../fixtures/trust-queues.js";
+import { T0, fakeNode, ofKind, shimPod } from "./fixtures.js";
 import { derivedApplicationId } from "../../../src/scheduler/shim/app-keys.js";
 
 const GI = 2 ** 30;
-const T0 = Date.parse("2026-01-05T10:00:00Z");
 const USER_INFO = JSON.stringify({ user: "alice", groups: ["devops"] });
 
 /** A root with one leaf `q` capped at 2 cores; apps are placed only by their provided queue. */
-const QUOTA_CFG = `partitions:
-  - name: default
-    placementrules:
-      - name: provided
-        create: false
-    queues:
-      - name: root
-        submitacl: '*'
-        queues:
-          - name: q
-            resources:
-              max: {vcore: 2}
-`;
+const QUOTA_Q = "{name: q, resources: {max: {vcore: 2}}}";
+const QUOTA_CFG = providedQueues([QUOTA_Q]);
 
 interface PodOpts {
   ns?: string;
@@ -42,22 +32,18 @@ interface PodOpts {
 }
 
 function pod(name: string, o: PodOpts = {}): PodObject {
-  return {
-    metadata: {
-      name,
-      namespace: o.ns ?? "team-a",
-      uid: o.uid ?? `uid-${name}`,
-      labels: { ...(o.labels ?? {}) },
-      annotations: { "yunikorn.apache.org/user.info": USER_INFO, ...(o.annotations ?? {}) },
-      creationTimestamp: "2026-01-05T09:00:00Z",
-    },
-    spec: {
-      schedulerName: o.scheduler ?? "yunikorn",
-      containers: [{ name: "main", resources: { requests: { cpu: o.cpu ?? "1", memory: o.memory ?? "1Gi" } } }],
-      ...(o.node ? { nodeName: o.node } : {}),
-    },
-    status: { phase: o.phase ?? (o.node ? "Running" : "Pending") },
-  };
+  return shimPod(name, {
+    namespace: o.ns ?? "team-a",
+    uid: o.uid,
+    labels: o.labels,
+    annotations: { "yunikorn.apache.org/user.info": USER_INFO, ...(o.annotations ?? {}) },
+    created: "2026-01-05T09:00:00Z",
+    requests: { cpu: o.cpu ?? "1", memory: o.memory ?? "1Gi" },
+    container: "main",
+    node: o.node,
+    phase: o.phase,
+    scheduler: o.scheduler,
+  });
 }
 
 /** The same pod as the API server shows it after a binding (and optionally a phase change). */
@@ -65,13 +51,8 @@ function boundTo(p: PodObject, node: string, phase = "Running"): PodObject {
   return { ...p, spec: { ...p.spec!, nodeName: node }, status: { ...p.status, phase } };
 }
 
-function node(name: string, cpu = "4", memory = "8Gi", unschedulable?: boolean): NodeObject {
-  return {
-    metadata: { name, uid: `node-uid-${name}` },
-    spec: unschedulable === undefined ? {} : { unschedulable },
-    status: { allocatable: { cpu, memory, pods: "110" } },
-  };
-}
+const node = (name: string, cpu?: string, memory?: string, unschedulable?: boolean): NodeObject =>
+  fakeNode(name, { cpu, memory, unschedulable });
 
 function setup(cfg?: string, opts?: ShimOptions) {
   const clock = { now: T0 };
@@ -84,7 +65,7 @@ function setup(cfg?: string, opts?: ShimOptions) {
 }
 
 const uidOf = (p: PodObject) => p.metadata!.uid!;
-const binds = (a: ShimAction[]) => a.filter((x): x is Extract<ShimAction, { kind: "bind" }> => x.kind === "bind");
+const binds = (a: ShimAction[]) => ofKind(a, "bind");
 const kinds = (a: ShimAction[]) => a.map((x) => x.kind);
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -603,9 +584,7 @@ describe("ShimContext rejected asks", () => {
     expect(ctx.apps.has("app-x")).toBe(false);
     expect(ctx.retryRejected()).toEqual([]);
 
-    expect(
-      core.updateConfiguration(QUOTA_CFG.replace("          - name: q\n", "          - name: missing\n          - name: q\n")),
-    ).toEqual({ ok: true });
+    expect(core.updateConfiguration(providedQueues(["{name: missing}", QUOTA_Q]))).toEqual({ ok: true });
     expect(ctx.retryRejected()).toEqual([]);
     expect(ctx.tasks.get("uid-x")!.state).toBe("Asked");
     expect(ctx.apps.get("app-x")!.has("uid-x")).toBe(true);
@@ -995,7 +974,7 @@ function userPod(
   return p;
 }
 
-const events = (a: ShimAction[]) => a.filter((x): x is Extract<ShimAction, { kind: "event" }> => x.kind === "event");
+const events = (a: ShimAction[]) => ofKind(a, "event");
 
 describe("ShimContext application keying: a pod never joins an application of another namespace or user", () => {
   type Row = { ns: string; user: string; app?: string; queue?: string; label?: string };

@@ -6,24 +6,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
-import { type NodeObject, type ShimAction, ShimContext } from "../../../src/scheduler/shim/context.js";
+import { type NodeObject, ShimContext } from "../../../src/scheduler/shim/context.js";
 import type { PodObject } from "../../../src/scheduler/shim/translate.js";
+import { providedQueues } from "../../fixtures/queues.js";
+import { T0, fakeNode, ofKind, shimPod } from "./fixtures.js";
 
-const T0 = Date.parse("2026-01-05T10:00:00Z");
-const CFG = `partitions:
-  - name: default
-    placementrules:
-      - name: provided
-        create: false
-    queues:
-      - name: root
-        submitacl: '*'
-        queues:
-          - name: a
-            resources: {guaranteed: {vcore: 2}}
-            properties: {preemption.delay: 1s}
-          - name: b
-`;
+const CFG = providedQueues(["{name: a, resources: {guaranteed: {vcore: 2}}, properties: {preemption.delay: 1s}}", "{name: b}"]);
 
 function pod(
   name: string,
@@ -38,33 +26,21 @@ function pod(
     owners?: { kind: string; uid: string }[];
   },
 ): PodObject {
-  return {
-    metadata: {
-      name,
-      namespace: "ns",
-      uid: `uid-${name}`,
-      labels: { queue: o.queue, applicationId: o.app },
-      annotations: { "yunikorn.apache.org/user.info": JSON.stringify({ user: "u", groups: [] }), ...(o.annotations ?? {}) },
-      creationTimestamp: new Date(T0 + o.created * 1000).toISOString(),
-      ...(o.owners ? { ownerReferences: o.owners.map((x) => ({ apiVersion: "v1", kind: x.kind, name: x.uid, uid: x.uid })) } : {}),
-    } as PodObject["metadata"],
+  return shimPod(name, {
+    namespace: "ns",
+    labels: { queue: o.queue, applicationId: o.app },
+    annotations: { "yunikorn.apache.org/user.info": JSON.stringify({ user: "u", groups: [] }), ...(o.annotations ?? {}) },
+    created: new Date(T0 + o.created * 1000).toISOString(),
+    requests: { cpu: "1" },
+    node: o.node,
+    metadata: o.owners ? { ownerReferences: o.owners.map((x) => ({ apiVersion: "v1", kind: x.kind, name: x.uid, uid: x.uid })) } : {},
     spec: {
-      schedulerName: "yunikorn",
-      containers: [{ name: "c", resources: { requests: { cpu: "1" } } }],
-      ...(o.node ? { nodeName: o.node } : {}),
       ...(o.priorityClassName ? { priorityClassName: o.priorityClassName } : {}),
       ...(o.preemptionPolicy ? { preemptionPolicy: o.preemptionPolicy } : {}),
-    } as PodObject["spec"],
-    status: { phase: o.node ? "Running" : "Pending" },
-  };
+    },
+  });
 }
-const node = (name: string, cpu: string): NodeObject => ({
-  metadata: { name, uid: `n-${name}` },
-  spec: {},
-  status: { allocatable: { cpu, memory: "8Gi", pods: "110" } },
-});
-const ofKind = <K extends ShimAction["kind"]>(a: ShimAction[], k: K) =>
-  a.filter((x): x is Extract<ShimAction, { kind: K }> => x.kind === k);
+const node = (name: string, cpu: string): NodeObject => fakeNode(name, { cpu });
 
 function setup() {
   const clock = { now: T0 + 100_000 };
@@ -167,20 +143,10 @@ describe("preemption through the shim", () => {
   });
 
   it("quota-change preemption: the excess is evicted with the rule in the Preempted text; a refused eviction warns on the pod", () => {
-    const qcfg = (max: number) => `partitions:
-  - name: default
-    preemption: {quotapreemptionenabled: true}
-    placementrules:
-      - name: provided
-        create: false
-    queues:
-      - name: root
-        submitacl: '*'
-        queues:
-          - name: c
-            resources: {max: {vcore: ${max}}}
-            properties: {quota.preemption.delay: 5s}
-`;
+    const qcfg = (max: number) =>
+      providedQueues([`{name: c, resources: {max: {vcore: ${max}}}, properties: {quota.preemption.delay: 5s}}`], {
+        partition: ["preemption: {quotapreemptionenabled: true}"],
+      });
     const clock = { now: T0 + 100_000 };
     const core = new SchedulerCore(() => clock.now, qcfg(4));
     const ctx = new ShimContext(core, { now: () => clock.now });

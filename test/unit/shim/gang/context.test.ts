@@ -9,23 +9,12 @@ import { SchedulerCore } from "../../../../src/scheduler/core/scheduler.js";
 import { type NodeObject, type ShimAction, ShimContext } from "../../../../src/scheduler/shim/context.js";
 import { DEFAULT_GANG_CONFIG } from "../../../../src/scheduler/shim/gang/config.js";
 import type { PodObject } from "../../../../src/scheduler/shim/translate.js";
+import { providedQueues } from "../../../fixtures/queues.js";
+import { T0, fakeNode, shimPod } from "../fixtures.js";
 
-const CFG = `partitions:
-  - name: default
-    placementrules:
-      - name: provided
-        create: false
-    queues:
-      - name: root
-        submitacl: '*'
-        queues:
-          - name: spark
-            resources:
-              max: {memory: 64Gi}
-`;
+const CFG = providedQueues(["{name: spark, resources: {max: {memory: 64Gi}}}"]);
 /** The default `service.schedulerUser` (deploy/scheduler's ServiceAccount). */
 const SCHEDULER_USER = "system:serviceaccount:corral:corral-scheduler";
-const T0 = Date.parse("2026-01-05T10:00:00Z");
 const TASK_GROUPS = JSON.stringify([
   { name: "driver", minMember: 1, minResource: { cpu: "1", memory: "1Gi" } },
   { name: "executor", minMember: 4, minResource: { cpu: "1", memory: "1Gi" } },
@@ -40,24 +29,18 @@ function pod(
   if (o.groups) annotations["yunikorn.apache.org/task-groups"] = o.groups;
   if (o.group) annotations["yunikorn.apache.org/task-group-name"] = o.group;
   if (o.params) annotations["yunikorn.apache.org/schedulingPolicyParameters"] = o.params;
-  return {
-    metadata: {
-      name,
-      namespace: "ns",
-      uid: `uid-${name}-${uids++}`,
-      labels: { "yunikorn.apache.org/app-id": "spark-1", "yunikorn.apache.org/queue": "root.spark" },
-      annotations,
-      creationTimestamp: new Date(o.created ?? T0).toISOString(),
-    },
-    spec: {
-      schedulerName: "yunikorn",
-      nodeName: o.node,
-      containers: [{ name: "c", resources: { requests: { cpu: "1", memory: o.memory ?? "1Gi" } } }],
-    },
-    status: { phase: "Pending" },
-  };
+  return shimPod(name, {
+    namespace: "ns",
+    uid: `uid-${name}-${uids++}`,
+    labels: { "yunikorn.apache.org/app-id": "spark-1", "yunikorn.apache.org/queue": "root.spark" },
+    annotations,
+    created: new Date(o.created ?? T0).toISOString(),
+    requests: { cpu: "1", memory: o.memory ?? "1Gi" },
+    node: o.node,
+    phase: "Pending",
+  });
 }
-const node = (name: string): NodeObject => ({ metadata: { name }, status: { allocatable: { cpu: "8", memory: "8Gi", pods: "110" } } });
+const node = (name: string): NodeObject => fakeNode(name, { cpu: "8" });
 
 function world(o: { params?: string; stampUser?: string } = {}) {
   const clock = { now: T0 };
