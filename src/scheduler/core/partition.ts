@@ -1057,7 +1057,7 @@ export class Partition {
     const attempts = this.preemptAttempts.get(leaf) ?? 0;
     if (attempts >= MAX_PREEMPTIONS_PER_QUEUE) return undefined;
     this.preemptAttempts.set(leaf, attempts + 1);
-    const snapshot = this.preemptionSnapshot(ask.blockedVictims);
+    const snapshot = this.preemptionSnapshot(ask.blockedVictims, { applicationId: app.id, key: ask.key });
     const result = decidePreemption(
       snapshot,
       {
@@ -1080,14 +1080,18 @@ export class Partition {
     return result.outcome === "preempting" ? { kind: "preempt", app, ask, result } : undefined;
   }
 
-  /** The preemption snapshot over the live state; `excluded` allocation ids are never chosen. */
-  private preemptionSnapshot(excluded: ReadonlySet<string> | undefined) {
+  /**
+   * The preemption snapshot over the live state; `excluded` allocation ids are never chosen; with `forAsk`, nodes
+   * reserved for other asks that triggered preemption are left out (they can never be chosen for it).
+   */
+  private preemptionSnapshot(excluded: ReadonlySet<string> | undefined, forAsk?: { applicationId: string; key: string }) {
     return coreSnapshot({
       root: this.root,
       find: (p) => this.find(p),
       apps: this.apps,
       nodesInOrder: () => this.nodesInOrder(),
       excluded,
+      forAsk,
     });
   }
 

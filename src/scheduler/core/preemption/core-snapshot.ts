@@ -19,6 +19,19 @@ export interface CoreSnapshotSource {
   nodesInOrder(): Iterable<Node>;
   /** Allocation ids (`appId/key`) never to be chosen (victims whose eviction was refused for this ask). */
   readonly excluded?: ReadonlySet<string>;
+  /**
+   * The ask the snapshot is for: nodes reserved for another ask that triggered preemption are left out of `nodes()`.
+   * Such a reservation is never cancelled for an ask (node-search.ts), so the search could only pass over the node;
+   * leaving it out spares building it for each decision while earlier preemptions wait for their victims.
+   */
+  readonly forAsk?: { readonly applicationId: string; readonly key: string };
+}
+
+/** The node is reserved for an ask other than `ask` that triggered preemption (see `CoreSnapshotSource.forAsk`). */
+function reservedForPreemption(n: Node, src: CoreSnapshotSource, ask: { applicationId: string; key: string }): boolean {
+  const r = n.reservation;
+  if (!r || (r.appId === ask.applicationId && r.key === ask.key)) return false;
+  return src.apps.get(r.appId)?.asks.get(r.key)?.preemption !== undefined;
 }
 
 /** A live queue as preemption sees it. Root's max is the cluster size (the partition keeps it there). */
@@ -127,7 +140,8 @@ export function coreSnapshot(src: CoreSnapshotSource): PreemptionSnapshot {
         for (const ask of app.asks.values()) if (ask.node) yield preemptionAllocation(app, ask, src.excluded);
     },
     *nodes() {
-      for (const n of src.nodesInOrder()) yield new LiveNode(n, src);
+      const ask = src.forAsk;
+      for (const n of src.nodesInOrder()) if (!ask || !reservedForPreemption(n, src, ask)) yield new LiveNode(n, src);
     },
   };
 }
