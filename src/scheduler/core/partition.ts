@@ -278,9 +278,11 @@ export class Partition {
     this.reservations.epoch++;
   }
 
-  /** Schedulable nodes in allocation order (preemption's node search reads them lazily). */
-  nodesInOrder(): Iterable<Node> {
-    return this.nodeSet.inOrder();
+  /**
+   * Schedulable nodes in allocation order (preemption's node search reads them lazily), without those `skip` rejects.
+   */
+  nodesInOrder(skip?: (n: Node) => boolean): Iterable<Node> {
+    return skip ? this.nodeSet.inOrderExcept(skip) : this.nodeSet.inOrder();
   }
 
   /** The root queue's max is the cluster size (§4.3). */
@@ -1089,7 +1091,7 @@ export class Partition {
       root: this.root,
       find: (p) => this.find(p),
       apps: this.apps,
-      nodesInOrder: () => this.nodesInOrder(),
+      nodesInOrder: (skip) => this.nodesInOrder(skip),
       excluded,
       forAsk,
     });

@@ -15,8 +15,8 @@ export interface CoreSnapshotSource {
   readonly root: Queue;
   find(path: string): Queue | undefined;
   readonly apps: ReadonlyMap<string, Application>;
-  /** Schedulable nodes in the partition's allocation order. */
-  nodesInOrder(): Iterable<Node>;
+  /** Schedulable nodes in the partition's allocation order, without those `skip` rejects. */
+  nodesInOrder(skip?: (n: Node) => boolean): Iterable<Node>;
   /** Allocation ids (`appId/key`) never to be chosen (victims whose eviction was refused for this ask). */
   readonly excluded?: ReadonlySet<string>;
   /**
@@ -141,7 +141,8 @@ export function coreSnapshot(src: CoreSnapshotSource): PreemptionSnapshot {
     },
     *nodes() {
       const ask = src.forAsk;
-      for (const n of src.nodesInOrder()) if (!ask || !reservedForPreemption(n, src, ask)) yield new LiveNode(n, src);
+      const nodes = ask ? src.nodesInOrder((n) => reservedForPreemption(n, src, ask)) : src.nodesInOrder();
+      for (const n of nodes) yield new LiveNode(n, src);
     },
   };
 }
