@@ -4,7 +4,7 @@
  * through its pending asks in order and decides where the first one that can go goes; the partition applies the
  * decision. Life-cycle states come from the event table in application-state.ts.
  */
-import { BTree, compareNumbers, firstInOrder } from "../../util/btree.js";
+import { BTree, compareNumbers, firstInOrderSkipping } from "../../util/btree.js";
 import { type AppState, type StateLogEntry } from "./application-state.js";
 import { DEFAULT_PLACEHOLDER_TIMEOUT_MS, type GangSchedulingStyle } from "./gang/constants.js";
 import type { Replacement } from "./gang/replacement.js";
@@ -322,7 +322,13 @@ export class Application {
    * waits); once its group has none left it is scheduled normally.
    */
   tryAllocate(ctx: AllocationContext, now: number): Decision | undefined {
-    return firstInOrder(this.pendingAsks, (ask) => this.tryAsk(ctx, ask, now));
+    // Asks holding a reservation are passed over without a descent of the tree each (after a preemption they wait,
+    // first in the order, until their victims are released).
+    return firstInOrderSkipping(
+      this.pendingAsks,
+      (ask) => !!ask.reservedNode,
+      (ask) => this.tryAsk(ctx, ask, now),
+    );
   }
 
   /** One pending ask's part of `tryAllocate`: a decision, or undefined to go on with the next ask. */

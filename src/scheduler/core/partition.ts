@@ -320,9 +320,11 @@ export class Partition {
     this.reservations.epoch++;
   }
 
-  /** Schedulable nodes in allocation order (preemption's node search reads them lazily). */
-  nodesInOrder(): Iterable<Node> {
-    return this.nodeSet.inOrder();
+  /**
+   * Schedulable nodes in allocation order (preemption's node search reads them lazily), without those `skip` rejects.
+   */
+  nodesInOrder(skip?: (n: Node) => boolean): Iterable<Node> {
+    return skip ? this.nodeSet.inOrderExcept(skip) : this.nodeSet.inOrder();
   }
 
   /** The root queue's max is the cluster size (§4.3). */
@@ -1092,7 +1094,7 @@ export class Partition {
     const attempts = this.preemptAttempts.get(leaf) ?? 0;
     if (attempts >= MAX_PREEMPTIONS_PER_QUEUE) return undefined;
     this.preemptAttempts.set(leaf, attempts + 1);
-    const snapshot = this.preemptionSnapshot(ask.blockedVictims);
+    const snapshot = this.preemptionSnapshot(ask.blockedVictims, { applicationId: app.id, key: ask.key });
     const result = decidePreemption(
       snapshot,
       {
@@ -1115,14 +1117,18 @@ export class Partition {
     return result.outcome === "preempting" ? { kind: "preempt", app, ask, result } : undefined;
   }
 
-  /** The preemption snapshot over the live state; `excluded` allocation ids are never chosen. */
-  private preemptionSnapshot(excluded: ReadonlySet<string> | undefined) {
+  /**
+   * The preemption snapshot over the live state; `excluded` allocation ids are never chosen; with `forAsk`, nodes
+   * reserved for other asks that triggered preemption are left out (they can never be chosen for it).
+   */
+  private preemptionSnapshot(excluded: ReadonlySet<string> | undefined, forAsk?: { applicationId: string; key: string }) {
     return coreSnapshot({
       root: this.root,
       find: (p) => this.find(p),
       apps: this.apps,
-      nodesInOrder: () => this.nodesInOrder(),
+      nodesInOrder: (skip) => this.nodesInOrder(skip),
       excluded,
+      forAsk,
     });
   }
 

@@ -93,7 +93,15 @@ export class QueueSnapshot {
     const existing = into.get(this.path);
     if (existing) return existing;
     const parent = this.parent?.duplicate(into);
-    const copy = new QueueSnapshot({ ...this, parent });
+    const copy = new QueueSnapshot({
+      path: this.path,
+      parent,
+      leaf: this.leaf,
+      allocated: this.allocated,
+      preempting: this.preempting,
+      guaranteed: this.guaranteed,
+      askQueue: this.askQueue,
+    });
     into.set(this.path, copy);
     return copy;
   }

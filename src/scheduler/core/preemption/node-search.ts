@@ -163,25 +163,30 @@ export interface NodeChoice {
   readonly cancelledReservations: readonly CancelledReservation[];
 }
 
-/** Whether the node can be considered, and the reservations of lower-priority asks cancelled for that. */
+const UNUSABLE: { usable: false; cancelled: CancelledReservation[] } = { usable: false, cancelled: [] };
+
+/**
+ * Whether the node can be considered, and the reservations of lower-priority asks cancelled for that. Nothing is
+ * allocated for a node that cannot be (the nodes reserved by earlier preemptions come first in the core's order).
+ */
 function nodeUsable(node: PreemptionNode, ask: AskForVictims, now: number): { usable: boolean; cancelled: CancelledReservation[] } {
-  const cancelled: CancelledReservation[] = [];
-  let reservedByOther = false;
-  const reservations = node.reservations ?? [];
-  const others = reservations.some((r) => r.askKey === ask.key) ? [] : reservations;
-  if (others.length > 0) {
-    reservedByOther = true;
-    for (const r of others) {
+  if (!node.schedulable) return UNUSABLE;
+  let cancelled: CancelledReservation[] | undefined;
+  const reservations = node.reservations;
+  if (reservations && reservations.length > 0 && !reservations.some((r) => r.askKey === ask.key)) {
+    let reservedByOther = true;
+    for (const r of reservations) {
       if (r.requiredNode || r.triggeredPreemption) continue;
       const age = now - (r.createTime + RESERVATION_WAIT_TIMEOUT_MS + RESERVATION_DELAY_MS);
       if (r.priority < ask.priority && age > RESERVATION_WAIT_TIMEOUT_MS) {
-        cancelled.push({ nodeId: node.id, askKey: r.askKey, applicationId: r.applicationId });
+        (cancelled ??= []).push({ nodeId: node.id, askKey: r.askKey, applicationId: r.applicationId });
         reservedByOther = false;
       }
     }
+    if (reservedByOther) return UNUSABLE;
   }
-  const usable = node.schedulable && !reservedByOther && fitIn(node.capacity, ask.resource);
-  return { usable, cancelled: usable ? cancelled : [] };
+  if (!fitIn(node.capacity, ask.resource)) return UNUSABLE;
+  return { usable: true, cancelled: cancelled ?? [] };
 }
 
 /**
