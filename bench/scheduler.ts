@@ -25,14 +25,12 @@
  * with the 2-application shape, BENCH_ROUNDS rounds (default 5) of one run each (2 apps, shape, shape, …, 2 apps,
  * shape, …), so each is compared with a reference measured moments apart: a shape's cost ratio is the median over the
  * rounds of its cost over the 2-application cost of the same round, printed with the least and largest of those
- * ratios; its row shows its best run. Garbage is collected before each run when the runtime allows it, so a run does
- * not pay for the previous one's.
+ * ratios; its row shows its best run. (No garbage collection is forced between runs: a forced full collection before
+ * the measured span made the 2-application shape about 40 % dearer, flattering every ratio.)
  * Env: BENCH_ASKS (default 10000), BENCH_NODES (comma list, default 500,1000,2000,5000,20000), BENCH_SHAPES (comma
  * list of shape names to run at 5,000 nodes; default all), BENCH_ROUNDS (default 5), BENCH_PREEMPTION_NODES (comma
  * list, default 1000,5000,20000; empty: none), BENCH_PREEMPTORS (default 1000).
  */
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { SchedulerCore } from "../src/scheduler/core/scheduler.js";
 import {
   NODE_CAPACITY,
@@ -160,18 +158,6 @@ function bestOf<R extends { cpuSeconds: number }>(once: () => R): R {
 }
 const run = (shape: Shape, n: number): Row => bestOf(() => runOnce(shape, n));
 
-/** A full garbage collection, when the runtime lets this process ask for one (V8's `gc` in a fresh context). */
-const collectGarbage: () => void = (() => {
-  try {
-    setFlagsFromString("--expose-gc");
-    const gc: unknown = runInNewContext("gc");
-    if (typeof gc === "function") return gc as () => void;
-  } catch {
-    // not available: runs then share the collector's work as before
-  }
-  return () => undefined;
-})();
-
 /** CPU seconds (user + system, all threads of the process) and wall seconds of `f`. */
 function measure<T>(f: () => T): { value: T; seconds: number; cpuSeconds: number } {
   const start = performance.now();
@@ -208,7 +194,6 @@ function runOnce(shape: Shape, n: number): Row {
     });
   }
   now = 1;
-  collectGarbage(); // the garbage of earlier runs is not this run's cost
   const { value: allocs, seconds, cpuSeconds } = measure(() => core.schedule().length);
   const heapMiB = process.memoryUsage().heapUsed / 2 ** 20;
   if (allocs !== asks) throw new Error(`${shape.name}: placed ${allocs} of ${asks} asks with ${n} nodes`);
