@@ -256,7 +256,7 @@ export class Queue {
    */
   update(app: Application): void {
     const eligible = app.hasSchedulable() && SCHEDULABLE_STATES.has(app.state) && this.apps.get(app.id) === app;
-    this.position(app, eligible ? this.appKey(app) : undefined, eligible ? app.maxPendingPriority() : undefined);
+    this.position(app, eligible ? this.appKey(app) : undefined, eligible && !this.sortPriority ? app.maxPendingPriority() : undefined);
     this.propagate();
   }
 
@@ -265,7 +265,7 @@ export class Queue {
     for (let q: Queue = this; q.parent; q = q.parent) {
       const p = q.parent;
       const has = q.hasWork();
-      p.position(q, has ? p.childKey(q) : undefined, has ? q.priority : undefined);
+      p.position(q, has ? p.childKey(q) : undefined, has && !p.sortPriority ? q.priority : undefined);
     }
   }
 
@@ -305,7 +305,10 @@ export class Queue {
     }
   }
 
-  /** Moves a member to `key` and `priority` (undefined: out of the order); a key that did not change is left alone. */
+  /**
+   * Moves a member to `key` and `priority` (undefined: out of the order; the priority is only kept, and only needed,
+   * with priority sorting off); a key that did not change is left alone.
+   */
   private position(m: Queue | Application, key: SortKey | undefined, priority: number | undefined): void {
     if (!sameKey(m.orderKey, key)) m.orderKey = rekey(this.order, m, m.orderKey, key);
     const prio = priority === undefined || this.sortPriority ? undefined : sortKey(key!.id, -priority);

@@ -246,7 +246,11 @@ export class SchedulerCore {
     for (const pc of parts) {
       const p = this.partitions.get(pc.name);
       if (p) p.applyConfig(pc, this.now());
-      else this.partitions.set(pc.name, new Partition({ name: pc.name, config: pc }));
+      else {
+        const created = new Partition({ name: pc.name, config: pc });
+        created.limits.recordChanges = this.tracking; // USERGROUP records only when events are sent
+        this.partitions.set(pc.name, created);
+      }
     }
     this.configText = yaml;
     this.applied = validated;

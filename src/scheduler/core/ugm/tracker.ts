@@ -126,6 +126,11 @@ export class LimitTracker {
   private readonly links = new Map<string, AppTracking>();
   /** Changes since the last `drainChanges`. */
   private changes: UgmChange[] = [];
+  /**
+   * Whether changes are recorded for `drainChanges`; false when nothing reads them (the core without an event sink),
+   * so an allocation makes no change record.
+   */
+  recordChanges = true;
 
   /** The changes since the last call, oldest first. */
   drainChanges(): UgmChange[] {
@@ -159,11 +164,12 @@ export class LimitTracker {
       }
     }
     for (const [path, level] of next)
-      for (const [who, name] of limitNames(level)) this.changes.push({ kind: "limit", who, name, queuePath: path, set: true });
+      for (const [who, name] of limitNames(level))
+        if (this.recordChanges) this.changes.push({ kind: "limit", who, name, queuePath: path, set: true });
     for (const [path, level] of this.table) {
       const now = new Set(limitNames(next.get(path)).map(([who, name]) => `${who}\0${name}`));
       for (const [who, name] of limitNames(level))
-        if (!now.has(`${who}\0${name}`)) this.changes.push({ kind: "limit", who, name, queuePath: path, set: false });
+        if (!now.has(`${who}\0${name}`) && this.recordChanges) this.changes.push({ kind: "limit", who, name, queuePath: path, set: false });
     }
     this.table = next;
     for (const old of unlinked) {
@@ -189,7 +195,7 @@ export class LimitTracker {
     if (!t) {
       t = { app, group: this.resolveGroup(app.groups, app.queue.path), live: true };
       this.links.set(app.id, t);
-      if (t.group !== undefined) this.changes.push({ kind: "appLink", group: t.group, appId: app.id, linked: true });
+      if (t.group !== undefined && this.recordChanges) this.changes.push({ kind: "appLink", group: t.group, appId: app.id, linked: true });
     }
     app.ugm = t;
     return t;
@@ -200,7 +206,7 @@ export class LimitTracker {
     t.live = false;
     if (this.links.get(t.app.id) !== t) return;
     this.links.delete(t.app.id);
-    if (t.group !== undefined) this.changes.push({ kind: "appLink", group: t.group, appId: t.app.id, linked: false });
+    if (t.group !== undefined && this.recordChanges) this.changes.push({ kind: "appLink", group: t.group, appId: t.app.id, linked: false });
   }
 
   /** The usage records of one user or group along the application's queue path, root first (created when missing). */
@@ -391,7 +397,7 @@ export class LimitTracker {
     sign: 1 | -1,
     mark: "add" | "delete" | "keep",
   ): void {
-    this.changes.push({ kind: "usage", who, name, queuePath: app.queue.path, sign, resource: { ...r } });
+    if (this.recordChanges) this.changes.push({ kind: "usage", who, name, queuePath: app.queue.path, sign, resource: { ...r } });
     for (const u of path) {
       if (sign > 0) addTo(u.res, r);
       else subFrom(u.res, r);
