@@ -156,7 +156,7 @@ export class LimitTracker {
           const leaf = t.running && t.app.queue.path;
           if (leaf && leaf !== path && !leaf.startsWith(`${path}.`)) continue;
           if (t.running) {
-            this.charge("group", group, t.app, t.groupUsage!, t.running, -1, "delete");
+            this.charge(t, "group", t.running, -1, "delete");
             unlinked.push(t);
           }
           this.drop(t);
@@ -177,8 +177,10 @@ export class LimitTracker {
       const t = this.tracking(old.app);
       t.running = old.running;
       t.userUsage = old.userUsage;
-      if (t.group !== undefined)
-        this.charge("group", t.group, t.app, (t.groupUsage = this.usagePath(this.groups, t.group, t.app)), t.running!, 1, "add");
+      if (t.group !== undefined) {
+        t.groupUsage = this.usagePath(this.groups, t.group, t.app);
+        this.charge(t, "group", t.running!, 1, "add");
+      }
     }
   }
 
@@ -371,9 +373,12 @@ export class LimitTracker {
     const t = this.tracking(app);
     // a running application is counted at every level already; only starting or stopping to run changes the counts
     const mark = running === (t.running !== undefined) ? "keep" : running ? "add" : "delete";
-    this.charge("user", app.user, app, (t.userUsage ??= this.usagePath(this.users, app.user, app)), r, sign, mark);
-    if (t.group !== undefined)
-      this.charge("group", t.group, app, (t.groupUsage ??= this.usagePath(this.groups, t.group, app)), r, sign, mark);
+    t.userUsage ??= this.usagePath(this.users, app.user, app);
+    this.charge(t, "user", r, sign, mark);
+    if (t.group !== undefined) {
+      t.groupUsage ??= this.usagePath(this.groups, t.group, app);
+      this.charge(t, "group", r, sign, mark);
+    }
     if (running) {
       t.running ??= {};
       if (sign > 0) addTo(t.running, r);
@@ -384,19 +389,13 @@ export class LimitTracker {
   }
 
   /**
-   * Adds (or removes) `r` on each usage record along the path and counts the application as running there (or no
-   * longer); the change is recorded.
+   * Adds (or removes) `r` on each of the application's usage records along its path for its user (`t.userUsage`) or
+   * group (`t.groupUsage`, set by the caller) and counts it as running there (or no longer); the change is recorded.
    */
-  // eslint-disable-next-line max-params -- on every allocation's path: no options object allocated per call
-  private charge(
-    who: "user" | "group",
-    name: string,
-    app: TrackedApp,
-    path: readonly UsageRecord[],
-    r: Readonly<Res>,
-    sign: 1 | -1,
-    mark: "add" | "delete" | "keep",
-  ): void {
+  private charge(t: AppTracking, who: "user" | "group", r: Readonly<Res>, sign: 1 | -1, mark: "add" | "delete" | "keep"): void {
+    const { app } = t;
+    const name = who === "user" ? app.user : t.group!;
+    const path = (who === "user" ? t.userUsage : t.groupUsage) ?? [];
     if (this.recordChanges) this.changes.push({ kind: "usage", who, name, queuePath: app.queue.path, sign, resource: { ...r } });
     for (const u of path) {
       if (sign > 0) addTo(u.res, r);
