@@ -37,6 +37,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { k8s, makeKeepAliveApiClient } from "../src/kube/client.js";
 import {
+  type CorralProcess,
   type KubeSchedulerProcess,
   PROJECT_ROOT,
   type Testbed,
@@ -421,27 +422,7 @@ async function main(): Promise<void> {
         await createGangPods(core);
         const gangDone = watchGangs(admin, 900_000);
         const pids = testbedPids(tb);
-        const port = await freeTcpPort();
-        const c = await startCorral(
-          [
-            "scheduler",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            String(port),
-            "--kubeconfig",
-            tb.kubeconfig.admin,
-            "--namespace",
-            CONF_NS,
-            ...(process.env.BENCH_CORRAL_ARGS ?? "").split(" ").filter(Boolean),
-          ],
-          {
-            env: { LOG_LEVEL: "info" },
-            readyMsg: "scheduler REST API serving",
-            echo: sink("bench-corral-gang"),
-            nodeArgs: (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
-          },
-        );
+        const { corral: c } = await startBenchScheduler(tb, "gang", sink);
         const cpuNow = () => ({
           scheduler: cpuMs(c.proc.pid),
           apiserver: cpuMs(pids["kube-apiserver"]),
@@ -501,28 +482,7 @@ async function main(): Promise<void> {
         schedPids = [ks.proc.pid!];
         stop = ks.stop;
       } else {
-        const port = await freeTcpPort();
-        const c = await startCorral(
-          [
-            "scheduler",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            String(port),
-            "--kubeconfig",
-            tb.kubeconfig.admin,
-            "--namespace",
-            CONF_NS,
-            ...(round === "plugin" ? ["--mode", "plugin"] : []),
-            ...(process.env.BENCH_CORRAL_ARGS ?? "").split(" ").filter(Boolean),
-          ],
-          {
-            env: { LOG_LEVEL: "info" },
-            readyMsg: "scheduler REST API serving",
-            echo: sink(`bench-corral-${round}`),
-            nodeArgs: (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
-          },
-        );
+        const { corral: c, port } = await startBenchScheduler(tb, round, sink);
         let ks: KubeSchedulerProcess | undefined;
         if (round === "plugin") {
           ks = await startKubeScheduler(
@@ -629,6 +589,37 @@ async function main(): Promise<void> {
   process.stdout.write(`${lines.join("\n")}\n`);
   await mkdir(join(PROJECT_ROOT, ".corral", "reports"), { recursive: true });
   await writeFile(join(PROJECT_ROOT, ".corral", "reports", "bench-e2e.json"), JSON.stringify({ pods: PODS, nodes: NODES, rows }, null, 2));
+}
+
+/** Starts `corral scheduler` for a bench round (plugin mode for `plugin`) on a free port, as the test bed's admin. */
+async function startBenchScheduler(
+  tb: Testbed,
+  round: string,
+  sink: (name: string) => (l: string) => void,
+): Promise<{ corral: CorralProcess; port: number }> {
+  const port = await freeTcpPort();
+  const corral = await startCorral(
+    [
+      "scheduler",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--kubeconfig",
+      tb.kubeconfig.admin,
+      "--namespace",
+      CONF_NS,
+      ...(round === "plugin" ? ["--mode", "plugin"] : []),
+      ...(process.env.BENCH_CORRAL_ARGS ?? "").split(" ").filter(Boolean),
+    ],
+    {
+      env: { LOG_LEVEL: "info" },
+      readyMsg: "scheduler REST API serving",
+      echo: sink(`bench-corral-${round}`),
+      nodeArgs: (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
+    },
+  );
+  return { corral, port };
 }
 
 /** One Markdown table row of the cells. */

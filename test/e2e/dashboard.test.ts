@@ -9,15 +9,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
-import {
-  type CorralProcess,
-  type Testbed,
-  createFakeNodes,
-  deleteFakeNodes,
-  kubeConfigFor,
-  prepareNamespace,
-  waitFor,
-} from "../../src/testbed/testbed.js";
+import { type CorralProcess, type Testbed, createFakeNodes, kubeConfigFor, prepareNamespace, waitFor } from "../../src/testbed/testbed.js";
 import { type OpenBrowser, navigate, openBrowser, screenshot } from "./browser.js";
 import { applyQueuesConfig, batchPod, deleteAllPods, resetCluster, startAdmission, startScheduler, testbed } from "./harness.js";
 
@@ -90,17 +82,6 @@ afterAll(async () => {
   await browser?.close();
   await sched?.corral.stop();
   await adm?.corral.stop();
-  const list = await core()
-    .listNamespacedPod({ namespace: NS })
-    .catch(() => undefined);
-  await Promise.all(
-    (list?.items ?? []).map((p) =>
-      core()
-        .deleteNamespacedPod({ name: p.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 })
-        .catch(() => undefined),
-    ),
-  );
-  await deleteFakeNodes(admin, NODES).catch(() => undefined);
   await resetCluster(tb);
 });
 

@@ -10,7 +10,6 @@ import {
   type KubeSchedulerProcess,
   type Testbed,
   createFakeNodes,
-  deleteFakeNodes,
   kubeConfigFor,
   prepareNamespace,
   waitFor,
@@ -138,8 +137,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sched?.corral.stop();
-  await clear().catch(() => undefined);
-  await deleteFakeNodes(admin, NODES).catch(() => undefined);
   await resetCluster(tb);
 });
 

@@ -13,15 +13,7 @@ import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
-import {
-  type CorralProcess,
-  type Testbed,
-  createFakeNodes,
-  deleteFakeNodes,
-  kubeConfigFor,
-  prepareNamespace,
-  waitFor,
-} from "../../src/testbed/testbed.js";
+import { type CorralProcess, type Testbed, createFakeNodes, kubeConfigFor, prepareNamespace, waitFor } from "../../src/testbed/testbed.js";
 import {
   applyQueuesConfig,
   clearPods,
@@ -136,17 +128,6 @@ beforeAll(async () => {
 afterAll(async () => {
   stopKubelet?.();
   await sched?.corral.stop();
-  const l = await core()
-    .listNamespacedPod({ namespace: NS })
-    .catch(() => undefined);
-  await Promise.all(
-    (l?.items ?? []).map((x) =>
-      core()
-        .deleteNamespacedPod({ name: x.metadata!.name!, namespace: NS, gracePeriodSeconds: 0 })
-        .catch(() => undefined),
-    ),
-  );
-  await deleteFakeNodes(admin, NODES).catch(() => undefined);
   await resetCluster(tb);
 });
 

@@ -7,7 +7,7 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
-import { type Testbed, createFakeNodes, deleteFakeNodes, kubeConfigFor, prepareNamespace, waitFor } from "../../src/testbed/testbed.js";
+import { type Testbed, createFakeNodes, kubeConfigFor, prepareNamespace, waitFor } from "../../src/testbed/testbed.js";
 import { clearPods, deleteAllPods, freePort, resetCluster, roundRobin, startScheduler, testbed } from "./harness.js";
 
 const CONF_NS = "corral-rest";
@@ -80,8 +80,6 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  await clear().catch(() => undefined);
-  await deleteFakeNodes(admin, NODES).catch(() => undefined);
   await resetCluster(tb);
 });
 

@@ -11,7 +11,6 @@ import {
   type KubeSchedulerProcess,
   type Testbed,
   createFakeNodes,
-  deleteFakeNodes,
   kubeConfigFor,
   prepareNamespace,
   waitFor,
@@ -133,8 +132,6 @@ afterEach(async () => {
 afterAll(async () => {
   await sched?.corral.stop();
   await adm?.corral.stop();
-  await deleteWebhooks();
-  await deleteFakeNodes(kubeConfigFor(tb, "admin"), NODES).catch(() => undefined);
   await resetCluster(tb);
 });
 

@@ -20,7 +20,6 @@ import {
   PROJECT_ROOT,
   type Testbed,
   createFakeNodes,
-  deleteFakeNodes,
   kubeConfigFor,
   prepareNamespace,
   startCorral,
@@ -175,8 +174,6 @@ function startAdm(): Promise<{ corral: CorralProcess; port: number }> {
 afterAll(async () => {
   await sched?.corral.stop();
   await adm?.corral.stop();
-  for (const ns of [NS, PLAIN_NS]) await clear(ns).catch(() => undefined);
-  await deleteFakeNodes(admin, NODES).catch(() => undefined);
   await resetCluster(tb);
 });
 
