@@ -7,8 +7,8 @@ import {
   deleteAttempt,
   evictAttempt,
   patchPodPhase,
-  writerPodCalls,
 } from "../../../src/scheduler/controllers/calls.js";
+import { writerPodCalls } from "../../../src/kube/pod-calls.js";
 import { apiError, fakeApi } from "./fake-api.js";
 
 const pod = { namespace: "ns", name: "p", uid: "u1" };
