@@ -573,6 +573,7 @@ export class ShimContext {
     }
     task.state = "Asked";
     task.held = undefined;
+    task.gangWaitSince = undefined;
     this.asked.add(task.pod.uid);
     return [];
   }
