@@ -717,7 +717,9 @@ function gangLines(rows: Row[]): string[] {
     const p = plainFor(g);
     return p ? [g.rate / p.rate] : [];
   });
-  const median = [...ratios].sort((a, b) => a - b)[Math.floor((ratios.length - 1) / 2)];
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1]! + sorted[mid]!) / 2;
   return [
     "",
     tableRow([
