@@ -173,6 +173,8 @@ export interface ShimGang {
   podAppId: string;
   /** The application's queue as the core placed it (label on the placeholders). */
   queue?: string;
+  /** The originating pod has its PlaceholderAllocated event (written once per application, see schedule()). */
+  placeholderAllocatedReported?: boolean;
 }
 
 /** kube-scheduler extender `filter` answer (k8s.io/kube-scheduler/extender/v1 ExtenderFilterResult). */
@@ -697,6 +699,13 @@ export class ShimContext {
       t.held = undefined;
       // gang: the core swapped the placeholder for this pod; its pod is deleted (before the bind, standalone)
       const replaced = r.kind === "replaced" ? this.placeholderReleased(r.placeholderKey) : undefined;
+      // upstream records PlaceholderAllocated on the originating pod at every placeholder allocation; its event
+      // recorder folds the identical repeats into one series, so the pod shows one event: written once here
+      const g = t.ask.placeholder ? this.gangs.get(a.appId) : undefined;
+      if (g && !g.placeholderAllocatedReported) {
+        g.placeholderAllocatedReported = true;
+        out.push(this.gangEvent(g.originatorRef, gangEvents.placeholderAllocated(a.appId)));
+      }
       if (this.mode === "standalone") out.push({ kind: "bind", pod: t.pod, node: a.nodeId, ...(replaced ? { replaces: replaced } : {}) });
       else {
         if (replaced) out.push({ kind: "deletePod", pod: replaced });

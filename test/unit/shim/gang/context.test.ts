@@ -113,6 +113,15 @@ describe("gang scheduling in the shim", () => {
     const first = w.run(driver);
     expect(first.filter((a) => a.kind === "createPod")).toHaveLength(5);
     expect(first.find((a) => a.kind === "event" && a.message.includes("creating placeholders"))).toBeDefined();
+    // application.go onReservationStateChange: PlaceholderAllocated on the driver, once for its five placeholders
+    const allocated = first.filter((a) => a.kind === "event" && a.message === "Application spark-1 placeholder has been allocated.");
+    expect(allocated).toEqual([
+      expect.objectContaining({
+        type: "Normal",
+        reason: "GangScheduling",
+        object: expect.objectContaining({ kind: "Pod", name: "driver" }),
+      }),
+    ]);
     expect(w.core.applicationState("spark-1")).toBe("Running");
     // the driver took the driver placeholder's node; its placeholder was deleted before the bind
     const bindDriver = first.find((a) => a.kind === "bind" && a.pod.name === "driver") as Extract<ShimAction, { kind: "bind" }>;
