@@ -32,6 +32,11 @@ export interface NodeReservation {
   readonly key: string;
   /** Milliseconds since the epoch. */
   readonly since: number;
+  /**
+   * The ask triggered preemption and waits here for its victims: no other ask may take or reserve the node, nor
+   * preempt on it, so the node is left out of the allocation order until the reservation ends.
+   */
+  readonly preemption?: boolean;
 }
 
 /** Constructor input of {@link Node} (from the resource manager's node info). Resources in core units. */

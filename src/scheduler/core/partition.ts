@@ -220,7 +220,7 @@ export class Partition {
 
   constructor(o: PartitionOptions) {
     this.name = o.name;
-    this.reservations = new Reservations(o.reservationDelayMs ?? RESERVATION_DELAY_MS);
+    this.reservations = new Reservations(o.reservationDelayMs ?? RESERVATION_DELAY_MS, (n) => this.nodeSet.reindex(n));
     this.cleanupInterval = o.queueCleanupIntervalMs ?? QUEUE_CLEANUP_INTERVAL_MS;
     this.applyConfig(o.config);
   }
@@ -321,10 +321,11 @@ export class Partition {
   }
 
   /**
-   * Schedulable nodes in allocation order (preemption's node search reads them lazily), without those `skip` rejects.
+   * Schedulable nodes in allocation order, without those reserved for preemption (preemption's node search reads them
+   * lazily).
    */
-  nodesInOrder(skip?: (n: Node) => boolean): Iterable<Node> {
-    return skip ? this.nodeSet.inOrderExcept(skip) : this.nodeSet.inOrder();
+  nodesInOrder(): Iterable<Node> {
+    return this.nodeSet.inOrder();
   }
 
   /** The root queue's max is the cluster size (§4.3). */
@@ -1094,7 +1095,7 @@ export class Partition {
     const attempts = this.preemptAttempts.get(leaf) ?? 0;
     if (attempts >= MAX_PREEMPTIONS_PER_QUEUE) return undefined;
     this.preemptAttempts.set(leaf, attempts + 1);
-    const snapshot = this.preemptionSnapshot(ask.blockedVictims, { applicationId: app.id, key: ask.key });
+    const snapshot = this.preemptionSnapshot(ask.blockedVictims);
     const result = decidePreemption(
       snapshot,
       {
@@ -1117,18 +1118,14 @@ export class Partition {
     return result.outcome === "preempting" ? { kind: "preempt", app, ask, result } : undefined;
   }
 
-  /**
-   * The preemption snapshot over the live state; `excluded` allocation ids are never chosen; with `forAsk`, nodes
-   * reserved for other asks that triggered preemption are left out (they can never be chosen for it).
-   */
-  private preemptionSnapshot(excluded: ReadonlySet<string> | undefined, forAsk?: { applicationId: string; key: string }) {
+  /** The preemption snapshot over the live state; `excluded` allocation ids are never chosen. */
+  private preemptionSnapshot(excluded: ReadonlySet<string> | undefined) {
     return coreSnapshot({
       root: this.root,
       find: (p) => this.find(p),
       apps: this.apps,
-      nodesInOrder: (skip) => this.nodesInOrder(skip),
+      nodesInOrder: () => this.nodesInOrder(),
       excluded,
-      forAsk,
     });
   }
 
@@ -1143,7 +1140,7 @@ export class Partition {
     }
     const node = this.nodes.get(result.nodeId)!;
     if (node.reservation) this.unreserveNode(node);
-    this.reservations.reserve(ask, node, now);
+    this.reservations.reserve(ask, node, now, true);
     ask.preemption = result;
     const victims: Allocation[] = [];
     for (const v of result.victims) {

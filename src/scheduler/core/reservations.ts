@@ -25,7 +25,15 @@ export class Reservations {
   /** Bumped whenever room may have appeared (a release, a node change, a configuration change). */
   epoch = 0;
 
-  constructor(private readonly delayMs: number) {}
+  /**
+   * @param delayMs how old an ask must be before it reserves a node
+   * @param nodeChanged called after a node's reservation was set or cleared (the node order leaves out nodes reserved
+   *   for preemption)
+   */
+  constructor(
+    private readonly delayMs: number,
+    private readonly nodeChanged: (node: Node) => void = () => {},
+  ) {}
 
   get size(): number {
     return this.byAsk.size;
@@ -56,16 +64,23 @@ export class Reservations {
     return best;
   }
 
-  reserve(ask: Ask, node: Node, now: number): void {
+  /** `ask` holds `node`; `preemption`: the ask triggered preemption and waits there for its victims. */
+  reserve(ask: Ask, node: Node, now: number, preemption = false): void {
     ask.reservedNode = node.id;
-    node.reservation = { appId: ask.appId, key: ask.key, since: now };
+    node.reservation = preemption
+      ? { appId: ask.appId, key: ask.key, since: now, preemption }
+      : { appId: ask.appId, key: ask.key, since: now };
     this.byAsk.set(allocationId(ask.appId, ask.key), { appId: ask.appId, key: ask.key, nodeId: node.id, since: now, tried: this.epoch });
+    this.nodeChanged(node);
   }
 
   /** Ends the reservation of `ask` (if any) on both sides; `node` is the reserved node when it still exists. */
   release(ask: Ask | undefined, r: { appId: string; key: string }, node: Node | undefined): void {
     this.byAsk.delete(allocationId(r.appId, r.key));
-    if (node?.reservation?.appId === r.appId && node.reservation.key === r.key) node.reservation = undefined;
+    if (node?.reservation?.appId === r.appId && node.reservation.key === r.key) {
+      node.reservation = undefined;
+      this.nodeChanged(node);
+    }
     if (ask) ask.reservedNode = undefined;
   }
 

@@ -15,23 +15,14 @@ export interface CoreSnapshotSource {
   readonly root: Queue;
   find(path: string): Queue | undefined;
   readonly apps: ReadonlyMap<string, Application>;
-  /** Schedulable nodes in the partition's allocation order, without those `skip` rejects. */
-  nodesInOrder(skip?: (n: Node) => boolean): Iterable<Node>;
+  /**
+   * Schedulable nodes in the partition's allocation order. Nodes reserved for an ask that triggered preemption are not
+   * in it (node-collection.ts `reindex`): such a reservation is never cancelled for another ask (node-search.ts), so
+   * the search could only pass over them.
+   */
+  nodesInOrder(): Iterable<Node>;
   /** Allocation ids (`appId/key`) never to be chosen (victims whose eviction was refused for this ask). */
   readonly excluded?: ReadonlySet<string>;
-  /**
-   * The ask the snapshot is for: nodes reserved for another ask that triggered preemption are left out of `nodes()`.
-   * Such a reservation is never cancelled for an ask (node-search.ts), so the search could only pass over the node;
-   * leaving it out spares building it for each decision while earlier preemptions wait for their victims.
-   */
-  readonly forAsk?: { readonly applicationId: string; readonly key: string };
-}
-
-/** The node is reserved for an ask other than `ask` that triggered preemption (see `CoreSnapshotSource.forAsk`). */
-function reservedForPreemption(n: Node, src: CoreSnapshotSource, ask: { applicationId: string; key: string }): boolean {
-  const r = n.reservation;
-  if (!r || (r.appId === ask.applicationId && r.key === ask.key)) return false;
-  return src.apps.get(r.appId)?.asks.get(r.key)?.preemption !== undefined;
 }
 
 /** A live queue as preemption sees it. Root's max is the cluster size (the partition keeps it there). */
@@ -140,9 +131,7 @@ export function coreSnapshot(src: CoreSnapshotSource): PreemptionSnapshot {
         for (const ask of app.asks.values()) if (ask.node) yield preemptionAllocation(app, ask, src.excluded);
     },
     *nodes() {
-      const ask = src.forAsk;
-      const nodes = ask ? src.nodesInOrder((n) => reservedForPreemption(n, src, ask)) : src.nodesInOrder();
-      for (const n of nodes) yield new LiveNode(n, src);
+      for (const n of src.nodesInOrder()) yield new LiveNode(n, src);
     },
   };
 }
