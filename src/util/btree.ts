@@ -31,28 +31,3 @@ export function firstInOrder<K, V, R>(tree: BTree<K, V>, f: (value: V, key: K) =
   }
   return undefined;
 }
-
-/**
- * `firstInOrder` over the entries `skip` does not reject: the same result as `firstInOrder(tree, (v, k) => skip(v) ?
- * undefined : f(v, k))`, but the entries skipped cost a callback each inside one range scan rather than a descent of
- * the tree. `skip` must not change the tree; `f` may (the walk goes on from the next key above the one it was given).
- */
-export function firstInOrderSkipping<K, V, R>(
-  tree: BTree<K, V>,
-  skip: (value: V) => boolean,
-  f: (value: V, key: K) => R | undefined,
-): R | undefined {
-  for (let from = tree.minKey(); from !== undefined;) {
-    let found: [K, V] | undefined;
-    tree.forRange(from, tree.maxKey()!, true, (k, v) => {
-      if (skip(v)) return undefined;
-      found = [k, v];
-      return { break: true };
-    });
-    if (!found) return undefined;
-    const r = f(found[1], found[0]);
-    if (r !== undefined) return r;
-    from = tree.nextHigherKey(found[0]);
-  }
-  return undefined;
-}

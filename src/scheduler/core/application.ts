@@ -4,7 +4,7 @@
  * through its pending asks in order and decides where the first one that can go goes; the partition applies the
  * decision. Life-cycle states come from the event table in application-state.ts.
  */
-import { BTree, compareNumbers, firstInOrderSkipping } from "../../util/btree.js";
+import { BTree, compareNumbers, firstInOrder } from "../../util/btree.js";
 import { type AppState, type StateLogEntry } from "./application-state.js";
 import { DEFAULT_PLACEHOLDER_TIMEOUT_MS, type GangSchedulingStyle } from "./gang/constants.js";
 import type { Replacement } from "./gang/replacement.js";
@@ -26,6 +26,7 @@ const askOrder = (a: AskOrder, b: AskOrder) =>
   compareNumbers(a.negPriority, b.negPriority) ||
   compareNumbers(a.createTime, b.createTime) ||
   (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+const orderOf = (ask: Ask): AskOrder => ({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key });
 
 /** A request for one allocation (a pod), pending until a node is chosen. */
 export interface Ask {
@@ -157,8 +158,16 @@ export class Application {
   readonly tags: Readonly<Record<string, string>>;
   readonly requestedQueue: string;
   readonly asks = new Map<string, Ask>();
-  /** Pending (unallocated) asks in scheduling order; kept sorted as asks come and go, never re-sorted. */
-  readonly pendingAsks = new BTree<AskOrder, Ask>(undefined, askOrder);
+  /**
+   * Pending (unallocated) asks without a node reservation, in scheduling order: the walk reads these. Kept sorted as
+   * asks come and go, never re-sorted.
+   */
+  readonly unreservedAsks = new BTree<AskOrder, Ask>(undefined, askOrder);
+  /**
+   * Pending asks holding a node reservation, same order: the partition serves them first and the walk passes them by,
+   * so keeping them apart spares the walk a step over each (after preemptions they wait until their victims are gone).
+   */
+  private readonly reservedAsks = new BTree<AskOrder, Ask>(undefined, askOrder);
   readonly pending: Res = {};
   readonly allocated: Res = {};
   /** The largest `allocated` reached, per type (upstream maxAllocatedResource); undefined before the first allocation. */
@@ -282,33 +291,42 @@ export class Application {
 
   /** Highest priority among pending asks (−∞ when none). */
   maxPendingPriority(): number {
-    const first = this.pendingAsks.minKey();
-    return first ? -first.negPriority : Number.NEGATIVE_INFINITY;
+    const first = this.unreservedAsks.minKey();
+    const reserved = this.reservedAsks.size > 0 ? this.reservedAsks.minKey() : undefined;
+    const neg = Math.min(first?.negPriority ?? Number.POSITIVE_INFINITY, reserved?.negPriority ?? Number.POSITIVE_INFINITY);
+    return -neg;
   }
 
   hasPending(): boolean {
-    return this.pendingAsks.size > 0;
+    return this.unreservedAsks.size + this.reservedAsks.size > 0;
   }
 
   /** Has pending asks the walk may place now: while Reserving only placeholders (a gang's real asks wait). */
   hasSchedulable(): boolean {
-    return this.state === "Reserving" ? this.pendingPlaceholders > 0 : this.pendingAsks.size > 0;
+    return this.state === "Reserving" ? this.pendingPlaceholders > 0 : this.hasPending();
   }
 
   /** A pending ask enters the ask order and `pending`, here and on the queue path. */
   addPending(ask: Ask): void {
-    if (this.pendingAsks.set({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key }, ask) && ask.placeholder)
-      this.pendingPlaceholders++;
+    if ((ask.reservedNode ? this.reservedAsks : this.unreservedAsks).set(orderOf(ask), ask) && ask.placeholder) this.pendingPlaceholders++;
     addTo(this.pending, ask.resource);
     this.queue.incPending(ask.resource);
   }
 
   /** A pending ask leaves the ask order and `pending` (placed, changed or removed). */
   deletePending(ask: Ask): void {
-    if (this.pendingAsks.delete({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key }) && ask.placeholder)
-      this.pendingPlaceholders--;
+    const k = orderOf(ask);
+    if ((this.unreservedAsks.delete(k) || this.reservedAsks.delete(k)) && ask.placeholder) this.pendingPlaceholders--;
     subFrom(this.pending, ask.resource);
     this.queue.decPending(ask.resource);
+  }
+
+  /** A pending ask's reservation was made or ended (`ask.reservedNode` set or cleared): it moves to the matching order. */
+  reservationChanged(ask: Ask): void {
+    const k = orderOf(ask);
+    if (ask.reservedNode) {
+      if (this.unreservedAsks.delete(k)) this.reservedAsks.set(k, ask);
+    } else if (this.reservedAsks.delete(k)) this.unreservedAsks.set(k, ask);
   }
 
   /**
@@ -322,13 +340,8 @@ export class Application {
    * waits); once its group has none left it is scheduled normally.
    */
   tryAllocate(ctx: AllocationContext, now: number): Decision | undefined {
-    // Asks holding a reservation are passed over without a descent of the tree each (after a preemption they wait,
-    // first in the order, until their victims are released).
-    return firstInOrderSkipping(
-      this.pendingAsks,
-      (ask) => !!ask.reservedNode,
-      (ask) => this.tryAsk(ctx, ask, now),
-    );
+    // Asks holding a reservation are not in this order (the partition serves them first).
+    return firstInOrder(this.unreservedAsks, (ask) => this.tryAsk(ctx, ask, now));
   }
 
   /** One pending ask's part of `tryAllocate`: a decision, or undefined to go on with the next ask. */

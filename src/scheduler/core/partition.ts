@@ -220,7 +220,10 @@ export class Partition {
 
   constructor(o: PartitionOptions) {
     this.name = o.name;
-    this.reservations = new Reservations(o.reservationDelayMs ?? RESERVATION_DELAY_MS, (n) => this.nodeSet.reindex(n));
+    this.reservations = new Reservations(o.reservationDelayMs ?? RESERVATION_DELAY_MS, {
+      nodeChanged: (n) => this.nodeSet.reindex(n),
+      askChanged: (a) => this.apps.get(a.appId)?.reservationChanged(a),
+    });
     this.cleanupInterval = o.queueCleanupIntervalMs ?? QUEUE_CLEANUP_INTERVAL_MS;
     this.applyConfig(o.config);
   }

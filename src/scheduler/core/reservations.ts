@@ -19,6 +19,14 @@ export interface Reservation {
   tried: number;
 }
 
+/** What the partition keeps in step with reservations. */
+export interface ReservationHooks {
+  /** The node's reservation was set or cleared (the node order leaves out nodes reserved for preemption). */
+  readonly nodeChanged?: (node: Node) => void;
+  /** The ask's `reservedNode` was set or cleared (its application keeps reserved asks out of the walk). */
+  readonly askChanged?: (ask: Ask) => void;
+}
+
 /** A partition's node reservations, keyed by ask (module comment). */
 export class Reservations {
   private readonly byAsk = new Map<string, Reservation>();
@@ -27,12 +35,11 @@ export class Reservations {
 
   /**
    * @param delayMs how old an ask must be before it reserves a node
-   * @param nodeChanged called after a node's reservation was set or cleared (the node order leaves out nodes reserved
-   *   for preemption)
+   * @param hooks told after a reservation was made or ended
    */
   constructor(
     private readonly delayMs: number,
-    private readonly nodeChanged: (node: Node) => void = () => {},
+    private readonly hooks: ReservationHooks = {},
   ) {}
 
   get size(): number {
@@ -71,7 +78,8 @@ export class Reservations {
       ? { appId: ask.appId, key: ask.key, since: now, preemption }
       : { appId: ask.appId, key: ask.key, since: now };
     this.byAsk.set(allocationId(ask.appId, ask.key), { appId: ask.appId, key: ask.key, nodeId: node.id, since: now, tried: this.epoch });
-    this.nodeChanged(node);
+    this.hooks.nodeChanged?.(node);
+    this.hooks.askChanged?.(ask);
   }
 
   /** Ends the reservation of `ask` (if any) on both sides; `node` is the reserved node when it still exists. */
@@ -79,9 +87,12 @@ export class Reservations {
     this.byAsk.delete(allocationId(r.appId, r.key));
     if (node?.reservation?.appId === r.appId && node.reservation.key === r.key) {
       node.reservation = undefined;
-      this.nodeChanged(node);
+      this.hooks.nodeChanged?.(node);
     }
-    if (ask) ask.reservedNode = undefined;
+    if (ask?.reservedNode !== undefined) {
+      ask.reservedNode = undefined;
+      this.hooks.askChanged?.(ask);
+    }
   }
 
   /** Plain-data list for the read API and tests. */

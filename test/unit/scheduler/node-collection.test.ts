@@ -8,7 +8,7 @@ describe("NodeCollection order and reservations", () => {
   const setup = () => {
     const c = new NodeCollection();
     for (let i = 0; i < 5; i++) c.add(new Node({ id: `n${i}`, capacity: { vcore: 1000 + i } }));
-    const r = new Reservations(0, (n) => c.reindex(n));
+    const r = new Reservations(0, { nodeChanged: (n) => c.reindex(n) });
     const ids = () => [...c.inOrder()].map((n) => n.id);
     const ask = (key: string) => ({ appId: "app", key, resource: { vcore: 1 }, createTime: 0 }) as unknown as Ask;
     return { c, r, ids, ask };
