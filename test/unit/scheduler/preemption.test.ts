@@ -3,6 +3,7 @@
  * upstream test named in its title (apache/yunikorn-core pkg/scheduler/objects/preemption_test.go,
  * preemption_queue_test.go, preemption_utilities_test.go, queue_test.go).
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type PreemptionAsk, decidePreemption } from "../../../src/scheduler/core/preemption/preemptor.js";
 import { QueueSnapshot } from "../../../src/scheduler/core/preemption/guarantee.js";
@@ -656,6 +657,24 @@ describe("guarantee arithmetic (preemption_queue_test.go)", () => {
     });
     expect(parent.preemptable()).toEqual({ cpu: 2 });
     expect(leaf.preemptable()).toEqual({ cpu: 2, mem: 5 });
+  });
+
+  it("preemptable resource never has a negative type, whatever the usage (the victim check relies on it)", () => {
+    const res = fc.dictionary(fc.constantFrom("cpu", "mem", "gpu"), fc.integer({ min: -20, max: 20 }), { maxKeys: 3 });
+    const level = fc.record({
+      allocated: res,
+      preempting: fc.option(res, { nil: undefined }),
+      guaranteed: fc.option(res, { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(fc.array(level, { minLength: 1, maxLength: 4 }), (levels) => {
+        let q: QueueSnapshot | undefined;
+        levels.forEach((l, i) => {
+          q = new QueueSnapshot({ path: i === 0 ? "root" : `${q!.path}.q${i}`, parent: q, leaf: i === levels.length - 1, ...l });
+        });
+        for (let s = q; s; s = s.parent) for (const v of Object.values(s.preemptable() ?? {})) expect(v).toBeGreaterThan(0);
+      }),
+    );
   });
 });
 

@@ -13,7 +13,6 @@ import {
   fitInActual,
   isEmpty,
   mergeIfNotPresent,
-  strictlyGreaterThanOrEquals,
   subOnlyExisting,
 } from "./arith.js";
 import type { PreemptionQueue, PreemptionSnapshot } from "./snapshot.js";
@@ -162,7 +161,7 @@ export function isVictimQueueOverGuaranteed(ask: Readonly<Res>, remaining: Reado
 
 /** `path` is `ask` or one of its ancestors. */
 function isAncestorOrSelf(path: string, ask: string): boolean {
-  return ask === path || ask.startsWith(`${path}.`);
+  return ask === path || (ask.length > path.length && ask.charCodeAt(path.length) === 46 /* . */ && ask.startsWith(path));
 }
 
 /**
@@ -181,7 +180,8 @@ function victimKeepsGuarantee(
   victim: Readonly<Res>,
   remainingBefore: Res | undefined,
 ): boolean {
-  if (!strictlyGreaterThanOrEquals(q.preemptable(), {})) return false;
+  // Upstream's first test, preemptable resource ≥ 0, always holds: `preemptable()` keeps only the types over their
+  // guarantee, each bounded by the parents' (also positive), so it has no negative type. It is not computed.
   if (remainingBefore !== undefined && !isVictimQueueOverGuaranteed(ask, remainingBefore)) return false;
   for (let s: QueueSnapshot | undefined = q; s && !isAncestorOrSelf(s.path, askPath); s = s.parent) {
     if (!s.guaranteed) continue;
