@@ -11,17 +11,14 @@
  * pod, so its cost does not grow with the number of nodes once candidates are found.
  */
 import type { Res } from "../resources.js";
-import { equalsOrEmpty, fitIn, isZero, subEliminateNegative } from "./arith.js";
-import { type QueueSnapshot, askQueueTakes, duplicateAll, removeVictim } from "./guarantee.js";
-import type { CancelledReservation, PriorityAllowance } from "./result.js";
+import { fitIn } from "./arith.js";
+import { WorkingSet, askQueueTakes, removeVictim } from "./guarantee.js";
+import type { CancelledReservation } from "./result.js";
 import type { PreemptionAllocation, PreemptionNode, PreemptionSnapshot } from "./snapshot.js";
-import { type AskForVictims, type VictimQueues, candidateRule, compareVictims } from "./victims.js";
+import { type AskForVictims, type VictimQueues, compareVictims, isCandidate } from "./victims.js";
 
-/** A candidate with the priority rule that allowed it. */
-export interface Candidate {
-  readonly alloc: PreemptionAllocation;
-  readonly priorityRule: PriorityAllowance;
-}
+/** A possible victim (its priority rule is worked out for the victims chosen, victims.ts `candidateRule`). */
+export type Candidate = PreemptionAllocation;
 
 /** One node's proposal: the ordered victims and the index of the last one needed (-1: the ask fits as is). */
 export interface NodeCheck {
@@ -63,7 +60,7 @@ export function solutionScore(victims: readonly Candidate[], index: number): num
   let optedOut = false,
     originator = false;
   for (let i = 0; i <= index; i++) {
-    const a = victims[i]!.alloc;
+    const a = victims[i]!;
     if (a.originator) originator = true;
     if (!a.allowPreemption) optedOut = true;
   }
@@ -78,71 +75,99 @@ export interface NodeVictimsInput {
   readonly available: Readonly<Res>;
   /** The node's candidates in victim order. */
   readonly candidates: readonly Candidate[];
-  /** Working set of queue snapshots (copied, not changed). */
-  readonly queues: ReadonlyMap<string, QueueSnapshot>;
+  /** Working set of queue snapshots (each pass is a trial: the set is as given when it returns). */
+  readonly work: WorkingSet;
   /** Compute the whole ordered list (a resource-manager check may look past the index). */
   readonly full: boolean;
+}
+
+/**
+ * The node's shortfall for the ask is gone: SubEliminateNegative(ask, available) is zero in every type (a type only
+ * the node has counts when it is negative there), computed without building it.
+ */
+function noShortfall(ask: Readonly<Res>, available: Readonly<Res>): boolean {
+  for (const k in ask) {
+    const v = available[k];
+    if (v === undefined ? ask[k] !== 0 : Math.max(0, ask[k]! - v) !== 0) return false;
+  }
+  for (const k in available) if (ask[k] === undefined && Math.max(0, 0 - available[k]!) !== 0) return false;
+  return true;
+}
+
+/**
+ * Adding `r` to the node's available resources changes its shortfall for the ask (not EqualsOrEmpty of
+ * SubEliminateNegative before and after); only the types of `r` can change.
+ */
+function shortfallChanges(ask: Readonly<Res>, available: Readonly<Res>, r: Readonly<Res>): boolean {
+  for (const k in r) {
+    const v = available[k];
+    const a = ask[k];
+    const before = v === undefined ? (a ?? 0) : Math.max(0, (a ?? 0) - v);
+    const after = Math.max(0, (a ?? 0) - ((v ?? 0) + r[k]!));
+    if (before !== after) return true;
+  }
+  return false;
 }
 
 /**
  * Victims on one node in the order to try and the index of the first prefix that frees enough room
  * (calculateVictimsByNode): pass one keeps, in order, the candidates whose queue stays at or above its guarantee and
  * whose room the ask's queue can still take within its guarantee — those that shrink the node's shortfall first, the
- * others after; pass two re-checks the guarantees in that order and finds the index.
+ * others after; pass two re-checks the guarantees in that order and finds the index. Each pass starts from the
+ * working set as given and leaves it so.
  * With `full` false (no resource-manager check will look past the index) both passes stop early: pass one once the
  * shortfall is gone, pass two at the index; when that finds no index the full computation decides, so the answer is
  * the same.
  * @returns undefined when the node cannot be made to fit; `{startIndex: -1, victims: []}` when the ask fits as is
  */
 export function victimsOnNode(o: NodeVictimsInput): { startIndex: number; victims: Candidate[] } | undefined {
-  const { ask, askPath, available, queues, full } = o;
+  const { ask, askPath, available, work, full } = o;
   if (fitIn(available, ask)) return { startIndex: -1, victims: [] };
   const ordered = orderOnNode(o);
   if (ordered.length === 0) return undefined;
-  const work = duplicateAll(queues);
+  const saved = work.begin();
   const nodeAvailable: Res = { ...available };
   const victims: Candidate[] = [];
   let index = -1;
   for (const c of ordered) {
-    if (!removeVictim(work, c.alloc, ask, askPath)) continue;
-    const r = c.alloc.resource;
+    if (!removeVictim(work, c, ask, askPath)) continue;
+    const r = c.resource;
     for (const k in r) nodeAvailable[k] = (nodeAvailable[k] ?? 0) + r[k]!;
     if (index < 0 && fitIn(nodeAvailable, ask)) index = victims.length;
     victims.push(c);
     if (!full && index >= 0) break;
   }
+  work.end(saved);
   if (index < 0) return full ? undefined : victimsOnNode({ ...o, full: true });
   return { startIndex: index, victims };
 }
 
 /** Pass one of calculateVictimsByNode: candidates that shrink the shortfall, then the others. */
-function orderOnNode({ ask, askPath, available, candidates, queues, full }: NodeVictimsInput): Candidate[] {
-  const work = duplicateAll(queues);
+function orderOnNode({ ask, askPath, available, candidates, work, full }: NodeVictimsInput): Candidate[] {
   const askQueue = work.get(askPath);
   if (!askQueue) return [];
-  let nodeAvailable: Res = { ...available };
-  let shortfall = subEliminateNegative(ask, nodeAvailable);
+  const saved = work.begin();
+  const nodeAvailable: Res = { ...available };
+  let gone = noShortfall(ask, nodeAvailable);
   const head: Candidate[] = [],
     tail: Candidate[] = [];
   for (const c of candidates) {
-    if (!full && isZero(shortfall)) break;
-    const r = c.alloc.resource;
-    const q = removeVictim(work, c.alloc, ask, askPath);
+    if (!full && gone) break;
+    const r = c.resource;
+    const q = removeVictim(work, c, ask, askPath);
     if (!q) continue;
     if (!askQueueTakes(askQueue, q, r)) break;
-    const after: Res = { ...nodeAvailable };
-    for (const k in r) after[k] = (after[k] ?? 0) + r[k]!;
-    const newShortfall = subEliminateNegative(ask, after);
-    if (equalsOrEmpty(shortfall, newShortfall)) {
+    if (!shortfallChanges(ask, nodeAvailable, r)) {
       askQueue.removeAllocation(r);
       q.addAllocation(r);
       tail.push(c);
     } else {
-      nodeAvailable = after;
-      shortfall = newShortfall;
+      for (const k in r) nodeAvailable[k] = (nodeAvailable[k] ?? 0) + r[k]!;
+      gone = noShortfall(ask, nodeAvailable);
       head.push(c);
     }
   }
+  work.end(saved);
   return head.concat(tail);
 }
 
@@ -202,6 +227,7 @@ export function chooseNode(
   let best: { choice: NodeChoice; score: number } | undefined;
   let batch: { check: NodeCheck; cancelled: CancelledReservation[] }[] = [];
   let examined = 0;
+  const work = new WorkingSet(victimQueues.queues);
   const runBatch = (): boolean => {
     batch.sort(
       (a, b) => a.check.startIndex - b.check.startIndex || (a.check.nodeId < b.check.nodeId ? -1 : a.check.nodeId > b.check.nodeId ? 1 : 0),
@@ -211,7 +237,7 @@ export function chooseNode(
         ? opts.predicate({
             askKey: ask.key,
             nodeId: check.nodeId,
-            victimKeys: check.victims.map((v) => v.alloc.key),
+            victimKeys: check.victims.map((v) => v.key),
             startIndex: check.startIndex,
           })
         : { success: true, index: check.startIndex };
@@ -230,17 +256,15 @@ export function chooseNode(
     const candidates: Candidate[] = [];
     for (const alloc of node.allocations) {
       const leaf = victimQueues.leaves.get(alloc.queuePath);
-      if (!leaf) continue;
-      const priorityRule = candidateRule(alloc, ask, leaf);
-      if (priorityRule) candidates.push({ alloc, priorityRule });
+      if (leaf && isCandidate(alloc, ask, leaf)) candidates.push(alloc);
     }
-    candidates.sort((a, b) => compareVictims(a.alloc, b.alloc));
+    candidates.sort(compareVictims);
     const found = victimsOnNode({
       ask: ask.resource,
       askPath: ask.queuePath,
       available: node.available,
       candidates,
-      queues: victimQueues.queues,
+      work,
       full: opts.predicate !== undefined,
     });
     if (!found || (found.victims.length === 0 && opts.nodesTried)) continue;

@@ -132,15 +132,23 @@ function prune(queues: Map<string, QueueSnapshot>, askPath: string, leaves: Read
 }
 
 /**
+ * Whether `alloc` may be a victim of `ask` in `leaf`: not of the ask's own application, sharing a resource type with
+ * the ask, not bound to a required node, not released or preempted, and of a priority the ask may take there.
+ */
+export function isCandidate(alloc: PreemptionAllocation, ask: AskForVictims, leaf: EligibleLeaf): boolean {
+  if (alloc.applicationId === ask.applicationId) return false;
+  if (!matchAny(ask.resource, alloc.resource)) return false;
+  if (alloc.requiredNode || alloc.released || alloc.preempted) return false;
+  return leaf.priority.kind === "fenced" || !(alloc.priority > leaf.priority.priority);
+}
+
+/**
  * The priority rule that lets `alloc` be a victim of `ask` in `leaf`, or undefined when it is not a candidate (other
  * resource types only, required node, released, preempted, higher priority, or the ask's own application).
  */
 export function candidateRule(alloc: PreemptionAllocation, ask: AskForVictims, leaf: EligibleLeaf): PriorityAllowance | undefined {
-  if (alloc.applicationId === ask.applicationId) return undefined;
-  if (!matchAny(ask.resource, alloc.resource)) return undefined;
-  if (alloc.requiredNode || alloc.released || alloc.preempted) return undefined;
+  if (!isCandidate(alloc, ask, leaf)) return undefined;
   if (leaf.priority.kind === "fenced") return { rule: "inside-priority-fence", fence: leaf.priority.fence };
-  if (alloc.priority > leaf.priority.priority) return undefined;
   return { rule: "priority-lower-or-equal", victimPriority: alloc.priority, askPriority: leaf.priority.priority };
 }
 
