@@ -4,13 +4,14 @@
  * through its pending asks in order and decides where the first one that can go goes; the partition applies the
  * decision. Life-cycle states come from the event table in application-state.ts.
  */
-import { BTree, compareNumbers, firstInOrder } from "../../util/btree.js";
+import { BTree, compareNumbers, firstInOrderChunked } from "../../util/btree.js";
 import { type AppState, type StateLogEntry } from "./application-state.js";
 import { DEFAULT_PLACEHOLDER_TIMEOUT_MS, type GangSchedulingStyle } from "./gang/constants.js";
 import type { Replacement } from "./gang/replacement.js";
 import type { HoldReason } from "./hold-reason.js";
 import type { Node } from "./node.js";
 import type { Preempting } from "./preemption/result.js";
+import type { PreemptionAllocation } from "./preemption/snapshot.js";
 import type { Queue, SortKey } from "./queue.js";
 import { type Res, addTo, subFrom } from "./resources.js";
 import type { AppTracking } from "./ugm/tracker.js";
@@ -66,6 +67,11 @@ export interface Ask {
   lastPreemptionCheck?: number;
   /** Allocation ids (`appId/key`) whose eviction was refused for this ask: never chosen again for it. */
   blockedVictims?: Set<string>;
+  /**
+   * An allocation as preemption's node search last saw it as a possible victim (preemption/core-snapshot.ts), reused
+   * while none of the fields it copies changed.
+   */
+  victimView?: PreemptionAllocation;
 }
 
 /** What the walk needs from the partition: holds, node choice and reservation choice. */
@@ -168,6 +174,8 @@ export class Application {
    * so keeping them apart spares the walk a step over each (after preemptions they wait until their victims are gone).
    */
   private readonly reservedAsks = new BTree<AskOrder, Ask>(undefined, askOrder);
+  /** Bumped whenever `unreservedAsks` changes (the walk reads it a chunk at a time). */
+  private unreservedVersion = 0;
   readonly pending: Res = {};
   readonly allocated: Res = {};
   /** The largest `allocated` reached, per type (upstream maxAllocatedResource); undefined before the first allocation. */
@@ -308,6 +316,7 @@ export class Application {
 
   /** A pending ask enters the ask order and `pending`, here and on the queue path. */
   addPending(ask: Ask): void {
+    if (!ask.reservedNode) this.unreservedVersion++;
     if ((ask.reservedNode ? this.reservedAsks : this.unreservedAsks).set(orderOf(ask), ask) && ask.placeholder) this.pendingPlaceholders++;
     addTo(this.pending, ask.resource);
     this.queue.incPending(ask.resource);
@@ -316,6 +325,7 @@ export class Application {
   /** A pending ask leaves the ask order and `pending` (placed, changed or removed). */
   deletePending(ask: Ask): void {
     const k = orderOf(ask);
+    this.unreservedVersion++;
     if ((this.unreservedAsks.delete(k) || this.reservedAsks.delete(k)) && ask.placeholder) this.pendingPlaceholders--;
     subFrom(this.pending, ask.resource);
     this.queue.decPending(ask.resource);
@@ -324,6 +334,7 @@ export class Application {
   /** A pending ask's reservation was made or ended (`ask.reservedNode` set or cleared): it moves to the matching order. */
   reservationChanged(ask: Ask): void {
     const k = orderOf(ask);
+    this.unreservedVersion++;
     if (ask.reservedNode) {
       if (this.unreservedAsks.delete(k)) this.reservedAsks.set(k, ask);
     } else if (this.reservedAsks.delete(k)) this.unreservedAsks.set(k, ask);
@@ -341,7 +352,11 @@ export class Application {
    */
   tryAllocate(ctx: AllocationContext, now: number): Decision | undefined {
     // Asks holding a reservation are not in this order (the partition serves them first).
-    return firstInOrder(this.unreservedAsks, (ask) => this.tryAsk(ctx, ask, now));
+    return firstInOrderChunked(
+      this.unreservedAsks,
+      () => this.unreservedVersion,
+      (ask) => this.tryAsk(ctx, ask, now),
+    );
   }
 
   /** One pending ask's part of `tryAllocate`: a decision, or undefined to go on with the next ask. */

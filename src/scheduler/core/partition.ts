@@ -1033,6 +1033,8 @@ export class Partition {
    * room; held by a limit or a queue max it waits.
    */
   private tryReservedAllocate(now: number): AllocationResult | undefined {
+    // every reservation was tried at this epoch (a new one counts as tried when made): nothing to do until it moves
+    if (this.reservations.allTried === this.reservations.epoch) return undefined;
     for (const r of this.reservations.values()) {
       if (r.tried === this.reservations.epoch) continue;
       r.tried = this.reservations.epoch;
@@ -1060,6 +1062,7 @@ export class Partition {
       const other = this.nodeSet.pick(ask);
       if (other) return { kind: "allocatedReserved", allocation: this.allocate(app, ask, other, now), reservedNode: node.id };
     }
+    this.reservations.allTried = this.reservations.epoch;
     return undefined;
   }
 
@@ -1094,9 +1097,11 @@ export class Partition {
     const leaf = app.queue;
     if (now < ask.createTime + leaf.preemption.preemptionDelayMs) return undefined;
     if (ask.lastPreemptionCheck !== undefined && now < ask.lastPreemptionCheck + PREEMPT_ATTEMPT_FREQUENCY_MS) return undefined;
-    if (!leaf.ancestry().some((q) => q.guaranteed)) return undefined;
     const attempts = this.preemptAttempts.get(leaf) ?? 0;
     if (attempts >= MAX_PREEMPTIONS_PER_QUEUE) return undefined;
+    let guaranteed = false;
+    for (let q: Queue | undefined = leaf; q && !guaranteed; q = q.parent) guaranteed = q.guaranteed !== undefined;
+    if (!guaranteed) return undefined;
     this.preemptAttempts.set(leaf, attempts + 1);
     const snapshot = this.preemptionSnapshot(ask.blockedVictims);
     const result = decidePreemption(

@@ -32,6 +32,8 @@ export class Reservations {
   private readonly byAsk = new Map<string, Reservation>();
   /** Bumped whenever room may have appeared (a release, a node change, a configuration change). */
   epoch = 0;
+  /** The epoch at which every reservation was last tried without a result (the partition's reserved pass). */
+  allTried = -1;
 
   /**
    * @param delayMs how old an ask must be before it reserves a node

@@ -44,9 +44,29 @@ export function preemptionQueue(q: Queue): PreemptionQueue {
   };
 }
 
-/** An allocated ask as a possible victim. */
+/**
+ * An allocated ask as a possible victim. The view is kept on the ask (`Ask.victimView`) and reused while every field
+ * it copies is unchanged, so the node search does not build one per allocation per decision.
+ */
 export function preemptionAllocation(app: Application, ask: Ask, excluded?: ReadonlySet<string>): PreemptionAllocation {
-  return {
+  const preempted = ask.preempted === true || (excluded !== undefined && excluded.size > 0 && excluded.has(allocationId(app.id, ask.key)));
+  const v = ask.victimView;
+  if (
+    v !== undefined &&
+    v.nodeId === ask.node &&
+    v.resource === ask.resource &&
+    v.priority === ask.priority &&
+    v.preempted === preempted &&
+    v.queuePath === app.queue.path &&
+    v.applicationId === app.id &&
+    v.createTime === ask.createTime &&
+    v.allowPreemption === (ask.allowPreemptSelf !== false) &&
+    v.originator === (ask.originator === true) &&
+    v.placeholder === (ask.placeholder === true) &&
+    v.requiredNode === (ask.requiredNode !== undefined)
+  )
+    return v;
+  return (ask.victimView = {
     key: ask.key,
     applicationId: app.id,
     queuePath: app.queue.path,
@@ -58,8 +78,8 @@ export function preemptionAllocation(app: Application, ask: Ask, excluded?: Read
     originator: ask.originator === true,
     placeholder: ask.placeholder === true,
     requiredNode: ask.requiredNode !== undefined,
-    preempted: ask.preempted === true || (excluded?.has(allocationId(app.id, ask.key)) ?? false),
-  };
+    preempted,
+  });
 }
 
 /**
@@ -116,14 +136,25 @@ class LiveNode implements PreemptionNode {
   }
 }
 
-/** The snapshot over a partition's live state (nodes as `LiveNode`s, read lazily). */
+/**
+ * The snapshot over a partition's live state (nodes as `LiveNode`s, read lazily). A queue's view is built once per
+ * snapshot (the decision reads a queue many times, and the state does not change while it runs).
+ */
 export function coreSnapshot(src: CoreSnapshotSource): PreemptionSnapshot {
+  const queues = new Map<string, PreemptionQueue>();
+  const view = (q: Queue): PreemptionQueue => {
+    let v = queues.get(q.path);
+    if (!v) queues.set(q.path, (v = preemptionQueue(q)));
+    return v;
+  };
   return {
     queue: (path) => {
+      const cached = queues.get(path);
+      if (cached) return cached;
       const q = src.find(path);
-      return q && preemptionQueue(q);
+      return q && view(q);
     },
-    children: (path) => [...(src.find(path)?.children.values() ?? [])].map(preemptionQueue),
+    children: (path) => [...(src.find(path)?.children.values() ?? [])].map(view),
     *allocations(leafPath) {
       const q = src.find(leafPath);
       if (!q?.isLeaf) return;

@@ -214,6 +214,35 @@ function nodeUsable(node: PreemptionNode, ask: AskForVictims, now: number): { us
   return { usable: true, cancelled: cancelled ?? [] };
 }
 
+/** A node's proposal waiting for its batch, with the reservations cancelled to consider it. */
+interface Proposal {
+  readonly check: NodeCheck;
+  readonly cancelled: CancelledReservation[];
+}
+interface Best {
+  readonly choice: NodeChoice;
+  readonly score: number;
+}
+
+/** Batch order (upstream sorts the predicate checks): fewer victims needed first, then node id. */
+function byStartIndexThenNode(a: Proposal, b: Proposal): number {
+  return a.check.startIndex - b.check.startIndex || (a.check.nodeId < b.check.nodeId ? -1 : a.check.nodeId > b.check.nodeId ? 1 : 0);
+}
+
+/** One batch's checks in order; the best solution so far, improved by the batch (checkPreemptionPredicates). */
+function runBatch(batch: Proposal[], best: Best | undefined, askKey: string, predicate: PreemptionPredicate | undefined): Best | undefined {
+  batch.sort(byStartIndexThenNode);
+  for (const { check, cancelled } of batch) {
+    const answer = predicate
+      ? predicate({ askKey, nodeId: check.nodeId, victimKeys: check.victims.map((v) => v.key), startIndex: check.startIndex })
+      : { success: true, index: check.startIndex };
+    if (!answer.success || answer.index >= check.victims.length) continue;
+    const score = solutionScore(check.victims, answer.index);
+    if (!best || score < best.score) best = { choice: { check, index: answer.index, cancelledReservations: cancelled }, score };
+  }
+  return best;
+}
+
 /**
  * The bounded search for the node to preempt on.
  * @returns the chosen node with its victims, or undefined (preemption does not help); `examined` counts nodes read
@@ -224,30 +253,10 @@ export function chooseNode(
   victimQueues: VictimQueues,
   opts: NodeSearchOptions,
 ): { choice: NodeChoice | undefined; examined: number } {
-  let best: { choice: NodeChoice; score: number } | undefined;
-  let batch: { check: NodeCheck; cancelled: CancelledReservation[] }[] = [];
+  let best: Best | undefined;
+  let batch: Proposal[] = [];
   let examined = 0;
   const work = new WorkingSet(victimQueues.queues);
-  const runBatch = (): boolean => {
-    batch.sort(
-      (a, b) => a.check.startIndex - b.check.startIndex || (a.check.nodeId < b.check.nodeId ? -1 : a.check.nodeId > b.check.nodeId ? 1 : 0),
-    );
-    for (const { check, cancelled } of batch) {
-      const answer = opts.predicate
-        ? opts.predicate({
-            askKey: ask.key,
-            nodeId: check.nodeId,
-            victimKeys: check.victims.map((v) => v.key),
-            startIndex: check.startIndex,
-          })
-        : { success: true, index: check.startIndex };
-      if (!answer.success || answer.index >= check.victims.length) continue;
-      const score = solutionScore(check.victims, answer.index);
-      if (!best || score < best.score) best = { choice: { check, index: answer.index, cancelledReservations: cancelled }, score };
-    }
-    batch = [];
-    return best !== undefined && best.score < SCORE_FIT_MAX;
-  };
   for (const node of snapshot.nodes()) {
     if (examined >= opts.maxNodes) break;
     examined++;
@@ -269,8 +278,12 @@ export function chooseNode(
     });
     if (!found || (found.victims.length === 0 && opts.nodesTried)) continue;
     batch.push({ check: { nodeId: node.id, node, victims: found.victims, startIndex: found.startIndex }, cancelled });
-    if (batch.length >= opts.batchSize && runBatch()) return { choice: best!.choice, examined };
+    if (batch.length >= opts.batchSize) {
+      best = runBatch(batch, best, ask.key, opts.predicate);
+      batch = [];
+      if (best !== undefined && best.score < SCORE_FIT_MAX) return { choice: best.choice, examined };
+    }
   }
-  if (batch.length > 0) runBatch();
+  if (batch.length > 0) best = runBatch(batch, best, ask.key, opts.predicate);
   return { choice: best?.choice, examined };
 }

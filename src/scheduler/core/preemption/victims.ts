@@ -55,6 +55,48 @@ function effectiveMax(snapshot: PreemptionSnapshot, q: PreemptionQueue): Res | u
   return componentWiseMin(limit, q.max);
 }
 
+/** What the walk down from the fence reads and fills. */
+interface WalkDown {
+  readonly snapshot: PreemptionSnapshot;
+  readonly askPath: string;
+  /** The ask's priority at each queue of its own path. */
+  readonly priorityAt: ReadonlyMap<string, number>;
+  readonly queues: Map<string, QueueSnapshot>;
+  readonly leaves: Map<string, EligibleLeaf>;
+}
+
+/** Down from the fence: the ask's priority as each queue sees it; `fencedBy` once inside a priority fence. */
+function walkDown(w: WalkDown, q: PreemptionQueue, priority: number, fencedBy: string | undefined): void {
+  if (q.path === w.askPath) return;
+  if (q.isLeaf) {
+    if (q.preemptionPolicy === "disabled") return;
+    const created = !w.queues.has(q.path);
+    const s = snapshotQueue(w.snapshot, w.queues, q.path, w.askPath)!;
+    const remaining = s.remainingGuaranteed();
+    if (remaining !== undefined && strictlyGreaterThanOrEquals(remaining, {})) {
+      if (created) w.queues.delete(q.path);
+      return;
+    }
+    w.leaves.set(q.path, {
+      path: q.path,
+      priority: fencedBy !== undefined ? { kind: "fenced", fence: fencedBy } : { kind: "compare", priority },
+      queueRule: { rule: "victim-queue-over-guarantee", queue: q.path, guaranteed: q.guaranteed, allocated: q.allocated },
+    });
+    return;
+  }
+  for (const child of w.snapshot.children(q.path)) {
+    const onPath = w.priorityAt.get(child.path);
+    if (onPath !== undefined) {
+      walkDown(w, child, onPath, fencedBy);
+      continue;
+    }
+    const down = askPriorityDown(child, priority);
+    if (down.kind === "hidden") continue;
+    if (down.kind === "fenced") walkDown(w, child, priority, fencedBy ?? down.fence);
+    else walkDown(w, child, down.priority, fencedBy);
+  }
+}
+
 /**
  * The leaf queues that may give victims for the ask, with working copies of the queues involved.
  * @returns undefined when the ask's queue is unknown
@@ -84,38 +126,7 @@ export function findVictimQueues(snapshot: PreemptionSnapshot, ask: AskForVictim
   const askSnap = queues.get(ask.queuePath)!;
   for (let s: QueueSnapshot | undefined = askSnap; s?.parent; s = s.parent) s.askQueue = askSnap;
   const leaves = new Map<string, EligibleLeaf>();
-  // Down from the fence: the ask's priority as each queue sees it; `fencedBy` once inside a priority fence.
-  const walk = (q: PreemptionQueue, priority: number, fencedBy: string | undefined): void => {
-    if (q.path === ask.queuePath) return;
-    if (q.isLeaf) {
-      if (q.preemptionPolicy === "disabled") return;
-      const created = !queues.has(q.path);
-      const s = snapshotQueue(snapshot, queues, q.path, ask.queuePath)!;
-      const remaining = s.remainingGuaranteed();
-      if (remaining !== undefined && strictlyGreaterThanOrEquals(remaining, {})) {
-        if (created) queues.delete(q.path);
-        return;
-      }
-      leaves.set(q.path, {
-        path: q.path,
-        priority: fencedBy !== undefined ? { kind: "fenced", fence: fencedBy } : { kind: "compare", priority },
-        queueRule: { rule: "victim-queue-over-guarantee", queue: q.path, guaranteed: q.guaranteed, allocated: q.allocated },
-      });
-      return;
-    }
-    for (const child of snapshot.children(q.path)) {
-      const onPath = priorityAt.get(child.path);
-      if (onPath !== undefined) {
-        walk(child, onPath, fencedBy);
-        continue;
-      }
-      const down = askPriorityDown(child, priority);
-      if (down.kind === "hidden") continue;
-      if (down.kind === "fenced") walk(child, priority, fencedBy ?? down.fence);
-      else walk(child, down.priority, fencedBy);
-    }
-  };
-  walk(fence, priorityAt.get(fence.path)!, undefined);
+  walkDown({ snapshot, askPath: ask.queuePath, queues, priorityAt, leaves }, fence, priorityAt.get(fence.path)!, undefined);
   prune(queues, ask.queuePath, leaves);
   return { fence: fence.path, queues, leaves };
 }
@@ -123,11 +134,8 @@ export function findVictimQueues(snapshot: PreemptionSnapshot, ask: AskForVictim
 /** Keeps the ask's chain and the chains of eligible leaves (prunePreemptionSnapshots). */
 function prune(queues: Map<string, QueueSnapshot>, askPath: string, leaves: ReadonlyMap<string, EligibleLeaf>): void {
   const keep = new Set<string>();
-  const chain = (s: QueueSnapshot | undefined) => {
-    for (; s; s = s.parent) keep.add(s.path);
-  };
-  chain(queues.get(askPath));
-  for (const l of leaves.keys()) chain(queues.get(l));
+  for (let s = queues.get(askPath); s; s = s.parent) keep.add(s.path);
+  for (const l of leaves.keys()) for (let s = queues.get(l); s; s = s.parent) keep.add(s.path);
   for (const k of [...queues.keys()]) if (!keep.has(k)) queues.delete(k);
 }
 
