@@ -82,6 +82,8 @@ export function preemptionAllocation(app: Application, ask: Ask, excluded?: Read
   });
 }
 
+const NO_RESERVATIONS: readonly PreemptionReservation[] = Object.freeze([]);
+
 /**
  * A live node as preemption sees it. Its allocations and free resources are read when the search first asks for them:
  * a node the search passes over (reserved for another ask, too small) costs no more than its reservation check, so
@@ -116,7 +118,7 @@ class LiveNode implements PreemptionNode {
               triggeredPreemption: reserving.preemption !== undefined,
             },
           ]
-        : [];
+        : NO_RESERVATIONS;
   }
 
   get available(): Res {
@@ -126,10 +128,9 @@ class LiveNode implements PreemptionNode {
   get allocations(): readonly PreemptionAllocation[] {
     if (!this.allocs) {
       this.allocs = [];
-      for (const a of this.n.allocations.values()) {
-        const app = this.src.apps.get(a.appId);
-        const ask = app?.asks.get(a.key);
-        if (app && ask?.node) this.allocs.push(preemptionAllocation(app, ask, this.src.excluded));
+      for (const ask of this.n.allocations.values()) {
+        const app = this.src.apps.get(ask.appId);
+        if (app && ask.node) this.allocs.push(preemptionAllocation(app, ask, this.src.excluded));
       }
     }
     return this.allocs;
