@@ -104,6 +104,9 @@ export class QueueSnapshot {
  */
 export class WorkingSet {
   private readonly list: QueueSnapshot[];
+  /** Usages saved by the open trials, by depth (arrays reused from one trial to the next). */
+  private readonly saved: Res[][] = [];
+  private depth = 0;
 
   constructor(readonly queues: ReadonlyMap<string, QueueSnapshot>) {
     const all = new Set<QueueSnapshot>();
@@ -115,19 +118,22 @@ export class WorkingSet {
     return this.queues.get(path);
   }
 
-  /** Starts a trial; `end` with the returned usages ends it. */
-  begin(): Res[] {
-    const saved: Res[] = [];
-    for (const q of this.list) {
-      saved.push(q.allocated);
+  /** Starts a trial; `end` with the returned token ends it (trials nest). */
+  begin(): number {
+    const saved = (this.saved[this.depth] ??= []);
+    for (let i = 0; i < this.list.length; i++) {
+      const q = this.list[i]!;
+      saved[i] = q.allocated;
       q.allocated = { ...q.allocated };
     }
-    return saved;
+    return this.depth++;
   }
 
-  /** Ends the trial `begin` started: every usage is as it was before. */
-  end(saved: readonly Res[]): void {
+  /** Ends the trial `begin` started (and any trial begun within it): every usage is as it was before. */
+  end(token: number): void {
+    const saved = this.saved[token]!;
     for (let i = 0; i < this.list.length; i++) this.list[i]!.allocated = saved[i]!;
+    this.depth = token;
   }
 }
 

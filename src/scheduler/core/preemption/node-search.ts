@@ -188,14 +188,14 @@ export interface NodeChoice {
   readonly cancelledReservations: readonly CancelledReservation[];
 }
 
-const UNUSABLE: { usable: false; cancelled: CancelledReservation[] } = { usable: false, cancelled: [] };
+const NONE_CANCELLED: readonly CancelledReservation[] = Object.freeze([]);
 
 /**
- * Whether the node can be considered, and the reservations of lower-priority asks cancelled for that. Nothing is
- * allocated for a node that cannot be (the nodes reserved by earlier preemptions come first in the core's order).
+ * Whether the node can be considered: the reservations of lower-priority asks cancelled for that (none: an empty
+ * list), or undefined when it cannot be.
  */
-function nodeUsable(node: PreemptionNode, ask: AskForVictims, now: number): { usable: boolean; cancelled: CancelledReservation[] } {
-  if (!node.schedulable) return UNUSABLE;
+function nodeUsable(node: PreemptionNode, ask: AskForVictims, now: number): readonly CancelledReservation[] | undefined {
+  if (!node.schedulable) return undefined;
   let cancelled: CancelledReservation[] | undefined;
   const reservations = node.reservations;
   if (reservations && reservations.length > 0 && !reservations.some((r) => r.askKey === ask.key)) {
@@ -208,16 +208,16 @@ function nodeUsable(node: PreemptionNode, ask: AskForVictims, now: number): { us
         reservedByOther = false;
       }
     }
-    if (reservedByOther) return UNUSABLE;
+    if (reservedByOther) return undefined;
   }
-  if (!fitIn(node.capacity, ask.resource)) return UNUSABLE;
-  return { usable: true, cancelled: cancelled ?? [] };
+  if (!fitIn(node.capacity, ask.resource)) return undefined;
+  return cancelled ?? NONE_CANCELLED;
 }
 
 /** A node's proposal waiting for its batch, with the reservations cancelled to consider it. */
 interface Proposal {
   readonly check: NodeCheck;
-  readonly cancelled: CancelledReservation[];
+  readonly cancelled: readonly CancelledReservation[];
 }
 interface Best {
   readonly choice: NodeChoice;
@@ -260,8 +260,8 @@ export function chooseNode(
   for (const node of snapshot.nodes()) {
     if (examined >= opts.maxNodes) break;
     examined++;
-    const { usable, cancelled } = nodeUsable(node, ask, opts.now);
-    if (!usable) continue;
+    const cancelled = nodeUsable(node, ask, opts.now);
+    if (!cancelled) continue;
     const candidates: Candidate[] = [];
     for (const alloc of node.allocations) {
       const leaf = victimQueues.leaves.get(alloc.queuePath);
