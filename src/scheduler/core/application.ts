@@ -78,8 +78,11 @@ export interface Ask {
 export interface AllocationContext {
   /** Why an Accepted application may not start running now (maxapplications of queues, users, groups). */
   runHold(app: Application): HoldReason | undefined;
-  /** Why `ask` may not be allocated now whatever the node: user/group headroom, queue maxima, cluster size. */
-  askHold(app: Application, ask: Ask): HoldReason | undefined;
+  /**
+   * What holds `ask` now whatever the node — user/group headroom (`limit`), a queue max (`queueMax`), the cluster size
+   * (`clusterCapacity`) — or undefined. Only the kind (the partition's `holdReason` gives the details).
+   */
+  askHold(app: Application, ask: Ask): "limit" | "queueMax" | "clusterCapacity" | undefined;
   /** How a real ask of a task group uses the application's allocated placeholders (core/gang/replacement.ts). */
   replacement(app: Application, ask: Ask): Replacement;
   nodeOf(id: string): Node | undefined;
@@ -372,7 +375,7 @@ export class Application {
     const hold = ctx.askHold(this, ask);
     if (hold) {
       // a queue max or the cluster size: preemption may free queue quota (a user/group limit it never frees)
-      return hold.kind === "queueMax" || hold.kind === "clusterCapacity" ? ctx.tryPreemption(this, ask, now) : undefined;
+      return hold === "queueMax" || hold === "clusterCapacity" ? ctx.tryPreemption(this, ask, now) : undefined;
     }
     const node = ctx.pickNode(ask);
     if (node) return { kind: "allocate", app: this, ask, node, ...(releasePlaceholder ? { releasePlaceholder } : {}) };

@@ -18,7 +18,7 @@ import { type AllocationContext, Application, type Ask, type Decision, type Gang
 import { type Replacement, matchPlaceholder } from "./gang/replacement.js";
 import { checkGangSubmission } from "./gang/submission.js";
 import { placeholderTimeout, placeholderTimerMs } from "./gang/timeout.js";
-import { type HoldReason, clusterHold, queueMaxHold, queueRunHold } from "./hold-reason.js";
+import { type HoldReason, clusterHold, overClusterSize, queueMaxHold, queueOverMax, queueRunHold } from "./hold-reason.js";
 import { Node, allocationId } from "./node.js";
 import { NodeCollection, type NodeSortPolicy } from "./node-collection.js";
 import { parseResource } from "./quantity.js";
@@ -978,7 +978,14 @@ export class Partition {
     runHold: (app) => this.runHold(app),
     replacement: (app, ask) => this.replacement(app, ask),
     nodeOf: (id) => this.nodes.get(id),
-    askHold: (app, ask) => this.limitHold(app, ask.resource) ?? this.queueHold(app.queue, ask.resource),
+    askHold: (app, ask) =>
+      this.limits.headroom(app, ask.resource)
+        ? "limit"
+        : queueOverMax(app.queue, ask.resource)
+          ? "queueMax"
+          : overClusterSize(this.root, ask.resource)
+            ? "clusterCapacity"
+            : undefined,
     pickNode: (ask) => this.nodeSet.pick(ask),
     reservationNode: (ask, now) => this.reservations.choose(ask, this.nodeSet.inOrder(), now),
     tryPreemption: (app, ask, now) => this.tryPreemption(app, ask, now),
