@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type PreemptionAsk, decidePreemption } from "../../../src/scheduler/core/preemption/preemptor.js";
-import { QueueSnapshot } from "../../../src/scheduler/core/preemption/guarantee.js";
+import { QueueSnapshot, WorkingSet } from "../../../src/scheduler/core/preemption/guarantee.js";
 import { applicationPriority, priorityValueByPolicy, queuePriority } from "../../../src/scheduler/core/preemption/priority.js";
 import { allocationLogText } from "../../../src/scheduler/core/preemption/result.js";
 import {
@@ -657,6 +657,27 @@ describe("guarantee arithmetic (preemption_queue_test.go)", () => {
     });
     expect(parent.preemptable()).toEqual({ cpu: 2 });
     expect(leaf.preemptable()).toEqual({ cpu: 2, mem: 5 });
+  });
+
+  it("working set: trials start from the same usage; independent queues share no guaranteed queue with the ask's", () => {
+    const root = new QueueSnapshot({ path: "root", leaf: false, allocated: { cpu: 10 } });
+    const p = new QueueSnapshot({ path: "root.p", parent: root, leaf: false, allocated: { cpu: 8 }, guaranteed: { cpu: 6 } });
+    const a = new QueueSnapshot({ path: "root.p.a", parent: p, leaf: true, allocated: {} });
+    const b = new QueueSnapshot({ path: "root.p.b", parent: p, leaf: true, allocated: { cpu: 8 } });
+    const c = new QueueSnapshot({ path: "root.c", parent: root, leaf: true, allocated: { cpu: 2 } });
+    const work = new WorkingSet(new Map([a, b, c].map((q) => [q.path, q])));
+    const outer = work.begin();
+    b.removeAllocation({ cpu: 3 });
+    const inner = work.begin();
+    a.addAllocation({ cpu: 1 });
+    expect(root.allocated).toEqual({ cpu: 8 });
+    work.end(inner);
+    expect([root.allocated, p.allocated, a.allocated, b.allocated]).toEqual([{ cpu: 7 }, { cpu: 5 }, {}, { cpu: 5 }]);
+    work.end(outer);
+    expect([root.allocated, p.allocated, a.allocated, b.allocated]).toEqual([{ cpu: 10 }, { cpu: 8 }, {}, { cpu: 8 }]);
+    // b shares root.p (guaranteed) with the ask's queue a; c shares only root (no guarantee)
+    expect([...work.independentOf(a)].sort()).toEqual(["root.c"]);
+    expect([...work.independentOf(c)].sort()).toEqual(["root.c", "root.p.a", "root.p.b"]);
   });
 
   it("preemptable resource never has a negative type, whatever the usage (the victim check relies on it)", () => {

@@ -118,6 +118,22 @@ export class WorkingSet {
     return this.queues.get(path);
   }
 
+  /**
+   * Paths of the queues whose guarantee checks the ask's queue taking room cannot change: no queue they share with
+   * the ask queue's path (root included) has a guarantee, so the ask queue's usage reaches none of their checks.
+   */
+  independentOf(askQueue: QueueSnapshot): Set<string> {
+    const askChain = new Set<QueueSnapshot>();
+    for (let s: QueueSnapshot | undefined = askQueue; s; s = s.parent) askChain.add(s);
+    const out = new Set<string>();
+    for (const q of this.queues.values()) {
+      let shared = false;
+      for (let s: QueueSnapshot | undefined = q; s && !shared; s = s.parent) shared = askChain.has(s) && !isEmpty(s.guaranteed);
+      if (!shared) out.add(q.path);
+    }
+    return out;
+  }
+
   /** Starts a trial; `end` with the returned token ends it (trials nest). */
   begin(): number {
     const saved = (this.saved[this.depth] ??= []);

@@ -79,6 +79,8 @@ export interface NodeVictimsInput {
   readonly work: WorkingSet;
   /** Compute the whole ordered list (a resource-manager check may look past the index). */
   readonly full: boolean;
+  /** Queues whose guarantee checks the ask queue's usage cannot change (`WorkingSet.independentOf`). */
+  readonly independent?: ReadonlySet<string>;
 }
 
 /**
@@ -121,15 +123,26 @@ function shortfallChanges(ask: Readonly<Res>, available: Readonly<Res>, r: Reado
  * @returns undefined when the node cannot be made to fit; `{startIndex: -1, victims: []}` when the ask fits as is
  */
 export function victimsOnNode(o: NodeVictimsInput): { startIndex: number; victims: Candidate[] } | undefined {
-  const { ask, askPath, available, work, full } = o;
+  const { ask, askPath, available, work, full, independent } = o;
   if (fitIn(available, ask)) return { startIndex: -1, victims: [] };
-  const ordered = orderOnNode(o);
-  if (ordered.length === 0) return undefined;
+  const { head, tail } = orderOnNode(o);
+  if (head.length + tail.length === 0) return undefined;
+  if (!full && independent && head.every((c) => independent.has(c.queuePath))) {
+    // Pass two would accept every victim of the head: each meets the same usage of its queues as in pass one (the
+    // victims before it removed, those of the tail put back), and the ask queue's usage, the only other difference,
+    // reaches none of its checks. Only where the ask fits is left to find; when it does not, the full pass decides.
+    const nodeAvailable: Res = { ...available };
+    for (let i = 0; i < head.length; i++) {
+      const r = head[i]!.resource;
+      for (const k in r) nodeAvailable[k] = (nodeAvailable[k] ?? 0) + r[k]!;
+      if (fitIn(nodeAvailable, ask)) return { startIndex: i, victims: head.slice(0, i + 1) };
+    }
+  }
   const saved = work.begin();
   const nodeAvailable: Res = { ...available };
   const victims: Candidate[] = [];
   let index = -1;
-  for (const c of ordered) {
+  for (const c of head.concat(tail)) {
     if (!removeVictim(work, c, ask, askPath)) continue;
     const r = c.resource;
     for (const k in r) nodeAvailable[k] = (nodeAvailable[k] ?? 0) + r[k]!;
@@ -142,10 +155,10 @@ export function victimsOnNode(o: NodeVictimsInput): { startIndex: number; victim
   return { startIndex: index, victims };
 }
 
-/** Pass one of calculateVictimsByNode: candidates that shrink the shortfall, then the others. */
-function orderOnNode({ ask, askPath, available, candidates, work, full }: NodeVictimsInput): Candidate[] {
+/** Pass one of calculateVictimsByNode: candidates that shrink the shortfall (head), then the others (tail). */
+function orderOnNode({ ask, askPath, available, candidates, work, full }: NodeVictimsInput): { head: Candidate[]; tail: Candidate[] } {
   const askQueue = work.get(askPath);
-  if (!askQueue) return [];
+  if (!askQueue) return { head: [], tail: [] };
   const saved = work.begin();
   const nodeAvailable: Res = { ...available };
   let gone = noShortfall(ask, nodeAvailable);
@@ -168,7 +181,7 @@ function orderOnNode({ ask, askPath, available, candidates, work, full }: NodeVi
     }
   }
   work.end(saved);
-  return head.concat(tail);
+  return { head, tail };
 }
 
 export interface NodeSearchOptions {
@@ -257,6 +270,8 @@ export function chooseNode(
   let batch: Proposal[] = [];
   let examined = 0;
   const work = new WorkingSet(victimQueues.queues);
+  const askQueue = work.get(ask.queuePath);
+  const independent = askQueue && work.independentOf(askQueue);
   for (const node of snapshot.nodes()) {
     if (examined >= opts.maxNodes) break;
     examined++;
@@ -275,6 +290,7 @@ export function chooseNode(
       candidates,
       work,
       full: opts.predicate !== undefined,
+      independent,
     });
     if (!found || (found.victims.length === 0 && opts.nodesTried)) continue;
     batch.push({ check: { nodeId: node.id, node, victims: found.victims, startIndex: found.startIndex }, cancelled });
