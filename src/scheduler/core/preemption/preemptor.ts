@@ -19,7 +19,7 @@ import type { Res } from "../resources.js";
 import { equalsOrEmpty, fitIn, fitInActual, strictlyGreaterThanOnlyExisting } from "./arith.js";
 import { WorkingSet, askQueueTakes, isAskQueueUnderGuaranteed, removeVictim } from "./guarantee.js";
 import { type Candidate, type PreemptionPredicate, chooseNode } from "./node-search.js";
-import { type Helps, type NoPreemptionReason, type PreemptionResult, type PreemptorRef, type Victim, victimAllocation } from "./result.js";
+import { type Helps, type NoPreemptionReason, type PreemptionResult, type PreemptorRef, type Victim, victimOf } from "./result.js";
 import type { PreemptionSnapshot } from "./snapshot.js";
 import { type AskForVictims, type VictimQueues, candidateRule, compareVictims, findVictimQueues, isCandidate } from "./victims.js";
 
@@ -197,10 +197,11 @@ export function decidePreemption(snapshot: PreemptionSnapshot, ask: PreemptionAs
   if (chosen.length === 0) return none(ref, { reason: "does-not-help", nodesExamined: examined });
   if (strictlyGreaterThanOnlyExisting(ask.resource, total)) return none(ref, { reason: "shortfall", nodeId: node.id, victimsTotal: total });
   const helps: Helps = fitsAsIs ? { rule: "frees-queue-quota", fence: vq.fence } : { rule: "frees-node", nodeId: node.id };
-  const victims: Victim[] = chosen.map((c) => {
+  const victims: Victim[] = [];
+  for (const c of chosen) {
     const leaf = vq.leaves.get(c.queuePath)!;
-    return { ...victimAllocation(c), queueRule: leaf.queueRule, priorityRule: candidateRule(c, ask, leaf)!, helps };
-  });
+    victims.push(victimOf(c, { queueRule: leaf.queueRule, priorityRule: candidateRule(c, ask, leaf)!, helps }));
+  }
   return {
     outcome: "preempting",
     ask: ref,
