@@ -12,7 +12,7 @@
  */
 import type { Res } from "../resources.js";
 import { fitIn } from "./arith.js";
-import { WorkingSet, askQueueTakes, removeVictim } from "./guarantee.js";
+import { type WorkingSet, askQueueTakes, removeVictim } from "./guarantee.js";
 import type { CancelledReservation } from "./result.js";
 import type { PreemptionAllocation, PreemptionNode, PreemptionSnapshot } from "./snapshot.js";
 import { type AskForVictims, type VictimQueues, compareVictims, isCandidate } from "./victims.js";
@@ -269,7 +269,7 @@ export function chooseNode(
   let best: Best | undefined;
   let batch: Proposal[] = [];
   let examined = 0;
-  const work = new WorkingSet(victimQueues.queues);
+  const work = victimQueues.work;
   const askQueue = work.get(ask.queuePath);
   const independent = askQueue && work.independentOf(askQueue);
   for (const node of snapshot.nodes()) {

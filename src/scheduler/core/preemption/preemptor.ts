@@ -17,7 +17,7 @@
 import { DEFAULT_PREEMPTION_DELAY_MS } from "../queue-properties.js";
 import type { Res } from "../resources.js";
 import { equalsOrEmpty, fitIn, fitInActual, strictlyGreaterThanOnlyExisting } from "./arith.js";
-import { WorkingSet, askQueueTakes, isAskQueueUnderGuaranteed, removeVictim } from "./guarantee.js";
+import { askQueueTakes, isAskQueueUnderGuaranteed, removeVictim } from "./guarantee.js";
 import { type Candidate, type PreemptionPredicate, chooseNode } from "./node-search.js";
 import { type Helps, type NoPreemptionReason, type PreemptionResult, type PreemptorRef, type Victim, victimOf } from "./result.js";
 import type { PreemptionSnapshot } from "./snapshot.js";
@@ -84,7 +84,7 @@ function* allCandidates(snapshot: PreemptionSnapshot, ask: AskForVictims, vq: Vi
  * (checkPreemptionQueueGuarantees); stops at the first victim that does.
  */
 export function queueGuaranteesAllow(snapshot: PreemptionSnapshot, ask: AskForVictims, vq: VictimQueues): boolean {
-  const work = new WorkingSet(vq.queues);
+  const work = vq.work;
   const askQueue = work.get(ask.queuePath);
   if (!askQueue) return false;
   const before = askQueue.remainingGuaranteed();
@@ -114,7 +114,7 @@ function additionalVictims(
   nodeVictims: readonly Candidate[],
   all: boolean,
 ): { victims: Candidate[]; ok: boolean } {
-  const work = new WorkingSet(vq.queues);
+  const work = vq.work;
   const saved = work.begin();
   try {
     const askQueue = work.get(ask.queuePath)!;

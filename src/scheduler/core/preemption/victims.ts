@@ -17,7 +17,7 @@ import {
   strictlyGreaterThanOrEqualsOnlyExisting,
   strictlyGreaterThanZero,
 } from "./arith.js";
-import { type QueueSnapshot, snapshotQueue } from "./guarantee.js";
+import { type QueueSnapshot, WorkingSet, snapshotQueue } from "./guarantee.js";
 import { type PriorityDown, askPriorityDown, askPriorityUp } from "./priority.js";
 import type { PriorityAllowance, QueueOverGuarantee } from "./result.js";
 import type { PreemptionAllocation, PreemptionQueue, PreemptionSnapshot } from "./snapshot.js";
@@ -43,6 +43,8 @@ export interface VictimQueues {
   readonly fence: string;
   /** Working copies: the ask's queue and its parents, every eligible leaf and its parents. */
   readonly queues: Map<string, QueueSnapshot>;
+  /** The same copies for what-if trials (one per decision). */
+  readonly work: WorkingSet;
   readonly leaves: Map<string, EligibleLeaf>;
 }
 
@@ -128,7 +130,7 @@ export function findVictimQueues(snapshot: PreemptionSnapshot, ask: AskForVictim
   const leaves = new Map<string, EligibleLeaf>();
   walkDown({ snapshot, askPath: ask.queuePath, queues, priorityAt, leaves }, fence, priorityAt.get(fence.path)!, undefined);
   prune(queues, ask.queuePath, leaves);
-  return { fence: fence.path, queues, leaves };
+  return { fence: fence.path, queues, leaves, work: new WorkingSet(queues) };
 }
 
 /** Keeps the ask's chain and the chains of eligible leaves (prunePreemptionSnapshots). */
