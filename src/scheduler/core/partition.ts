@@ -1135,13 +1135,7 @@ export class Partition {
 
   /** The preemption snapshot over the live state; `excluded` allocation ids are never chosen. */
   private preemptionSnapshot(excluded: ReadonlySet<string> | undefined) {
-    return coreSnapshot({
-      root: this.root,
-      find: (p) => this.find(p),
-      apps: this.apps,
-      nodesInOrder: () => this.nodesInOrder(),
-      excluded,
-    });
+    return coreSnapshot(this, excluded);
   }
 
   /**

@@ -10,9 +10,8 @@ import type { Queue } from "../queue.js";
 import type { Res } from "../resources.js";
 import type { PreemptionAllocation, PreemptionNode, PreemptionQueue, PreemptionReservation, PreemptionSnapshot } from "./snapshot.js";
 
-/** What the adapter reads from the partition. */
+/** What the adapter reads from the partition (the partition itself). */
 export interface CoreSnapshotSource {
-  readonly root: Queue;
   find(path: string): Queue | undefined;
   readonly apps: ReadonlyMap<string, Application>;
   /**
@@ -21,8 +20,6 @@ export interface CoreSnapshotSource {
    * the search could only pass over them.
    */
   nodesInOrder(): Iterable<Node>;
-  /** Allocation ids (`appId/key`) never to be chosen (victims whose eviction was refused for this ask). */
-  readonly excluded?: ReadonlySet<string>;
 }
 
 /** A live queue as preemption sees it. Root's max is the cluster size (the partition keeps it there). */
@@ -100,6 +97,7 @@ class LiveNode implements PreemptionNode {
   constructor(
     private readonly n: Node,
     private readonly src: CoreSnapshotSource,
+    private readonly excluded: ReadonlySet<string> | undefined,
   ) {
     this.id = n.id;
     this.capacity = n.capacity;
@@ -130,7 +128,7 @@ class LiveNode implements PreemptionNode {
       this.allocs = [];
       for (const ask of this.n.allocations.values()) {
         const app = this.src.apps.get(ask.appId);
-        if (app && ask.node) this.allocs.push(preemptionAllocation(app, ask, this.src.excluded));
+        if (app && ask.node) this.allocs.push(preemptionAllocation(app, ask, this.excluded));
       }
     }
     return this.allocs;
@@ -138,32 +136,50 @@ class LiveNode implements PreemptionNode {
 }
 
 /**
- * The snapshot over a partition's live state (nodes as `LiveNode`s, read lazily). A queue's view is built once per
+ * The snapshot over a partition's live state (nodes as `LiveNode`s, read lazily); `excluded` allocation ids
+ * (`appId/key`) are never chosen (victims whose eviction was refused for this ask). A queue's view is built once per
  * snapshot (the decision reads a queue many times, and the state does not change while it runs).
  */
-export function coreSnapshot(src: CoreSnapshotSource): PreemptionSnapshot {
-  const queues = new Map<string, PreemptionQueue>();
-  const view = (q: Queue): PreemptionQueue => {
-    let v = queues.get(q.path);
-    if (!v) queues.set(q.path, (v = preemptionQueue(q)));
+class CoreSnapshot implements PreemptionSnapshot {
+  private readonly views = new Map<string, PreemptionQueue>();
+
+  constructor(
+    private readonly src: CoreSnapshotSource,
+    private readonly excluded: ReadonlySet<string> | undefined,
+  ) {}
+
+  private view(q: Queue): PreemptionQueue {
+    let v = this.views.get(q.path);
+    if (!v) this.views.set(q.path, (v = preemptionQueue(q)));
     return v;
-  };
-  return {
-    queue: (path) => {
-      const cached = queues.get(path);
-      if (cached) return cached;
-      const q = src.find(path);
-      return q && view(q);
-    },
-    children: (path) => [...(src.find(path)?.children.values() ?? [])].map(view),
-    *allocations(leafPath) {
-      const q = src.find(leafPath);
-      if (!q?.isLeaf) return;
-      for (const app of q.apps.values())
-        for (const ask of app.asks.values()) if (ask.node) yield preemptionAllocation(app, ask, src.excluded);
-    },
-    *nodes() {
-      for (const n of src.nodesInOrder()) yield new LiveNode(n, src);
-    },
-  };
+  }
+
+  queue(path: string): PreemptionQueue | undefined {
+    const cached = this.views.get(path);
+    if (cached) return cached;
+    const q = this.src.find(path);
+    return q && this.view(q);
+  }
+
+  children(path: string): PreemptionQueue[] {
+    const out: PreemptionQueue[] = [];
+    for (const c of this.src.find(path)?.children.values() ?? []) out.push(this.view(c));
+    return out;
+  }
+
+  *allocations(leafPath: string): Generator<PreemptionAllocation> {
+    const q = this.src.find(leafPath);
+    if (!q?.isLeaf) return;
+    for (const app of q.apps.values())
+      for (const ask of app.asks.values()) if (ask.node) yield preemptionAllocation(app, ask, this.excluded);
+  }
+
+  *nodes(): Generator<PreemptionNode> {
+    for (const n of this.src.nodesInOrder()) yield new LiveNode(n, this.src, this.excluded);
+  }
+}
+
+/** The preemption snapshot over a partition (see `CoreSnapshot`). */
+export function coreSnapshot(src: CoreSnapshotSource, excluded?: ReadonlySet<string>): PreemptionSnapshot {
+  return new CoreSnapshot(src, excluded);
 }
