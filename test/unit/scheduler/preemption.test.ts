@@ -15,7 +15,7 @@ import {
   type QueueSpec,
   clusterSnapshot,
 } from "../../../src/scheduler/core/preemption/snapshot.js";
-import { compareVictims } from "../../../src/scheduler/core/preemption/victims.js";
+import { compareVictims, sortVictims } from "../../../src/scheduler/core/preemption/victims.js";
 import type { Res } from "../../../src/scheduler/core/resources.js";
 
 const NOW = 1_000_000_000;
@@ -493,6 +493,31 @@ describe("ask-triggered preemption", () => {
         .sort(compareVictims)
         .map((a) => a.key);
       expect(sorted).toEqual(["young", "old-small", "same-age-big", "prio5", "optout", "driver"]);
+    });
+
+    it("sortVictims orders exactly as the built-in sort, also allocations the order cannot rank (incomparable sizes)", () => {
+      const base = alloc("x", "b", "root.b", "n1", { cpu: 1 });
+      const one = fc.record({
+        key: fc.constantFrom("a", "b", "c"),
+        originator: fc.boolean(),
+        allowPreemption: fc.boolean(),
+        priority: fc.constantFrom(0, 1),
+        createTime: fc.constantFrom(NOW - MIN, NOW),
+        cpu: fc.integer({ min: 0, max: 3 }),
+        mem: fc.integer({ min: 0, max: 3 }),
+      });
+      fc.assert(
+        fc.property(fc.array(one, { maxLength: 12 }), fc.constantFrom("as is", "sorted", "reversed"), (raw, arrangement) => {
+          let list = raw.map((r, i) => ({ ...base, ...r, applicationId: `app${i}`, resource: { cpu: r.cpu, mem: r.mem } }));
+          if (arrangement !== "as is") list = [...list].sort(compareVictims);
+          if (arrangement === "reversed") list.reverse();
+          const expected = [...list].sort(compareVictims);
+          const got = [...list];
+          sortVictims(got);
+          expect(got).toEqual(expected);
+        }),
+        { numRuns: 3000 },
+      );
     });
 
     it("victims are on one node; fewer victims win; on the node the smaller goes first (TestTryPreemption_VictimsAvailableOnDifferentNodes)", () => {

@@ -15,7 +15,7 @@ import { fitIn } from "./arith.js";
 import { type WorkingSet, askQueueTakes, removeVictim } from "./guarantee.js";
 import type { CancelledReservation } from "./result.js";
 import type { PreemptionAllocation, PreemptionNode, PreemptionSnapshot } from "./snapshot.js";
-import { type AskForVictims, type VictimQueues, compareVictims, isCandidate } from "./victims.js";
+import { type AskForVictims, type VictimQueues, isCandidate, sortVictims } from "./victims.js";
 
 /** A possible victim (its priority rule is worked out for the victims chosen, victims.ts `candidateRule`). */
 export type Candidate = PreemptionAllocation;
@@ -282,7 +282,7 @@ export function chooseNode(
       const leaf = victimQueues.leaves.get(alloc.queuePath);
       if (leaf && isCandidate(alloc, ask, leaf)) candidates.push(alloc);
     }
-    candidates.sort(compareVictims);
+    sortVictims(candidates);
     const found = victimsOnNode({
       ask: ask.resource,
       askPath: ask.queuePath,

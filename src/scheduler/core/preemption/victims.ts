@@ -162,6 +162,25 @@ export function candidateRule(alloc: PreemptionAllocation, ask: AskForVictims, l
   return { rule: "priority-lower-or-equal", victimPriority: alloc.priority, askPriority: leaf.priority.priority };
 }
 
+/**
+ * Sorts `list` in victim order (`compareVictims`), in place. A node's pods usually come in the order they were placed,
+ * already in victim order or exactly against it: one pass finds that and keeps or reverses the list, as the built-in
+ * sort's first pass does (it takes a list that is one non-descending run as it is, and reverses one strictly descending
+ * run); any other list goes to the built-in sort. The result is the built-in sort's in every case.
+ */
+export function sortVictims(list: PreemptionAllocation[]): void {
+  if (list.length < 2) return;
+  const descending = compareVictims(list[1]!, list[0]!) < 0;
+  for (let i = 2; i < list.length; i++) {
+    const order = compareVictims(list[i]!, list[i - 1]!);
+    if (descending ? order >= 0 : order < 0) {
+      list.sort(compareVictims);
+      return;
+    }
+  }
+  if (descending) list.reverse();
+}
+
 /** 1 ordinary, 2 opted out (`allow-preemption: "false"`), 3 originator. */
 function kind(a: PreemptionAllocation): number {
   return a.originator ? 3 : a.allowPreemption ? 1 : 2;
