@@ -83,8 +83,7 @@ const NO_RESERVATIONS: readonly PreemptionReservation[] = Object.freeze([]);
 
 /**
  * A live node as preemption sees it. Its allocations and free resources are read when the search first asks for them:
- * a node the search passes over (reserved for another ask, too small) costs no more than its reservation check, so
- * the nodes reserved by earlier preemptions, which come first in the node order, are skipped cheaply.
+ * a node the search passes over (reserved for another ask, too small) costs no more than its reservation check.
  */
 class LiveNode implements PreemptionNode {
   readonly id: string;
