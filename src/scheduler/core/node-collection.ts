@@ -95,9 +95,13 @@ export class NodeCollection {
     return this.index;
   }
 
-  /** Schedulable nodes in allocation order (without the nodes reserved for preemption, see `reindex`). */
+  /**
+   * Schedulable nodes in allocation order (without the nodes reserved for preemption, see `reindex`), read lazily one
+   * key above the other (O(log n) a node) with no object made per node; a change to the index meanwhile does not end
+   * the walk, which goes on from the next key above the last node read.
+   */
   inOrder(): Iterable<Node> {
-    return this.ordered().values();
+    return new InOrder(this.ordered());
   }
 
   /** The first node in allocation order with room for the ask that passes its predicate (reserved nodes excepted). */
@@ -115,5 +119,32 @@ export class NodeCollection {
   fitsSome(r: Res): boolean {
     for (const n of this.byId.values()) if (fitsIn(n.capacity, r)) return true;
     return false;
+  }
+}
+
+/** `NodeCollection.inOrder`: an iterable walk of the index by `nextHigherPair`, one entry pair and result reused. */
+class InOrder implements Iterable<Node>, Iterator<Node> {
+  private readonly pair = [undefined, undefined] as unknown as [NodeOrder, Node];
+  private last: NodeOrder | undefined;
+  private started = false;
+  private readonly result: IteratorResult<Node> = { done: false, value: undefined as unknown as Node };
+
+  constructor(private readonly tree: BTree<NodeOrder, Node>) {}
+
+  [Symbol.iterator](): Iterator<Node> {
+    return this.started ? new InOrder(this.tree) : ((this.started = true), this);
+  }
+
+  next(): IteratorResult<Node> {
+    const p = this.tree.nextHigherPair(this.last, this.pair);
+    const r = this.result as { done: boolean; value: Node | undefined };
+    if (!p) {
+      r.done = true;
+      r.value = undefined;
+    } else {
+      this.last = p[0];
+      r.value = p[1];
+    }
+    return this.result;
   }
 }

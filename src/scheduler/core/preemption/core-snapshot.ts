@@ -124,13 +124,44 @@ class LiveNode implements PreemptionNode {
 
   get allocations(): readonly PreemptionAllocation[] {
     if (!this.allocs) {
-      this.allocs = [];
+      // sized once (no growth of an empty array pushed to), trimmed when an allocation was skipped
+      const out: PreemptionAllocation[] = new Array<PreemptionAllocation>(this.n.allocations.size);
+      let i = 0;
       for (const ask of this.n.allocations.values()) {
         const app = this.src.apps.get(ask.appId);
-        if (app && ask.node) this.allocs.push(preemptionAllocation(app, ask, this.excluded));
+        if (app && ask.node) out[i++] = preemptionAllocation(app, ask, this.excluded);
       }
+      if (i < out.length) out.length = i;
+      this.allocs = out;
     }
     return this.allocs;
+  }
+}
+
+/** `CoreSnapshot.nodes`: the partition's nodes in order as `LiveNode`s, one iterator result reused. */
+class LiveNodes implements Iterable<PreemptionNode>, Iterator<PreemptionNode> {
+  private readonly result: IteratorResult<PreemptionNode> = { done: false, value: undefined as unknown as PreemptionNode };
+  private readonly nodes: Iterator<Node>;
+
+  constructor(
+    private readonly src: CoreSnapshotSource,
+    private readonly excluded: ReadonlySet<string> | undefined,
+  ) {
+    this.nodes = src.nodesInOrder()[Symbol.iterator]();
+  }
+
+  [Symbol.iterator](): Iterator<PreemptionNode> {
+    return this;
+  }
+
+  next(): IteratorResult<PreemptionNode> {
+    const n = this.nodes.next();
+    const r = this.result as { done: boolean; value: PreemptionNode | undefined };
+    if (n.done) {
+      r.done = true;
+      r.value = undefined;
+    } else r.value = new LiveNode(n.value, this.src, this.excluded);
+    return this.result;
   }
 }
 
@@ -173,8 +204,8 @@ class CoreSnapshot implements PreemptionSnapshot {
       for (const ask of app.asks.values()) if (ask.node) yield preemptionAllocation(app, ask, this.excluded);
   }
 
-  *nodes(): Generator<PreemptionNode> {
-    for (const n of this.src.nodesInOrder()) yield new LiveNode(n, this.src, this.excluded);
+  nodes(): Iterable<PreemptionNode> {
+    return new LiveNodes(this.src, this.excluded);
   }
 }
 

@@ -106,6 +106,12 @@ export class WorkingSet {
   private readonly list: QueueSnapshot[];
   /** Usages saved by the open trials, by depth (arrays reused from one trial to the next). */
   private readonly saved: Res[][] = [];
+  /**
+   * By depth, the working copies a trial ended with, and the usages they were copied from: the next trial at that
+   * depth from the same usages refills a copy instead of making one, when the copy has no type its usage lacks.
+   */
+  private readonly spares: Res[][] = [];
+  private readonly spareOf: Res[][] = [];
   private depth = 0;
 
   constructor(readonly queues: ReadonlyMap<string, QueueSnapshot>) {
@@ -137,10 +143,14 @@ export class WorkingSet {
   /** Starts a trial; `end` with the returned token ends it (trials nest). */
   begin(): number {
     const saved = (this.saved[this.depth] ??= []);
+    const spares = this.spares[this.depth];
+    const spareOf = this.spareOf[this.depth];
     for (let i = 0; i < this.list.length; i++) {
       const q = this.list[i]!;
-      saved[i] = q.allocated;
-      q.allocated = { ...q.allocated };
+      const usage = q.allocated;
+      saved[i] = usage;
+      const spare = spares?.[i];
+      q.allocated = spare !== undefined && spareOf![i] === usage && refill(spare, usage) ? spare : { ...usage };
     }
     return this.depth++;
   }
@@ -148,9 +158,32 @@ export class WorkingSet {
   /** Ends the trial `begin` started (and any trial begun within it): every usage is as it was before. */
   end(token: number): void {
     const saved = this.saved[token]!;
-    for (let i = 0; i < this.list.length; i++) this.list[i]!.allocated = saved[i]!;
+    const spares = (this.spares[token] ??= []);
+    const spareOf = (this.spareOf[token] ??= []);
+    for (let i = 0; i < this.list.length; i++) {
+      const q = this.list[i]!;
+      spares[i] = q.allocated;
+      spareOf[i] = saved[i]!;
+      q.allocated = saved[i]!;
+    }
+    // copies of trials begun within it and not ended are among these spares: none is kept twice
+    this.spares.length = this.spareOf.length = token + 1;
     this.depth = token;
   }
+}
+
+/**
+ * Sets `copy` to the values of `usage`, which it was copied from (so it has every type of `usage`, in the same order,
+ * and perhaps types added since): false, `copy` unusable, when it has a type `usage` lacks.
+ */
+function refill(copy: Res, usage: Readonly<Res>): boolean {
+  let n = 0;
+  for (const k in usage) {
+    copy[k] = usage[k]!;
+    n++;
+  }
+  for (const _ in copy) if (--n < 0) return false;
+  return true;
 }
 
 /** The snapshot of `path` and its parents in `cache` (createPreemptionSnapshot). */

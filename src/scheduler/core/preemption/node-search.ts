@@ -81,6 +81,20 @@ export interface NodeVictimsInput {
   readonly full: boolean;
   /** Queues whose guarantee checks the ask queue's usage cannot change (`WorkingSet.independentOf`). */
   readonly independent?: ReadonlySet<string>;
+  /** Lists reused from one node to the next within a decision (`NodeScratch`); default: new lists. */
+  readonly scratch?: NodeScratch;
+}
+
+/**
+ * Working lists of the node search, reused for every node of one decision so a node read makes no new lists; what a
+ * node search returns never shares them.
+ */
+export class NodeScratch {
+  /** The node's candidates (chooseNode). */
+  readonly candidates: Candidate[] = [];
+  /** Pass one's order (orderOnNode): the candidates that shrink the shortfall, then the others. */
+  readonly head: Candidate[] = [];
+  readonly tail: Candidate[] = [];
 }
 
 /**
@@ -125,47 +139,66 @@ function shortfallChanges(ask: Readonly<Res>, available: Readonly<Res>, r: Reado
 export function victimsOnNode(o: NodeVictimsInput): { startIndex: number; victims: Candidate[] } | undefined {
   const { ask, askPath, available, work, full, independent } = o;
   if (fitIn(available, ask)) return { startIndex: -1, victims: [] };
-  const { head, tail } = orderOnNode(o);
-  if (head.length + tail.length === 0) return undefined;
-  if (!full && independent && head.every((c) => independent.has(c.queuePath))) {
-    // Pass two would accept every victim of the head: each meets the same usage of its queues as in pass one (the
-    // victims before it removed, those of the tail put back), and the ask queue's usage, the only other difference,
-    // reaches none of its checks. Only where the ask fits is left to find; when it does not, the full pass decides.
-    const nodeAvailable: Res = { ...available };
-    for (let i = 0; i < head.length; i++) {
-      const r = head[i]!.resource;
-      for (const k in r) nodeAvailable[k] = (nodeAvailable[k] ?? 0) + r[k]!;
-      if (fitIn(nodeAvailable, ask)) return { startIndex: i, victims: head.slice(0, i + 1) };
+  const head = o.scratch?.head ?? [];
+  const tail = o.scratch?.tail ?? [];
+  try {
+    orderOnNode(o, head, tail);
+    if (head.length + tail.length === 0) return undefined;
+    if (!full && independent && allIn(head, independent)) {
+      // Pass two would accept every victim of the head: each meets the same usage of its queues as in pass one (the
+      // victims before it removed, those of the tail put back), and the ask queue's usage, the only other difference,
+      // reaches none of its checks. Only where the ask fits is left to find; when it does not, the full pass decides.
+      const nodeAvailable: Res = { ...available };
+      for (let i = 0; i < head.length; i++) {
+        const r = head[i]!.resource;
+        for (const k in r) nodeAvailable[k] = (nodeAvailable[k] ?? 0) + r[k]!;
+        if (fitIn(nodeAvailable, ask)) return { startIndex: i, victims: head.slice(0, i + 1) };
+      }
     }
+    const saved = work.begin();
+    const nodeAvailable: Res = { ...available };
+    const victims: Candidate[] = [];
+    let index = -1;
+    for (let i = 0, n = head.length + tail.length; i < n; i++) {
+      const c = i < head.length ? head[i]! : tail[i - head.length]!;
+      if (!removeVictim(work, c, ask, askPath)) continue;
+      const r = c.resource;
+      for (const k in r) nodeAvailable[k] = (nodeAvailable[k] ?? 0) + r[k]!;
+      if (index < 0 && fitIn(nodeAvailable, ask)) index = victims.length;
+      victims.push(c);
+      if (!full && index >= 0) break;
+    }
+    work.end(saved);
+    if (index < 0) {
+      if (full) return undefined;
+      head.length = tail.length = 0;
+      return victimsOnNode({ ...o, full: true });
+    }
+    return { startIndex: index, victims };
+  } finally {
+    head.length = tail.length = 0;
   }
-  const saved = work.begin();
-  const nodeAvailable: Res = { ...available };
-  const victims: Candidate[] = [];
-  let index = -1;
-  for (const c of head.concat(tail)) {
-    if (!removeVictim(work, c, ask, askPath)) continue;
-    const r = c.resource;
-    for (const k in r) nodeAvailable[k] = (nodeAvailable[k] ?? 0) + r[k]!;
-    if (index < 0 && fitIn(nodeAvailable, ask)) index = victims.length;
-    victims.push(c);
-    if (!full && index >= 0) break;
-  }
-  work.end(saved);
-  if (index < 0) return full ? undefined : victimsOnNode({ ...o, full: true });
-  return { startIndex: index, victims };
 }
 
-/** Pass one of calculateVictimsByNode: candidates that shrink the shortfall (head), then the others (tail). */
-function orderOnNode({ ask, askPath, available, candidates, work, full }: NodeVictimsInput): { head: Candidate[]; tail: Candidate[] } {
+/** Every candidate's queue is in `set`. */
+function allIn(list: readonly Candidate[], set: ReadonlySet<string>): boolean {
+  for (let i = 0; i < list.length; i++) if (!set.has(list[i]!.queuePath)) return false;
+  return true;
+}
+
+/**
+ * Pass one of calculateVictimsByNode: candidates that shrink the shortfall into `head`, then the others into `tail`
+ * (both empty when given).
+ */
+function orderOnNode({ ask, askPath, available, candidates, work, full }: NodeVictimsInput, head: Candidate[], tail: Candidate[]): void {
   const askQueue = work.get(askPath);
-  if (!askQueue) return { head: [], tail: [] };
+  if (!askQueue) return;
   const saved = work.begin();
   const nodeAvailable: Res = { ...available };
   let gone = noShortfall(ask, nodeAvailable);
-  const head: Candidate[] = [],
-    tail: Candidate[] = [];
-  for (const c of candidates) {
+  for (let i = 0; i < candidates.length; i++) {
     if (!full && gone) break;
+    const c = candidates[i]!;
     const r = c.resource;
     const q = removeVictim(work, c, ask, askPath);
     if (!q) continue;
@@ -181,7 +214,6 @@ function orderOnNode({ ask, askPath, available, candidates, work, full }: NodeVi
     }
   }
   work.end(saved);
-  return { head, tail };
 }
 
 export interface NodeSearchOptions {
@@ -242,16 +274,34 @@ function byStartIndexThenNode(a: Proposal, b: Proposal): number {
   return a.check.startIndex - b.check.startIndex || (a.check.nodeId < b.check.nodeId ? -1 : a.check.nodeId > b.check.nodeId ? 1 : 0);
 }
 
+/**
+ * Sorts a batch by `byStartIndexThenNode`, in place, by insertion (a batch holds `batchSize` proposals, 10 by default):
+ * the order is total (node ids differ), so the result is the built-in sort's, without its working copy.
+ */
+function sortBatch(batch: Proposal[]): void {
+  for (let i = 1; i < batch.length; i++) {
+    const p = batch[i]!;
+    let j = i - 1;
+    for (; j >= 0 && byStartIndexThenNode(batch[j]!, p) > 0; j--) batch[j + 1] = batch[j]!;
+    batch[j + 1] = p;
+  }
+}
+
 /** One batch's checks in order; the best solution so far, improved by the batch (checkPreemptionPredicates). */
 function runBatch(batch: Proposal[], best: Best | undefined, askKey: string, predicate: PreemptionPredicate | undefined): Best | undefined {
-  batch.sort(byStartIndexThenNode);
-  for (const { check, cancelled } of batch) {
-    const answer = predicate
-      ? predicate({ askKey, nodeId: check.nodeId, victimKeys: check.victims.map((v) => v.key), startIndex: check.startIndex })
-      : { success: true, index: check.startIndex };
-    if (!answer.success || answer.index >= check.victims.length) continue;
-    const score = solutionScore(check.victims, answer.index);
-    if (!best || score < best.score) best = { choice: { check, index: answer.index, cancelledReservations: cancelled }, score };
+  sortBatch(batch);
+  for (let i = 0; i < batch.length; i++) {
+    const { check, cancelled } = batch[i]!;
+    let success = true,
+      index = check.startIndex;
+    if (predicate) {
+      const answer = predicate({ askKey, nodeId: check.nodeId, victimKeys: check.victims.map((v) => v.key), startIndex: check.startIndex });
+      success = answer.success;
+      index = answer.index;
+    }
+    if (!success || index >= check.victims.length) continue;
+    const score = solutionScore(check.victims, index);
+    if (!best || score < best.score) best = { choice: { check, index, cancelledReservations: cancelled }, score };
   }
   return best;
 }
@@ -267,36 +317,44 @@ export function chooseNode(
   opts: NodeSearchOptions,
 ): { choice: NodeChoice | undefined; examined: number } {
   let best: Best | undefined;
-  let batch: Proposal[] = [];
+  const batch: Proposal[] = [];
   let examined = 0;
   const work = victimQueues.work;
   const askQueue = work.get(ask.queuePath);
   const independent = askQueue && work.independentOf(askQueue);
+  const scratch = new NodeScratch();
+  const candidates = scratch.candidates;
+  // one input for every node: only the node's free resources change (the candidates list is the scratch one)
+  const input: { -readonly [K in keyof NodeVictimsInput]: NodeVictimsInput[K] } = {
+    ask: ask.resource,
+    askPath: ask.queuePath,
+    available: {},
+    candidates,
+    work,
+    full: opts.predicate !== undefined,
+    independent,
+    scratch,
+  };
   for (const node of snapshot.nodes()) {
     if (examined >= opts.maxNodes) break;
     examined++;
     const cancelled = nodeUsable(node, ask, opts.now);
     if (!cancelled) continue;
-    const candidates: Candidate[] = [];
-    for (const alloc of node.allocations) {
+    const allocations = node.allocations;
+    for (let i = 0; i < allocations.length; i++) {
+      const alloc = allocations[i]!;
       const leaf = victimQueues.leaves.get(alloc.queuePath);
       if (leaf && isCandidate(alloc, ask, leaf)) candidates.push(alloc);
     }
     sortVictims(candidates);
-    const found = victimsOnNode({
-      ask: ask.resource,
-      askPath: ask.queuePath,
-      available: node.available,
-      candidates,
-      work,
-      full: opts.predicate !== undefined,
-      independent,
-    });
+    input.available = node.available;
+    const found = victimsOnNode(input);
+    candidates.length = 0;
     if (!found || (found.victims.length === 0 && opts.nodesTried)) continue;
     batch.push({ check: { nodeId: node.id, node, victims: found.victims, startIndex: found.startIndex }, cancelled });
     if (batch.length >= opts.batchSize) {
       best = runBatch(batch, best, ask.key, opts.predicate);
-      batch = [];
+      batch.length = 0;
       if (best !== undefined && best.score < SCORE_FIT_MAX) return { choice: best.choice, examined };
     }
   }
