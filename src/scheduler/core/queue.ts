@@ -1,7 +1,7 @@
 /**
  * A queue of the hierarchy (apache/yunikorn-core pkg/scheduler/objects/queue.go, sorters.go; yunikorn-core reference
  * §4.3, §4.4). A queue owns its part of the allocation walk: a parent walks its children, a leaf its applications,
- * each in allocation order. That order is kept in a B+ tree updated when a member's pending, usage or priority
+ * each in allocation order. That order is kept in a sorted list (util/sorted-list.ts) updated when a member's pending, usage or priority
  * changes (`update`), so one allocation re-keys O(depth) entries at O(log n) each instead of sorting every member.
  *
  * Orders (ties always broken by name / application id, so the same inputs give the same schedule):
@@ -14,7 +14,8 @@
  *   disabled ⇒ (lower share, higher priority, less allocated, earlier submission); share against the leaf's
  *   guaranteed, else its fair max.
  */
-import { BTree, compareNumbers, firstInOrder } from "../../util/btree.js";
+import { compareNumbers } from "../../util/btree.js";
+import { SortedList } from "../../util/sorted-list.js";
 import type { AllocationContext, Application, Decision } from "./application.js";
 import { SCHEDULABLE_STATES } from "./application-state.js";
 import { DEFAULT_PREEMPTION_DELAY_MS, DEFAULT_QUOTA_PREEMPTION_DELAY_MS, type QueuePreemptionProperties } from "./queue-properties.js";
@@ -70,7 +71,7 @@ export const sortKeyOrder = (a: SortKey, b: SortKey): number =>
  * member, which has no neighbour to stay ordered against): keys live as long as their member, so re-keying leaves no
  * garbage that outlives a young-generation collection.
  */
-function rekey<V>(tree: BTree<SortKey, V>, value: V, from: SortKey | undefined, to: SortKey | undefined): SortKey | undefined {
+function rekey<V>(tree: SortedList<SortKey, V>, value: V, from: SortKey | undefined, to: SortKey | undefined): SortKey | undefined {
   if (!from || !to) {
     if (from) tree.delete(from);
     if (to) tree.set(to, value);
@@ -176,9 +177,9 @@ export class Queue {
   /** The fair max (reference §4.3), refreshed by the partition when capacities or the configuration change. */
   fairMax: Res | undefined;
   /** Members (children or applications) with schedulable pending asks, in allocation order. */
-  private readonly order = new BTree<SortKey, Queue | Application>(undefined, sortKeyOrder);
+  private readonly order = new SortedList<SortKey, Queue | Application>(sortKeyOrder);
   /** With priority sorting off: the same members by pending priority (highest first), for this queue's own priority. */
-  private readonly priorities = new BTree<SortKey, true>(undefined, sortKeyOrder);
+  private readonly priorities = new SortedList<SortKey, true>(sortKeyOrder);
   /** Position in the parent's order and priority index. */
   orderKey?: SortKey;
   prioKey?: SortKey;
@@ -339,8 +340,8 @@ export class Queue {
    * application in Accepted that may not start running (maxapplications, user/group limits) is skipped.
    */
   tryAllocate(ctx: AllocationContext, now: number): Decision | undefined {
-    if (!this.isLeaf) return firstInOrder(this.order, (m) => (m as Queue).tryAllocate(ctx, now));
-    return firstInOrder(this.order, (m) => {
+    if (!this.isLeaf) return this.order.firstInOrder((m) => (m as Queue).tryAllocate(ctx, now));
+    return this.order.firstInOrder((m) => {
       const app = m as Application;
       if ((app.state === "Accepted" || app.state === "Reserving") && ctx.runHold(app)) return undefined;
       return app.tryAllocate(ctx, now);
