@@ -1,3 +1,6 @@
+/** The arrays of every empty list (see `SortedList.keyChunks`). */
+const NONE: never[] = [];
+
 /**
  * An ordered map of unique keys kept as a list of sorted chunks (the layout of Python's sortedcontainers SortedList):
  * `maxes[c]` is the largest key of chunk `c`, chunks hold between 1 and 2·`load` entries. Finding a key is two binary
@@ -7,12 +10,15 @@
  * Why not sorted-btree here: the scheduling core's queue orders re-key one member per level per allocation (remove,
  * insert at its new place), and sorted-btree deletes through its generic range-edit path; on an order of 1,000 sibling
  * queues this structure re-keys about twice as fast and walks from one member to the next in O(1) while nothing
- * changed (sorted-btree descends the tree for every step).
+ * changed (sorted-btree descends the tree for every step). Deleting the first key and inserting above the last (the
+ * member a walk served first going to the back of its order, as fair ordering moves it) take no search at all.
  */
 export class SortedList<K, V> {
-  private keyChunks: K[][] = [];
-  private valueChunks: V[][] = [];
-  private maxes: K[] = [];
+  // an empty list shares one empty array (never written: `set` on an empty list makes its own), so an idle list is
+  // one object
+  private keyChunks: K[][] = NONE;
+  private valueChunks: V[][] = NONE;
+  private maxes: K[] = NONE;
   private count = 0;
   /** Bumped on every change, so a walk knows when it must find its place again. */
   private version = 0;
@@ -68,16 +74,27 @@ export class SortedList<K, V> {
       this.count = 1;
       return true;
     }
-    let c = this.chunkOf(key);
-    if (c === this.maxes.length) c--;
-    const keys = this.keyChunks[c]!;
-    const values = this.valueChunks[c]!;
-    const i = this.lowerBound(keys, key);
-    if (i < keys.length && this.compare(keys[i]!, key) === 0) {
-      keys[i] = key;
-      values[i] = value;
-      if (i === keys.length - 1) this.maxes[c] = key;
-      return false;
+    let c: number;
+    let i: number;
+    let keys: K[];
+    let values: V[];
+    if (this.compare(this.maxes[this.maxes.length - 1]!, key) < 0) {
+      // above every key (a member served first going to the back of its order): no search
+      c = this.maxes.length - 1;
+      keys = this.keyChunks[c]!;
+      values = this.valueChunks[c]!;
+      i = keys.length;
+    } else {
+      c = this.chunkOf(key);
+      keys = this.keyChunks[c]!;
+      values = this.valueChunks[c]!;
+      i = this.lowerBound(keys, key);
+      if (this.compare(keys[i]!, key) === 0) {
+        keys[i] = key;
+        values[i] = value;
+        if (i === keys.length - 1) this.maxes[c] = key;
+        return false;
+      }
     }
     for (let j = keys.length; j > i; j--) {
       keys[j] = keys[j - 1]!;
@@ -99,12 +116,18 @@ export class SortedList<K, V> {
 
   /** Removes `key`. @returns true when it was present */
   delete(key: K): boolean {
-    const c = this.chunkOf(key);
-    if (c === this.maxes.length) return false;
-    const keys = this.keyChunks[c]!;
+    let c = 0;
+    let i = 0;
+    let keys = this.keyChunks[0];
+    // the first key itself (the member the walk just served): no search
+    if (keys === undefined || keys[0] !== key) {
+      c = this.chunkOf(key);
+      if (c === this.maxes.length) return false;
+      keys = this.keyChunks[c]!;
+      i = this.lowerBound(keys, key);
+      if (i === keys.length || this.compare(keys[i]!, key) !== 0) return false;
+    }
     const values = this.valueChunks[c]!;
-    const i = this.lowerBound(keys, key);
-    if (i === keys.length || this.compare(keys[i]!, key) !== 0) return false;
     this.version++;
     const last = keys.length - 1;
     for (let j = i; j < last; j++) {
@@ -178,9 +201,9 @@ export class SortedList<K, V> {
   }
 
   private reset(): true {
-    this.keyChunks = [];
-    this.valueChunks = [];
-    this.maxes = [];
+    this.keyChunks = NONE;
+    this.valueChunks = NONE;
+    this.maxes = NONE;
     this.count = 0;
     return true;
   }
