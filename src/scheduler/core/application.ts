@@ -4,7 +4,8 @@
  * through its pending asks in order and decides where the first one that can go goes; the partition applies the
  * decision. Life-cycle states come from the event table in application-state.ts.
  */
-import { BTree, compareNumbers, firstInOrderSkipping } from "../../util/btree.js";
+import { compareNumbers } from "../../util/btree.js";
+import { SortedList } from "../../util/sorted-list.js";
 import { type AppState, type StateLogEntry } from "./application-state.js";
 import { DEFAULT_PLACEHOLDER_TIMEOUT_MS, type GangSchedulingStyle } from "./gang/constants.js";
 import type { Replacement } from "./gang/replacement.js";
@@ -125,6 +126,14 @@ export interface PlaceholderData {
   timedOut: number;
 }
 
+/** What an application without placeholders or released allocations reads (never written). */
+const NO_PLACEHOLDERS: ReadonlyMap<string, PlaceholderData> = new Map();
+const NO_HISTORY: Readonly<Record<ResourceHistoryKind, ReadonlyMap<string, Res>>> = {
+  used: new Map(),
+  preempted: new Map(),
+  placeholder: new Map(),
+};
+
 /** Constructor input of {@link Application}; the partition places the application before building it (`Partition.addApplication`). */
 export interface ApplicationOptions {
   id: string;
@@ -158,7 +167,7 @@ export class Application {
   readonly requestedQueue: string;
   readonly asks = new Map<string, Ask>();
   /** Pending (unallocated) asks in scheduling order; kept sorted as asks come and go, never re-sorted. */
-  readonly pendingAsks = new BTree<AskOrder, Ask>(undefined, askOrder);
+  readonly pendingAsks = new SortedList<AskOrder, Ask>(askOrder);
   readonly pending: Res = {};
   readonly allocated: Res = {};
   /** The largest `allocated` reached, per type (upstream maxAllocatedResource); undefined before the first allocation. */
@@ -178,18 +187,21 @@ export class Application {
   placeholderAllocations = 0;
   /** Pending placeholder asks (count). */
   pendingPlaceholders = 0;
-  /** Per task group, in the order first seen. */
-  readonly placeholderData = new Map<string, PlaceholderData>();
+  /** Per task group, in the order first seen (made at the first placeholder ask: most applications have none). */
+  private phData?: Map<string, PlaceholderData>;
+  get placeholderData(): ReadonlyMap<string, PlaceholderData> {
+    return this.phData ?? NO_PLACEHOLDERS;
+  }
   rejection?: HoldReason;
   /**
    * Resource × seconds of the allocations released so far, per node instance type (upstream TrackedResource of
    * usedResource, preemptedResource, placeholderResource; `trackReleased`).
    */
-  readonly resourceHistory: Readonly<Record<ResourceHistoryKind, Map<string, Res>>> = {
-    used: new Map(),
-    preempted: new Map(),
-    placeholder: new Map(),
-  };
+  get resourceHistory(): Readonly<Record<ResourceHistoryKind, ReadonlyMap<string, Res>>> {
+    return this.history ?? NO_HISTORY;
+  }
+  /** Made at the first release (an application's maps are few objects fewer until then). */
+  private history?: Record<ResourceHistoryKind, Map<string, Res>>;
   /** Position in the leaf queue's order and priority index (maintained by the queue). */
   orderKey?: SortKey;
   prioKey?: SortKey;
@@ -207,7 +219,7 @@ export class Application {
   trackReleased(ask: Ask, instanceType: string, now: number): void {
     const kind: ResourceHistoryKind = ask.preempted ? "preempted" : ask.placeholder ? "placeholder" : "used";
     const seconds = Math.max(0, Math.floor((now - (ask.allocatedAt ?? now)) / 1000));
-    const m = this.resourceHistory[kind];
+    const m = (this.history ??= { used: new Map(), preempted: new Map(), placeholder: new Map() })[kind];
     const r = m.get(instanceType) ?? {};
     for (const k in ask.resource) r[k] = (r[k] ?? 0) + ask.resource[k]! * seconds;
     m.set(instanceType, r);
@@ -268,10 +280,10 @@ export class Application {
     this.asks.set(ask.key, ask);
     if (ask.createTime < this.submissionTime) this.submissionTime = ask.createTime;
     if (!ask.placeholder || !ask.taskGroup) return;
-    const d = this.placeholderData.get(ask.taskGroup);
+    const d = this.phData?.get(ask.taskGroup);
     if (d) d.count++;
     else
-      this.placeholderData.set(ask.taskGroup, {
+      (this.phData ??= new Map()).set(ask.taskGroup, {
         taskGroupName: ask.taskGroup,
         count: 1,
         minResource: { ...ask.resource },
@@ -322,13 +334,8 @@ export class Application {
    * waits); once its group has none left it is scheduled normally.
    */
   tryAllocate(ctx: AllocationContext, now: number): Decision | undefined {
-    // Asks holding a reservation are passed over without a descent of the tree each (after a preemption they wait,
-    // first in the order, until their victims are released).
-    return firstInOrderSkipping(
-      this.pendingAsks,
-      (ask) => !!ask.reservedNode,
-      (ask) => this.tryAsk(ctx, ask, now),
-    );
+    // asks holding a reservation answer undefined at once (the walk steps to the next ask without a search)
+    return this.pendingAsks.firstInOrder((ask) => this.tryAsk(ctx, ask, now));
   }
 
   /** One pending ask's part of `tryAllocate`: a decision, or undefined to go on with the next ask. */
