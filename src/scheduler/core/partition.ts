@@ -179,7 +179,7 @@ export class Partition {
   }
   /** Active applications (not Completed, Failed, Rejected or Expired). */
   readonly apps = new Map<string, Application>();
-  private readonly life = new Lifecycle((app) => this.detachApp(app));
+  private readonly life: Lifecycle;
   /** Rejected applications by id, until they expire. */
   get rejected(): Map<string, Application> {
     return this.life.rejected;
@@ -220,6 +220,7 @@ export class Partition {
 
   constructor(o: PartitionOptions) {
     this.name = o.name;
+    this.life = new Lifecycle({ partition: o.name, leave: (app) => this.detachApp(app) });
     this.reservations = new Reservations(o.reservationDelayMs ?? RESERVATION_DELAY_MS);
     this.cleanupInterval = o.queueCleanupIntervalMs ?? QUEUE_CLEANUP_INTERVAL_MS;
     this.applyConfig(o.config);
