@@ -19,6 +19,9 @@ export class SortedList<K, V> {
   private keyChunks: K[][] = NONE;
   private valueChunks: V[][] = NONE;
   private maxes: K[] = NONE;
+  /** `keyChunks[0]` and `valueChunks[0]` (NONE when empty): the first entries without going through the chunk lists. */
+  private headKeys: K[] = NONE;
+  private headValues: V[] = NONE;
   private count = 0;
   /** Bumped on every change, so a walk knows when it must find its place again. */
   private version = 0;
@@ -38,7 +41,7 @@ export class SortedList<K, V> {
 
   /** The smallest key, or undefined when empty. */
   minKey(): K | undefined {
-    return this.count === 0 ? undefined : this.keyChunks[0]![0];
+    return this.headKeys[0];
   }
 
   /** The largest key, or undefined when empty. */
@@ -48,7 +51,7 @@ export class SortedList<K, V> {
 
   /** The value stored under the smallest key, or undefined when empty. */
   minValue(): V | undefined {
-    return this.count === 0 ? undefined : this.valueChunks[0]![0];
+    return this.headValues[0];
   }
 
   /** The value stored under `key`, or undefined. */
@@ -68,8 +71,10 @@ export class SortedList<K, V> {
   set(key: K, value: V): boolean {
     this.version++;
     if (this.count === 0) {
-      this.keyChunks = [[key]];
-      this.valueChunks = [[value]];
+      this.headKeys = [key];
+      this.headValues = [value];
+      this.keyChunks = [this.headKeys];
+      this.valueChunks = [this.headValues];
       this.maxes = [key];
       this.count = 1;
       return true;
@@ -118,9 +123,9 @@ export class SortedList<K, V> {
   delete(key: K): boolean {
     let c = 0;
     let i = 0;
-    let keys = this.keyChunks[0];
+    let keys = this.headKeys;
     // the first key itself (the member the walk just served): no search
-    if (keys === undefined || keys[0] !== key) {
+    if (this.count === 0 || keys[0] !== key) {
       c = this.chunkOf(key);
       if (c === this.maxes.length) return false;
       keys = this.keyChunks[c]!;
@@ -142,6 +147,8 @@ export class SortedList<K, V> {
       this.keyChunks.splice(c, 1);
       this.valueChunks.splice(c, 1);
       this.maxes.splice(c, 1);
+      this.headKeys = this.keyChunks[0]!;
+      this.headValues = this.valueChunks[0]!;
       return true;
     }
     if (i === last) this.maxes[c] = keys[last - 1]!;
@@ -164,16 +171,19 @@ export class SortedList<K, V> {
   firstInOrder<R>(f: (value: V, key: K) => R | undefined): R | undefined {
     let c = 0;
     let i = 0;
-    while (c < this.keyChunks.length) {
-      const keys = this.keyChunks[c]!;
+    let keys = this.headKeys;
+    let values = this.headValues;
+    for (;;) {
       if (i >= keys.length) {
-        c++;
+        if (++c >= this.keyChunks.length) return undefined;
+        keys = this.keyChunks[c]!;
+        values = this.valueChunks[c]!;
         i = 0;
         continue;
       }
       const key = keys[i]!;
       const seen = this.version;
-      const r = f(this.valueChunks[c]![i]!, key);
+      const r = f(values[i]!, key);
       if (r !== undefined) return r;
       if (seen === this.version) {
         i++;
@@ -182,11 +192,11 @@ export class SortedList<K, V> {
       // the list changed: the first key above `key`
       c = this.chunkOf(key);
       if (c === this.maxes.length) return undefined;
-      const chunk = this.keyChunks[c]!;
-      i = this.lowerBound(chunk, key);
-      if (i < chunk.length && this.compare(chunk[i]!, key) === 0) i++;
+      keys = this.keyChunks[c]!;
+      values = this.valueChunks[c]!;
+      i = this.lowerBound(keys, key);
+      if (i < keys.length && this.compare(keys[i]!, key) === 0) i++;
     }
-    return undefined;
   }
 
   /** Every entry in key order (a copy: the list may change while it is read). */
@@ -204,6 +214,8 @@ export class SortedList<K, V> {
     this.keyChunks = NONE;
     this.valueChunks = NONE;
     this.maxes = NONE;
+    this.headKeys = NONE;
+    this.headValues = NONE;
     this.count = 0;
     return true;
   }
