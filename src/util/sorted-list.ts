@@ -1,11 +1,12 @@
-/** The arrays of every empty list (see `SortedList.keyChunks`). */
+/** The arrays of every empty list (see `SortedList.chunks`). */
 const NONE: never[] = [];
 
 /**
  * An ordered map of unique keys kept as a list of sorted chunks (the layout of Python's sortedcontainers SortedList):
  * `maxes[c]` is the largest key of chunk `c`, chunks hold between 1 and 2·`load` entries. Finding a key is two binary
  * searches (over the chunk maxima, then in one chunk); inserting or deleting shifts at most 2·`load` entries of one
- * plain array and allocates nothing unless a chunk splits or empties.
+ * plain array and allocates nothing unless a chunk splits or empties. A chunk is one array holding each key next to
+ * its value (key at 2i, value at 2i + 1), so reading an entry touches one array.
  *
  * Why not sorted-btree here: the scheduling core's queue orders re-key one member per level per allocation (remove,
  * insert at its new place), and sorted-btree deletes through its generic range-edit path; on an order of 1,000 sibling
@@ -16,12 +17,10 @@ const NONE: never[] = [];
 export class SortedList<K, V> {
   // an empty list shares one empty array (never written: `set` on an empty list makes its own), so an idle list is
   // one object
-  private keyChunks: K[][] = NONE;
-  private valueChunks: V[][] = NONE;
+  private chunks: (K | V)[][] = NONE;
   private maxes: K[] = NONE;
-  /** `keyChunks[0]` and `valueChunks[0]` (NONE when empty): the first entries without going through the chunk lists. */
-  private headKeys: K[] = NONE;
-  private headValues: V[] = NONE;
+  /** `chunks[0]` (NONE when empty): the first entries without going through the chunk list. */
+  private head: (K | V)[] = NONE;
   private count = 0;
   /** Bumped on every change, so a walk knows when it must find its place again. */
   private version = 0;
@@ -41,7 +40,7 @@ export class SortedList<K, V> {
 
   /** The smallest key, or undefined when empty. */
   minKey(): K | undefined {
-    return this.headKeys[0];
+    return this.head[0] as K | undefined;
   }
 
   /** The largest key, or undefined when empty. */
@@ -51,16 +50,16 @@ export class SortedList<K, V> {
 
   /** The value stored under the smallest key, or undefined when empty. */
   minValue(): V | undefined {
-    return this.headValues[0];
+    return this.head[1] as V | undefined;
   }
 
   /** The value stored under `key`, or undefined. */
   get(key: K): V | undefined {
     const c = this.chunkOf(key);
     if (c === this.maxes.length) return undefined;
-    const keys = this.keyChunks[c]!;
-    const i = this.lowerBound(keys, key);
-    return i < keys.length && this.compare(keys[i]!, key) === 0 ? this.valueChunks[c]![i] : undefined;
+    const chunk = this.chunks[c]!;
+    const i = this.lowerBound(chunk, key);
+    return i < chunk.length && this.compare(chunk[i] as K, key) === 0 ? (chunk[i + 1] as V) : undefined;
   }
 
   /**
@@ -71,50 +70,42 @@ export class SortedList<K, V> {
   set(key: K, value: V): boolean {
     this.version++;
     if (this.count === 0) {
-      this.headKeys = [key];
-      this.headValues = [value];
-      this.keyChunks = [this.headKeys];
-      this.valueChunks = [this.headValues];
+      this.head = [key, value];
+      this.chunks = [this.head];
       this.maxes = [key];
       this.count = 1;
       return true;
     }
-    let c: number;
-    let i: number;
-    let keys: K[];
-    let values: V[];
-    if (this.compare(this.maxes[this.maxes.length - 1]!, key) < 0) {
-      // above every key (a member served first going to the back of its order): no search
-      c = this.maxes.length - 1;
-      keys = this.keyChunks[c]!;
-      values = this.valueChunks[c]!;
-      i = keys.length;
-    } else {
+    let c = this.maxes.length - 1;
+    let chunk = this.chunks[c]!;
+    // i: the index of the key's slot in `chunk` (even)
+    let i = chunk.length;
+    // above every key (a member served first going to the back of its order): appended without a search
+    if (this.compare(this.maxes[c]!, key) >= 0) {
       c = this.chunkOf(key);
-      keys = this.keyChunks[c]!;
-      values = this.valueChunks[c]!;
-      i = this.lowerBound(keys, key);
-      if (this.compare(keys[i]!, key) === 0) {
-        keys[i] = key;
-        values[i] = value;
-        if (i === keys.length - 1) this.maxes[c] = key;
+      chunk = this.chunks[c]!;
+      i = this.lowerBound(chunk, key);
+      if (this.compare(chunk[i] as K, key) === 0) {
+        chunk[i] = key;
+        chunk[i + 1] = value;
+        if (i === chunk.length - 2) this.maxes[c] = key;
         return false;
       }
     }
-    for (let j = keys.length; j > i; j--) {
-      keys[j] = keys[j - 1]!;
-      values[j] = values[j - 1]!;
+    const len = chunk.length;
+    if (i === len) chunk.push(key, value);
+    else {
+      // the last entry moves up first, so the array never has a hole
+      chunk.push(chunk[len - 2]!, chunk[len - 1]!);
+      for (let j = len - 1; j >= i + 2; j--) chunk[j] = chunk[j - 2]!;
+      chunk[i] = key;
+      chunk[i + 1] = value;
     }
-    keys[i] = key;
-    values[i] = value;
     this.count++;
-    if (i === keys.length - 1) this.maxes[c] = key;
-    if (keys.length > 2 * this.load) {
-      const rightKeys = keys.splice(this.load);
-      const rightValues = values.splice(this.load);
-      this.keyChunks.splice(c + 1, 0, rightKeys);
-      this.valueChunks.splice(c + 1, 0, rightValues);
-      this.maxes.splice(c, 0, keys[keys.length - 1]!);
+    if (i === chunk.length - 2) this.maxes[c] = key;
+    if (chunk.length > 4 * this.load) {
+      this.chunks.splice(c + 1, 0, chunk.splice(2 * this.load));
+      this.maxes.splice(c, 0, chunk[chunk.length - 2] as K);
     }
     return true;
   }
@@ -123,37 +114,30 @@ export class SortedList<K, V> {
   delete(key: K): boolean {
     let c = 0;
     let i = 0;
-    let keys = this.headKeys;
+    let chunk = this.head;
     // the first key itself (the member the walk just served): no search
-    if (this.count === 0 || keys[0] !== key) {
+    if (this.count === 0 || chunk[0] !== key) {
       c = this.chunkOf(key);
       if (c === this.maxes.length) return false;
-      keys = this.keyChunks[c]!;
-      i = this.lowerBound(keys, key);
-      if (i === keys.length || this.compare(keys[i]!, key) !== 0) return false;
+      chunk = this.chunks[c]!;
+      i = this.lowerBound(chunk, key);
+      if (i === chunk.length || this.compare(chunk[i] as K, key) !== 0) return false;
     }
-    const values = this.valueChunks[c]!;
     this.version++;
-    const last = keys.length - 1;
-    for (let j = i; j < last; j++) {
-      keys[j] = keys[j + 1]!;
-      values[j] = values[j + 1]!;
-    }
-    keys.length = last;
-    values.length = last;
+    const last = chunk.length - 2;
+    for (let j = i; j < last; j++) chunk[j] = chunk[j + 2]!;
+    chunk.length = last;
     this.count--;
     if (last === 0) {
       if (this.count === 0) return this.reset();
-      this.keyChunks.splice(c, 1);
-      this.valueChunks.splice(c, 1);
+      this.chunks.splice(c, 1);
       this.maxes.splice(c, 1);
-      this.headKeys = this.keyChunks[0]!;
-      this.headValues = this.valueChunks[0]!;
+      this.head = this.chunks[0]!;
       return true;
     }
-    if (i === last) this.maxes[c] = keys[last - 1]!;
+    if (i === last) this.maxes[c] = chunk[last - 2] as K;
     // a small chunk joins its right neighbour (keeps the chunk count near size / load)
-    if (last < this.load >> 1 && c + 1 < this.keyChunks.length) this.merge(c);
+    if (last < this.load && c + 1 < this.chunks.length) this.merge(c);
     return true;
   }
 
@@ -171,89 +155,80 @@ export class SortedList<K, V> {
   firstInOrder<R>(f: (value: V, key: K) => R | undefined): R | undefined {
     let c = 0;
     let i = 0;
-    let keys = this.headKeys;
-    let values = this.headValues;
+    let chunk = this.head;
     for (;;) {
-      if (i >= keys.length) {
-        if (++c >= this.keyChunks.length) return undefined;
-        keys = this.keyChunks[c]!;
-        values = this.valueChunks[c]!;
+      if (i >= chunk.length) {
+        if (++c >= this.chunks.length) return undefined;
+        chunk = this.chunks[c]!;
         i = 0;
         continue;
       }
-      const key = keys[i]!;
+      const key = chunk[i] as K;
       const seen = this.version;
-      const r = f(values[i]!, key);
+      const r = f(chunk[i + 1] as V, key);
       if (r !== undefined) return r;
       if (seen === this.version) {
-        i++;
+        i += 2;
         continue;
       }
       // the list changed: the first key above `key`
       c = this.chunkOf(key);
       if (c === this.maxes.length) return undefined;
-      keys = this.keyChunks[c]!;
-      values = this.valueChunks[c]!;
-      i = this.lowerBound(keys, key);
-      if (i < keys.length && this.compare(keys[i]!, key) === 0) i++;
+      chunk = this.chunks[c]!;
+      i = this.lowerBound(chunk, key);
+      if (i < chunk.length && this.compare(chunk[i] as K, key) === 0) i += 2;
     }
   }
 
   /** Every entry in key order (a copy: the list may change while it is read). */
   entries(): [K, V][] {
     const out: [K, V][] = [];
-    for (let c = 0; c < this.keyChunks.length; c++) {
-      const keys = this.keyChunks[c]!;
-      const values = this.valueChunks[c]!;
-      for (let i = 0; i < keys.length; i++) out.push([keys[i]!, values[i]!]);
-    }
+    for (const chunk of this.chunks) for (let i = 0; i < chunk.length; i += 2) out.push([chunk[i] as K, chunk[i + 1] as V]);
     return out;
   }
 
   private reset(): true {
-    this.keyChunks = NONE;
-    this.valueChunks = NONE;
+    this.chunks = NONE;
     this.maxes = NONE;
-    this.headKeys = NONE;
-    this.headValues = NONE;
+    this.head = NONE;
     this.count = 0;
     return true;
   }
 
   /** Chunk `c` and chunk `c + 1` become one (split again when too large). */
   private merge(c: number): void {
-    const keys = this.keyChunks[c]!;
-    const values = this.valueChunks[c]!;
-    const rightKeys = this.keyChunks[c + 1]!;
-    const rightValues = this.valueChunks[c + 1]!;
-    for (let j = 0; j < rightKeys.length; j++) {
-      keys.push(rightKeys[j]!);
-      values.push(rightValues[j]!);
-    }
-    this.keyChunks.splice(c + 1, 1);
-    this.valueChunks.splice(c + 1, 1);
+    const chunk = this.chunks[c]!;
+    for (const x of this.chunks[c + 1]!) chunk.push(x);
+    this.chunks.splice(c + 1, 1);
     this.maxes.splice(c, 1);
-    if (keys.length > 2 * this.load) {
-      this.keyChunks.splice(c + 1, 0, keys.splice(this.load));
-      this.valueChunks.splice(c + 1, 0, values.splice(this.load));
-      this.maxes.splice(c, 0, keys[keys.length - 1]!);
+    if (chunk.length > 4 * this.load) {
+      this.chunks.splice(c + 1, 0, chunk.splice(2 * this.load));
+      this.maxes.splice(c, 0, chunk[chunk.length - 2] as K);
     }
   }
 
   /** The first chunk whose largest key is ≥ `key` (`maxes.length`: above every key). */
   private chunkOf(key: K): number {
-    return this.lowerBound(this.maxes, key);
-  }
-
-  /** The first index in `keys` whose key is ≥ `key`. */
-  private lowerBound(keys: readonly K[], key: K): number {
+    const m = this.maxes;
     let lo = 0;
-    let hi = keys.length;
+    let hi = m.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.compare(keys[mid]!, key) < 0) lo = mid + 1;
+      if (this.compare(m[mid]!, key) < 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;
+  }
+
+  /** The index (even) of the first key in `chunk` that is ≥ `key` (`chunk.length`: none). */
+  private lowerBound(chunk: readonly (K | V)[], key: K): number {
+    let lo = 0;
+    let hi = chunk.length >> 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.compare(chunk[2 * mid] as K, key) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return 2 * lo;
   }
 }
