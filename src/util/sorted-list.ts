@@ -125,8 +125,14 @@ export class SortedList<K, V> {
     }
     this.version++;
     const last = chunk.length - 2;
-    for (let j = i; j < last; j++) chunk[j] = chunk[j + 2]!;
-    chunk.length = last;
+    if (i === 0) {
+      // the first entry: the array's start moves (V8 trims it in place), nothing is copied
+      chunk.shift();
+      chunk.shift();
+    } else {
+      for (let j = i; j < last; j++) chunk[j] = chunk[j + 2]!;
+      chunk.length = last;
+    }
     this.count--;
     if (last === 0) {
       if (this.count === 0) return this.reset();

@@ -3,10 +3,11 @@ import { describe, expect, it } from "vitest";
 import { BTree, compareNumbers, firstInOrder } from "../../../src/util/btree.js";
 import { SortedList } from "../../../src/util/sorted-list.js";
 
-/** An operation on both structures: set a key, delete a key. */
+/** An operation on both structures: set a key, delete a key, delete the first key. */
 const op = fc.oneof(
   fc.record({ kind: fc.constant("set" as const), key: fc.integer({ min: 0, max: 400 }), value: fc.integer() }),
   fc.record({ kind: fc.constant("delete" as const), key: fc.integer({ min: 0, max: 400 }) }),
+  fc.record({ kind: fc.constant("deleteFirst" as const) }),
 );
 
 describe("SortedList", () => {
@@ -17,7 +18,8 @@ describe("SortedList", () => {
         const tree = new BTree<number, number>(undefined, compareNumbers);
         for (const o of ops) {
           if (o.kind === "set") expect(list.set(o.key, o.value)).toBe(tree.set(o.key, o.value));
-          else expect(list.delete(o.key)).toBe(tree.delete(o.key));
+          else if (o.kind === "delete") expect(list.delete(o.key)).toBe(tree.delete(o.key));
+          else if (tree.size > 0) expect(list.delete(list.minKey()!)).toBe(tree.delete(tree.minKey()!));
           expect(list.size).toBe(tree.size);
         }
         expect(list.entries()).toEqual(tree.toArray());
