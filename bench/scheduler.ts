@@ -22,7 +22,7 @@
  * Costs and ratios are per CPU second of this process (wall-clock figures are printed too): on a shared machine the
  * wall clock also counts time the process waited for a core.
  * Each row is the best (least CPU time) of BENCH_REPEAT runs (default 3). The shapes at 5,000 nodes run once each as a
- * warm-up, then interleaved with the 2-application shape, BENCH_ROUNDS rounds (default 7: 2 apps, shape, shape, …,
+ * warm-up, then interleaved with the 2-application shape, BENCH_ROUNDS rounds (default 9: 2 apps, shape, shape, …,
  * 2 apps, shape, …), so each is compared with a reference measured moments apart. Every measured run follows an
  * unmeasured run of the same shape, so the garbage it inherits (and the collections that brings into the measured span)
  * is its own shape's, not that of whichever shape ran before. A shape's cost ratio is the median over the rounds of its
@@ -31,7 +31,7 @@
  * (the least disturbed runs of each). (No garbage collection is forced: a forced full collection before the measured span made every
  * shape dearer, the 2-application shape by 40 % and more, flattering every ratio.)
  * Env: BENCH_ASKS (default 10000), BENCH_NODES (comma list, default 500,1000,2000,5000,20000), BENCH_SHAPES (comma
- * list of shape names to run at 5,000 nodes; default all), BENCH_ROUNDS (default 7), BENCH_PREEMPTION_NODES (comma
+ * list of shape names to run at 5,000 nodes; default all), BENCH_ROUNDS (default 9), BENCH_PREEMPTION_NODES (comma
  * list, default 1000,5000,20000; empty: none), BENCH_PREEMPTORS (default 1000).
  */
 import { SchedulerCore } from "../src/scheduler/core/scheduler.js";
@@ -283,7 +283,7 @@ console.log("(2 apps: ratio vs 1,000 nodes)");
 for (const r of rows) console.log(line(r, base ? us(r) / us(base) : NaN));
 const wanted = process.env.BENCH_SHAPES?.split(",");
 const shapes = SHAPES.filter((s) => !wanted || wanted.includes(s.name));
-const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 7));
+const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 9));
 /**
  * A measured run of `shape` at 5,000 nodes after an unmeasured one of the same shape: the garbage the run before left
  * (and the collection it brings) is then the shape's own, not that of whichever shape ran before it.
