@@ -156,31 +156,37 @@ export class SortedList<K, V> {
   /**
    * The first result other than undefined of `f` over the entries in key order; undefined when there is none. `f` may
    * change the list: the walk goes on from the next key above the one `f` was given (found again by search only when
-   * something changed; otherwise the next entry is the neighbour). Makes no iterator objects.
+   * something changed; otherwise the next entry is the neighbour). Makes no iterator objects; `a`, `b` and `c` are
+   * passed on to `f`, so a caller that walks per allocation needs no closure per walk.
    */
-  firstInOrder<R>(f: (value: V, key: K) => R | undefined): R | undefined {
-    let c = 0;
+  firstInOrder<R, A = undefined, B = undefined, C = undefined>(
+    f: (value: V, key: K, a: A, b: B, c: C) => R | undefined,
+    a?: A,
+    b?: B,
+    c?: C,
+  ): R | undefined {
+    let n = 0;
     let i = 0;
     let chunk = this.head;
     for (;;) {
       if (i >= chunk.length) {
-        if (++c >= this.chunks.length) return undefined;
-        chunk = this.chunks[c]!;
+        if (++n >= this.chunks.length) return undefined;
+        chunk = this.chunks[n]!;
         i = 0;
         continue;
       }
       const key = chunk[i] as K;
       const seen = this.version;
-      const r = f(chunk[i + 1] as V, key);
+      const r = f(chunk[i + 1] as V, key, a as A, b as B, c as C);
       if (r !== undefined) return r;
       if (seen === this.version) {
         i += 2;
         continue;
       }
       // the list changed: the first key above `key`
-      c = this.chunkOf(key);
-      if (c === this.maxes.length) return undefined;
-      chunk = this.chunks[c]!;
+      n = this.chunkOf(key);
+      if (n === this.maxes.length) return undefined;
+      chunk = this.chunks[n]!;
       i = this.lowerBound(chunk, key);
       if (i < chunk.length && this.compare(chunk[i] as K, key) === 0) i += 2;
     }

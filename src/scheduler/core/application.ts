@@ -23,6 +23,8 @@ export interface AskOrder {
   createTime: number;
   key: string;
 }
+/** The key `deletePending` looks an ask up by (only compared, never stored: no object per deletion). */
+const PENDING_LOOKUP: AskOrder = { negPriority: 0, createTime: 0, key: "" };
 const askOrder = (a: AskOrder, b: AskOrder) =>
   compareNumbers(a.negPriority, b.negPriority) ||
   compareNumbers(a.createTime, b.createTime) ||
@@ -317,8 +319,10 @@ export class Application {
 
   /** A pending ask leaves the ask order and `pending` (placed, changed or removed). */
   deletePending(ask: Ask): void {
-    if (this.pendingAsks.delete({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key }) && ask.placeholder)
-      this.pendingPlaceholders--;
+    PENDING_LOOKUP.negPriority = -ask.priority;
+    PENDING_LOOKUP.createTime = ask.createTime;
+    PENDING_LOOKUP.key = ask.key;
+    if (this.pendingAsks.delete(PENDING_LOOKUP) && ask.placeholder) this.pendingPlaceholders--;
     subFrom(this.pending, ask.resource);
     this.queue.decPending(ask.resource);
   }
@@ -335,11 +339,11 @@ export class Application {
    */
   tryAllocate(ctx: AllocationContext, now: number): Decision | undefined {
     // asks holding a reservation answer undefined at once (the walk steps to the next ask without a search)
-    return this.pendingAsks.firstInOrder((ask) => this.tryAsk(ctx, ask, now));
+    return this.pendingAsks.firstInOrder(tryPendingAsk, this, ctx, now);
   }
 
   /** One pending ask's part of `tryAllocate`: a decision, or undefined to go on with the next ask. */
-  private tryAsk(ctx: AllocationContext, ask: Ask, now: number): Decision | undefined {
+  tryAsk(ctx: AllocationContext, ask: Ask, now: number): Decision | undefined {
     if (ask.reservedNode) return undefined;
     if (this.state === "Reserving" && !ask.placeholder) return undefined;
     let releasePlaceholder: string | undefined;
@@ -354,10 +358,20 @@ export class Application {
       return hold.kind === "queueMax" || hold.kind === "clusterCapacity" ? ctx.tryPreemption(this, ask, now) : undefined;
     }
     const node = ctx.pickNode(ask);
-    if (node) return { kind: "allocate", app: this, ask, node, ...(releasePlaceholder ? { releasePlaceholder } : {}) };
+    if (node) {
+      const d: Decision = releasePlaceholder
+        ? { kind: "allocate", app: this, ask, node, releasePlaceholder }
+        : { kind: "allocate", app: this, ask, node };
+      return d;
+    }
     const preempt = ctx.tryPreemption(this, ask, now);
     if (preempt) return preempt;
     const reserve = ctx.reservationNode(ask, now);
     return reserve && { kind: "reserve", app: this, ask, node: reserve };
   }
+}
+
+/** `Application.tryAllocate`'s walk over one pending ask (a function, not a closure per walk). */
+function tryPendingAsk(ask: Ask, _key: AskOrder, app: Application, ctx: AllocationContext, now: number): Decision | undefined {
+  return app.tryAsk(ctx, ask, now);
 }

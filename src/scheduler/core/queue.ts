@@ -55,7 +55,29 @@ export interface SortKey {
   k3: number;
   readonly id: string;
 }
-const sortKey = (id: string, k0: number, k1 = 0, k2 = 0, k3 = 0): SortKey => ({ k0, k1, k2, k3, id });
+
+/**
+ * The keys `childKey`/`appKey` compute and the priority key of `position`, reused for every computation: a key is
+ * compared with the member's stored one and copied into it, and a new key object is made only when a member enters an
+ * order (`rekey`), so re-keying makes no garbage.
+ */
+const ORDER_SCRATCH = { k0: 0, k1: 0, k2: 0, k3: 0, id: "" };
+const PRIO_SCRATCH = { k0: 0, k1: 0, k2: 0, k3: 0, id: "" };
+/** The order key `id` (k0…k3) in the reused order scratch key. */
+function orderKeyOf(id: string, k0: number, k1 = 0, k2 = 0, k3 = 0): SortKey {
+  ORDER_SCRATCH.k0 = k0;
+  ORDER_SCRATCH.k1 = k1;
+  ORDER_SCRATCH.k2 = k2;
+  ORDER_SCRATCH.k3 = k3;
+  ORDER_SCRATCH.id = id;
+  return ORDER_SCRATCH;
+}
+/** The priority key of `id` (highest first) in the reused priority scratch key. */
+function prioKeyOf(id: string, priority: number): SortKey {
+  PRIO_SCRATCH.k0 = -priority;
+  PRIO_SCRATCH.id = id;
+  return PRIO_SCRATCH;
+}
 
 /** Compares two {@link SortKey}s: the numbers in turn, then the member's name. */
 export const sortKeyOrder = (a: SortKey, b: SortKey): number =>
@@ -66,16 +88,19 @@ export const sortKeyOrder = (a: SortKey, b: SortKey): number =>
   (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
- * Moves `value` in `tree` from key `from` to key `to` (either undefined: not in the tree) and returns the key now
- * stored. A member that stays in the tree keeps its key object, updated in place (out of the tree, or as the only
- * member, which has no neighbour to stay ordered against): keys live as long as their member, so re-keying leaves no
- * garbage that outlives a young-generation collection.
+ * Moves `value` in `tree` from key `from` to key `to` (either undefined: not in the tree; `to` is never stored
+ * itself) and returns the key now stored. A member that stays in the tree keeps its key object, updated in place (out
+ * of the tree, or as the only member, which has no neighbour to stay ordered against): keys live as long as their
+ * member, so re-keying leaves no garbage that outlives a young-generation collection.
  */
 function rekey<V>(tree: SortedList<SortKey, V>, value: V, from: SortKey | undefined, to: SortKey | undefined): SortKey | undefined {
   if (!from || !to) {
     if (from) tree.delete(from);
-    if (to) tree.set(to, value);
-    return to;
+    if (!to) return undefined;
+    // `to` is a scratch key: the order keeps a copy
+    const stored: SortKey = { k0: to.k0, k1: to.k1, k2: to.k2, k3: to.k3, id: to.id };
+    tree.set(stored, value);
+    return stored;
   }
   const only = tree.size === 1;
   if (!only) tree.delete(from);
@@ -312,7 +337,7 @@ export class Queue {
    */
   private position(m: Queue | Application, key: SortKey | undefined, priority: number | undefined): void {
     if (!sameKey(m.orderKey, key)) m.orderKey = rekey(this.order, m, m.orderKey, key);
-    const prio = priority === undefined || this.sortPriority ? undefined : sortKey(key!.id, -priority);
+    const prio = priority === undefined || this.sortPriority ? undefined : prioKeyOf(key!.id, priority);
     if (!sameKey(m.prioKey, prio)) m.prioKey = rekey(this.priorities, true, m.prioKey, prio);
   }
 
@@ -320,7 +345,7 @@ export class Queue {
     const share = dominantShare(c.allocated, c.guaranteed, c.fairMax);
     const p = c.priority;
     const pend = -total(c.pending);
-    return this.sortPriority ? sortKey(c.name, -p, share, pend) : sortKey(c.name, share, -p, pend);
+    return this.sortPriority ? orderKeyOf(c.name, -p, share, pend) : orderKeyOf(c.name, share, -p, pend);
   }
 
   private appKey(a: Application): SortKey {
@@ -328,9 +353,9 @@ export class Queue {
     if (this.sortPolicy === "fair") {
       const share = dominantShare(a.allocated, this.guaranteed, this.guaranteed ? undefined : this.fairMax);
       const used = total(a.allocated);
-      return this.sortPriority ? sortKey(a.id, -p, share, used, a.submissionTime) : sortKey(a.id, share, -p, used, a.submissionTime);
+      return this.sortPriority ? orderKeyOf(a.id, -p, share, used, a.submissionTime) : orderKeyOf(a.id, share, -p, used, a.submissionTime);
     }
-    return this.sortPriority ? sortKey(a.id, -p, a.submissionTime) : sortKey(a.id, a.submissionTime, -p);
+    return this.sortPriority ? orderKeyOf(a.id, -p, a.submissionTime) : orderKeyOf(a.id, a.submissionTime, -p);
   }
 
   // ---------------------------------------------------------------- walk
@@ -340,11 +365,21 @@ export class Queue {
    * application in Accepted that may not start running (maxapplications, user/group limits) is skipped.
    */
   tryAllocate(ctx: AllocationContext, now: number): Decision | undefined {
-    if (!this.isLeaf) return this.order.firstInOrder((m) => (m as Queue).tryAllocate(ctx, now));
-    return this.order.firstInOrder((m) => {
-      const app = m as Application;
-      if ((app.state === "Accepted" || app.state === "Reserving") && ctx.runHold(app)) return undefined;
-      return app.tryAllocate(ctx, now);
-    });
+    return this.order.firstInOrder(this.isLeaf ? tryApplication : tryChild, ctx, now);
   }
+}
+
+/** A parent's walk over one child (`Queue.tryAllocate`; a function, not a closure per walk). */
+function tryChild(m: Queue | Application, _key: SortKey, ctx: AllocationContext, now: number): Decision | undefined {
+  return (m as Queue).tryAllocate(ctx, now);
+}
+
+/**
+ * A leaf's walk over one application (`Queue.tryAllocate`): one in Accepted or Reserving that may not start running
+ * (maxapplications, user/group limits) is skipped.
+ */
+function tryApplication(m: Queue | Application, _key: SortKey, ctx: AllocationContext, now: number): Decision | undefined {
+  const app = m as Application;
+  if ((app.state === "Accepted" || app.state === "Reserving") && ctx.runHold(app)) return undefined;
+  return app.tryAllocate(ctx, now);
 }
