@@ -1359,15 +1359,10 @@ function maxQueueSet(q: Queue): Res | undefined {
 
 /** The allocation record of an ask of `app` on `nodeId` (a copy of its resource). */
 function allocationOfAsk(app: Application, ask: Ask, nodeId: string): Allocation {
-  return {
-    key: ask.key,
-    appId: app.id,
-    nodeId,
-    resource: { ...ask.resource },
-    queue: app.queue.path,
-    ...(ask.placeholder ? { placeholder: true } : {}),
-    ...(ask.taskGroup ? { taskGroup: ask.taskGroup } : {}),
-  };
+  const a: Allocation = { key: ask.key, appId: app.id, nodeId, resource: { ...ask.resource }, queue: app.queue.path };
+  if (ask.placeholder) a.placeholder = true;
+  if (ask.taskGroup) a.taskGroup = ask.taskGroup;
+  return a;
 }
 
 /** `application.create.force` tag (key case-insensitive, Go ParseBool true spellings). */
