@@ -24,8 +24,14 @@
  * soon as the gang is complete: a placeholder still waiting for its binding then is deleted unbound, a bound one is
  * deleted before the real pod is bound. Reported: placeholders created/s, gangs fully running/s (all real pods bound)
  * and real pods/s, each over the window from the first placeholder created to the last real pod bound; placeholders
- * seen bound; and when the last placeholder was deleted. The phases (placeholders created, bound, deleted; real pods
- * bound: 10/50/90/100 % points) are printed on stderr.
+ * seen bound; when the first gang had all its pods bound and when the last placeholder was deleted; and the ratio to
+ * the plain corral round just before (the first one when none is before; rounds may repeat, e.g.
+ * corral,gang,corral,gang, and then the median ratio is printed too). The phases (placeholders created, bound,
+ * deleted; real pods bound: 10/50/90/100 % points) are printed on stderr.
+ *
+ * For every round: CPU per pod of the scheduler, kube-apiserver, etcd, the admission controller and
+ * kube-controller-manager over the measured window (/proc), and kube-apiserver's requests per pod over it by verb and
+ * resource (its `apiserver_request_total`), so the rounds' API costs can be compared call by call.
  *
  * Env: BENCH_PODS, BENCH_NODES, BENCH_CONCURRENCY (create calls in flight, default 32), BENCH_ROUNDS (comma list of
  * ceiling,kube-scheduler,corral,plugin,gang), BENCH_CORRAL_ARGS (extra `corral scheduler` flags),
@@ -33,6 +39,7 @@
  */
 import { createWriteStream, readFileSync } from "node:fs";
 import { get } from "node:http";
+import { type RequestOptions, get as httpsGet } from "node:https";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { k8s, makeKeepAliveApiClient } from "../src/kube/client.js";
@@ -72,8 +79,10 @@ interface Row {
   seconds: number;
   rate: number;
   wallSeconds?: number;
-  /** CPU milliseconds per pod over the measured window: the scheduler process(es), kube-apiserver, etcd, the admission controller. */
-  cpu?: { scheduler: number; apiserver: number; etcd: number; admission: number };
+  /** CPU milliseconds per pod over the measured window (see {@link Cpu}). */
+  cpu?: Cpu;
+  /** kube-apiserver requests per pod over the same window, by verb and resource (see {@link requestsPerPod}). */
+  requests?: string;
   /** The gang round only. */
   gang?: {
     placeholdersPerSecond: number;
@@ -83,6 +92,8 @@ interface Row {
     placeholdersBound: number;
     /** Seconds from the first placeholder created to the last one deleted (0: not all deleted within the timeout). */
     cleanSeconds: number;
+    /** Seconds from the first placeholder created to the first gang with all its real pods bound. */
+    firstGangSeconds: number;
   };
 }
 
@@ -97,6 +108,34 @@ function cpuMs(pid: number | undefined): number {
   }
 }
 
+/**
+ * CPU milliseconds of a round's processes: the scheduler process(es), kube-apiserver, etcd, the admission controller,
+ * kube-controller-manager.
+ */
+interface Cpu {
+  scheduler: number;
+  apiserver: number;
+  etcd: number;
+  admission: number;
+  controllerManager: number;
+}
+
+/** Samples the CPU of the test bed's processes, the admission controller and the scheduler pids `scheduler()` names at the time. */
+function cpuSampler(tb: Testbed, admissionPid: number | undefined, scheduler: () => number[] = () => []): () => Cpu {
+  const pids = testbedPids(tb);
+  return () => ({
+    scheduler: scheduler().reduce((a, p) => a + cpuMs(p), 0),
+    apiserver: cpuMs(pids["kube-apiserver"]),
+    etcd: cpuMs(pids.etcd),
+    admission: cpuMs(admissionPid),
+    controllerManager: cpuMs(pids["kube-controller-manager"]),
+  });
+}
+
+/** The CPU spent between two samples, per pod. */
+const cpuPerPod = (a: Cpu, b: Cpu, pods: number): Cpu =>
+  Object.fromEntries(Object.entries(b).map(([k, v]) => [k, (v - a[k as keyof Cpu]) / pods])) as unknown as Cpu;
+
 /** Pids of the test bed's processes (its `pids` file: "<name> <pid>" lines). */
 function testbedPids(tb: Testbed): Record<string, number> {
   const out: Record<string, number> = {};
@@ -105,6 +144,42 @@ function testbedPids(tb: Testbed): Record<string, number> {
     if (name && pid) out[name] = Number(pid);
   }
   return out;
+}
+
+/**
+ * kube-apiserver's request counts so far (`apiserver_request_total` of its /metrics, summed over codes and versions),
+ * keyed `VERB resource[/subresource]`: two readings around a window give the requests the window cost.
+ */
+async function apiRequestCounts(kc: k8s.KubeConfig): Promise<Map<string, number>> {
+  const o: RequestOptions = {};
+  await kc.applyToHTTPSOptions(o);
+  const url = new URL("/metrics", kc.getCurrentCluster()!.server);
+  const text = await new Promise<string>((resolve, reject) => {
+    const req = httpsGet({ ...o, host: url.hostname, port: url.port, path: url.pathname }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (d: string) => (body += d));
+      res.on("end", () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`/metrics: HTTP ${res.statusCode}`))));
+    });
+    req.on("error", reject);
+  });
+  const counts = new Map<string, number>();
+  for (const m of text.matchAll(/^apiserver_request_total\{([^}]*)\} (\S+)$/gm)) {
+    const labels = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
+    const key = `${labels.verb} ${labels.resource}${labels.subresource ? `/${labels.subresource}` : ""}`;
+    counts.set(key, (counts.get(key) ?? 0) + Number(m[2]));
+  }
+  return counts;
+}
+
+/** The requests between two {@link apiRequestCounts} readings per pod, largest first ("POST pods 1.00, …"; ≥ 0.01 only). */
+function requestsPerPod(before: Map<string, number>, after: Map<string, number>, pods: number): string {
+  return [...after]
+    .map(([k, v]) => [k, (v - (before.get(k) ?? 0)) / pods] as const)
+    .filter(([, v]) => v >= 0.01)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+    .join(", ");
 }
 
 const say = (s: string) => process.stderr.write(`[bench:e2e] ${s}\n`);
@@ -412,8 +487,18 @@ async function main(): Promise<void> {
       last = { stop: stopAdmission };
       say(`round ${round}: ${PODS} pods`);
       if (round === "ceiling") {
+        const cpu = cpuSampler(tb, admissionPid);
+        const [cpu0, req0] = [cpu(), await apiRequestCounts(admin)];
         const s = await createRound(core, "ceil");
-        rows.push({ round: "API server create ceiling (no scheduler)", pods: PODS, seconds: s, rate: PODS / s });
+        const [cpu1, req1] = [cpu(), await apiRequestCounts(admin)];
+        rows.push({
+          round: "API server create ceiling (no scheduler)",
+          pods: PODS,
+          seconds: s,
+          rate: PODS / s,
+          cpu: cpuPerPod(cpu0, cpu1, PODS),
+          requests: requestsPerPod(req0, req1, PODS),
+        });
         await stopAdmission();
         continue;
       }
@@ -421,17 +506,13 @@ async function main(): Promise<void> {
         say(`round gang: ${GANG_APPS} applications × ${GANG_EXECUTORS + 1} pods`);
         await createGangPods(core);
         const gangDone = watchGangs(admin, 900_000);
-        const pids = testbedPids(tb);
         const { corral: c } = await startBenchScheduler(tb, "gang", sink);
-        const cpuNow = () => ({
-          scheduler: cpuMs(c.proc.pid),
-          apiserver: cpuMs(pids["kube-apiserver"]),
-          etcd: cpuMs(pids.etcd),
-          admission: cpuMs(admissionPid),
-        });
+        const cpuNow = cpuSampler(tb, admissionPid, () => [c.proc.pid!]);
         const cpu0 = cpuNow();
+        const req0 = await apiRequestCounts(admin);
         const g = await gangDone.done;
         const cpu1 = cpuNow();
+        const req1 = await apiRequestCounts(admin);
         const clean = await gangDone.clean;
         for (const [k, v] of Object.entries(g.phases)) say(`round gang: ${phaseLine(k, v, g.start)}`);
         await c.stop();
@@ -443,18 +524,15 @@ async function main(): Promise<void> {
           pods: real,
           seconds,
           rate: real / seconds,
-          cpu: {
-            scheduler: (cpu1.scheduler - cpu0.scheduler) / real,
-            apiserver: (cpu1.apiserver - cpu0.apiserver) / real,
-            etcd: (cpu1.etcd - cpu0.etcd) / real,
-            admission: (cpu1.admission - cpu0.admission) / real,
-          },
+          cpu: cpuPerPod(cpu0, cpu1, real),
+          requests: requestsPerPod(req0, req1, real),
           gang: {
             placeholdersPerSecond: g.placeholders / ((g.lastPlaceholder - g.start) / 1000 || 1),
             gangsPerSecond: g.gangTimes.length / seconds,
             placeholders: g.placeholders,
             placeholdersBound: g.phases.phBound.length,
             cleanSeconds: clean ? (clean - g.start) / 1000 : 0,
+            firstGangSeconds: g.gangTimes.length > 0 ? (g.gangTimes[0]! - g.start) / 1000 : 0,
           },
         });
         continue;
@@ -462,15 +540,9 @@ async function main(): Promise<void> {
       await createRound(core, round.replace(/[^a-z]/g, ""));
       const done = watchBinds(admin, PODS, 600_000);
       const t0 = performance.now();
-      const pids = testbedPids(tb);
       let schedPids: number[] = [];
-      let cpu0 = { scheduler: 0, apiserver: 0, etcd: 0, admission: 0 };
-      const sample = () => ({
-        scheduler: schedPids.reduce((a, p) => a + cpuMs(p), 0),
-        apiserver: cpuMs(pids["kube-apiserver"]),
-        etcd: cpuMs(pids.etcd),
-        admission: cpuMs(admissionPid),
-      });
+      const sample = cpuSampler(tb, admissionPid, () => schedPids);
+      let cpu0 = sample();
       let stop: () => Promise<unknown>;
       let clients: Awaited<ReturnType<typeof streamClient>>[] = [];
       if (round === "kube-scheduler") {
@@ -504,11 +576,16 @@ async function main(): Promise<void> {
         };
         if (round === "corral-streams") clients = await Promise.all(Array.from({ length: STREAMS }, () => streamClient(port)));
       }
-      // CPU from the first bind (sampled when the first pod is seen bound) to the last
-      const firstSeen = done.firstBind.then(() => (cpu0 = sample()));
+      // CPU and API requests from the first bind (sampled when the first pod is seen bound) to the last
+      let req0 = new Map<string, number>();
+      const firstSeen = done.firstBind.then(async () => {
+        cpu0 = sample();
+        req0 = await apiRequestCounts(admin);
+      });
       const { first, last: lastBind } = await done.all;
       await firstSeen;
       const cpu1 = sample();
+      const req1 = await apiRequestCounts(admin);
       await new Promise((r) => setTimeout(r, 500)); // the last batch of records reaches the clients
       const delivered = clients.reduce((n, c) => n + c.records(), 0);
       const dropped = clients.filter((c) => c.ended()).length;
@@ -530,12 +607,8 @@ async function main(): Promise<void> {
         rate: (PODS - 1) / seconds,
         wallSeconds: (lastBind - t0) / 1000,
         ...(round === "corral-streams" ? { events: { perSecond: delivered / seconds, total: delivered, dropped } } : {}),
-        cpu: {
-          scheduler: (cpu1.scheduler - cpu0.scheduler) / PODS,
-          apiserver: (cpu1.apiserver - cpu0.apiserver) / PODS,
-          etcd: (cpu1.etcd - cpu0.etcd) / PODS,
-          admission: (cpu1.admission - cpu0.admission) / PODS,
-        },
+        cpu: cpuPerPod(cpu0, cpu1, PODS),
+        requests: requestsPerPod(req0, req1, PODS),
       });
     }
   } finally {
@@ -556,7 +629,7 @@ async function main(): Promise<void> {
       "wall seconds (start→last bind)",
       "vs kube-scheduler",
       "vs create ceiling",
-      "CPU ms/pod: scheduler, apiserver, etcd, admission",
+      "CPU ms/pod: scheduler, apiserver, etcd, admission, controller-manager",
     ]),
     "|---|---|---|---|---|---|---|",
     ...rows.map((r) =>
@@ -567,11 +640,16 @@ async function main(): Promise<void> {
         r.wallSeconds?.toFixed(2) ?? "—",
         ks && r !== ceiling ? `${(r.rate / ks.rate).toFixed(1)}×` : "—",
         ceiling ? `${(r.rate / ceiling.rate).toFixed(2)}×` : "—",
-        r.cpu ? [r.cpu.scheduler, r.cpu.apiserver, r.cpu.etcd, r.cpu.admission].map((x) => x.toFixed(2)).join(", ") : "—",
+        r.cpu
+          ? [r.cpu.scheduler, r.cpu.apiserver, r.cpu.etcd, r.cpu.admission, r.cpu.controllerManager].map((x) => x.toFixed(2)).join(", ")
+          : "—",
       ]),
     ),
     "",
     "Targets: corral standalone ≥ 10× kube-scheduler and ≥ 0.7× the create ceiling.",
+    "",
+    "kube-apiserver requests per pod over each round's window:",
+    ...rows.filter((r) => r.requests).map((r) => `- ${r.round}: ${r.requests}`),
     ...gangLines(rows),
   ];
   const plain = rows.filter((r) => r.round === "corral standalone");
@@ -625,11 +703,23 @@ async function startBenchScheduler(
 /** One Markdown table row of the cells. */
 const tableRow = (cells: string[]): string => `| ${cells.join(" | ")} |`;
 
-/** The gang round's own table: placeholders created/s, gangs fully running/s, real pods/s vs the plain corral round. */
+/**
+ * The gang rounds' own table: placeholders created/s, gangs fully running/s, real pods/s vs a plain corral round of
+ * the same run — the one just before it (rounds interleaved: corral,gang,corral,gang), else the first — and, with
+ * several gang rounds, the median of their ratios.
+ */
 function gangLines(rows: Row[]): string[] {
-  const gang = rows.find((r) => r.gang);
-  if (!gang?.gang) return [];
-  const plain = rows.find((r) => r.round === "corral standalone");
+  const gangs = rows.filter((r) => r.gang);
+  if (gangs.length === 0) return [];
+  const isPlain = (r: Row) => r.round === "corral standalone";
+  const plainFor = (g: Row) => rows.slice(0, rows.indexOf(g)).findLast(isPlain) ?? rows.find(isPlain);
+  const ratios = gangs.flatMap((g) => {
+    const p = plainFor(g);
+    return p ? [g.rate / p.rate] : [];
+  });
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1]! + sorted[mid]!) / 2;
   return [
     "",
     tableRow([
@@ -638,25 +728,31 @@ function gangLines(rows: Row[]): string[] {
       "placeholders bound",
       "placeholders created/s",
       "gangs fully running/s",
+      "first gang running (s)",
       "real pods/s",
       "vs plain corral pods/s",
       "seconds to last real pod bound",
       "seconds to last placeholder deleted",
     ]),
-    "|---|---|---|---|---|---|---|---|---|",
-    tableRow([
-      gang.round,
-      String(gang.gang.placeholders),
-      String(gang.gang.placeholdersBound),
-      gang.gang.placeholdersPerSecond.toFixed(0),
-      gang.gang.gangsPerSecond.toFixed(1),
-      gang.rate.toFixed(0),
-      plain ? `${(gang.rate / plain.rate).toFixed(2)}×` : "—",
-      gang.seconds.toFixed(1),
-      gang.gang.cleanSeconds ? gang.gang.cleanSeconds.toFixed(1) : "—",
-    ]),
+    "|---|---|---|---|---|---|---|---|---|---|",
+    ...gangs.map((g) => {
+      const p = plainFor(g);
+      return tableRow([
+        g.round,
+        String(g.gang!.placeholders),
+        String(g.gang!.placeholdersBound),
+        g.gang!.placeholdersPerSecond.toFixed(0),
+        g.gang!.gangsPerSecond.toFixed(1),
+        g.gang!.firstGangSeconds.toFixed(1),
+        g.rate.toFixed(0),
+        p ? `${(g.rate / p.rate).toFixed(2)}× (of ${p.rate.toFixed(0)})` : "—",
+        g.seconds.toFixed(1),
+        g.gang!.cleanSeconds ? g.gang!.cleanSeconds.toFixed(1) : "—",
+      ]);
+    }),
     "",
-    "Target: gang round ≥ 0.4× the plain corral round's pods/s.",
+    `Target: gang round ≥ 0.4× the plain corral round's pods/s${ratios.length > 1 ? `; median of ${ratios.length}: ` : ""}` +
+      `${ratios.length > 1 ? `${median!.toFixed(2)}×` : ""}.`,
   ];
 }
 

@@ -32,27 +32,53 @@ export function firstInOrder<K, V, R>(tree: BTree<K, V>, f: (value: V, key: K) =
   return undefined;
 }
 
+/** Entries `firstInOrderChunked` reads in its first range scan, and at most in one. */
+const FIRST_CHUNK = 8;
+const MAX_CHUNK = 64;
+
 /**
- * `firstInOrder` over the entries `skip` does not reject: the same result as `firstInOrder(tree, (v, k) => skip(v) ?
- * undefined : f(v, k))`, but the entries skipped cost a callback each inside one range scan rather than a descent of
- * the tree. `skip` must not change the tree; `f` may (the walk goes on from the next key above the one it was given).
+ * `firstInOrder` reading the entries after the first a chunk at a time in one range scan (8, 32, then 64 entries)
+ * instead of a descent of the tree per entry: the same calls of `f` and the same result, provided `version()` changes
+ * whenever the tree does. After an `f` that changed the tree the walk goes on from the next key above the one `f` was
+ * given, as `firstInOrder` does. The first entry is read alone, as most walks stop there.
  */
-export function firstInOrderSkipping<K, V, R>(
+export function firstInOrderChunked<K, V, R>(
   tree: BTree<K, V>,
-  skip: (value: V) => boolean,
+  version: () => number,
   f: (value: V, key: K) => R | undefined,
 ): R | undefined {
-  for (let from = tree.minKey(); from !== undefined;) {
-    let found: [K, V] | undefined;
+  const first = tree.nextHigherPair(undefined, [undefined, undefined] as unknown as [K, V]);
+  if (!first) return undefined;
+  const r0 = f(first[1], first[0]);
+  if (r0 !== undefined) return r0;
+  const keys: K[] = [];
+  const values: V[] = [];
+  let from = tree.nextHigherKey(first[0]);
+  let size = FIRST_CHUNK;
+  while (from !== undefined) {
+    let n = 0;
+    let next: K | undefined;
     tree.forRange(from, tree.maxKey()!, true, (k, v) => {
-      if (skip(v)) return undefined;
-      found = [k, v];
-      return { break: true };
+      if (n === size) {
+        next = k;
+        return { break: true };
+      }
+      keys[n] = k;
+      values[n++] = v;
+      return undefined;
     });
-    if (!found) return undefined;
-    const r = f(found[1], found[0]);
-    if (r !== undefined) return r;
-    from = tree.nextHigherKey(found[0]);
+    const seen = version();
+    let changedAt = -1;
+    for (let i = 0; i < n; i++) {
+      const r = f(values[i]!, keys[i]!);
+      if (r !== undefined) return r;
+      if (version() !== seen) {
+        changedAt = i;
+        break;
+      }
+    }
+    from = changedAt >= 0 ? tree.nextHigherKey(keys[changedAt]!) : next;
+    size = Math.min(MAX_CHUNK, size * 4);
   }
   return undefined;
 }

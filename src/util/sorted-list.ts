@@ -192,6 +192,13 @@ export class SortedList<K, V> {
     }
   }
 
+  /** Every value in key order (a copy: the list may change while it is read). */
+  values(): V[] {
+    const out: V[] = [];
+    for (const chunk of this.chunks) for (let i = 1; i < chunk.length; i += 2) out.push(chunk[i] as V);
+    return out;
+  }
+
   /** Every entry in key order (a copy: the list may change while it is read). */
   entries(): [K, V][] {
     const out: [K, V][] = [];

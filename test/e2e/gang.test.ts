@@ -199,6 +199,7 @@ describe("gang scheduling, standalone, on the real test bed", () => {
     expect(ev).toEqual(
       expect.arrayContaining([
         "Application sp1 creating placeholders",
+        "Application sp1 placeholder has been allocated.",
         "Application sp1 all placeholders are allocated. Transitioning to running state.",
       ]),
     );

@@ -91,6 +91,18 @@ async function runPods(pods: k8s.V1Pod[]): Promise<void> {
   );
 }
 
+/** Creates the pods at once, early in a wall-clock second (creation timestamps have 1 s resolution). */
+async function createInOneSecond(pods: k8s.V1Pod[]): Promise<void> {
+  await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
+  await Promise.all(pods.map((body) => core().createNamespacedPod({ namespace: NS, body })));
+  const seconds = new Set(
+    (await list(""))
+      .filter((p) => pods.some((x) => x.metadata!.name === p.metadata!.name))
+      .map((p) => String(p.metadata!.creationTimestamp)),
+  );
+  expect(seconds.size, "the pods were created within one second").toBe(1);
+}
+
 const names = (ps: k8s.V1Pod[]) => ps.map((x) => x.metadata!.name!).sort();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const rest = async <T>(path: string): Promise<T> => (await (await fetch(`http://127.0.0.1:${sched!.port}${path}`)).json()) as T;
@@ -140,8 +152,10 @@ describe("preemption on kube-apiserver v1.20.2", () => {
     for (let i = 0; i < 4; i++) await core().createNamespacedPod({ namespace: NS, body: pod(`b-young-${i}`, "root.b", "b") });
     await waitFor("8 b pods bound", async () => bound(await list("b-")).length === 8);
 
-    // a asks 5 cpu: only its guarantee (4) is taken back
-    for (let i = 0; i < 5; i++) await core().createNamespacedPod({ namespace: NS, body: pod(`a-${i}`, "root.a", "a") });
+    // a asks 5 cpu: only its guarantee (4) is taken back. The five pods share one creation second, so their preemption
+    // delays end in the same cycle and each wave takes one victim per node (a preemptor that tried alone after an
+    // earlier one bound could find an old pod as the only victim on the first node: a tie upstream breaks by node id)
+    await createInOneSecond(Array.from({ length: 5 }, (_, i) => pod(`a-${i}`, "root.a", "a")));
     // one preemption per node at a time: two victims after the 1 s delay, two more after the 15 s retry interval
     await waitFor("4 a pods bound", async () => bound(await list("a-")).length === 4, 60_000);
 

@@ -10,7 +10,10 @@
  *    bound after (the node never holds both), one never bound is deleted in the background while the member is bound
  *    at once. No binding races its pod's deletion;
  *  - placeholder calls (gang scheduling): creates (3 attempts; 403/422 final), deletes (`bindAttempts` attempts; a
- *    missing pod is deleted) and the status of a Hard timeout's pods, half as many at once as bindings, never dropped;
+ *    missing pod is deleted) and the status of a Hard timeout's pods, half as many at once as bindings, never dropped.
+ *    The delete a member's binding waits for has a queue of its own (as many at once again): entering Reserving
+ *    queues a whole gang's creates, and many gangs enter together, so behind them it waited until every other gang's
+ *    placeholders were created, holding the member's binding slot (all slots, with a few gangs);
  *  - evictions of preemption victims: keyed by pod UID, 8 at once, 3 attempts (429/403/422 final); a refused eviction
  *    goes back to the shim (`evictionRefused`);
  *  - events and status writes: informational, so at most `eventQueueLimit` wait (the oldest is dropped and counted),
@@ -120,37 +123,46 @@ export function runActions(o: ActionsOptions): Actions {
     },
   });
 
-  const placeholders = runRetryingCalls<PlaceholderJob, CreateResult | DeleteResult | undefined>({
-    clock,
-    workers: Math.max(1, Math.ceil(o.bindConcurrency / 2)),
-    key: (a) => (a.kind === "createPod" ? `create ${createdName(a)}` : `${a.kind} ${podKey(a.pod)}`),
-    attempts: (a) => (a.kind === "createPod" ? 3 : a.kind === "deletePod" ? o.bindAttempts : 1),
-    attempt: async (a) => {
-      if (a.kind === "createPod") return createAttempt(api, a.pod);
-      if (a.kind === "deletePod") return deleteAttempt(api, a.pod);
-      try {
-        await patchPodPhase(api, a.pod, { phase: a.phase, reason: a.reason, message: a.message });
-      } catch (err) {
-        if (statusCode(err) !== 404) log.warn({ pod: podKey(a.pod), err: errorText(err) }, "could not fail the pod of a timed-out gang");
-      }
-      return { retry: false, result: undefined };
-    },
-    onReject: (a, err) => (a.kind === "createPod" ? { outcome: "failed", error: errorText(err) } : { ok: false, error: errorText(err) }),
-    settle: (a, r) => {
-      if (a.kind === "createPod") {
-        const c = r as CreateResult;
-        if (c.outcome === "created") m.gang.inc({ action: "create", result: "done" });
-        if (c.outcome !== "failed") return;
-        m.gang.inc({ action: "create", result: "failed" });
-        log.warn({ pod: createdName(a), err: c.error }, "could not create placeholder");
-        run(o.shim.placeholderCreateFailed(a.pod.metadata?.labels?.["yunikorn.apache.org/app-id"] ?? ""));
-      } else if (a.kind === "deletePod") {
-        const d = r as DeleteResult;
-        m.gang.inc({ action: "delete", result: d.ok ? "done" : "failed" });
-        if (!d.ok) log.warn({ pod: podKey(a.pod), err: d.error }, "could not delete placeholder; retried at the next resync");
-      }
-    },
-  });
+  /** A controller of placeholder calls (creates, deletes, a Hard timeout's pod status) with `workers` at once. */
+  const placeholderCalls = (workers: number) =>
+    runRetryingCalls<PlaceholderJob, CreateResult | DeleteResult | undefined>({
+      clock,
+      workers,
+      key: (a) => (a.kind === "createPod" ? `create ${createdName(a)}` : `${a.kind} ${podKey(a.pod)}`),
+      attempts: (a) => (a.kind === "createPod" ? 3 : a.kind === "deletePod" ? o.bindAttempts : 1),
+      attempt: async (a) => {
+        if (a.kind === "createPod") return createAttempt(api, a.pod);
+        if (a.kind === "deletePod") return deleteAttempt(api, a.pod);
+        try {
+          await patchPodPhase(api, a.pod, { phase: a.phase, reason: a.reason, message: a.message });
+        } catch (err) {
+          if (statusCode(err) !== 404) log.warn({ pod: podKey(a.pod), err: errorText(err) }, "could not fail the pod of a timed-out gang");
+        }
+        return { retry: false, result: undefined };
+      },
+      onReject: (a, err) => (a.kind === "createPod" ? { outcome: "failed", error: errorText(err) } : { ok: false, error: errorText(err) }),
+      settle: (a, r) => {
+        if (a.kind === "createPod") {
+          const c = r as CreateResult;
+          if (c.outcome === "created") m.gang.inc({ action: "create", result: "done" });
+          if (c.outcome !== "failed") return;
+          m.gang.inc({ action: "create", result: "failed" });
+          log.warn({ pod: createdName(a), err: c.error }, "could not create placeholder");
+          run(o.shim.placeholderCreateFailed(a.pod.metadata?.labels?.["yunikorn.apache.org/app-id"] ?? ""));
+        } else if (a.kind === "deletePod") {
+          const d = r as DeleteResult;
+          m.gang.inc({ action: "delete", result: d.ok ? "done" : "failed" });
+          if (!d.ok) log.warn({ pod: podKey(a.pod), err: d.error }, "could not delete placeholder; retried at the next resync");
+        }
+      },
+    });
+  const placeholders = placeholderCalls(Math.max(1, Math.ceil(o.bindConcurrency / 2)));
+  /**
+   * Deletes of bound placeholders a gang member's binding waits for: on a queue of their own, so they never wait behind
+   * the creates of other gangs' placeholders (a whole reservation's worth is queued at once) nor hold the member's
+   * binding slot that long.
+   */
+  const replacements = placeholderCalls(Math.max(1, Math.ceil(o.bindConcurrency / 2)));
 
   /** Placeholders whose binding was not sent (a real pod took their place first); consumed by the replacement. */
   const neverBound = new Set<string>();
@@ -166,8 +178,10 @@ export function runActions(o: ActionsOptions): Actions {
     // a failed delete is retried at the next resync
     before: async (a) => {
       if (!a.replaces) return;
-      const deletion = placeholders.push({ kind: "deletePod", pod: a.replaces });
-      if (!neverBound.delete(a.replaces.uid)) await deletion;
+      const deletion: PlaceholderJob = { kind: "deletePod", pod: a.replaces };
+      // one never bound holds no node: deleted in the background, after the creates already queued
+      if (neverBound.delete(a.replaces.uid)) void placeholders.push(deletion);
+      else await replacements.push(deletion);
     },
     attempt: (a) => {
       if (!a.replaces && !verbBinds.has(a) && !o.shim.bindWanted(a.pod.uid, a.node)) {
@@ -255,10 +269,10 @@ export function runActions(o: ActionsOptions): Actions {
       verbBinds.add(a);
       return (await binds.push(a)) ?? { error: "the scheduler is stopping" };
     },
-    queued: () => ({ binds: binds.size, status: status.size, placeholders: placeholders.size }),
+    queued: () => ({ binds: binds.size, status: status.size, placeholders: placeholders.size + replacements.size }),
     async stop() {
       status.stop();
-      await Promise.all([binds.stop(), evictions.stop(), placeholders.stop()]);
+      await Promise.all([binds.stop(), evictions.stop(), placeholders.stop(), replacements.stop()]);
     },
   };
 }

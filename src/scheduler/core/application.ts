@@ -12,6 +12,7 @@ import type { Replacement } from "./gang/replacement.js";
 import type { HoldReason } from "./hold-reason.js";
 import type { Node } from "./node.js";
 import type { Preempting } from "./preemption/result.js";
+import type { PreemptionAllocation } from "./preemption/snapshot.js";
 import type { Queue, SortKey } from "./queue.js";
 import { type Res, addTo, subFrom } from "./resources.js";
 import type { AppTracking } from "./ugm/tracker.js";
@@ -29,6 +30,7 @@ const askOrder = (a: AskOrder, b: AskOrder) =>
   compareNumbers(a.negPriority, b.negPriority) ||
   compareNumbers(a.createTime, b.createTime) ||
   (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+const orderOf = (ask: Ask): AskOrder => ({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key });
 
 /** A request for one allocation (a pod), pending until a node is chosen. */
 export interface Ask {
@@ -68,14 +70,22 @@ export interface Ask {
   lastPreemptionCheck?: number;
   /** Allocation ids (`appId/key`) whose eviction was refused for this ask: never chosen again for it. */
   blockedVictims?: Set<string>;
+  /**
+   * An allocation as preemption's node search last saw it as a possible victim (preemption/core-snapshot.ts), reused
+   * while none of the fields it copies changed.
+   */
+  victimView?: PreemptionAllocation;
 }
 
 /** What the walk needs from the partition: holds, node choice and reservation choice. */
 export interface AllocationContext {
   /** Why an Accepted application may not start running now (maxapplications of queues, users, groups). */
   runHold(app: Application): HoldReason | undefined;
-  /** Why `ask` may not be allocated now whatever the node: user/group headroom, queue maxima, cluster size. */
-  askHold(app: Application, ask: Ask): HoldReason | undefined;
+  /**
+   * What holds `ask` now whatever the node — user/group headroom (`limit`), a queue max (`queueMax`), the cluster size
+   * (`clusterCapacity`) — or undefined. Only the kind (the partition's `holdReason` gives the details).
+   */
+  askHold(app: Application, ask: Ask): "limit" | "queueMax" | "clusterCapacity" | undefined;
   /** How a real ask of a task group uses the application's allocated placeholders (core/gang/replacement.ts). */
   replacement(app: Application, ask: Ask): Replacement;
   nodeOf(id: string): Node | undefined;
@@ -168,8 +178,16 @@ export class Application {
   readonly tags: Readonly<Record<string, string>>;
   readonly requestedQueue: string;
   readonly asks = new Map<string, Ask>();
-  /** Pending (unallocated) asks in scheduling order; kept sorted as asks come and go, never re-sorted. */
-  readonly pendingAsks = new SortedList<AskOrder, Ask>(askOrder);
+  /**
+   * Pending (unallocated) asks without a node reservation, in scheduling order: the walk reads these. Kept sorted as
+   * asks come and go, never re-sorted.
+   */
+  readonly unreservedAsks = new SortedList<AskOrder, Ask>(askOrder);
+  /**
+   * Pending asks holding a node reservation, same order: the partition serves them first and the walk passes them by,
+   * so keeping them apart spares the walk a step over each (after preemptions they wait until their victims are gone).
+   */
+  private readonly reservedAsks = new SortedList<AskOrder, Ask>(askOrder);
   readonly pending: Res = {};
   readonly allocated: Res = {};
   /** The largest `allocated` reached, per type (upstream maxAllocatedResource); undefined before the first allocation. */
@@ -296,23 +314,24 @@ export class Application {
 
   /** Highest priority among pending asks (−∞ when none). */
   maxPendingPriority(): number {
-    const first = this.pendingAsks.minKey();
-    return first ? -first.negPriority : Number.NEGATIVE_INFINITY;
+    const first = this.unreservedAsks.minKey();
+    const reserved = this.reservedAsks.size > 0 ? this.reservedAsks.minKey() : undefined;
+    const neg = Math.min(first?.negPriority ?? Number.POSITIVE_INFINITY, reserved?.negPriority ?? Number.POSITIVE_INFINITY);
+    return -neg;
   }
 
   hasPending(): boolean {
-    return this.pendingAsks.size > 0;
+    return this.unreservedAsks.size + this.reservedAsks.size > 0;
   }
 
   /** Has pending asks the walk may place now: while Reserving only placeholders (a gang's real asks wait). */
   hasSchedulable(): boolean {
-    return this.state === "Reserving" ? this.pendingPlaceholders > 0 : this.pendingAsks.size > 0;
+    return this.state === "Reserving" ? this.pendingPlaceholders > 0 : this.hasPending();
   }
 
   /** A pending ask enters the ask order and `pending`, here and on the queue path. */
   addPending(ask: Ask): void {
-    if (this.pendingAsks.set({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key }, ask) && ask.placeholder)
-      this.pendingPlaceholders++;
+    if ((ask.reservedNode ? this.reservedAsks : this.unreservedAsks).set(orderOf(ask), ask) && ask.placeholder) this.pendingPlaceholders++;
     addTo(this.pending, ask.resource);
     this.queue.incPending(ask.resource);
   }
@@ -322,9 +341,18 @@ export class Application {
     PENDING_LOOKUP.negPriority = -ask.priority;
     PENDING_LOOKUP.createTime = ask.createTime;
     PENDING_LOOKUP.key = ask.key;
-    if (this.pendingAsks.delete(PENDING_LOOKUP) && ask.placeholder) this.pendingPlaceholders--;
+    if ((this.unreservedAsks.delete(PENDING_LOOKUP) || this.reservedAsks.delete(PENDING_LOOKUP)) && ask.placeholder)
+      this.pendingPlaceholders--;
     subFrom(this.pending, ask.resource);
     this.queue.decPending(ask.resource);
+  }
+
+  /** A pending ask's reservation was made or ended (`ask.reservedNode` set or cleared): it moves to the matching order. */
+  reservationChanged(ask: Ask): void {
+    const k = orderOf(ask);
+    if (ask.reservedNode) {
+      if (this.unreservedAsks.delete(k)) this.reservedAsks.set(k, ask);
+    } else if (this.reservedAsks.delete(k)) this.unreservedAsks.set(k, ask);
   }
 
   /**
@@ -338,8 +366,8 @@ export class Application {
    * waits); once its group has none left it is scheduled normally.
    */
   tryAllocate(ctx: AllocationContext, now: number): Decision | undefined {
-    // asks holding a reservation answer undefined at once (the walk steps to the next ask without a search)
-    return this.pendingAsks.firstInOrder(tryPendingAsk, this, ctx, now);
+    // Asks holding a reservation are not in this order (the partition serves them first).
+    return this.unreservedAsks.firstInOrder(tryPendingAsk, this, ctx, now);
   }
 
   /** One pending ask's part of `tryAllocate`: a decision, or undefined to go on with the next ask. */
@@ -355,7 +383,7 @@ export class Application {
     const hold = ctx.askHold(this, ask);
     if (hold) {
       // a queue max or the cluster size: preemption may free queue quota (a user/group limit it never frees)
-      return hold.kind === "queueMax" || hold.kind === "clusterCapacity" ? ctx.tryPreemption(this, ask, now) : undefined;
+      return hold === "queueMax" || hold === "clusterCapacity" ? ctx.tryPreemption(this, ask, now) : undefined;
     }
     const node = ctx.pickNode(ask);
     if (node) {

@@ -128,21 +128,28 @@ export function formatHoldReason(r: HoldReason): string {
 }
 
 /** The first queue below root on `q`'s path whose max `r` would exceed (upstream `TryIncAllocatedResource`), or undefined. */
-export function queueMaxHold(q: Queue, r: Readonly<Res>): HoldReason | undefined {
-  for (let x: Queue | undefined = q; x?.parent; x = x.parent) {
-    if (!fitsWithin(x.max, x.allocated, r))
-      return { kind: "queueMax", queuePath: x.path, max: { ...x.max }, used: { ...x.allocated }, ask: { ...r } };
-  }
+export function queueOverMax(q: Queue, r: Readonly<Res>): Queue | undefined {
+  for (let x: Queue | undefined = q; x?.parent; x = x.parent) if (!fitsWithin(x.max, x.allocated, r)) return x;
   return undefined;
 }
 
+/** `queueOverMax` as a hold reason. */
+export function queueMaxHold(q: Queue, r: Readonly<Res>): HoldReason | undefined {
+  const x = queueOverMax(q, r);
+  return x && { kind: "queueMax", queuePath: x.path, max: { ...x.max }, used: { ...x.allocated }, ask: { ...r } };
+}
+
 /** Root's max is the cluster size: `r` on top of what is allocated must fit it; a type no node provides never fits. */
+export function overClusterSize(root: Queue, r: Readonly<Res>): boolean {
+  for (const k in r) if ((root.allocated[k] ?? 0) + r[k]! > (root.max?.[k] ?? 0)) return true;
+  return false;
+}
+
+/** `overClusterSize` as a hold reason. */
 export function clusterHold(root: Queue, r: Readonly<Res>): HoldReason | undefined {
-  for (const k in r) {
-    if ((root.allocated[k] ?? 0) + r[k]! > (root.max?.[k] ?? 0))
-      return { kind: "clusterCapacity", capacity: { ...root.max }, used: { ...root.allocated }, ask: { ...r } };
-  }
-  return undefined;
+  return overClusterSize(root, r)
+    ? { kind: "clusterCapacity", capacity: { ...root.max }, used: { ...root.allocated }, ask: { ...r } }
+    : undefined;
 }
 
 /** The first queue on `q`'s path whose maxapplications one more running application would exceed, or undefined. */

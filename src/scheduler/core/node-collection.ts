@@ -10,9 +10,6 @@ import type { Ask } from "./application.js";
 import { type Node, type NodeOrder, nodeOrder } from "./node.js";
 import { type Res, addTo, fitsIn, subFrom } from "./resources.js";
 
-/** Nodes `inOrderExcept` reads ahead (the preemption search checks nodes in batches of 10). */
-const IN_ORDER_CHUNK = 16;
-
 /** The partition's `nodesortpolicy` type: `fair` (least used first, default) or `binpacking` (most used first). */
 export type NodeSortPolicy = "fair" | "binpacking";
 
@@ -66,12 +63,14 @@ export class NodeCollection {
   }
 
   /**
-   * Re-keys a node in the index after its usage or schedulable flag changed (O(log n)); `present` false: the node is
-   * being removed.
+   * Re-keys a node in the index after its usage, schedulable flag or reservation changed (O(log n)); `present` false:
+   * the node is being removed. A node reserved for an ask that triggered preemption is not indexed: no ask may take,
+   * reserve or preempt on it until the reservation ends, so the allocation order and the preemption search never
+   * pass over it.
    */
   reindex(n: Node, present = true): void {
     if (this.ranksDirty) return;
-    const indexed = present && n.schedulable;
+    const indexed = present && n.schedulable && !n.reservation?.preemption;
     const u = indexed ? n.usage(this.weights) : 0;
     const score = this.sortPolicy === "binpacking" ? -u : u;
     if (indexed && n.sortKey?.score === score) return;
@@ -96,34 +95,9 @@ export class NodeCollection {
     return this.index;
   }
 
-  /** Schedulable nodes in allocation order. */
+  /** Schedulable nodes in allocation order (without the nodes reserved for preemption, see `reindex`). */
   inOrder(): Iterable<Node> {
     return this.ordered().values();
-  }
-
-  /**
-   * Schedulable nodes in allocation order without those `skip` rejects, read lazily a few at a time: a node passed
-   * over costs a callback inside a range scan, not an iterator step (preemption passes over the nodes earlier
-   * preemptions reserved). The collection must not change while the result is read.
-   */
-  *inOrderExcept(skip: (n: Node) => boolean): Generator<Node> {
-    const tree = this.ordered();
-    const high = tree.maxKey();
-    let from = tree.minKey();
-    while (from !== undefined && high !== undefined) {
-      const chunk: Node[] = [];
-      let resume: NodeOrder | undefined;
-      tree.forRange(from, high, true, (k, n) => {
-        if (chunk.length >= IN_ORDER_CHUNK) {
-          resume = k;
-          return { break: true };
-        }
-        if (!skip(n)) chunk.push(n);
-        return undefined;
-      });
-      yield* chunk;
-      from = resume;
-    }
   }
 
   /** The first node in allocation order with room for the ask that passes its predicate (reserved nodes excepted). */

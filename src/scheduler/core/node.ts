@@ -4,6 +4,7 @@
  * §4.6). The node owns its fit and usage arithmetic; the partition keeps nodes in allocation order.
  */
 import { compareNumbers } from "../../util/btree.js";
+import type { Ask } from "./application.js";
 import { type Res, addTo, fitsIn, subFrom } from "./resources.js";
 
 /**
@@ -18,20 +19,17 @@ export interface NodeOrder {
 /** Compares two node order keys: score, then rank (see {@link NodeOrder}). */
 export const nodeOrder = (a: NodeOrder, b: NodeOrder) => compareNumbers(a.score, b.score) || a.rank - b.rank;
 
-/** What a node knows of an allocation placed on it. */
-export interface NodeAllocation {
-  readonly appId: string;
-  readonly key: string;
-  readonly resource: Readonly<Res>;
-  readonly priority: number;
-}
-
 /** An ask holding a node (reference §4.6): the node takes no other ask until it is released. */
 export interface NodeReservation {
   readonly appId: string;
   readonly key: string;
   /** Milliseconds since the epoch. */
   readonly since: number;
+  /**
+   * The ask triggered preemption and waits here for its victims: no other ask may take or reserve the node, nor
+   * preempt on it, so the node is left out of the allocation order until the reservation ends.
+   */
+  readonly preemption?: boolean;
 }
 
 /** Constructor input of {@link Node} (from the resource manager's node info). Resources in core units. */
@@ -56,8 +54,8 @@ export class Node {
   schedulable: boolean;
   attributes: Readonly<Record<string, string>>;
   readonly allocated: Res = {};
-  /** Allocations on the node by `allocationId(appId, key)`. */
-  readonly allocations = new Map<string, NodeAllocation>();
+  /** The asks allocated on the node (the applications' own objects) by `allocationId(appId, key)`. */
+  readonly allocations = new Map<string, Ask>();
   reservation?: NodeReservation;
   /** Key in the partition's node index (undefined while not indexed). */
   sortKey?: NodeOrder;
@@ -125,12 +123,12 @@ export class Node {
     return score;
   }
 
-  addAllocation(id: string, a: NodeAllocation): void {
+  addAllocation(id: string, a: Ask): void {
     this.allocations.set(id, a);
     addTo(this.allocated, a.resource);
   }
 
-  removeAllocation(id: string): NodeAllocation | undefined {
+  removeAllocation(id: string): Ask | undefined {
     const a = this.allocations.get(id);
     if (!a) return undefined;
     this.allocations.delete(id);

@@ -18,7 +18,7 @@ import { type AllocationContext, Application, type Ask, type Decision, type Gang
 import { type Replacement, matchPlaceholder } from "./gang/replacement.js";
 import { checkGangSubmission } from "./gang/submission.js";
 import { placeholderTimeout, placeholderTimerMs } from "./gang/timeout.js";
-import { type HoldReason, clusterHold, queueMaxHold, queueRunHold } from "./hold-reason.js";
+import { type HoldReason, clusterHold, overClusterSize, queueMaxHold, queueOverMax, queueRunHold } from "./hold-reason.js";
 import { Node, allocationId } from "./node.js";
 import { NodeCollection, type NodeSortPolicy } from "./node-collection.js";
 import { parseResource } from "./quantity.js";
@@ -221,7 +221,10 @@ export class Partition {
   constructor(o: PartitionOptions) {
     this.name = o.name;
     this.life = new Lifecycle({ partition: o.name, leave: (app) => this.detachApp(app) });
-    this.reservations = new Reservations(o.reservationDelayMs ?? RESERVATION_DELAY_MS);
+    this.reservations = new Reservations(o.reservationDelayMs ?? RESERVATION_DELAY_MS, {
+      nodeChanged: (n) => this.nodeSet.reindex(n),
+      askChanged: (a) => this.apps.get(a.appId)?.reservationChanged(a),
+    });
     this.cleanupInterval = o.queueCleanupIntervalMs ?? QUEUE_CLEANUP_INTERVAL_MS;
     this.applyConfig(o.config);
   }
@@ -322,10 +325,11 @@ export class Partition {
   }
 
   /**
-   * Schedulable nodes in allocation order (preemption's node search reads them lazily), without those `skip` rejects.
+   * Schedulable nodes in allocation order, without those reserved for preemption (preemption's node search reads them
+   * lazily).
    */
-  nodesInOrder(skip?: (n: Node) => boolean): Iterable<Node> {
-    return skip ? this.nodeSet.inOrderExcept(skip) : this.nodeSet.inOrder();
+  nodesInOrder(): Iterable<Node> {
+    return this.nodeSet.inOrder();
   }
 
   /** The root queue's max is the cluster size (§4.3). */
@@ -975,7 +979,14 @@ export class Partition {
     runHold: (app) => this.runHold(app),
     replacement: (app, ask) => this.replacement(app, ask),
     nodeOf: (id) => this.nodes.get(id),
-    askHold: (app, ask) => this.limitHold(app, ask.resource) ?? this.queueHold(app.queue, ask.resource),
+    askHold: (app, ask) =>
+      this.limits.headroom(app, ask.resource)
+        ? "limit"
+        : queueOverMax(app.queue, ask.resource)
+          ? "queueMax"
+          : overClusterSize(this.root, ask.resource)
+            ? "clusterCapacity"
+            : undefined,
     pickNode: (ask) => this.nodeSet.pick(ask),
     reservationNode: (ask, now) => this.reservations.choose(ask, this.nodeSet.inOrder(), now),
     tryPreemption: (app, ask, now) => this.tryPreemption(app, ask, now),
@@ -1030,6 +1041,8 @@ export class Partition {
    * room; held by a limit or a queue max it waits.
    */
   private tryReservedAllocate(now: number): AllocationResult | undefined {
+    // every reservation was tried at this epoch (a new one counts as tried when made): nothing to do until it moves
+    if (this.reservations.allTried === this.reservations.epoch) return undefined;
     for (const r of this.reservations.values()) {
       if (r.tried === this.reservations.epoch) continue;
       r.tried = this.reservations.epoch;
@@ -1057,6 +1070,7 @@ export class Partition {
       const other = this.nodeSet.pick(ask);
       if (other) return { kind: "allocatedReserved", allocation: this.allocate(app, ask, other, now), reservedNode: node.id };
     }
+    this.reservations.allTried = this.reservations.epoch;
     return undefined;
   }
 
@@ -1091,11 +1105,13 @@ export class Partition {
     const leaf = app.queue;
     if (now < ask.createTime + leaf.preemption.preemptionDelayMs) return undefined;
     if (ask.lastPreemptionCheck !== undefined && now < ask.lastPreemptionCheck + PREEMPT_ATTEMPT_FREQUENCY_MS) return undefined;
-    if (!leaf.ancestry().some((q) => q.guaranteed)) return undefined;
     const attempts = this.preemptAttempts.get(leaf) ?? 0;
     if (attempts >= MAX_PREEMPTIONS_PER_QUEUE) return undefined;
+    let guaranteed = false;
+    for (let q: Queue | undefined = leaf; q && !guaranteed; q = q.parent) guaranteed = q.guaranteed !== undefined;
+    if (!guaranteed) return undefined;
     this.preemptAttempts.set(leaf, attempts + 1);
-    const snapshot = this.preemptionSnapshot(ask.blockedVictims, { applicationId: app.id, key: ask.key });
+    const snapshot = this.preemptionSnapshot(ask.blockedVictims);
     const result = decidePreemption(
       snapshot,
       {
@@ -1118,19 +1134,9 @@ export class Partition {
     return result.outcome === "preempting" ? { kind: "preempt", app, ask, result } : undefined;
   }
 
-  /**
-   * The preemption snapshot over the live state; `excluded` allocation ids are never chosen; with `forAsk`, nodes
-   * reserved for other asks that triggered preemption are left out (they can never be chosen for it).
-   */
-  private preemptionSnapshot(excluded: ReadonlySet<string> | undefined, forAsk?: { applicationId: string; key: string }) {
-    return coreSnapshot({
-      root: this.root,
-      find: (p) => this.find(p),
-      apps: this.apps,
-      nodesInOrder: (skip) => this.nodesInOrder(skip),
-      excluded,
-      forAsk,
-    });
+  /** The preemption snapshot over the live state; `excluded` allocation ids are never chosen. */
+  private preemptionSnapshot(excluded: ReadonlySet<string> | undefined) {
+    return coreSnapshot(this, excluded);
   }
 
   /**
@@ -1144,7 +1150,7 @@ export class Partition {
     }
     const node = this.nodes.get(result.nodeId)!;
     if (node.reservation) this.unreserveNode(node);
-    this.reservations.reserve(ask, node, now);
+    this.reservations.reserve(ask, node, now, true);
     ask.preemption = result;
     const victims: Allocation[] = [];
     for (const v of result.victims) {

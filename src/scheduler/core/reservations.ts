@@ -19,13 +19,30 @@ export interface Reservation {
   tried: number;
 }
 
+/** What the partition keeps in step with reservations. */
+export interface ReservationHooks {
+  /** The node's reservation was set or cleared (the node order leaves out nodes reserved for preemption). */
+  readonly nodeChanged?: (node: Node) => void;
+  /** The ask's `reservedNode` was set or cleared (its application keeps reserved asks out of the walk). */
+  readonly askChanged?: (ask: Ask) => void;
+}
+
 /** A partition's node reservations, keyed by ask (module comment). */
 export class Reservations {
   private readonly byAsk = new Map<string, Reservation>();
   /** Bumped whenever room may have appeared (a release, a node change, a configuration change). */
   epoch = 0;
+  /** The epoch at which every reservation was last tried without a result (the partition's reserved pass). */
+  allTried = -1;
 
-  constructor(private readonly delayMs: number) {}
+  /**
+   * @param delayMs how old an ask must be before it reserves a node
+   * @param hooks told after a reservation was made or ended
+   */
+  constructor(
+    private readonly delayMs: number,
+    private readonly hooks: ReservationHooks = {},
+  ) {}
 
   get size(): number {
     return this.byAsk.size;
@@ -56,17 +73,28 @@ export class Reservations {
     return best;
   }
 
-  reserve(ask: Ask, node: Node, now: number): void {
+  /** `ask` holds `node`; `preemption`: the ask triggered preemption and waits there for its victims. */
+  reserve(ask: Ask, node: Node, now: number, preemption = false): void {
     ask.reservedNode = node.id;
-    node.reservation = { appId: ask.appId, key: ask.key, since: now };
+    node.reservation = preemption
+      ? { appId: ask.appId, key: ask.key, since: now, preemption }
+      : { appId: ask.appId, key: ask.key, since: now };
     this.byAsk.set(allocationId(ask.appId, ask.key), { appId: ask.appId, key: ask.key, nodeId: node.id, since: now, tried: this.epoch });
+    this.hooks.nodeChanged?.(node);
+    this.hooks.askChanged?.(ask);
   }
 
   /** Ends the reservation of `ask` (if any) on both sides; `node` is the reserved node when it still exists. */
   release(ask: Ask | undefined, r: { appId: string; key: string }, node: Node | undefined): void {
     this.byAsk.delete(allocationId(r.appId, r.key));
-    if (node?.reservation?.appId === r.appId && node.reservation.key === r.key) node.reservation = undefined;
-    if (ask) ask.reservedNode = undefined;
+    if (node?.reservation?.appId === r.appId && node.reservation.key === r.key) {
+      node.reservation = undefined;
+      this.hooks.nodeChanged?.(node);
+    }
+    if (ask?.reservedNode !== undefined) {
+      ask.reservedNode = undefined;
+      this.hooks.askChanged?.(ask);
+    }
   }
 
   /** Plain-data list for the read API and tests. */

@@ -16,7 +16,7 @@
  */
 import { ANNOTATION_IGNORE_APPLICATION } from "../../yunikorn/constants.js";
 import type { AddApplicationRequest, AllocationMessage, CoreResponse, SchedulerCore } from "../core/scheduler.js";
-import { formatHoldReason, holdState } from "../core/hold-reason.js";
+import { type HoldReason, formatHoldReason, holdState } from "../core/hold-reason.js";
 import { type Res, addTo, subFrom } from "../core/resources.js";
 import type { LimitUsage } from "../core/scheduler.js";
 import { ApplicationKeys } from "./app-keys.js";
@@ -147,8 +147,10 @@ export interface Task {
   state: TaskState;
   /** Node of the allocation (Allocated, InProgress, Bound, Orphan). */
   node?: string;
-  /** Last hold reported on the pod (its state and text), so events are sent on change only. */
-  held?: { state: "Skipped" | "Failed"; reason: string };
+  /** Last hold reported on the pod (its kind, state and text), so events are sent on change only. */
+  held?: { kind: HoldReason["kind"]; state: "Skipped" | "Failed"; reason: string };
+  /** Since when (ms, `ShimOptions.now`) the hold-reason sweep has seen the pod wait for its gang's reservation. */
+  gangWaitSince?: number;
   /** Why the core rejected the ask or the application (Rejected). */
   rejection?: string;
   /** Plugin mode: kube-scheduler has been refused this pod at least once, so it must be activated. */
@@ -171,6 +173,8 @@ export interface ShimGang {
   podAppId: string;
   /** The application's queue as the core placed it (label on the placeholders). */
   queue?: string;
+  /** The originating pod has its PlaceholderAllocated event (written once per application, see schedule()). */
+  placeholderAllocatedReported?: boolean;
 }
 
 /** kube-scheduler extender `filter` answer (k8s.io/kube-scheduler/extender/v1 ExtenderFilterResult). */
@@ -215,7 +219,19 @@ export interface ShimOptions {
   now?: () => number;
   /** Random numbers in [0, 1) for placeholder name nonces (default Math.random). */
   random?: () => number;
+  /**
+   * Milliseconds a real pod waits for its gang's placeholders (hold `gangReservation`) before the wait is written on
+   * the pod (default {@link GANG_HOLD_REPORT_MS}).
+   */
+  gangHoldReportMs?: number;
 }
+
+/**
+ * How long a gang member may wait for its application's placeholders before its `SchedulingSkipped` condition and
+ * `PodUnschedulable` event say so: a gang that completes within it writes nothing on its real pods (upstream's shim
+ * does not submit them while the application is Reserving, so it writes nothing at all).
+ */
+export const GANG_HOLD_REPORT_MS = 10_000;
 
 const refOf = (pod: PodObject): PodRef => ({
   namespace: pod.metadata?.namespace ?? "default",
@@ -559,6 +575,7 @@ export class ShimContext {
     }
     task.state = "Asked";
     task.held = undefined;
+    task.gangWaitSince = undefined;
     this.asked.add(task.pod.uid);
     return [];
   }
@@ -682,6 +699,13 @@ export class ShimContext {
       t.held = undefined;
       // gang: the core swapped the placeholder for this pod; its pod is deleted (before the bind, standalone)
       const replaced = r.kind === "replaced" ? this.placeholderReleased(r.placeholderKey) : undefined;
+      // upstream records PlaceholderAllocated on the originating pod at every placeholder allocation; its event
+      // recorder folds the identical repeats into one series, so the pod shows one event: written once here
+      const g = t.ask.placeholder ? this.gangs.get(a.appId) : undefined;
+      if (g && !g.placeholderAllocatedReported) {
+        g.placeholderAllocatedReported = true;
+        out.push(this.gangEvent(g.originatorRef, gangEvents.placeholderAllocated(a.appId)));
+      }
       if (this.mode === "standalone") out.push({ kind: "bind", pod: t.pod, node: a.nodeId, ...(replaced ? { replaces: replaced } : {}) });
       else {
         if (replaced) out.push({ kind: "deletePod", pod: replaced });
@@ -713,14 +737,20 @@ export class ShimContext {
     // calls instead of stalling one (each check may walk the nodes).
     if (this.sweep.length === 0) this.sweep = [...this.asked];
     const batch = this.sweep.splice(0, max);
+    const now = (this.o.now ?? Date.now)();
     for (const uid of batch) {
       const t = this.tasks.get(uid);
       if (!t || !this.asked.has(uid)) continue;
       const hold = this.core.checkHold(t.appId, uid);
+      if (hold?.kind === "gangReservation") {
+        // waiting for its own gang: written once, after GANG_HOLD_REPORT_MS, not again as placeholders get allocated
+        t.gangWaitSince ??= now;
+        if (t.held?.kind === "gangReservation" || now - t.gangWaitSince < (this.o.gangHoldReportMs ?? GANG_HOLD_REPORT_MS)) continue;
+      } else t.gangWaitSince = undefined;
       const state = hold && holdState(hold);
       const reason = hold && formatHoldReason(hold);
       if (t.held?.state === state && t.held?.reason === reason) continue;
-      t.held = hold && { state: state!, reason: reason! };
+      t.held = hold && { kind: hold.kind, state: state!, reason: reason! };
       if (!hold) continue;
       const who = `${t.pod.namespace}/${t.pod.name}`;
       const message =

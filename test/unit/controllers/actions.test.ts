@@ -56,6 +56,9 @@ const bind = (name: string, node: string, replaces?: string): ShimAction => ({
   ...(replaces ? { replaces: pod(replaces) } : {}),
 });
 
+/** A member replacing the bound placeholder `ph`: the placeholder deleted, then the member bound. */
+const DELETE_THEN_BIND = ["deleteNamespacedPod ns/ph", "createNamespacedPodBinding ns/member"];
+
 describe("runActions: bindings", () => {
   it("retries a binding after 250 ms, then 500 ms, and hands the success to the shim", async () => {
     const h = harness({ createNamespacedPodBinding: [apiError(500), apiError(503)] });
@@ -98,14 +101,30 @@ describe("runActions: bindings", () => {
     expect(h.f.calls).toEqual(["createNamespacedPodBinding ns/ph"]);
     h.clock.advance(250);
     await settle();
-    expect(h.f.calls).toEqual([
-      "createNamespacedPodBinding ns/ph",
-      "createNamespacedPodBinding ns/ph",
-      "deleteNamespacedPod ns/ph",
-      "createNamespacedPodBinding ns/member",
-    ]);
+    expect(h.f.calls).toEqual(["createNamespacedPodBinding ns/ph", "createNamespacedPodBinding ns/ph", ...DELETE_THEN_BIND]);
     expect(h.shimCalls).toEqual(["bound uid-ph n1", "bound uid-member n1"]);
     expect(await h.metric("corral_scheduler_placeholder_calls_total")).toEqual({ "delete,done": 1 });
+  });
+
+  it("a bound placeholder's delete does not wait behind the placeholder creates queued before it", async () => {
+    const h = harness({ createNamespacedPod: ["hang", "hang"] });
+    const placeholder = (name: string): ShimAction => ({
+      kind: "createPod",
+      pod: { metadata: { name, namespace: "ns", labels: { "yunikorn.apache.org/app-id": "app-2" } } },
+      owner: pod("owner-2"),
+    });
+    // another gang's creates fill the placeholder workers (one here) and wait; this gang's member replaces a bound one
+    h.actions.run([placeholder("tg-b-1"), placeholder("tg-b-2"), bind("ph", "n1")]);
+    await settle();
+    h.actions.run([bind("member", "n1", "ph")]);
+    await settle();
+    expect(h.f.calls).toEqual(["createNamespacedPod ns/tg-b-1", "createNamespacedPodBinding ns/ph", ...DELETE_THEN_BIND]);
+    expect(h.shimCalls).toEqual(["bound uid-ph n1", "bound uid-member n1"]);
+    h.f.release("createNamespacedPod ns/tg-b-1");
+    await settle();
+    h.f.release("createNamespacedPod ns/tg-b-2");
+    await settle();
+    expect(h.actions.queued()).toEqual({ binds: 0, status: 0, placeholders: 0 });
   });
 
   it("a placeholder replaced before its binding's turn is not bound: deleted unbound, its replacement bound at once", async () => {

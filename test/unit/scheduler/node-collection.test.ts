@@ -1,26 +1,40 @@
 import { describe, expect, it } from "vitest";
 import { Node } from "../../../src/scheduler/core/node.js";
 import { NodeCollection } from "../../../src/scheduler/core/node-collection.js";
+import { Reservations } from "../../../src/scheduler/core/reservations.js";
+import type { Ask } from "../../../src/scheduler/core/application.js";
 
-describe("NodeCollection.inOrderExcept", () => {
-  it("gives the nodes of inOrder in the same order, without those skipped, across read-ahead chunks", () => {
+describe("NodeCollection order and reservations", () => {
+  const setup = () => {
     const c = new NodeCollection();
-    for (let i = 0; i < 50; i++) c.add(new Node({ id: `n${String(49 - i).padStart(2, "0")}`, capacity: { vcore: 1000 + (i % 3) } }));
-    const all = [...c.inOrder()].map((n) => n.id);
-    expect(all).toHaveLength(50);
-    const skip = (n: Node) => Number(n.id.slice(1)) % 3 === 0;
-    expect([...c.inOrderExcept(skip)].map((n) => n.id)).toEqual(all.filter((id) => Number(id.slice(1)) % 3 !== 0));
-    expect([...c.inOrderExcept(() => false)].map((n) => n.id)).toEqual(all);
-    expect([...c.inOrderExcept(() => true)]).toEqual([]);
+    for (let i = 0; i < 5; i++) c.add(new Node({ id: `n${i}`, capacity: { vcore: 1000 + i } }));
+    const r = new Reservations(0, { nodeChanged: (n) => c.reindex(n) });
+    const ids = () => [...c.inOrder()].map((n) => n.id);
+    const ask = (key: string) => ({ appId: "app", key, resource: { vcore: 1 }, createTime: 0 }) as unknown as Ask;
+    return { c, r, ids, ask };
+  };
+
+  it("leaves a node reserved for preemption out of the order until the reservation ends, then puts it back in place", () => {
+    const { c, r, ids, ask } = setup();
+    const all = ids();
+    expect(all).toHaveLength(5);
+    const a = ask("a");
+    const n2 = c.byId.get("n2")!;
+    r.reserve(a, n2, 0, true);
+    expect(ids()).toEqual(all.filter((id) => id !== "n2"));
+    n2.allocated.vcore = 500; // usage changes while reserved (victims released) do not bring it back
+    c.reindex(n2);
+    expect(ids()).not.toContain("n2");
+    n2.allocated.vcore = 0;
+    c.reindex(n2);
+    r.release(a, a, n2);
+    expect(ids()).toEqual(all);
   });
 
-  it("reads only as far as the consumer goes", () => {
-    const c = new NodeCollection();
-    for (let i = 0; i < 100; i++) c.add(new Node({ id: `n${String(i).padStart(3, "0")}`, capacity: { vcore: 1000 } }));
-    let asked = 0;
-    const it = c.inOrderExcept(() => (asked++, false));
-    it.next();
-    expect(asked).toBeLessThan(100);
-    expect([...new NodeCollection().inOrderExcept(() => false)]).toEqual([]);
+  it("keeps a node with an ordinary reservation in the order", () => {
+    const { c, r, ids, ask } = setup();
+    const all = ids();
+    r.reserve(ask("b"), c.byId.get("n3")!, 0);
+    expect(ids()).toEqual(all);
   });
 });

@@ -10,6 +10,8 @@ import { describe, expect, it } from "vitest";
 import { type AllocationResult, allocationOf } from "../../../src/scheduler/core/allocation-result.js";
 import { decodeQueuesYaml } from "../../../src/scheduler/core/config.js";
 import { Partition } from "../../../src/scheduler/core/partition.js";
+import { allocationId } from "../../../src/scheduler/core/node.js";
+import { preemptionAllocation } from "../../../src/scheduler/core/preemption/core-snapshot.js";
 import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
 import { validateSchedulerConfig } from "../../../src/scheduler/core/validate.js";
 import { allocationInfo } from "../../../src/scheduler/rest/app-dao.js";
@@ -440,5 +442,29 @@ describe("preemption in the scheduling core", () => {
     const off = new SchedulerCore(() => 0, config({ enabled: false }));
     expect(partitionInfo(off.partitionView()!).preemptionEnabled).toBe(false);
     expect(queueInfo(off.queueView("root.b")!).preemptionEnabled).toBe(false);
+  });
+});
+
+describe("preemption's view of an allocation (core-snapshot.ts)", () => {
+  it("is reused while the allocation is unchanged and rebuilt with every field that changed", () => {
+    const p = partition(config());
+    p.addNode("n1", { vcore: 8 * CPU });
+    p.addApplication({ id: "b1", queue: "root.b", user: "u", groups: [], tags: {}, now: 0 });
+    p.addAsk({ appId: "b1", key: "v", resource: { vcore: CPU }, priority: 1, createTime: 5, now: 5, node: "n1" });
+    const app = p.apps.get("b1")!;
+    const ask = app.asks.get("v")!;
+    const first = preemptionAllocation(app, ask);
+    expect(first).toMatchObject({ key: "v", applicationId: "b1", queuePath: "root.b", nodeId: "n1", priority: 1, preempted: false });
+    expect(preemptionAllocation(app, ask)).toBe(first);
+    // refused for one preemptor: preempted in its view only
+    expect(preemptionAllocation(app, ask, new Set([allocationId("b1", "v")])).preempted).toBe(true);
+    expect(preemptionAllocation(app, ask, new Set()).preempted).toBe(false);
+    p.addAsk({ appId: "b1", key: "v", resource: { vcore: 2 * CPU }, priority: 7, createTime: 5, now: 6, node: "n1" });
+    expect(preemptionAllocation(app, ask)).toMatchObject({ resource: { vcore: 2 * CPU }, priority: 7 });
+    ask.preempted = true;
+    expect(preemptionAllocation(app, ask).preempted).toBe(true);
+    ask.allowPreemptSelf = false;
+    ask.originator = true;
+    expect(preemptionAllocation(app, ask)).toMatchObject({ allowPreemption: false, originator: true });
   });
 });

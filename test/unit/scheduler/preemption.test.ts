@@ -3,9 +3,10 @@
  * upstream test named in its title (apache/yunikorn-core pkg/scheduler/objects/preemption_test.go,
  * preemption_queue_test.go, preemption_utilities_test.go, queue_test.go).
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type PreemptionAsk, decidePreemption } from "../../../src/scheduler/core/preemption/preemptor.js";
-import { QueueSnapshot } from "../../../src/scheduler/core/preemption/guarantee.js";
+import { QueueSnapshot, WorkingSet } from "../../../src/scheduler/core/preemption/guarantee.js";
 import { applicationPriority, priorityValueByPolicy, queuePriority } from "../../../src/scheduler/core/preemption/priority.js";
 import { allocationLogText } from "../../../src/scheduler/core/preemption/result.js";
 import {
@@ -14,7 +15,7 @@ import {
   type QueueSpec,
   clusterSnapshot,
 } from "../../../src/scheduler/core/preemption/snapshot.js";
-import { compareVictims } from "../../../src/scheduler/core/preemption/victims.js";
+import { compareVictims, sortVictims } from "../../../src/scheduler/core/preemption/victims.js";
 import type { Res } from "../../../src/scheduler/core/resources.js";
 
 const NOW = 1_000_000_000;
@@ -494,6 +495,31 @@ describe("ask-triggered preemption", () => {
       expect(sorted).toEqual(["young", "old-small", "same-age-big", "prio5", "optout", "driver"]);
     });
 
+    it("sortVictims orders exactly as the built-in sort, also allocations the order cannot rank (incomparable sizes)", () => {
+      const base = alloc("x", "b", "root.b", "n1", { cpu: 1 });
+      const one = fc.record({
+        key: fc.constantFrom("a", "b", "c"),
+        originator: fc.boolean(),
+        allowPreemption: fc.boolean(),
+        priority: fc.constantFrom(0, 1),
+        createTime: fc.constantFrom(NOW - MIN, NOW),
+        cpu: fc.integer({ min: 0, max: 3 }),
+        mem: fc.integer({ min: 0, max: 3 }),
+      });
+      fc.assert(
+        fc.property(fc.array(one, { maxLength: 12 }), fc.constantFrom("as is", "sorted", "reversed"), (raw, arrangement) => {
+          let list = raw.map((r, i) => ({ ...base, ...r, applicationId: `app${i}`, resource: { cpu: r.cpu, mem: r.mem } }));
+          if (arrangement !== "as is") list = [...list].sort(compareVictims);
+          if (arrangement === "reversed") list.reverse();
+          const expected = [...list].sort(compareVictims);
+          const got = [...list];
+          sortVictims(got);
+          expect(got).toEqual(expected);
+        }),
+        { numRuns: 3000 },
+      );
+    });
+
     it("victims are on one node; fewer victims win; on the node the smaller goes first (TestTryPreemption_VictimsAvailableOnDifferentNodes)", () => {
       const r = decide(
         queues,
@@ -656,6 +682,45 @@ describe("guarantee arithmetic (preemption_queue_test.go)", () => {
     });
     expect(parent.preemptable()).toEqual({ cpu: 2 });
     expect(leaf.preemptable()).toEqual({ cpu: 2, mem: 5 });
+  });
+
+  it("working set: trials start from the same usage; independent queues share no guaranteed queue with the ask's", () => {
+    const root = new QueueSnapshot({ path: "root", leaf: false, allocated: { cpu: 10 } });
+    const p = new QueueSnapshot({ path: "root.p", parent: root, leaf: false, allocated: { cpu: 8 }, guaranteed: { cpu: 6 } });
+    const a = new QueueSnapshot({ path: "root.p.a", parent: p, leaf: true, allocated: {} });
+    const b = new QueueSnapshot({ path: "root.p.b", parent: p, leaf: true, allocated: { cpu: 8 } });
+    const c = new QueueSnapshot({ path: "root.c", parent: root, leaf: true, allocated: { cpu: 2 } });
+    const work = new WorkingSet(new Map([a, b, c].map((q) => [q.path, q])));
+    const outer = work.begin();
+    b.removeAllocation({ cpu: 3 });
+    const inner = work.begin();
+    a.addAllocation({ cpu: 1 });
+    expect(root.allocated).toEqual({ cpu: 8 });
+    work.end(inner);
+    expect([root.allocated, p.allocated, a.allocated, b.allocated]).toEqual([{ cpu: 7 }, { cpu: 5 }, {}, { cpu: 5 }]);
+    work.end(outer);
+    expect([root.allocated, p.allocated, a.allocated, b.allocated]).toEqual([{ cpu: 10 }, { cpu: 8 }, {}, { cpu: 8 }]);
+    // b shares root.p (guaranteed) with the ask's queue a; c shares only root (no guarantee)
+    expect([...work.independentOf(a)].sort()).toEqual(["root.c"]);
+    expect([...work.independentOf(c)].sort()).toEqual(["root.c", "root.p.a", "root.p.b"]);
+  });
+
+  it("preemptable resource never has a negative type, whatever the usage (the victim check relies on it)", () => {
+    const res = fc.dictionary(fc.constantFrom("cpu", "mem", "gpu"), fc.integer({ min: -20, max: 20 }), { maxKeys: 3 });
+    const level = fc.record({
+      allocated: res,
+      preempting: fc.option(res, { nil: undefined }),
+      guaranteed: fc.option(res, { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(fc.array(level, { minLength: 1, maxLength: 4 }), (levels) => {
+        let q: QueueSnapshot | undefined;
+        levels.forEach((l, i) => {
+          q = new QueueSnapshot({ path: i === 0 ? "root" : `${q!.path}.q${i}`, parent: q, leaf: i === levels.length - 1, ...l });
+        });
+        for (let s = q; s; s = s.parent) for (const v of Object.values(s.preemptable() ?? {})) expect(v).toBeGreaterThan(0);
+      }),
+    );
   });
 });
 

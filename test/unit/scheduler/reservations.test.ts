@@ -63,6 +63,38 @@ function starvation(reservationDelayMs: number): { placedAt?: number; p: Partiti
 }
 
 describe("node reservations", () => {
+  it("a reserved ask leaves the application's walk but stays pending at its priority; it returns when the reservation ends", () => {
+    const p = partition(0);
+    p.addNode("n1", { memory: 10 });
+    p.addNode("n2", { memory: 10 });
+    p.addApplication({ id: "a", queue: "root.q", user: "u", groups: [], tags: {}, now: 0 });
+    p.addAsk({ appId: "a", key: "run1", resource: { memory: 6 }, priority: 0, createTime: 0, now: 0 });
+    p.addAsk({ appId: "a", key: "run2", resource: { memory: 6 }, priority: 0, createTime: 0, now: 0 });
+    expect(results(p, 0).map((r) => r.kind)).toEqual(["allocated", "allocated"]);
+    p.addAsk({ appId: "a", key: "big", resource: { memory: 8 }, priority: 5, createTime: 1, now: 1 });
+    p.addAsk({ appId: "a", key: "small", resource: { memory: 5 }, priority: 1, createTime: 1, now: 1 });
+    // neither fits the 4 free on each node: each reserves one
+    expect(results(p, 10).map((r) => (r.kind === "reserved" ? r.key : r.kind))).toEqual(["big", "small"]);
+    const app = p.apps.get("a")!;
+    expect(app.unreservedAsks.size).toBe(0);
+    expect(app.hasPending()).toBe(true);
+    expect(app.maxPendingPriority()).toBe(5);
+    // the node small reserved goes: its reservation ends and it is back in the walk
+    const smallNode = p.reservationList().find((r) => r.key === "small")!.nodeId;
+    p.removeNode(smallNode, 20);
+    expect([...app.unreservedAsks.values()].map((x) => x.key)).toEqual(["small"]);
+    p.removeAsk("a", "big", 20);
+    expect(app.maxPendingPriority()).toBe(1);
+    p.removeAsk("a", "run1", 21);
+    p.removeAsk("a", "run2", 21);
+    // room on the node left: small is placed by the walk
+    expect(results(p, 22).map((r) => r.kind)).toEqual(["allocated"]);
+    expect(app.hasPending()).toBe(false);
+    expect(app.maxPendingPriority()).toBe(Number.NEGATIVE_INFINITY);
+    p.addAsk({ appId: "a", key: "next", resource: { memory: 1 }, priority: 0, createTime: 30, now: 30 });
+    expect([...app.unreservedAsks.values()].map((x) => x.key)).toEqual(["next"]);
+  });
+
   it("a large ask does not starve behind a stream of small ones: it reserves a node and gets it once it drains", () => {
     const without = starvation(Number.POSITIVE_INFINITY);
     expect(without.placedAt).toBeUndefined();

@@ -23,6 +23,7 @@ describe("SortedList", () => {
           expect(list.size).toBe(tree.size);
         }
         expect(list.entries()).toEqual(tree.toArray());
+        expect(list.values()).toEqual(tree.valuesArray());
         expect(list.minKey()).toBe(tree.minKey());
         expect(list.maxKey()).toBe(tree.maxKey());
         expect(list.minValue()).toBe(tree.minKey() === undefined ? undefined : tree.get(tree.minKey()!));

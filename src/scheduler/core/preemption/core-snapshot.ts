@@ -10,28 +10,16 @@ import type { Queue } from "../queue.js";
 import type { Res } from "../resources.js";
 import type { PreemptionAllocation, PreemptionNode, PreemptionQueue, PreemptionReservation, PreemptionSnapshot } from "./snapshot.js";
 
-/** What the adapter reads from the partition. */
+/** What the adapter reads from the partition (the partition itself). */
 export interface CoreSnapshotSource {
-  readonly root: Queue;
   find(path: string): Queue | undefined;
   readonly apps: ReadonlyMap<string, Application>;
-  /** Schedulable nodes in the partition's allocation order, without those `skip` rejects. */
-  nodesInOrder(skip?: (n: Node) => boolean): Iterable<Node>;
-  /** Allocation ids (`appId/key`) never to be chosen (victims whose eviction was refused for this ask). */
-  readonly excluded?: ReadonlySet<string>;
   /**
-   * The ask the snapshot is for: nodes reserved for another ask that triggered preemption are left out of `nodes()`.
-   * Such a reservation is never cancelled for an ask (node-search.ts), so the search could only pass over the node;
-   * leaving it out spares building it for each decision while earlier preemptions wait for their victims.
+   * Schedulable nodes in the partition's allocation order. Nodes reserved for an ask that triggered preemption are not
+   * in it (node-collection.ts `reindex`): such a reservation is never cancelled for another ask (node-search.ts), so
+   * the search could only pass over them.
    */
-  readonly forAsk?: { readonly applicationId: string; readonly key: string };
-}
-
-/** The node is reserved for an ask other than `ask` that triggered preemption (see `CoreSnapshotSource.forAsk`). */
-function reservedForPreemption(n: Node, src: CoreSnapshotSource, ask: { applicationId: string; key: string }): boolean {
-  const r = n.reservation;
-  if (!r || (r.appId === ask.applicationId && r.key === ask.key)) return false;
-  return src.apps.get(r.appId)?.asks.get(r.key)?.preemption !== undefined;
+  nodesInOrder(): Iterable<Node>;
 }
 
 /** A live queue as preemption sees it. Root's max is the cluster size (the partition keeps it there). */
@@ -53,9 +41,29 @@ export function preemptionQueue(q: Queue): PreemptionQueue {
   };
 }
 
-/** An allocated ask as a possible victim. */
+/**
+ * An allocated ask as a possible victim. The view is kept on the ask (`Ask.victimView`) and reused while every field
+ * it copies is unchanged, so the node search does not build one per allocation per decision.
+ */
 export function preemptionAllocation(app: Application, ask: Ask, excluded?: ReadonlySet<string>): PreemptionAllocation {
-  return {
+  const preempted = ask.preempted === true || (excluded !== undefined && excluded.size > 0 && excluded.has(allocationId(app.id, ask.key)));
+  const v = ask.victimView;
+  if (
+    v !== undefined &&
+    v.nodeId === ask.node &&
+    v.resource === ask.resource &&
+    v.priority === ask.priority &&
+    v.preempted === preempted &&
+    v.queuePath === app.queue.path &&
+    v.applicationId === app.id &&
+    v.createTime === ask.createTime &&
+    v.allowPreemption === (ask.allowPreemptSelf !== false) &&
+    v.originator === (ask.originator === true) &&
+    v.placeholder === (ask.placeholder === true) &&
+    v.requiredNode === (ask.requiredNode !== undefined)
+  )
+    return v;
+  return (ask.victimView = {
     key: ask.key,
     applicationId: app.id,
     queuePath: app.queue.path,
@@ -67,14 +75,15 @@ export function preemptionAllocation(app: Application, ask: Ask, excluded?: Read
     originator: ask.originator === true,
     placeholder: ask.placeholder === true,
     requiredNode: ask.requiredNode !== undefined,
-    preempted: ask.preempted === true || (excluded?.has(allocationId(app.id, ask.key)) ?? false),
-  };
+    preempted,
+  });
 }
+
+const NO_RESERVATIONS: readonly PreemptionReservation[] = Object.freeze([]);
 
 /**
  * A live node as preemption sees it. Its allocations and free resources are read when the search first asks for them:
- * a node the search passes over (reserved for another ask, too small) costs no more than its reservation check, so
- * the nodes reserved by earlier preemptions, which come first in the node order, are skipped cheaply.
+ * a node the search passes over (reserved for another ask, too small) costs no more than its reservation check.
  */
 class LiveNode implements PreemptionNode {
   readonly id: string;
@@ -87,6 +96,7 @@ class LiveNode implements PreemptionNode {
   constructor(
     private readonly n: Node,
     private readonly src: CoreSnapshotSource,
+    private readonly excluded: ReadonlySet<string> | undefined,
   ) {
     this.id = n.id;
     this.capacity = n.capacity;
@@ -105,7 +115,7 @@ class LiveNode implements PreemptionNode {
               triggeredPreemption: reserving.preemption !== undefined,
             },
           ]
-        : [];
+        : NO_RESERVATIONS;
   }
 
   get available(): Res {
@@ -115,34 +125,60 @@ class LiveNode implements PreemptionNode {
   get allocations(): readonly PreemptionAllocation[] {
     if (!this.allocs) {
       this.allocs = [];
-      for (const a of this.n.allocations.values()) {
-        const app = this.src.apps.get(a.appId);
-        const ask = app?.asks.get(a.key);
-        if (app && ask?.node) this.allocs.push(preemptionAllocation(app, ask, this.src.excluded));
+      for (const ask of this.n.allocations.values()) {
+        const app = this.src.apps.get(ask.appId);
+        if (app && ask.node) this.allocs.push(preemptionAllocation(app, ask, this.excluded));
       }
     }
     return this.allocs;
   }
 }
 
-/** The snapshot over a partition's live state (nodes as `LiveNode`s, read lazily). */
-export function coreSnapshot(src: CoreSnapshotSource): PreemptionSnapshot {
-  return {
-    queue: (path) => {
-      const q = src.find(path);
-      return q && preemptionQueue(q);
-    },
-    children: (path) => [...(src.find(path)?.children.values() ?? [])].map(preemptionQueue),
-    *allocations(leafPath) {
-      const q = src.find(leafPath);
-      if (!q?.isLeaf) return;
-      for (const app of q.apps.values())
-        for (const ask of app.asks.values()) if (ask.node) yield preemptionAllocation(app, ask, src.excluded);
-    },
-    *nodes() {
-      const ask = src.forAsk;
-      const nodes = ask ? src.nodesInOrder((n) => reservedForPreemption(n, src, ask)) : src.nodesInOrder();
-      for (const n of nodes) yield new LiveNode(n, src);
-    },
-  };
+/**
+ * The snapshot over a partition's live state (nodes as `LiveNode`s, read lazily); `excluded` allocation ids
+ * (`appId/key`) are never chosen (victims whose eviction was refused for this ask). A queue's view is built once per
+ * snapshot (the decision reads a queue many times, and the state does not change while it runs).
+ */
+class CoreSnapshot implements PreemptionSnapshot {
+  private readonly views = new Map<string, PreemptionQueue>();
+
+  constructor(
+    private readonly src: CoreSnapshotSource,
+    private readonly excluded: ReadonlySet<string> | undefined,
+  ) {}
+
+  private view(q: Queue): PreemptionQueue {
+    let v = this.views.get(q.path);
+    if (!v) this.views.set(q.path, (v = preemptionQueue(q)));
+    return v;
+  }
+
+  queue(path: string): PreemptionQueue | undefined {
+    const cached = this.views.get(path);
+    if (cached) return cached;
+    const q = this.src.find(path);
+    return q && this.view(q);
+  }
+
+  children(path: string): PreemptionQueue[] {
+    const out: PreemptionQueue[] = [];
+    for (const c of this.src.find(path)?.children.values() ?? []) out.push(this.view(c));
+    return out;
+  }
+
+  *allocations(leafPath: string): Generator<PreemptionAllocation> {
+    const q = this.src.find(leafPath);
+    if (!q?.isLeaf) return;
+    for (const app of q.apps.values())
+      for (const ask of app.asks.values()) if (ask.node) yield preemptionAllocation(app, ask, this.excluded);
+  }
+
+  *nodes(): Generator<PreemptionNode> {
+    for (const n of this.src.nodesInOrder()) yield new LiveNode(n, this.src, this.excluded);
+  }
+}
+
+/** The preemption snapshot over a partition (see `CoreSnapshot`). */
+export function coreSnapshot(src: CoreSnapshotSource, excluded?: ReadonlySet<string>): PreemptionSnapshot {
+  return new CoreSnapshot(src, excluded);
 }

@@ -6,16 +6,7 @@
  * - a victim's queue must be over its guarantee in a type the ask needs, and stay at or above it after the victim goes.
  */
 import type { Res } from "../resources.js";
-import {
-  type MaybeRes,
-  componentWiseMin,
-  componentWiseMinOnlyExisting,
-  fitInActual,
-  isEmpty,
-  mergeIfNotPresent,
-  strictlyGreaterThanOrEquals,
-  subOnlyExisting,
-} from "./arith.js";
+import { type MaybeRes, componentWiseMinOnlyExisting, fitInActual, isEmpty, subOnlyExisting } from "./arith.js";
 import type { PreemptionQueue, PreemptionSnapshot } from "./snapshot.js";
 
 /** A mutable copy of a queue's usage for what-if removal of victims. */
@@ -62,19 +53,36 @@ export class QueueSnapshot {
    */
   remainingGuaranteed(): Res | undefined {
     const parent = this.parent?.remainingGuaranteed();
-    if (isEmpty(parent) && isEmpty(this.guaranteed)) return undefined;
-    const used = subOnlyExisting(this.allocated, this.preempting);
-    const remaining = subOnlyExisting(this.guaranteed, used);
+    const g = this.guaranteed;
+    if (isEmpty(parent) && isEmpty(g)) return undefined;
+    // guaranteed − (allocated − preempting) over the guarantee's types (SubOnlyExisting twice, in one pass)
+    let remaining: Res | undefined;
+    if (g) {
+      remaining = {};
+      const a = this.allocated,
+        p = this.preempting;
+      for (const k in g) {
+        const used = a[k];
+        remaining[k] = g[k]! - (used === undefined ? 0 : used - (p?.[k] ?? 0));
+      }
+    }
     const ask = this.askQueue;
     if (ask) {
-      if (ask.path === this.path && !isEmpty(remaining)) return mergeIfNotPresent(remaining, parent);
+      if (ask.path === this.path && !isEmpty(remaining)) {
+        // MergeIfNotPresent: the parents' types the queue's own guarantee does not set (`remaining` is ours to change)
+        if (parent) for (const k in parent) if (!(k in remaining!)) remaining![k] = parent[k]!;
+        return remaining;
+      }
       // A queue above the ask's queue with its own guarantee does not hand its remainder down when the ask's queue
-      // has a guarantee of its own (keeps siblings of a starving queue eligible as victims).
-      const askUsed = subOnlyExisting(ask.allocated, ask.preempting);
-      const askRemaining = subOnlyExisting(ask.guaranteed, askUsed);
-      if (!isEmpty(remaining) && ask.path.startsWith(this.path) && !isEmpty(askRemaining)) return undefined;
+      // has a guarantee of its own (keeps siblings of a starving queue eligible as victims). The ask queue's remaining
+      // guarantee has the types of its guarantee, so only whether it has one matters.
+      if (!isEmpty(remaining) && ask.path.startsWith(this.path) && !isEmpty(ask.guaranteed)) return undefined;
     }
-    return componentWiseMin(remaining, parent);
+    // ComponentWiseMin; both sides are fresh objects of this computation, so the parents' is changed in place
+    if (!remaining) return parent;
+    if (!parent) return remaining;
+    for (const k in remaining) parent[k] = k in parent ? Math.min(remaining[k]!, parent[k]!) : remaining[k]!;
+    return parent;
   }
 
   /** Usage above guarantee per type (only the types over), bounded by the parents' (GetPreemptableResource). */
@@ -87,34 +95,62 @@ export class QueueSnapshot {
     if (isEmpty(over)) return over;
     return componentWiseMinOnlyExisting(over, parent);
   }
-
-  /** A copy of this queue and its parents into `into` (shared by path). */
-  duplicate(into: Map<string, QueueSnapshot>): QueueSnapshot {
-    const existing = into.get(this.path);
-    if (existing) return existing;
-    const parent = this.parent?.duplicate(into);
-    const copy = new QueueSnapshot({
-      path: this.path,
-      parent,
-      leaf: this.leaf,
-      allocated: this.allocated,
-      preempting: this.preempting,
-      guaranteed: this.guaranteed,
-      askQueue: this.askQueue,
-    });
-    into.set(this.path, copy);
-    return copy;
-  }
 }
 
 /**
- * All snapshots of a working set copied. As upstream, the copies keep pointing at the original ask-queue snapshot for
- * the "ask queue has a guarantee of its own" test.
+ * The queue snapshots of one decision, worked on in trials: a trial gives every snapshot a fresh copy of its usage and
+ * puts the usages back when it ends, so each trial starts from the same state (upstream copies every snapshot for each
+ * node tried, duplicateQueueSnapshots; copying only the usages gives the same answers).
  */
-export function duplicateAll(set: ReadonlyMap<string, QueueSnapshot>): Map<string, QueueSnapshot> {
-  const out = new Map<string, QueueSnapshot>();
-  for (const s of set.values()) s.duplicate(out);
-  return out;
+export class WorkingSet {
+  private readonly list: QueueSnapshot[];
+  /** Usages saved by the open trials, by depth (arrays reused from one trial to the next). */
+  private readonly saved: Res[][] = [];
+  private depth = 0;
+
+  constructor(readonly queues: ReadonlyMap<string, QueueSnapshot>) {
+    const all = new Set<QueueSnapshot>();
+    for (const q of queues.values()) for (let s: QueueSnapshot | undefined = q; s && !all.has(s); s = s.parent) all.add(s);
+    this.list = [...all];
+  }
+
+  get(path: string): QueueSnapshot | undefined {
+    return this.queues.get(path);
+  }
+
+  /**
+   * Paths of the queues whose guarantee checks the ask's queue taking room cannot change: no queue they share with
+   * the ask queue's path (root included) has a guarantee, so the ask queue's usage reaches none of their checks.
+   */
+  independentOf(askQueue: QueueSnapshot): Set<string> {
+    const askChain = new Set<QueueSnapshot>();
+    for (let s: QueueSnapshot | undefined = askQueue; s; s = s.parent) askChain.add(s);
+    const out = new Set<string>();
+    for (const q of this.queues.values()) {
+      let shared = false;
+      for (let s: QueueSnapshot | undefined = q; s && !shared; s = s.parent) shared = askChain.has(s) && !isEmpty(s.guaranteed);
+      if (!shared) out.add(q.path);
+    }
+    return out;
+  }
+
+  /** Starts a trial; `end` with the returned token ends it (trials nest). */
+  begin(): number {
+    const saved = (this.saved[this.depth] ??= []);
+    for (let i = 0; i < this.list.length; i++) {
+      const q = this.list[i]!;
+      saved[i] = q.allocated;
+      q.allocated = { ...q.allocated };
+    }
+    return this.depth++;
+  }
+
+  /** Ends the trial `begin` started (and any trial begun within it): every usage is as it was before. */
+  end(token: number): void {
+    const saved = this.saved[token]!;
+    for (let i = 0; i < this.list.length; i++) this.list[i]!.allocated = saved[i]!;
+    this.depth = token;
+  }
 }
 
 /** The snapshot of `path` and its parents in `cache` (createPreemptionSnapshot). */
@@ -162,7 +198,7 @@ export function isVictimQueueOverGuaranteed(ask: Readonly<Res>, remaining: Reado
 
 /** `path` is `ask` or one of its ancestors. */
 function isAncestorOrSelf(path: string, ask: string): boolean {
-  return ask === path || ask.startsWith(`${path}.`);
+  return ask === path || (ask.length > path.length && ask.charCodeAt(path.length) === 46 /* . */ && ask.startsWith(path));
 }
 
 /**
@@ -181,7 +217,8 @@ function victimKeepsGuarantee(
   victim: Readonly<Res>,
   remainingBefore: Res | undefined,
 ): boolean {
-  if (!strictlyGreaterThanOrEquals(q.preemptable(), {})) return false;
+  // Upstream's first test, preemptable resource ≥ 0, always holds: `preemptable()` keeps only the types over their
+  // guarantee, each bounded by the parents' (also positive), so it has no negative type. It is not computed.
   if (remainingBefore !== undefined && !isVictimQueueOverGuaranteed(ask, remainingBefore)) return false;
   for (let s: QueueSnapshot | undefined = q; s && !isAncestorOrSelf(s.path, askPath); s = s.parent) {
     if (!s.guaranteed) continue;
@@ -199,7 +236,7 @@ function victimKeepsGuarantee(
  * @returns the victim's queue (victim removed), or undefined with the working set unchanged
  */
 export function removeVictim(
-  work: ReadonlyMap<string, QueueSnapshot>,
+  work: WorkingSet,
   victim: { queuePath: string; resource: Readonly<Res> },
   ask: Readonly<Res>,
   askPath: string,

@@ -11,17 +11,14 @@
  * pod, so its cost does not grow with the number of nodes once candidates are found.
  */
 import type { Res } from "../resources.js";
-import { equalsOrEmpty, fitIn, isZero, subEliminateNegative } from "./arith.js";
-import { type QueueSnapshot, askQueueTakes, duplicateAll, removeVictim } from "./guarantee.js";
-import type { CancelledReservation, PriorityAllowance } from "./result.js";
+import { fitIn } from "./arith.js";
+import { type WorkingSet, askQueueTakes, removeVictim } from "./guarantee.js";
+import type { CancelledReservation } from "./result.js";
 import type { PreemptionAllocation, PreemptionNode, PreemptionSnapshot } from "./snapshot.js";
-import { type AskForVictims, type VictimQueues, candidateRule, compareVictims } from "./victims.js";
+import { type AskForVictims, type VictimQueues, isCandidate, sortVictims } from "./victims.js";
 
-/** A candidate with the priority rule that allowed it. */
-export interface Candidate {
-  readonly alloc: PreemptionAllocation;
-  readonly priorityRule: PriorityAllowance;
-}
+/** A possible victim (its priority rule is worked out for the victims chosen, victims.ts `candidateRule`). */
+export type Candidate = PreemptionAllocation;
 
 /** One node's proposal: the ordered victims and the index of the last one needed (-1: the ask fits as is). */
 export interface NodeCheck {
@@ -63,7 +60,7 @@ export function solutionScore(victims: readonly Candidate[], index: number): num
   let optedOut = false,
     originator = false;
   for (let i = 0; i <= index; i++) {
-    const a = victims[i]!.alloc;
+    const a = victims[i]!;
     if (a.originator) originator = true;
     if (!a.allowPreemption) optedOut = true;
   }
@@ -78,72 +75,113 @@ export interface NodeVictimsInput {
   readonly available: Readonly<Res>;
   /** The node's candidates in victim order. */
   readonly candidates: readonly Candidate[];
-  /** Working set of queue snapshots (copied, not changed). */
-  readonly queues: ReadonlyMap<string, QueueSnapshot>;
+  /** Working set of queue snapshots (each pass is a trial: the set is as given when it returns). */
+  readonly work: WorkingSet;
   /** Compute the whole ordered list (a resource-manager check may look past the index). */
   readonly full: boolean;
+  /** Queues whose guarantee checks the ask queue's usage cannot change (`WorkingSet.independentOf`). */
+  readonly independent?: ReadonlySet<string>;
+}
+
+/**
+ * The node's shortfall for the ask is gone: SubEliminateNegative(ask, available) is zero in every type (a type only
+ * the node has counts when it is negative there), computed without building it.
+ */
+function noShortfall(ask: Readonly<Res>, available: Readonly<Res>): boolean {
+  for (const k in ask) {
+    const v = available[k];
+    if (v === undefined ? ask[k] !== 0 : Math.max(0, ask[k]! - v) !== 0) return false;
+  }
+  for (const k in available) if (ask[k] === undefined && Math.max(0, 0 - available[k]!) !== 0) return false;
+  return true;
+}
+
+/**
+ * Adding `r` to the node's available resources changes its shortfall for the ask (not EqualsOrEmpty of
+ * SubEliminateNegative before and after); only the types of `r` can change.
+ */
+function shortfallChanges(ask: Readonly<Res>, available: Readonly<Res>, r: Readonly<Res>): boolean {
+  for (const k in r) {
+    const v = available[k];
+    const a = ask[k];
+    const before = v === undefined ? (a ?? 0) : Math.max(0, (a ?? 0) - v);
+    const after = Math.max(0, (a ?? 0) - ((v ?? 0) + r[k]!));
+    if (before !== after) return true;
+  }
+  return false;
 }
 
 /**
  * Victims on one node in the order to try and the index of the first prefix that frees enough room
  * (calculateVictimsByNode): pass one keeps, in order, the candidates whose queue stays at or above its guarantee and
  * whose room the ask's queue can still take within its guarantee — those that shrink the node's shortfall first, the
- * others after; pass two re-checks the guarantees in that order and finds the index.
+ * others after; pass two re-checks the guarantees in that order and finds the index. Each pass starts from the
+ * working set as given and leaves it so.
  * With `full` false (no resource-manager check will look past the index) both passes stop early: pass one once the
  * shortfall is gone, pass two at the index; when that finds no index the full computation decides, so the answer is
  * the same.
  * @returns undefined when the node cannot be made to fit; `{startIndex: -1, victims: []}` when the ask fits as is
  */
 export function victimsOnNode(o: NodeVictimsInput): { startIndex: number; victims: Candidate[] } | undefined {
-  const { ask, askPath, available, queues, full } = o;
+  const { ask, askPath, available, work, full, independent } = o;
   if (fitIn(available, ask)) return { startIndex: -1, victims: [] };
-  const ordered = orderOnNode(o);
-  if (ordered.length === 0) return undefined;
-  const work = duplicateAll(queues);
+  const { head, tail } = orderOnNode(o);
+  if (head.length + tail.length === 0) return undefined;
+  if (!full && independent && head.every((c) => independent.has(c.queuePath))) {
+    // Pass two would accept every victim of the head: each meets the same usage of its queues as in pass one (the
+    // victims before it removed, those of the tail put back), and the ask queue's usage, the only other difference,
+    // reaches none of its checks. Only where the ask fits is left to find; when it does not, the full pass decides.
+    const nodeAvailable: Res = { ...available };
+    for (let i = 0; i < head.length; i++) {
+      const r = head[i]!.resource;
+      for (const k in r) nodeAvailable[k] = (nodeAvailable[k] ?? 0) + r[k]!;
+      if (fitIn(nodeAvailable, ask)) return { startIndex: i, victims: head.slice(0, i + 1) };
+    }
+  }
+  const saved = work.begin();
   const nodeAvailable: Res = { ...available };
   const victims: Candidate[] = [];
   let index = -1;
-  for (const c of ordered) {
-    if (!removeVictim(work, c.alloc, ask, askPath)) continue;
-    const r = c.alloc.resource;
+  for (const c of head.concat(tail)) {
+    if (!removeVictim(work, c, ask, askPath)) continue;
+    const r = c.resource;
     for (const k in r) nodeAvailable[k] = (nodeAvailable[k] ?? 0) + r[k]!;
     if (index < 0 && fitIn(nodeAvailable, ask)) index = victims.length;
     victims.push(c);
     if (!full && index >= 0) break;
   }
+  work.end(saved);
   if (index < 0) return full ? undefined : victimsOnNode({ ...o, full: true });
   return { startIndex: index, victims };
 }
 
-/** Pass one of calculateVictimsByNode: candidates that shrink the shortfall, then the others. */
-function orderOnNode({ ask, askPath, available, candidates, queues, full }: NodeVictimsInput): Candidate[] {
-  const work = duplicateAll(queues);
+/** Pass one of calculateVictimsByNode: candidates that shrink the shortfall (head), then the others (tail). */
+function orderOnNode({ ask, askPath, available, candidates, work, full }: NodeVictimsInput): { head: Candidate[]; tail: Candidate[] } {
   const askQueue = work.get(askPath);
-  if (!askQueue) return [];
-  let nodeAvailable: Res = { ...available };
-  let shortfall = subEliminateNegative(ask, nodeAvailable);
+  if (!askQueue) return { head: [], tail: [] };
+  const saved = work.begin();
+  const nodeAvailable: Res = { ...available };
+  let gone = noShortfall(ask, nodeAvailable);
   const head: Candidate[] = [],
     tail: Candidate[] = [];
   for (const c of candidates) {
-    if (!full && isZero(shortfall)) break;
-    const r = c.alloc.resource;
-    const q = removeVictim(work, c.alloc, ask, askPath);
+    if (!full && gone) break;
+    const r = c.resource;
+    const q = removeVictim(work, c, ask, askPath);
     if (!q) continue;
     if (!askQueueTakes(askQueue, q, r)) break;
-    const after: Res = { ...nodeAvailable };
-    for (const k in r) after[k] = (after[k] ?? 0) + r[k]!;
-    const newShortfall = subEliminateNegative(ask, after);
-    if (equalsOrEmpty(shortfall, newShortfall)) {
+    if (!shortfallChanges(ask, nodeAvailable, r)) {
       askQueue.removeAllocation(r);
       q.addAllocation(r);
       tail.push(c);
     } else {
-      nodeAvailable = after;
-      shortfall = newShortfall;
+      for (const k in r) nodeAvailable[k] = (nodeAvailable[k] ?? 0) + r[k]!;
+      gone = noShortfall(ask, nodeAvailable);
       head.push(c);
     }
   }
-  return head.concat(tail);
+  work.end(saved);
+  return { head, tail };
 }
 
 export interface NodeSearchOptions {
@@ -163,14 +201,14 @@ export interface NodeChoice {
   readonly cancelledReservations: readonly CancelledReservation[];
 }
 
-const UNUSABLE: { usable: false; cancelled: CancelledReservation[] } = { usable: false, cancelled: [] };
+const NONE_CANCELLED: readonly CancelledReservation[] = Object.freeze([]);
 
 /**
- * Whether the node can be considered, and the reservations of lower-priority asks cancelled for that. Nothing is
- * allocated for a node that cannot be (the nodes reserved by earlier preemptions come first in the core's order).
+ * Whether the node can be considered: the reservations of lower-priority asks cancelled for that (none: an empty
+ * list), or undefined when it cannot be.
  */
-function nodeUsable(node: PreemptionNode, ask: AskForVictims, now: number): { usable: boolean; cancelled: CancelledReservation[] } {
-  if (!node.schedulable) return UNUSABLE;
+function nodeUsable(node: PreemptionNode, ask: AskForVictims, now: number): readonly CancelledReservation[] | undefined {
+  if (!node.schedulable) return undefined;
   let cancelled: CancelledReservation[] | undefined;
   const reservations = node.reservations;
   if (reservations && reservations.length > 0 && !reservations.some((r) => r.askKey === ask.key)) {
@@ -183,10 +221,39 @@ function nodeUsable(node: PreemptionNode, ask: AskForVictims, now: number): { us
         reservedByOther = false;
       }
     }
-    if (reservedByOther) return UNUSABLE;
+    if (reservedByOther) return undefined;
   }
-  if (!fitIn(node.capacity, ask.resource)) return UNUSABLE;
-  return { usable: true, cancelled: cancelled ?? [] };
+  if (!fitIn(node.capacity, ask.resource)) return undefined;
+  return cancelled ?? NONE_CANCELLED;
+}
+
+/** A node's proposal waiting for its batch, with the reservations cancelled to consider it. */
+interface Proposal {
+  readonly check: NodeCheck;
+  readonly cancelled: readonly CancelledReservation[];
+}
+interface Best {
+  readonly choice: NodeChoice;
+  readonly score: number;
+}
+
+/** Batch order (upstream sorts the predicate checks): fewer victims needed first, then node id. */
+function byStartIndexThenNode(a: Proposal, b: Proposal): number {
+  return a.check.startIndex - b.check.startIndex || (a.check.nodeId < b.check.nodeId ? -1 : a.check.nodeId > b.check.nodeId ? 1 : 0);
+}
+
+/** One batch's checks in order; the best solution so far, improved by the batch (checkPreemptionPredicates). */
+function runBatch(batch: Proposal[], best: Best | undefined, askKey: string, predicate: PreemptionPredicate | undefined): Best | undefined {
+  batch.sort(byStartIndexThenNode);
+  for (const { check, cancelled } of batch) {
+    const answer = predicate
+      ? predicate({ askKey, nodeId: check.nodeId, victimKeys: check.victims.map((v) => v.key), startIndex: check.startIndex })
+      : { success: true, index: check.startIndex };
+    if (!answer.success || answer.index >= check.victims.length) continue;
+    const score = solutionScore(check.victims, answer.index);
+    if (!best || score < best.score) best = { choice: { check, index: answer.index, cancelledReservations: cancelled }, score };
+  }
+  return best;
 }
 
 /**
@@ -199,54 +266,40 @@ export function chooseNode(
   victimQueues: VictimQueues,
   opts: NodeSearchOptions,
 ): { choice: NodeChoice | undefined; examined: number } {
-  let best: { choice: NodeChoice; score: number } | undefined;
-  let batch: { check: NodeCheck; cancelled: CancelledReservation[] }[] = [];
+  let best: Best | undefined;
+  let batch: Proposal[] = [];
   let examined = 0;
-  const runBatch = (): boolean => {
-    batch.sort(
-      (a, b) => a.check.startIndex - b.check.startIndex || (a.check.nodeId < b.check.nodeId ? -1 : a.check.nodeId > b.check.nodeId ? 1 : 0),
-    );
-    for (const { check, cancelled } of batch) {
-      const answer = opts.predicate
-        ? opts.predicate({
-            askKey: ask.key,
-            nodeId: check.nodeId,
-            victimKeys: check.victims.map((v) => v.alloc.key),
-            startIndex: check.startIndex,
-          })
-        : { success: true, index: check.startIndex };
-      if (!answer.success || answer.index >= check.victims.length) continue;
-      const score = solutionScore(check.victims, answer.index);
-      if (!best || score < best.score) best = { choice: { check, index: answer.index, cancelledReservations: cancelled }, score };
-    }
-    batch = [];
-    return best !== undefined && best.score < SCORE_FIT_MAX;
-  };
+  const work = victimQueues.work;
+  const askQueue = work.get(ask.queuePath);
+  const independent = askQueue && work.independentOf(askQueue);
   for (const node of snapshot.nodes()) {
     if (examined >= opts.maxNodes) break;
     examined++;
-    const { usable, cancelled } = nodeUsable(node, ask, opts.now);
-    if (!usable) continue;
+    const cancelled = nodeUsable(node, ask, opts.now);
+    if (!cancelled) continue;
     const candidates: Candidate[] = [];
     for (const alloc of node.allocations) {
       const leaf = victimQueues.leaves.get(alloc.queuePath);
-      if (!leaf) continue;
-      const priorityRule = candidateRule(alloc, ask, leaf);
-      if (priorityRule) candidates.push({ alloc, priorityRule });
+      if (leaf && isCandidate(alloc, ask, leaf)) candidates.push(alloc);
     }
-    candidates.sort((a, b) => compareVictims(a.alloc, b.alloc));
+    sortVictims(candidates);
     const found = victimsOnNode({
       ask: ask.resource,
       askPath: ask.queuePath,
       available: node.available,
       candidates,
-      queues: victimQueues.queues,
+      work,
       full: opts.predicate !== undefined,
+      independent,
     });
     if (!found || (found.victims.length === 0 && opts.nodesTried)) continue;
     batch.push({ check: { nodeId: node.id, node, victims: found.victims, startIndex: found.startIndex }, cancelled });
-    if (batch.length >= opts.batchSize && runBatch()) return { choice: best!.choice, examined };
+    if (batch.length >= opts.batchSize) {
+      best = runBatch(batch, best, ask.key, opts.predicate);
+      batch = [];
+      if (best !== undefined && best.score < SCORE_FIT_MAX) return { choice: best.choice, examined };
+    }
   }
-  if (batch.length > 0) runBatch();
+  if (batch.length > 0) best = runBatch(batch, best, ask.key, opts.predicate);
   return { choice: best?.choice, examined };
 }

@@ -17,11 +17,11 @@
 import { DEFAULT_PREEMPTION_DELAY_MS } from "../queue-properties.js";
 import type { Res } from "../resources.js";
 import { equalsOrEmpty, fitIn, fitInActual, strictlyGreaterThanOnlyExisting } from "./arith.js";
-import { askQueueTakes, duplicateAll, isAskQueueUnderGuaranteed, removeVictim } from "./guarantee.js";
+import { askQueueTakes, isAskQueueUnderGuaranteed, removeVictim } from "./guarantee.js";
 import { type Candidate, type PreemptionPredicate, chooseNode } from "./node-search.js";
-import { type Helps, type NoPreemptionReason, type PreemptionResult, type PreemptorRef, type Victim, victimAllocation } from "./result.js";
+import { type Helps, type NoPreemptionReason, type PreemptionResult, type PreemptorRef, type Victim, victimOf } from "./result.js";
 import type { PreemptionSnapshot } from "./snapshot.js";
-import { type AskForVictims, type VictimQueues, candidateRule, compareVictims, findVictimQueues } from "./victims.js";
+import { type AskForVictims, type VictimQueues, candidateRule, compareVictims, findVictimQueues, isCandidate } from "./victims.js";
 
 /** Minimum time between two preemption attempts of one ask (preemptAttemptFrequency). */
 export const PREEMPT_ATTEMPT_FREQUENCY_MS = 15_000;
@@ -75,10 +75,7 @@ export function checkPreconditions(ask: PreemptionAsk, preemptionDelayMs: number
 /** Eligible candidates of every eligible leaf, read lazily. */
 function* allCandidates(snapshot: PreemptionSnapshot, ask: AskForVictims, vq: VictimQueues): Generator<Candidate> {
   for (const leaf of vq.leaves.values()) {
-    for (const alloc of snapshot.allocations(leaf.path)) {
-      const priorityRule = candidateRule(alloc, ask, leaf);
-      if (priorityRule) yield { alloc, priorityRule };
-    }
+    for (const alloc of snapshot.allocations(leaf.path)) if (isCandidate(alloc, ask, leaf)) yield alloc;
   }
 }
 
@@ -87,18 +84,23 @@ function* allCandidates(snapshot: PreemptionSnapshot, ask: AskForVictims, vq: Vi
  * (checkPreemptionQueueGuarantees); stops at the first victim that does.
  */
 export function queueGuaranteesAllow(snapshot: PreemptionSnapshot, ask: AskForVictims, vq: VictimQueues): boolean {
-  const work = duplicateAll(vq.queues);
+  const work = vq.work;
   const askQueue = work.get(ask.queuePath);
   if (!askQueue) return false;
   const before = askQueue.remainingGuaranteed();
   if (before !== undefined && fitInActual(before, ask.resource)) return true;
-  askQueue.addAllocation(ask.resource);
-  for (const c of allCandidates(snapshot, ask, vq)) {
-    work.get(c.alloc.queuePath)!.removeAllocation(c.alloc.resource);
-    const remaining = askQueue.remainingGuaranteed();
-    if (remaining !== undefined && isAskQueueUnderGuaranteed(ask.resource, remaining)) return true;
+  const saved = work.begin();
+  try {
+    askQueue.addAllocation(ask.resource);
+    for (const c of allCandidates(snapshot, ask, vq)) {
+      work.get(c.queuePath)!.removeAllocation(c.resource);
+      const remaining = askQueue.remainingGuaranteed();
+      if (remaining !== undefined && isAskQueueUnderGuaranteed(ask.resource, remaining)) return true;
+    }
+    return false;
+  } finally {
+    work.end(saved);
   }
-  return false;
 }
 
 /**
@@ -112,38 +114,43 @@ function additionalVictims(
   nodeVictims: readonly Candidate[],
   all: boolean,
 ): { victims: Candidate[]; ok: boolean } {
-  const work = duplicateAll(vq.queues);
-  const askQueue = work.get(ask.queuePath)!;
-  const seen = new Set<string>();
-  for (const v of nodeVictims) {
-    work.get(v.alloc.queuePath)?.removeAllocation(v.alloc.resource);
-    seen.add(v.alloc.key);
-  }
-  if (!all) {
-    // Only the verdict matters (the victims would be dropped as they are not on the node): it can only be "not ok"
-    // when the ask's queue is already over its guarantee in a type the ask needs.
-    const r0 = askQueue.remainingGuaranteed();
-    if (r0 === undefined || isAskQueueUnderGuaranteed(ask.resource, r0)) return { victims: [], ok: true };
-  }
-  const potential = [...allCandidates(snapshot, ask, vq)].filter((c) => !seen.has(c.alloc.key));
-  potential.sort((a, b) => compareVictims(a.alloc, b.alloc));
-  const victims: Candidate[] = [];
-  for (const c of potential) {
-    const r = c.alloc.resource;
-    const q = removeVictim(work, c.alloc, ask.resource, ask.queuePath);
-    if (!q) continue;
-    const askRemaining = askQueueTakes(askQueue, q, r);
-    if (!askRemaining) break;
-    if (!equalsOrEmpty(askRemaining, askQueue.remainingGuaranteed())) {
-      victims.push(c);
-    } else {
-      askQueue.removeAllocation(r);
-      q.addAllocation(r);
+  const work = vq.work;
+  const saved = work.begin();
+  try {
+    const askQueue = work.get(ask.queuePath)!;
+    const seen = new Set<string>();
+    for (const v of nodeVictims) {
+      work.get(v.queuePath)?.removeAllocation(v.resource);
+      seen.add(v.key);
     }
+    if (!all) {
+      // Only the verdict matters (the victims would be dropped as they are not on the node): it can only be "not ok"
+      // when the ask's queue is already over its guarantee in a type the ask needs.
+      const r0 = askQueue.remainingGuaranteed();
+      if (r0 === undefined || isAskQueueUnderGuaranteed(ask.resource, r0)) return { victims: [], ok: true };
+    }
+    const potential = [...allCandidates(snapshot, ask, vq)].filter((c) => !seen.has(c.key));
+    potential.sort(compareVictims);
+    const victims: Candidate[] = [];
+    for (const c of potential) {
+      const r = c.resource;
+      const q = removeVictim(work, c, ask.resource, ask.queuePath);
+      if (!q) continue;
+      const askRemaining = askQueueTakes(askQueue, q, r);
+      if (!askRemaining) break;
+      if (!equalsOrEmpty(askRemaining, askQueue.remainingGuaranteed())) {
+        victims.push(c);
+      } else {
+        askQueue.removeAllocation(r);
+        q.addAllocation(r);
+      }
+    }
+    if (victims.length === 0) return { victims, ok: true };
+    const final = askQueue.remainingGuaranteed();
+    return { victims, ok: final !== undefined && isAskQueueUnderGuaranteed(ask.resource, final) };
+  } finally {
+    work.end(saved);
   }
-  if (victims.length === 0) return { victims, ok: true };
-  const final = askQueue.remainingGuaranteed();
-  return { victims, ok: final !== undefined && isAskQueueUnderGuaranteed(ask.resource, final) };
 }
 
 /**
@@ -182,20 +189,19 @@ export function decidePreemption(snapshot: PreemptionSnapshot, ask: PreemptionAs
     for (const v of extra.victims) {
       if (!strictlyGreaterThanOnlyExisting(ask.resource, total)) break;
       chosen.push(v);
-      for (const k in v.alloc.resource) total[k] = (total[k] ?? 0) + v.alloc.resource[k]!;
+      for (const k in v.resource) total[k] = (total[k] ?? 0) + v.resource[k]!;
     }
   } else {
-    for (const v of chosen) for (const k in v.alloc.resource) total[k] = (total[k] ?? 0) + v.alloc.resource[k]!;
+    for (const v of chosen) for (const k in v.resource) total[k] = (total[k] ?? 0) + v.resource[k]!;
   }
   if (chosen.length === 0) return none(ref, { reason: "does-not-help", nodesExamined: examined });
   if (strictlyGreaterThanOnlyExisting(ask.resource, total)) return none(ref, { reason: "shortfall", nodeId: node.id, victimsTotal: total });
   const helps: Helps = fitsAsIs ? { rule: "frees-queue-quota", fence: vq.fence } : { rule: "frees-node", nodeId: node.id };
-  const victims: Victim[] = chosen.map((c) => ({
-    ...victimAllocation(c.alloc),
-    queueRule: vq.leaves.get(c.alloc.queuePath)!.queueRule,
-    priorityRule: c.priorityRule,
-    helps,
-  }));
+  const victims: Victim[] = [];
+  for (const c of chosen) {
+    const leaf = vq.leaves.get(c.queuePath)!;
+    victims.push(victimOf(c, { queueRule: leaf.queueRule, priorityRule: candidateRule(c, ask, leaf)!, helps }));
+  }
   return {
     outcome: "preempting",
     ask: ref,

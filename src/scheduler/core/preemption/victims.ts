@@ -17,7 +17,7 @@ import {
   strictlyGreaterThanOrEqualsOnlyExisting,
   strictlyGreaterThanZero,
 } from "./arith.js";
-import { type QueueSnapshot, snapshotQueue } from "./guarantee.js";
+import { type QueueSnapshot, WorkingSet, snapshotQueue } from "./guarantee.js";
 import { type PriorityDown, askPriorityDown, askPriorityUp } from "./priority.js";
 import type { PriorityAllowance, QueueOverGuarantee } from "./result.js";
 import type { PreemptionAllocation, PreemptionQueue, PreemptionSnapshot } from "./snapshot.js";
@@ -43,6 +43,8 @@ export interface VictimQueues {
   readonly fence: string;
   /** Working copies: the ask's queue and its parents, every eligible leaf and its parents. */
   readonly queues: Map<string, QueueSnapshot>;
+  /** The same copies for what-if trials (one per decision). */
+  readonly work: WorkingSet;
   readonly leaves: Map<string, EligibleLeaf>;
 }
 
@@ -53,6 +55,48 @@ function effectiveMax(snapshot: PreemptionSnapshot, q: PreemptionQueue): Res | u
   if (!limit) return q.max ? { ...q.max } : undefined;
   if (!q.max) return limit;
   return componentWiseMin(limit, q.max);
+}
+
+/** What the walk down from the fence reads and fills. */
+interface WalkDown {
+  readonly snapshot: PreemptionSnapshot;
+  readonly askPath: string;
+  /** The ask's priority at each queue of its own path. */
+  readonly priorityAt: ReadonlyMap<string, number>;
+  readonly queues: Map<string, QueueSnapshot>;
+  readonly leaves: Map<string, EligibleLeaf>;
+}
+
+/** Down from the fence: the ask's priority as each queue sees it; `fencedBy` once inside a priority fence. */
+function walkDown(w: WalkDown, q: PreemptionQueue, priority: number, fencedBy: string | undefined): void {
+  if (q.path === w.askPath) return;
+  if (q.isLeaf) {
+    if (q.preemptionPolicy === "disabled") return;
+    const created = !w.queues.has(q.path);
+    const s = snapshotQueue(w.snapshot, w.queues, q.path, w.askPath)!;
+    const remaining = s.remainingGuaranteed();
+    if (remaining !== undefined && strictlyGreaterThanOrEquals(remaining, {})) {
+      if (created) w.queues.delete(q.path);
+      return;
+    }
+    w.leaves.set(q.path, {
+      path: q.path,
+      priority: fencedBy !== undefined ? { kind: "fenced", fence: fencedBy } : { kind: "compare", priority },
+      queueRule: { rule: "victim-queue-over-guarantee", queue: q.path, guaranteed: q.guaranteed, allocated: q.allocated },
+    });
+    return;
+  }
+  for (const child of w.snapshot.children(q.path)) {
+    const onPath = w.priorityAt.get(child.path);
+    if (onPath !== undefined) {
+      walkDown(w, child, onPath, fencedBy);
+      continue;
+    }
+    const down = askPriorityDown(child, priority);
+    if (down.kind === "hidden") continue;
+    if (down.kind === "fenced") walkDown(w, child, priority, fencedBy ?? down.fence);
+    else walkDown(w, child, down.priority, fencedBy);
+  }
 }
 
 /**
@@ -84,51 +128,28 @@ export function findVictimQueues(snapshot: PreemptionSnapshot, ask: AskForVictim
   const askSnap = queues.get(ask.queuePath)!;
   for (let s: QueueSnapshot | undefined = askSnap; s?.parent; s = s.parent) s.askQueue = askSnap;
   const leaves = new Map<string, EligibleLeaf>();
-  // Down from the fence: the ask's priority as each queue sees it; `fencedBy` once inside a priority fence.
-  const walk = (q: PreemptionQueue, priority: number, fencedBy: string | undefined): void => {
-    if (q.path === ask.queuePath) return;
-    if (q.isLeaf) {
-      if (q.preemptionPolicy === "disabled") return;
-      const created = !queues.has(q.path);
-      const s = snapshotQueue(snapshot, queues, q.path, ask.queuePath)!;
-      const remaining = s.remainingGuaranteed();
-      if (remaining !== undefined && strictlyGreaterThanOrEquals(remaining, {})) {
-        if (created) queues.delete(q.path);
-        return;
-      }
-      leaves.set(q.path, {
-        path: q.path,
-        priority: fencedBy !== undefined ? { kind: "fenced", fence: fencedBy } : { kind: "compare", priority },
-        queueRule: { rule: "victim-queue-over-guarantee", queue: q.path, guaranteed: q.guaranteed, allocated: q.allocated },
-      });
-      return;
-    }
-    for (const child of snapshot.children(q.path)) {
-      const onPath = priorityAt.get(child.path);
-      if (onPath !== undefined) {
-        walk(child, onPath, fencedBy);
-        continue;
-      }
-      const down = askPriorityDown(child, priority);
-      if (down.kind === "hidden") continue;
-      if (down.kind === "fenced") walk(child, priority, fencedBy ?? down.fence);
-      else walk(child, down.priority, fencedBy);
-    }
-  };
-  walk(fence, priorityAt.get(fence.path)!, undefined);
+  walkDown({ snapshot, askPath: ask.queuePath, queues, priorityAt, leaves }, fence, priorityAt.get(fence.path)!, undefined);
   prune(queues, ask.queuePath, leaves);
-  return { fence: fence.path, queues, leaves };
+  return { fence: fence.path, queues, leaves, work: new WorkingSet(queues) };
 }
 
 /** Keeps the ask's chain and the chains of eligible leaves (prunePreemptionSnapshots). */
 function prune(queues: Map<string, QueueSnapshot>, askPath: string, leaves: ReadonlyMap<string, EligibleLeaf>): void {
   const keep = new Set<string>();
-  const chain = (s: QueueSnapshot | undefined) => {
-    for (; s; s = s.parent) keep.add(s.path);
-  };
-  chain(queues.get(askPath));
-  for (const l of leaves.keys()) chain(queues.get(l));
+  for (let s = queues.get(askPath); s; s = s.parent) keep.add(s.path);
+  for (const l of leaves.keys()) for (let s = queues.get(l); s; s = s.parent) keep.add(s.path);
   for (const k of [...queues.keys()]) if (!keep.has(k)) queues.delete(k);
+}
+
+/**
+ * Whether `alloc` may be a victim of `ask` in `leaf`: not of the ask's own application, sharing a resource type with
+ * the ask, not bound to a required node, not released or preempted, and of a priority the ask may take there.
+ */
+export function isCandidate(alloc: PreemptionAllocation, ask: AskForVictims, leaf: EligibleLeaf): boolean {
+  if (alloc.applicationId === ask.applicationId) return false;
+  if (!matchAny(ask.resource, alloc.resource)) return false;
+  if (alloc.requiredNode || alloc.released || alloc.preempted) return false;
+  return leaf.priority.kind === "fenced" || !(alloc.priority > leaf.priority.priority);
 }
 
 /**
@@ -136,12 +157,28 @@ function prune(queues: Map<string, QueueSnapshot>, askPath: string, leaves: Read
  * resource types only, required node, released, preempted, higher priority, or the ask's own application).
  */
 export function candidateRule(alloc: PreemptionAllocation, ask: AskForVictims, leaf: EligibleLeaf): PriorityAllowance | undefined {
-  if (alloc.applicationId === ask.applicationId) return undefined;
-  if (!matchAny(ask.resource, alloc.resource)) return undefined;
-  if (alloc.requiredNode || alloc.released || alloc.preempted) return undefined;
+  if (!isCandidate(alloc, ask, leaf)) return undefined;
   if (leaf.priority.kind === "fenced") return { rule: "inside-priority-fence", fence: leaf.priority.fence };
-  if (alloc.priority > leaf.priority.priority) return undefined;
   return { rule: "priority-lower-or-equal", victimPriority: alloc.priority, askPriority: leaf.priority.priority };
+}
+
+/**
+ * Sorts `list` in victim order (`compareVictims`), in place. A node's pods usually come in the order they were placed,
+ * already in victim order or exactly against it: one pass finds that and keeps or reverses the list, as the built-in
+ * sort's first pass does (it takes a list that is one non-descending run as it is, and reverses one strictly descending
+ * run); any other list goes to the built-in sort. The result is the built-in sort's in every case.
+ */
+export function sortVictims(list: PreemptionAllocation[]): void {
+  if (list.length < 2) return;
+  const descending = compareVictims(list[1]!, list[0]!) < 0;
+  for (let i = 2; i < list.length; i++) {
+    const order = compareVictims(list[i]!, list[i - 1]!);
+    if (descending ? order >= 0 : order < 0) {
+      list.sort(compareVictims);
+      return;
+    }
+  }
+  if (descending) list.reverse();
 }
 
 /** 1 ordinary, 2 opted out (`allow-preemption: "false"`), 3 originator. */

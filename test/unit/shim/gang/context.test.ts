@@ -6,7 +6,7 @@
 import type { V1Pod } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { SchedulerCore } from "../../../../src/scheduler/core/scheduler.js";
-import { type NodeObject, type ShimAction, ShimContext } from "../../../../src/scheduler/shim/context.js";
+import { GANG_HOLD_REPORT_MS, type NodeObject, type ShimAction, ShimContext } from "../../../../src/scheduler/shim/context.js";
 import { DEFAULT_GANG_CONFIG } from "../../../../src/scheduler/shim/gang/config.js";
 import type { PodObject } from "../../../../src/scheduler/shim/translate.js";
 import { providedQueues } from "../../../fixtures/queues.js";
@@ -113,6 +113,15 @@ describe("gang scheduling in the shim", () => {
     const first = w.run(driver);
     expect(first.filter((a) => a.kind === "createPod")).toHaveLength(5);
     expect(first.find((a) => a.kind === "event" && a.message.includes("creating placeholders"))).toBeDefined();
+    // application.go onReservationStateChange: PlaceholderAllocated on the driver, once for its five placeholders
+    const allocated = first.filter((a) => a.kind === "event" && a.message === "Application spark-1 placeholder has been allocated.");
+    expect(allocated).toEqual([
+      expect.objectContaining({
+        type: "Normal",
+        reason: "GangScheduling",
+        object: expect.objectContaining({ kind: "Pod", name: "driver" }),
+      }),
+    ]);
     expect(w.core.applicationState("spark-1")).toBe("Running");
     // the driver took the driver placeholder's node; its placeholder was deleted before the bind
     const bindDriver = first.find((a) => a.kind === "bind" && a.pod.name === "driver") as Extract<ShimAction, { kind: "bind" }>;
@@ -337,5 +346,50 @@ describe("gang scheduling in the shim: a pod larger than its placeholder", () =>
     const bind = out.find((a) => a.kind === "bind" && a.pod.name === "big-exec") as Extract<ShimAction, { kind: "bind" }>;
     expect(bind.replaces).toBeUndefined();
     expect(w.placeholders()).toHaveLength(0);
+  });
+});
+
+describe("gang scheduling in the shim: real pods waiting for their gang", () => {
+  it("the wait is written on the pod only after GANG_HOLD_REPORT_MS, once, not again as placeholders get allocated", () => {
+    const w = world();
+    const driver = pod("driver", { groups: TASK_GROUPS, group: "driver" });
+    w.pods.set(driver.metadata!.uid!, driver);
+    w.ctx.syncPod(driver);
+    // the placeholders are asked for but not created yet: the application is Reserving, the driver waits
+    const creates = w.ctx.schedule().filter((a) => a.kind === "createPod");
+    expect(creates).toHaveLength(5);
+    expect(w.core.applicationState("spark-1")).toBe("Reserving");
+    expect(w.ctx.holdReasons()).toEqual([]);
+    w.clock.now += GANG_HOLD_REPORT_MS - 1;
+    expect(w.ctx.holdReasons()).toEqual([]);
+    w.clock.now += 1;
+    const held = w.ctx.holdReasons();
+    expect(held).toEqual([
+      {
+        kind: "condition",
+        pod: { namespace: "ns", name: "driver", uid: driver.metadata!.uid },
+        reason: "SchedulingSkipped",
+        message:
+          "application spark-1 is reserving resources for its gang: placeholders hold map[] of map[memory:5368709120 pods:5 vcore:5000]",
+      },
+      expect.objectContaining({ kind: "event", type: "Normal", reason: "PodUnschedulable" }),
+    ]);
+    // two placeholders created and allocated: the hold's numbers change, nothing is written again
+    const p = creates[0]!.pod as PodObject;
+    p.metadata!.uid = "uid-ph-0";
+    p.metadata!.annotations!["yunikorn.apache.org/user.info"] = JSON.stringify({ user: SCHEDULER_USER, groups: [] });
+    w.ctx.syncPod(p);
+    expect(w.ctx.schedule().filter((a) => a.kind === "bind")).toHaveLength(1);
+    expect(w.core.holdReason("spark-1", driver.metadata!.uid!)).toMatchObject({ kind: "gangReservation" });
+    w.clock.now += GANG_HOLD_REPORT_MS;
+    expect(w.ctx.holdReasons()).toEqual([]);
+  });
+
+  it("a gang that completes within GANG_HOLD_REPORT_MS writes nothing on its real pods", () => {
+    const w = world();
+    const all = w.run(pod("driver", { groups: TASK_GROUPS, group: "driver" }));
+    expect(w.core.applicationState("spark-1")).toBe("Running");
+    expect(all.filter((a) => a.kind === "condition" || (a.kind === "event" && a.reason === "PodUnschedulable"))).toEqual([]);
+    expect(w.ctx.holdReasons()).toEqual([]);
   });
 });
