@@ -31,9 +31,11 @@
  * unmeasured run of the same shape, so the garbage it inherits (and the collections that brings into the measured span)
  * is its own shape's, not that of whichever shape ran before. A shape's cost ratio is the median over the rounds of its
  * cost over the 2-application cost of the same round, printed with the least and largest of those ratios; its row
- * shows its best run; a summary line also gives the largest ratio of a shape's best run to the best 2-application run
- * (the least disturbed runs of each). (No garbage collection is forced: a forced full collection before the measured span made every
- * shape dearer, the 2-application shape by 40 % and more, flattering every ratio.)
+ * shows its best run; summary lines also give the largest ratio of a shape's best run to the best 2-application run
+ * (the least disturbed runs of each) and each shape's median ratio on the CPU time of the core's thread (for
+ * information: the target is on process CPU). (No garbage collection is forced: after a forced full collection every
+ * shape ran two to three times dearer, and before the measured span it made the 2-application shape 40 % dearer,
+ * flattering every ratio.)
  * Env: BENCH_ASKS (default 10000), BENCH_NODES (comma list, default 500,1000,2000,5000,20000), BENCH_SHAPES (comma
  * list of shape names to run at 5,000 nodes; default all), BENCH_ROUNDS (default 9), BENCH_PREEMPTION_NODES (comma
  * list, default 1000,5000,20000; empty: none), BENCH_PREEMPTORS (default 1000).
@@ -335,7 +337,8 @@ const ratios = shapes.map((_, i) => {
   const paired = runs.map((r, k) => us(r) / us(refRuns[k]!));
   const ratio = median(paired);
   console.log(`${line(least(runs), ratio)}  ${spread(paired)}`);
-  return { ratio, best: us(least(runs)) / us(least(refRuns)) };
+  const onThread = median(runs.map((r, k) => r.threadSeconds / refRuns[k]!.threadSeconds));
+  return { ratio, best: us(least(runs)) / us(least(refRuns)), onThread };
 });
 const at20k = rows.find((r) => r.nodes === 20000);
 console.log(
@@ -348,6 +351,10 @@ if (ratios.length > 0) {
     `largest cost ratio (median of rounds) vs 2 apps at 5,000 nodes: ${Math.max(...ratios.map((r) => r.ratio)).toFixed(2)}x (target <= 2)`,
   );
   console.log(`largest ratio of best runs (least disturbed): ${Math.max(...ratios.map((r) => r.best)).toFixed(2)}x`);
+  console.log(
+    `on the core's thread (median of rounds, GC helper threads left out): ` +
+      shapes.map((s, i) => `${s.name} ${ratios[i]!.onThread.toFixed(2)}x`).join(", "),
+  );
 }
 
 const preemptionSizes = (process.env.BENCH_PREEMPTION_NODES ?? "1000,5000,20000").split(",").filter(Boolean).map(Number);
