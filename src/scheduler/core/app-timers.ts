@@ -4,7 +4,8 @@
  * (Starting 5 min, Completing 30 s, Completed/Failed/Rejected 3 days) and fires the event when it is due, so a
  * scheduling cycle looks only at due timers, not at every application.
  */
-import { BTree, compareNumbers } from "../../util/btree.js";
+import { compareNumbers } from "../../util/btree.js";
+import { SortedList } from "../../util/sorted-list.js";
 import type { Application } from "./application.js";
 import type { AppEvent } from "./application-state.js";
 
@@ -21,7 +22,8 @@ const timerOrder = (a: TimerKey, b: TimerKey) => compareNumbers(a.at, b.at) || a
  * the epoch), then by application instance.
  */
 export class AppTimers {
-  private readonly due = new BTree<TimerKey, Application>(undefined, timerOrder);
+  /** A timer due after every other (the usual case: timers are set at `now` plus a fixed delay) is appended. */
+  private readonly due = new SortedList<TimerKey, Application>(timerOrder);
   private nextSerial = 0;
 
   /** A stable number per application instance (ids repeat across runs of the same application). */
@@ -43,7 +45,7 @@ export class AppTimers {
   take(now: number): [Application, AppEvent] | undefined {
     const k = this.due.minKey();
     if (!k || k.at > now) return undefined;
-    const app = this.due.get(k)!;
+    const app = this.due.minValue()!;
     this.due.delete(k);
     app.timer = undefined;
     return [app, k.event];

@@ -4,7 +4,8 @@
  * through its pending asks in order and decides where the first one that can go goes; the partition applies the
  * decision. Life-cycle states come from the event table in application-state.ts.
  */
-import { BTree, compareNumbers, firstInOrderChunked } from "../../util/btree.js";
+import { compareNumbers } from "../../util/btree.js";
+import { SortedList } from "../../util/sorted-list.js";
 import { type AppState, type StateLogEntry } from "./application-state.js";
 import { DEFAULT_PLACEHOLDER_TIMEOUT_MS, type GangSchedulingStyle } from "./gang/constants.js";
 import type { Replacement } from "./gang/replacement.js";
@@ -23,6 +24,8 @@ export interface AskOrder {
   createTime: number;
   key: string;
 }
+/** The key `deletePending` looks an ask up by (only compared, never stored: no object per deletion). */
+const PENDING_LOOKUP: AskOrder = { negPriority: 0, createTime: 0, key: "" };
 const askOrder = (a: AskOrder, b: AskOrder) =>
   compareNumbers(a.negPriority, b.negPriority) ||
   compareNumbers(a.createTime, b.createTime) ||
@@ -135,6 +138,14 @@ export interface PlaceholderData {
   timedOut: number;
 }
 
+/** What an application without placeholders or released allocations reads (never written). */
+const NO_PLACEHOLDERS: ReadonlyMap<string, PlaceholderData> = new Map();
+const NO_HISTORY: Readonly<Record<ResourceHistoryKind, ReadonlyMap<string, Res>>> = {
+  used: new Map(),
+  preempted: new Map(),
+  placeholder: new Map(),
+};
+
 /** Constructor input of {@link Application}; the partition places the application before building it (`Partition.addApplication`). */
 export interface ApplicationOptions {
   id: string;
@@ -171,14 +182,12 @@ export class Application {
    * Pending (unallocated) asks without a node reservation, in scheduling order: the walk reads these. Kept sorted as
    * asks come and go, never re-sorted.
    */
-  readonly unreservedAsks = new BTree<AskOrder, Ask>(undefined, askOrder);
+  readonly unreservedAsks = new SortedList<AskOrder, Ask>(askOrder);
   /**
    * Pending asks holding a node reservation, same order: the partition serves them first and the walk passes them by,
    * so keeping them apart spares the walk a step over each (after preemptions they wait until their victims are gone).
    */
-  private readonly reservedAsks = new BTree<AskOrder, Ask>(undefined, askOrder);
-  /** Bumped whenever `unreservedAsks` changes (the walk reads it a chunk at a time). */
-  private unreservedVersion = 0;
+  private readonly reservedAsks = new SortedList<AskOrder, Ask>(askOrder);
   readonly pending: Res = {};
   readonly allocated: Res = {};
   /** The largest `allocated` reached, per type (upstream maxAllocatedResource); undefined before the first allocation. */
@@ -198,18 +207,21 @@ export class Application {
   placeholderAllocations = 0;
   /** Pending placeholder asks (count). */
   pendingPlaceholders = 0;
-  /** Per task group, in the order first seen. */
-  readonly placeholderData = new Map<string, PlaceholderData>();
+  /** Per task group, in the order first seen (made at the first placeholder ask: most applications have none). */
+  private phData?: Map<string, PlaceholderData>;
+  get placeholderData(): ReadonlyMap<string, PlaceholderData> {
+    return this.phData ?? NO_PLACEHOLDERS;
+  }
   rejection?: HoldReason;
   /**
    * Resource × seconds of the allocations released so far, per node instance type (upstream TrackedResource of
    * usedResource, preemptedResource, placeholderResource; `trackReleased`).
    */
-  readonly resourceHistory: Readonly<Record<ResourceHistoryKind, Map<string, Res>>> = {
-    used: new Map(),
-    preempted: new Map(),
-    placeholder: new Map(),
-  };
+  get resourceHistory(): Readonly<Record<ResourceHistoryKind, ReadonlyMap<string, Res>>> {
+    return this.history ?? NO_HISTORY;
+  }
+  /** Made at the first release (an application's maps are few objects fewer until then). */
+  private history?: Record<ResourceHistoryKind, Map<string, Res>>;
   /** Position in the leaf queue's order and priority index (maintained by the queue). */
   orderKey?: SortKey;
   prioKey?: SortKey;
@@ -227,7 +239,7 @@ export class Application {
   trackReleased(ask: Ask, instanceType: string, now: number): void {
     const kind: ResourceHistoryKind = ask.preempted ? "preempted" : ask.placeholder ? "placeholder" : "used";
     const seconds = Math.max(0, Math.floor((now - (ask.allocatedAt ?? now)) / 1000));
-    const m = this.resourceHistory[kind];
+    const m = (this.history ??= { used: new Map(), preempted: new Map(), placeholder: new Map() })[kind];
     const r = m.get(instanceType) ?? {};
     for (const k in ask.resource) r[k] = (r[k] ?? 0) + ask.resource[k]! * seconds;
     m.set(instanceType, r);
@@ -288,10 +300,10 @@ export class Application {
     this.asks.set(ask.key, ask);
     if (ask.createTime < this.submissionTime) this.submissionTime = ask.createTime;
     if (!ask.placeholder || !ask.taskGroup) return;
-    const d = this.placeholderData.get(ask.taskGroup);
+    const d = this.phData?.get(ask.taskGroup);
     if (d) d.count++;
     else
-      this.placeholderData.set(ask.taskGroup, {
+      (this.phData ??= new Map()).set(ask.taskGroup, {
         taskGroupName: ask.taskGroup,
         count: 1,
         minResource: { ...ask.resource },
@@ -319,7 +331,6 @@ export class Application {
 
   /** A pending ask enters the ask order and `pending`, here and on the queue path. */
   addPending(ask: Ask): void {
-    if (!ask.reservedNode) this.unreservedVersion++;
     if ((ask.reservedNode ? this.reservedAsks : this.unreservedAsks).set(orderOf(ask), ask) && ask.placeholder) this.pendingPlaceholders++;
     addTo(this.pending, ask.resource);
     this.queue.incPending(ask.resource);
@@ -327,9 +338,11 @@ export class Application {
 
   /** A pending ask leaves the ask order and `pending` (placed, changed or removed). */
   deletePending(ask: Ask): void {
-    const k = orderOf(ask);
-    this.unreservedVersion++;
-    if ((this.unreservedAsks.delete(k) || this.reservedAsks.delete(k)) && ask.placeholder) this.pendingPlaceholders--;
+    PENDING_LOOKUP.negPriority = -ask.priority;
+    PENDING_LOOKUP.createTime = ask.createTime;
+    PENDING_LOOKUP.key = ask.key;
+    if ((this.unreservedAsks.delete(PENDING_LOOKUP) || this.reservedAsks.delete(PENDING_LOOKUP)) && ask.placeholder)
+      this.pendingPlaceholders--;
     subFrom(this.pending, ask.resource);
     this.queue.decPending(ask.resource);
   }
@@ -337,7 +350,6 @@ export class Application {
   /** A pending ask's reservation was made or ended (`ask.reservedNode` set or cleared): it moves to the matching order. */
   reservationChanged(ask: Ask): void {
     const k = orderOf(ask);
-    this.unreservedVersion++;
     if (ask.reservedNode) {
       if (this.unreservedAsks.delete(k)) this.reservedAsks.set(k, ask);
     } else if (this.reservedAsks.delete(k)) this.unreservedAsks.set(k, ask);
@@ -355,15 +367,11 @@ export class Application {
    */
   tryAllocate(ctx: AllocationContext, now: number): Decision | undefined {
     // Asks holding a reservation are not in this order (the partition serves them first).
-    return firstInOrderChunked(
-      this.unreservedAsks,
-      () => this.unreservedVersion,
-      (ask) => this.tryAsk(ctx, ask, now),
-    );
+    return this.unreservedAsks.firstInOrder(tryPendingAsk, this, ctx, now);
   }
 
   /** One pending ask's part of `tryAllocate`: a decision, or undefined to go on with the next ask. */
-  private tryAsk(ctx: AllocationContext, ask: Ask, now: number): Decision | undefined {
+  tryAsk(ctx: AllocationContext, ask: Ask, now: number): Decision | undefined {
     if (ask.reservedNode) return undefined;
     if (this.state === "Reserving" && !ask.placeholder) return undefined;
     let releasePlaceholder: string | undefined;
@@ -378,10 +386,20 @@ export class Application {
       return hold === "queueMax" || hold === "clusterCapacity" ? ctx.tryPreemption(this, ask, now) : undefined;
     }
     const node = ctx.pickNode(ask);
-    if (node) return { kind: "allocate", app: this, ask, node, ...(releasePlaceholder ? { releasePlaceholder } : {}) };
+    if (node) {
+      const d: Decision = releasePlaceholder
+        ? { kind: "allocate", app: this, ask, node, releasePlaceholder }
+        : { kind: "allocate", app: this, ask, node };
+      return d;
+    }
     const preempt = ctx.tryPreemption(this, ask, now);
     if (preempt) return preempt;
     const reserve = ctx.reservationNode(ask, now);
     return reserve && { kind: "reserve", app: this, ask, node: reserve };
   }
+}
+
+/** `Application.tryAllocate`'s walk over one pending ask (a function, not a closure per walk). */
+function tryPendingAsk(ask: Ask, _key: AskOrder, app: Application, ctx: AllocationContext, now: number): Decision | undefined {
+  return app.tryAsk(ctx, ask, now);
 }

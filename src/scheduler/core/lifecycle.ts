@@ -21,6 +21,8 @@ import type { Queue } from "./queue.js";
 
 /** An application state change, for the resource manager (UpdatedApplication). */
 export interface AppStateChange {
+  /** The partition the application is in. */
+  partition: string;
   appId: string;
   from: AppState;
   to: AppState;
@@ -43,8 +45,17 @@ export class Lifecycle {
   private changes: AppStateChange[] = [];
   private readonly timers = new AppTimers();
 
-  /** @param leave takes a Completed or Failed application out of its queue and the active registry */
-  constructor(private readonly leave: (app: Application) => void) {}
+  private readonly partition: string;
+  private readonly leave: (app: Application) => void;
+
+  /**
+   * @param o.partition the partition's name, in every change record
+   * @param o.leave takes a Completed or Failed application out of its queue and the active registry
+   */
+  constructor(o: { partition: string; leave: (app: Application) => void }) {
+    this.partition = o.partition;
+    this.leave = o.leave;
+  }
 
   /**
    * Moves `app` by `event`.
@@ -58,7 +69,11 @@ export class Lifecycle {
     const delta = (RUNNING_STATES.has(to) ? 1 : 0) - (RUNNING_STATES.has(from) ? 1 : 0);
     if (delta !== 0) for (let q: Queue | undefined = app.queue; q; q = q.parent) q.runningApps += delta;
     if (to !== "Rejected")
-      this.changes.push(message ? { appId: app.id, from, to, at: now, message } : { appId: app.id, from, to, at: now });
+      this.changes.push(
+        message
+          ? { partition: this.partition, appId: app.id, from, to, at: now, message }
+          : { partition: this.partition, appId: app.id, from, to, at: now },
+      );
     switch (to) {
       case "Starting":
         this.timers.set(app, { at: now + STARTING_TIMEOUT_MS, event: "runApplication" });

@@ -179,7 +179,7 @@ export class Partition {
   }
   /** Active applications (not Completed, Failed, Rejected or Expired). */
   readonly apps = new Map<string, Application>();
-  private readonly life = new Lifecycle((app) => this.detachApp(app));
+  private readonly life: Lifecycle;
   /** Rejected applications by id, until they expire. */
   get rejected(): Map<string, Application> {
     return this.life.rejected;
@@ -220,6 +220,7 @@ export class Partition {
 
   constructor(o: PartitionOptions) {
     this.name = o.name;
+    this.life = new Lifecycle({ partition: o.name, leave: (app) => this.detachApp(app) });
     this.reservations = new Reservations(o.reservationDelayMs ?? RESERVATION_DELAY_MS, {
       nodeChanged: (n) => this.nodeSet.reindex(n),
       askChanged: (a) => this.apps.get(a.appId)?.reservationChanged(a),
@@ -1364,15 +1365,10 @@ function maxQueueSet(q: Queue): Res | undefined {
 
 /** The allocation record of an ask of `app` on `nodeId` (a copy of its resource). */
 function allocationOfAsk(app: Application, ask: Ask, nodeId: string): Allocation {
-  return {
-    key: ask.key,
-    appId: app.id,
-    nodeId,
-    resource: { ...ask.resource },
-    queue: app.queue.path,
-    ...(ask.placeholder ? { placeholder: true } : {}),
-    ...(ask.taskGroup ? { taskGroup: ask.taskGroup } : {}),
-  };
+  const a: Allocation = { key: ask.key, appId: app.id, nodeId, resource: { ...ask.resource }, queue: app.queue.path };
+  if (ask.placeholder) a.placeholder = true;
+  if (ask.taskGroup) a.taskGroup = ask.taskGroup;
+  return a;
 }
 
 /** `application.create.force` tag (key case-insensitive, Go ParseBool true spellings). */

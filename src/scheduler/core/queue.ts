@@ -1,7 +1,7 @@
 /**
  * A queue of the hierarchy (apache/yunikorn-core pkg/scheduler/objects/queue.go, sorters.go; yunikorn-core reference
  * §4.3, §4.4). A queue owns its part of the allocation walk: a parent walks its children, a leaf its applications,
- * each in allocation order. That order is kept in a B+ tree updated when a member's pending, usage or priority
+ * each in allocation order. That order is kept in a sorted list (util/sorted-list.ts) updated when a member's pending, usage or priority
  * changes (`update`), so one allocation re-keys O(depth) entries at O(log n) each instead of sorting every member.
  *
  * Orders (ties always broken by name / application id, so the same inputs give the same schedule):
@@ -14,7 +14,8 @@
  *   disabled ⇒ (lower share, higher priority, less allocated, earlier submission); share against the leaf's
  *   guaranteed, else its fair max.
  */
-import { BTree, compareNumbers, firstInOrder } from "../../util/btree.js";
+import { compareNumbers } from "../../util/btree.js";
+import { SortedList } from "../../util/sorted-list.js";
 import type { AllocationContext, Application, Decision } from "./application.js";
 import { SCHEDULABLE_STATES } from "./application-state.js";
 import { DEFAULT_PREEMPTION_DELAY_MS, DEFAULT_QUOTA_PREEMPTION_DELAY_MS, type QueuePreemptionProperties } from "./queue-properties.js";
@@ -54,7 +55,29 @@ export interface SortKey {
   k3: number;
   readonly id: string;
 }
-const sortKey = (id: string, k0: number, k1 = 0, k2 = 0, k3 = 0): SortKey => ({ k0, k1, k2, k3, id });
+
+/**
+ * The keys `childKey`/`appKey` compute and the priority key of `position`, reused for every computation: a key is
+ * compared with the member's stored one and copied into it, and a new key object is made only when a member enters an
+ * order (`rekey`), so re-keying makes no garbage.
+ */
+const ORDER_SCRATCH = { k0: 0, k1: 0, k2: 0, k3: 0, id: "" };
+const PRIO_SCRATCH = { k0: 0, k1: 0, k2: 0, k3: 0, id: "" };
+/** The order key `id` (k0…k3) in the reused order scratch key. */
+function orderKeyOf(id: string, k0: number, k1 = 0, k2 = 0, k3 = 0): SortKey {
+  ORDER_SCRATCH.k0 = k0;
+  ORDER_SCRATCH.k1 = k1;
+  ORDER_SCRATCH.k2 = k2;
+  ORDER_SCRATCH.k3 = k3;
+  ORDER_SCRATCH.id = id;
+  return ORDER_SCRATCH;
+}
+/** The priority key of `id` (highest first) in the reused priority scratch key. */
+function prioKeyOf(id: string, priority: number): SortKey {
+  PRIO_SCRATCH.k0 = -priority;
+  PRIO_SCRATCH.id = id;
+  return PRIO_SCRATCH;
+}
 
 /** Compares two {@link SortKey}s: the numbers in turn, then the member's name. */
 export const sortKeyOrder = (a: SortKey, b: SortKey): number =>
@@ -65,16 +88,19 @@ export const sortKeyOrder = (a: SortKey, b: SortKey): number =>
   (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
- * Moves `value` in `tree` from key `from` to key `to` (either undefined: not in the tree) and returns the key now
- * stored. A member that stays in the tree keeps its key object, updated in place (out of the tree, or as the only
- * member, which has no neighbour to stay ordered against): keys live as long as their member, so re-keying leaves no
- * garbage that outlives a young-generation collection.
+ * Moves `value` in `tree` from key `from` to key `to` (either undefined: not in the tree; `to` is never stored
+ * itself) and returns the key now stored. A member that stays in the tree keeps its key object, updated in place (out
+ * of the tree, or as the only member, which has no neighbour to stay ordered against): keys live as long as their
+ * member, so re-keying leaves no garbage that outlives a young-generation collection.
  */
-function rekey<V>(tree: BTree<SortKey, V>, value: V, from: SortKey | undefined, to: SortKey | undefined): SortKey | undefined {
+function rekey<V>(tree: SortedList<SortKey, V>, value: V, from: SortKey | undefined, to: SortKey | undefined): SortKey | undefined {
   if (!from || !to) {
     if (from) tree.delete(from);
-    if (to) tree.set(to, value);
-    return to;
+    if (!to) return undefined;
+    // `to` is a scratch key: the order keeps a copy
+    const stored: SortKey = { k0: to.k0, k1: to.k1, k2: to.k2, k3: to.k3, id: to.id };
+    tree.set(stored, value);
+    return stored;
   }
   const only = tree.size === 1;
   if (!only) tree.delete(from);
@@ -176,9 +202,9 @@ export class Queue {
   /** The fair max (reference §4.3), refreshed by the partition when capacities or the configuration change. */
   fairMax: Res | undefined;
   /** Members (children or applications) with schedulable pending asks, in allocation order. */
-  private readonly order = new BTree<SortKey, Queue | Application>(undefined, sortKeyOrder);
+  private readonly order = new SortedList<SortKey, Queue | Application>(sortKeyOrder);
   /** With priority sorting off: the same members by pending priority (highest first), for this queue's own priority. */
-  private readonly priorities = new BTree<SortKey, true>(undefined, sortKeyOrder);
+  private readonly priorities = new SortedList<SortKey, true>(sortKeyOrder);
   /** Position in the parent's order and priority index. */
   orderKey?: SortKey;
   prioKey?: SortKey;
@@ -311,7 +337,7 @@ export class Queue {
    */
   private position(m: Queue | Application, key: SortKey | undefined, priority: number | undefined): void {
     if (!sameKey(m.orderKey, key)) m.orderKey = rekey(this.order, m, m.orderKey, key);
-    const prio = priority === undefined || this.sortPriority ? undefined : sortKey(key!.id, -priority);
+    const prio = priority === undefined || this.sortPriority ? undefined : prioKeyOf(key!.id, priority);
     if (!sameKey(m.prioKey, prio)) m.prioKey = rekey(this.priorities, true, m.prioKey, prio);
   }
 
@@ -319,7 +345,7 @@ export class Queue {
     const share = dominantShare(c.allocated, c.guaranteed, c.fairMax);
     const p = c.priority;
     const pend = -total(c.pending);
-    return this.sortPriority ? sortKey(c.name, -p, share, pend) : sortKey(c.name, share, -p, pend);
+    return this.sortPriority ? orderKeyOf(c.name, -p, share, pend) : orderKeyOf(c.name, share, -p, pend);
   }
 
   private appKey(a: Application): SortKey {
@@ -327,9 +353,9 @@ export class Queue {
     if (this.sortPolicy === "fair") {
       const share = dominantShare(a.allocated, this.guaranteed, this.guaranteed ? undefined : this.fairMax);
       const used = total(a.allocated);
-      return this.sortPriority ? sortKey(a.id, -p, share, used, a.submissionTime) : sortKey(a.id, share, -p, used, a.submissionTime);
+      return this.sortPriority ? orderKeyOf(a.id, -p, share, used, a.submissionTime) : orderKeyOf(a.id, share, -p, used, a.submissionTime);
     }
-    return this.sortPriority ? sortKey(a.id, -p, a.submissionTime) : sortKey(a.id, a.submissionTime, -p);
+    return this.sortPriority ? orderKeyOf(a.id, -p, a.submissionTime) : orderKeyOf(a.id, a.submissionTime, -p);
   }
 
   // ---------------------------------------------------------------- walk
@@ -339,11 +365,21 @@ export class Queue {
    * application in Accepted that may not start running (maxapplications, user/group limits) is skipped.
    */
   tryAllocate(ctx: AllocationContext, now: number): Decision | undefined {
-    if (!this.isLeaf) return firstInOrder(this.order, (m) => (m as Queue).tryAllocate(ctx, now));
-    return firstInOrder(this.order, (m) => {
-      const app = m as Application;
-      if ((app.state === "Accepted" || app.state === "Reserving") && ctx.runHold(app)) return undefined;
-      return app.tryAllocate(ctx, now);
-    });
+    return this.order.firstInOrder(this.isLeaf ? tryApplication : tryChild, ctx, now);
   }
+}
+
+/** A parent's walk over one child (`Queue.tryAllocate`; a function, not a closure per walk). */
+function tryChild(m: Queue | Application, _key: SortKey, ctx: AllocationContext, now: number): Decision | undefined {
+  return (m as Queue).tryAllocate(ctx, now);
+}
+
+/**
+ * A leaf's walk over one application (`Queue.tryAllocate`): one in Accepted or Reserving that may not start running
+ * (maxapplications, user/group limits) is skipped.
+ */
+function tryApplication(m: Queue | Application, _key: SortKey, ctx: AllocationContext, now: number): Decision | undefined {
+  const app = m as Application;
+  if ((app.state === "Accepted" || app.state === "Reserving") && ctx.runHold(app)) return undefined;
+  return app.tryAllocate(ctx, now);
 }

@@ -198,7 +198,7 @@ export class SchedulerCore {
   /** An event sink was given: records are built (none are built otherwise). */
   private readonly tracking: boolean;
   /** State changes drained from the partitions, until `stateChanges()` hands them out. */
-  private changes: (AppStateChange & { partition: string })[] = [];
+  private changes: AppStateChange[] = [];
   /** `partition \0 allocationId` → the allocationTags the RM sent with the ask. */
   private readonly tags = new Map<string, Readonly<Record<string, string>>>();
   /** Last hold reason reported per pending ask (REQUEST events on change). */
@@ -716,7 +716,7 @@ export class SchedulerCore {
   }
 
   /** Application state changes since the last call (UpdatedApplication messages). */
-  stateChanges(): (AppStateChange & { partition: string })[] {
+  stateChanges(): AppStateChange[] {
     this.collect();
     const c = this.changes;
     this.changes = [];
@@ -739,9 +739,9 @@ export class SchedulerCore {
    * is false, their queue and user/group changes (`partitionEvents`).
    */
   private collect(partition = true): void {
-    for (const [name, p] of this.partitions) {
+    for (const p of this.partitions.values()) {
       for (const c of p.drainStateChanges()) {
-        this.changes.push({ ...c, partition: name });
+        this.changes.push(c);
         if (!this.tracking) continue;
         if (c.to === "Completed" || c.to === "Failed") {
           const app = [...p.terminated.values()].reverse().find((a) => a.id === c.appId);

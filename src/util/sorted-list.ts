@@ -1,0 +1,253 @@
+/** The arrays of every empty list (see `SortedList.chunks`). */
+const NONE: never[] = [];
+
+/**
+ * An ordered map of unique keys kept as a list of sorted chunks (the layout of Python's sortedcontainers SortedList):
+ * `maxes[c]` is the largest key of chunk `c`, chunks hold between 1 and 2·`load` entries. Finding a key is two binary
+ * searches (over the chunk maxima, then in one chunk); inserting or deleting shifts at most 2·`load` entries of one
+ * plain array and allocates nothing unless a chunk splits or empties. A chunk is one array holding each key next to
+ * its value (key at 2i, value at 2i + 1), so reading an entry touches one array.
+ *
+ * Why not sorted-btree here: the scheduling core's queue orders re-key one member per level per allocation (remove,
+ * insert at its new place), and sorted-btree deletes through its generic range-edit path; on an order of 1,000 sibling
+ * queues this structure re-keys about twice as fast and walks from one member to the next in O(1) while nothing
+ * changed (sorted-btree descends the tree for every step). Deleting the first key and inserting above the last (the
+ * member a walk served first going to the back of its order, as fair ordering moves it) take no search at all.
+ */
+export class SortedList<K, V> {
+  // an empty list shares one empty array (never written: `set` on an empty list makes its own), so an idle list is
+  // one object
+  private chunks: (K | V)[][] = NONE;
+  private maxes: K[] = NONE;
+  /** `chunks[0]` (NONE when empty): the first entries without going through the chunk list. */
+  private head: (K | V)[] = NONE;
+  private count = 0;
+  /** Bumped on every change, so a walk knows when it must find its place again. */
+  private version = 0;
+
+  /**
+   * @param compare total order of the keys: negative, 0 (the same key) or positive
+   * @param load a chunk splits above 2·load entries (64: one chunk is at most 128 entries)
+   */
+  constructor(
+    private readonly compare: (a: K, b: K) => number,
+    private readonly load = 64,
+  ) {}
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** The smallest key, or undefined when empty. */
+  minKey(): K | undefined {
+    return this.head[0] as K | undefined;
+  }
+
+  /** The largest key, or undefined when empty. */
+  maxKey(): K | undefined {
+    return this.count === 0 ? undefined : this.maxes[this.maxes.length - 1];
+  }
+
+  /** The value stored under the smallest key, or undefined when empty. */
+  minValue(): V | undefined {
+    return this.head[1] as V | undefined;
+  }
+
+  /** The value stored under `key`, or undefined. */
+  get(key: K): V | undefined {
+    const c = this.chunkOf(key);
+    if (c === this.maxes.length) return undefined;
+    const chunk = this.chunks[c]!;
+    const i = this.lowerBound(chunk, key);
+    return i < chunk.length && this.compare(chunk[i] as K, key) === 0 ? (chunk[i + 1] as V) : undefined;
+  }
+
+  /**
+   * Stores `value` under `key`; an equal key already present is replaced, key object and value (as sorted-btree's
+   * `set`).
+   * @returns true when the key is new
+   */
+  set(key: K, value: V): boolean {
+    this.version++;
+    if (this.count === 0) {
+      this.head = [key, value];
+      this.chunks = [this.head];
+      this.maxes = [key];
+      this.count = 1;
+      return true;
+    }
+    let c = this.maxes.length - 1;
+    let chunk = this.chunks[c]!;
+    // i: the index of the key's slot in `chunk` (even)
+    let i = chunk.length;
+    // above every key (a member served first going to the back of its order): appended without a search
+    if (this.compare(this.maxes[c]!, key) >= 0) {
+      c = this.chunkOf(key);
+      chunk = this.chunks[c]!;
+      i = this.lowerBound(chunk, key);
+      if (this.compare(chunk[i] as K, key) === 0) {
+        chunk[i] = key;
+        chunk[i + 1] = value;
+        if (i === chunk.length - 2) this.maxes[c] = key;
+        return false;
+      }
+    }
+    const len = chunk.length;
+    if (i === len) chunk.push(key, value);
+    else {
+      // the last entry moves up first, so the array never has a hole
+      chunk.push(chunk[len - 2]!, chunk[len - 1]!);
+      for (let j = len - 1; j >= i + 2; j--) chunk[j] = chunk[j - 2]!;
+      chunk[i] = key;
+      chunk[i + 1] = value;
+    }
+    this.count++;
+    if (i === chunk.length - 2) this.maxes[c] = key;
+    if (chunk.length > 4 * this.load) {
+      this.chunks.splice(c + 1, 0, chunk.splice(2 * this.load));
+      this.maxes.splice(c, 0, chunk[chunk.length - 2] as K);
+    }
+    return true;
+  }
+
+  /** Removes `key`. @returns true when it was present */
+  delete(key: K): boolean {
+    let c = 0;
+    let i = 0;
+    let chunk = this.head;
+    // the first key itself (the member the walk just served): no search
+    if (this.count === 0 || chunk[0] !== key) {
+      c = this.chunkOf(key);
+      if (c === this.maxes.length) return false;
+      chunk = this.chunks[c]!;
+      i = this.lowerBound(chunk, key);
+      if (i === chunk.length || this.compare(chunk[i] as K, key) !== 0) return false;
+    }
+    this.version++;
+    const last = chunk.length - 2;
+    if (i === 0) {
+      // the first entry: the array's start moves (V8 trims it in place), nothing is copied
+      chunk.shift();
+      chunk.shift();
+    } else {
+      for (let j = i; j < last; j++) chunk[j] = chunk[j + 2]!;
+      chunk.length = last;
+    }
+    this.count--;
+    if (last === 0) {
+      if (this.count === 0) return this.reset();
+      this.chunks.splice(c, 1);
+      this.maxes.splice(c, 1);
+      this.head = this.chunks[0]!;
+      return true;
+    }
+    if (i === last) this.maxes[c] = chunk[last - 2] as K;
+    // a small chunk joins its right neighbour (keeps the chunk count near size / load)
+    if (last < this.load && c + 1 < this.chunks.length) this.merge(c);
+    return true;
+  }
+
+  /** Removes every entry. */
+  clear(): void {
+    this.version++;
+    this.reset();
+  }
+
+  /**
+   * The first result other than undefined of `f` over the entries in key order; undefined when there is none. `f` may
+   * change the list: the walk goes on from the next key above the one `f` was given (found again by search only when
+   * something changed; otherwise the next entry is the neighbour). Makes no iterator objects; `a`, `b` and `c` are
+   * passed on to `f`, so a caller that walks per allocation needs no closure per walk.
+   */
+  firstInOrder<R, A = undefined, B = undefined, C = undefined>(
+    f: (value: V, key: K, a: A, b: B, c: C) => R | undefined,
+    a?: A,
+    b?: B,
+    c?: C,
+  ): R | undefined {
+    let n = 0;
+    let i = 0;
+    let chunk = this.head;
+    for (;;) {
+      if (i >= chunk.length) {
+        if (++n >= this.chunks.length) return undefined;
+        chunk = this.chunks[n]!;
+        i = 0;
+        continue;
+      }
+      const key = chunk[i] as K;
+      const seen = this.version;
+      const r = f(chunk[i + 1] as V, key, a as A, b as B, c as C);
+      if (r !== undefined) return r;
+      if (seen === this.version) {
+        i += 2;
+        continue;
+      }
+      // the list changed: the first key above `key`
+      n = this.chunkOf(key);
+      if (n === this.maxes.length) return undefined;
+      chunk = this.chunks[n]!;
+      i = this.lowerBound(chunk, key);
+      if (i < chunk.length && this.compare(chunk[i] as K, key) === 0) i += 2;
+    }
+  }
+
+  /** Every value in key order (a copy: the list may change while it is read). */
+  values(): V[] {
+    const out: V[] = [];
+    for (const chunk of this.chunks) for (let i = 1; i < chunk.length; i += 2) out.push(chunk[i] as V);
+    return out;
+  }
+
+  /** Every entry in key order (a copy: the list may change while it is read). */
+  entries(): [K, V][] {
+    const out: [K, V][] = [];
+    for (const chunk of this.chunks) for (let i = 0; i < chunk.length; i += 2) out.push([chunk[i] as K, chunk[i + 1] as V]);
+    return out;
+  }
+
+  private reset(): true {
+    this.chunks = NONE;
+    this.maxes = NONE;
+    this.head = NONE;
+    this.count = 0;
+    return true;
+  }
+
+  /** Chunk `c` and chunk `c + 1` become one (split again when too large). */
+  private merge(c: number): void {
+    const chunk = this.chunks[c]!;
+    for (const x of this.chunks[c + 1]!) chunk.push(x);
+    this.chunks.splice(c + 1, 1);
+    this.maxes.splice(c, 1);
+    if (chunk.length > 4 * this.load) {
+      this.chunks.splice(c + 1, 0, chunk.splice(2 * this.load));
+      this.maxes.splice(c, 0, chunk[chunk.length - 2] as K);
+    }
+  }
+
+  /** The first chunk whose largest key is ≥ `key` (`maxes.length`: above every key). */
+  private chunkOf(key: K): number {
+    const m = this.maxes;
+    let lo = 0;
+    let hi = m.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.compare(m[mid]!, key) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** The index (even) of the first key in `chunk` that is ≥ `key` (`chunk.length`: none). */
+  private lowerBound(chunk: readonly (K | V)[], key: K): number {
+    let lo = 0;
+    let hi = chunk.length >> 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.compare(chunk[2 * mid] as K, key) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return 2 * lo;
+  }
+}

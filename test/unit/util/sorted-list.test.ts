@@ -1,0 +1,97 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { BTree, compareNumbers, firstInOrder } from "../../../src/util/btree.js";
+import { SortedList } from "../../../src/util/sorted-list.js";
+
+/** An operation on both structures: set a key, delete a key, delete the first key. */
+const op = fc.oneof(
+  fc.record({ kind: fc.constant("set" as const), key: fc.integer({ min: 0, max: 400 }), value: fc.integer() }),
+  fc.record({ kind: fc.constant("delete" as const), key: fc.integer({ min: 0, max: 400 }) }),
+  fc.record({ kind: fc.constant("deleteFirst" as const) }),
+);
+
+describe("SortedList", () => {
+  it("holds the same entries in the same order as sorted-btree after any sequence of sets and deletes", () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 600 }), fc.integer({ min: 2, max: 8 }), (ops, load) => {
+        const list = new SortedList<number, number>(compareNumbers, load);
+        const tree = new BTree<number, number>(undefined, compareNumbers);
+        for (const o of ops) {
+          if (o.kind === "set") expect(list.set(o.key, o.value)).toBe(tree.set(o.key, o.value));
+          else if (o.kind === "delete") expect(list.delete(o.key)).toBe(tree.delete(o.key));
+          else if (tree.size > 0) expect(list.delete(list.minKey()!)).toBe(tree.delete(tree.minKey()!));
+          expect(list.size).toBe(tree.size);
+        }
+        expect(list.entries()).toEqual(tree.toArray());
+        expect(list.values()).toEqual(tree.valuesArray());
+        expect(list.minKey()).toBe(tree.minKey());
+        expect(list.maxKey()).toBe(tree.maxKey());
+        expect(list.minValue()).toBe(tree.minKey() === undefined ? undefined : tree.get(tree.minKey()!));
+        for (let k = 0; k <= 400; k += 7) expect(list.get(k)).toBe(tree.get(k));
+      }),
+    );
+  });
+
+  it("walks like firstInOrder over sorted-btree when the callback deletes and inserts entries", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 300 }), { maxLength: 200 }),
+        fc.integer({ min: 2, max: 6 }),
+        fc.integer({ min: 0, max: 320 }),
+        fc.integer({ min: 1, max: 5 }),
+        (keys, load, target, step) => {
+          const list = new SortedList<number, number>(compareNumbers, load);
+          const tree = new BTree<number, number>(undefined, compareNumbers);
+          for (const k of keys) {
+            list.set(k, k);
+            tree.set(k, k);
+          }
+          // the callback moves every key it is given below `target` up by `step` (delete, insert), as a re-keyed member
+          const walk = (set: (k: number) => void, del: (k: number) => void, seen: number[]) => (v: number, k: number) => {
+            seen.push(k);
+            if (k >= target) return v;
+            if (k % 3 === 0) {
+              del(k);
+              set(k + step);
+            }
+            return undefined;
+          };
+          const seenList: number[] = [];
+          const seenTree: number[] = [];
+          const a = list.firstInOrder(
+            walk(
+              (k) => list.set(k, k),
+              (k) => list.delete(k),
+              seenList,
+            ),
+          );
+          const b = firstInOrder(
+            tree,
+            walk(
+              (k) => tree.set(k, k),
+              (k) => tree.delete(k),
+              seenTree,
+            ),
+          );
+          expect(a).toBe(b);
+          expect(seenList).toEqual(seenTree);
+          expect(list.entries()).toEqual(tree.toArray());
+        },
+      ),
+    );
+  });
+
+  it("empties and fills again", () => {
+    const list = new SortedList<number, string>(compareNumbers, 2);
+    for (let k = 0; k < 20; k++) list.set(k, String(k));
+    for (let k = 0; k < 20; k++) expect(list.delete(k)).toBe(true);
+    expect(list.size).toBe(0);
+    expect(list.minKey()).toBeUndefined();
+    expect(list.firstInOrder(() => 1)).toBeUndefined();
+    list.set(5, "5");
+    list.clear();
+    expect(list.entries()).toEqual([]);
+    list.set(3, "3");
+    expect(list.entries()).toEqual([[3, "3"]]);
+  });
+});
