@@ -21,6 +21,7 @@ import {
   startScheduler,
   terminate,
   testbed,
+  podsByPrefix,
 } from "./harness.js";
 
 const CONF_NS = "corral-dash-preempt";
@@ -39,9 +40,7 @@ const ui = (fragment: string) => `http://127.0.0.1:${sched!.port}/ui/${fragment}
 
 const pod = (name: string, queue: string, app: string, cpu: string) => batchPod(name, { queue, app, cpu, schedulerName: "yunikorn" });
 
-async function list(prefix: string): Promise<k8s.V1Pod[]> {
-  return (await core().listNamespacedPod({ namespace: NS })).items.filter((p) => p.metadata!.name!.startsWith(prefix));
-}
+const list = (prefix: string) => podsByPrefix(tb, NS, prefix);
 const terminating = (ps: k8s.V1Pod[]) => ps.filter((p) => p.metadata?.deletionTimestamp);
 
 const open = (link: string, heading: string) => navigate(page, link, heading);

@@ -11,7 +11,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import { type CorralProcess, type Testbed, createFakeNodes, kubeConfigFor, prepareNamespace, waitFor } from "../../src/testbed/testbed.js";
 import { type OpenBrowser, navigate, openBrowser, screenshot } from "./browser.js";
-import { applyQueuesConfig, batchPod, deleteAllPods, resetCluster, startAdmission, startScheduler, testbed } from "./harness.js";
+import {
+  applyQueuesConfig,
+  batchPod,
+  deleteAllPods,
+  podsByPrefix,
+  resetCluster,
+  startAdmission,
+  startScheduler,
+  testbed,
+} from "./harness.js";
 
 const CONF_NS = "corral-dash";
 const NS = "dash";
@@ -43,9 +52,7 @@ const ui = (fragment: string) => `http://127.0.0.1:${sched!.port}/ui/${fragment}
 
 const pod = (name: string, queue: string, app: string) => batchPod(name, { queue, app });
 
-async function pods(prefix: string): Promise<k8s.V1Pod[]> {
-  return (await core().listNamespacedPod({ namespace: NS })).items.filter((p) => p.metadata!.name!.startsWith(prefix));
-}
+const pods = (prefix: string) => podsByPrefix(tb, NS, prefix);
 const bound = (ps: k8s.V1Pod[]) => ps.filter((p) => p.spec?.nodeName);
 
 const open = (link: string, heading: string) => navigate(page, link, heading);

@@ -134,6 +134,12 @@ export async function deleteAllPods(tb: Testbed): Promise<void> {
   );
 }
 
+/** The pods of `namespace` whose name starts with `prefix` (read as the test bed's admin). */
+export async function podsByPrefix(tb: Testbed, namespace: string, prefix: string): Promise<k8s.V1Pod[]> {
+  const core = kubeConfigFor(tb, "admin").makeApiClient(k8s.CoreV1Api);
+  return (await core.listNamespacedPod({ namespace })).items.filter((p) => p.metadata!.name!.startsWith(prefix));
+}
+
 /**
  * Force-deletes every pod of `namespace` (no kubelet: graceful deletion of a bound pod would never finish) and waits
  * until none is left.

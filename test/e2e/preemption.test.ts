@@ -26,6 +26,7 @@ import {
   serviceAccountKubeconfig,
   startScheduler,
   testbed,
+  podsByPrefix,
 } from "./harness.js";
 
 const CONF_NS = "corral-preempt";
@@ -109,9 +110,7 @@ const rest = async <T>(path: string): Promise<T> => (await (await fetch(`http://
 
 const pod = (name: string, queue: string, app: string) => batchPod(name, { queue, app, schedulerName: "yunikorn" });
 
-async function list(prefix: string): Promise<k8s.V1Pod[]> {
-  return (await core().listNamespacedPod({ namespace: NS })).items.filter((p) => p.metadata!.name!.startsWith(prefix));
-}
+const list = (prefix: string) => podsByPrefix(tb, NS, prefix);
 const live = (ps: k8s.V1Pod[]) => ps.filter((p) => !p.metadata?.deletionTimestamp);
 const bound = (ps: k8s.V1Pod[]) => live(ps).filter((p) => p.spec?.nodeName);
 

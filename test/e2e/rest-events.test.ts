@@ -8,7 +8,7 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { k8s } from "../../src/kube/client.js";
 import { type Testbed, createFakeNodes, kubeConfigFor, prepareNamespace, waitFor } from "../../src/testbed/testbed.js";
-import { clearPods, deleteAllPods, freePort, resetCluster, roundRobin, startScheduler, testbed } from "./harness.js";
+import { clearPods, deleteAllPods, freePort, podsByPrefix, resetCluster, roundRobin, startScheduler, testbed } from "./harness.js";
 
 const CONF_NS = "corral-rest";
 const NS = "rest-batch";
@@ -39,8 +39,7 @@ async function createPods(list: k8s.V1Pod[], concurrency = 16): Promise<void> {
   );
 }
 
-const boundCount = async (prefix: string) =>
-  (await core().listNamespacedPod({ namespace: NS })).items.filter((p) => p.metadata!.name!.startsWith(prefix) && p.spec?.nodeName).length;
+const boundCount = async (prefix: string) => (await podsByPrefix(tb, NS, prefix)).filter((p) => p.spec?.nodeName).length;
 
 const clear = () => clearPods(tb, NS);
 

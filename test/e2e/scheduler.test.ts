@@ -37,6 +37,7 @@ import {
   startPluginKubeScheduler,
   startScheduler,
   testbed,
+  podsByPrefix,
 } from "./harness.js";
 
 const CONF_NS = "corral-sched";
@@ -106,9 +107,7 @@ async function create(user: "admin" | "alice" | "bob", pods: k8s.V1Pod[], ns = N
   for (const p of pods) await core(user).createNamespacedPod({ namespace: ns, body: p });
 }
 
-async function pods(prefix: string, ns = NS): Promise<k8s.V1Pod[]> {
-  return (await core().listNamespacedPod({ namespace: ns })).items.filter((p) => p.metadata!.name!.startsWith(prefix));
-}
+const pods = (prefix: string, ns = NS) => podsByPrefix(tb, ns, prefix);
 const bound = (ps: k8s.V1Pod[]) => ps.filter((p) => p.spec?.nodeName);
 
 async function succeed(name: string, ns = NS): Promise<void> {
