@@ -5,7 +5,6 @@
  * the status subresource.
  */
 import { execFile } from "node:child_process";
-import { createWriteStream } from "node:fs";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -22,14 +21,12 @@ import {
   createFakeNodes,
   kubeConfigFor,
   prepareNamespace,
-  startCorral,
   waitFor,
 } from "../../src/testbed/testbed.js";
 import {
   applyQueuesConfig,
   auditedCalls,
   clearPods,
-  freePort,
   grantedRules,
   resetCluster,
   serviceAccountKubeconfig,
@@ -407,25 +404,12 @@ describe("deploy/scheduler", () => {
     await setQueues(QUEUES("8"), DEPLOY_NS);
 
     await sched!.corral.stop();
-    const port = freePort();
-    const rbacLog = createWriteStream(join(tb.dir, "logs", "corral-scheduler-rbac.log"));
-    const sa = await startCorral(
-      [
-        "scheduler",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        String(port),
-        "--kubeconfig",
-        kubeconfig,
-        "--namespace",
-        DEPLOY_NS,
-        "--leader-elect",
-        "--identity",
-        "rbac",
-      ],
-      { env: { LOG_LEVEL: "debug" }, readyMsg: "scheduling", echo: (l) => rbacLog.write(`${l}\n`) },
-    );
+    const { corral: sa } = await startScheduler(tb, {
+      namespace: DEPLOY_NS,
+      name: "rbac",
+      kubeconfig,
+      args: ["--leader-elect", "--identity", "rbac"],
+    });
     try {
       // bindings, a quota hold (status patch + events)
       const held = [1, 2, 3].map((i) => withSched(pod(`rb-${i}`, { queue: "root.capped", app: "rbac" })));
