@@ -312,10 +312,11 @@ const settled = (shape: Shape): Row => {
   runOnce(shape, 5000);
   return runOnce(shape, 5000);
 };
-if (shapes.length > 0) for (const s of shapes) runOnce(s, 5000); // warm-up (JIT) of every shape
+for (const s of shapes) runOnce(s, 5000); // warm-up (JIT) of every shape
 /** Interleaved rounds at 5,000 nodes: per round the 2-application shape, then each shape. */
 const perRound = Array.from({ length: rounds }, () => [TWO_APPS, ...shapes].map(settled));
-const least = (rs: Row[]): Row => rs.reduce((a, b) => (b.cpuSeconds < a.cpuSeconds ? b : a));
+/** The run of `rs` with the least CPU time (or least `by`). */
+const least = (rs: Row[], by: (r: Row) => number = (r) => r.cpuSeconds): Row => rs.reduce((a, b) => (by(b) < by(a) ? b : a));
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
@@ -363,8 +364,7 @@ if (preemptionSizes.length > 0) {
   // the process's CPU time also counts V8's GC helper threads, which in this shape mostly scavenge and mark the heap
   // the set-up left (40,000 allocations at 5,000 nodes, promoted during the first decisions), by 1-2.5x from run to
   // run; the thread's time still counts every GC pause the core waits for.
-  const refs = [...refRuns, ...rows.filter((r) => r.nodes === 5000)];
-  const threadRef = refs.reduce((a, b) => (b.threadSeconds < a.threadSeconds ? b : a));
+  const threadRef = least([...refRuns, ...rows.filter((r) => r.nodes === 5000)], (r) => r.threadSeconds);
   const threadUs = (r: { threadSeconds: number }, units: number) => (r.threadSeconds * 1e6) / units;
   const refUs = threadUs(threadRef, threadRef.allocs);
   console.log(

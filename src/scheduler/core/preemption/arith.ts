@@ -1,10 +1,10 @@
 /**
  * The resource comparisons preemption needs, with yunikorn-core's distinction between an unset resource (`undefined`,
  * Go's nil) and an empty one (`{}`), which the guarantee rules depend on (apache/yunikorn-core
- * pkg/common/resources/resources.go: SubOnlyExisting, ComponentWiseMin, ComponentWiseMinOnlyExisting,
- * MergeIfNotPresent, FitInActual, StrictlyGreaterThanOrEquals, StrictlyGreaterThanOnlyExisting, SubEliminateNegative,
- * EqualsOrEmpty, MatchAny). Same names as upstream so the algorithm reads like preemption.go. Plain sums and fits are in
- * ../resources.ts.
+ * pkg/common/resources/resources.go: SubOnlyExisting, ComponentWiseMin, ComponentWiseMinOnlyExisting, FitInActual,
+ * StrictlyGreaterThanOrEquals, StrictlyGreaterThanOnlyExisting, EqualsOrEmpty, MatchAny). Same names as upstream so the
+ * algorithm reads like preemption.go; MergeIfNotPresent and SubEliminateNegative are worked out in place where the
+ * guarantee and node search need them (guarantee.ts, node-search.ts). Plain sums and fits are in ../resources.ts.
  */
 import type { Res } from "../resources.js";
 
@@ -48,15 +48,6 @@ export function componentWiseMinOnlyExisting(a: MaybeRes, b: MaybeRes): Res | un
   if (!b) return { ...a };
   const out: Res = {};
   for (const k in a) out[k] = k in b ? Math.min(a[k]!, b[k]!) : a[k]!;
-  return out;
-}
-
-/** `a` with the types only `b` has added. */
-export function mergeIfNotPresent(a: MaybeRes, b: MaybeRes): Res | undefined {
-  if (!a && !b) return undefined;
-  if (!a) return { ...b };
-  const out: Res = { ...a };
-  if (b) for (const k in b) if (!(k in a)) out[k] = b[k]!;
   return out;
 }
 
@@ -122,13 +113,6 @@ export function strictlyGreaterThanOnlyExisting(r: MaybeRes, smaller: MaybeRes):
 /** `r ≥ smaller` over the shared types (StrictlyGreaterThanOrEqualsOnlyExisting). */
 export function strictlyGreaterThanOrEqualsOnlyExisting(r: MaybeRes, smaller: MaybeRes): boolean {
   return strictlyOnlyExisting(r, smaller, true);
-}
-
-/** `left − right`, negatives clamped to 0 (SubEliminateNegative). */
-export function subEliminateNegative(left: MaybeRes, right: MaybeRes): Res {
-  const out: Res = { ...(left ?? {}) };
-  if (right) for (const k in right) out[k] = Math.max(0, (out[k] ?? 0) - right[k]!);
-  return out;
 }
 
 export function equals(a: MaybeRes, b: MaybeRes): boolean {

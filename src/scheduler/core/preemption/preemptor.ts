@@ -15,7 +15,7 @@
  * together are smaller than the ask.
  */
 import { DEFAULT_PREEMPTION_DELAY_MS } from "../queue-properties.js";
-import type { Res } from "../resources.js";
+import { type Res, addTo } from "../resources.js";
 import { equalsOrEmpty, fitIn, fitInActual, strictlyGreaterThanOnlyExisting } from "./arith.js";
 import { askQueueTakes, isAskQueueUnderGuaranteed, removeVictim } from "./guarantee.js";
 import { type Candidate, type PreemptionPredicate, chooseNode } from "./node-search.js";
@@ -189,10 +189,10 @@ export function decidePreemption(snapshot: PreemptionSnapshot, ask: PreemptionAs
     for (const v of extra.victims) {
       if (!strictlyGreaterThanOnlyExisting(ask.resource, total)) break;
       chosen.push(v);
-      for (const k in v.resource) total[k] = (total[k] ?? 0) + v.resource[k]!;
+      addTo(total, v.resource);
     }
   } else {
-    for (const v of chosen) for (const k in v.resource) total[k] = (total[k] ?? 0) + v.resource[k]!;
+    for (const v of chosen) addTo(total, v.resource);
   }
   if (chosen.length === 0) return none(ref, { reason: "does-not-help", nodesExamined: examined });
   if (strictlyGreaterThanOnlyExisting(ask.resource, total)) return none(ref, { reason: "shortfall", nodeId: node.id, victimsTotal: total });

@@ -126,6 +126,7 @@ export class QuotaPreemptionTracker {
 
 /** The queue is still in the tree below `root` (queues removed by a configuration change or cleanup are not). */
 function attached(q: Queue, root: Queue): boolean {
-  for (let x = q; x.parent; x = x.parent) if (x.parent.children.get(x.name) !== x) return false;
-  return q === root || q.ancestry()[0] === root;
+  let x = q;
+  for (; x.parent; x = x.parent) if (x.parent.children.get(x.name) !== x) return false;
+  return x === root;
 }

@@ -164,9 +164,11 @@ function negatives(r: Readonly<Res> | undefined): Res {
   return out;
 }
 
-/** The excess to preempt in the queue itself (setPreemptableResources). */
-function queueExcess(snapshot: PreemptionSnapshot, q: PreemptionQueue): Res | undefined {
-  const used = subOnlyExisting(q.allocated, q.preempting)!;
+/**
+ * The excess to preempt in the queue itself (setPreemptableResources).
+ * @param used the queue's usage, victims already being released excluded
+ */
+function queueExcess(snapshot: PreemptionSnapshot, q: PreemptionQueue, used: Readonly<Res>): Res | undefined {
   if (isEmpty(q.max) || isEmpty(used)) return undefined;
   const net = negatives(subOnlyExisting(q.max, used));
   const result = componentWiseMinOnlyExisting(net, negatives(pathPreemptable(snapshot, q)));
@@ -280,8 +282,8 @@ export function decideQuotaPreemption(snapshot: PreemptionSnapshot, queuePath: s
   if (!q.managed) return { outcome: "none", queue: queuePath, reason: "not-managed" };
   if (!q.quotaPreemptionDelayMs) return { outcome: "none", queue: queuePath, reason: "no-delay" };
   if (strictlyGreaterThanOrEqualsOnlyExisting(q.max, q.allocated)) return { outcome: "none", queue: queuePath, reason: "within-max" };
-  const excess = queueExcess(snapshot, q);
   const used = subOnlyExisting(q.allocated, q.preempting)!;
+  const excess = queueExcess(snapshot, q, used);
   if (!excess || isZero(excess)) return { outcome: "none", queue: queuePath, reason: "nothing-preemptable" };
   const targets = new Map<string, Res>();
   if (q.isLeaf) targets.set(q.path, excess);

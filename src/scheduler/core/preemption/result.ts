@@ -71,26 +71,15 @@ export function victimAllocation(a: PreemptionAllocation): VictimAllocation {
   };
 }
 
-/** A victim of ask-triggered preemption: `victimAllocation` with the rules that allowed it. */
+/**
+ * A victim of ask-triggered preemption: `victimAllocation` with the rules that allowed it, added to that object (no
+ * second copy of the allocation's fields).
+ */
 export function victimOf(
   a: PreemptionAllocation,
   rules: { queueRule: QueueOverGuarantee; priorityRule: PriorityAllowance; helps: Helps },
 ): Victim {
-  return {
-    allocationKey: a.key,
-    applicationId: a.applicationId,
-    queuePath: a.queuePath,
-    nodeId: a.nodeId,
-    resource: a.resource,
-    priority: a.priority,
-    createTime: a.createTime,
-    placeholder: a.placeholder,
-    originator: a.originator,
-    allowPreemption: a.allowPreemption,
-    queueRule: rules.queueRule,
-    priorityRule: rules.priorityRule,
-    helps: rules.helps,
-  };
+  return Object.assign(victimAllocation(a), { queueRule: rules.queueRule, priorityRule: rules.priorityRule, helps: rules.helps });
 }
 
 /** A victim of ask-triggered preemption with the rules that allowed it. */

@@ -41,9 +41,10 @@ export interface EligibleLeaf {
 export interface VictimQueues {
   /** The fence queue the search was limited to. */
   readonly fence: string;
-  /** Working copies: the ask's queue and its parents, every eligible leaf and its parents. */
-  readonly queues: Map<string, QueueSnapshot>;
-  /** The same copies for what-if trials (one per decision). */
+  /**
+   * Working copies (`work.queues`: the ask's queue and its parents, every eligible leaf and its parents), worked on in
+   * what-if trials (one set per decision).
+   */
   readonly work: WorkingSet;
   readonly leaves: Map<string, EligibleLeaf>;
 }
@@ -130,7 +131,7 @@ export function findVictimQueues(snapshot: PreemptionSnapshot, ask: AskForVictim
   const leaves = new Map<string, EligibleLeaf>();
   walkDown({ snapshot, askPath: ask.queuePath, queues, priorityAt, leaves }, fence, priorityAt.get(fence.path)!, undefined);
   prune(queues, ask.queuePath, leaves);
-  return { fence: fence.path, queues, leaves, work: new WorkingSet(queues) };
+  return { fence: fence.path, leaves, work: new WorkingSet(queues) };
 }
 
 /** Keeps the ask's chain and the chains of eligible leaves (prunePreemptionSnapshots). */
