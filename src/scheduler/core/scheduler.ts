@@ -38,7 +38,7 @@ import {
   queueView,
   usageViews,
 } from "./read.js";
-import { type Res, format as formatResource } from "./resources.js";
+import { type Res, addTo, format as formatResource } from "./resources.js";
 import { validateSchedulerConfig } from "./validate.js";
 import type { TrackedLimit } from "./ugm/tracker.js";
 import { type AllocationLogEntry, AllocationLogs } from "./allocation-log.js";
@@ -812,7 +812,7 @@ export class SchedulerCore {
         // upstream SendQuotaPreemptionEvent (on the queue) and SendPreemptedByQuotaChange (on each victim's ask)
         const d = r.preemption;
         const claimed: Res = {};
-        for (const v of r.victims) for (const k in v.resource) claimed[k] = (claimed[k] ?? 0) + v.resource[k]!;
+        for (const v of r.victims) addTo(claimed, v.resource);
         this.emit(
           queueEvent(now, {
             objectID: r.queue,
