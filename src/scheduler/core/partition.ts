@@ -1107,9 +1107,7 @@ export class Partition {
     if (ask.lastPreemptionCheck !== undefined && now < ask.lastPreemptionCheck + PREEMPT_ATTEMPT_FREQUENCY_MS) return undefined;
     const attempts = this.preemptAttempts.get(leaf) ?? 0;
     if (attempts >= MAX_PREEMPTIONS_PER_QUEUE) return undefined;
-    let guaranteed = false;
-    for (let q: Queue | undefined = leaf; q && !guaranteed; q = q.parent) guaranteed = q.guaranteed !== undefined;
-    if (!guaranteed) return undefined;
+    if (!leaf.nearestGuaranteed()) return undefined;
     this.preemptAttempts.set(leaf, attempts + 1);
     const snapshot = this.preemptionSnapshot(ask.blockedVictims);
     const result = decidePreemption(
@@ -1303,7 +1301,7 @@ export class Partition {
    */
   private preemptionHold(app: Application, ask: Ask, decision: Preempting, nodeId: string): HoldReason {
     const n = this.nodes.get(nodeId);
-    const g = app.queue.ancestry().find((q) => q.guaranteed);
+    const g = app.queue.nearestGuaranteed();
     return {
       kind: "preemption",
       nodeId,
