@@ -1109,7 +1109,7 @@ export class Partition {
     if (attempts >= MAX_PREEMPTIONS_PER_QUEUE) return undefined;
     if (!leaf.nearestGuaranteed()) return undefined;
     this.preemptAttempts.set(leaf, attempts + 1);
-    const snapshot = this.preemptionSnapshot(ask.blockedVictims);
+    const snapshot = coreSnapshot(this, ask.blockedVictims);
     const result = decidePreemption(
       snapshot,
       {
@@ -1130,11 +1130,6 @@ export class Partition {
     );
     ask.lastPreemptionCheck = now;
     return result.outcome === "preempting" ? { kind: "preempt", app, ask, result } : undefined;
-  }
-
-  /** The preemption snapshot over the live state; `excluded` allocation ids are never chosen. */
-  private preemptionSnapshot(excluded: ReadonlySet<string> | undefined) {
-    return coreSnapshot(this, excluded);
   }
 
   /**
@@ -1181,7 +1176,7 @@ export class Partition {
   tryQuotaPreemption(now: number): AllocationResult[] {
     const out: AllocationResult[] = [];
     for (const q of this.quotaPreemption.due(this.root, now)) {
-      const result = decideQuotaPreemption(this.preemptionSnapshot(this.quotaPreemption.refusedOf(q)), q.path);
+      const result = decideQuotaPreemption(coreSnapshot(this, this.quotaPreemption.refusedOf(q)), q.path);
       if (result.outcome !== "preempting") continue;
       const victims: Allocation[] = [];
       for (const v of result.victims) {
