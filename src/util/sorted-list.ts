@@ -43,23 +43,9 @@ export class SortedList<K, V> {
     return this.head[0] as K | undefined;
   }
 
-  /** The largest key, or undefined when empty. */
-  maxKey(): K | undefined {
-    return this.count === 0 ? undefined : this.maxes[this.maxes.length - 1];
-  }
-
   /** The value stored under the smallest key, or undefined when empty. */
   minValue(): V | undefined {
     return this.head[1] as V | undefined;
-  }
-
-  /** The value stored under `key`, or undefined. */
-  get(key: K): V | undefined {
-    const c = this.chunkOf(key);
-    if (c === this.maxes.length) return undefined;
-    const chunk = this.chunks[c]!;
-    const i = this.lowerBound(chunk, key);
-    return i < chunk.length && this.compare(chunk[i] as K, key) === 0 ? (chunk[i + 1] as V) : undefined;
   }
 
   /**

@@ -314,10 +314,9 @@ export class Application {
 
   /** Highest priority among pending asks (−∞ when none). */
   maxPendingPriority(): number {
-    const first = this.unreservedAsks.minKey();
-    const reserved = this.reservedAsks.size > 0 ? this.reservedAsks.minKey() : undefined;
-    const neg = Math.min(first?.negPriority ?? Number.POSITIVE_INFINITY, reserved?.negPriority ?? Number.POSITIVE_INFINITY);
-    return -neg;
+    const unreserved = this.unreservedAsks.minKey()?.negPriority ?? Number.POSITIVE_INFINITY;
+    const reserved = this.reservedAsks.minKey()?.negPriority ?? Number.POSITIVE_INFINITY;
+    return -Math.min(unreserved, reserved);
   }
 
   hasPending(): boolean {

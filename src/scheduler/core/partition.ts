@@ -1107,11 +1107,9 @@ export class Partition {
     if (ask.lastPreemptionCheck !== undefined && now < ask.lastPreemptionCheck + PREEMPT_ATTEMPT_FREQUENCY_MS) return undefined;
     const attempts = this.preemptAttempts.get(leaf) ?? 0;
     if (attempts >= MAX_PREEMPTIONS_PER_QUEUE) return undefined;
-    let guaranteed = false;
-    for (let q: Queue | undefined = leaf; q && !guaranteed; q = q.parent) guaranteed = q.guaranteed !== undefined;
-    if (!guaranteed) return undefined;
+    if (!leaf.nearestGuaranteed()) return undefined;
     this.preemptAttempts.set(leaf, attempts + 1);
-    const snapshot = this.preemptionSnapshot(ask.blockedVictims);
+    const snapshot = coreSnapshot(this, ask.blockedVictims);
     const result = decidePreemption(
       snapshot,
       {
@@ -1132,11 +1130,6 @@ export class Partition {
     );
     ask.lastPreemptionCheck = now;
     return result.outcome === "preempting" ? { kind: "preempt", app, ask, result } : undefined;
-  }
-
-  /** The preemption snapshot over the live state; `excluded` allocation ids are never chosen. */
-  private preemptionSnapshot(excluded: ReadonlySet<string> | undefined) {
-    return coreSnapshot(this, excluded);
   }
 
   /**
@@ -1183,7 +1176,7 @@ export class Partition {
   tryQuotaPreemption(now: number): AllocationResult[] {
     const out: AllocationResult[] = [];
     for (const q of this.quotaPreemption.due(this.root, now)) {
-      const result = decideQuotaPreemption(this.preemptionSnapshot(this.quotaPreemption.refusedOf(q)), q.path);
+      const result = decideQuotaPreemption(coreSnapshot(this, this.quotaPreemption.refusedOf(q)), q.path);
       if (result.outcome !== "preempting") continue;
       const victims: Allocation[] = [];
       for (const v of result.victims) {
@@ -1303,7 +1296,7 @@ export class Partition {
    */
   private preemptionHold(app: Application, ask: Ask, decision: Preempting, nodeId: string): HoldReason {
     const n = this.nodes.get(nodeId);
-    const g = app.queue.ancestry().find((q) => q.guaranteed);
+    const g = app.queue.nearestGuaranteed();
     return {
       kind: "preemption",
       nodeId,

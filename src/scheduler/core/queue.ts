@@ -267,6 +267,12 @@ export class Queue {
     return false;
   }
 
+  /** The nearest queue with a guarantee on the path from this queue up to root (this one first), or undefined. */
+  nearestGuaranteed(): Queue | undefined {
+    for (let q: Queue | undefined = this; q; q = q.parent) if (q.guaranteed) return q;
+    return undefined;
+  }
+
   /** Path from root to this queue. */
   ancestry(): Queue[] {
     const out: Queue[] = [];

@@ -38,7 +38,7 @@ import {
   queueView,
   usageViews,
 } from "./read.js";
-import { type Res, format as formatResource } from "./resources.js";
+import { type Res, addTo, format as formatResource } from "./resources.js";
 import { validateSchedulerConfig } from "./validate.js";
 import type { TrackedLimit } from "./ugm/tracker.js";
 import { type AllocationLogEntry, AllocationLogs } from "./allocation-log.js";
@@ -182,6 +182,9 @@ export interface SchedulerCoreOptions {
    */
   events?: EventSink;
 }
+
+/** The key of an ask in the core's per-ask maps (hold texts, allocation logs, tags): partition, then allocation id. */
+const askKey = (partition: string, appId: string, key: string): string => `${partition}\0${allocationId(appId, key)}`;
 
 /**
  * The scheduling core (see the module comment): partitions of queues, nodes, applications and their asks, changed only
@@ -472,7 +475,7 @@ export class SchedulerCore {
           allowPreemptOther: a.preemptionPolicy?.allowPreemptOther,
           originator: a.originator,
         });
-        if (a.allocationTags) this.tags.set(`${p.name}\0${allocationId(a.applicationID, a.allocationKey)}`, { ...a.allocationTags });
+        if (a.allocationTags) this.tags.set(askKey(p.name, a.applicationID, a.allocationKey), { ...a.allocationTags });
         this.collect(false); // the state change the ask caused (New → Accepted) comes first, as upstream
         const app = p.apps.get(a.applicationID);
         if (a.nodeID && !wasAllocated && app)
@@ -581,7 +584,7 @@ export class SchedulerCore {
     const p = this.partition(partition);
     const h = p?.holdReason(appId, allocationKey);
     if (!p) return h;
-    const k = `${p.name}\0${allocationId(appId, allocationKey)}`;
+    const k = askKey(p.name, appId, allocationKey);
     const reason = h && formatHoldReason(h);
     const text = h
       ? holdState(h) === "Skipped"
@@ -617,7 +620,7 @@ export class SchedulerCore {
    * allocated or removed.
    */
   allocationLog(appId: string, allocationKey: string, partition?: string): AllocationLogEntry[] {
-    return this.allocLogs.entries(`${partition || "default"}\0${allocationId(appId, allocationKey)}`);
+    return this.allocLogs.entries(askKey(partition || "default", appId, allocationKey));
   }
 
   /**
@@ -731,7 +734,7 @@ export class SchedulerCore {
 
   /** The allocationTags the RM sent with an ask or allocation (the shim's pod metadata); undefined when none. */
   allocationTags(appId: string, allocationKey: string, partition?: string): Readonly<Record<string, string>> | undefined {
-    return this.tags.get(`${partition || "default"}\0${allocationId(appId, allocationKey)}`);
+    return this.tags.get(askKey(partition || "default", appId, allocationKey));
   }
 
   /**
@@ -812,7 +815,7 @@ export class SchedulerCore {
         // upstream SendQuotaPreemptionEvent (on the queue) and SendPreemptedByQuotaChange (on each victim's ask)
         const d = r.preemption;
         const claimed: Res = {};
-        for (const v of r.victims) for (const k in v.resource) claimed[k] = (claimed[k] ?? 0) + v.resource[k]!;
+        for (const v of r.victims) addTo(claimed, v.resource);
         this.emit(
           queueEvent(now, {
             objectID: r.queue,
@@ -845,7 +848,7 @@ export class SchedulerCore {
   /** Events of a new allocation (scheduled, or recovered from the RM); its hold reason is forgotten. */
   private allocated(p: Partition, a: Allocation, now: number): void {
     if (this.holds.size > 0 || this.allocLogs.size > 0) {
-      const id = `${p.name}\0${allocationId(a.appId, a.key)}`;
+      const id = askKey(p.name, a.appId, a.key);
       this.holds.delete(id);
       this.allocLogs.forget(id);
     }
@@ -873,7 +876,7 @@ export class SchedulerCore {
 
   /** Events of a released allocation; its tags are forgotten. */
   private released(p: Partition, a: Allocation, detail: ChangeDetail, now: number): void {
-    this.tags.delete(`${p.name}\0${allocationId(a.appId, a.key)}`);
+    this.tags.delete(askKey(p.name, a.appId, a.key));
     if (!this.tracking) return;
     this.emit(appEvent(now, { objectID: a.appId, referenceID: a.key, changeType: ChangeType.REMOVE, detail, resource: a.resource }));
     this.emit(
@@ -893,7 +896,7 @@ export class SchedulerCore {
     p: Partition,
     { appId, key, resource, detail, now }: { appId: string; key: string; resource: Res; detail: ChangeDetail; now: number },
   ): void {
-    const id = `${p.name}\0${allocationId(appId, key)}`;
+    const id = askKey(p.name, appId, key);
     this.tags.delete(id);
     this.holds.delete(id);
     this.allocLogs.forget(id);

@@ -468,3 +468,25 @@ describe("preemption's view of an allocation (core-snapshot.ts)", () => {
     expect(preemptionAllocation(app, ask)).toMatchObject({ allowPreemption: false, originator: true });
   });
 });
+
+describe("the guarantee a preemptor is brought towards", () => {
+  it("is the nearest queue with a guarantee on its path, the leaf first, then each parent", () => {
+    const p = partition(`partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: p
+            resources: {guaranteed: {vcore: 8000}}
+            queues:
+              - name: a
+                resources: {guaranteed: {vcore: 4000}}
+              - name: b
+          - name: c
+`);
+    expect(p.find("root.p.a")!.nearestGuaranteed()?.path).toBe("root.p.a");
+    expect(p.find("root.p.b")!.nearestGuaranteed()?.path).toBe("root.p");
+    expect(p.find("root.c")!.nearestGuaranteed()).toBeUndefined();
+  });
+});
