@@ -28,13 +28,13 @@ import { JobQueue } from "../../kube/job-queue.js";
 import { runRetryingCalls } from "../../kube/retrying-calls.js";
 import { type Clock, SYSTEM_CLOCK } from "../../kube/workqueue.js";
 import { statusCode } from "../../kube/client.js";
+import type { PodCalls } from "../../kube/pod-calls.js";
 import type { PodRef, ShimAction, ShimContext } from "../shim/context.js";
 import {
   type BindResult,
   type CreateResult,
   type DeleteResult,
   type EvictResult,
-  type PodCalls,
   annotateAllocatedNode,
   bindAttempt,
   createAttempt,

@@ -3,7 +3,7 @@ import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { runActions } from "../../../src/scheduler/controllers/actions.js";
 import { schedulerMetrics } from "../../../src/scheduler/controllers/metrics.js";
-import type { PodCalls } from "../../../src/scheduler/controllers/calls.js";
+import type { PodCalls } from "../../../src/kube/pod-calls.js";
 import type { ShimAction } from "../../../src/scheduler/shim/context.js";
 import { FakeClock, flush as settle } from "../../helpers/fake-clock.js";
 import { apiError, fakeApi } from "./fake-api.js";
