@@ -61,7 +61,7 @@ export function preemptionBlockedMessage(o: { victim: PodName; error: string }):
 }
 
 /** The rule that allowed a quota-change victim (rule 8, and rule 1 for its leaf), in words. */
-export function quotaVictimRuleText(v: QuotaVictim): string {
+function quotaVictimRuleText(v: QuotaVictim): string {
   const r = v.rule;
   const types = Object.keys(r.max);
   const guarantee = r.leafGuaranteed ? `guaranteed ${quantitiesText(r.leafGuaranteed)}` : "no guarantee of its own";
