@@ -22,7 +22,6 @@ export function loadKubeConfig(path?: string): k8s.KubeConfig {
 
 /** What the kept-alive transport evaluated from the kubeconfig: request headers and the pooled dispatcher. */
 interface EvaluatedAuth {
-  at: number;
   headers: Record<string, string>;
   dispatcher: Agent;
 }
@@ -86,7 +85,7 @@ function keepAliveTransport(
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(o.headers ?? {})) if (v !== undefined) headers[k] = String(v);
     if (o.auth) headers.Authorization = `Basic ${Buffer.from(o.auth).toString("base64")}`;
-    return { at: Date.now(), headers, dispatcher };
+    return { headers, dispatcher };
   };
   return async () => {
     if (at === 0 || Date.now() - at > refreshSeconds * 1000) {

@@ -83,7 +83,7 @@ function overGuarantee(v: PreemptionVictimInfo, ask: Resource): string {
 }
 
 /** One victim in words. */
-export function victimWords(v: PreemptionVictimInfo, ask: Resource): VictimWords {
+function victimWords(v: PreemptionVictimInfo, ask: Resource): VictimWords {
   const p = v.priorityRule;
   const priority =
     p.rule === "priority-lower-or-equal" ? `priority ${v.priority}, not above ${p.askPriority}` : `inside priority fence ${p.fence}`;

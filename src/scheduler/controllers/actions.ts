@@ -28,13 +28,13 @@ import { JobQueue } from "../../kube/job-queue.js";
 import { runRetryingCalls } from "../../kube/retrying-calls.js";
 import { type Clock, SYSTEM_CLOCK } from "../../kube/workqueue.js";
 import { statusCode } from "../../kube/client.js";
+import type { PodCalls } from "../../kube/pod-calls.js";
 import type { PodRef, ShimAction, ShimContext } from "../shim/context.js";
 import {
   type BindResult,
   type CreateResult,
   type DeleteResult,
   type EvictResult,
-  type PodCalls,
   annotateAllocatedNode,
   bindAttempt,
   createAttempt,
@@ -54,7 +54,7 @@ type PlaceholderJob = Action<"createPod" | "deletePod" | "podStatus">;
 export interface ActionsOptions {
   api: PodCalls;
   /** The shim methods that take the results of bindings, placeholder creates and evictions. */
-  shim: Pick<ShimContext, "bindSucceeded" | "bindFailed" | "placeholderCreateFailed" | "evictionRefused" | "bindWanted" | "tasks">;
+  shim: Pick<ShimContext, "bindSucceeded" | "bindFailed" | "placeholderCreateFailed" | "evictionRefused" | "bindWanted" | "isReleasing">;
   /** Asks for a scheduling cycle (after a failed binding or a refused eviction, resources changed). */
   kick: () => void;
   /** `spec.nodeName` of the pod in the informer cache, if any. */
@@ -185,7 +185,7 @@ export function runActions(o: ActionsOptions): Actions {
     },
     attempt: (a) => {
       if (!a.replaces && !verbBinds.has(a) && !o.shim.bindWanted(a.pod.uid, a.node)) {
-        if (o.shim.tasks.get(a.pod.uid)?.state === "Releasing") neverBound.add(a.pod.uid);
+        if (o.shim.isReleasing(a.pod.uid)) neverBound.add(a.pod.uid);
         return Promise.resolve({ retry: false, result: { skipped: true } });
       }
       return bindAttempt(api, { pod: a.pod, node: a.node, liveNode: o.liveNode });

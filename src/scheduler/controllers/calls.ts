@@ -10,8 +10,6 @@ import type { Attempt } from "../../kube/retrying-calls.js";
 import type { PodRef } from "../shim/context.js";
 import { bindErrorOutcome } from "../shim/extender.js";
 
-export type { PodCalls };
-
 /** The error text of a failed call: the API server's Status body when there is one, else the error message. */
 export function errorText(err: unknown): string {
   const b = (err as { body?: unknown }).body;

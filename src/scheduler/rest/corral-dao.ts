@@ -30,7 +30,7 @@ export function pendingHold(h: AskHold): HoldReasonInfo {
 }
 
 /** A preemption hold's victims with their pods (from their allocationTags, while allocated); other holds as they are. */
-export function withVictimPods(
+function withVictimPods(
   h: HoldReasonInfo,
   tags: (appId: string, key: string) => Readonly<Record<string, string>> | undefined,
 ): HoldReasonInfo {

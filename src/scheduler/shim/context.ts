@@ -782,6 +782,11 @@ export class ShimContext {
     return !!t && t.state === "Allocated" && t.node === node;
   }
 
+  /** Whether the task is a placeholder on its way out (`Releasing`: replaced or released, its pod to be deleted). */
+  isReleasing(uid: string): boolean {
+    return this.tasks.get(uid)?.state === "Releasing";
+  }
+
   /** The bind of an allocation succeeded. */
   bindSucceeded(uid: string, node: string): ShimAction[] {
     const t = this.tasks.get(uid);

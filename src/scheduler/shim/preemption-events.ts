@@ -6,6 +6,7 @@
  */
 import type { QuotaVictim } from "../core/preemption/quota.js";
 import { QUOTA_PREEMPTION_RETRY_MS } from "../core/preemption/quota-tracker.js";
+import { formatGoDuration } from "../core/queue-properties.js";
 import type { Preempting, Victim } from "../core/preemption/result.js";
 import { quantitiesText } from "./over-limit.js";
 
@@ -59,25 +60,15 @@ export function preemptionBlockedMessage(o: { victim: PodName; error: string }):
   );
 }
 
-/** A delay in milliseconds as a Go duration string (`5s`, `1m30s`, `250ms`), as written in `quota.preemption.delay`. */
-export function delayText(ms: number): string {
-  if (ms < 1000 || ms % 1000 !== 0) return `${ms}ms`;
-  let s = ms / 1000;
-  const h = Math.floor(s / 3600);
-  s -= h * 3600;
-  const m = Math.floor(s / 60);
-  s -= m * 60;
-  return `${h > 0 ? `${h}h` : ""}${h > 0 || m > 0 ? `${m}m` : ""}${s}s`;
-}
-
 /** The rule that allowed a quota-change victim (rule 8, and rule 1 for its leaf), in words. */
-export function quotaVictimRuleText(v: QuotaVictim): string {
+function quotaVictimRuleText(v: QuotaVictim): string {
   const r = v.rule;
   const types = Object.keys(r.max);
   const guarantee = r.leafGuaranteed ? `guaranteed ${quantitiesText(r.leafGuaranteed)}` : "no guarantee of its own";
   return (
     `usage of queue ${r.queue} (${quantitiesText(r.used, types)}) is above its lowered max (${quantitiesText(r.max)}) ` +
-    `and its quota.preemption.delay ${delayText(r.delayMs)} has passed; queue ${v.queuePath} (${guarantee}) stays at or above its guarantee`
+    `and its quota.preemption.delay ${formatGoDuration(r.delayMs)} has passed; ` +
+    `queue ${v.queuePath} (${guarantee}) stays at or above its guarantee`
   );
 }
 
@@ -90,6 +81,6 @@ export function quotaPreemptedMessage(v: QuotaVictim): string {
 export function quotaPreemptionBlockedMessage(o: { queue: string; error: string }): string {
   return (
     `Eviction to enforce the lowered max of queue ${o.queue} was refused (${o.error}); the pod is kept and the ` +
-    `queue's quota preemption is tried again in ${delayText(QUOTA_PREEMPTION_RETRY_MS)} without it`
+    `queue's quota preemption is tried again in ${formatGoDuration(QUOTA_PREEMPTION_RETRY_MS)} without it`
   );
 }

@@ -3,8 +3,8 @@ import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { runActions } from "../../../src/scheduler/controllers/actions.js";
 import { schedulerMetrics } from "../../../src/scheduler/controllers/metrics.js";
-import type { PodCalls } from "../../../src/scheduler/controllers/calls.js";
-import type { ShimAction, ShimContext } from "../../../src/scheduler/shim/context.js";
+import type { PodCalls } from "../../../src/kube/pod-calls.js";
+import type { ShimAction } from "../../../src/scheduler/shim/context.js";
 import { FakeClock, flush as settle } from "../../helpers/fake-clock.js";
 import { apiError, fakeApi } from "./fake-api.js";
 
@@ -30,7 +30,7 @@ function harness(
       evictionRefused: (a, error) => (shimCalls.push(`refused ${a.pod.uid} ${error}`), []),
       // `unwanted`: uid → task state of allocations gone before their binding's turn
       bindWanted: (uid) => !o.unwanted?.has(uid),
-      tasks: new Map([...(o.unwanted ?? [])].map(([uid, state]) => [uid, { state }])) as ShimContext["tasks"],
+      isReleasing: (uid) => o.unwanted?.get(uid) === "Releasing",
     },
     kick: () => kicks++,
     liveNode: () => undefined,

@@ -1,4 +1,4 @@
-import type { PodCalls } from "../../../src/scheduler/controllers/calls.js";
+import type { PodCalls } from "../../../src/kube/pod-calls.js";
 
 /** An API failure as client-node raises it: `code` and the Status body. */
 export const apiError = (code: number, body = `status ${code}`) => Object.assign(new Error(`HTTP ${code}`), { code, body });
