@@ -520,6 +520,33 @@ describe("ask-triggered preemption", () => {
       );
     });
 
+    it("sortVictims orders exactly as the built-in sort on long lists and runs that break late", () => {
+      const base = alloc("x", "b", "root.b", "n1", { cpu: 1 });
+      const one = fc.record({
+        key: fc.constantFrom("a", "b"),
+        originator: fc.boolean(),
+        priority: fc.constantFrom(0, 1),
+        createTime: fc.constantFrom(NOW - MIN, NOW),
+        cpu: fc.integer({ min: 0, max: 2 }),
+        mem: fc.integer({ min: 0, max: 2 }),
+      });
+      fc.assert(
+        fc.property(fc.array(one, { minLength: 2, maxLength: 80 }), fc.nat(), (raw, cut) => {
+          const list = raw.map((r, i) => ({ ...base, ...r, applicationId: `app${i}`, resource: { cpu: r.cpu, mem: r.mem } }));
+          // a sorted (or reversed) head and an unsorted tail: the first run ends at `cut`
+          const at = cut % list.length;
+          const head = list.slice(0, at).sort(compareVictims);
+          if (cut % 2 === 1) head.reverse();
+          const arranged = [...head, ...list.slice(at)];
+          const expected = [...arranged].sort(compareVictims);
+          const got = [...arranged];
+          sortVictims(got);
+          expect(got).toEqual(expected);
+        }),
+        { numRuns: 1000 },
+      );
+    });
+
     it("victims are on one node; fewer victims win; on the node the smaller goes first (TestTryPreemption_VictimsAvailableOnDifferentNodes)", () => {
       const r = decide(
         queues,

@@ -19,6 +19,11 @@ export class QueueSnapshot {
   readonly guaranteed: MaybeRes;
   /** The ask's queue snapshot (set on the queues of the ask's path and on those created after it). */
   askQueue: QueueSnapshot | undefined;
+  /**
+   * The queue or one of its parents has a guarantee (a non-empty `guaranteed`). Without one the remaining guarantee
+   * is unset whatever the usage, and removing a victim checks nothing (`removeVictim`).
+   */
+  readonly guaranteeOnPath: boolean;
 
   constructor(o: {
     path: string;
@@ -36,6 +41,7 @@ export class QueueSnapshot {
     this.preempting = o.preempting;
     this.guaranteed = o.guaranteed;
     this.askQueue = o.askQueue;
+    this.guaranteeOnPath = !isEmpty(o.guaranteed) || o.parent?.guaranteeOnPath === true;
   }
 
   /** Usage: this queue and its parents. */
@@ -52,6 +58,8 @@ export class QueueSnapshot {
    * when neither the queue nor any ancestor has a guarantee. A negative type means over guarantee.
    */
   remainingGuaranteed(): Res | undefined {
+    // no guarantee here or above: every level below returns unset (both its parent's and its own are empty)
+    if (!this.guaranteeOnPath) return undefined;
     const parent = this.parent?.remainingGuaranteed();
     const g = this.guaranteed;
     if (isEmpty(parent) && isEmpty(g)) return undefined;
@@ -167,7 +175,7 @@ export class WorkingSet {
       q.allocated = saved[i]!;
     }
     // copies of trials begun within it and not ended are among these spares: none is kept twice
-    this.spares.length = this.spareOf.length = token + 1;
+    if (this.spares.length > token + 1) this.spares.length = this.spareOf.length = token + 1;
     this.depth = token;
   }
 }
@@ -276,6 +284,11 @@ export function removeVictim(
 ): QueueSnapshot | undefined {
   const q = work.get(victim.queuePath);
   if (!q) return undefined;
+  if (!q.guaranteeOnPath) {
+    // no remaining guarantee before, and no queue on the path with a guarantee to keep: the victim may go
+    q.removeAllocation(victim.resource);
+    return q;
+  }
   const before = q.remainingGuaranteed();
   q.removeAllocation(victim.resource);
   if (victimKeepsGuarantee(q, ask, askPath, victim.resource, before)) return q;

@@ -15,7 +15,7 @@ import { fitIn } from "./arith.js";
 import { type WorkingSet, askQueueTakes, removeVictim } from "./guarantee.js";
 import type { CancelledReservation } from "./result.js";
 import type { PreemptionAllocation, PreemptionNode, PreemptionSnapshot } from "./snapshot.js";
-import { type AskForVictims, type VictimQueues, isCandidate, sortVictims } from "./victims.js";
+import { type AskForVictims, type EligibleLeaf, type VictimQueues, isCandidate, sortVictims } from "./victims.js";
 
 /** A possible victim (its priority rule is worked out for the victims chosen, victims.ts `candidateRule`). */
 export type Candidate = PreemptionAllocation;
@@ -335,6 +335,8 @@ export function chooseNode(
     independent,
     scratch,
   };
+  let lastPath: string | undefined;
+  let lastLeaf: EligibleLeaf | undefined;
   for (const node of snapshot.nodes()) {
     if (examined >= opts.maxNodes) break;
     examined++;
@@ -343,8 +345,12 @@ export function chooseNode(
     const allocations = node.allocations;
     for (let i = 0; i < allocations.length; i++) {
       const alloc = allocations[i]!;
-      const leaf = victimQueues.leaves.get(alloc.queuePath);
-      if (leaf && isCandidate(alloc, ask, leaf)) candidates.push(alloc);
+      // a node's pods mostly share a few queues: the last queue's leaf is kept for the next pod
+      if (alloc.queuePath !== lastPath) {
+        lastPath = alloc.queuePath;
+        lastLeaf = victimQueues.leaves.get(lastPath);
+      }
+      if (lastLeaf && isCandidate(alloc, ask, lastLeaf)) candidates.push(alloc);
     }
     sortVictims(candidates);
     input.available = node.available;
