@@ -732,6 +732,21 @@ describe("guarantee arithmetic (preemption_queue_test.go)", () => {
     expect([...work.independentOf(c)].sort()).toEqual(["root.c", "root.p.a", "root.p.b"]);
   });
 
+  it("trial usage changes only on queues with a guarantee on their path (addUsage, removeUsage)", () => {
+    const root = new QueueSnapshot({ path: "root", leaf: false, allocated: { cpu: 10 } });
+    const p = new QueueSnapshot({ path: "root.p", parent: root, leaf: false, allocated: { cpu: 8 }, guaranteed: { cpu: 6 } });
+    const a = new QueueSnapshot({ path: "root.p.a", parent: p, leaf: true, allocated: { cpu: 2 } });
+    const c = new QueueSnapshot({ path: "root.c", parent: root, leaf: true, allocated: { cpu: 2 }, guaranteed: {} });
+    expect([root.guaranteeOnPath, p.guaranteeOnPath, a.guaranteeOnPath, c.guaranteeOnPath]).toEqual([false, true, true, false]);
+    a.addUsage({ cpu: 1 });
+    expect([root.allocated, p.allocated, a.allocated]).toEqual([{ cpu: 10 }, { cpu: 9 }, { cpu: 3 }]);
+    c.removeUsage({ cpu: 1 });
+    expect([root.allocated, c.allocated]).toEqual([{ cpu: 10 }, { cpu: 2 }]);
+    // no guarantee on the path: no remaining guarantee whatever the usage
+    expect(c.remainingGuaranteed()).toBeUndefined();
+    expect(a.remainingGuaranteed()).toEqual({ cpu: -3 });
+  });
+
   it("preemptable resource never has a negative type, whatever the usage (the victim check relies on it)", () => {
     const res = fc.dictionary(fc.constantFrom("cpu", "mem", "gpu"), fc.integer({ min: -20, max: 20 }), { maxKeys: 3 });
     const level = fc.record({

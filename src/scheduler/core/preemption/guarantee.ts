@@ -54,6 +54,22 @@ export class QueueSnapshot {
   }
 
   /**
+   * `addAllocation` on the queues whose usage a guarantee rule reads: this queue and its parents while they have a
+   * guarantee on their path (`guaranteeOnPath`; once one has none, no queue above it has). The remaining guarantee
+   * and the victim check read only those, so the decision's trials leave the others' usage as it is.
+   */
+  addUsage(r: Readonly<Res>): void {
+    for (let q: QueueSnapshot | undefined = this; q?.guaranteeOnPath; q = q.parent)
+      for (const k in r) q.allocated[k] = (q.allocated[k] ?? 0) + r[k]!;
+  }
+
+  /** `removeAllocation` on the queues `addUsage` changes. */
+  removeUsage(r: Readonly<Res>): void {
+    for (let q: QueueSnapshot | undefined = this; q?.guaranteeOnPath; q = q.parent)
+      for (const k in r) q.allocated[k] = (q.allocated[k] ?? 0) - r[k]!;
+  }
+
+  /**
    * Guaranteed minus usage (minus what is already being preempted), the tighter of this queue and its parents; unset
    * when neither the queue nor any ancestor has a guarantee. A negative type means over guarantee.
    */
@@ -284,15 +300,13 @@ export function removeVictim(
 ): QueueSnapshot | undefined {
   const q = work.get(victim.queuePath);
   if (!q) return undefined;
-  if (!q.guaranteeOnPath) {
-    // no remaining guarantee before, and no queue on the path with a guarantee to keep: the victim may go
-    q.removeAllocation(victim.resource);
-    return q;
-  }
+  // no remaining guarantee before, and no queue on the path with a guarantee to keep: the victim may go (and no rule
+  // reads the usage of such a queue, `addUsage`)
+  if (!q.guaranteeOnPath) return q;
   const before = q.remainingGuaranteed();
-  q.removeAllocation(victim.resource);
+  q.removeUsage(victim.resource);
   if (victimKeepsGuarantee(q, ask, askPath, victim.resource, before)) return q;
-  q.addAllocation(victim.resource);
+  q.addUsage(victim.resource);
   return undefined;
 }
 
@@ -304,9 +318,9 @@ export function removeVictim(
 export function askQueueTakes(askQueue: QueueSnapshot, victimQueue: QueueSnapshot, r: Readonly<Res>): Res | undefined {
   const remaining = askQueue.remainingGuaranteed();
   if (remaining === undefined || !fitInActual(remaining, r)) {
-    victimQueue.addAllocation(r);
+    victimQueue.addUsage(r);
     return undefined;
   }
-  askQueue.addAllocation(r);
+  askQueue.addUsage(r);
   return remaining;
 }

@@ -176,7 +176,9 @@ export function victimsOnNode(o: NodeVictimsInput): { startIndex: number; victim
     }
     return { startIndex: index, victims };
   } finally {
-    head.length = tail.length = 0;
+    // (a length set costs more than the test when the list is empty already)
+    if (head.length > 0) head.length = 0;
+    if (tail.length > 0) tail.length = 0;
   }
 }
 
@@ -204,8 +206,8 @@ function orderOnNode({ ask, askPath, available, candidates, work, full }: NodeVi
     if (!q) continue;
     if (!askQueueTakes(askQueue, q, r)) break;
     if (!shortfallChanges(ask, nodeAvailable, r)) {
-      askQueue.removeAllocation(r);
-      q.addAllocation(r);
+      askQueue.removeUsage(r);
+      q.addUsage(r);
       tail.push(c);
     } else {
       for (const k in r) nodeAvailable[k] = (nodeAvailable[k] ?? 0) + r[k]!;

@@ -91,9 +91,9 @@ export function queueGuaranteesAllow(snapshot: PreemptionSnapshot, ask: AskForVi
   if (before !== undefined && fitInActual(before, ask.resource)) return true;
   const saved = work.begin();
   try {
-    askQueue.addAllocation(ask.resource);
+    askQueue.addUsage(ask.resource);
     for (const c of allCandidates(snapshot, ask, vq)) {
-      work.get(c.queuePath)!.removeAllocation(c.resource);
+      work.get(c.queuePath)!.removeUsage(c.resource);
       const remaining = askQueue.remainingGuaranteed();
       if (remaining !== undefined && isAskQueueUnderGuaranteed(ask.resource, remaining)) return true;
     }
@@ -120,7 +120,7 @@ function additionalVictims(
     const askQueue = work.get(ask.queuePath)!;
     const seen = new Set<string>();
     for (const v of nodeVictims) {
-      work.get(v.queuePath)?.removeAllocation(v.resource);
+      work.get(v.queuePath)?.removeUsage(v.resource);
       seen.add(v.key);
     }
     if (!all) {
@@ -141,8 +141,8 @@ function additionalVictims(
       if (!equalsOrEmpty(askRemaining, askQueue.remainingGuaranteed())) {
         victims.push(c);
       } else {
-        askQueue.removeAllocation(r);
-        q.addAllocation(r);
+        askQueue.removeUsage(r);
+        q.addUsage(r);
       }
     }
     if (victims.length === 0) return { victims, ok: true };
