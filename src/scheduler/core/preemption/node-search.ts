@@ -142,18 +142,14 @@ export function victimsOnNode(o: NodeVictimsInput): { startIndex: number; victim
   const head = o.scratch?.head ?? [];
   const tail = o.scratch?.tail ?? [];
   try {
-    orderOnNode(o, head, tail);
+    const headFits = orderOnNode(o, head, tail);
     if (head.length + tail.length === 0) return undefined;
     if (!full && independent && allIn(head, independent)) {
       // Pass two would accept every victim of the head: each meets the same usage of its queues as in pass one (the
       // victims before it removed, those of the tail put back), and the ask queue's usage, the only other difference,
-      // reaches none of its checks. Only where the ask fits is left to find; when it does not, the full pass decides.
-      const nodeAvailable: Res = { ...available };
-      for (let i = 0; i < head.length; i++) {
-        const r = head[i]!.resource;
-        for (const k in r) nodeAvailable[k] = (nodeAvailable[k] ?? 0) + r[k]!;
-        if (fitIn(nodeAvailable, ask)) return { startIndex: i, victims: head.slice(0, i + 1) };
-      }
+      // reaches none of its checks. Only where the ask fits is left to find, which pass one found on the way; when it
+      // does not fit, the full pass decides.
+      if (headFits >= 0) return { startIndex: headFits, victims: head.slice(0, headFits + 1) };
     }
     const saved = work.begin();
     const nodeAvailable: Res = { ...available };
@@ -191,10 +187,13 @@ function allIn(list: readonly Candidate[], set: ReadonlySet<string>): boolean {
 /**
  * Pass one of calculateVictimsByNode: candidates that shrink the shortfall into `head`, then the others into `tail`
  * (both empty when given).
+ * @returns with `full` false, the first index of `head` at which the node with the head up to there removed fits the
+ *   ask (-1: none); with `full` true, -1
  */
-function orderOnNode({ ask, askPath, available, candidates, work, full }: NodeVictimsInput, head: Candidate[], tail: Candidate[]): void {
+function orderOnNode({ ask, askPath, available, candidates, work, full }: NodeVictimsInput, head: Candidate[], tail: Candidate[]): number {
   const askQueue = work.get(askPath);
-  if (!askQueue) return;
+  if (!askQueue) return -1;
+  let headFits = -1;
   const saved = work.begin();
   const nodeAvailable: Res = { ...available };
   let gone = noShortfall(ask, nodeAvailable);
@@ -212,10 +211,12 @@ function orderOnNode({ ask, askPath, available, candidates, work, full }: NodeVi
     } else {
       for (const k in r) nodeAvailable[k] = (nodeAvailable[k] ?? 0) + r[k]!;
       gone = noShortfall(ask, nodeAvailable);
+      if (!full && headFits < 0 && fitIn(nodeAvailable, ask)) headFits = head.length;
       head.push(c);
     }
   }
   work.end(saved);
+  return headFits;
 }
 
 export interface NodeSearchOptions {
