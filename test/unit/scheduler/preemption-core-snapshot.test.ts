@@ -92,6 +92,16 @@ describe("preemption snapshot over the core: a node's victims kept between decis
     expect(before[1]!.preempted).toBe(false);
     ask.preempted = false;
     expect(allocationsOn(p, "n1")[1]!.preempted).toBe(false);
+    ask.originator = true;
+    expect(allocationsOn(p, "n1")[1]!.originator).toBe(true);
+    ask.resource = { vcore: 2 * CPU };
+    expect(allocationsOn(p, "n1")[1]!.resource).toEqual({ vcore: 2 * CPU });
+    // a view the ask got elsewhere (another snapshot's read of its queue) replaces the kept one
+    const elsewhere = [...coreSnapshot(p, new Set([allocationId("b1", "b1")])).allocations("root.b")].find((a) => a.key === "b1")!;
+    expect(elsewhere.preempted).toBe(true);
+    const again = allocationsOn(p, "n1")[1]!;
+    expect(again.preempted).toBe(false);
+    expect(again).toBe(ask.victimView);
   });
 
   it("allocations refused for one ask are preempted in its snapshot only", () => {

@@ -99,6 +99,27 @@ export interface NodeVictimViews {
   views: readonly PreemptionAllocation[] | undefined;
 }
 
+/**
+ * `preemptionAllocation` would return `v`, the view of `ask` in the list last handed out for its node: `v` is still the
+ * ask's view and the fields of the ask that can change while it is allocated are as `v` copied them. The others need
+ * no check: `v` was checked against them with the same application (the node's `NodeVictimViews` is rebuilt, and its
+ * list dropped, when the registered applications change), and the ask's key, creation time, required node and
+ * placeholder flag are fixed.
+ */
+function keptViewValid(v: PreemptionAllocation, ask: Ask, excluded: ReadonlySet<string> | undefined): boolean {
+  if (ask.victimView !== v) return false;
+  const preempted =
+    ask.preempted === true || (excluded !== undefined && excluded.size > 0 && excluded.has(allocationId(v.applicationId, ask.key)));
+  return (
+    v.nodeId === ask.node &&
+    v.resource === ask.resource &&
+    v.priority === ask.priority &&
+    v.preempted === preempted &&
+    v.allowPreemption === (ask.allowPreemptSelf !== false) &&
+    v.originator === (ask.originator === true)
+  );
+}
+
 /** The node's `NodeVictimViews`, rebuilt when the node's allocations or the registered applications changed. */
 function victimViewsOf(n: Node, apps: CoreSnapshotSource["apps"]): NodeVictimViews {
   const c = n.victimViews;
@@ -169,7 +190,8 @@ class LiveNode implements PreemptionNode {
           out ??= last!.slice(0, j);
           continue;
         }
-        const v = preemptionAllocation(apps[j]!, ask, this.excluded);
+        const kept = last?.[j];
+        const v = kept !== undefined && keptViewValid(kept, ask, this.excluded) ? kept : preemptionAllocation(apps[j]!, ask, this.excluded);
         if (out === undefined && last![j] !== v) out = last!.slice(0, j);
         if (out !== undefined) out[i] = v;
         i++;
