@@ -118,17 +118,15 @@ function additionalVictims(
   const saved = work.begin();
   try {
     const askQueue = work.get(ask.queuePath)!;
-    const seen = new Set<string>();
-    for (const v of nodeVictims) {
-      work.get(v.queuePath)?.removeUsage(v.resource);
-      seen.add(v.key);
-    }
+    for (const v of nodeVictims) work.get(v.queuePath)?.removeUsage(v.resource);
     if (!all) {
       // Only the verdict matters (the victims would be dropped as they are not on the node): it can only be "not ok"
       // when the ask's queue is already over its guarantee in a type the ask needs.
       const r0 = askQueue.remainingGuaranteed();
       if (r0 === undefined || isAskQueueUnderGuaranteed(ask.resource, r0)) return { victims: [], ok: true };
     }
+    const seen = new Set<string>();
+    for (const v of nodeVictims) seen.add(v.key);
     const potential = [...allCandidates(snapshot, ask, vq)].filter((c) => !seen.has(c.key));
     potential.sort(compareVictims);
     const victims: Candidate[] = [];
