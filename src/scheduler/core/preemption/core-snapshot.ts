@@ -86,8 +86,8 @@ const NO_RESERVATIONS: readonly PreemptionReservation[] = Object.freeze([]);
  * A node's allocations as the node search last read them, kept on the node (`Node.victimViews`): the asks whose
  * application is registered, with that application, in the node's order, valid while neither the node's allocations
  * (`Node.allocations.version`) nor the partition's applications (`CoreSnapshotSource.apps.version`) changed. Each
- * ask's view is still checked on every read (`preemptionAllocation`): an allocation's priority, preempted flag and the
- * other fields a view copies change without the node's allocations changing.
+ * ask's view is still checked on every read (`keptViewValid`, else `preemptionAllocation`): an allocation's priority,
+ * preempted flag and the other fields a view copies change without the node's allocations changing.
  */
 export interface NodeVictimViews {
   readonly allocationsVersion: number;
