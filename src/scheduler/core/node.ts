@@ -4,7 +4,9 @@
  * §4.6). The node owns its fit and usage arithmetic; the partition keeps nodes in allocation order.
  */
 import { compareNumbers } from "../../util/btree.js";
+import { VersionedMap } from "../../util/versioned-map.js";
 import type { Ask } from "./application.js";
+import type { NodeVictimViews } from "./preemption/core-snapshot.js";
 import { type Res, addTo, fitsIn, subFrom } from "./resources.js";
 
 /**
@@ -54,8 +56,13 @@ export class Node {
   schedulable: boolean;
   attributes: Readonly<Record<string, string>>;
   readonly allocated: Res = {};
-  /** The asks allocated on the node (the applications' own objects) by `allocationId(appId, key)`. */
-  readonly allocations = new Map<string, Ask>();
+  /**
+   * The asks allocated on the node (the applications' own objects) by `allocationId(appId, key)`; its `version`
+   * tells preemption's node search when its `victimViews` are out of date.
+   */
+  readonly allocations = new VersionedMap<string, Ask>();
+  /** The allocations as possible victims, as preemption's node search last read them (preemption/core-snapshot.ts). */
+  victimViews?: NodeVictimViews;
   reservation?: NodeReservation;
   /** Key in the partition's node index (undefined while not indexed). */
   sortKey?: NodeOrder;

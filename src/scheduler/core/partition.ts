@@ -43,6 +43,7 @@ import {
   type PropertyProblem,
 } from "./queue-properties.js";
 import { parseGoBool } from "../../util/go-strconv.js";
+import { VersionedMap } from "../../util/versioned-map.js";
 
 export type { Allocation, AllocationResult } from "./allocation-result.js";
 
@@ -178,7 +179,7 @@ export class Partition {
     return this.nodeSet.resourceWeights;
   }
   /** Active applications (not Completed, Failed, Rejected or Expired). */
-  readonly apps = new Map<string, Application>();
+  readonly apps = new VersionedMap<string, Application>();
   private readonly life: Lifecycle;
   /** Rejected applications by id, until they expire. */
   get rejected(): Map<string, Application> {

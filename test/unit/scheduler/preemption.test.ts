@@ -520,6 +520,33 @@ describe("ask-triggered preemption", () => {
       );
     });
 
+    it("sortVictims orders exactly as the built-in sort on long lists and runs that break late", () => {
+      const base = alloc("x", "b", "root.b", "n1", { cpu: 1 });
+      const one = fc.record({
+        key: fc.constantFrom("a", "b"),
+        originator: fc.boolean(),
+        priority: fc.constantFrom(0, 1),
+        createTime: fc.constantFrom(NOW - MIN, NOW),
+        cpu: fc.integer({ min: 0, max: 2 }),
+        mem: fc.integer({ min: 0, max: 2 }),
+      });
+      fc.assert(
+        fc.property(fc.array(one, { minLength: 2, maxLength: 80 }), fc.nat(), (raw, cut) => {
+          const list = raw.map((r, i) => ({ ...base, ...r, applicationId: `app${i}`, resource: { cpu: r.cpu, mem: r.mem } }));
+          // a sorted (or reversed) head and an unsorted tail: the first run ends at `cut`
+          const at = cut % list.length;
+          const head = list.slice(0, at).sort(compareVictims);
+          if (cut % 2 === 1) head.reverse();
+          const arranged = [...head, ...list.slice(at)];
+          const expected = [...arranged].sort(compareVictims);
+          const got = [...arranged];
+          sortVictims(got);
+          expect(got).toEqual(expected);
+        }),
+        { numRuns: 1000 },
+      );
+    });
+
     it("victims are on one node; fewer victims win; on the node the smaller goes first (TestTryPreemption_VictimsAvailableOnDifferentNodes)", () => {
       const r = decide(
         queues,
@@ -703,6 +730,21 @@ describe("guarantee arithmetic (preemption_queue_test.go)", () => {
     // b shares root.p (guaranteed) with the ask's queue a; c shares only root (no guarantee)
     expect([...work.independentOf(a)].sort()).toEqual(["root.c"]);
     expect([...work.independentOf(c)].sort()).toEqual(["root.c", "root.p.a", "root.p.b"]);
+  });
+
+  it("trial usage changes only on queues with a guarantee on their path (addUsage, removeUsage)", () => {
+    const root = new QueueSnapshot({ path: "root", leaf: false, allocated: { cpu: 10 } });
+    const p = new QueueSnapshot({ path: "root.p", parent: root, leaf: false, allocated: { cpu: 8 }, guaranteed: { cpu: 6 } });
+    const a = new QueueSnapshot({ path: "root.p.a", parent: p, leaf: true, allocated: { cpu: 2 } });
+    const c = new QueueSnapshot({ path: "root.c", parent: root, leaf: true, allocated: { cpu: 2 }, guaranteed: {} });
+    expect([root.guaranteeOnPath, p.guaranteeOnPath, a.guaranteeOnPath, c.guaranteeOnPath]).toEqual([false, true, true, false]);
+    a.addUsage({ cpu: 1 });
+    expect([root.allocated, p.allocated, a.allocated]).toEqual([{ cpu: 10 }, { cpu: 9 }, { cpu: 3 }]);
+    c.removeUsage({ cpu: 1 });
+    expect([root.allocated, c.allocated]).toEqual([{ cpu: 10 }, { cpu: 2 }]);
+    // no guarantee on the path: no remaining guarantee whatever the usage
+    expect(c.remainingGuaranteed()).toBeUndefined();
+    expect(a.remainingGuaranteed()).toEqual({ cpu: -3 });
   });
 
   it("preemptable resource never has a negative type, whatever the usage (the victim check relies on it)", () => {

@@ -13,7 +13,8 @@ import type { PreemptionAllocation, PreemptionNode, PreemptionQueue, PreemptionR
 /** What the adapter reads from the partition (the partition itself). */
 export interface CoreSnapshotSource {
   find(path: string): Queue | undefined;
-  readonly apps: ReadonlyMap<string, Application>;
+  /** Active applications by id; `version` changes whenever one is added or removed (util/versioned-map.ts). */
+  readonly apps: ReadonlyMap<string, Application> & { readonly version: number };
   /**
    * Schedulable nodes in the partition's allocation order. Nodes reserved for an ask that triggered preemption are not
    * in it (node-collection.ts `reindex`): such a reservation is never cancelled for another ask (node-search.ts), so
@@ -82,6 +83,59 @@ export function preemptionAllocation(app: Application, ask: Ask, excluded?: Read
 const NO_RESERVATIONS: readonly PreemptionReservation[] = Object.freeze([]);
 
 /**
+ * A node's allocations as the node search last read them, kept on the node (`Node.victimViews`): the asks whose
+ * application is registered, with that application, in the node's order, valid while neither the node's allocations
+ * (`Node.allocations.version`) nor the partition's applications (`CoreSnapshotSource.apps.version`) changed. Each
+ * ask's view is still checked on every read (`keptViewValid`, else `preemptionAllocation`): an allocation's priority,
+ * preempted flag and the other fields a view copies change without the node's allocations changing.
+ */
+export interface NodeVictimViews {
+  readonly allocationsVersion: number;
+  readonly appsVersion: number;
+  readonly asks: readonly Ask[];
+  /** `apps[i]`: the application of `asks[i]`. */
+  readonly apps: readonly Application[];
+  /** The list last handed out, one view per ask, while every ask is on a node; replaced when a view changes. */
+  views: readonly PreemptionAllocation[] | undefined;
+}
+
+/**
+ * `preemptionAllocation` would return `v`, the view of `ask` in the list last handed out for its node: `v` is still the
+ * ask's view and the fields of the ask that can change while it is allocated are as `v` copied them. The others need
+ * no check: `v` was checked against them with the same application (the node's `NodeVictimViews` is rebuilt, and its
+ * list dropped, when the registered applications change), and the ask's key, creation time, required node and
+ * placeholder flag are fixed.
+ */
+function keptViewValid(v: PreemptionAllocation, ask: Ask, excluded: ReadonlySet<string> | undefined): boolean {
+  if (ask.victimView !== v) return false;
+  const preempted =
+    ask.preempted === true || (excluded !== undefined && excluded.size > 0 && excluded.has(allocationId(v.applicationId, ask.key)));
+  return (
+    v.nodeId === ask.node &&
+    v.resource === ask.resource &&
+    v.priority === ask.priority &&
+    v.preempted === preempted &&
+    v.allowPreemption === (ask.allowPreemptSelf !== false) &&
+    v.originator === (ask.originator === true)
+  );
+}
+
+/** The node's `NodeVictimViews`, rebuilt when the node's allocations or the registered applications changed. */
+function victimViewsOf(n: Node, apps: CoreSnapshotSource["apps"]): NodeVictimViews {
+  const c = n.victimViews;
+  if (c !== undefined && c.allocationsVersion === n.allocations.version && c.appsVersion === apps.version) return c;
+  const asks: Ask[] = [];
+  const owners: Application[] = [];
+  for (const ask of n.allocations.values()) {
+    const app = apps.get(ask.appId);
+    if (!app) continue;
+    asks.push(ask);
+    owners.push(app);
+  }
+  return (n.victimViews = { allocationsVersion: n.allocations.version, appsVersion: apps.version, asks, apps: owners, views: undefined });
+}
+
+/**
  * A live node as preemption sees it. Its allocations and free resources are read when the search first asks for them:
  * a node the search passes over (reserved for another ask, too small) costs no more than its reservation check.
  */
@@ -90,7 +144,7 @@ class LiveNode implements PreemptionNode {
   readonly capacity: Res;
   readonly schedulable: boolean;
   readonly reservations: readonly PreemptionReservation[];
-  private allocs?: PreemptionAllocation[];
+  private allocs?: readonly PreemptionAllocation[];
   private free?: Res;
 
   constructor(
@@ -124,15 +178,29 @@ class LiveNode implements PreemptionNode {
 
   get allocations(): readonly PreemptionAllocation[] {
     if (!this.allocs) {
-      // sized once (no growth of an empty array pushed to), trimmed when an allocation was skipped
-      const out: PreemptionAllocation[] = new Array<PreemptionAllocation>(this.n.allocations.size);
+      const c = victimViewsOf(this.n, this.src.apps);
+      const { asks, apps } = c;
+      const last = c.views;
+      // the last list as long as every view in it is still the ask's view; else a new one
+      let out: PreemptionAllocation[] | undefined = last === undefined ? [] : undefined;
       let i = 0;
-      for (const ask of this.n.allocations.values()) {
-        const app = this.src.apps.get(ask.appId);
-        if (app && ask.node) out[i++] = preemptionAllocation(app, ask, this.excluded);
+      for (let j = 0; j < asks.length; j++) {
+        const ask = asks[j]!;
+        if (!ask.node) {
+          out ??= last!.slice(0, j);
+          continue;
+        }
+        const kept = last?.[j];
+        const v = kept !== undefined && keptViewValid(kept, ask, this.excluded) ? kept : preemptionAllocation(apps[j]!, ask, this.excluded);
+        if (out === undefined && last![j] !== v) out = last!.slice(0, j);
+        if (out !== undefined) out[i] = v;
+        i++;
       }
-      if (i < out.length) out.length = i;
-      this.allocs = out;
+      if (out === undefined) this.allocs = last!;
+      else {
+        this.allocs = out;
+        if (i === asks.length) c.views = out;
+      }
     }
     return this.allocs;
   }

@@ -19,6 +19,11 @@ export class QueueSnapshot {
   readonly guaranteed: MaybeRes;
   /** The ask's queue snapshot (set on the queues of the ask's path and on those created after it). */
   askQueue: QueueSnapshot | undefined;
+  /**
+   * The queue or one of its parents has a guarantee (a non-empty `guaranteed`). Without one the remaining guarantee
+   * is unset whatever the usage, and removing a victim checks nothing (`removeVictim`).
+   */
+  readonly guaranteeOnPath: boolean;
 
   constructor(o: {
     path: string;
@@ -36,6 +41,7 @@ export class QueueSnapshot {
     this.preempting = o.preempting;
     this.guaranteed = o.guaranteed;
     this.askQueue = o.askQueue;
+    this.guaranteeOnPath = !isEmpty(o.guaranteed) || o.parent?.guaranteeOnPath === true;
   }
 
   /** Usage: this queue and its parents. */
@@ -48,10 +54,28 @@ export class QueueSnapshot {
   }
 
   /**
+   * `addAllocation` on the queues whose usage a guarantee rule reads: this queue and its parents while they have a
+   * guarantee on their path (`guaranteeOnPath`; once one has none, no queue above it has). The remaining guarantee
+   * and the victim check read only those, so the decision's trials leave the others' usage as it is.
+   */
+  addUsage(r: Readonly<Res>): void {
+    for (let q: QueueSnapshot | undefined = this; q?.guaranteeOnPath; q = q.parent)
+      for (const k in r) q.allocated[k] = (q.allocated[k] ?? 0) + r[k]!;
+  }
+
+  /** `removeAllocation` on the queues `addUsage` changes. */
+  removeUsage(r: Readonly<Res>): void {
+    for (let q: QueueSnapshot | undefined = this; q?.guaranteeOnPath; q = q.parent)
+      for (const k in r) q.allocated[k] = (q.allocated[k] ?? 0) - r[k]!;
+  }
+
+  /**
    * Guaranteed minus usage (minus what is already being preempted), the tighter of this queue and its parents; unset
    * when neither the queue nor any ancestor has a guarantee. A negative type means over guarantee.
    */
   remainingGuaranteed(): Res | undefined {
+    // no guarantee here or above: every level below returns unset (both its parent's and its own are empty)
+    if (!this.guaranteeOnPath) return undefined;
     const parent = this.parent?.remainingGuaranteed();
     const g = this.guaranteed;
     if (isEmpty(parent) && isEmpty(g)) return undefined;
@@ -167,7 +191,7 @@ export class WorkingSet {
       q.allocated = saved[i]!;
     }
     // copies of trials begun within it and not ended are among these spares: none is kept twice
-    this.spares.length = this.spareOf.length = token + 1;
+    if (this.spares.length > token + 1) this.spares.length = this.spareOf.length = token + 1;
     this.depth = token;
   }
 }
@@ -276,10 +300,13 @@ export function removeVictim(
 ): QueueSnapshot | undefined {
   const q = work.get(victim.queuePath);
   if (!q) return undefined;
+  // no remaining guarantee before, and no queue on the path with a guarantee to keep: the victim may go (and no rule
+  // reads the usage of such a queue, `addUsage`)
+  if (!q.guaranteeOnPath) return q;
   const before = q.remainingGuaranteed();
-  q.removeAllocation(victim.resource);
+  q.removeUsage(victim.resource);
   if (victimKeepsGuarantee(q, ask, askPath, victim.resource, before)) return q;
-  q.addAllocation(victim.resource);
+  q.addUsage(victim.resource);
   return undefined;
 }
 
@@ -291,9 +318,9 @@ export function removeVictim(
 export function askQueueTakes(askQueue: QueueSnapshot, victimQueue: QueueSnapshot, r: Readonly<Res>): Res | undefined {
   const remaining = askQueue.remainingGuaranteed();
   if (remaining === undefined || !fitInActual(remaining, r)) {
-    victimQueue.addAllocation(r);
+    victimQueue.addUsage(r);
     return undefined;
   }
-  askQueue.addAllocation(r);
+  askQueue.addUsage(r);
   return remaining;
 }

@@ -15,7 +15,7 @@ import { fitIn } from "./arith.js";
 import { type WorkingSet, askQueueTakes, removeVictim } from "./guarantee.js";
 import type { CancelledReservation } from "./result.js";
 import type { PreemptionAllocation, PreemptionNode, PreemptionSnapshot } from "./snapshot.js";
-import { type AskForVictims, type VictimQueues, isCandidate, sortVictims } from "./victims.js";
+import { type AskForVictims, type EligibleLeaf, type VictimQueues, isCandidate, sortVictims } from "./victims.js";
 
 /** A possible victim (its priority rule is worked out for the victims chosen, victims.ts `candidateRule`). */
 export type Candidate = PreemptionAllocation;
@@ -142,18 +142,14 @@ export function victimsOnNode(o: NodeVictimsInput): { startIndex: number; victim
   const head = o.scratch?.head ?? [];
   const tail = o.scratch?.tail ?? [];
   try {
-    orderOnNode(o, head, tail);
+    const headFits = orderOnNode(o, head, tail);
     if (head.length + tail.length === 0) return undefined;
     if (!full && independent && allIn(head, independent)) {
       // Pass two would accept every victim of the head: each meets the same usage of its queues as in pass one (the
       // victims before it removed, those of the tail put back), and the ask queue's usage, the only other difference,
-      // reaches none of its checks. Only where the ask fits is left to find; when it does not, the full pass decides.
-      const nodeAvailable: Res = { ...available };
-      for (let i = 0; i < head.length; i++) {
-        const r = head[i]!.resource;
-        for (const k in r) nodeAvailable[k] = (nodeAvailable[k] ?? 0) + r[k]!;
-        if (fitIn(nodeAvailable, ask)) return { startIndex: i, victims: head.slice(0, i + 1) };
-      }
+      // reaches none of its checks. Only where the ask fits is left to find, which pass one found on the way; when it
+      // does not fit, the full pass decides.
+      if (headFits >= 0) return { startIndex: headFits, victims: head.slice(0, headFits + 1) };
     }
     const saved = work.begin();
     const nodeAvailable: Res = { ...available };
@@ -176,7 +172,9 @@ export function victimsOnNode(o: NodeVictimsInput): { startIndex: number; victim
     }
     return { startIndex: index, victims };
   } finally {
-    head.length = tail.length = 0;
+    // (a length set costs more than the test when the list is empty already)
+    if (head.length > 0) head.length = 0;
+    if (tail.length > 0) tail.length = 0;
   }
 }
 
@@ -189,10 +187,13 @@ function allIn(list: readonly Candidate[], set: ReadonlySet<string>): boolean {
 /**
  * Pass one of calculateVictimsByNode: candidates that shrink the shortfall into `head`, then the others into `tail`
  * (both empty when given).
+ * @returns with `full` false, the first index of `head` at which the node with the head up to there removed fits the
+ *   ask (-1: none); with `full` true, -1
  */
-function orderOnNode({ ask, askPath, available, candidates, work, full }: NodeVictimsInput, head: Candidate[], tail: Candidate[]): void {
+function orderOnNode({ ask, askPath, available, candidates, work, full }: NodeVictimsInput, head: Candidate[], tail: Candidate[]): number {
   const askQueue = work.get(askPath);
-  if (!askQueue) return;
+  if (!askQueue) return -1;
+  let headFits = -1;
   const saved = work.begin();
   const nodeAvailable: Res = { ...available };
   let gone = noShortfall(ask, nodeAvailable);
@@ -204,16 +205,18 @@ function orderOnNode({ ask, askPath, available, candidates, work, full }: NodeVi
     if (!q) continue;
     if (!askQueueTakes(askQueue, q, r)) break;
     if (!shortfallChanges(ask, nodeAvailable, r)) {
-      askQueue.removeAllocation(r);
-      q.addAllocation(r);
+      askQueue.removeUsage(r);
+      q.addUsage(r);
       tail.push(c);
     } else {
       for (const k in r) nodeAvailable[k] = (nodeAvailable[k] ?? 0) + r[k]!;
       gone = noShortfall(ask, nodeAvailable);
+      if (!full && headFits < 0 && fitIn(nodeAvailable, ask)) headFits = head.length;
       head.push(c);
     }
   }
   work.end(saved);
+  return headFits;
 }
 
 export interface NodeSearchOptions {
@@ -335,6 +338,8 @@ export function chooseNode(
     independent,
     scratch,
   };
+  let lastPath: string | undefined;
+  let lastLeaf: EligibleLeaf | undefined;
   for (const node of snapshot.nodes()) {
     if (examined >= opts.maxNodes) break;
     examined++;
@@ -343,8 +348,12 @@ export function chooseNode(
     const allocations = node.allocations;
     for (let i = 0; i < allocations.length; i++) {
       const alloc = allocations[i]!;
-      const leaf = victimQueues.leaves.get(alloc.queuePath);
-      if (leaf && isCandidate(alloc, ask, leaf)) candidates.push(alloc);
+      // a node's pods mostly share a few queues: the last queue's leaf is kept for the next pod
+      if (alloc.queuePath !== lastPath) {
+        lastPath = alloc.queuePath;
+        lastLeaf = victimQueues.leaves.get(lastPath);
+      }
+      if (lastLeaf && isCandidate(alloc, ask, lastLeaf)) candidates.push(alloc);
     }
     sortVictims(candidates);
     input.available = node.available;

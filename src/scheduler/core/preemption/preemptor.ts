@@ -91,9 +91,9 @@ export function queueGuaranteesAllow(snapshot: PreemptionSnapshot, ask: AskForVi
   if (before !== undefined && fitInActual(before, ask.resource)) return true;
   const saved = work.begin();
   try {
-    askQueue.addAllocation(ask.resource);
+    askQueue.addUsage(ask.resource);
     for (const c of allCandidates(snapshot, ask, vq)) {
-      work.get(c.queuePath)!.removeAllocation(c.resource);
+      work.get(c.queuePath)!.removeUsage(c.resource);
       const remaining = askQueue.remainingGuaranteed();
       if (remaining !== undefined && isAskQueueUnderGuaranteed(ask.resource, remaining)) return true;
     }
@@ -118,17 +118,15 @@ function additionalVictims(
   const saved = work.begin();
   try {
     const askQueue = work.get(ask.queuePath)!;
-    const seen = new Set<string>();
-    for (const v of nodeVictims) {
-      work.get(v.queuePath)?.removeAllocation(v.resource);
-      seen.add(v.key);
-    }
+    for (const v of nodeVictims) work.get(v.queuePath)?.removeUsage(v.resource);
     if (!all) {
       // Only the verdict matters (the victims would be dropped as they are not on the node): it can only be "not ok"
       // when the ask's queue is already over its guarantee in a type the ask needs.
       const r0 = askQueue.remainingGuaranteed();
       if (r0 === undefined || isAskQueueUnderGuaranteed(ask.resource, r0)) return { victims: [], ok: true };
     }
+    const seen = new Set<string>();
+    for (const v of nodeVictims) seen.add(v.key);
     const potential = [...allCandidates(snapshot, ask, vq)].filter((c) => !seen.has(c.key));
     potential.sort(compareVictims);
     const victims: Candidate[] = [];
@@ -141,8 +139,8 @@ function additionalVictims(
       if (!equalsOrEmpty(askRemaining, askQueue.remainingGuaranteed())) {
         victims.push(c);
       } else {
-        askQueue.removeAllocation(r);
-        q.addAllocation(r);
+        askQueue.removeUsage(r);
+        q.addUsage(r);
       }
     }
     if (victims.length === 0) return { victims, ok: true };
