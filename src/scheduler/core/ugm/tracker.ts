@@ -29,8 +29,11 @@ export interface TrackedApp {
   readonly user: string;
   /** The user's groups as the resource manager sent them. */
   readonly groups: readonly string[];
-  /** The application's leaf queue. */
-  readonly queue: { readonly path: string };
+  /**
+   * The application's leaf queue; `usageCache` is kept on it by the tracker (the usage records of the last user charged
+   * there), so a new application of a known user in a known leaf looks nothing up. Never set by callers.
+   */
+  readonly queue: { readonly path: string; usageCache?: UsageCache };
   /**
    * Kept by the tracker on the application (a cache of its entry by id), so an allocation of a known application looks
    * nothing up by id or path. Never set by callers.
@@ -47,9 +50,9 @@ export interface AppTracking {
   /** The group it is tracked under; undefined: none (no group limit applies). */
   group: string | undefined;
   /** The user's usage at each level of the queue path, root first (resolved on the first charge). */
-  userUsage?: UsageRecord[];
+  userUsage?: readonly UsageRecord[];
   /** The group's usage at each level, root first; undefined until charged or without a group. */
-  groupUsage?: UsageRecord[];
+  groupUsage?: readonly UsageRecord[];
   /** Allocated resources while the application has allocations ("running"); undefined: none. */
   running?: Res;
   /** False once dropped (last allocation released, link removed by a configuration, application forgotten). */
@@ -64,11 +67,19 @@ export interface Usage {
   apps: Set<string>;
 }
 
+/** A leaf's cached usage path (`TrackedApp.queue.usageCache`): the user's records along it, root first. */
+export interface UsageCache {
+  /** The tracker that made it (a queue belongs to one partition; the check keeps a stray tracker from reading it). */
+  readonly tracker: object;
+  readonly user: string;
+  readonly records: readonly UsageRecord[];
+}
+
 /**
  * What is kept per user or group and queue path: the resources and the number of running applications (which ones
  * is known from the applications' own state, `snapshot` lists them).
  */
-interface UsageRecord {
+export interface UsageRecord {
   readonly res: Res;
   running: number;
 }
@@ -195,7 +206,15 @@ export class LimitTracker {
     if (cached?.live) return cached;
     let t = this.links.get(app.id);
     if (!t) {
-      t = { app, group: this.resolveGroup(app.groups, app.queue.path), live: true };
+      // every field set at once: one object shape for every application's tracking
+      t = {
+        app,
+        group: this.resolveGroup(app.groups, app.queue.path),
+        userUsage: undefined,
+        groupUsage: undefined,
+        running: undefined,
+        live: true,
+      };
       this.links.set(app.id, t);
       if (t.group !== undefined && this.recordChanges) this.changes.push({ kind: "appLink", group: t.group, appId: app.id, linked: true });
     }
@@ -212,7 +231,17 @@ export class LimitTracker {
   }
 
   /** The usage records of one user or group along the application's queue path, root first (created when missing). */
-  private usagePath(map: Map<string, Map<string, UsageRecord>>, name: string, app: TrackedApp): UsageRecord[] {
+  private usagePath(map: Map<string, Map<string, UsageRecord>>, name: string, app: TrackedApp): readonly UsageRecord[] {
+    const users = map === this.users;
+    const leafCache = app.queue.usageCache;
+    if (users && leafCache?.tracker === this && leafCache.user === name) return leafCache.records;
+    const path = this.findUsagePath(map, name, app);
+    if (users) app.queue.usageCache = { tracker: this, user: name, records: path };
+    return path;
+  }
+
+  /** `usagePath` without the leaf's cache. */
+  private findUsagePath(map: Map<string, Map<string, UsageRecord>>, name: string, app: TrackedApp): UsageRecord[] {
     const paths = map === this.users ? this.userPaths : this.groupPaths;
     let byLeaf = paths.get(name);
     if (!byLeaf) paths.set(name, (byLeaf = new Map()));
