@@ -6,7 +6,7 @@
  */
 import { compareNumbers } from "../../util/btree.js";
 import { SortedList } from "../../util/sorted-list.js";
-import { type AppState, type StateLogEntry } from "./application-state.js";
+import { type AppEvent, type AppState, type StateLogEntry } from "./application-state.js";
 import { DEFAULT_PLACEHOLDER_TIMEOUT_MS, type GangSchedulingStyle } from "./gang/constants.js";
 import type { Replacement } from "./gang/replacement.js";
 import type { HoldReason } from "./hold-reason.js";
@@ -16,7 +16,6 @@ import type { PreemptionAllocation } from "./preemption/snapshot.js";
 import type { Queue, SortKey } from "./queue.js";
 import { type Res, addTo, subFrom } from "./resources.js";
 import type { AppTracking } from "./ugm/tracker.js";
-import type { TimerKey } from "./app-timers.js";
 
 /**
  * Order of pending asks in an application: priority descending, then creation time, then key (§4.4). The ask is its
@@ -222,9 +221,13 @@ export class Application {
   prioKey?: SortKey;
   /** The user/group tracker's state of this application (maintained by ugm/tracker.ts). */
   ugm?: AppTracking;
-  /** Life-cycle timers (app-timers.ts): this instance's serial number and its pending timer. */
+  /**
+   * Life-cycle timers (app-timers.ts): this instance's serial number, and when its pending timer is due (milliseconds
+   * since the epoch; undefined: none) with the event it fires.
+   */
   serial?: number;
-  timer?: TimerKey;
+  timerAt?: number;
+  timerEvent?: AppEvent;
 
   /**
    * Adds a released allocation to the resource history (upstream Application.trackCompletedResource): a preemption
