@@ -57,6 +57,19 @@ export interface AppTracking {
   running?: Res;
   /** False once dropped (last allocation released, link removed by a configuration, application forgotten). */
   live: boolean;
+  /** Neighbours in the tracker's list of linked applications (oldest link first); kept by the tracker. */
+  prev: AppTracking | undefined;
+  next: AppTracking | undefined;
+}
+
+/** Constructor input of {@link LimitTracker}. */
+export interface LimitTrackerOptions {
+  /**
+   * The application registered under an id (the partition's registry), if the caller keeps one: an application is
+   * then looked up there, and the tracker keeps no index of its own. Without it, applications are indexed by id, so
+   * two objects with the same id are one application.
+   */
+  registered?: (id: string) => TrackedApp | undefined;
 }
 
 /** Usage of one user or group on one queue path. */
@@ -133,8 +146,12 @@ export class LimitTracker {
    */
   private readonly userPaths = new Map<string, Map<string, UsageRecord[]>>();
   private readonly groupPaths = new Map<string, Map<string, UsageRecord[]>>();
-  /** Applications whose group link is resolved, by id (absent: not resolved yet). */
-  private readonly links = new Map<string, AppTracking>();
+  /** Applications whose group link is resolved, oldest link first (a list through `AppTracking.prev`/`next`). */
+  private firstLink: AppTracking | undefined;
+  private lastLink: AppTracking | undefined;
+  /** The same by id, when no registry is given (absent: not resolved yet). */
+  private readonly byId: Map<string, AppTracking> | undefined;
+  private readonly registered: ((id: string) => TrackedApp | undefined) | undefined;
   /** Changes since the last `drainChanges`. */
   private changes: UgmChange[] = [];
   /**
@@ -142,6 +159,11 @@ export class LimitTracker {
    * so an allocation makes no change record.
    */
   recordChanges = true;
+
+  constructor(o: LimitTrackerOptions = {}) {
+    this.registered = o.registered;
+    this.byId = o.registered ? undefined : new Map();
+  }
 
   /** The changes since the last call, oldest first. */
   drainChanges(): UgmChange[] {
@@ -162,7 +184,7 @@ export class LimitTracker {
       const now = new Set(limitedGroups(next.get(path)));
       for (const group of limitedGroups(level)) {
         if (now.has(group)) continue;
-        for (const t of this.links.values()) {
+        for (let t = this.firstLink, next = t?.next; t; t = next, next = t?.next) {
           if (t.group !== group) continue;
           const leaf = t.running && t.app.queue.path;
           if (leaf && leaf !== path && !leaf.startsWith(`${path}.`)) continue;
@@ -204,7 +226,7 @@ export class LimitTracker {
   private tracking(app: TrackedApp): AppTracking {
     const cached = app.ugm;
     if (cached?.live) return cached;
-    let t = this.links.get(app.id);
+    let t = this.linkOf(app.id);
     if (!t) {
       // every field set at once: one object shape for every application's tracking
       t = {
@@ -214,19 +236,36 @@ export class LimitTracker {
         groupUsage: undefined,
         running: undefined,
         live: true,
+        prev: this.lastLink,
+        next: undefined,
       };
-      this.links.set(app.id, t);
+      if (this.lastLink) this.lastLink.next = t;
+      else this.firstLink = t;
+      this.lastLink = t;
+      this.byId?.set(app.id, t);
       if (t.group !== undefined && this.recordChanges) this.changes.push({ kind: "appLink", group: t.group, appId: app.id, linked: true });
     }
     app.ugm = t;
     return t;
   }
 
+  /** The linked tracking of the application with this id, or undefined. */
+  private linkOf(id: string): AppTracking | undefined {
+    if (this.byId) return this.byId.get(id);
+    const t = this.registered!(id)?.ugm;
+    return t?.live ? t : undefined;
+  }
+
   /** Forgets an application's link (resolved again on its next use). */
   private drop(t: AppTracking): void {
     t.live = false;
-    if (this.links.get(t.app.id) !== t) return;
-    this.links.delete(t.app.id);
+    if (t.prev === undefined && this.firstLink !== t) return; // not linked (dropped already)
+    if (t.prev) t.prev.next = t.next;
+    else this.firstLink = t.next;
+    if (t.next) t.next.prev = t.prev;
+    else this.lastLink = t.prev;
+    t.prev = t.next = undefined;
+    this.byId?.delete(t.app.id);
     if (t.group !== undefined && this.recordChanges) this.changes.push({ kind: "appLink", group: t.group, appId: t.app.id, linked: false });
   }
 
@@ -440,7 +479,7 @@ export class LimitTracker {
     for (const [name, byPath] of kind === "users" ? this.users : this.groups) {
       out.set(name, new Map([...byPath].map(([path, u]) => [path, { res: u.res, apps: new Set<string>() }])));
     }
-    for (const t of this.links.values()) {
+    for (let t = this.firstLink; t; t = t.next) {
       const name = kind === "users" ? t.app.user : t.group;
       if (!t.running || name === undefined) continue;
       for (const path of prefixes(t.app.queue.path)) out.get(name)?.get(path)?.apps.add(t.app.id);
@@ -450,7 +489,7 @@ export class LimitTracker {
 
   /** Drops what is kept for a removed application (its group link). */
   forget(app: TrackedApp): void {
-    const t = app.ugm?.live ? app.ugm : this.links.get(app.id);
+    const t = app.ugm?.live ? app.ugm : this.linkOf(app.id);
     if (t) this.drop(t);
   }
 }
