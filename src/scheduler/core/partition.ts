@@ -192,7 +192,7 @@ export class Partition {
   get lastTerminated(): ReadonlyMap<string, Application> {
     return this.life.lastTerminated;
   }
-  readonly limits = new LimitTracker({ registered: (id) => this.apps.get(id) });
+  readonly limits = new LimitTracker({ oneObjectPerApplication: true });
   root!: Queue;
   private placement = new PlacementManager([]);
   /** Releases the core decided since the last drain (see `drainReleases`). */

@@ -65,11 +65,11 @@ export interface AppTracking {
 /** Constructor input of {@link LimitTracker}. */
 export interface LimitTrackerOptions {
   /**
-   * The application registered under an id (the partition's registry), if the caller keeps one: an application is
-   * then looked up there, and the tracker keeps no index of its own. Without it, applications are indexed by id, so
-   * two objects with the same id are one application.
+   * True: the caller passes the same object for an application every time (the partition's Application, from its
+   * registry), so an application's tracking is found on it (`TrackedApp.ugm`) and the tracker keeps no index by id.
+   * False (default): applications are indexed by id, and two objects with the same id are one application.
    */
-  registered?: (id: string) => TrackedApp | undefined;
+  oneObjectPerApplication?: boolean;
 }
 
 /** Usage of one user or group on one queue path. */
@@ -149,9 +149,8 @@ export class LimitTracker {
   /** Applications whose group link is resolved, oldest link first (a list through `AppTracking.prev`/`next`). */
   private firstLink: AppTracking | undefined;
   private lastLink: AppTracking | undefined;
-  /** The same by id, when no registry is given (absent: not resolved yet). */
+  /** The same by id, unless one object stands for each application (absent: not resolved yet). */
   private readonly byId: Map<string, AppTracking> | undefined;
-  private readonly registered: ((id: string) => TrackedApp | undefined) | undefined;
   /** Changes since the last `drainChanges`. */
   private changes: UgmChange[] = [];
   /**
@@ -161,8 +160,7 @@ export class LimitTracker {
   recordChanges = true;
 
   constructor(o: LimitTrackerOptions = {}) {
-    this.registered = o.registered;
-    this.byId = o.registered ? undefined : new Map();
+    this.byId = o.oneObjectPerApplication ? undefined : new Map();
   }
 
   /** The changes since the last call, oldest first. */
@@ -249,11 +247,9 @@ export class LimitTracker {
     return t;
   }
 
-  /** The linked tracking of the application with this id, or undefined. */
+  /** The linked tracking of another object with this id, or undefined (none when one object stands for each application). */
   private linkOf(id: string): AppTracking | undefined {
-    if (this.byId) return this.byId.get(id);
-    const t = this.registered!(id)?.ugm;
-    return t?.live ? t : undefined;
+    return this.byId?.get(id);
   }
 
   /** Forgets an application's link (resolved again on its next use). */
