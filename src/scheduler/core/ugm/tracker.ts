@@ -30,10 +30,11 @@ export interface TrackedApp {
   /** The user's groups as the resource manager sent them. */
   readonly groups: readonly string[];
   /**
-   * The application's leaf queue; `usageCache` is kept on it by the tracker (the usage records of the last user charged
-   * there), so a new application of a known user in a known leaf looks nothing up. Never set by callers.
+   * The application's leaf queue; `usageTracker`, `usageUser` and `usageRecords` are kept on it by the tracker (the
+   * usage records of the last user charged there, root first), so a new application of a known user in a known leaf
+   * looks nothing up. Never set by callers.
    */
-  readonly queue: { readonly path: string; usageCache?: UsageCache };
+  readonly queue: LeafUsageCache & { readonly path: string };
   /**
    * Kept by the tracker on the application (a cache of its entry by id), so an allocation of a known application looks
    * nothing up by id or path. Never set by callers.
@@ -80,12 +81,15 @@ export interface Usage {
   apps: Set<string>;
 }
 
-/** A leaf's cached usage path (`TrackedApp.queue.usageCache`): the user's records along it, root first. */
-export interface UsageCache {
-  /** The tracker that made it (a queue belongs to one partition; the check keeps a stray tracker from reading it). */
-  readonly tracker: object;
-  readonly user: string;
-  readonly records: readonly UsageRecord[];
+/**
+ * A leaf's cached usage path, kept on the leaf queue itself (no object of its own: one read fewer per allocation): the
+ * last user's records along it, root first.
+ */
+export interface LeafUsageCache {
+  /** The tracker that set it (a queue belongs to one partition; the check keeps a stray tracker from reading it). */
+  usageTracker?: object;
+  usageUser?: string;
+  usageRecords?: readonly UsageRecord[];
 }
 
 /**
@@ -268,10 +272,14 @@ export class LimitTracker {
   /** The usage records of one user or group along the application's queue path, root first (created when missing). */
   private usagePath(map: Map<string, Map<string, UsageRecord>>, name: string, app: TrackedApp): readonly UsageRecord[] {
     const users = map === this.users;
-    const leafCache = app.queue.usageCache;
-    if (users && leafCache?.tracker === this && leafCache.user === name) return leafCache.records;
+    const leaf = app.queue;
+    if (users && leaf.usageTracker === this && leaf.usageUser === name) return leaf.usageRecords!;
     const path = this.findUsagePath(map, name, app);
-    if (users) app.queue.usageCache = { tracker: this, user: name, records: path };
+    if (users) {
+      leaf.usageTracker = this;
+      leaf.usageUser = name;
+      leaf.usageRecords = path;
+    }
     return path;
   }
 
