@@ -6,7 +6,8 @@ const NONE: never[] = [];
  * `maxes[c]` is the largest key of chunk `c`, chunks hold between 1 and 2·`load` entries. Finding a key is two binary
  * searches (over the chunk maxima, then in one chunk); inserting or deleting shifts at most 2·`load` entries of one
  * plain array and allocates nothing unless a chunk splits or empties. A chunk is one array holding each key next to
- * its value (key at 2i, value at 2i + 1), so reading an entry touches one array.
+ * its value (key at 2i, value at 2i + 1), so reading an entry touches one array. A list of one entry (an application's
+ * only pending ask, a leaf's only application) keeps it in two fields and has no arrays until a second entry comes.
  *
  * Why not sorted-btree here: the scheduling core's queue orders re-key one member per level per allocation (remove,
  * insert at its new place), and sorted-btree deletes through its generic range-edit path; on an order of 1,000 sibling
@@ -15,9 +16,12 @@ const NONE: never[] = [];
  * member a walk served first going to the back of its order, as fair ordering moves it) take no search at all.
  */
 export class SortedList<K, V> {
-  // an empty list shares one empty array (never written: `set` on an empty list makes its own), so an idle list is
-  // one object
+  // an empty list, or one holding its sole entry in `soleKey`/`soleValue`, shares one empty array (never written:
+  // `set` makes the list its own arrays at the second entry), so such a list is one object
   private chunks: (K | V)[][] = NONE;
+  /** The only entry while `chunks` is NONE and `count` is 1; undefined otherwise. */
+  private soleKey: K | undefined = undefined;
+  private soleValue: V | undefined = undefined;
   private maxes: K[] = NONE;
   /** `chunks[0]` (NONE when empty): the first entries without going through the chunk list. */
   private head: (K | V)[] = NONE;
@@ -40,12 +44,12 @@ export class SortedList<K, V> {
 
   /** The smallest key, or undefined when empty. */
   minKey(): K | undefined {
-    return this.head[0] as K | undefined;
+    return this.chunks === NONE ? this.soleKey : (this.head[0] as K);
   }
 
   /** The value stored under the smallest key, or undefined when empty. */
   minValue(): V | undefined {
-    return this.head[1] as V | undefined;
+    return this.chunks === NONE ? this.soleValue : (this.head[1] as V);
   }
 
   /**
@@ -55,13 +59,7 @@ export class SortedList<K, V> {
    */
   set(key: K, value: V): boolean {
     this.version++;
-    if (this.count === 0) {
-      this.head = [key, value];
-      this.chunks = [this.head];
-      this.maxes = [key];
-      this.count = 1;
-      return true;
-    }
+    if (this.chunks === NONE) return this.setSole(key, value);
     let c = this.maxes.length - 1;
     let chunk = this.chunks[c]!;
     // i: the index of the key's slot in `chunk` (even)
@@ -79,6 +77,13 @@ export class SortedList<K, V> {
       }
     }
     const len = chunk.length;
+    if (i === len && c === this.chunks.length - 1 && len >= 4 * this.load) {
+      // above every key and the last chunk full: a new chunk (no split copying half of a full one)
+      this.chunks.push([key, value]);
+      this.maxes.push(key);
+      this.count++;
+      return true;
+    }
     if (i === len) chunk.push(key, value);
     else {
       // the last entry moves up first, so the array never has a hole
@@ -96,8 +101,37 @@ export class SortedList<K, V> {
     return true;
   }
 
+  /** `set` on a list without arrays (empty, or holding its sole entry). */
+  private setSole(key: K, value: V): boolean {
+    if (this.count === 0) {
+      this.soleKey = key;
+      this.soleValue = value;
+      this.count = 1;
+      return true;
+    }
+    const sole = this.soleKey as K;
+    const order = this.compare(sole, key);
+    if (order === 0) {
+      this.soleKey = key;
+      this.soleValue = value;
+      return false;
+    }
+    this.head = order < 0 ? [sole, this.soleValue as V, key, value] : [key, value, sole, this.soleValue as V];
+    this.chunks = [this.head];
+    this.maxes = [order < 0 ? key : sole];
+    this.soleKey = undefined;
+    this.soleValue = undefined;
+    this.count = 2;
+    return true;
+  }
+
   /** Removes `key`. @returns true when it was present */
   delete(key: K): boolean {
+    if (this.chunks === NONE) {
+      if (this.count === 0 || (this.soleKey !== key && this.compare(this.soleKey as K, key) !== 0)) return false;
+      this.version++;
+      return this.reset();
+    }
     let c = 0;
     let i = 0;
     let chunk = this.head;
@@ -151,35 +185,57 @@ export class SortedList<K, V> {
     b?: B,
     c?: C,
   ): R | undefined {
-    let n = 0;
-    let i = 0;
-    let chunk = this.head;
+    // after a change made by `f`: the walk resumes above `after`
+    let resumed = false;
+    let after: K | undefined;
     for (;;) {
-      if (i >= chunk.length) {
-        if (++n >= this.chunks.length) return undefined;
+      if (this.chunks === NONE) {
+        if (this.count === 0) return undefined;
+        const key = this.soleKey as K;
+        if (resumed && this.compare(key, after as K) <= 0) return undefined;
+        const seen = this.version;
+        const r = f(this.soleValue as V, key, a as A, b as B, c as C);
+        if (r !== undefined || seen === this.version) return r;
+        resumed = true;
+        after = key;
+        continue;
+      }
+      let n = 0;
+      let i = 0;
+      let chunk = this.head;
+      if (resumed) {
+        // the first key above `after`
+        n = this.chunkOf(after as K);
+        if (n === this.maxes.length) return undefined;
         chunk = this.chunks[n]!;
-        i = 0;
-        continue;
+        i = this.lowerBound(chunk, after as K);
+        if (i < chunk.length && this.compare(chunk[i] as K, after as K) === 0) i += 2;
       }
-      const key = chunk[i] as K;
-      const seen = this.version;
-      const r = f(chunk[i + 1] as V, key, a as A, b as B, c as C);
-      if (r !== undefined) return r;
-      if (seen === this.version) {
-        i += 2;
-        continue;
+      for (;;) {
+        if (i >= chunk.length) {
+          if (++n >= this.chunks.length) return undefined;
+          chunk = this.chunks[n]!;
+          i = 0;
+          continue;
+        }
+        const key = chunk[i] as K;
+        const seen = this.version;
+        const r = f(chunk[i + 1] as V, key, a as A, b as B, c as C);
+        if (r !== undefined) return r;
+        if (seen === this.version) {
+          i += 2;
+          continue;
+        }
+        resumed = true;
+        after = key;
+        break;
       }
-      // the list changed: the first key above `key`
-      n = this.chunkOf(key);
-      if (n === this.maxes.length) return undefined;
-      chunk = this.chunks[n]!;
-      i = this.lowerBound(chunk, key);
-      if (i < chunk.length && this.compare(chunk[i] as K, key) === 0) i += 2;
     }
   }
 
   /** Every value in key order (a copy: the list may change while it is read). */
   values(): V[] {
+    if (this.chunks === NONE) return this.count === 0 ? [] : [this.soleValue as V];
     const out: V[] = [];
     for (const chunk of this.chunks) for (let i = 1; i < chunk.length; i += 2) out.push(chunk[i] as V);
     return out;
@@ -187,6 +243,7 @@ export class SortedList<K, V> {
 
   /** Every entry in key order (a copy: the list may change while it is read). */
   entries(): [K, V][] {
+    if (this.chunks === NONE) return this.count === 0 ? [] : [[this.soleKey as K, this.soleValue as V]];
     const out: [K, V][] = [];
     for (const chunk of this.chunks) for (let i = 0; i < chunk.length; i += 2) out.push([chunk[i] as K, chunk[i + 1] as V]);
     return out;
@@ -196,6 +253,8 @@ export class SortedList<K, V> {
     this.chunks = NONE;
     this.maxes = NONE;
     this.head = NONE;
+    this.soleKey = undefined;
+    this.soleValue = undefined;
     this.count = 0;
     return true;
   }

@@ -9,13 +9,11 @@ import { SortedList } from "../../util/sorted-list.js";
 import type { Application } from "./application.js";
 import type { AppEvent } from "./application-state.js";
 
-/** A pending timer (kept on the application, `Application.timer`): when, and the event it fires. */
-export interface TimerKey {
-  readonly at: number;
-  readonly serial: number;
-  readonly event: AppEvent;
-}
-const timerOrder = (a: TimerKey, b: TimerKey) => compareNumbers(a.at, b.at) || a.serial - b.serial;
+/**
+ * Timer order: due time, then application instance. An application is its own key (its pending timer is kept in
+ * `Application.timerAt`/`timerEvent`, changed only while it is out of the order): no key object per timer.
+ */
+const timerOrder = (a: Application, b: Application) => compareNumbers(a.timerAt!, b.timerAt!) || a.serial! - b.serial!;
 
 /**
  * The pending life-cycle timers of a partition's applications (module comment), ordered by due time (milliseconds since
@@ -23,7 +21,7 @@ const timerOrder = (a: TimerKey, b: TimerKey) => compareNumbers(a.at, b.at) || a
  */
 export class AppTimers {
   /** A timer due after every other (the usual case: timers are set at `now` plus a fixed delay) is appended. */
-  private readonly due = new SortedList<TimerKey, Application>(timerOrder);
+  private readonly due = new SortedList<Application, Application>(timerOrder);
   private nextSerial = 0;
 
   /** A stable number per application instance (ids repeat across runs of the same application). */
@@ -31,23 +29,28 @@ export class AppTimers {
     return (app.serial ??= this.nextSerial++);
   }
 
-  /** Replaces the application's timer: `event` at `at` (milliseconds), or none. */
-  set(app: Application, timer: { at: number; event: AppEvent } | undefined): void {
-    if (app.timer) this.due.delete(app.timer);
-    app.timer = undefined;
-    if (!timer) return;
-    const key = { at: timer.at, serial: this.serial(app), event: timer.event };
-    this.due.set(key, app);
-    app.timer = key;
+  /** Replaces the application's timer: `event` at `at` (milliseconds). */
+  set(app: Application, at: number, event: AppEvent): void {
+    this.clear(app);
+    this.serial(app);
+    app.timerAt = at;
+    app.timerEvent = event;
+    this.due.set(app, app);
+  }
+
+  /** Drops the application's timer, if any. */
+  clear(app: Application): void {
+    if (app.timerAt !== undefined) this.due.delete(app);
+    app.timerAt = undefined;
+    app.timerEvent = undefined;
   }
 
   /** Takes the earliest timer due at `now`, or undefined. */
   take(now: number): [Application, AppEvent] | undefined {
-    const k = this.due.minKey();
-    if (!k || k.at > now) return undefined;
-    const app = this.due.minValue()!;
-    this.due.delete(k);
-    app.timer = undefined;
-    return [app, k.event];
+    const app = this.due.minKey();
+    if (!app || app.timerAt! > now) return undefined;
+    const event = app.timerEvent!;
+    this.clear(app);
+    return [app, event];
   }
 }

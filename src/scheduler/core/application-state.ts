@@ -58,13 +58,23 @@ export const APPLICATION_TRANSITIONS: Readonly<Record<AppEvent, readonly (readon
   expireApplication: [[["Completed", "Failed", "Rejected"], "Expired"]],
 };
 
+/** `APPLICATION_TRANSITIONS` as a lookup: event → state → the state it leads to (the first row naming the state). */
+const NEXT_STATE: ReadonlyMap<AppEvent, ReadonlyMap<AppState, AppState>> = new Map(
+  Object.entries(APPLICATION_TRANSITIONS).map(([event, rows]) => {
+    const next = new Map<AppState, AppState>();
+    for (const [from, to] of rows) for (const s of from) if (!next.has(s)) next.set(s, to);
+    return [event as AppEvent, next];
+  }),
+);
+
 /**
  * The state `event` leads to from `state` (the same state: no transition, as upstream's FSM).
  * @throws Error `event <e> inappropriate in current state <s>` (upstream's text) when the table has no row
  */
 export function nextState(state: AppState, event: AppEvent): AppState {
-  for (const [from, to] of APPLICATION_TRANSITIONS[event]) if (from.includes(state)) return to;
-  throw new Error(`event ${event} inappropriate in current state ${state}`);
+  const to = NEXT_STATE.get(event)?.get(state);
+  if (to === undefined) throw new Error(`event ${event} inappropriate in current state ${state}`);
+  return to;
 }
 
 /** States counted as running by a queue's `maxapplications` and `runningApps` (upstream: Running; corral: Starting too). */

@@ -6,7 +6,7 @@
  */
 import { compareNumbers } from "../../util/btree.js";
 import { SortedList } from "../../util/sorted-list.js";
-import { type AppState, type StateLogEntry } from "./application-state.js";
+import { type AppEvent, type AppState, type StateLogEntry } from "./application-state.js";
 import { DEFAULT_PLACEHOLDER_TIMEOUT_MS, type GangSchedulingStyle } from "./gang/constants.js";
 import type { Replacement } from "./gang/replacement.js";
 import type { HoldReason } from "./hold-reason.js";
@@ -16,21 +16,14 @@ import type { PreemptionAllocation } from "./preemption/snapshot.js";
 import type { Queue, SortKey } from "./queue.js";
 import { type Res, addTo, subFrom } from "./resources.js";
 import type { AppTracking } from "./ugm/tracker.js";
-import type { TimerKey } from "./app-timers.js";
 
-/** Order of pending asks in an application: priority descending, then creation time, then key (§4.4). */
-export interface AskOrder {
-  negPriority: number;
-  createTime: number;
-  key: string;
-}
-/** The key `deletePending` looks an ask up by (only compared, never stored: no object per deletion). */
-const PENDING_LOOKUP: AskOrder = { negPriority: 0, createTime: 0, key: "" };
-const askOrder = (a: AskOrder, b: AskOrder) =>
-  compareNumbers(a.negPriority, b.negPriority) ||
-  compareNumbers(a.createTime, b.createTime) ||
-  (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
-const orderOf = (ask: Ask): AskOrder => ({ negPriority: -ask.priority, createTime: ask.createTime, key: ask.key });
+/**
+ * Order of pending asks in an application: priority descending, then creation time, then key (§4.4). The ask is its
+ * own key in the orders (its priority changes only while it is out of them, `Partition.updateAsk`): no key object per
+ * ask, and deleting the first ask is found by identity.
+ */
+const askOrder = (a: Ask, b: Ask) =>
+  compareNumbers(b.priority, a.priority) || compareNumbers(a.createTime, b.createTime) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
 /** A request for one allocation (a pod), pending until a node is chosen. */
 export interface Ask {
@@ -182,12 +175,13 @@ export class Application {
    * Pending (unallocated) asks without a node reservation, in scheduling order: the walk reads these. Kept sorted as
    * asks come and go, never re-sorted.
    */
-  readonly unreservedAsks = new SortedList<AskOrder, Ask>(askOrder);
+  readonly unreservedAsks = new SortedList<Ask, Ask>(askOrder);
   /**
    * Pending asks holding a node reservation, same order: the partition serves them first and the walk passes them by,
    * so keeping them apart spares the walk a step over each (after preemptions they wait until their victims are gone).
+   * Made at the first reservation (most applications never reserve).
    */
-  private readonly reservedAsks = new SortedList<AskOrder, Ask>(askOrder);
+  private reservedAsks?: SortedList<Ask, Ask>;
   readonly pending: Res = {};
   readonly allocated: Res = {};
   /** The largest `allocated` reached, per type (upstream maxAllocatedResource); undefined before the first allocation. */
@@ -227,9 +221,13 @@ export class Application {
   prioKey?: SortKey;
   /** The user/group tracker's state of this application (maintained by ugm/tracker.ts). */
   ugm?: AppTracking;
-  /** Life-cycle timers (app-timers.ts): this instance's serial number and its pending timer. */
+  /**
+   * Life-cycle timers (app-timers.ts): this instance's serial number, and when its pending timer is due (milliseconds
+   * since the epoch; undefined: none) with the event it fires.
+   */
   serial?: number;
-  timer?: TimerKey;
+  timerAt?: number;
+  timerEvent?: AppEvent;
 
   /**
    * Adds a released allocation to the resource history (upstream Application.trackCompletedResource): a preemption
@@ -314,13 +312,13 @@ export class Application {
 
   /** Highest priority among pending asks (−∞ when none). */
   maxPendingPriority(): number {
-    const unreserved = this.unreservedAsks.minKey()?.negPriority ?? Number.POSITIVE_INFINITY;
-    const reserved = this.reservedAsks.minKey()?.negPriority ?? Number.POSITIVE_INFINITY;
-    return -Math.min(unreserved, reserved);
+    const u = this.unreservedAsks.minKey();
+    const r = this.reservedAsks?.minKey();
+    return -Math.min(u ? -u.priority : Number.POSITIVE_INFINITY, r ? -r.priority : Number.POSITIVE_INFINITY);
   }
 
   hasPending(): boolean {
-    return this.unreservedAsks.size + this.reservedAsks.size > 0;
+    return this.unreservedAsks.size > 0 || (this.reservedAsks !== undefined && this.reservedAsks.size > 0);
   }
 
   /** Has pending asks the walk may place now: while Reserving only placeholders (a gang's real asks wait). */
@@ -330,28 +328,24 @@ export class Application {
 
   /** A pending ask enters the ask order and `pending`, here and on the queue path. */
   addPending(ask: Ask): void {
-    if ((ask.reservedNode ? this.reservedAsks : this.unreservedAsks).set(orderOf(ask), ask) && ask.placeholder) this.pendingPlaceholders++;
+    const order = ask.reservedNode ? (this.reservedAsks ??= new SortedList<Ask, Ask>(askOrder)) : this.unreservedAsks;
+    if (order.set(ask, ask) && ask.placeholder) this.pendingPlaceholders++;
     addTo(this.pending, ask.resource);
     this.queue.incPending(ask.resource);
   }
 
   /** A pending ask leaves the ask order and `pending` (placed, changed or removed). */
   deletePending(ask: Ask): void {
-    PENDING_LOOKUP.negPriority = -ask.priority;
-    PENDING_LOOKUP.createTime = ask.createTime;
-    PENDING_LOOKUP.key = ask.key;
-    if ((this.unreservedAsks.delete(PENDING_LOOKUP) || this.reservedAsks.delete(PENDING_LOOKUP)) && ask.placeholder)
-      this.pendingPlaceholders--;
+    if ((this.unreservedAsks.delete(ask) || this.reservedAsks?.delete(ask)) && ask.placeholder) this.pendingPlaceholders--;
     subFrom(this.pending, ask.resource);
     this.queue.decPending(ask.resource);
   }
 
   /** A pending ask's reservation was made or ended (`ask.reservedNode` set or cleared): it moves to the matching order. */
   reservationChanged(ask: Ask): void {
-    const k = orderOf(ask);
     if (ask.reservedNode) {
-      if (this.unreservedAsks.delete(k)) this.reservedAsks.set(k, ask);
-    } else if (this.reservedAsks.delete(k)) this.unreservedAsks.set(k, ask);
+      if (this.unreservedAsks.delete(ask)) (this.reservedAsks ??= new SortedList<Ask, Ask>(askOrder)).set(ask, ask);
+    } else if (this.reservedAsks?.delete(ask)) this.unreservedAsks.set(ask, ask);
   }
 
   /**
@@ -399,6 +393,6 @@ export class Application {
 }
 
 /** `Application.tryAllocate`'s walk over one pending ask (a function, not a closure per walk). */
-function tryPendingAsk(ask: Ask, _key: AskOrder, app: Application, ctx: AllocationContext, now: number): Decision | undefined {
+function tryPendingAsk(ask: Ask, _key: Ask, app: Application, ctx: AllocationContext, now: number): Decision | undefined {
   return app.tryAsk(ctx, ask, now);
 }

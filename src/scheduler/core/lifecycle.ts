@@ -76,30 +76,30 @@ export class Lifecycle {
       );
     switch (to) {
       case "Starting":
-        this.timers.set(app, { at: now + STARTING_TIMEOUT_MS, event: "runApplication" });
+        this.timers.set(app, now + STARTING_TIMEOUT_MS, "runApplication");
         break;
       case "Completing":
-        this.timers.set(app, { at: now + COMPLETING_TIMEOUT_MS, event: "completeApplication" });
+        this.timers.set(app, now + COMPLETING_TIMEOUT_MS, "completeApplication");
         break;
       case "Completed":
       case "Failed":
         this.leave(app);
         this.terminated.set(this.timers.serial(app), app);
         this.lastTerminated.set(app.id, app);
-        this.timers.set(app, { at: now + TERMINATED_TIMEOUT_MS, event: "expireApplication" });
+        this.timers.set(app, now + TERMINATED_TIMEOUT_MS, "expireApplication");
         break;
       case "Rejected":
         this.rejected.set(app.id, app);
-        this.timers.set(app, { at: now + TERMINATED_TIMEOUT_MS, event: "expireApplication" });
+        this.timers.set(app, now + TERMINATED_TIMEOUT_MS, "expireApplication");
         break;
       case "Expired":
-        this.timers.set(app, undefined);
+        this.timers.clear(app);
         this.terminated.delete(this.timers.serial(app));
         if (this.lastTerminated.get(app.id) === app) this.lastTerminated.delete(app.id);
         if (this.rejected.get(app.id) === app) this.rejected.delete(app.id);
         break;
       default:
-        this.timers.set(app, undefined);
+        this.timers.clear(app);
     }
   }
 
@@ -110,7 +110,7 @@ export class Lifecycle {
 
   /** Drops the timer of an application removed by the resource manager. */
   forget(app: Application): void {
-    this.timers.set(app, undefined);
+    this.timers.clear(app);
   }
 
   /** State changes since the last call. */

@@ -193,7 +193,7 @@ export class Partition {
   get lastTerminated(): ReadonlyMap<string, Application> {
     return this.life.lastTerminated;
   }
-  readonly limits = new LimitTracker();
+  readonly limits = new LimitTracker({ oneObjectPerApplication: true });
   root!: Queue;
   private placement = new PlacementManager([]);
   /** Releases the core decided since the last drain (see `drainReleases`). */

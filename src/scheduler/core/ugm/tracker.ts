@@ -29,8 +29,12 @@ export interface TrackedApp {
   readonly user: string;
   /** The user's groups as the resource manager sent them. */
   readonly groups: readonly string[];
-  /** The application's leaf queue. */
-  readonly queue: { readonly path: string };
+  /**
+   * The application's leaf queue; `usageTracker`, `usageUser` and `usageRecords` are kept on it by the tracker (the
+   * usage records of the last user charged there, root first), so a new application of a known user in a known leaf
+   * looks nothing up. Never set by callers.
+   */
+  readonly queue: LeafUsageCache & { readonly path: string };
   /**
    * Kept by the tracker on the application (a cache of its entry by id), so an allocation of a known application looks
    * nothing up by id or path. Never set by callers.
@@ -47,13 +51,26 @@ export interface AppTracking {
   /** The group it is tracked under; undefined: none (no group limit applies). */
   group: string | undefined;
   /** The user's usage at each level of the queue path, root first (resolved on the first charge). */
-  userUsage?: UsageRecord[];
+  userUsage?: readonly UsageRecord[];
   /** The group's usage at each level, root first; undefined until charged or without a group. */
-  groupUsage?: UsageRecord[];
+  groupUsage?: readonly UsageRecord[];
   /** Allocated resources while the application has allocations ("running"); undefined: none. */
   running?: Res;
   /** False once dropped (last allocation released, link removed by a configuration, application forgotten). */
   live: boolean;
+  /** Neighbours in the tracker's list of linked applications (oldest link first); kept by the tracker. */
+  prev: AppTracking | undefined;
+  next: AppTracking | undefined;
+}
+
+/** Constructor input of {@link LimitTracker}. */
+export interface LimitTrackerOptions {
+  /**
+   * True: the caller passes the same object for an application every time (the partition's Application, from its
+   * registry), so an application's tracking is found on it (`TrackedApp.ugm`) and the tracker keeps no index by id.
+   * False (default): applications are indexed by id, and two objects with the same id are one application.
+   */
+  oneObjectPerApplication?: boolean;
 }
 
 /** Usage of one user or group on one queue path. */
@@ -65,10 +82,21 @@ export interface Usage {
 }
 
 /**
+ * A leaf's cached usage path, kept on the leaf queue itself (no object of its own: one read fewer per allocation): the
+ * last user's records along it, root first.
+ */
+export interface LeafUsageCache {
+  /** The tracker that set it (a queue belongs to one partition; the check keeps a stray tracker from reading it). */
+  usageTracker?: object;
+  usageUser?: string;
+  usageRecords?: readonly UsageRecord[];
+}
+
+/**
  * What is kept per user or group and queue path: the resources and the number of running applications (which ones
  * is known from the applications' own state, `snapshot` lists them).
  */
-interface UsageRecord {
+export interface UsageRecord {
   readonly res: Res;
   running: number;
 }
@@ -122,8 +150,11 @@ export class LimitTracker {
    */
   private readonly userPaths = new Map<string, Map<string, UsageRecord[]>>();
   private readonly groupPaths = new Map<string, Map<string, UsageRecord[]>>();
-  /** Applications whose group link is resolved, by id (absent: not resolved yet). */
-  private readonly links = new Map<string, AppTracking>();
+  /** Applications whose group link is resolved, oldest link first (a list through `AppTracking.prev`/`next`). */
+  private firstLink: AppTracking | undefined;
+  private lastLink: AppTracking | undefined;
+  /** The same by id, unless one object stands for each application (absent: not resolved yet). */
+  private readonly byId: Map<string, AppTracking> | undefined;
   /** Changes since the last `drainChanges`. */
   private changes: UgmChange[] = [];
   /**
@@ -131,6 +162,10 @@ export class LimitTracker {
    * so an allocation makes no change record.
    */
   recordChanges = true;
+
+  constructor(o: LimitTrackerOptions = {}) {
+    this.byId = o.oneObjectPerApplication ? undefined : new Map();
+  }
 
   /** The changes since the last call, oldest first. */
   drainChanges(): UgmChange[] {
@@ -151,7 +186,7 @@ export class LimitTracker {
       const now = new Set(limitedGroups(next.get(path)));
       for (const group of limitedGroups(level)) {
         if (now.has(group)) continue;
-        for (const t of this.links.values()) {
+        for (let t = this.firstLink, next = t?.next; t; t = next, next = t?.next) {
           if (t.group !== group) continue;
           const leaf = t.running && t.app.queue.path;
           if (leaf && leaf !== path && !leaf.startsWith(`${path}.`)) continue;
@@ -193,26 +228,63 @@ export class LimitTracker {
   private tracking(app: TrackedApp): AppTracking {
     const cached = app.ugm;
     if (cached?.live) return cached;
-    let t = this.links.get(app.id);
+    let t = this.linkOf(app.id);
     if (!t) {
-      t = { app, group: this.resolveGroup(app.groups, app.queue.path), live: true };
-      this.links.set(app.id, t);
+      // every field set at once: one object shape for every application's tracking
+      t = {
+        app,
+        group: this.resolveGroup(app.groups, app.queue.path),
+        userUsage: undefined,
+        groupUsage: undefined,
+        running: undefined,
+        live: true,
+        prev: this.lastLink,
+        next: undefined,
+      };
+      if (this.lastLink) this.lastLink.next = t;
+      else this.firstLink = t;
+      this.lastLink = t;
+      this.byId?.set(app.id, t);
       if (t.group !== undefined && this.recordChanges) this.changes.push({ kind: "appLink", group: t.group, appId: app.id, linked: true });
     }
     app.ugm = t;
     return t;
   }
 
+  /** The linked tracking of another object with this id, or undefined (none when one object stands for each application). */
+  private linkOf(id: string): AppTracking | undefined {
+    return this.byId?.get(id);
+  }
+
   /** Forgets an application's link (resolved again on its next use). */
   private drop(t: AppTracking): void {
     t.live = false;
-    if (this.links.get(t.app.id) !== t) return;
-    this.links.delete(t.app.id);
+    if (t.prev === undefined && this.firstLink !== t) return; // not linked (dropped already)
+    if (t.prev) t.prev.next = t.next;
+    else this.firstLink = t.next;
+    if (t.next) t.next.prev = t.prev;
+    else this.lastLink = t.prev;
+    t.prev = t.next = undefined;
+    this.byId?.delete(t.app.id);
     if (t.group !== undefined && this.recordChanges) this.changes.push({ kind: "appLink", group: t.group, appId: t.app.id, linked: false });
   }
 
   /** The usage records of one user or group along the application's queue path, root first (created when missing). */
-  private usagePath(map: Map<string, Map<string, UsageRecord>>, name: string, app: TrackedApp): UsageRecord[] {
+  private usagePath(map: Map<string, Map<string, UsageRecord>>, name: string, app: TrackedApp): readonly UsageRecord[] {
+    const users = map === this.users;
+    const leaf = app.queue;
+    if (users && leaf.usageTracker === this && leaf.usageUser === name) return leaf.usageRecords!;
+    const path = this.findUsagePath(map, name, app);
+    if (users) {
+      leaf.usageTracker = this;
+      leaf.usageUser = name;
+      leaf.usageRecords = path;
+    }
+    return path;
+  }
+
+  /** `usagePath` without the leaf's cache. */
+  private findUsagePath(map: Map<string, Map<string, UsageRecord>>, name: string, app: TrackedApp): UsageRecord[] {
     const paths = map === this.users ? this.userPaths : this.groupPaths;
     let byLeaf = paths.get(name);
     if (!byLeaf) paths.set(name, (byLeaf = new Map()));
@@ -411,7 +483,7 @@ export class LimitTracker {
     for (const [name, byPath] of kind === "users" ? this.users : this.groups) {
       out.set(name, new Map([...byPath].map(([path, u]) => [path, { res: u.res, apps: new Set<string>() }])));
     }
-    for (const t of this.links.values()) {
+    for (let t = this.firstLink; t; t = t.next) {
       const name = kind === "users" ? t.app.user : t.group;
       if (!t.running || name === undefined) continue;
       for (const path of prefixes(t.app.queue.path)) out.get(name)?.get(path)?.apps.add(t.app.id);
@@ -421,7 +493,7 @@ export class LimitTracker {
 
   /** Drops what is kept for a removed application (its group link). */
   forget(app: TrackedApp): void {
-    const t = app.ugm?.live ? app.ugm : this.links.get(app.id);
+    const t = app.ugm?.live ? app.ugm : this.linkOf(app.id);
     if (t) this.drop(t);
   }
 }
