@@ -44,6 +44,12 @@ export class Acl {
   }
 }
 
+/** The ACL of a queue configured without one, and of every dynamic queue: nobody (shared; ACLs are never changed). */
+const NO_ACL = new Acl("");
+
+/** Properties of a queue without any (shared; a queue's properties are replaced, never changed in place). */
+const NO_PROPERTIES: Readonly<Record<string, string>> = Object.freeze({});
+
 /**
  * A position in an order: up to four numbers compared in turn (unused ones 0), then the member's name. Plain fields,
  * not an array: a key is made per re-keying and compared O(log n) times. Treated as immutable, except by
@@ -173,7 +179,7 @@ export class Queue {
    * The queue's properties in force (upstream `Queue.properties`): a configured queue's own over its parent's
    * (inheritQueueProperties), a dynamic leaf's from its parent's child template, else none.
    */
-  properties: Readonly<Record<string, string>> = {};
+  properties: Readonly<Record<string, string>> = NO_PROPERTIES;
   draining = false;
   /**
    * Dynamic leaves only: the namespace whose tags (`namespace.resourcequota`, …) set this queue's limits
@@ -225,8 +231,8 @@ export class Queue {
     this.maxApps = o.maxApps ?? 0;
     this.sortPolicy = o.sortPolicy ?? "fifo";
     this.sortPriority = o.sortPriority ?? true;
-    this.submitAcl = o.submitAcl ?? new Acl("");
-    this.adminAcl = o.adminAcl ?? new Acl("");
+    this.submitAcl = o.submitAcl ?? NO_ACL;
+    this.adminAcl = o.adminAcl ?? NO_ACL;
     this.template = o.template;
   }
 
