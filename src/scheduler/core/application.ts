@@ -139,6 +139,15 @@ const NO_HISTORY: Readonly<Record<ResourceHistoryKind, ReadonlyMap<string, Res>>
   placeholder: new Map(),
 };
 
+/** State logs up to this length are copied rather than grown at each entry (`Application.stateLog`). */
+const SHORT_STATE_LOG = 8;
+
+/** The tags of an application submitted without any (shared, never written). */
+export const NO_TAGS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** What an application without allocated placeholders reads as their resources (never written). */
+const NO_RESOURCES: Readonly<Res> = Object.freeze({});
+
 /** Constructor input of {@link Application}; the partition places the application before building it (`Partition.addApplication`). */
 export interface ApplicationOptions {
   id: string;
@@ -189,14 +198,21 @@ export class Application {
   state: AppState = "New";
   /** Milliseconds since the epoch of the last state change. */
   stateSince: number;
-  /** Every state the application was in, oldest first. */
-  readonly stateLog: StateLogEntry[];
+  /**
+   * Every state the application was in, oldest first. Replaced by a copy one longer at each entry while short (a push
+   * would leave 16 unused slots in every application's log), extended in place after that.
+   */
+  stateLog: StateLogEntry[];
   /** Why the application was rejected (state Rejected), and the typed placement refusal when placement refused it. */
   rejectedMessage?: string;
   /** Gang scheduling: set while the application reserves with placeholders (cleared when it resumes as a normal one). */
   gang?: { placeholderAsk: Res; timeoutMs: number; explicitTimeout: boolean; style: GangSchedulingStyle; timerAt?: number };
   /** Resources of the allocated placeholders (part of `allocated`). */
-  readonly allocatedPlaceholder: Res = {};
+  get allocatedPlaceholder(): Readonly<Res> {
+    return this.phAllocated ?? NO_RESOURCES;
+  }
+  /** Made at the first allocated placeholder (most applications have none). */
+  private phAllocated?: Res;
   /** Allocated placeholders (count). */
   placeholderAllocations = 0;
   /** Pending placeholder asks (count). */
@@ -250,7 +266,7 @@ export class Application {
     this.groups = o.groups;
     this.submissionTime = o.submissionTime;
     this.stateAwareDisabled = o.stateAwareDisabled ?? false;
-    this.tags = o.tags ?? {};
+    this.tags = o.tags ?? NO_TAGS;
     this.requestedQueue = o.requestedQueue ?? "";
     this.stateSince = o.submissionTime;
     this.stateLog = [{ time: o.submissionTime, state: "New" }];
@@ -269,7 +285,9 @@ export class Application {
   enter(state: AppState, now: number): void {
     this.state = state;
     this.stateSince = now;
-    this.stateLog.push({ time: now, state });
+    const entry: StateLogEntry = { time: now, state };
+    if (this.stateLog.length < SHORT_STATE_LOG) this.stateLog = this.stateLog.concat(entry);
+    else this.stateLog.push(entry);
   }
 
   /**
@@ -281,6 +299,16 @@ export class Application {
     this.queue.incAllocated(r);
     const max = (this.maxAllocated ??= {});
     for (const k in this.allocated) if (this.allocated[k]! > (max[k] ?? 0)) max[k] = this.allocated[k]!;
+  }
+
+  /** An allocated placeholder's resources enter `allocatedPlaceholder`. */
+  addPlaceholderAllocated(r: Readonly<Res>): void {
+    addTo((this.phAllocated ??= {}), r);
+  }
+
+  /** An allocated placeholder's resources leave `allocatedPlaceholder`. */
+  removePlaceholderAllocated(r: Readonly<Res>): void {
+    subFrom((this.phAllocated ??= {}), r);
   }
 
   /** An allocation's resources leave `allocated`, here and on the queue path. */

@@ -24,7 +24,7 @@ import { NodeCollection, type NodeSortPolicy } from "./node-collection.js";
 import { parseResource } from "./quantity.js";
 import { Acl, Queue, type QueueTemplate, type SortPolicy } from "./queue.js";
 import { type QueueChange, sameResource } from "./queue-change.js";
-import { type Res, addTo, fitsIn, format, hasPositive, isZero, strictlyPositive, subFrom } from "./resources.js";
+import { type Res, fitsIn, format, hasPositive, isZero, strictlyPositive } from "./resources.js";
 import { PlacementManager } from "./placement/manager.js";
 import { tagValue } from "./placement/tag.js";
 import { PlacementRefusedError, RECOVERY_QUEUE, isRecoveryQueue } from "./placement/types.js";
@@ -100,7 +100,7 @@ export interface AddApplicationArgs {
   /** The user's groups; none means the user's own name as its only group. */
   groups: readonly string[];
   /** Application tags (namespace tags, `application.create.force`, `application.stateaware.disable`…). */
-  tags: Record<string, string>;
+  tags: Readonly<Record<string, string>>;
   /** Submission time, milliseconds since the Unix epoch. */
   now: number;
   /** Gang scheduling (placeholders) of the application, if any. */
@@ -824,7 +824,7 @@ export class Partition {
 
   /** A placeholder was allocated (upstream addAllocationInternal): the timer starts at the first; the gang runs once complete. */
   private placeholderAllocated(app: Application, ask: Ask, now: number): void {
-    addTo(app.allocatedPlaceholder, ask.resource);
+    app.addPlaceholderAllocated(ask.resource);
     app.placeholderAllocations++;
     const g = app.gang;
     if (!g) return;
@@ -845,7 +845,7 @@ export class Partition {
 
   /** An allocated placeholder left (released, removed, replaced); the timer stops once a running gang has none. */
   private placeholderGone(app: Application, ask: Ask): void {
-    subFrom(app.allocatedPlaceholder, ask.resource);
+    app.removePlaceholderAllocated(ask.resource);
     app.placeholderAllocations--;
     if (app.placeholderAllocations === 0 && app.state !== "Reserving") this.gangTimers.delete(app);
   }
