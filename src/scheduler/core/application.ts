@@ -5,6 +5,7 @@
  * decision. Life-cycle states come from the event table in application-state.ts.
  */
 import { compareNumbers } from "../../util/btree.js";
+import { SmallMap } from "../../util/small-map.js";
 import { SortedList } from "../../util/sorted-list.js";
 import { type AppEvent, type AppState, type StateLogEntry } from "./application-state.js";
 import { DEFAULT_PLACEHOLDER_TIMEOUT_MS, type GangSchedulingStyle } from "./gang/constants.js";
@@ -179,7 +180,8 @@ export class Application {
   readonly stateAwareDisabled: boolean;
   readonly tags: Readonly<Record<string, string>>;
   readonly requestedQueue: string;
-  readonly asks = new Map<string, Ask>();
+  /** Asks and allocations by allocation key, in the order added (no `Map` of its own while there is one). */
+  readonly asks = new SmallMap<string, Ask>();
   /**
    * Pending (unallocated) asks without a node reservation, in scheduling order: the walk reads these. Kept sorted as
    * asks come and go, never re-sorted.
