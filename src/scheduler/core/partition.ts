@@ -261,7 +261,7 @@ export class Partition {
           submitAcl: new Acl(qc.submitacl),
           adminAcl: new Acl(qc.adminacl),
         });
-        parent?.children.set(name, q);
+        parent?.addChild(name, q);
         this.queueChanges.push({ kind: "added", path: q.path, managed: true });
       } else {
         const wasLeaf = q.isLeaf;
@@ -507,7 +507,7 @@ export class Partition {
   private resolve(path: string): Queue {
     if (isRecoveryQueue(path)) {
       const rec = new Queue({ name: "@recovery@", parent: this.root, leaf: true, managed: false });
-      this.root.children.set("@recovery@", rec);
+      this.root.addChild("@recovery@", rec);
       this.queueChanges.push({ kind: "added", path: rec.path, managed: false });
       return rec;
     }
@@ -541,7 +541,7 @@ export class Partition {
         c.properties = t.properties;
         c.preemption = parseQueuePreemptionProperties(t.properties, true).properties;
       }
-      q.children.set(parts[i]!, c);
+      q.addChild(parts[i]!, c);
       this.queueChanges.push({ kind: "added", path: c.path, managed: false });
       q = c;
     }
@@ -791,7 +791,7 @@ export class Partition {
         walk(c);
         const empty = c.isLeaf ? c.apps.size === 0 : c.children.size === 0;
         if (empty && (!c.managed || c.draining) && isZero(c.allocated) && !hasPositive(c.pending)) {
-          q.children.delete(c.name);
+          q.removeChild(c.name);
           removed.push(c.path);
           this.queueChanges.push({ kind: "removed", path: c.path, managed: c.managed });
         }
