@@ -140,8 +140,13 @@ const NO_HISTORY: Readonly<Record<ResourceHistoryKind, ReadonlyMap<string, Res>>
   placeholder: new Map(),
 };
 
-/** State logs up to this length are copied rather than grown at each entry (`Application.stateLog`). */
-const SHORT_STATE_LOG = 8;
+/** A state the application was in before its current one, linked to the one before it (`Application.stateLog`). */
+interface PastState {
+  /** Milliseconds since the epoch when it was entered. */
+  readonly time: number;
+  readonly state: AppState;
+  readonly prev: PastState | undefined;
+}
 
 /** The tags of an application submitted without any (shared, never written). */
 export const NO_TAGS: Readonly<Record<string, string>> = Object.freeze({});
@@ -201,10 +206,16 @@ export class Application {
   /** Milliseconds since the epoch of the last state change. */
   stateSince: number;
   /**
-   * Every state the application was in, oldest first. Replaced by a copy one longer at each entry while short (a push
-   * would leave 16 unused slots in every application's log), extended in place after that.
+   * Every state the application was in, oldest first; made on each read from the current state (`state`, since
+   * `stateSince`) and the earlier ones (kept as a chain of one small object per state: no array per application).
    */
-  stateLog: StateLogEntry[];
+  get stateLog(): StateLogEntry[] {
+    const log: StateLogEntry[] = [{ time: this.stateSince, state: this.state }];
+    for (let p = this.pastStates; p; p = p.prev) log.push({ time: p.time, state: p.state });
+    return log.reverse();
+  }
+  /** The states before the current one, latest first. */
+  private pastStates?: PastState;
   /** Why the application was rejected (state Rejected), and the typed placement refusal when placement refused it. */
   rejectedMessage?: string;
   /** Gang scheduling: set while the application reserves with placeholders (cleared when it resumes as a normal one). */
@@ -271,7 +282,6 @@ export class Application {
     this.tags = o.tags ?? NO_TAGS;
     this.requestedQueue = o.requestedQueue ?? "";
     this.stateSince = o.submissionTime;
-    this.stateLog = [{ time: o.submissionTime, state: "New" }];
     if (o.gang && Object.values(o.gang.placeholderAsk).some((v) => v > 0)) {
       const t = o.gang.timeoutMs ?? 0;
       this.gang = {
@@ -285,11 +295,9 @@ export class Application {
 
   /** Records entering `state` (called by the partition after the event table said so). */
   enter(state: AppState, now: number): void {
+    this.pastStates = { time: this.stateSince, state: this.state, prev: this.pastStates };
     this.state = state;
     this.stateSince = now;
-    const entry: StateLogEntry = { time: now, state };
-    if (this.stateLog.length < SHORT_STATE_LOG) this.stateLog = this.stateLog.concat(entry);
-    else this.stateLog.push(entry);
   }
 
   /**
