@@ -5,6 +5,7 @@
  * decision. Life-cycle states come from the event table in application-state.ts.
  */
 import { compareNumbers } from "../../util/btree.js";
+import { SmallMap } from "../../util/small-map.js";
 import { SortedList } from "../../util/sorted-list.js";
 import { type AppEvent, type AppState, type StateLogEntry } from "./application-state.js";
 import { DEFAULT_PLACEHOLDER_TIMEOUT_MS, type GangSchedulingStyle } from "./gang/constants.js";
@@ -139,6 +140,20 @@ const NO_HISTORY: Readonly<Record<ResourceHistoryKind, ReadonlyMap<string, Res>>
   placeholder: new Map(),
 };
 
+/** A state the application was in before its current one, linked to the one before it (`Application.stateLog`). */
+interface PastState {
+  /** Milliseconds since the epoch when it was entered. */
+  readonly time: number;
+  readonly state: AppState;
+  readonly prev: PastState | undefined;
+}
+
+/** The tags of an application submitted without any (shared, never written). */
+export const NO_TAGS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** What an application without allocated placeholders reads as their resources (never written). */
+const NO_RESOURCES: Readonly<Res> = Object.freeze({});
+
 /** Constructor input of {@link Application}; the partition places the application before building it (`Partition.addApplication`). */
 export interface ApplicationOptions {
   id: string;
@@ -170,7 +185,8 @@ export class Application {
   readonly stateAwareDisabled: boolean;
   readonly tags: Readonly<Record<string, string>>;
   readonly requestedQueue: string;
-  readonly asks = new Map<string, Ask>();
+  /** Asks and allocations by allocation key, in the order added (no `Map` of its own while there is one). */
+  readonly asks = new SmallMap<string, Ask>();
   /**
    * Pending (unallocated) asks without a node reservation, in scheduling order: the walk reads these. Kept sorted as
    * asks come and go, never re-sorted.
@@ -189,14 +205,27 @@ export class Application {
   state: AppState = "New";
   /** Milliseconds since the epoch of the last state change. */
   stateSince: number;
-  /** Every state the application was in, oldest first. */
-  readonly stateLog: StateLogEntry[];
+  /**
+   * Every state the application was in, oldest first; made on each read from the current state (`state`, since
+   * `stateSince`) and the earlier ones (kept as a chain of one small object per state: no array per application).
+   */
+  get stateLog(): StateLogEntry[] {
+    const log: StateLogEntry[] = [{ time: this.stateSince, state: this.state }];
+    for (let p = this.pastStates; p; p = p.prev) log.push({ time: p.time, state: p.state });
+    return log.reverse();
+  }
+  /** The states before the current one, latest first. */
+  private pastStates?: PastState;
   /** Why the application was rejected (state Rejected), and the typed placement refusal when placement refused it. */
   rejectedMessage?: string;
   /** Gang scheduling: set while the application reserves with placeholders (cleared when it resumes as a normal one). */
   gang?: { placeholderAsk: Res; timeoutMs: number; explicitTimeout: boolean; style: GangSchedulingStyle; timerAt?: number };
   /** Resources of the allocated placeholders (part of `allocated`). */
-  readonly allocatedPlaceholder: Res = {};
+  get allocatedPlaceholder(): Readonly<Res> {
+    return this.phAllocated ?? NO_RESOURCES;
+  }
+  /** Made at the first allocated placeholder (most applications have none). */
+  private phAllocated?: Res;
   /** Allocated placeholders (count). */
   placeholderAllocations = 0;
   /** Pending placeholder asks (count). */
@@ -250,10 +279,9 @@ export class Application {
     this.groups = o.groups;
     this.submissionTime = o.submissionTime;
     this.stateAwareDisabled = o.stateAwareDisabled ?? false;
-    this.tags = o.tags ?? {};
+    this.tags = o.tags ?? NO_TAGS;
     this.requestedQueue = o.requestedQueue ?? "";
     this.stateSince = o.submissionTime;
-    this.stateLog = [{ time: o.submissionTime, state: "New" }];
     if (o.gang && Object.values(o.gang.placeholderAsk).some((v) => v > 0)) {
       const t = o.gang.timeoutMs ?? 0;
       this.gang = {
@@ -267,9 +295,9 @@ export class Application {
 
   /** Records entering `state` (called by the partition after the event table said so). */
   enter(state: AppState, now: number): void {
+    this.pastStates = { time: this.stateSince, state: this.state, prev: this.pastStates };
     this.state = state;
     this.stateSince = now;
-    this.stateLog.push({ time: now, state });
   }
 
   /**
@@ -281,6 +309,16 @@ export class Application {
     this.queue.incAllocated(r);
     const max = (this.maxAllocated ??= {});
     for (const k in this.allocated) if (this.allocated[k]! > (max[k] ?? 0)) max[k] = this.allocated[k]!;
+  }
+
+  /** An allocated placeholder's resources enter `allocatedPlaceholder`. */
+  addPlaceholderAllocated(r: Readonly<Res>): void {
+    addTo((this.phAllocated ??= {}), r);
+  }
+
+  /** An allocated placeholder's resources leave `allocatedPlaceholder`. */
+  removePlaceholderAllocated(r: Readonly<Res>): void {
+    subFrom((this.phAllocated ??= {}), r);
   }
 
   /** An allocation's resources leave `allocated`, here and on the queue path. */

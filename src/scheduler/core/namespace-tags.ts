@@ -29,7 +29,7 @@ function siResource(json: string | undefined): Res | undefined {
 }
 
 /** Applies the tags to a dynamic leaf. @returns true when the queue's max or guaranteed changed */
-export function applyNamespaceTags(q: Queue, tags: Record<string, string>): boolean {
+export function applyNamespaceTags(q: Queue, tags: Readonly<Record<string, string>>): boolean {
   if (q.managed || isRecoveryQueue(q.path)) return false;
   const tag = (name: string) => tagValue(tags, name);
   const namespace = tag("namespace");

@@ -24,7 +24,7 @@ import { NodeCollection, type NodeSortPolicy } from "./node-collection.js";
 import { parseResource } from "./quantity.js";
 import { Acl, Queue, type QueueTemplate, type SortPolicy } from "./queue.js";
 import { type QueueChange, sameResource } from "./queue-change.js";
-import { type Res, addTo, fitsIn, format, hasPositive, isZero, strictlyPositive, subFrom } from "./resources.js";
+import { type Res, fitsIn, format, hasPositive, isZero, strictlyPositive } from "./resources.js";
 import { PlacementManager } from "./placement/manager.js";
 import { tagValue } from "./placement/tag.js";
 import { PlacementRefusedError, RECOVERY_QUEUE, isRecoveryQueue } from "./placement/types.js";
@@ -100,7 +100,7 @@ export interface AddApplicationArgs {
   /** The user's groups; none means the user's own name as its only group. */
   groups: readonly string[];
   /** Application tags (namespace tags, `application.create.force`, `application.stateaware.disable`…). */
-  tags: Record<string, string>;
+  tags: Readonly<Record<string, string>>;
   /** Submission time, milliseconds since the Unix epoch. */
   now: number;
   /** Gang scheduling (placeholders) of the application, if any. */
@@ -261,7 +261,7 @@ export class Partition {
           submitAcl: new Acl(qc.submitacl),
           adminAcl: new Acl(qc.adminacl),
         });
-        parent?.children.set(name, q);
+        parent?.addChild(name, q);
         this.queueChanges.push({ kind: "added", path: q.path, managed: true });
       } else {
         const wasLeaf = q.isLeaf;
@@ -507,7 +507,7 @@ export class Partition {
   private resolve(path: string): Queue {
     if (isRecoveryQueue(path)) {
       const rec = new Queue({ name: "@recovery@", parent: this.root, leaf: true, managed: false });
-      this.root.children.set("@recovery@", rec);
+      this.root.addChild("@recovery@", rec);
       this.queueChanges.push({ kind: "added", path: rec.path, managed: false });
       return rec;
     }
@@ -541,7 +541,7 @@ export class Partition {
         c.properties = t.properties;
         c.preemption = parseQueuePreemptionProperties(t.properties, true).properties;
       }
-      q.children.set(parts[i]!, c);
+      q.addChild(parts[i]!, c);
       this.queueChanges.push({ kind: "added", path: c.path, managed: false });
       q = c;
     }
@@ -791,7 +791,7 @@ export class Partition {
         walk(c);
         const empty = c.isLeaf ? c.apps.size === 0 : c.children.size === 0;
         if (empty && (!c.managed || c.draining) && isZero(c.allocated) && !hasPositive(c.pending)) {
-          q.children.delete(c.name);
+          q.removeChild(c.name);
           removed.push(c.path);
           this.queueChanges.push({ kind: "removed", path: c.path, managed: c.managed });
         }
@@ -824,7 +824,7 @@ export class Partition {
 
   /** A placeholder was allocated (upstream addAllocationInternal): the timer starts at the first; the gang runs once complete. */
   private placeholderAllocated(app: Application, ask: Ask, now: number): void {
-    addTo(app.allocatedPlaceholder, ask.resource);
+    app.addPlaceholderAllocated(ask.resource);
     app.placeholderAllocations++;
     const g = app.gang;
     if (!g) return;
@@ -845,7 +845,7 @@ export class Partition {
 
   /** An allocated placeholder left (released, removed, replaced); the timer stops once a running gang has none. */
   private placeholderGone(app: Application, ask: Ask): void {
-    subFrom(app.allocatedPlaceholder, ask.resource);
+    app.removePlaceholderAllocated(ask.resource);
     app.placeholderAllocations--;
     if (app.placeholderAllocations === 0 && app.state !== "Reserving") this.gangTimers.delete(app);
   }

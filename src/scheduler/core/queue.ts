@@ -44,6 +44,15 @@ export class Acl {
   }
 }
 
+/** The ACL of a queue configured without one, and of every dynamic queue: nobody (shared; ACLs are never changed). */
+const NO_ACL = new Acl("");
+
+/** The children of a queue that never had any (shared, never written: `addChild` makes a queue its own map). */
+const NO_CHILDREN: ReadonlyMap<string, Queue> = new Map();
+
+/** Properties of a queue without any (shared; a queue's properties are replaced, never changed in place). */
+const NO_PROPERTIES: Readonly<Record<string, string>> = Object.freeze({});
+
 /**
  * A position in an order: up to four numbers compared in turn (unused ones 0), then the member's name. Plain fields,
  * not an array: a key is made per re-keying and compared O(log n) times. Treated as immutable, except by
@@ -173,14 +182,18 @@ export class Queue {
    * The queue's properties in force (upstream `Queue.properties`): a configured queue's own over its parent's
    * (inheritQueueProperties), a dynamic leaf's from its parent's child template, else none.
    */
-  properties: Readonly<Record<string, string>> = {};
+  properties: Readonly<Record<string, string>> = NO_PROPERTIES;
   draining = false;
   /**
    * Dynamic leaves only: the namespace whose tags (`namespace.resourcequota`, …) set this queue's limits
    * (namespace-tags.ts); undefined until an application with namespace tags is added.
    */
   namespaceTagsFrom?: string;
-  readonly children = new Map<string, Queue>();
+  /** Child queues by name (a leaf's, or a parent's before its first child: one shared empty map). */
+  get children(): ReadonlyMap<string, Queue> {
+    return this.childMap ?? NO_CHILDREN;
+  }
+  private childMap?: Map<string, Queue>;
   readonly apps = new Map<string, Application>();
   /** Allocated and pending resources of everything below (apps of this leaf, or children). */
   readonly allocated: Res = {};
@@ -204,8 +217,11 @@ export class Queue {
   fairMax: Res | undefined;
   /** Members (children or applications) with schedulable pending asks, in allocation order. */
   private readonly order = new SortedList<SortKey, Queue | Application>(sortKeyOrder);
-  /** With priority sorting off: the same members by pending priority (highest first), for this queue's own priority. */
-  private readonly priorities = new SortedList<SortKey, true>(sortKeyOrder);
+  /**
+   * With priority sorting off: the same members by pending priority (highest first), for this queue's own priority.
+   * Made at the first member placed in it.
+   */
+  private priorities?: SortedList<SortKey, true>;
   /** Position in the parent's order and priority index. */
   orderKey?: SortKey;
   prioKey?: SortKey;
@@ -225,8 +241,8 @@ export class Queue {
     this.maxApps = o.maxApps ?? 0;
     this.sortPolicy = o.sortPolicy ?? "fifo";
     this.sortPriority = o.sortPriority ?? true;
-    this.submitAcl = o.submitAcl ?? new Acl("");
-    this.adminAcl = o.adminAcl ?? new Acl("");
+    this.submitAcl = o.submitAcl ?? NO_ACL;
+    this.adminAcl = o.adminAcl ?? NO_ACL;
     this.template = o.template;
   }
 
@@ -235,7 +251,7 @@ export class Queue {
    * order's first key starts with it; otherwise a separate priority index is kept.
    */
   get priority(): number {
-    const k = this.sortPriority ? this.order.minKey() : this.priorities.minKey();
+    const k = this.sortPriority ? this.order.minKey() : this.priorities?.minKey();
     return k ? -k.k0 : Number.NEGATIVE_INFINITY;
   }
 
@@ -306,6 +322,16 @@ export class Queue {
     }
   }
 
+  /** Adds a child queue under `name`. */
+  addChild(name: string, child: Queue): void {
+    (this.childMap ??= new Map()).set(name, child);
+  }
+
+  /** Removes the child queue `name`. */
+  removeChild(name: string): void {
+    this.childMap?.delete(name);
+  }
+
   /** Removes `app` from this leaf's order (it left the queue). */
   forget(app: Application): void {
     this.position(app, undefined, undefined);
@@ -315,7 +341,7 @@ export class Queue {
   /** Drops every order entry (before a rebuild). */
   clearOrder(): void {
     this.order.clear();
-    this.priorities.clear();
+    this.priorities?.clear();
     this.orderKey = undefined;
     this.prioKey = undefined;
     for (const a of this.apps.values()) {
@@ -349,7 +375,8 @@ export class Queue {
   private position(m: Queue | Application, key: SortKey | undefined, priority: number | undefined): void {
     if (!sameKey(m.orderKey, key)) m.orderKey = rekey(this.order, m, m.orderKey, key);
     const prio = priority === undefined || this.sortPriority ? undefined : prioKeyOf(key!.id, priority);
-    if (!sameKey(m.prioKey, prio)) m.prioKey = rekey(this.priorities, true, m.prioKey, prio);
+    if (!sameKey(m.prioKey, prio))
+      m.prioKey = rekey((this.priorities ??= new SortedList<SortKey, true>(sortKeyOrder)), true, m.prioKey, prio);
   }
 
   private childKey(c: Queue): SortKey {

@@ -22,6 +22,7 @@ import { type Allocation, type AllocationResult, allocationOf } from "./allocati
 import { type HoldReason, formatHoldReason, holdState } from "./hold-reason.js";
 import type { GangSchedulingStyle } from "./gang/constants.js";
 import { allocationId } from "./node.js";
+import { NO_TAGS } from "./application.js";
 import { type AppStateChange, type CoreRelease, Partition } from "./partition.js";
 import {
   type ApplicationFilter,
@@ -395,7 +396,7 @@ export class SchedulerCore {
           queue: a.queueName,
           user: a.ugi.user,
           groups: a.ugi.groups ?? [],
-          tags: a.tags ?? {},
+          tags: a.tags ?? NO_TAGS,
           now,
           gang,
         });
