@@ -352,7 +352,7 @@ export class Application {
   maxPendingPriority(): number {
     const u = this.unreservedAsks.minKey();
     const r = this.reservedAsks?.minKey();
-    return -Math.min(u ? -u.priority : Number.POSITIVE_INFINITY, r ? -r.priority : Number.POSITIVE_INFINITY);
+    return Math.max(u ? u.priority : Number.NEGATIVE_INFINITY, r ? r.priority : Number.NEGATIVE_INFINITY);
   }
 
   hasPending(): boolean {
@@ -387,11 +387,11 @@ export class Application {
   }
 
   /**
-   * This application's part of the walk (upstream `Application.tryAllocate`, reference §4.5): pending asks in order,
-   * skipping reserved ones (the partition serves those first) and asks held by a limit or a queue max; the first ask a
-   * node takes is allocated there; an ask no node takes (or held by a queue max or the cluster size) may preempt
-   * (upstream tryPreemption: victims released, a node reserved for it), else reserve a node after the reservation
-   * delay. Placeholders preempt like any ask (upstream walks them the same way), for their gang's reservation.
+   * This application's part of the walk (upstream `Application.tryAllocate`, reference §4.5): pending asks in order
+   * (reserved ones are in an order of their own, which the partition serves first), skipping asks held by a limit or
+   * a queue max; the first ask a node takes is allocated there; an ask no node takes (or held by a queue max or the
+   * cluster size) may preempt (upstream tryPreemption: victims released, a node reserved for it), else reserve a node
+   * after the reservation delay. Placeholders preempt like any ask (upstream walks them the same way), for their gang's reservation.
    * Gang scheduling (upstream tryPlaceholderAllocate): while Reserving only placeholder asks are walked; a real ask of
    * a task group with allocated placeholders of its group takes one's place (or goes elsewhere giving one up, or
    * waits); once its group has none left it is scheduled normally.
@@ -403,7 +403,6 @@ export class Application {
 
   /** One pending ask's part of `tryAllocate`: a decision, or undefined to go on with the next ask. */
   tryAsk(ctx: AllocationContext, ask: Ask, now: number): Decision | undefined {
-    if (ask.reservedNode) return undefined;
     if (this.state === "Reserving" && !ask.placeholder) return undefined;
     let releasePlaceholder: string | undefined;
     if (!ask.placeholder && ask.taskGroup && this.placeholderAllocations > 0) {

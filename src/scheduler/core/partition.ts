@@ -644,7 +644,7 @@ export class Partition {
     const node = this.nodes.get(opts.node ?? ask.node);
     this.detach(ask);
     app.removeAllocated(ask.resource);
-    if (!opts.node && (!node?.fits(resource) || queueMaxHold(app.queue, resource))) {
+    if (!opts.node && (!node?.fits(resource) || queueOverMax(app.queue, resource))) {
       app.addAllocated(ask.resource);
       if (node) this.attach(ask, node);
       throw new Error(
@@ -1321,11 +1321,6 @@ export class Partition {
       if (rb) return rb;
     }
     return this.limitHold(app, r) ?? queueMaxHold(app.queue, r);
-  }
-
-  /** Why an ask does not fit the queue maxima on its path, root (the cluster size) last; undefined: it fits. */
-  queueHold(q: Queue, r: Res): HoldReason | undefined {
-    return queueMaxHold(q, r) ?? clusterHold(this.root, r);
   }
 
   /** User and group headroom (limits on the application's queue path). */

@@ -20,7 +20,6 @@ import type { AllocationContext, Application, Decision } from "./application.js"
 import { SCHEDULABLE_STATES } from "./application-state.js";
 import { DEFAULT_PREEMPTION_DELAY_MS, DEFAULT_QUOTA_PREEMPTION_DELAY_MS, type QueuePreemptionProperties } from "./queue-properties.js";
 import { type Res, addTo, dominantShare, subFrom, total } from "./resources.js";
-import type { UsageRecord } from "./ugm/tracker.js";
 
 /** An ACL: `"*"` everyone, else comma-separated users, one space, comma-separated groups (§2.4). */
 export class Acl {
@@ -225,10 +224,6 @@ export class Queue {
   /** Position in the parent's order and priority index. */
   orderKey?: SortKey;
   prioKey?: SortKey;
-  /** A leaf's usage records of its last user, kept by the user/group tracker (ugm/tracker.ts `LeafUsageCache`). */
-  usageTracker?: object;
-  usageUser?: string;
-  usageRecords?: readonly UsageRecord[];
 
   constructor(o: QueueOptions) {
     this.name = o.name;

@@ -232,7 +232,7 @@ export function applicationView(p: Partition, a: Application, holds = true): App
     user: a.user,
     groups: [...a.groups],
     state: a.state,
-    stateLog: [...a.stateLog],
+    stateLog: a.stateLog, // made on each read
     submissionTime: a.submissionTime,
     rejectedMessage: a.rejectedMessage,
     rejection: a.rejection,

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeQueuesYaml } from "../../../src/scheduler/core/config.js";
 import { type Allocation, allocationOf } from "../../../src/scheduler/core/allocation-result.js";
-import { formatHoldReason } from "../../../src/scheduler/core/hold-reason.js";
+import { formatHoldReason, queueMaxHold } from "../../../src/scheduler/core/hold-reason.js";
 import { Partition } from "../../../src/scheduler/core/partition.js";
 import { validateSchedulerConfig } from "../../../src/scheduler/core/validate.js";
 import type { Res } from "../../../src/scheduler/core/resources.js";
@@ -55,7 +55,7 @@ describe("worked scenarios (yunikorn-core reference §4.12)", () => {
     expect(more.map((a) => a.key).sort()).toEqual(["b1", "b2"]);
     expect(p.find("root.leaf")!.allocated.memory).toBe(120_000_000);
     expect(p.find("root.leaf")!.pending.memory).toBe(200_000_000);
-    expect(formatHoldReason(p.queueHold(p.find("root.leaf")!, { memory: 100_000_000 })!)).toMatch(
+    expect(formatHoldReason(queueMaxHold(p.find("root.leaf")!, { memory: 100_000_000 })!)).toMatch(
       /queue root.leaf maximum map\[memory:150000000 vcore:20000\] reached/,
     );
   });

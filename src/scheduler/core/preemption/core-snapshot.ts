@@ -47,19 +47,14 @@ export function preemptionQueue(q: Queue): PreemptionQueue {
  * it copies is unchanged, so the node search does not build one per allocation per decision.
  */
 export function preemptionAllocation(app: Application, ask: Ask, excluded?: ReadonlySet<string>): PreemptionAllocation {
-  const preempted = ask.preempted === true || (excluded !== undefined && excluded.size > 0 && excluded.has(allocationId(app.id, ask.key)));
+  const preempted = isPreempted(app.id, ask, excluded);
   const v = ask.victimView;
   if (
     v !== undefined &&
-    v.nodeId === ask.node &&
-    v.resource === ask.resource &&
-    v.priority === ask.priority &&
-    v.preempted === preempted &&
+    changingFieldsMatch(v, ask, preempted) &&
     v.queuePath === app.queue.path &&
     v.applicationId === app.id &&
     v.createTime === ask.createTime &&
-    v.allowPreemption === (ask.allowPreemptSelf !== false) &&
-    v.originator === (ask.originator === true) &&
     v.placeholder === (ask.placeholder === true) &&
     v.requiredNode === (ask.requiredNode !== undefined)
   )
@@ -107,9 +102,16 @@ export interface NodeVictimViews {
  * placeholder flag are fixed.
  */
 function keptViewValid(v: PreemptionAllocation, ask: Ask, excluded: ReadonlySet<string> | undefined): boolean {
-  if (ask.victimView !== v) return false;
-  const preempted =
-    ask.preempted === true || (excluded !== undefined && excluded.size > 0 && excluded.has(allocationId(v.applicationId, ask.key)));
+  return ask.victimView === v && changingFieldsMatch(v, ask, isPreempted(v.applicationId, ask, excluded));
+}
+
+/** An allocation is taken already: chosen as a victim, or its eviction refused for the ask under way (`excluded`). */
+function isPreempted(appId: string, ask: Ask, excluded: ReadonlySet<string> | undefined): boolean {
+  return ask.preempted === true || (excluded !== undefined && excluded.size > 0 && excluded.has(allocationId(appId, ask.key)));
+}
+
+/** The view `v` has the fields of `ask` that can change while it is allocated (and `preempted`). */
+function changingFieldsMatch(v: PreemptionAllocation, ask: Ask, preempted: boolean): boolean {
   return (
     v.nodeId === ask.node &&
     v.resource === ask.resource &&

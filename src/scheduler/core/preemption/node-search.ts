@@ -10,7 +10,7 @@
  * startIndex then node id); the search ends at the first batch whose best solution takes no opted-out or originator
  * pod, so its cost does not grow with the number of nodes once candidates are found.
  */
-import type { Res } from "../resources.js";
+import { type Res, addTo } from "../resources.js";
 import { fitIn } from "./arith.js";
 import { type WorkingSet, askQueueTakes, removeVictim } from "./guarantee.js";
 import type { CancelledReservation } from "./result.js";
@@ -158,8 +158,7 @@ export function victimsOnNode(o: NodeVictimsInput): { startIndex: number; victim
     for (let i = 0, n = head.length + tail.length; i < n; i++) {
       const c = i < head.length ? head[i]! : tail[i - head.length]!;
       if (!removeVictim(work, c, ask, askPath)) continue;
-      const r = c.resource;
-      for (const k in r) nodeAvailable[k] = (nodeAvailable[k] ?? 0) + r[k]!;
+      addTo(nodeAvailable, c.resource);
       if (index < 0 && fitIn(nodeAvailable, ask)) index = victims.length;
       victims.push(c);
       if (!full && index >= 0) break;
@@ -209,7 +208,7 @@ function orderOnNode({ ask, askPath, available, candidates, work, full }: NodeVi
       q.addUsage(r);
       tail.push(c);
     } else {
-      for (const k in r) nodeAvailable[k] = (nodeAvailable[k] ?? 0) + r[k]!;
+      addTo(nodeAvailable, r);
       gone = noShortfall(ask, nodeAvailable);
       if (!full && headFits < 0 && fitIn(nodeAvailable, ask)) headFits = head.length;
       head.push(c);
@@ -277,22 +276,9 @@ function byStartIndexThenNode(a: Proposal, b: Proposal): number {
   return a.check.startIndex - b.check.startIndex || (a.check.nodeId < b.check.nodeId ? -1 : a.check.nodeId > b.check.nodeId ? 1 : 0);
 }
 
-/**
- * Sorts a batch by `byStartIndexThenNode`, in place, by insertion (a batch holds `batchSize` proposals, 10 by default):
- * the order is total (node ids differ), so the result is the built-in sort's, without its working copy.
- */
-function sortBatch(batch: Proposal[]): void {
-  for (let i = 1; i < batch.length; i++) {
-    const p = batch[i]!;
-    let j = i - 1;
-    for (; j >= 0 && byStartIndexThenNode(batch[j]!, p) > 0; j--) batch[j + 1] = batch[j]!;
-    batch[j + 1] = p;
-  }
-}
-
 /** One batch's checks in order; the best solution so far, improved by the batch (checkPreemptionPredicates). */
 function runBatch(batch: Proposal[], best: Best | undefined, askKey: string, predicate: PreemptionPredicate | undefined): Best | undefined {
-  sortBatch(batch);
+  batch.sort(byStartIndexThenNode);
   for (let i = 0; i < batch.length; i++) {
     const { check, cancelled } = batch[i]!;
     let success = true,

@@ -163,52 +163,9 @@ export function candidateRule(alloc: PreemptionAllocation, ask: AskForVictims, l
   return { rule: "priority-lower-or-equal", victimPriority: alloc.priority, askPriority: leaf.priority.priority };
 }
 
-/** Lists this long or longer go to the built-in sort (V8's TimSort makes runs of at least 32 from 64 elements on). */
-const SHORT_LIST = 64;
-
-/**
- * Sorts `list` in victim order (`compareVictims`), in place, with the result of the built-in sort in every case — also
- * where the order cannot rank two allocations (incomparable sizes), where the result depends on the comparisons made.
- * A node holds far fewer than `SHORT_LIST` pods, and for such a list the built-in sort (V8's TimSort, ArrayTimSort in
- * third_party/v8/builtins/array-sort.tq) is one run made and extended: the longest prefix that is non-descending (kept)
- * or strictly descending (reversed), then each further element placed by binary insertion. That is done here with
- * the same comparisons, without the built-in's working copy of the list and its generic comparator calls. Longer
- * lists go to the built-in sort.
- */
+/** Sorts `list` in victim order (`compareVictims`), in place (the built-in sort). */
 export function sortVictims(list: PreemptionAllocation[]): void {
-  const n = list.length;
-  if (n < 2) return;
-  if (n >= SHORT_LIST) {
-    list.sort(compareVictims);
-    return;
-  }
-  // the first run (CountAndMakeRun)
-  const descending = compareVictims(list[1]!, list[0]!) < 0;
-  let run = 2;
-  for (; run < n; run++) {
-    const order = compareVictims(list[run]!, list[run - 1]!);
-    if (descending ? order >= 0 : order < 0) break;
-  }
-  if (descending) {
-    for (let lo = 0, hi = run - 1; lo < hi; lo++, hi--) {
-      const t = list[lo]!;
-      list[lo] = list[hi]!;
-      list[hi] = t;
-    }
-  }
-  // the rest by binary insertion (BinaryInsertionSort): after the equal elements already placed
-  for (let start = run; start < n; start++) {
-    const pivot = list[start]!;
-    let left = 0,
-      right = start;
-    while (left < right) {
-      const mid = left + ((right - left) >> 1);
-      if (compareVictims(pivot, list[mid]!) < 0) right = mid;
-      else left = mid + 1;
-    }
-    for (let p = start; p > left; p--) list[p] = list[p - 1]!;
-    list[left] = pivot;
-  }
+  list.sort(compareVictims);
 }
 
 /** 1 ordinary, 2 opted out (`allow-preemption: "false"`), 3 originator. */

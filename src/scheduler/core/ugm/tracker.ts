@@ -29,12 +29,8 @@ export interface TrackedApp {
   readonly user: string;
   /** The user's groups as the resource manager sent them. */
   readonly groups: readonly string[];
-  /**
-   * The application's leaf queue; `usageTracker`, `usageUser` and `usageRecords` are kept on it by the tracker (the
-   * usage records of the last user charged there, root first), so a new application of a known user in a known leaf
-   * looks nothing up. Never set by callers.
-   */
-  readonly queue: LeafUsageCache & { readonly path: string };
+  /** The application's leaf queue. */
+  readonly queue: { readonly path: string };
   /**
    * Kept by the tracker on the application (a cache of its entry by id), so an allocation of a known application looks
    * nothing up by id or path. Never set by callers.
@@ -79,17 +75,6 @@ export interface Usage {
   res: Res;
   /** Applications with at least one allocation. */
   apps: Set<string>;
-}
-
-/**
- * A leaf's cached usage path, kept on the leaf queue itself (no object of its own: one read fewer per allocation): the
- * last user's records along it, root first.
- */
-export interface LeafUsageCache {
-  /** The tracker that set it (a queue belongs to one partition; the check keeps a stray tracker from reading it). */
-  usageTracker?: object;
-  usageUser?: string;
-  usageRecords?: readonly UsageRecord[];
 }
 
 /**
@@ -258,8 +243,8 @@ export class LimitTracker {
 
   /** Forgets an application's link (resolved again on its next use). */
   private drop(t: AppTracking): void {
+    if (!t.live) return; // dropped already (live exactly while linked)
     t.live = false;
-    if (t.prev === undefined && this.firstLink !== t) return; // not linked (dropped already)
     if (t.prev) t.prev.next = t.next;
     else this.firstLink = t.next;
     if (t.next) t.next.prev = t.prev;
@@ -270,21 +255,7 @@ export class LimitTracker {
   }
 
   /** The usage records of one user or group along the application's queue path, root first (created when missing). */
-  private usagePath(map: Map<string, Map<string, UsageRecord>>, name: string, app: TrackedApp): readonly UsageRecord[] {
-    const users = map === this.users;
-    const leaf = app.queue;
-    if (users && leaf.usageTracker === this && leaf.usageUser === name) return leaf.usageRecords!;
-    const path = this.findUsagePath(map, name, app);
-    if (users) {
-      leaf.usageTracker = this;
-      leaf.usageUser = name;
-      leaf.usageRecords = path;
-    }
-    return path;
-  }
-
-  /** `usagePath` without the leaf's cache. */
-  private findUsagePath(map: Map<string, Map<string, UsageRecord>>, name: string, app: TrackedApp): UsageRecord[] {
+  private usagePath(map: Map<string, Map<string, UsageRecord>>, name: string, app: TrackedApp): UsageRecord[] {
     const paths = map === this.users ? this.userPaths : this.groupPaths;
     let byLeaf = paths.get(name);
     if (!byLeaf) paths.set(name, (byLeaf = new Map()));
