@@ -94,10 +94,7 @@ export class SortedList<K, V> {
     }
     this.count++;
     if (i === chunk.length - 2) this.maxes[c] = key;
-    if (chunk.length > 4 * this.load) {
-      this.chunks.splice(c + 1, 0, chunk.splice(2 * this.load));
-      this.maxes.splice(c, 0, chunk[chunk.length - 2] as K);
-    }
+    if (chunk.length > 4 * this.load) this.split(c);
     return true;
   }
 
@@ -156,14 +153,16 @@ export class SortedList<K, V> {
     this.count--;
     if (last === 0) {
       if (this.count === 0) return this.reset();
-      this.chunks.splice(c, 1);
-      this.maxes.splice(c, 1);
+      removeAt(this.chunks, c);
+      removeAt(this.maxes, c);
       this.head = this.chunks[0]!;
       return true;
     }
     if (i === last) this.maxes[c] = chunk[last - 2] as K;
-    // a small chunk joins its right neighbour (keeps the chunk count near size / load)
-    if (last < this.load && c + 1 < this.chunks.length) this.merge(c);
+    // a small chunk joins its right neighbour (keeps the chunk count near size / load); the first chunk drained from
+    // its front (members served first leaving, as a walk serves them) is left to empty and be dropped instead: merging
+    // it would copy its neighbour into it, and split it again, every few dozen deletions
+    if (last < this.load && c + 1 < this.chunks.length && (c > 0 || i > 0)) this.merge(c);
     return true;
   }
 
@@ -233,6 +232,37 @@ export class SortedList<K, V> {
     }
   }
 
+  /**
+   * The first entry whose key is above `after` (the first entry when `after` is undefined), written into `out` as
+   * [key, value] and returned; undefined when there is none. O(log n), no allocation: a walk that may change the list
+   * between steps reads it one entry at a time this way.
+   */
+  nextAbove(after: K | undefined, out: [K, V]): [K, V] | undefined {
+    if (this.chunks === NONE) {
+      if (this.count === 0 || (after !== undefined && this.compare(this.soleKey as K, after) <= 0)) return undefined;
+      out[0] = this.soleKey as K;
+      out[1] = this.soleValue as V;
+      return out;
+    }
+    let chunk = this.head;
+    let i = 0;
+    if (after !== undefined) {
+      const c = this.chunkOf(after);
+      if (c === this.maxes.length) return undefined;
+      chunk = this.chunks[c]!;
+      i = this.lowerBound(chunk, after);
+      if (i < chunk.length && this.compare(chunk[i] as K, after) === 0) i += 2;
+      if (i >= chunk.length) {
+        if (c + 1 >= this.chunks.length) return undefined;
+        chunk = this.chunks[c + 1]!;
+        i = 0;
+      }
+    }
+    out[0] = chunk[i] as K;
+    out[1] = chunk[i + 1] as V;
+    return out;
+  }
+
   /** Every value in key order (a copy: the list may change while it is read). */
   values(): V[] {
     if (this.chunks === NONE) return this.count === 0 ? [] : [this.soleValue as V];
@@ -259,16 +289,26 @@ export class SortedList<K, V> {
     return true;
   }
 
-  /** Chunk `c` and chunk `c + 1` become one (split again when too large). */
+  /**
+   * Chunk `c` and chunk `c + 1` become one (split again when too large). Index loops, no `splice` of the chunk list: a
+   * merge happens every few dozen deletions from the same chunk and makes no garbage but a split-off chunk.
+   */
   private merge(c: number): void {
     const chunk = this.chunks[c]!;
-    for (const x of this.chunks[c + 1]!) chunk.push(x);
-    this.chunks.splice(c + 1, 1);
-    this.maxes.splice(c, 1);
-    if (chunk.length > 4 * this.load) {
-      this.chunks.splice(c + 1, 0, chunk.splice(2 * this.load));
-      this.maxes.splice(c, 0, chunk[chunk.length - 2] as K);
-    }
+    const next = this.chunks[c + 1]!;
+    for (let i = 0; i < next.length; i++) chunk.push(next[i]!);
+    removeAt(this.chunks, c + 1);
+    removeAt(this.maxes, c);
+    if (chunk.length > 4 * this.load) this.split(c);
+  }
+
+  /** The upper half of chunk `c` becomes chunk `c + 1`. */
+  private split(c: number): void {
+    const chunk = this.chunks[c]!;
+    const upper = chunk.slice(2 * this.load);
+    chunk.length = 2 * this.load;
+    insertAt(this.chunks, c + 1, upper);
+    insertAt(this.maxes, c, chunk[chunk.length - 2] as K);
   }
 
   /** The first chunk whose largest key is ≥ `key` (`maxes.length`: above every key). */
@@ -295,4 +335,17 @@ export class SortedList<K, V> {
     }
     return 2 * lo;
   }
+}
+
+/** Removes `xs[i]`, moving the later elements down (no array made, unlike `splice`). */
+function removeAt<T>(xs: T[], i: number): void {
+  for (let j = i; j < xs.length - 1; j++) xs[j] = xs[j + 1]!;
+  xs.length--;
+}
+
+/** Inserts `x` at `i`, moving the later elements up (no array made, unlike `splice`). */
+function insertAt<T>(xs: T[], i: number, x: T): void {
+  xs.push(x);
+  for (let j = xs.length - 1; j > i; j--) xs[j] = xs[j - 1]!;
+  xs[i] = x;
 }

@@ -30,6 +30,37 @@ describe("SortedList", () => {
     );
   });
 
+  it("finds the next entry above any key as sorted-btree's nextHigherPair does", () => {
+    fc.assert(
+      fc.property(
+        fc.array(op, { maxLength: 400 }),
+        fc.integer({ min: 2, max: 8 }),
+        fc.array(fc.integer({ min: -5, max: 405 }), { maxLength: 30 }),
+        (ops, load, probes) => {
+          const list = new SortedList<number, number>(compareNumbers, load);
+          const tree = new BTree<number, number>(undefined, compareNumbers);
+          for (const o of ops) {
+            if (o.kind === "set") {
+              list.set(o.key, o.value);
+              tree.set(o.key, o.value);
+            } else if (o.kind === "delete") {
+              list.delete(o.key);
+              tree.delete(o.key);
+            } else if (tree.size > 0) {
+              list.delete(list.minKey()!);
+              tree.delete(tree.minKey()!);
+            }
+          }
+          for (const k of [undefined, ...probes]) expect(list.nextAbove(k, [0, 0])).toEqual(tree.nextHigherPair(k, [0, 0]));
+          // a whole walk, one entry at a time, reads every entry in order
+          const walked: [number, number][] = [];
+          for (let p = list.nextAbove(undefined, [0, 0]); p; p = list.nextAbove(p[0], [0, 0])) walked.push([p[0], p[1]]);
+          expect(walked).toEqual(tree.toArray());
+        },
+      ),
+    );
+  });
+
   it("walks like firstInOrder over sorted-btree when the callback deletes and inserts entries", () => {
     fc.assert(
       fc.property(
