@@ -5,7 +5,7 @@
  * Only a node whose usage changed is re-keyed (O(log n)), so choosing a node costs O(log n) plus the nodes skipped
  * because the ask does not fit — not a sort of every node per allocation.
  */
-import { BTree, firstInOrder } from "../../util/btree.js";
+import { SortedList } from "../../util/sorted-list.js";
 import type { Ask } from "./application.js";
 import { type Node, type NodeOrder, nodeOrder } from "./node.js";
 import { type Res, addTo, fitsIn, subFrom } from "./resources.js";
@@ -21,7 +21,12 @@ export class NodeCollection {
   readonly capacity: Res = {};
   private sortPolicy: NodeSortPolicy = "fair";
   private weights: Readonly<Record<string, number>> = { vcore: 1, memory: 1 };
-  private readonly index = new BTree<NodeOrder, Node>(undefined, nodeOrder);
+  /**
+   * Schedulable nodes by their order key (`Node.sortKey`). A sorted list of chunks (util/sorted-list.ts): re-keying a
+   * node after an allocation (delete, insert at its new place) allocates nothing, where sorted-btree's delete made
+   * arrays through its range-edit path on every allocation.
+   */
+  private readonly index = new SortedList<NodeOrder, Node>(nodeOrder);
   /** Node ids changed: ranks and the index are rebuilt before the index is used next. */
   private ranksDirty = false;
 
@@ -73,16 +78,23 @@ export class NodeCollection {
     const indexed = present && n.schedulable && !n.reservation?.preemption;
     const u = indexed ? n.usage(this.weights) : 0;
     const score = this.sortPolicy === "binpacking" ? -u : u;
-    if (indexed && n.sortKey?.score === score) return;
-    if (n.sortKey) this.index.delete(n.sortKey);
-    n.sortKey = undefined;
-    if (!indexed) return;
-    n.sortKey = { score, rank: n.rank, id: n.id };
-    this.index.set(n.sortKey, n);
+    const key = n.sortKey;
+    if (indexed && key?.score === score) return;
+    if (key) this.index.delete(key);
+    if (!indexed) {
+      n.sortKey = undefined;
+      return;
+    }
+    // the node's key object is reused while it is out of the index (walks copy the key they resume from, see InOrder)
+    if (key) {
+      key.score = score;
+      key.rank = n.rank;
+    } else n.sortKey = { score, rank: n.rank, id: n.id };
+    this.index.set(n.sortKey!, n);
   }
 
   /** The index, rebuilt after nodes came or went (ranks follow the sorted node ids). */
-  private ordered(): BTree<NodeOrder, Node> {
+  private ordered(): SortedList<NodeOrder, Node> {
     if (this.ranksDirty) {
       this.ranksDirty = false;
       [...this.byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).forEach((n, i) => (n.rank = i));
@@ -110,9 +122,7 @@ export class NodeCollection {
       const n = this.byId.get(ask.requiredNode);
       return n && n.schedulable && !n.reservation && n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id)) ? n : undefined;
     }
-    return firstInOrder(this.ordered(), (n) =>
-      !n.reservation && n.fits(ask.resource) && (!ask.predicate || ask.predicate(n.id)) ? n : undefined,
-    );
+    return this.ordered().firstInOrder(nodeFor, ask);
   }
 
   /** True when some node's total capacity could hold `r` (a type no node has never fits). */
@@ -122,27 +132,39 @@ export class NodeCollection {
   }
 }
 
-/** `NodeCollection.inOrder`: an iterable walk of the index by `nextHigherPair`, one entry pair and result reused. */
+/** `NodeCollection.pick`'s test of one node (a function, not a closure per pick): `n` when `ask` may go there now. */
+function nodeFor(n: Node, _key: NodeOrder, ask: Ask | undefined): Node | undefined {
+  return !n.reservation && n.fits(ask!.resource) && (!ask!.predicate || ask!.predicate(n.id)) ? n : undefined;
+}
+
+/**
+ * `NodeCollection.inOrder`: an iterable walk of the index by `nextAbove`, one entry pair and result reused. The key the
+ * walk resumes from is a copy: a node re-keyed meanwhile has its key object changed in place.
+ */
 class InOrder implements Iterable<Node>, Iterator<Node> {
   private readonly pair = [undefined, undefined] as unknown as [NodeOrder, Node];
-  private last: NodeOrder | undefined;
+  private readonly last: NodeOrder = { score: 0, rank: 0, id: "" };
   private started = false;
+  private stepped = false;
   private readonly result: IteratorResult<Node> = { done: false, value: undefined as unknown as Node };
 
-  constructor(private readonly tree: BTree<NodeOrder, Node>) {}
+  constructor(private readonly tree: SortedList<NodeOrder, Node>) {}
 
   [Symbol.iterator](): Iterator<Node> {
     return this.started ? new InOrder(this.tree) : ((this.started = true), this);
   }
 
   next(): IteratorResult<Node> {
-    const p = this.tree.nextHigherPair(this.last, this.pair);
+    const p = this.tree.nextAbove(this.stepped ? this.last : undefined, this.pair);
     const r = this.result as { done: boolean; value: Node | undefined };
     if (!p) {
       r.done = true;
       r.value = undefined;
     } else {
-      this.last = p[0];
+      this.stepped = true;
+      this.last.score = p[0].score;
+      this.last.rank = p[0].rank;
+      this.last.id = p[0].id;
       r.value = p[1];
     }
     return this.result;
