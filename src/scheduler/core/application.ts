@@ -245,9 +245,9 @@ export class Application {
   }
   /** Made at the first release (an application's maps are few objects fewer until then). */
   private history?: Record<ResourceHistoryKind, Map<string, Res>>;
-  /** Position in the leaf queue's order and priority index (maintained by the queue). */
+  /** Position in the leaf queue's order, and the pending priority it is counted at there (maintained by the queue). */
   orderKey?: SortKey;
-  prioKey?: SortKey;
+  queuedPriority?: number;
   /** The user/group tracker's state of this application (maintained by ugm/tracker.ts). */
   ugm?: AppTracking;
   /**

@@ -66,12 +66,11 @@ export interface SortKey {
 }
 
 /**
- * The keys `childKey`/`appKey` compute and the priority key of `position`, reused for every computation: a key is
- * compared with the member's stored one and copied into it, and a new key object is made only when a member enters an
- * order (`rekey`), so re-keying makes no garbage.
+ * The key `childKey`/`appKey` compute, reused for every computation: a key is compared with the member's stored one and
+ * copied into it, and a new key object is made only when a member enters an order (`rekey`), so re-keying makes no
+ * garbage.
  */
 const ORDER_SCRATCH = { k0: 0, k1: 0, k2: 0, k3: 0, id: "" };
-const PRIO_SCRATCH = { k0: 0, k1: 0, k2: 0, k3: 0, id: "" };
 /** The order key `id` (k0…k3) in the reused order scratch key. */
 function orderKeyOf(id: string, k0: number, k1 = 0, k2 = 0, k3 = 0): SortKey {
   ORDER_SCRATCH.k0 = k0;
@@ -81,13 +80,6 @@ function orderKeyOf(id: string, k0: number, k1 = 0, k2 = 0, k3 = 0): SortKey {
   ORDER_SCRATCH.id = id;
   return ORDER_SCRATCH;
 }
-/** The priority key of `id` (highest first) in the reused priority scratch key. */
-function prioKeyOf(id: string, priority: number): SortKey {
-  PRIO_SCRATCH.k0 = -priority;
-  PRIO_SCRATCH.id = id;
-  return PRIO_SCRATCH;
-}
-
 /** Compares two {@link SortKey}s: the numbers in turn, then the member's name. */
 export const sortKeyOrder = (a: SortKey, b: SortKey): number =>
   compareNumbers(a.k0, b.k0) ||
@@ -217,13 +209,16 @@ export class Queue {
   /** Members (children or applications) with schedulable pending asks, in allocation order. */
   private readonly order = new SortedList<SortKey, Queue | Application>(sortKeyOrder);
   /**
-   * With priority sorting off: the same members by pending priority (highest first), for this queue's own priority.
-   * Made at the first member placed in it.
+   * The pending priorities of the members in `order`, for this queue's own `priority`: the highest and how many members
+   * have it, the others (priority → members) in a map made at the first member at a lower one. Kept in plain fields so
+   * reading a queue's priority (its parent re-keys it on every allocation below) reads no member's key.
    */
-  private priorities?: SortedList<SortKey, true>;
-  /** Position in the parent's order and priority index. */
+  private topPriority = Number.NEGATIVE_INFINITY;
+  private topCount = 0;
+  private lowerPriorities?: Map<number, number>;
+  /** Position in the parent's order, and the pending priority it is counted at there. */
   orderKey?: SortKey;
-  prioKey?: SortKey;
+  queuedPriority?: number;
 
   constructor(o: QueueOptions) {
     this.name = o.name;
@@ -241,13 +236,9 @@ export class Queue {
     this.template = o.template;
   }
 
-  /**
-   * Highest pending ask priority of the schedulable applications below (−∞ when none). With priority sorting on, the
-   * order's first key starts with it; otherwise a separate priority index is kept.
-   */
+  /** Highest pending ask priority of the schedulable applications below (−∞ when none). */
   get priority(): number {
-    const k = this.sortPriority ? this.order.minKey() : this.priorities?.minKey();
-    return k ? -k.k0 : Number.NEGATIVE_INFINITY;
+    return this.topCount > 0 ? this.topPriority : Number.NEGATIVE_INFINITY;
   }
 
   /** True when some application below has schedulable pending asks. */
@@ -304,7 +295,10 @@ export class Queue {
    */
   update(app: Application): void {
     const eligible = app.hasSchedulable() && SCHEDULABLE_STATES.has(app.state) && this.apps.get(app.id) === app;
-    this.position(app, eligible ? this.appKey(app) : undefined, eligible && !this.sortPriority ? app.maxPendingPriority() : undefined);
+    if (eligible) {
+      const p = app.maxPendingPriority();
+      this.position(app, this.appKey(app, p), p);
+    } else this.position(app, undefined, undefined);
     this.propagate();
   }
 
@@ -313,7 +307,7 @@ export class Queue {
     for (let q: Queue = this; q.parent; q = q.parent) {
       const p = q.parent;
       const has = q.hasWork();
-      p.position(q, has ? p.childKey(q) : undefined, has && !p.sortPriority ? q.priority : undefined);
+      p.position(q, has ? p.childKey(q) : undefined, has ? q.priority : undefined);
     }
   }
 
@@ -336,12 +330,14 @@ export class Queue {
   /** Drops every order entry (before a rebuild). */
   clearOrder(): void {
     this.order.clear();
-    this.priorities?.clear();
+    this.topPriority = Number.NEGATIVE_INFINITY;
+    this.topCount = 0;
+    this.lowerPriorities = undefined;
     this.orderKey = undefined;
-    this.prioKey = undefined;
+    this.queuedPriority = undefined;
     for (const a of this.apps.values()) {
       a.orderKey = undefined;
-      a.prioKey = undefined;
+      a.queuedPriority = undefined;
     }
   }
 
@@ -353,7 +349,8 @@ export class Queue {
     if (this.isLeaf) {
       for (const a of this.apps.values()) {
         const eligible = a.hasSchedulable() && SCHEDULABLE_STATES.has(a.state);
-        this.position(a, eligible ? this.appKey(a) : undefined, eligible ? a.maxPendingPriority() : undefined);
+        const p = eligible ? a.maxPendingPriority() : undefined;
+        this.position(a, p === undefined ? undefined : this.appKey(a, p), p);
       }
     } else {
       for (const c of this.children.values()) {
@@ -364,14 +361,48 @@ export class Queue {
   }
 
   /**
-   * Moves a member to `key` and `priority` (undefined: out of the order; the priority is only kept, and only needed,
-   * with priority sorting off); a key that did not change is left alone.
+   * Moves a member to `key` with its pending `priority` (both undefined: out of the order); a key that did not change is
+   * left alone.
    */
   private position(m: Queue | Application, key: SortKey | undefined, priority: number | undefined): void {
     if (!sameKey(m.orderKey, key)) m.orderKey = rekey(this.order, m, m.orderKey, key);
-    const prio = priority === undefined || this.sortPriority ? undefined : prioKeyOf(key!.id, priority);
-    if (!sameKey(m.prioKey, prio))
-      m.prioKey = rekey((this.priorities ??= new SortedList<SortKey, true>(sortKeyOrder)), true, m.prioKey, prio);
+    if (m.queuedPriority === priority) return;
+    if (m.queuedPriority !== undefined) this.uncountPriority(m.queuedPriority);
+    if (priority !== undefined) this.countPriority(priority);
+    m.queuedPriority = priority;
+  }
+
+  /** One more member at pending priority `p` (see `topPriority`). */
+  private countPriority(p: number): void {
+    if (this.topCount === 0) {
+      this.topPriority = p;
+      this.topCount = 1;
+    } else if (p === this.topPriority) this.topCount++;
+    else {
+      const lower = (this.lowerPriorities ??= new Map());
+      if (p > this.topPriority) {
+        lower.set(this.topPriority, this.topCount);
+        this.topPriority = p;
+        this.topCount = 1;
+      } else lower.set(p, (lower.get(p) ?? 0) + 1);
+    }
+  }
+
+  /** One member fewer at pending priority `p`; the next lower priority becomes the highest when `p`'s last one goes. */
+  private uncountPriority(p: number): void {
+    const lower = this.lowerPriorities;
+    if (p !== this.topPriority) {
+      const n = lower!.get(p)! - 1;
+      if (n > 0) lower!.set(p, n);
+      else lower!.delete(p);
+      return;
+    }
+    if (--this.topCount > 0) return;
+    this.topPriority = Number.NEGATIVE_INFINITY;
+    if (!lower || lower.size === 0) return;
+    for (const q of lower.keys()) if (q > this.topPriority) this.topPriority = q;
+    this.topCount = lower.get(this.topPriority)!;
+    lower.delete(this.topPriority);
   }
 
   private childKey(c: Queue): SortKey {
@@ -381,8 +412,8 @@ export class Queue {
     return this.sortPriority ? orderKeyOf(c.name, -p, share, pend) : orderKeyOf(c.name, share, -p, pend);
   }
 
-  private appKey(a: Application): SortKey {
-    const p = a.maxPendingPriority();
+  /** `a`'s key in this leaf's order; `p` its pending priority (`maxPendingPriority`). */
+  private appKey(a: Application, p: number): SortKey {
     if (this.sortPolicy === "fair") {
       const share = dominantShare(a.allocated, this.guaranteed, this.guaranteed ? undefined : this.fairMax);
       const used = total(a.allocated);
