@@ -130,11 +130,13 @@ export class LimitTracker {
   private readonly users = new Map<string, Map<string, UsageRecord>>();
   private readonly groups = new Map<string, Map<string, UsageRecord>>();
   /**
-   * The usage records along each leaf path, per user or group name, then leaf path: shared by the applications of a
-   * leaf, so a new application's first allocation looks up one path. Records are never removed.
+   * The usage records along each leaf's path, per user or group name, then leaf queue object: shared by the
+   * applications of a leaf, so a new application's first allocation looks up one entry, by the queue it has at hand
+   * rather than by its path (whose text would be read to hash it). Weak: a removed queue's entry goes with it; the
+   * records themselves stay in `users`/`groups`.
    */
-  private readonly userPaths = new Map<string, Map<string, UsageRecord[]>>();
-  private readonly groupPaths = new Map<string, Map<string, UsageRecord[]>>();
+  private readonly userPaths = new Map<string, WeakMap<TrackedApp["queue"], UsageRecord[]>>();
+  private readonly groupPaths = new Map<string, WeakMap<TrackedApp["queue"], UsageRecord[]>>();
   /** Applications whose group link is resolved, oldest link first (a list through `AppTracking.prev`/`next`). */
   private firstLink: AppTracking | undefined;
   private lastLink: AppTracking | undefined;
@@ -258,8 +260,8 @@ export class LimitTracker {
   private usagePath(map: Map<string, Map<string, UsageRecord>>, name: string, app: TrackedApp): UsageRecord[] {
     const paths = map === this.users ? this.userPaths : this.groupPaths;
     let byLeaf = paths.get(name);
-    if (!byLeaf) paths.set(name, (byLeaf = new Map()));
-    const cached = byLeaf.get(app.queue.path);
+    if (!byLeaf) paths.set(name, (byLeaf = new WeakMap()));
+    const cached = byLeaf.get(app.queue);
     if (cached) return cached;
     let byPath = map.get(name);
     if (!byPath) map.set(name, (byPath = new Map()));
@@ -268,13 +270,13 @@ export class LimitTracker {
       if (!u) byPath.set(p, (u = { res: {}, running: 0 }));
       return u;
     });
-    byLeaf.set(app.queue.path, path);
+    byLeaf.set(app.queue, path);
     return path;
   }
 
   /** Upstream `ensureGroupInternal`: the leaf first, then each parent. */
   private resolveGroup(userGroups: readonly string[], leafPath: string): string | undefined {
-    if (userGroups.length === 0 || this.table.size === 0) return undefined;
+    if (this.table.size === 0 || userGroups.length === 0) return undefined;
     const levels = prefixes(leafPath);
     for (let i = levels.length - 1; i >= 0; i--) {
       const level = this.table.get(levels[i]!);
