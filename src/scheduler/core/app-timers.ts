@@ -4,7 +4,7 @@
  * (Starting 5 min, Completing 30 s, Completed/Failed/Rejected 3 days) and fires the event when it is due, so a
  * scheduling cycle looks only at due timers, not at every application.
  */
-import { compareNumbers } from "../../util/btree.js";
+import { compareNumbers } from "../../util/compare.js";
 import { SortedList } from "../../util/sorted-list.js";
 import type { Application } from "./application.js";
 import type { AppEvent } from "./application-state.js";

@@ -4,7 +4,7 @@
  * through its pending asks in order and decides where the first one that can go goes; the partition applies the
  * decision. Life-cycle states come from the event table in application-state.ts.
  */
-import { compareNumbers } from "../../util/btree.js";
+import { compareNumbers } from "../../util/compare.js";
 import { SmallMap } from "../../util/small-map.js";
 import { SortedList } from "../../util/sorted-list.js";
 import { type AppEvent, type AppState, type StateLogEntry } from "./application-state.js";

@@ -3,7 +3,7 @@
  * reservation (apache/yunikorn-core pkg/scheduler/objects/node.go, nodesorting.go; yunikorn-core reference §4.4,
  * §4.6). The node owns its fit and usage arithmetic; the partition keeps nodes in allocation order.
  */
-import { compareNumbers } from "../../util/btree.js";
+import { compareNumbers } from "../../util/compare.js";
 import { VersionedMap } from "../../util/versioned-map.js";
 import type { Ask } from "./application.js";
 import type { NodeVictimViews } from "./preemption/core-snapshot.js";

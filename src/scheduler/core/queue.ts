@@ -14,7 +14,7 @@
  *   disabled ⇒ (lower share, higher priority, less allocated, earlier submission); share against the leaf's
  *   guaranteed, else its fair max.
  */
-import { compareNumbers } from "../../util/btree.js";
+import { compareNumbers } from "../../util/compare.js";
 import { SortedList } from "../../util/sorted-list.js";
 import type { AllocationContext, Application, Decision } from "./application.js";
 import { SCHEDULABLE_STATES } from "./application-state.js";

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { BTree, compareNumbers, firstInOrder } from "../../../src/util/btree.js";
+import { compareNumbers } from "../../../src/util/compare.js";
+import { BTree, firstInOrder } from "../../helpers/btree.js";
 
 describe("firstInOrder", () => {
   it("calls f in key order and returns its first result; after f changed the tree it goes on above f's key", () => {

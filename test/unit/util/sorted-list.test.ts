@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { BTree, compareNumbers, firstInOrder } from "../../../src/util/btree.js";
+import { compareNumbers } from "../../../src/util/compare.js";
+import { BTree, firstInOrder } from "../../helpers/btree.js";
 import { SortedList } from "../../../src/util/sorted-list.js";
 
 /** An operation on both structures: set a key, delete a key, delete the first key. */

@@ -1,6 +1,7 @@
 /**
- * sorted-btree (a B+ tree) loaded from ESM: the package is CommonJS with `exports.default = BTree`, so under Node's
- * ESM interop the class is `default.default`.
+ * sorted-btree (a B+ tree), the reference model the tests check `SortedList` (src/util/sorted-list.ts) against, loaded
+ * from ESM: the package is CommonJS with `exports.default = BTree`, so under Node's ESM interop the class is
+ * `default.default`.
  */
 import pkg from "sorted-btree";
 
@@ -11,17 +12,9 @@ export const BTree: Ctor = typeof loaded === "function" ? (loaded as Ctor) : (lo
 export type BTree<K, V> = InstanceType<typeof pkg.default<K, V>>;
 
 /**
- * Compares two numbers as -1, 0 or 1. Comparators return this rather than a difference: a difference that is not a
- * small integer (a fraction, milliseconds since the epoch) is a new heap number on every comparison.
- */
-export function compareNumbers(a: number, b: number): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/**
  * The first result other than undefined of `f` over the tree's entries in key order; undefined when there is none.
- * Unlike `values()` it makes no iterator objects (a scheduling walk calls it per level per allocation), and `f` may
- * change the tree: the walk goes on from the next key above the one `f` was given. O(log n) per entry visited.
+ * `f` may change the tree: the walk goes on from the next key above the one `f` was given (the walk `SortedList`'s
+ * `firstInOrder` must match). O(log n) per entry visited.
  */
 export function firstInOrder<K, V, R>(tree: BTree<K, V>, f: (value: V, key: K) => R | undefined): R | undefined {
   const pair = [undefined, undefined] as unknown as [K, V];
