@@ -245,6 +245,8 @@ export class Application {
   }
   /** Made at the first release (an application's maps are few objects fewer until then). */
   private history?: Record<ResourceHistoryKind, Map<string, Res>>;
+  /** True while the application is one of its leaf queue's applications (`Queue.addApp`/`removeApp`). */
+  inQueue = false;
   /** Position in the leaf queue's order, and the pending priority it is counted at there (maintained by the queue). */
   orderKey?: SortKey;
   queuedPriority?: number;

@@ -455,7 +455,7 @@ export class Partition {
         });
         if (!check.ok) throw new Error(check.message);
       }
-      leaf.apps.set(id, app);
+      leaf.addApp(app);
       this.apps.set(id, app);
       return leaf.path;
     } catch (err) {
@@ -484,10 +484,7 @@ export class Partition {
 
   /** Takes an application out of its queue and the active registry. */
   private detachApp(app: Application): void {
-    if (app.queue.apps.get(app.id) === app) {
-      app.queue.apps.delete(app.id);
-      app.queue.forget(app);
-    }
+    app.queue.removeApp(app);
     if (this.apps.get(app.id) === app) this.apps.delete(app.id);
     this.gangTimers.delete(app);
     this.limits.forget(app);
@@ -748,7 +745,7 @@ export class Partition {
         tags: last.tags,
         requestedQueue: last.requestedQueue,
       });
-      q.apps.set(appId, app);
+      q.addApp(app);
       this.apps.set(appId, app);
     } else {
       try {

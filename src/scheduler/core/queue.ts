@@ -294,7 +294,7 @@ export class Queue {
    * O(depth · log n).
    */
   update(app: Application): void {
-    const eligible = app.hasSchedulable() && SCHEDULABLE_STATES.has(app.state) && this.apps.get(app.id) === app;
+    const eligible = app.hasSchedulable() && SCHEDULABLE_STATES.has(app.state) && app.inQueue;
     if (eligible) {
       const p = app.maxPendingPriority();
       this.position(app, this.appKey(app, p), p);
@@ -321,8 +321,19 @@ export class Queue {
     this.childMap?.delete(name);
   }
 
-  /** Removes `app` from this leaf's order (it left the queue). */
-  forget(app: Application): void {
+  /** Adds `app` to this leaf's applications (an instance of the same id already here leaves it). */
+  addApp(app: Application): void {
+    const before = this.apps.get(app.id);
+    if (before && before !== app) before.inQueue = false;
+    this.apps.set(app.id, app);
+    app.inQueue = true;
+  }
+
+  /** Takes `app` out of this leaf's applications and order (it left the queue); another instance of its id stays. */
+  removeApp(app: Application): void {
+    if (!app.inQueue) return;
+    this.apps.delete(app.id);
+    app.inQueue = false;
     this.position(app, undefined, undefined);
     this.propagate();
   }
