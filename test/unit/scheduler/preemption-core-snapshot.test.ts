@@ -44,6 +44,12 @@ function cluster(): Partition {
   return p;
 }
 
+/** Node `id` as a new snapshot over `src` reads it. */
+function nodeOf(src: CoreSnapshotSource, id: string, excluded?: ReadonlySet<string>) {
+  for (const n of coreSnapshot(src, excluded).nodes()) if (n.id === id) return n;
+  throw new Error(`node ${id} not in the snapshot`);
+}
+
 /** The allocations of node `id` as a new snapshot over `src` reads them. */
 function allocationsOn(src: CoreSnapshotSource, id: string, excluded?: ReadonlySet<string>): readonly PreemptionAllocation[] {
   for (const n of coreSnapshot(src, excluded).nodes()) if (n.id === id) return n.allocations;
@@ -102,6 +108,32 @@ describe("preemption snapshot over the core: a node's victims kept between decis
     const again = allocationsOn(p, "n1")[1]!;
     expect(again.preempted).toBe(false);
     expect(again).toBe(ask.victimView);
+  });
+
+  it("the kept list in victim order: sorted once while the node is unchanged, again after a view changed", () => {
+    const p = cluster();
+    p.addAsk({ appId: "b1", key: "b3", resource: { vcore: CPU }, priority: 0, createTime: 2000, now: 2000, node: "n1" });
+    const ask = p.apps.get("b1")!.asks.get("b1")!;
+    ask.priority = 5;
+    // victim order: lower priority first, then the younger (b3, created later), then the key
+    const first = nodeOf(p, "n1").allocationsInVictimOrder!;
+    expect(keys(first)).toEqual(["b3", "b0", "b1"]);
+    expect(keys(nodeOf(p, "n1").allocations)).toEqual(["b0", "b1", "b3"]);
+    expect(nodeOf(p, "n1").allocationsInVictimOrder).toBe(first);
+    ask.priority = -1;
+    const after = nodeOf(p, "n1").allocationsInVictimOrder!;
+    expect(after).not.toBe(first);
+    expect(keys(after)).toEqual(["b1", "b3", "b0"]);
+    // one ask's refusals make a list of their own, sorted for it; the next read without them sorts the views again
+    const refused = nodeOf(p, "n1", new Set([allocationId("b1", "b0")])).allocationsInVictimOrder!;
+    expect(refused.map((a) => [a.key, a.preempted])).toEqual([
+      ["b1", false],
+      ["b3", false],
+      ["b0", true],
+    ]);
+    const plain = nodeOf(p, "n1").allocationsInVictimOrder!;
+    expect(plain).not.toBe(refused);
+    expect(plain.map((a) => a.preempted)).toEqual([false, false, false]);
   });
 
   it("allocations refused for one ask are preempted in its snapshot only", () => {

@@ -9,6 +9,7 @@ import { type Node, allocationId } from "../node.js";
 import type { Queue } from "../queue.js";
 import type { Res } from "../resources.js";
 import type { PreemptionAllocation, PreemptionNode, PreemptionQueue, PreemptionReservation, PreemptionSnapshot } from "./snapshot.js";
+import { sortVictims } from "./victims.js";
 
 /** What the adapter reads from the partition (the partition itself). */
 export interface CoreSnapshotSource {
@@ -92,6 +93,8 @@ export interface NodeVictimViews {
   readonly apps: readonly Application[];
   /** The list last handed out, one view per ask, while every ask is on a node; replaced when a view changes. */
   views: readonly PreemptionAllocation[] | undefined;
+  /** `views` in victim order (`compareVictims`), made when first asked for; `of`: the list it sorts. */
+  ordered?: { readonly of: readonly PreemptionAllocation[]; readonly list: readonly PreemptionAllocation[] };
 }
 
 /**
@@ -205,6 +208,22 @@ class LiveNode implements PreemptionNode {
       }
     }
     return this.allocs;
+  }
+
+  /**
+   * The kept list in victim order, sorted once per list (its views never change: a changed view makes a new list);
+   * undefined while the node's list is not kept (an ask without a node).
+   */
+  get allocationsInVictimOrder(): readonly PreemptionAllocation[] | undefined {
+    const list = this.allocations;
+    const c = this.n.victimViews;
+    if (c === undefined || c.views !== list) return undefined;
+    if (c.ordered?.of !== list) {
+      const sorted = list.slice();
+      sortVictims(sorted);
+      c.ordered = { of: list, list: sorted };
+    }
+    return c.ordered.list;
   }
 }
 

@@ -331,7 +331,9 @@ export function chooseNode(
     examined++;
     const cancelled = nodeUsable(node, ask, opts.now);
     if (!cancelled) continue;
-    const allocations = node.allocations;
+    // candidates keep the order of the list they are taken from: a list already in victim order needs no sort
+    const ordered = node.allocationsInVictimOrder;
+    const allocations = ordered ?? node.allocations;
     for (let i = 0; i < allocations.length; i++) {
       const alloc = allocations[i]!;
       // a node's pods mostly share a few queues: the last queue's leaf is kept for the next pod
@@ -341,7 +343,7 @@ export function chooseNode(
       }
       if (lastLeaf && isCandidate(alloc, ask, lastLeaf)) candidates.push(alloc);
     }
-    sortVictims(candidates);
+    if (!ordered) sortVictims(candidates);
     input.available = node.available;
     const found = victimsOnNode(input);
     candidates.length = 0;

@@ -77,6 +77,11 @@ export interface PreemptionNode {
   readonly schedulable: boolean;
   readonly reservations?: readonly PreemptionReservation[];
   readonly allocations: readonly PreemptionAllocation[];
+  /**
+   * The same allocations in victim order (victims.ts `compareVictims`) when the snapshot keeps them sorted between
+   * decisions (the core's live nodes, while the node is unchanged); undefined: the node search sorts the candidates.
+   */
+  readonly allocationsInVictimOrder?: readonly PreemptionAllocation[];
 }
 
 /** The read-only view the decision functions take. */
