@@ -207,8 +207,7 @@ export class SortedList<K, V> {
         n = this.chunkOf(after as K);
         if (n === this.maxes.length) return undefined;
         chunk = this.chunks[n]!;
-        i = this.lowerBound(chunk, after as K);
-        if (i < chunk.length && this.compare(chunk[i] as K, after as K) === 0) i += 2;
+        i = this.indexAbove(chunk, after as K);
       }
       for (;;) {
         if (i >= chunk.length) {
@@ -250,8 +249,7 @@ export class SortedList<K, V> {
       const c = this.chunkOf(after);
       if (c === this.maxes.length) return undefined;
       chunk = this.chunks[c]!;
-      i = this.lowerBound(chunk, after);
-      if (i < chunk.length && this.compare(chunk[i] as K, after) === 0) i += 2;
+      i = this.indexAbove(chunk, after);
       if (i >= chunk.length) {
         if (c + 1 >= this.chunks.length) return undefined;
         chunk = this.chunks[c + 1]!;
@@ -322,6 +320,12 @@ export class SortedList<K, V> {
       else hi = mid;
     }
     return lo;
+  }
+
+  /** The index (even) of the first key in `chunk` above `key` (`chunk.length`: none). */
+  private indexAbove(chunk: readonly (K | V)[], key: K): number {
+    const i = this.lowerBound(chunk, key);
+    return i < chunk.length && this.compare(chunk[i] as K, key) === 0 ? i + 2 : i;
   }
 
   /** The index (even) of the first key in `chunk` that is ≥ `key` (`chunk.length`: none). */

@@ -93,8 +93,8 @@ export interface NodeVictimViews {
   readonly apps: readonly Application[];
   /** The list last handed out, one view per ask, while every ask is on a node; replaced when a view changes. */
   views: readonly PreemptionAllocation[] | undefined;
-  /** `views` in victim order (`compareVictims`), made when first asked for; `of`: the list it sorts. */
-  ordered?: { readonly of: readonly PreemptionAllocation[]; readonly list: readonly PreemptionAllocation[] };
+  /** `views` in victim order (`compareVictims`), made when first asked for; dropped with the list it sorts. */
+  ordered?: readonly PreemptionAllocation[];
 }
 
 /**
@@ -204,7 +204,10 @@ class LiveNode implements PreemptionNode {
       if (out === undefined) this.allocs = last!;
       else {
         this.allocs = out;
-        if (i === asks.length) c.views = out;
+        if (i === asks.length) {
+          c.views = out;
+          c.ordered = undefined;
+        }
       }
     }
     return this.allocs;
@@ -218,12 +221,12 @@ class LiveNode implements PreemptionNode {
     const list = this.allocations;
     const c = this.n.victimViews;
     if (c === undefined || c.views !== list) return undefined;
-    if (c.ordered?.of !== list) {
+    if (!c.ordered) {
       const sorted = list.slice();
       sortVictims(sorted);
-      c.ordered = { of: list, list: sorted };
+      c.ordered = sorted;
     }
-    return c.ordered.list;
+    return c.ordered;
   }
 }
 

@@ -44,29 +44,23 @@ export class QueueSnapshot {
     this.guaranteeOnPath = !isEmpty(o.guaranteed) || o.parent?.guaranteeOnPath === true;
   }
 
-  /** Usage: this queue and its parents. */
-  addAllocation(r: Readonly<Res>): void {
-    for (let q: QueueSnapshot | undefined = this; q; q = q.parent) for (const k in r) q.allocated[k] = (q.allocated[k] ?? 0) + r[k]!;
-  }
-
-  removeAllocation(r: Readonly<Res>): void {
-    for (let q: QueueSnapshot | undefined = this; q; q = q.parent) for (const k in r) q.allocated[k] = (q.allocated[k] ?? 0) - r[k]!;
-  }
-
   /**
-   * `addAllocation` on the queues whose usage a guarantee rule reads: this queue and its parents while they have a
-   * guarantee on their path (`guaranteeOnPath`; once one has none, no queue above it has). The remaining guarantee
-   * and the victim check read only those, so the decision's trials leave the others' usage as it is.
+   * Adds `r` to the usage of the queues a guarantee rule reads: this queue and its parents while they have a guarantee
+   * on their path (`guaranteeOnPath`; once one has none, no queue above it has). The remaining guarantee and the victim
+   * check read only those, so the decision's trials leave the others' usage as it is.
    */
   addUsage(r: Readonly<Res>): void {
-    for (let q: QueueSnapshot | undefined = this; q?.guaranteeOnPath; q = q.parent)
-      for (const k in r) q.allocated[k] = (q.allocated[k] ?? 0) + r[k]!;
+    this.changeUsage(r, 1);
   }
 
-  /** `removeAllocation` on the queues `addUsage` changes. */
+  /** Takes `r` off the usage `addUsage` changes. */
   removeUsage(r: Readonly<Res>): void {
+    this.changeUsage(r, -1);
+  }
+
+  private changeUsage(r: Readonly<Res>, sign: 1 | -1): void {
     for (let q: QueueSnapshot | undefined = this; q?.guaranteeOnPath; q = q.parent)
-      for (const k in r) q.allocated[k] = (q.allocated[k] ?? 0) - r[k]!;
+      for (const k in r) q.allocated[k] = (q.allocated[k] ?? 0) + sign * r[k]!;
   }
 
   /**

@@ -21,7 +21,7 @@ import { askQueueTakes, isAskQueueUnderGuaranteed, removeVictim } from "./guaran
 import { type Candidate, type PreemptionPredicate, chooseNode } from "./node-search.js";
 import { type Helps, type NoPreemptionReason, type PreemptionResult, type PreemptorRef, type Victim, victimOf } from "./result.js";
 import type { PreemptionSnapshot } from "./snapshot.js";
-import { type AskForVictims, type VictimQueues, candidateRule, compareVictims, findVictimQueues, isCandidate } from "./victims.js";
+import { type AskForVictims, type VictimQueues, candidateRule, findVictimQueues, isCandidate, sortVictims } from "./victims.js";
 
 /** Minimum time between two preemption attempts of one ask (preemptAttemptFrequency). */
 export const PREEMPT_ATTEMPT_FREQUENCY_MS = 15_000;
@@ -128,7 +128,7 @@ function additionalVictims(
     const seen = new Set<string>();
     for (const v of nodeVictims) seen.add(v.key);
     const potential = [...allCandidates(snapshot, ask, vq)].filter((c) => !seen.has(c.key));
-    potential.sort(compareVictims);
+    sortVictims(potential);
     const victims: Candidate[] = [];
     for (const c of potential) {
       const r = c.resource;
