@@ -14,8 +14,12 @@ const NONE: never[] = [];
  * queues this structure re-keys about twice as fast and walks from one member to the next in O(1) while nothing
  * changed (sorted-btree descends the tree for every step). Deleting the first key and inserting above the last (the
  * member a walk served first going to the back of its order, as fair ordering moves it) take no search at all.
+ *
+ * The operations are protected here and public in {@link SortedList}: a class whose instances keep members in order (a
+ * queue its children or applications, an application its asks) extends `SortedStore`, so the order lives in the
+ * instance itself and reading it reads no second object, without the list's operations becoming the class's API.
  */
-export class SortedList<K, V> {
+export class SortedStore<K, V> {
   // an empty list, or one holding its sole entry in `soleKey`/`soleValue`, shares one empty array (never written:
   // `set` makes the list its own arrays at the second entry), so such a list is one object
   private chunks: (K | V)[][] = NONE;
@@ -38,17 +42,17 @@ export class SortedList<K, V> {
     private readonly load = 64,
   ) {}
 
-  get size(): number {
+  protected get size(): number {
     return this.count;
   }
 
   /** The smallest key, or undefined when empty. */
-  minKey(): K | undefined {
+  protected minKey(): K | undefined {
     return this.chunks === NONE ? this.soleKey : (this.head[0] as K);
   }
 
   /** The value stored under the smallest key, or undefined when empty. */
-  minValue(): V | undefined {
+  protected minValue(): V | undefined {
     return this.chunks === NONE ? this.soleValue : (this.head[1] as V);
   }
 
@@ -57,7 +61,7 @@ export class SortedList<K, V> {
    * `set`).
    * @returns true when the key is new
    */
-  set(key: K, value: V): boolean {
+  protected set(key: K, value: V): boolean {
     this.version++;
     if (this.chunks === NONE) return this.setSole(key, value);
     let c = this.maxes.length - 1;
@@ -123,7 +127,7 @@ export class SortedList<K, V> {
   }
 
   /** Removes `key`. @returns true when it was present */
-  delete(key: K): boolean {
+  protected delete(key: K): boolean {
     if (this.chunks === NONE) {
       if (this.count === 0 || (this.soleKey !== key && this.compare(this.soleKey as K, key) !== 0)) return false;
       this.version++;
@@ -162,12 +166,12 @@ export class SortedList<K, V> {
     // a small chunk joins its right neighbour (keeps the chunk count near size / load); the first chunk drained from
     // its front (members served first leaving, as a walk serves them) is left to empty and be dropped instead: merging
     // it would copy its neighbour into it, and split it again, every few dozen deletions
-    if (last < this.load && c + 1 < this.chunks.length && (c > 0 || i > 0)) this.merge(c);
+    if ((c > 0 || i > 0) && last < this.load && c + 1 < this.chunks.length) this.merge(c);
     return true;
   }
 
   /** Removes every entry. */
-  clear(): void {
+  protected clear(): void {
     this.version++;
     this.reset();
   }
@@ -178,7 +182,7 @@ export class SortedList<K, V> {
    * something changed; otherwise the next entry is the neighbour). Makes no iterator objects; `a`, `b` and `c` are
    * passed on to `f`, so a caller that walks per allocation needs no closure per walk.
    */
-  firstInOrder<R, A = undefined, B = undefined, C = undefined>(
+  protected firstInOrder<R, A = undefined, B = undefined, C = undefined>(
     f: (value: V, key: K, a: A, b: B, c: C) => R | undefined,
     a?: A,
     b?: B,
@@ -236,7 +240,7 @@ export class SortedList<K, V> {
    * [key, value] and returned; undefined when there is none. O(log n), no allocation: a walk that may change the list
    * between steps reads it one entry at a time this way.
    */
-  nextAbove(after: K | undefined, out: [K, V]): [K, V] | undefined {
+  protected nextAbove(after: K | undefined, out: [K, V]): [K, V] | undefined {
     if (this.chunks === NONE) {
       if (this.count === 0 || (after !== undefined && this.compare(this.soleKey as K, after) <= 0)) return undefined;
       out[0] = this.soleKey as K;
@@ -262,7 +266,7 @@ export class SortedList<K, V> {
   }
 
   /** Every value in key order (a copy: the list may change while it is read). */
-  values(): V[] {
+  protected values(): V[] {
     if (this.chunks === NONE) return this.count === 0 ? [] : [this.soleValue as V];
     const out: V[] = [];
     for (const chunk of this.chunks) for (let i = 1; i < chunk.length; i += 2) out.push(chunk[i] as V);
@@ -270,7 +274,7 @@ export class SortedList<K, V> {
   }
 
   /** Every entry in key order (a copy: the list may change while it is read). */
-  entries(): [K, V][] {
+  protected entries(): [K, V][] {
     if (this.chunks === NONE) return this.count === 0 ? [] : [[this.soleKey as K, this.soleValue as V]];
     const out: [K, V][] = [];
     for (const chunk of this.chunks) for (let i = 0; i < chunk.length; i += 2) out.push([chunk[i] as K, chunk[i + 1] as V]);
@@ -352,4 +356,43 @@ function insertAt<T>(xs: T[], i: number, x: T): void {
   xs.push(x);
   for (let j = xs.length - 1; j > i; j--) xs[j] = xs[j - 1]!;
   xs[i] = x;
+}
+
+/** A sorted list (see {@link SortedStore}) with its operations public. */
+export class SortedList<K, V> extends SortedStore<K, V> {
+  override get size(): number {
+    return super.size;
+  }
+  override minKey(): K | undefined {
+    return super.minKey();
+  }
+  override minValue(): V | undefined {
+    return super.minValue();
+  }
+  override set(key: K, value: V): boolean {
+    return super.set(key, value);
+  }
+  override delete(key: K): boolean {
+    return super.delete(key);
+  }
+  override clear(): void {
+    super.clear();
+  }
+  override firstInOrder<R, A = undefined, B = undefined, C = undefined>(
+    f: (value: V, key: K, a: A, b: B, c: C) => R | undefined,
+    a?: A,
+    b?: B,
+    c?: C,
+  ): R | undefined {
+    return super.firstInOrder(f, a, b, c);
+  }
+  override nextAbove(after: K | undefined, out: [K, V]): [K, V] | undefined {
+    return super.nextAbove(after, out);
+  }
+  override values(): V[] {
+    return super.values();
+  }
+  override entries(): [K, V][] {
+    return super.entries();
+  }
 }
