@@ -6,7 +6,7 @@
  */
 import { compareNumbers } from "../../util/compare.js";
 import { SmallMap } from "../../util/small-map.js";
-import { SortedList } from "../../util/sorted-list.js";
+import { SortedList, SortedStore } from "../../util/sorted-list.js";
 import { type AppEvent, type AppState, type StateLogEntry } from "./application-state.js";
 import { DEFAULT_PLACEHOLDER_TIMEOUT_MS, type GangSchedulingStyle } from "./gang/constants.js";
 import type { Replacement } from "./gang/replacement.js";
@@ -14,7 +14,7 @@ import type { HoldReason } from "./hold-reason.js";
 import type { Node } from "./node.js";
 import type { Preempting } from "./preemption/result.js";
 import type { PreemptionAllocation } from "./preemption/snapshot.js";
-import type { Queue, SortKey } from "./queue.js";
+import type { OrderMember, Queue } from "./queue.js";
 import { type Res, addTo, subFrom } from "./resources.js";
 import type { AppTracking } from "./ugm/tracker.js";
 
@@ -175,7 +175,7 @@ export interface ApplicationOptions {
  * One application of a partition (module comment): its asks and allocations, state, state log, gang data and resource
  * history. Resources in core units, times in milliseconds since the epoch.
  */
-export class Application {
+export class Application extends SortedStore<Ask, Ask> implements OrderMember {
   readonly id: string;
   readonly queue: Queue;
   readonly user: string;
@@ -183,15 +183,24 @@ export class Application {
   /** Milliseconds since the epoch; lowered to the earliest ask's creation time (upstream). */
   submissionTime: number;
   readonly stateAwareDisabled: boolean;
-  readonly tags: Readonly<Record<string, string>>;
-  readonly requestedQueue: string;
   /** Asks and allocations by allocation key, in the order added (no `Map` of its own while there is one). */
   readonly asks = new SmallMap<string, Ask>();
   /**
    * Pending (unallocated) asks without a node reservation, in scheduling order: the walk reads these. Kept sorted as
-   * asks come and go, never re-sorted.
+   * asks come and go, never re-sorted. The application itself (it extends SortedStore): one object fewer to read
+   * per application walked.
    */
-  readonly unreservedAsks = new SortedList<Ask, Ask>(askOrder);
+  private get unreservedAsks(): this {
+    return this;
+  }
+  /** The id it is ordered by in its leaf queue (OrderMember). */
+  get orderName(): string {
+    return this.id;
+  }
+  /** The pending asks without a node reservation, in scheduling order (a copy). */
+  unreservedPending(): Ask[] {
+    return this.values();
+  }
   /**
    * Pending asks holding a node reservation, same order: the partition serves them first and the walk passes them by,
    * so keeping them apart spares the walk a step over each (after preemptions they wait until their victims are gone).
@@ -216,26 +225,19 @@ export class Application {
   }
   /** The states before the current one, latest first. */
   private pastStates?: PastState;
-  /** Why the application was rejected (state Rejected), and the typed placement refusal when placement refused it. */
-  rejectedMessage?: string;
   /** Gang scheduling: set while the application reserves with placeholders (cleared when it resumes as a normal one). */
   gang?: { placeholderAsk: Res; timeoutMs: number; explicitTimeout: boolean; style: GangSchedulingStyle; timerAt?: number };
   /** Resources of the allocated placeholders (part of `allocated`). */
   get allocatedPlaceholder(): Readonly<Res> {
     return this.phAllocated ?? NO_RESOURCES;
   }
-  /** Made at the first allocated placeholder (most applications have none). */
-  private phAllocated?: Res;
   /** Allocated placeholders (count). */
   placeholderAllocations = 0;
   /** Pending placeholder asks (count). */
   pendingPlaceholders = 0;
-  /** Per task group, in the order first seen (made at the first placeholder ask: most applications have none). */
-  private phData?: Map<string, PlaceholderData>;
   get placeholderData(): ReadonlyMap<string, PlaceholderData> {
     return this.phData ?? NO_PLACEHOLDERS;
   }
-  rejection?: HoldReason;
   /**
    * Resource × seconds of the allocations released so far, per node instance type (upstream TrackedResource of
    * usedResource, preemptedResource, placeholderResource; `trackReleased`).
@@ -243,13 +245,15 @@ export class Application {
   get resourceHistory(): Readonly<Record<ResourceHistoryKind, ReadonlyMap<string, Res>>> {
     return this.history ?? NO_HISTORY;
   }
-  /** Made at the first release (an application's maps are few objects fewer until then). */
-  private history?: Record<ResourceHistoryKind, Map<string, Res>>;
   /** True while the application is one of its leaf queue's applications (`Queue.addApp`/`removeApp`). */
   inQueue = false;
-  /** Position in the leaf queue's order, and the pending priority it is counted at there (maintained by the queue). */
-  orderKey?: SortKey;
-  queuedPriority?: number;
+  /** Position in the leaf queue's order (OrderMember, maintained by the queue). */
+  k0 = 0;
+  k1 = 0;
+  k2 = 0;
+  k3 = 0;
+  queued = false;
+  queuedPriority: number | undefined = undefined;
   /** The user/group tracker's state of this application (maintained by ugm/tracker.ts). */
   ugm?: AppTracking;
   /**
@@ -259,6 +263,18 @@ export class Application {
   serial?: number;
   timerAt?: number;
   timerEvent?: AppEvent;
+  // read rarely (placement, rejection, gang, releases, the REST API): after the fields every allocation reads
+  readonly tags: Readonly<Record<string, string>>;
+  readonly requestedQueue: string;
+  /** Why the application was rejected (state Rejected), and the typed placement refusal when placement refused it. */
+  rejectedMessage?: string;
+  /** Made at the first allocated placeholder (most applications have none). */
+  private phAllocated?: Res;
+  /** Per task group, in the order first seen (made at the first placeholder ask: most applications have none). */
+  private phData?: Map<string, PlaceholderData>;
+  rejection?: HoldReason;
+  /** Made at the first release (an application's maps are few objects fewer until then). */
+  private history?: Record<ResourceHistoryKind, Map<string, Res>>;
 
   /**
    * Adds a released allocation to the resource history (upstream Application.trackCompletedResource): a preemption
@@ -275,6 +291,7 @@ export class Application {
   }
 
   constructor(o: ApplicationOptions) {
+    super(askOrder);
     this.id = o.id;
     this.queue = o.queue;
     this.user = o.user;
@@ -368,8 +385,10 @@ export class Application {
 
   /** A pending ask enters the ask order and `pending`, here and on the queue path. */
   addPending(ask: Ask): void {
-    const order = ask.reservedNode ? (this.reservedAsks ??= new SortedList<Ask, Ask>(askOrder)) : this.unreservedAsks;
-    if (order.set(ask, ask) && ask.placeholder) this.pendingPlaceholders++;
+    const added = ask.reservedNode
+      ? (this.reservedAsks ??= new SortedList<Ask, Ask>(askOrder)).set(ask, ask)
+      : this.unreservedAsks.set(ask, ask);
+    if (added && ask.placeholder) this.pendingPlaceholders++;
     addTo(this.pending, ask.resource);
     this.queue.incPending(ask.resource);
   }

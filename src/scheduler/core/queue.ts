@@ -1,8 +1,10 @@
 /**
  * A queue of the hierarchy (apache/yunikorn-core pkg/scheduler/objects/queue.go, sorters.go; yunikorn-core reference
  * §4.3, §4.4). A queue owns its part of the allocation walk: a parent walks its children, a leaf its applications,
- * each in allocation order. That order is kept in a sorted list (util/sorted-list.ts) updated when a member's pending, usage or priority
- * changes (`update`), so one allocation re-keys O(depth) entries at O(log n) each instead of sorting every member.
+ * each in allocation order. The queue is that order (it extends the sorted list's `SortedStore`, util/sorted-list.ts)
+ * and each member is its own key there (`OrderMember`), updated when a member's pending, usage or priority changes
+ * (`update`): one allocation re-keys O(depth) members at O(log n) each instead of sorting every member, and reads no
+ * object besides the queues and applications it re-keys.
  *
  * Orders (ties always broken by name / application id, so the same inputs give the same schedule):
  * - children: priority enabled on this queue ⇒ (higher pending priority, lower fair share, more pending);
@@ -15,7 +17,7 @@
  *   guaranteed, else its fair max.
  */
 import { compareNumbers } from "../../util/compare.js";
-import { SortedList } from "../../util/sorted-list.js";
+import { SortedStore } from "../../util/sorted-list.js";
 import type { AllocationContext, Application, Decision } from "./application.js";
 import { SCHEDULABLE_STATES } from "./application-state.js";
 import { DEFAULT_PREEMPTION_DELAY_MS, DEFAULT_QUOTA_PREEMPTION_DELAY_MS, type QueuePreemptionProperties } from "./queue-properties.js";
@@ -53,69 +55,57 @@ const NO_CHILDREN: ReadonlyMap<string, Queue> = new Map();
 const NO_PROPERTIES: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
- * A position in an order: up to four numbers compared in turn (unused ones 0), then the member's name. Plain fields,
- * not an array: a key is made per re-keying and compared O(log n) times. Treated as immutable, except by
- * `Queue.position` for the only member of an order.
+ * A member of an order (a child queue in its parent's, an application in its leaf's) is its own key there: up to four
+ * numbers compared in turn (unused ones 0), then its name (`orderName`). Kept on the member rather than in a key object
+ * of its own, so re-keying reads and writes the object being re-keyed (just walked or just changed) and nothing else.
+ * The numbers change only while the member is out of its order, or as its only member (`Queue.position`).
  */
-export interface SortKey {
+export interface OrderMember {
   k0: number;
   k1: number;
   k2: number;
   k3: number;
-  readonly id: string;
+  /** The queue's name, the application's id. */
+  readonly orderName: string;
+  /** True while in its queue's order. */
+  queued: boolean;
+  /** The pending priority it is counted at there (undefined while not queued). */
+  queuedPriority: number | undefined;
 }
 
-/**
- * The key `childKey`/`appKey` compute, reused for every computation: a key is compared with the member's stored one and
- * copied into it, and a new key object is made only when a member enters an order (`rekey`), so re-keying makes no
- * garbage.
- */
-const ORDER_SCRATCH = { k0: 0, k1: 0, k2: 0, k3: 0, id: "" };
-/** The order key `id` (k0…k3) in the reused order scratch key. */
-function orderKeyOf(id: string, k0: number, k1 = 0, k2 = 0, k3 = 0): SortKey {
+/** A member's key as computed: `childKey`/`appKey` fill this one object, compared with the member's and copied into it. */
+interface OrderKey {
+  k0: number;
+  k1: number;
+  k2: number;
+  k3: number;
+}
+const ORDER_SCRATCH: OrderKey = { k0: 0, k1: 0, k2: 0, k3: 0 };
+/** The order key (k0…k3) in the reused scratch key. */
+function orderKeyOf(k0: number, k1 = 0, k2 = 0, k3 = 0): OrderKey {
   ORDER_SCRATCH.k0 = k0;
   ORDER_SCRATCH.k1 = k1;
   ORDER_SCRATCH.k2 = k2;
   ORDER_SCRATCH.k3 = k3;
-  ORDER_SCRATCH.id = id;
   return ORDER_SCRATCH;
 }
-/** Compares two {@link SortKey}s: the numbers in turn, then the member's name. */
-export const sortKeyOrder = (a: SortKey, b: SortKey): number =>
+/** Compares two members by their keys: the numbers in turn, then their names. */
+export const memberOrder = (a: OrderMember, b: OrderMember): number =>
   compareNumbers(a.k0, b.k0) ||
   compareNumbers(a.k1, b.k1) ||
   compareNumbers(a.k2, b.k2) ||
   compareNumbers(a.k3, b.k3) ||
-  (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  (a.orderName < b.orderName ? -1 : a.orderName > b.orderName ? 1 : 0);
 
-/**
- * Moves `value` in `tree` from key `from` to key `to` (either undefined: not in the tree; `to` is never stored
- * itself) and returns the key now stored. A member that stays in the tree keeps its key object, updated in place (out
- * of the tree, or as the only member, which has no neighbour to stay ordered against): keys live as long as their
- * member, so re-keying leaves no garbage that outlives a young-generation collection.
- */
-function rekey<V>(tree: SortedList<SortKey, V>, value: V, from: SortKey | undefined, to: SortKey | undefined): SortKey | undefined {
-  if (!from || !to) {
-    if (from) tree.delete(from);
-    if (!to) return undefined;
-    // `to` is a scratch key: the order keeps a copy
-    const stored: SortKey = { k0: to.k0, k1: to.k1, k2: to.k2, k3: to.k3, id: to.id };
-    tree.set(stored, value);
-    return stored;
-  }
-  const only = tree.size === 1;
-  if (!only) tree.delete(from);
-  from.k0 = to.k0;
-  from.k1 = to.k1;
-  from.k2 = to.k2;
-  from.k3 = to.k3;
-  if (!only) tree.set(from, value);
-  return from;
+function hasKey(m: OrderMember, key: OrderKey): boolean {
+  return m.k0 === key.k0 && m.k1 === key.k1 && m.k2 === key.k2 && m.k3 === key.k3;
 }
 
-function sameKey(a: SortKey | undefined, b: SortKey | undefined): boolean {
-  if (a === b) return true;
-  return !!a && !!b && a.id === b.id && a.k0 === b.k0 && a.k1 === b.k1 && a.k2 === b.k2 && a.k3 === b.k3;
+function setKey(m: OrderMember, key: OrderKey): void {
+  m.k0 = key.k0;
+  m.k1 = key.k1;
+  m.k2 = key.k2;
+  m.k3 = key.k3;
 }
 
 /** A queue's `application.sort.policy`: `fifo` (default: submission order) or `fair` (applications with less usage first). */
@@ -154,12 +144,36 @@ export interface QueueOptions {
  * A queue of a partition (apache/yunikorn-core pkg/scheduler/objects/queue.go): configuration, ACLs, limits, usage and
  * the ordered applications (leaf) or children (parent). Resources in core units.
  */
-export class Queue {
-  readonly name: string;
+export class Queue extends SortedStore<Queue | Application, Queue | Application> implements OrderMember {
+  // Fields the walk and the re-keying read on every allocation come first (with the order's own, inherited): declared
+  // together, they share a few cache lines; on a queue last touched a thousand allocations ago each line is a miss.
   readonly parent: Queue | undefined;
+  isLeaf: boolean;
+  /** Allocated and pending resources of everything below (apps of this leaf, or children). */
+  readonly allocated: Res = {};
+  readonly pending: Res = {};
+  /** Applications below in a running state (Starting, Running). */
+  runningApps = 0;
+  /** The fair max (reference §4.3), refreshed by the partition when capacities or the configuration change. */
+  fairMax: Res | undefined;
+  /**
+   * The pending priorities of the members in `order`, for this queue's own `priority`: the highest and how many members
+   * have it, the others (priority → members) in a map made at the first member at a lower one. Kept in plain fields so
+   * reading a queue's priority (its parent re-keys it on every allocation below) reads no member's key.
+   */
+  private topPriority = 0;
+  private topCount = 0;
+  private lowerPriorities?: Map<number, number>;
+  /** Position in the parent's order (OrderMember). */
+  k0 = 0;
+  k1 = 0;
+  k2 = 0;
+  k3 = 0;
+  queued = false;
+  queuedPriority: number | undefined = undefined;
+  readonly name: string;
   /** Full dotted name (`root.a.b`); fixed, as a queue never moves. */
   readonly path: string;
-  isLeaf: boolean;
   readonly managed: boolean;
   guaranteed: Res | undefined;
   max: Res | undefined;
@@ -186,9 +200,6 @@ export class Queue {
   }
   private childMap?: Map<string, Queue>;
   readonly apps = new Map<string, Application>();
-  /** Allocated and pending resources of everything below (apps of this leaf, or children). */
-  readonly allocated: Res = {};
-  readonly pending: Res = {};
   /** Usage of allocations below chosen as preemption victims and not yet released (part of `allocated`). */
   readonly preempting: Res = {};
   /**
@@ -202,25 +213,16 @@ export class Queue {
     priorityOffset: 0,
     quotaPreemptionDelayMs: DEFAULT_QUOTA_PREEMPTION_DELAY_MS,
   };
-  /** Applications below in a running state (Starting, Running). */
-  runningApps = 0;
-  /** The fair max (reference §4.3), refreshed by the partition when capacities or the configuration change. */
-  fairMax: Res | undefined;
-  /** Members (children or applications) with schedulable pending asks, in allocation order. */
-  private readonly order = new SortedList<SortKey, Queue | Application>(sortKeyOrder);
   /**
-   * The pending priorities of the members in `order`, for this queue's own `priority`: the highest and how many members
-   * have it, the others (priority → members) in a map made at the first member at a lower one. Kept in plain fields so
-   * reading a queue's priority (its parent re-keys it on every allocation below) reads no member's key.
+   * Members (children or applications) with schedulable pending asks, in allocation order: the queue itself (it
+   * extends SortedStore), so the walk reads no second object per queue.
    */
-  private topPriority = Number.NEGATIVE_INFINITY;
-  private topCount = 0;
-  private lowerPriorities?: Map<number, number>;
-  /** Position in the parent's order, and the pending priority it is counted at there. */
-  orderKey?: SortKey;
-  queuedPriority?: number;
+  private get order(): this {
+    return this;
+  }
 
   constructor(o: QueueOptions) {
+    super(memberOrder);
     this.name = o.name;
     this.parent = o.parent;
     this.path = o.parent ? `${o.parent.path}.${o.name}` : o.name;
@@ -234,6 +236,11 @@ export class Queue {
     this.submitAcl = o.submitAcl ?? NO_ACL;
     this.adminAcl = o.adminAcl ?? NO_ACL;
     this.template = o.template;
+  }
+
+  /** The name it is ordered by among its siblings (OrderMember). */
+  get orderName(): string {
+    return this.name;
   }
 
   /** Highest pending ask priority of the schedulable applications below (−∞ when none). */
@@ -341,13 +348,13 @@ export class Queue {
   /** Drops every order entry (before a rebuild). */
   clearOrder(): void {
     this.order.clear();
-    this.topPriority = Number.NEGATIVE_INFINITY;
+    this.topPriority = 0;
     this.topCount = 0;
     this.lowerPriorities = undefined;
-    this.orderKey = undefined;
+    this.queued = false;
     this.queuedPriority = undefined;
     for (const a of this.apps.values()) {
-      a.orderKey = undefined;
+      a.queued = false;
       a.queuedPriority = undefined;
     }
   }
@@ -375,8 +382,23 @@ export class Queue {
    * Moves a member to `key` with its pending `priority` (both undefined: out of the order); a key that did not change is
    * left alone.
    */
-  private position(m: Queue | Application, key: SortKey | undefined, priority: number | undefined): void {
-    if (!sameKey(m.orderKey, key)) m.orderKey = rekey(this.order, m, m.orderKey, key);
+  private position(m: Queue | Application, key: OrderKey | undefined, priority: number | undefined): void {
+    if (!key) {
+      if (m.queued) {
+        this.order.delete(m);
+        m.queued = false;
+      }
+    } else if (!m.queued) {
+      setKey(m, key);
+      this.order.set(m, m);
+      m.queued = true;
+    } else if (!hasKey(m, key)) {
+      // the only member has no neighbour to stay ordered against: re-keyed in place
+      const only = this.order.size === 1;
+      if (!only) this.order.delete(m);
+      setKey(m, key);
+      if (!only) this.order.set(m, m);
+    }
     if (m.queuedPriority === priority) return;
     if (m.queuedPriority !== undefined) this.uncountPriority(m.queuedPriority);
     if (priority !== undefined) this.countPriority(priority);
@@ -409,28 +431,29 @@ export class Queue {
       return;
     }
     if (--this.topCount > 0) return;
-    this.topPriority = Number.NEGATIVE_INFINITY;
     if (!lower || lower.size === 0) return;
-    for (const q of lower.keys()) if (q > this.topPriority) this.topPriority = q;
-    this.topCount = lower.get(this.topPriority)!;
-    lower.delete(this.topPriority);
+    let top = Number.NEGATIVE_INFINITY;
+    for (const q of lower.keys()) if (q > top) top = q;
+    this.topPriority = top;
+    this.topCount = lower.get(top)!;
+    lower.delete(top);
   }
 
-  private childKey(c: Queue): SortKey {
+  private childKey(c: Queue): OrderKey {
     const share = dominantShare(c.allocated, c.guaranteed, c.fairMax);
     const p = c.priority;
-    const pend = -total(c.pending);
-    return this.sortPriority ? orderKeyOf(c.name, -p, share, pend) : orderKeyOf(c.name, share, -p, pend);
+    const pend = 0 - total(c.pending);
+    return this.sortPriority ? orderKeyOf(0 - p, share, pend) : orderKeyOf(share, 0 - p, pend);
   }
 
   /** `a`'s key in this leaf's order; `p` its pending priority (`maxPendingPriority`). */
-  private appKey(a: Application, p: number): SortKey {
+  private appKey(a: Application, p: number): OrderKey {
     if (this.sortPolicy === "fair") {
       const share = dominantShare(a.allocated, this.guaranteed, this.guaranteed ? undefined : this.fairMax);
       const used = total(a.allocated);
-      return this.sortPriority ? orderKeyOf(a.id, -p, share, used, a.submissionTime) : orderKeyOf(a.id, share, -p, used, a.submissionTime);
+      return this.sortPriority ? orderKeyOf(0 - p, share, used, a.submissionTime) : orderKeyOf(share, 0 - p, used, a.submissionTime);
     }
-    return this.sortPriority ? orderKeyOf(a.id, -p, a.submissionTime) : orderKeyOf(a.id, a.submissionTime, -p);
+    return this.sortPriority ? orderKeyOf(0 - p, a.submissionTime) : orderKeyOf(a.submissionTime, 0 - p);
   }
 
   // ---------------------------------------------------------------- walk
@@ -445,7 +468,7 @@ export class Queue {
 }
 
 /** A parent's walk over one child (`Queue.tryAllocate`; a function, not a closure per walk). */
-function tryChild(m: Queue | Application, _key: SortKey, ctx: AllocationContext, now: number): Decision | undefined {
+function tryChild(m: Queue | Application, _key: Queue | Application, ctx: AllocationContext, now: number): Decision | undefined {
   return (m as Queue).tryAllocate(ctx, now);
 }
 
@@ -453,7 +476,7 @@ function tryChild(m: Queue | Application, _key: SortKey, ctx: AllocationContext,
  * A leaf's walk over one application (`Queue.tryAllocate`): one in Accepted or Reserving that may not start running
  * (maxapplications, user/group limits) is skipped.
  */
-function tryApplication(m: Queue | Application, _key: SortKey, ctx: AllocationContext, now: number): Decision | undefined {
+function tryApplication(m: Queue | Application, _key: Queue | Application, ctx: AllocationContext, now: number): Decision | undefined {
   const app = m as Application;
   if ((app.state === "Accepted" || app.state === "Reserving") && ctx.runHold(app)) return undefined;
   return app.tryAllocate(ctx, now);

@@ -76,13 +76,13 @@ describe("node reservations", () => {
     // neither fits the 4 free on each node: each reserves one
     expect(results(p, 10).map((r) => (r.kind === "reserved" ? r.key : r.kind))).toEqual(["big", "small"]);
     const app = p.apps.get("a")!;
-    expect(app.unreservedAsks.size).toBe(0);
+    expect(app.unreservedPending().length).toBe(0);
     expect(app.hasPending()).toBe(true);
     expect(app.maxPendingPriority()).toBe(5);
     // the node small reserved goes: its reservation ends and it is back in the walk
     const smallNode = p.reservationList().find((r) => r.key === "small")!.nodeId;
     p.removeNode(smallNode, 20);
-    expect([...app.unreservedAsks.values()].map((x) => x.key)).toEqual(["small"]);
+    expect(app.unreservedPending().map((x) => x.key)).toEqual(["small"]);
     p.removeAsk("a", "big", 20);
     expect(app.maxPendingPriority()).toBe(1);
     p.removeAsk("a", "run1", 21);
@@ -92,7 +92,7 @@ describe("node reservations", () => {
     expect(app.hasPending()).toBe(false);
     expect(app.maxPendingPriority()).toBe(Number.NEGATIVE_INFINITY);
     p.addAsk({ appId: "a", key: "next", resource: { memory: 1 }, priority: 0, createTime: 30, now: 30 });
-    expect([...app.unreservedAsks.values()].map((x) => x.key)).toEqual(["next"]);
+    expect(app.unreservedPending().map((x) => x.key)).toEqual(["next"]);
   });
 
   it("a large ask does not starve behind a stream of small ones: it reserves a node and gets it once it drains", () => {
