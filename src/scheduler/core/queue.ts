@@ -22,6 +22,7 @@ import type { AllocationContext, Application, Decision } from "./application.js"
 import { SCHEDULABLE_STATES } from "./application-state.js";
 import { DEFAULT_PREEMPTION_DELAY_MS, DEFAULT_QUOTA_PREEMPTION_DELAY_MS, type QueuePreemptionProperties } from "./queue-properties.js";
 import { type Res, addTo, dominantShare, subFrom, total } from "./resources.js";
+import type { UsageRecord } from "./ugm/tracker.js";
 
 /** An ACL: `"*"` everyone, else comma-separated users, one space, comma-separated groups (§2.4). */
 export class Acl {
@@ -171,6 +172,9 @@ export class Queue extends SortedStore<Queue | Application, Queue | Application>
   k3 = 0;
   queued = false;
   queuedPriority: number | undefined = undefined;
+  /** Kept by the user/group tracker (ugm/tracker.ts `TrackedQueue`): the usage records charged on this leaf last. */
+  ugmUser?: UsageRecord = undefined;
+  ugmGroup?: UsageRecord = undefined;
   readonly name: string;
   /** Full dotted name (`root.a.b`); fixed, as a queue never moves. */
   readonly path: string;

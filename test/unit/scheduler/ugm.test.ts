@@ -301,6 +301,75 @@ ${
   });
 });
 
+describe("usage records along the queue path", () => {
+  // queues linked to their parents as the partition's are, each keeping the records of the user and group looked up last
+  const queues = () => {
+    const parent: TrackedApp["queue"] = { path: "root.parent", parent: { path: "root" } };
+    return { parent, leaf: { path: "root.parent.leaf", parent } as TrackedApp["queue"] };
+  };
+  const linked = (id: string, user: string, q: TrackedApp["queue"]): TrackedApp => ({ id, user, groups: ["dev"], queue: q });
+  const limits = `        limits:
+          - groups: [dev]
+            maxapplications: 10
+`;
+  const usage = (t: LimitTracker, kind: "users" | "groups", name: string) =>
+    Object.fromEntries([...(t.snapshot(kind).get(name) ?? new Map())].map(([path, u]) => [path, u.res]));
+
+  it("users alternating on one leaf are each charged at every level, by queue links or by path alike", () => {
+    const { parent, leaf } = queues();
+    const byLinks = tracker(rootOf(limits));
+    const byPath = tracker(rootOf(limits));
+    const charges: [string, string, number][] = [
+      ["a1", "alice", 10],
+      ["b1", "bob", 20],
+      ["a2", "alice", 30],
+      ["b2", "bob", 5],
+    ];
+    for (const [id, user, memory] of charges) {
+      byLinks.track(linked(id, user, leaf), { memory }, 1, true);
+      byPath.track(app(id, user, ["dev"]), { memory }, 1, true);
+    }
+    for (const t of [byLinks, byPath]) {
+      expect(usage(t, "users", "alice")).toEqual({
+        root: { memory: 40 },
+        "root.parent": { memory: 40 },
+        "root.parent.leaf": { memory: 40 },
+      });
+      expect(usage(t, "users", "bob")).toEqual({ root: { memory: 25 }, "root.parent": { memory: 25 }, "root.parent.leaf": { memory: 25 } });
+      expect(usage(t, "groups", "dev")).toEqual({
+        root: { memory: 65 },
+        "root.parent": { memory: 65 },
+        "root.parent.leaf": { memory: 65 },
+      });
+    }
+    // the leaf keeps the record looked up last (b2's first charge); its parent the one that record links to
+    expect(leaf.ugmUser?.name).toBe("bob");
+    expect(leaf.ugmUser?.parent).toBe(parent.ugmUser);
+  });
+
+  it("a slot filled by another tracker is not used: each tracker charges its own records", () => {
+    const { leaf } = queues();
+    const first = tracker(rootOf(limits));
+    const second = tracker(rootOf(limits));
+    first.track(linked("a1", "alice", leaf), { memory: 10 }, 1, true);
+    second.track(linked("a2", "alice", leaf), { memory: 7 }, 1, true);
+    expect(usage(first, "users", "alice")["root.parent.leaf"]).toEqual({ memory: 10 });
+    expect(usage(second, "users", "alice")["root.parent.leaf"]).toEqual({ memory: 7 });
+  });
+
+  it("a queue made again for the same path (a dynamic queue removed and re-created) charges the same records", () => {
+    const { parent, leaf } = queues();
+    const t = tracker(rootOf(limits));
+    const a1 = linked("a1", "alice", leaf);
+    t.track(a1, { memory: 10 }, 1, true);
+    const again: TrackedApp["queue"] = { path: "root.parent.leaf", parent };
+    t.track(linked("a2", "alice", again), { memory: 5 }, 1, true);
+    t.track(a1, { memory: 10 }, -1, false);
+    expect(usage(t, "users", "alice")).toEqual({ root: { memory: 5 }, "root.parent": { memory: 5 }, "root.parent.leaf": { memory: 5 } });
+    expect(again.ugmUser).toBe(leaf.ugmUser);
+  });
+});
+
 describe("hold texts (the formatter at the edge)", () => {
   it("formats resource and application holds as pods and the simulator report them", () => {
     const base = { name: "alice", queuePath: "root.shared", wildcard: false } as const;

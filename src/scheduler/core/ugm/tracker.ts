@@ -30,12 +30,26 @@ export interface TrackedApp {
   /** The user's groups as the resource manager sent them. */
   readonly groups: readonly string[];
   /** The application's leaf queue. */
-  readonly queue: { readonly path: string };
+  readonly queue: TrackedQueue;
   /**
    * Kept by the tracker on the application (a cache of its entry by id), so an allocation of a known application looks
    * nothing up by id or path. Never set by callers.
    */
   ugm?: AppTracking;
+}
+
+/**
+ * What the tracker needs of a queue, and keeps on it: the usage record of the user and of the group looked up there
+ * last, so the next application of the same user (or group) in that leaf finds its record without a lookup (on a leaf
+ * last touched long ago, a lookup reads a hash table entry and a record that are far apart). The slots are never set by
+ * callers; a tracker uses a slot only when the record in it is its own.
+ */
+export interface TrackedQueue {
+  readonly path: string;
+  /** The parent queue (none: root, or a queue that does not link to its parent, whose parents are found by path). */
+  readonly parent?: TrackedQueue;
+  ugmUser?: UsageRecord;
+  ugmGroup?: UsageRecord;
 }
 
 /**
@@ -46,10 +60,10 @@ export interface AppTracking {
   readonly app: TrackedApp;
   /** The group it is tracked under; undefined: none (no group limit applies). */
   group: string | undefined;
-  /** The user's usage at each level of the queue path, root first (resolved on the first charge). */
-  userUsage?: readonly UsageRecord[];
-  /** The group's usage at each level, root first; undefined until charged or without a group. */
-  groupUsage?: readonly UsageRecord[];
+  /** The user's usage on the leaf queue, linked to the levels above (resolved on the first charge). */
+  userUsage?: UsageRecord;
+  /** The group's usage on the leaf queue, linked to the levels above; undefined until charged or without a group. */
+  groupUsage?: UsageRecord;
   /** Allocated resources while the application has allocations ("running"); undefined: none. */
   running?: Res;
   /** False once dropped (last allocation released, link removed by a configuration, application forgotten). */
@@ -79,11 +93,17 @@ export interface Usage {
 
 /**
  * What is kept per user or group and queue path: the resources and the number of running applications (which ones
- * is known from the applications' own state, `snapshot` lists them).
+ * is known from the applications' own state, `snapshot` lists them), and the same user's or group's record on the
+ * parent queue (none on root), so an allocation charges a path by following links from its leaf, not through an array.
  */
 export interface UsageRecord {
   readonly res: Res;
   running: number;
+  readonly parent: UsageRecord | undefined;
+  /** The user or group. */
+  readonly name: string;
+  /** The tracker's map of users or of groups the record is in (a queue's slot is only trusted by its owner). */
+  readonly owner: object;
 }
 
 /**
@@ -100,7 +120,7 @@ export interface TrackedLimit {
   used: Res;
 }
 
-const NO_USAGE: UsageRecord = { res: {}, running: 0 };
+const NO_USAGE: UsageRecord = { res: {}, running: 0, parent: undefined, name: "", owner: {} };
 
 /**
  * What changed in the tracker, as data (upstream ugm_events.go; the core sends them as USERGROUP records). `queuePath`
@@ -129,14 +149,6 @@ export class LimitTracker {
   private table: LimitTable = new Map();
   private readonly users = new Map<string, Map<string, UsageRecord>>();
   private readonly groups = new Map<string, Map<string, UsageRecord>>();
-  /**
-   * The usage records along each leaf's path, per user or group name, then leaf queue object: shared by the
-   * applications of a leaf, so a new application's first allocation looks up one entry, by the queue it has at hand
-   * rather than by its path (whose text would be read to hash it). Weak: a removed queue's entry goes with it; the
-   * records themselves stay in `users`/`groups`.
-   */
-  private readonly userPaths = new Map<string, WeakMap<TrackedApp["queue"], UsageRecord[]>>();
-  private readonly groupPaths = new Map<string, WeakMap<TrackedApp["queue"], UsageRecord[]>>();
   /** Applications whose group link is resolved, oldest link first (a list through `AppTracking.prev`/`next`). */
   private firstLink: AppTracking | undefined;
   private lastLink: AppTracking | undefined;
@@ -256,22 +268,40 @@ export class LimitTracker {
     if (t.group !== undefined && this.recordChanges) this.changes.push({ kind: "appLink", group: t.group, appId: t.app.id, linked: false });
   }
 
-  /** The usage records of one user or group along the application's queue path, root first (created when missing). */
-  private usagePath(map: Map<string, Map<string, UsageRecord>>, name: string, app: TrackedApp): UsageRecord[] {
-    const paths = map === this.users ? this.userPaths : this.groupPaths;
-    let byLeaf = paths.get(name);
-    if (!byLeaf) paths.set(name, (byLeaf = new WeakMap()));
-    const cached = byLeaf.get(app.queue);
-    if (cached) return cached;
+  /** The usage record of one user or group on the application's leaf queue, linked up to root (created when missing). */
+  private usagePath(map: Map<string, Map<string, UsageRecord>>, name: string, app: TrackedApp): UsageRecord {
     let byPath = map.get(name);
     if (!byPath) map.set(name, (byPath = new Map()));
-    const path = prefixes(app.queue.path).map((p) => {
-      let u = byPath.get(p);
-      if (!u) byPath.set(p, (u = { res: {}, running: 0 }));
-      return u;
-    });
-    byLeaf.set(app.queue, path);
-    return path;
+    return this.recordOn(map, byPath, name, app.queue);
+  }
+
+  /**
+   * The record of `name` on queue `q` (created with those above it when missing): the one the queue keeps from its
+   * last lookup when it is the same user's or group's (and this tracker's), else by path. Parents are found through `q.parent`, or by
+   * path for a queue that does not link to its parent.
+   */
+  private recordOn(
+    map: Map<string, Map<string, UsageRecord>>,
+    byPath: Map<string, UsageRecord>,
+    name: string,
+    q: TrackedQueue,
+  ): UsageRecord {
+    const user = map === this.users;
+    const last = user ? q.ugmUser : q.ugmGroup;
+    if (last?.name === name && last.owner === map) return last;
+    let u = byPath.get(q.path);
+    if (!u) {
+      const dot = q.path.lastIndexOf(".");
+      const parent = q.parent
+        ? this.recordOn(map, byPath, name, q.parent)
+        : dot < 0
+          ? undefined
+          : this.recordOn(map, byPath, name, { path: q.path.slice(0, dot) });
+      byPath.set(q.path, (u = { res: {}, running: 0, parent, name, owner: map }));
+    }
+    if (user) q.ugmUser = u;
+    else q.ugmGroup = u;
+    return u;
   }
 
   /** Upstream `ensureGroupInternal`: the leaf first, then each parent. */
@@ -440,9 +470,8 @@ export class LimitTracker {
   private charge(t: AppTracking, who: "user" | "group", r: Readonly<Res>, sign: 1 | -1, mark: "add" | "delete" | "keep"): void {
     const { app } = t;
     const name = who === "user" ? app.user : t.group!;
-    const path = (who === "user" ? t.userUsage : t.groupUsage) ?? [];
     if (this.recordChanges) this.changes.push({ kind: "usage", who, name, queuePath: app.queue.path, sign, resource: { ...r } });
-    for (const u of path) {
+    for (let u = who === "user" ? t.userUsage : t.groupUsage; u; u = u.parent) {
       if (sign > 0) addTo(u.res, r);
       else subFrom(u.res, r);
       if (mark === "add") u.running++;
