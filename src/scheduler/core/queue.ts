@@ -172,7 +172,7 @@ export class Queue extends SortedStore<Queue | Application, Queue | Application>
   k3 = 0;
   queued = false;
   queuedPriority: number | undefined = undefined;
-  /** Kept by the user/group tracker (ugm/tracker.ts `TrackedQueue`): the usage records charged on this leaf last. */
+  /** Kept by the user/group tracker (ugm/tracker.ts `TrackedQueue`): the usage records looked up on this queue last. */
   ugmUser?: UsageRecord = undefined;
   ugmGroup?: UsageRecord = undefined;
   readonly name: string;
