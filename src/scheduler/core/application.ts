@@ -6,7 +6,7 @@
  */
 import { compareNumbers } from "../../util/compare.js";
 import { SmallMap } from "../../util/small-map.js";
-import { SortedList, SortedStore } from "../../util/sorted-list.js";
+import { SortedList } from "../../util/sorted-list.js";
 import { type AppEvent, type AppState, type StateLogEntry } from "./application-state.js";
 import { DEFAULT_PLACEHOLDER_TIMEOUT_MS, type GangSchedulingStyle } from "./gang/constants.js";
 import type { Replacement } from "./gang/replacement.js";
@@ -14,7 +14,8 @@ import type { HoldReason } from "./hold-reason.js";
 import type { Node } from "./node.js";
 import type { Preempting } from "./preemption/result.js";
 import type { PreemptionAllocation } from "./preemption/snapshot.js";
-import type { OrderMember, Queue } from "./queue.js";
+import { OrderMember } from "./order-member.js";
+import type { Queue } from "./queue.js";
 import { type Res, addTo, subFrom } from "./resources.js";
 import type { AppTracking } from "./ugm/tracker.js";
 
@@ -175,7 +176,7 @@ export interface ApplicationOptions {
  * One application of a partition (module comment): its asks and allocations, state, state log, gang data and resource
  * history. Resources in core units, times in milliseconds since the epoch.
  */
-export class Application extends SortedStore<Ask, Ask> implements OrderMember {
+export class Application extends OrderMember<Ask, Ask> {
   readonly id: string;
   readonly queue: Queue;
   readonly user: string;
@@ -187,13 +188,13 @@ export class Application extends SortedStore<Ask, Ask> implements OrderMember {
   readonly asks = new SmallMap<string, Ask>();
   /**
    * Pending (unallocated) asks without a node reservation, in scheduling order: the walk reads these. Kept sorted as
-   * asks come and go, never re-sorted. The application itself (it extends SortedStore): one object fewer to read
-   * per application walked.
+   * asks come and go, never re-sorted. The application itself (an OrderMember, order-member.ts): one object fewer to
+   * read per application walked.
    */
   private get unreservedAsks(): this {
     return this;
   }
-  /** The id it is ordered by in its leaf queue (OrderMember). */
+  /** The id it is ordered by in its leaf queue. */
   get orderName(): string {
     return this.id;
   }
@@ -247,13 +248,6 @@ export class Application extends SortedStore<Ask, Ask> implements OrderMember {
   }
   /** True while the application is one of its leaf queue's applications (`Queue.addApp`/`removeApp`). */
   inQueue = false;
-  /** Position in the leaf queue's order (OrderMember, maintained by the queue). */
-  k0 = 0;
-  k1 = 0;
-  k2 = 0;
-  k3 = 0;
-  queued = false;
-  queuedPriority: number | undefined = undefined;
   /** The user/group tracker's state of this application (maintained by ugm/tracker.ts). */
   ugm?: AppTracking;
   /**

@@ -1,8 +1,8 @@
 /**
  * A queue of the hierarchy (apache/yunikorn-core pkg/scheduler/objects/queue.go, sorters.go; yunikorn-core reference
  * §4.3, §4.4). A queue owns its part of the allocation walk: a parent walks its children, a leaf its applications,
- * each in allocation order. The queue is that order (it extends the sorted list's `SortedStore`, util/sorted-list.ts)
- * and each member is its own key there (`OrderMember`), updated when a member's pending, usage or priority changes
+ * each in allocation order. The queue is that order and each member is its own key there (`OrderMember`,
+ * order-member.ts), updated when a member's pending, usage or priority changes
  * (`update`): one allocation re-keys O(depth) members at O(log n) each instead of sorting every member, and reads no
  * object besides the queues and applications it re-keys.
  *
@@ -16,10 +16,9 @@
  *   disabled ⇒ (lower share, higher priority, less allocated, earlier submission); share against the leaf's
  *   guaranteed, else its fair max.
  */
-import { compareNumbers } from "../../util/compare.js";
-import { SortedStore } from "../../util/sorted-list.js";
 import type { AllocationContext, Application, Decision } from "./application.js";
 import { SCHEDULABLE_STATES } from "./application-state.js";
+import { OrderMember, memberOrder } from "./order-member.js";
 import { DEFAULT_PREEMPTION_DELAY_MS, DEFAULT_QUOTA_PREEMPTION_DELAY_MS, type QueuePreemptionProperties } from "./queue-properties.js";
 import { type Res, addTo, dominantShare, subFrom, total } from "./resources.js";
 import type { UsageRecord } from "./ugm/tracker.js";
@@ -55,24 +54,8 @@ const NO_CHILDREN: ReadonlyMap<string, Queue> = new Map();
 /** Properties of a queue without any (shared; a queue's properties are replaced, never changed in place). */
 const NO_PROPERTIES: Readonly<Record<string, string>> = Object.freeze({});
 
-/**
- * A member of an order (a child queue in its parent's, an application in its leaf's) is its own key there: up to four
- * numbers compared in turn (unused ones 0), then its name (`orderName`). Kept on the member rather than in a key object
- * of its own, so re-keying reads and writes the object being re-keyed (just walked or just changed) and nothing else.
- * The numbers change only while the member is out of its order, or as its only member (`Queue.position`).
- */
-export interface OrderMember {
-  k0: number;
-  k1: number;
-  k2: number;
-  k3: number;
-  /** The queue's name, the application's id. */
-  readonly orderName: string;
-  /** True while in its queue's order. */
-  queued: boolean;
-  /** The pending priority it is counted at there (undefined while not queued). */
-  queuedPriority: number | undefined;
-}
+/** A member of a queue's order: a child queue or an application. */
+type Member = Queue | Application;
 
 /** A member's key as computed: `childKey`/`appKey` fill this one object, compared with the member's and copied into it. */
 interface OrderKey {
@@ -90,19 +73,11 @@ function orderKeyOf(k0: number, k1 = 0, k2 = 0, k3 = 0): OrderKey {
   ORDER_SCRATCH.k3 = k3;
   return ORDER_SCRATCH;
 }
-/** Compares two members by their keys: the numbers in turn, then their names. */
-export const memberOrder = (a: OrderMember, b: OrderMember): number =>
-  compareNumbers(a.k0, b.k0) ||
-  compareNumbers(a.k1, b.k1) ||
-  compareNumbers(a.k2, b.k2) ||
-  compareNumbers(a.k3, b.k3) ||
-  (a.orderName < b.orderName ? -1 : a.orderName > b.orderName ? 1 : 0);
-
-function hasKey(m: OrderMember, key: OrderKey): boolean {
+function hasKey(m: Member, key: OrderKey): boolean {
   return m.k0 === key.k0 && m.k1 === key.k1 && m.k2 === key.k2 && m.k3 === key.k3;
 }
 
-function setKey(m: OrderMember, key: OrderKey): void {
+function setKey(m: Member, key: OrderKey): void {
   m.k0 = key.k0;
   m.k1 = key.k1;
   m.k2 = key.k2;
@@ -145,8 +120,8 @@ export interface QueueOptions {
  * A queue of a partition (apache/yunikorn-core pkg/scheduler/objects/queue.go): configuration, ACLs, limits, usage and
  * the ordered applications (leaf) or children (parent). Resources in core units.
  */
-export class Queue extends SortedStore<Queue | Application, Queue | Application> implements OrderMember {
-  // Fields the walk and the re-keying read on every allocation come first (with the order's own, inherited): declared
+export class Queue extends OrderMember<Member, Member> {
+  // Fields the walk and the re-keying read on every allocation come first (after the inherited order and key): declared
   // together, they share a few cache lines; on a queue last touched a thousand allocations ago each line is a miss.
   readonly parent: Queue | undefined;
   isLeaf: boolean;
@@ -165,13 +140,6 @@ export class Queue extends SortedStore<Queue | Application, Queue | Application>
   private topPriority = 0;
   private topCount = 0;
   private lowerPriorities?: Map<number, number>;
-  /** Position in the parent's order (OrderMember). */
-  k0 = 0;
-  k1 = 0;
-  k2 = 0;
-  k3 = 0;
-  queued = false;
-  queuedPriority: number | undefined = undefined;
   /** Kept by the user/group tracker (ugm/tracker.ts `TrackedQueue`): the usage records looked up on this queue last. */
   ugmUser?: UsageRecord = undefined;
   ugmGroup?: UsageRecord = undefined;
@@ -218,8 +186,8 @@ export class Queue extends SortedStore<Queue | Application, Queue | Application>
     quotaPreemptionDelayMs: DEFAULT_QUOTA_PREEMPTION_DELAY_MS,
   };
   /**
-   * Members (children or applications) with schedulable pending asks, in allocation order: the queue itself (it
-   * extends SortedStore), so the walk reads no second object per queue.
+   * Members (children or applications) with schedulable pending asks, in allocation order: the queue itself (an
+   * OrderMember, order-member.ts), so the walk reads no second object per queue.
    */
   private get order(): this {
     return this;
@@ -242,7 +210,7 @@ export class Queue extends SortedStore<Queue | Application, Queue | Application>
     this.template = o.template;
   }
 
-  /** The name it is ordered by among its siblings (OrderMember). */
+  /** The name it is ordered by among its siblings. */
   get orderName(): string {
     return this.name;
   }
@@ -355,12 +323,8 @@ export class Queue extends SortedStore<Queue | Application, Queue | Application>
     this.topPriority = 0;
     this.topCount = 0;
     this.lowerPriorities = undefined;
-    this.queued = false;
     this.queuedPriority = undefined;
-    for (const a of this.apps.values()) {
-      a.queued = false;
-      a.queuedPriority = undefined;
-    }
+    for (const a of this.apps.values()) a.queuedPriority = undefined;
   }
 
   /**
@@ -383,19 +347,16 @@ export class Queue extends SortedStore<Queue | Application, Queue | Application>
   }
 
   /**
-   * Moves a member to `key` with its pending `priority` (both undefined: out of the order); a key that did not change is
-   * left alone.
+   * Moves a member to `key` with its pending `priority`, both given or both undefined (out of the order); a key that did
+   * not change is left alone. A member is in the order exactly while its `queuedPriority` is set.
    */
-  private position(m: Queue | Application, key: OrderKey | undefined, priority: number | undefined): void {
+  private position(m: Member, key: OrderKey | undefined, priority: number | undefined): void {
+    const queued = m.queuedPriority !== undefined;
     if (!key) {
-      if (m.queued) {
-        this.order.delete(m);
-        m.queued = false;
-      }
-    } else if (!m.queued) {
+      if (queued) this.order.delete(m);
+    } else if (!queued) {
       setKey(m, key);
       this.order.set(m, m);
-      m.queued = true;
     } else if (!hasKey(m, key)) {
       // the only member has no neighbour to stay ordered against: re-keyed in place
       const only = this.order.size === 1;
@@ -472,7 +433,7 @@ export class Queue extends SortedStore<Queue | Application, Queue | Application>
 }
 
 /** A parent's walk over one child (`Queue.tryAllocate`; a function, not a closure per walk). */
-function tryChild(m: Queue | Application, _key: Queue | Application, ctx: AllocationContext, now: number): Decision | undefined {
+function tryChild(m: Member, _key: Member, ctx: AllocationContext, now: number): Decision | undefined {
   return (m as Queue).tryAllocate(ctx, now);
 }
 
@@ -480,7 +441,7 @@ function tryChild(m: Queue | Application, _key: Queue | Application, ctx: Alloca
  * A leaf's walk over one application (`Queue.tryAllocate`): one in Accepted or Reserving that may not start running
  * (maxapplications, user/group limits) is skipped.
  */
-function tryApplication(m: Queue | Application, _key: Queue | Application, ctx: AllocationContext, now: number): Decision | undefined {
+function tryApplication(m: Member, _key: Member, ctx: AllocationContext, now: number): Decision | undefined {
   const app = m as Application;
   if ((app.state === "Accepted" || app.state === "Reserving") && ctx.runHold(app)) return undefined;
   return app.tryAllocate(ctx, now);

@@ -5,7 +5,7 @@
  * - the ask's queue must be under its guaranteed resources (its own, or the nearest ancestors' where it sets none);
  * - a victim's queue must be over its guarantee in a type the ask needs, and stay at or above it after the victim goes.
  */
-import type { Res } from "../resources.js";
+import { type Res, addTo, subFrom } from "../resources.js";
 import { type MaybeRes, componentWiseMinOnlyExisting, fitInActual, isEmpty, subOnlyExisting } from "./arith.js";
 import type { PreemptionQueue, PreemptionSnapshot } from "./snapshot.js";
 
@@ -50,17 +50,12 @@ export class QueueSnapshot {
    * check read only those, so the decision's trials leave the others' usage as it is.
    */
   addUsage(r: Readonly<Res>): void {
-    this.changeUsage(r, 1);
+    for (let q: QueueSnapshot | undefined = this; q?.guaranteeOnPath; q = q.parent) addTo(q.allocated, r);
   }
 
   /** Takes `r` off the usage `addUsage` changes. */
   removeUsage(r: Readonly<Res>): void {
-    this.changeUsage(r, -1);
-  }
-
-  private changeUsage(r: Readonly<Res>, sign: 1 | -1): void {
-    for (let q: QueueSnapshot | undefined = this; q?.guaranteeOnPath; q = q.parent)
-      for (const k in r) q.allocated[k] = (q.allocated[k] ?? 0) + sign * r[k]!;
+    for (let q: QueueSnapshot | undefined = this; q?.guaranteeOnPath; q = q.parent) subFrom(q.allocated, r);
   }
 
   /**

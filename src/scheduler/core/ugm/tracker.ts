@@ -212,7 +212,7 @@ export class LimitTracker {
       t.running = old.running;
       t.userUsage = old.userUsage;
       if (t.group !== undefined) {
-        t.groupUsage = this.usagePath(this.groups, t.group, t.app);
+        t.groupUsage = this.usageRecord(this.groups, t.group, t.app);
         this.charge(t, "group", t.running!, 1, "add");
       }
     }
@@ -269,7 +269,7 @@ export class LimitTracker {
   }
 
   /** The usage record of one user or group on the application's leaf queue, linked up to root (created when missing). */
-  private usagePath(map: Map<string, Map<string, UsageRecord>>, name: string, app: TrackedApp): UsageRecord {
+  private usageRecord(map: Map<string, Map<string, UsageRecord>>, name: string, app: TrackedApp): UsageRecord {
     let byPath = map.get(name);
     if (!byPath) map.set(name, (byPath = new Map()));
     return this.recordOn(map, byPath, name, app.queue);
@@ -277,8 +277,8 @@ export class LimitTracker {
 
   /**
    * The record of `name` on queue `q` (created with those above it when missing): the one the queue keeps from its
-   * last lookup when it is the same user's or group's (and this tracker's), else by path. Parents are found through `q.parent`, or by
-   * path for a queue that does not link to its parent.
+   * last lookup when it is the same user's or group's (and this tracker's), else by path. Parents are found through
+   * `q.parent`, or by path for a queue that does not link to its parent.
    */
   private recordOn(
     map: Map<string, Map<string, UsageRecord>>,
@@ -448,10 +448,10 @@ export class LimitTracker {
     const t = this.tracking(app);
     // a running application is counted at every level already; only starting or stopping to run changes the counts
     const mark = running === (t.running !== undefined) ? "keep" : running ? "add" : "delete";
-    t.userUsage ??= this.usagePath(this.users, app.user, app);
+    t.userUsage ??= this.usageRecord(this.users, app.user, app);
     this.charge(t, "user", r, sign, mark);
     if (t.group !== undefined) {
-      t.groupUsage ??= this.usagePath(this.groups, t.group, app);
+      t.groupUsage ??= this.usageRecord(this.groups, t.group, app);
       this.charge(t, "group", r, sign, mark);
     }
     if (running) {
