@@ -500,6 +500,9 @@ describe("7: hostile direct callers", () => {
     let out = "";
     flood.stdout!.on("data", (d: Buffer) => (out += d.toString()));
     const done = new Promise<void>((resolve) => flood.on("exit", () => resolve()));
+    // bounded: a flood client still running well after its duration is killed, and the test says so below
+    const killAfterMs = (seconds + 30) * 1000;
+    const killer = setTimeout(() => flood.kill("SIGKILL"), killAfterMs);
 
     await new Promise((r) => setTimeout(r, 2000));
     const creates: { ok: boolean; ms: number; error?: string }[] = [];
@@ -515,7 +518,9 @@ describe("7: hostile direct callers", () => {
       await new Promise((r) => setTimeout(r, 1500));
     }
     await done;
+    clearTimeout(killer);
     clearInterval(sampler);
+    expect(flood.signalCode, `the flood client was still running ${killAfterMs / 1000} s after it started`).toBeNull();
     const result = JSON.parse(out.trim().split("\n").pop()!);
     const hwmMiB = (await rssKiB("VmHWM")) / 1024;
     const report = {
