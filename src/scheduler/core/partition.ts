@@ -784,7 +784,8 @@ export class Partition {
   removeEmptyQueues(): string[] {
     const removed: string[] = [];
     const walk = (q: Queue) => {
-      for (const c of [...q.children.values()]) {
+      // no copy of the children: iterating a Map goes on past entries deleted behind it
+      for (const c of q.children.values()) {
         walk(c);
         const empty = c.isLeaf ? c.apps.size === 0 : c.children.size === 0;
         if (empty && (!c.managed || c.draining) && isZero(c.allocated) && !hasPositive(c.pending)) {

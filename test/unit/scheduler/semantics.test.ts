@@ -33,18 +33,21 @@ const keysOf = (p: Partition, now = 0) => {
   return out;
 };
 
-describe("queues", () => {
-  // partition_manager_test.go TestCleanQueues; partition_manager.go cleanQueues (every 10 s)
-  it("an empty dynamic queue and a drained removed queue are removed by the 10 s cleanup, not before", () => {
-    let now = 0;
-    const cfg = `partitions:
+/** A partition whose `provided` placement rule creates queues, root's configured children given as YAML flow text. */
+const providedRuleConfig = (children: string) => `partitions:
   - name: default
     placementrules: [{name: provided, create: true}]
     queues:
       - name: root
         submitacl: "*"
-        queues: [{name: old}, {name: keep}]
+        queues: ${children}
 `;
+
+describe("queues", () => {
+  // partition_manager_test.go TestCleanQueues; partition_manager.go cleanQueues (every 10 s)
+  it("an empty dynamic queue and a drained removed queue are removed by the 10 s cleanup, not before", () => {
+    let now = 0;
+    const cfg = providedRuleConfig("[{name: old}, {name: keep}]");
     const core = new SchedulerCore(() => now, cfg);
     core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 100 } }]);
     core.updateApplication({
@@ -76,6 +79,21 @@ describe("queues", () => {
     expect(core.queueView("root.old")).toBeUndefined();
     expect(core.queueView("root.keep")).toBeDefined(); // managed and configured: kept while empty
     expect(core.queueView("root", { subtree: true })!.childNames).toEqual(["root.keep"]);
+  });
+
+  // partition_manager.go cleanQueues: children first, so a dynamic parent emptied by the same pass goes too
+  it("the cleanup removes every empty dynamic sibling and a dynamic parent whose leaves it removed, in one pass", () => {
+    let now = 0;
+    const core = new SchedulerCore(() => now, providedRuleConfig("[{name: keep}]"));
+    const queues = ["root.d1", "root.d2", "root.p.x", "root.p.y", "root.d3"];
+    core.updateApplication({ new: queues.map((q, i) => ({ applicationID: `app-${i}`, queueName: q, ugi: { user: "u" } })) });
+    expect(core.queueView("root", { subtree: true })!.childNames).toEqual(["root.d1", "root.d2", "root.d3", "root.keep", "root.p"]);
+    core.schedule();
+    core.updateApplication({ remove: queues.map((_, i) => ({ applicationID: `app-${i}` })) });
+    now = 10_000;
+    core.schedule();
+    expect(core.queueView("root", { subtree: true })!.childNames).toEqual(["root.keep"]);
+    for (const q of [...queues, "root.p"]) expect(core.queueView(q)).toBeUndefined();
   });
 
   // sorters.go sortQueuesByPriorityAndFairness / sorters_test.go TestSortQueuesNoGuarantees: equal priority and share,
