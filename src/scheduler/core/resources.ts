@@ -81,6 +81,12 @@ export function strictlyPositive(r: Readonly<Res>): boolean {
   return pos;
 }
 
+/** True when every quantity is above 0 (`{}` too: it has none that is not). */
+export function allPositive(r: Readonly<Res>): boolean {
+  for (const k in r) if (!(r[k]! > 0)) return false;
+  return true;
+}
+
 /** True when every quantity is 0 (undefined and `{}` are zero). */
 export function isZero(r: Readonly<Res> | undefined): boolean {
   if (!r) return true;

@@ -228,6 +228,46 @@ describe("rejected, completed and expired applications", () => {
   });
 });
 
+// application.go maxAllocatedResource (ApplicationDAOInfo maxUsedResource): per type, the largest usage reached
+describe("an application's largest usage", () => {
+  const run = (asks: Record<string, number>[]) => {
+    let now = 0;
+    const core = new SchedulerCore(() => now, providedRuleConfig("[{name: q}]"));
+    core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 2, vcore: 10 } }]);
+    core.updateApplication({ new: [{ applicationID: "a", queueName: "root.q", ugi: { user: "u" } }] });
+    core.updateAllocation({
+      allocations: asks.map((r, i) => ({
+        allocationKey: `k${i}`,
+        applicationID: "a",
+        resourcePerAlloc: r,
+        allocationTags: { creationTime: String(i + 1) },
+      })),
+    });
+    const step = (release?: string) => {
+      if (release) core.updateAllocation({ releases: [{ applicationID: "a", allocationKey: release }] });
+      now += 1000;
+      core.schedule();
+      return core.maxUsedResource("a");
+    };
+    return { step };
+  };
+
+  it("is the first allocation's usage, raised type by type by later ones, and kept after releases", () => {
+    const { step } = run([
+      { memory: 2, vcore: 1 },
+      { memory: 1, vcore: 3 },
+    ]);
+    expect(step()).toEqual({ memory: 2, vcore: 1 }); // k1 does not fit beside k0
+    expect(step("k0")).toEqual({ memory: 2, vcore: 3 });
+    expect(step("k1")).toEqual({ memory: 2, vcore: 3 });
+  });
+
+  it("leaves out a type whose usage never went above 0", () => {
+    const { step } = run([{ memory: 1, vcore: 0 }]);
+    expect(step()).toEqual({ memory: 1 });
+  });
+});
+
 describe("running count across Completing → Running", () => {
   // queue_test.go TestQueueRunningAppsForSingleAllocationApp; application_state.go: entering Running from another
   // state increments the queue's running count, leaving it decrements

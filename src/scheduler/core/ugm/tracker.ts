@@ -455,9 +455,10 @@ export class LimitTracker {
       this.charge(t, "group", r, sign, mark);
     }
     if (running) {
-      t.running ??= {};
-      if (sign > 0) addTo(t.running, r);
-      else subFrom(t.running, r);
+      // the first allocation: a copy (one step; adding each type to an empty object is a map transition each)
+      if (t.running === undefined && sign > 0) t.running = { ...r };
+      else if (sign > 0) addTo(t.running!, r);
+      else subFrom((t.running ??= {}), r);
     } else {
       this.drop(t);
     }
