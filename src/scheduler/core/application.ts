@@ -16,7 +16,7 @@ import type { Preempting } from "./preemption/result.js";
 import type { PreemptionAllocation } from "./preemption/snapshot.js";
 import { OrderMember } from "./order-member.js";
 import type { Queue } from "./queue.js";
-import { type Res, addTo, allPositive, subFrom } from "./resources.js";
+import { type Res, addInto, addTo, raiseMax, subFrom } from "./resources.js";
 import type { AppTracking } from "./ugm/tracker.js";
 
 /**
@@ -320,18 +320,12 @@ export class Application extends OrderMember<Ask, Ask> {
   addAllocated(r: Readonly<Res>): void {
     addTo(this.allocated, r);
     this.queue.incAllocated(r);
-    // the first allocation: a copy (one step; adding each type to an empty object is a map transition each), which is
-    // what the loop below leaves when every type is above 0
-    if (this.maxAllocated === undefined && allPositive(this.allocated)) this.maxAllocated = { ...this.allocated };
-    else {
-      const max = (this.maxAllocated ??= {});
-      for (const k in this.allocated) if (this.allocated[k]! > (max[k] ?? 0)) max[k] = this.allocated[k]!;
-    }
+    this.maxAllocated = raiseMax(this.maxAllocated, this.allocated);
   }
 
   /** An allocated placeholder's resources enter `allocatedPlaceholder`. */
   addPlaceholderAllocated(r: Readonly<Res>): void {
-    addTo((this.phAllocated ??= {}), r);
+    this.phAllocated = addInto(this.phAllocated, r);
   }
 
   /** An allocated placeholder's resources leave `allocatedPlaceholder`. */

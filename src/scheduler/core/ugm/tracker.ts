@@ -19,7 +19,7 @@
  * Groups come from the caller (design 002: the core never resolves them).
  */
 import type { QueueConfig } from "../config.js";
-import { type Res, addTo, fitsWithin, subFrom } from "../resources.js";
+import { type Res, addInto, addTo, fitsWithin, subFrom } from "../resources.js";
 import type { LimitHold } from "./hold.js";
 import { type LevelLimits, type Limit, type LimitTable, WILDCARD, groupLimit, limitTable, limitedGroups } from "./limits.js";
 
@@ -455,9 +455,7 @@ export class LimitTracker {
       this.charge(t, "group", r, sign, mark);
     }
     if (running) {
-      // the first allocation: a copy (one step; adding each type to an empty object is a map transition each)
-      if (t.running === undefined && sign > 0) t.running = { ...r };
-      else if (sign > 0) addTo(t.running!, r);
+      if (sign > 0) t.running = addInto(t.running, r);
       else subFrom((t.running ??= {}), r);
     } else {
       this.drop(t);
