@@ -1,7 +1,8 @@
 /**
  * A partition: the coordinator of the scheduling core (apache/yunikorn-core pkg/scheduler/partition.go; yunikorn-core
- * reference §4.1-4.8). It holds the node index, the application registry (active, completed, rejected), the queue tree
- * built from the configuration, placement and user/group tracking, and applies what the walk decides.
+ * reference §4.1-4.8). It holds the node index (node-collection.ts), the application registry (active, completed,
+ * rejected; lifecycle.ts), the queue tree (queue-tree.ts), placement (placement/) and user/group tracking (ugm/), and
+ * applies what the walk decides.
  *
  * `tryAllocate(now)` returns at most one result, as upstream's scheduling cycle: reservations first (an ask that
  * reserved a node is placed there, or elsewhere, once room appears), then the walk — `Queue.tryAllocate` from root
@@ -11,7 +12,7 @@
  * capacity are never exceeded. Every tie is broken by a stable key (path, id, key), so the same inputs give the same
  * schedule.
  */
-import type { PartitionConfig, QueueConfig } from "./config.js";
+import type { PartitionConfig } from "./config.js";
 import { LimitTracker } from "./ugm/tracker.js";
 import { type Allocation, type AllocationResult } from "./allocation-result.js";
 import { type AllocationContext, Application, type Ask, type Decision, type GangOptions, INSTANCE_TYPE_ATTRIBUTE } from "./application.js";
@@ -21,9 +22,9 @@ import { placeholderTimeout, placeholderTimerMs } from "./gang/timeout.js";
 import { type HoldReason, clusterHold, overClusterSize, queueMaxHold, queueOverMax, queueRunHold } from "./hold-reason.js";
 import { Node, allocationId } from "./node.js";
 import { NodeCollection, type NodeSortPolicy } from "./node-collection.js";
-import { parseResource } from "./quantity.js";
-import { Acl, Queue, type QueueTemplate, type SortPolicy } from "./queue.js";
-import { type QueueChange, sameResource } from "./queue-change.js";
+import type { Queue } from "./queue.js";
+import type { QueueChange } from "./queue-change.js";
+import { QueueTree, maxQueueSet } from "./queue-tree.js";
 import { type Res, fitsIn, format, hasPositive, isZero, strictlyPositive } from "./resources.js";
 import { PlacementManager } from "./placement/manager.js";
 import { tagValue } from "./placement/tag.js";
@@ -36,12 +37,7 @@ import { decidePreemption, PREEMPT_ATTEMPT_FREQUENCY_MS } from "./preemption/pre
 import { decideQuotaPreemption } from "./preemption/quota.js";
 import { QuotaPreemptionTracker } from "./preemption/quota-tracker.js";
 import type { Preempting, VictimAllocation } from "./preemption/result.js";
-import {
-  inheritQueueProperties,
-  parseQueuePreemptionProperties,
-  partitionPreemptionFlags,
-  type PropertyProblem,
-} from "./queue-properties.js";
+import { partitionPreemptionFlags, type PropertyProblem } from "./queue-properties.js";
 import { parseGoBool } from "../../util/go-strconv.js";
 import { VersionedMap } from "../../util/versioned-map.js";
 
@@ -132,34 +128,6 @@ export interface PartitionOptions {
   queueCleanupIntervalMs?: number;
 }
 
-const res = (m: Record<string, string> | undefined): Res | undefined => {
-  if (!m || Object.keys(m).length === 0) return undefined;
-  const r = parseResource(m);
-  // A max that is not strictly positive means "no limit" (§4.3); guaranteed likewise.
-  return strictlyPositive(r) ? r : undefined;
-};
-/** `application.sort.policy`; without it a leaf sorts fifo and a parent reports fair, as upstream (resetProperties). */
-const sortPolicyOf = (props: Record<string, string> | undefined, isLeaf = true): SortPolicy => {
-  const v = props?.["application.sort.policy"];
-  return v === "fair" || v === "fifo" ? v : isLeaf ? "fifo" : "fair";
-};
-const sortPriorityOf = (props: Record<string, string> | undefined) =>
-  (props?.["application.sort.priority"] ?? "enabled").toLowerCase() !== "disabled";
-
-/**
- * A child template from the configuration; undefined when it sets nothing (upstream template.FromConf: no
- * maxapplications, no resources, no property with both a key and a value).
- */
-function templateOf(t: QueueConfig["childtemplate"]): QueueTemplate | undefined {
-  if (!t) return undefined;
-  const properties = Object.fromEntries(Object.entries(t.properties ?? {}).filter(([k, v]) => k !== "" && v !== ""));
-  const guaranteed = res(t.resources?.guaranteed);
-  const max = res(t.resources?.max);
-  const maxApps = t.maxapplications ?? 0;
-  if (maxApps === 0 && !guaranteed && !max && Object.keys(properties).length === 0) return undefined;
-  return { guaranteed, max, maxApps, sortPolicy: sortPolicyOf(properties), sortPriority: sortPriorityOf(properties), properties };
-}
-
 /**
  * One partition of the core (apache/yunikorn-core pkg/scheduler/partition.go): its queues, placement, nodes,
  * applications, reservations, user/group limits and preemption. Resources in core units, times in milliseconds since
@@ -194,28 +162,26 @@ export class Partition {
     return this.life.lastTerminated;
   }
   readonly limits = new LimitTracker({ oneObjectPerApplication: true });
-  root!: Queue;
+  /** The queue tree (queue-tree.ts): configuration, dynamic queues, cleanup, fair maxima and orders. */
+  private readonly queues: QueueTree;
+  /** The root queue (the tree's; kept here for the allocation walk). */
+  readonly root: Queue;
   private placement = new PlacementManager([]);
   /** Releases the core decided since the last drain (see `drainReleases`). */
   private releases: CoreRelease[] = [];
   /** Gang applications whose placeholder timer runs. */
   private readonly gangTimers = new Set<Application>();
   private readonly reservations: Reservations;
-  /**
-   * Queue orders are stale: `full` after a configuration change (policies, guarantees: rebuilt), `fairMax` after the
-   * cluster size changed (fair maxima recomputed, only the keys that depend on them re-keyed).
-   */
-  private orderDirty: "none" | "fairMax" | "full" = "full";
   private lastCleanup: number | undefined;
   private readonly cleanupInterval: number;
   /** Partition `preemption.enabled` (default true, upstream). */
   preemptionEnabled = true;
   /** Queue properties that fell back to their default in the last configuration (queue path with each). */
-  propertyProblems: (PropertyProblem & { queue: string })[] = [];
+  get propertyProblems(): readonly (PropertyProblem & { queue: string })[] {
+    return this.queues.propertyProblems;
+  }
   /** Preemption attempts per leaf queue in the running cycle (reset by `tick`). */
   private readonly preemptAttempts = new Map<Queue, number>();
-  /** Queue changes since the last `drainQueueChanges` (QUEUE events). */
-  private queueChanges: QueueChange[] = [];
   /** Quota-change preemption: per-queue start times and the partition's `quotapreemptionenabled` switch. */
   readonly quotaPreemption = new QuotaPreemptionTracker();
 
@@ -227,6 +193,8 @@ export class Partition {
       askChanged: (a) => this.apps.get(a.appId)?.reservationChanged(a),
     });
     this.cleanupInterval = o.queueCleanupIntervalMs ?? QUEUE_CLEANUP_INTERVAL_MS;
+    this.queues = new QueueTree(o.config.queues![0]!);
+    this.root = this.queues.root;
     this.applyConfig(o.config);
   }
 
@@ -238,90 +206,15 @@ export class Partition {
    */
   applyConfig(cfg: PartitionConfig, now?: number): void {
     const rootCfg = cfg.queues![0]!;
-    const seen = new Set<Queue>();
-    this.propertyProblems = [];
-    const build = (qc: QueueConfig, parent: Queue | undefined, parentProps: Record<string, string> | undefined): Queue => {
-      const name = qc.name.toLowerCase();
-      const isLeaf = parent !== undefined && !qc.parent && (qc.queues ?? []).length === 0;
-      const props = qc.properties ?? {};
-      const merged = inheritQueueProperties(parentProps, props);
-      let q = parent ? parent.children.get(name) : this.root;
-      let quotaBefore: { max?: Res; delayMs: number } | undefined;
-      if (!q) {
-        q = new Queue({
-          name,
-          parent,
-          leaf: isLeaf,
-          managed: true,
-          guaranteed: res(qc.resources?.guaranteed),
-          max: res(qc.resources?.max),
-          maxApps: qc.maxapplications ?? 0,
-          sortPolicy: sortPolicyOf(props, isLeaf),
-          sortPriority: sortPriorityOf(props),
-          submitAcl: new Acl(qc.submitacl),
-          adminAcl: new Acl(qc.adminacl),
-        });
-        parent?.addChild(name, q);
-        this.queueChanges.push({ kind: "added", path: q.path, managed: true });
-      } else {
-        const wasLeaf = q.isLeaf;
-        if (parent) quotaBefore = { max: q.max, delayMs: q.preemption.quotaPreemptionDelayMs };
-        q.isLeaf = isLeaf && q.children.size === 0;
-        if (wasLeaf !== q.isLeaf) this.queueChanges.push({ kind: "type", path: q.path, isLeaf: q.isLeaf });
-        const guaranteed = res(qc.resources?.guaranteed);
-        if (!sameResource(q.guaranteed, guaranteed)) this.queueChanges.push({ kind: "guaranteed", path: q.path, guaranteed });
-        q.guaranteed = guaranteed;
-        if (parent) {
-          const max = res(qc.resources?.max);
-          if (!sameResource(q.max, max)) this.queueChanges.push({ kind: "max", path: q.path, max });
-          q.max = max;
-        }
-        q.maxApps = qc.maxapplications ?? 0;
-        q.sortPolicy = sortPolicyOf(props, q.isLeaf);
-        q.sortPriority = sortPriorityOf(props);
-        q.submitAcl = new Acl(qc.submitacl);
-        q.adminAcl = new Acl(qc.adminacl);
-        q.draining = false;
-      }
-      // A parent without a child template of its own uses its parent's (upstream addChildQueue).
-      q.template = templateOf(qc.childtemplate) ?? (q.isLeaf ? undefined : parent?.template);
-      q.properties = merged;
-      const parsed = parseQueuePreemptionProperties(merged, q.isLeaf);
-      q.preemption = parsed.properties;
-      if (quotaBefore && now !== undefined) this.quotaPreemption.configChanged(q, quotaBefore, now);
-      for (const problem of parsed.problems) this.propertyProblems.push({ ...problem, queue: q.path });
-      seen.add(q);
-      for (const c of qc.queues ?? []) build(c, q, merged);
-      return q;
-    };
-    if (!this.root) {
-      this.root = new Queue({
-        name: "root",
-        leaf: false,
-        managed: true,
-        maxApps: rootCfg.maxapplications ?? 0,
-        submitAcl: new Acl(rootCfg.submitacl),
-        adminAcl: new Acl(rootCfg.adminacl),
-      });
-      this.queueChanges.push({ kind: "added", path: "root", managed: true });
-    }
-    build(rootCfg, undefined, undefined);
+    this.queues.configure(rootCfg, this.quotaPreemption, now);
     const flags = partitionPreemptionFlags(cfg);
     this.preemptionEnabled = flags.enabled;
     this.quotaPreemption.enabled = flags.quotaPreemptionEnabled;
-    const markDraining = (q: Queue) => {
-      for (const c of q.children.values()) {
-        if (c.managed && !seen.has(c)) c.draining = true;
-        markDraining(c);
-      }
-    };
-    markDraining(this.root);
     this.placement = new PlacementManager(cfg.placementrules ?? []);
     this.nodeSet.configure(cfg.nodesortpolicy?.type === "binpacking" ? "binpacking" : "fair", cfg.nodesortpolicy?.resourceweights ?? {});
     this.limits.load(rootCfg);
-    this.updateRootMax();
-    this.orderDirty = "full";
-    this.refreshOrder();
+    this.queues.setRootMax(this.nodeSet.capacity);
+    this.queues.refreshOrder();
     this.reservations.epoch++;
   }
 
@@ -333,44 +226,13 @@ export class Partition {
     return this.nodeSet.inOrder();
   }
 
-  /** The root queue's max is the cluster size (§4.3). */
-  private updateRootMax(): void {
-    const max = isZero(this.nodeSet.capacity) ? {} : { ...this.nodeSet.capacity };
-    if (!sameResource(this.root.max, max)) this.queueChanges.push({ kind: "max", path: "root", max });
-    this.root.max = max;
-    if (this.orderDirty === "none") this.orderDirty = "fairMax";
-  }
-
-  /**
-   * Recomputes every queue's fair max (reference §4.3: root = cluster size; a child overrides the types its own max
-   * sets) and brings the orders up to date: after a configuration change every order is rebuilt; after a change of the
-   * cluster size only keys that use a fair max are recomputed (children of every parent, applications of fair leaves
-   * without a guaranteed), and only those that changed move. Never per allocation.
-   */
-  private refreshOrder(): void {
-    const full = this.orderDirty === "full";
-    const walk = (q: Queue) => {
-      q.fairMax = !q.parent ? q.max : q.max ? { ...q.parent.fairMax, ...q.max } : q.parent.fairMax;
-      if (full) q.clearOrder();
-      for (const c of q.children.values()) walk(c);
-      if (full || !q.isLeaf || (q.sortPolicy === "fair" && !q.guaranteed)) q.rebuildOrder();
-    };
-    walk(this.root);
-    this.orderDirty = "none";
-  }
-
-  /** The fair max of a queue created or changed after the last rebuild. */
-  private setFairMax(q: Queue): void {
-    for (const x of q.ancestry()) if (x.parent) x.fairMax = x.max ? { ...x.parent.fairMax, ...x.max } : x.parent.fairMax;
-  }
-
   // ---------------------------------------------------------------- nodes
 
   /** @throws Error when the node exists */
   addNode(id: string, capacity: Res, occupied: Res = {}, schedulable = true, attributes: Record<string, string> = {}): void {
     if (this.nodes.has(id)) throw new Error(`partition ${this.name} has an existing node ${id}, node name must be unique`);
     this.nodeSet.add(new Node({ id, capacity, occupied, schedulable, attributes }));
-    this.updateRootMax();
+    this.queues.setRootMax(this.nodeSet.capacity);
     this.reservations.epoch++;
   }
 
@@ -380,7 +242,7 @@ export class Partition {
     if (!n) throw new Error(`failed to find node ${id}`);
     if (update.capacity) {
       this.nodeSet.setCapacity(n, update.capacity);
-      this.updateRootMax();
+      this.queues.setRootMax(this.nodeSet.capacity);
     }
     if (update.occupied) n.occupied = { ...update.occupied };
     if (update.schedulable !== undefined) n.schedulable = update.schedulable;
@@ -404,7 +266,7 @@ export class Partition {
       }
     }
     this.nodeSet.remove(n);
-    this.updateRootMax();
+    this.queues.setRootMax(this.nodeSet.capacity);
     this.reservations.epoch++;
     return released;
   }
@@ -430,8 +292,8 @@ export class Partition {
         groups = ["nogroup"];
       }
       const leaf = this.place(queueName, user, groups, tags);
-      if (applyNamespaceTags(leaf, tags)) this.orderDirty = "full";
-      this.setFairMax(leaf);
+      if (applyNamespaceTags(leaf, tags)) this.queues.invalidateOrder();
+      this.queues.setFairMax(leaf);
       const disable = (tags["application.stateaware.disable"] ?? tags.disableStateAware ?? "") !== "";
       const app = new Application({
         id,
@@ -497,60 +359,12 @@ export class Partition {
   private place(queueName: string, user: string, groups: readonly string[], tags: Record<string, string>): Queue {
     const r = this.placement.place({ user, groups, tags, queueName, forced: isForced(tags) }, { queue: (path) => this.find(path) });
     if (r.type === "refused") throw new PlacementRefusedError(r.refusal);
-    return this.find(r.path) ?? this.resolve(r.path);
+    return this.queues.find(r.path) ?? this.queues.create(r.path);
   }
 
-  /** Creates the queue placement chose: missing parents and the leaf, or the recovery queue (fifo, no ACL). */
-  private resolve(path: string): Queue {
-    if (isRecoveryQueue(path)) {
-      const rec = new Queue({ name: "@recovery@", parent: this.root, leaf: true, managed: false });
-      this.root.addChild("@recovery@", rec);
-      this.queueChanges.push({ kind: "added", path: rec.path, managed: false });
-      return rec;
-    }
-    const parts = path.split(".");
-    let q = this.root;
-    let i = 1;
-    for (; i < parts.length; i++) {
-      const c = q.children.get(parts[i]!);
-      if (!c) break;
-      q = c;
-    }
-    for (; i < parts.length; i++) {
-      const leaf = i === parts.length - 1;
-      // A dynamic leaf gets its parent's child template; a dynamic parent inherits the template itself.
-      const t = q.template;
-      const c = leaf
-        ? new Queue({
-            name: parts[i]!,
-            parent: q,
-            leaf: true,
-            managed: false,
-            guaranteed: t?.guaranteed,
-            max: t?.max,
-            maxApps: t?.maxApps,
-            sortPolicy: t?.sortPolicy,
-            sortPriority: t?.sortPriority,
-          })
-        : new Queue({ name: parts[i]!, parent: q, leaf: false, managed: false, template: t, sortPolicy: "fair" });
-      if (leaf && t) {
-        // upstream applyTemplate: the leaf's properties are the template's, its preemption settings read from them
-        c.properties = t.properties;
-        c.preemption = parseQueuePreemptionProperties(t.properties, true).properties;
-      }
-      q.addChild(parts[i]!, c);
-      this.queueChanges.push({ kind: "added", path: c.path, managed: false });
-      q = c;
-    }
-    return q;
-  }
-
+  /** The queue at a full path (any case), or undefined. */
   find(path: string): Queue | undefined {
-    const parts = path.toLowerCase().split(".");
-    if (parts[0] !== "root") return undefined;
-    let q: Queue | undefined = this.root;
-    for (const p of parts.slice(1)) q = q?.children.get(p);
-    return q;
+    return this.queues.find(path);
   }
 
   // ---------------------------------------------------------------- asks and allocations
@@ -782,29 +596,12 @@ export class Partition {
    * @returns the paths removed
    */
   removeEmptyQueues(): string[] {
-    const removed: string[] = [];
-    const walk = (q: Queue) => {
-      // no copy of the children: iterating a Map goes on past entries deleted behind it
-      for (const c of q.children.values()) {
-        walk(c);
-        const empty = c.isLeaf ? c.apps.size === 0 : c.children.size === 0;
-        if (empty && (!c.managed || c.draining) && isZero(c.allocated) && !hasPositive(c.pending)) {
-          q.removeChild(c.name);
-          removed.push(c.path);
-          this.queueChanges.push({ kind: "removed", path: c.path, managed: c.managed });
-        }
-      }
-    };
-    walk(this.root);
-    if (removed.length > 0) this.orderDirty = "full";
-    return removed;
+    return this.queues.removeEmpty();
   }
 
   /** Queue changes since the last call, oldest first (queue-change.ts). */
   drainQueueChanges(): QueueChange[] {
-    const c = this.queueChanges;
-    this.queueChanges = [];
-    return c;
+    return this.queues.drainChanges();
   }
 
   drainStateChanges(): AppStateChange[] {
@@ -963,7 +760,7 @@ export class Partition {
    */
   tryAllocate(now: number): AllocationResult | undefined {
     this.clock = now;
-    if (this.orderDirty !== "none") this.refreshOrder();
+    if (this.queues.orderDirty !== "none") this.queues.refreshOrder();
     if (!hasPositive(this.root.pending)) return undefined;
     const reserved = this.reservations.size > 0 ? this.tryReservedAllocate(now) : undefined;
     if (reserved) return reserved;
@@ -1334,20 +1131,6 @@ export class Partition {
     const hold = this.limits.runHold(app);
     return hold && { kind: "limit", hold };
   }
-}
-
-/**
- * The smallest max set on the queue and its parents below root, per resource type (upstream GetMaxQueueSet);
- * undefined when none sets one.
- */
-function maxQueueSet(q: Queue): Res | undefined {
-  let out: Res | undefined;
-  for (let x: Queue | undefined = q; x?.parent; x = x.parent) {
-    if (!x.max) continue;
-    out ??= {};
-    for (const k in x.max) out[k] = Math.min(out[k] ?? Number.POSITIVE_INFINITY, x.max[k]!);
-  }
-  return out;
 }
 
 /** The allocation record of an ask of `app` on `nodeId` (a copy of its resource). */

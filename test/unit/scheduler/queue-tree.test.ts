@@ -1,0 +1,142 @@
+/**
+ * The queue tree on its own (queue-tree.ts): built from a real configuration, updated by a reload, dynamic queues made
+ * from a child template, empty ones removed, and every change recorded as data (upstream partition_test.go
+ * TestCreateQueues / TestCleanQueues, queue_test.go TestApplyConf).
+ */
+import { describe, expect, it } from "vitest";
+import { decodeQueuesYaml } from "../../../src/scheduler/core/config.js";
+import { QuotaPreemptionTracker } from "../../../src/scheduler/core/preemption/quota-tracker.js";
+import { QueueTree, maxQueueSet } from "../../../src/scheduler/core/queue-tree.js";
+import { validateSchedulerConfig } from "../../../src/scheduler/core/validate.js";
+
+const rootOf = (yaml: string) => validateSchedulerConfig(decodeQueuesYaml(yaml)).partitions[0]!.queues![0]!;
+/** Applies a configuration whose root holds `rootQueues` (YAML list items indented for under `queues:` of root). */
+const reload = (tree: QueueTree, rootQueues: string) =>
+  tree.configure(
+    rootOf(`partitions:
+  - name: default
+    queues:
+      - name: root
+        queues:
+${rootQueues}`),
+    new QuotaPreemptionTracker(),
+  );
+const treeOf = (yaml: string) => {
+  const rootCfg = rootOf(yaml);
+  const tree = new QueueTree(rootCfg);
+  tree.configure(rootCfg, new QuotaPreemptionTracker());
+  return tree;
+};
+
+const CONFIG = `partitions:
+  - name: default
+    queues:
+      - name: root
+        queues:
+          - name: tenants
+            parent: true
+            childtemplate:
+              maxapplications: 4
+              resources: {max: {memory: 8Gi, vcore: 4}}
+              properties: {application.sort.policy: fair}
+          - name: batch
+            resources: {max: {memory: 16Gi}}
+`;
+
+describe("QueueTree", () => {
+  it("builds the configured queues and records each as added, root first", () => {
+    const tree = treeOf(CONFIG);
+    expect(tree.drainChanges()).toEqual([
+      { kind: "added", path: "root", managed: true },
+      { kind: "added", path: "root.tenants", managed: true },
+      { kind: "added", path: "root.batch", managed: true },
+    ]);
+    expect(tree.drainChanges()).toEqual([]);
+    expect(tree.find("ROOT.Batch")?.isLeaf).toBe(true);
+    expect(tree.find("root.tenants")?.isLeaf).toBe(false);
+    expect(tree.find("batch")).toBeUndefined();
+    expect(tree.orderDirty).toBe("full");
+  });
+
+  it("creates a dynamic leaf from its parent's child template, and dynamic parents on the way", () => {
+    const tree = treeOf(CONFIG);
+    tree.drainChanges();
+    const leaf = tree.create("root.tenants.team-a.spark");
+    expect(leaf.path).toBe("root.tenants.team-a.spark");
+    expect(leaf.managed).toBe(false);
+    expect(leaf.isLeaf).toBe(true);
+    expect(leaf.maxApps).toBe(4);
+    expect(leaf.max).toEqual({ memory: 8 * 2 ** 30, vcore: 4000 });
+    expect(leaf.sortPolicy).toBe("fair");
+    expect(tree.find("root.tenants.team-a")?.isLeaf).toBe(false);
+    expect(tree.drainChanges()).toEqual([
+      { kind: "added", path: "root.tenants.team-a", managed: false },
+      { kind: "added", path: "root.tenants.team-a.spark", managed: false },
+    ]);
+    expect(maxQueueSet(leaf)).toEqual({ memory: 8 * 2 ** 30, vcore: 4000 });
+  });
+
+  it("sets root's max to the cluster size and marks fair maxima stale, never a configured max", () => {
+    const tree = treeOf(CONFIG);
+    tree.refreshOrder();
+    tree.drainChanges();
+    tree.setRootMax({ memory: 64 * 2 ** 30, vcore: 32_000 });
+    expect(tree.orderDirty).toBe("fairMax");
+    expect(tree.drainChanges()).toEqual([{ kind: "max", path: "root", max: { memory: 64 * 2 ** 30, vcore: 32_000 } }]);
+    tree.setRootMax({ memory: 64 * 2 ** 30, vcore: 32_000 });
+    expect(tree.drainChanges()).toEqual([]);
+    tree.refreshOrder();
+    expect(tree.orderDirty).toBe("none");
+    // batch overrides memory only; vcore comes from root
+    expect(tree.find("root.batch")?.fairMax).toEqual({ memory: 16 * 2 ** 30, vcore: 32_000 });
+  });
+
+  it("on reload, a queue left out drains and goes once empty; an empty dynamic queue goes in the same pass", () => {
+    const tree = treeOf(CONFIG);
+    tree.create("root.tenants.team-a");
+    tree.drainChanges();
+    reload(
+      tree,
+      `          - name: tenants
+            parent: true
+`,
+    );
+    expect(tree.find("root.batch")?.draining).toBe(true);
+    expect(tree.drainChanges()).toEqual([]);
+    expect(tree.removeEmpty().sort()).toEqual(["root.batch", "root.tenants.team-a"]);
+    expect(tree.find("root.batch")).toBeUndefined();
+    expect(tree.find("root.tenants")).toBeDefined();
+    expect(tree.orderDirty).toBe("full");
+    expect(tree.removeEmpty()).toEqual([]);
+  });
+
+  it("records a changed max and guaranteed, and a leaf that became a parent", () => {
+    const tree = treeOf(CONFIG);
+    tree.drainChanges();
+    reload(
+      tree,
+      `          - name: tenants
+            parent: true
+          - name: batch
+            resources: {max: {memory: 32Gi}, guaranteed: {memory: 4Gi}}
+            queues:
+              - name: nightly
+`,
+    );
+    expect(tree.drainChanges()).toEqual([
+      { kind: "type", path: "root.batch", isLeaf: false },
+      { kind: "guaranteed", path: "root.batch", guaranteed: { memory: 4 * 2 ** 30 } },
+      { kind: "max", path: "root.batch", max: { memory: 32 * 2 ** 30 } },
+      { kind: "added", path: "root.batch.nightly", managed: true },
+    ]);
+  });
+
+  it("creates the recovery queue as a dynamic fifo leaf under root", () => {
+    const tree = treeOf(CONFIG);
+    const rec = tree.create("root.@recovery@");
+    expect(rec.path).toBe("root.@recovery@");
+    expect(rec.isLeaf).toBe(true);
+    expect(rec.managed).toBe(false);
+    expect(rec.sortPolicy).toBe("fifo");
+  });
+});
