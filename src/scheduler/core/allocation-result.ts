@@ -5,6 +5,7 @@
  * place, gang scheduling) hands a new allocation over too; `preempting` asks the resource manager to release victims
  * so an ask can run on the node reserved for it, `quotaPreempting` so a queue comes back under its lowered max.
  */
+import type { Application, Ask } from "./application.js";
 import type { QuotaPreempting } from "./preemption/quota.js";
 import type { Preempting } from "./preemption/result.js";
 import type { Res } from "./resources.js";
@@ -71,4 +72,12 @@ export type AllocationResult =
 /** The allocation a result hands to the resource manager, if any. */
 export function allocationOf(r: AllocationResult): Allocation | undefined {
   return r.kind === "allocated" || r.kind === "allocatedReserved" || r.kind === "replaced" ? r.allocation : undefined;
+}
+
+/** The allocation record of an ask of `app` on `nodeId` (a copy of its resource). */
+export function allocationOfAsk(app: Application, ask: Ask, nodeId: string): Allocation {
+  const a: Allocation = { key: ask.key, appId: app.id, nodeId, resource: { ...ask.resource }, queue: app.queue.path };
+  if (ask.placeholder) a.placeholder = true;
+  if (ask.taskGroup) a.taskGroup = ask.taskGroup;
+  return a;
 }

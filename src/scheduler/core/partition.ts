@@ -14,7 +14,7 @@
  */
 import type { PartitionConfig } from "./config.js";
 import { LimitTracker } from "./ugm/tracker.js";
-import { type Allocation, type AllocationResult } from "./allocation-result.js";
+import { type Allocation, type AllocationResult, allocationOfAsk } from "./allocation-result.js";
 import { type AllocationContext, Application, type Ask, type Decision, type GangOptions, INSTANCE_TYPE_ATTRIBUTE } from "./application.js";
 import { type Replacement, matchPlaceholder } from "./gang/replacement.js";
 import { checkGangSubmission } from "./gang/submission.js";
@@ -32,11 +32,8 @@ import { PlacementRefusedError, RECOVERY_QUEUE, isRecoveryQueue } from "./placem
 import { type AppStateChange, Lifecycle } from "./lifecycle.js";
 import { applyNamespaceTags } from "./namespace-tags.js";
 import { Reservations } from "./reservations.js";
-import { coreSnapshot } from "./preemption/core-snapshot.js";
-import { decidePreemption, PREEMPT_ATTEMPT_FREQUENCY_MS } from "./preemption/preemptor.js";
-import { decideQuotaPreemption } from "./preemption/quota.js";
-import { QuotaPreemptionTracker } from "./preemption/quota-tracker.js";
-import type { Preempting, VictimAllocation } from "./preemption/result.js";
+import { PreemptionCoordinator } from "./preemption/coordinator.js";
+import type { QuotaPreemptionTracker } from "./preemption/quota-tracker.js";
 import { partitionPreemptionFlags, type PropertyProblem } from "./queue-properties.js";
 import { parseGoBool } from "../../util/go-strconv.js";
 import { VersionedMap } from "../../util/versioned-map.js";
@@ -57,9 +54,6 @@ export interface CoreRelease {
   cause: "timeout" | "tooLarge" | "replacedElsewhere";
   message: string;
 }
-
-/** Preemption attempts per leaf queue per scheduling cycle (upstream maxPreemptionsPerQueue). */
-export const MAX_PREEMPTIONS_PER_QUEUE = 10;
 
 /** Upstream delays (reference §4.1, §4.6, §6), milliseconds. */
 export const RESERVATION_DELAY_MS = 2_000;
@@ -174,16 +168,20 @@ export class Partition {
   private readonly reservations: Reservations;
   private lastCleanup: number | undefined;
   private readonly cleanupInterval: number;
+  /** Ask-triggered and quota-change preemption (preemption/coordinator.ts). */
+  private readonly preemptions: PreemptionCoordinator;
   /** Partition `preemption.enabled` (default true, upstream). */
-  preemptionEnabled = true;
+  get preemptionEnabled(): boolean {
+    return this.preemptions.enabled;
+  }
+  /** Quota-change preemption: per-queue start times and the partition's `quotapreemptionenabled` switch. */
+  get quotaPreemption(): QuotaPreemptionTracker {
+    return this.preemptions.quota;
+  }
   /** Queue properties that fell back to their default in the last configuration (queue path with each). */
   get propertyProblems(): readonly (PropertyProblem & { queue: string })[] {
     return this.queues.propertyProblems;
   }
-  /** Preemption attempts per leaf queue in the running cycle (reset by `tick`). */
-  private readonly preemptAttempts = new Map<Queue, number>();
-  /** Quota-change preemption: per-queue start times and the partition's `quotapreemptionenabled` switch. */
-  readonly quotaPreemption = new QuotaPreemptionTracker();
 
   constructor(o: PartitionOptions) {
     this.name = o.name;
@@ -195,6 +193,12 @@ export class Partition {
     this.cleanupInterval = o.queueCleanupIntervalMs ?? QUEUE_CLEANUP_INTERVAL_MS;
     this.queues = new QueueTree(o.config.queues![0]!);
     this.root = this.queues.root;
+    this.preemptions = new PreemptionCoordinator({
+      host: this,
+      reservations: this.reservations,
+      unreserveNode: (n) => this.unreserveNode(n),
+      askHold: (app, ask) => this.context.askHold(app, ask),
+    });
     this.applyConfig(o.config);
   }
 
@@ -206,10 +210,10 @@ export class Partition {
    */
   applyConfig(cfg: PartitionConfig, now?: number): void {
     const rootCfg = cfg.queues![0]!;
-    this.queues.configure(rootCfg, this.quotaPreemption, now);
+    this.queues.configure(rootCfg, this.preemptions.quota, now);
     const flags = partitionPreemptionFlags(cfg);
-    this.preemptionEnabled = flags.enabled;
-    this.quotaPreemption.enabled = flags.quotaPreemptionEnabled;
+    this.preemptions.enabled = flags.enabled;
+    this.preemptions.quota.enabled = flags.quotaPreemptionEnabled;
     this.placement = new PlacementManager(cfg.placementrules ?? []);
     this.nodeSet.configure(cfg.nodesortpolicy?.type === "binpacking" ? "binpacking" : "fair", cfg.nodesortpolicy?.resourceweights ?? {});
     this.limits.load(rootCfg);
@@ -419,7 +423,7 @@ export class Partition {
     if (opts.node) {
       // Recovered: usage may exceed max (the RM already bound it); over it, quota-change preemption may start.
       this.commit(app, ask, this.nodes.get(opts.node)!, now);
-      this.quotaPreemption.allocationAdded(app.queue, now);
+      this.preemptions.quota.allocationAdded(app.queue, now);
     } else {
       app.addPending(ask);
     }
@@ -443,7 +447,7 @@ export class Partition {
       ask.priority = priority;
       if (opts.node) {
         this.commit(app, ask, this.nodes.get(opts.node)!, now); // reported as bound
-        this.quotaPreemption.allocationAdded(app.queue, now);
+        this.preemptions.quota.allocationAdded(app.queue, now);
       } else {
         app.addPending(ask);
       }
@@ -469,7 +473,7 @@ export class Partition {
     if (node) this.attach(ask, node);
     app.addAllocated(ask.resource);
     this.limits.track(app, ask.resource, 1, true);
-    this.quotaPreemption.allocationAdded(app.queue, now);
+    this.preemptions.quota.allocationAdded(app.queue, now);
     this.reservations.epoch++;
     app.queue.update(app);
   }
@@ -579,7 +583,7 @@ export class Partition {
    * queues and empty drained queues are removed.
    */
   tick(now: number): void {
-    this.preemptAttempts.clear();
+    this.preemptions.newCycle();
     this.life.tick(now);
     if (this.gangTimers.size > 0)
       for (const app of [...this.gangTimers])
@@ -785,11 +789,11 @@ export class Partition {
             : undefined,
     pickNode: (ask) => this.nodeSet.pick(ask),
     reservationNode: (ask, now) => this.reservations.choose(ask, this.nodeSet.inOrder(), now),
-    tryPreemption: (app, ask, now) => this.tryPreemption(app, ask, now),
+    tryPreemption: (app, ask, now) => this.preemptions.tryAsk(app, ask, now),
   };
 
   private apply(d: Decision, now: number): AllocationResult {
-    if (d.kind === "preempt") return this.startPreemption(d.app, d.ask, d.result, now);
+    if (d.kind === "preempt") return this.preemptions.start(d.app, d.ask, d.result, now);
     if (d.kind === "reserve") {
       this.reservations.reserve(d.ask, d.node, now);
       return { kind: "reserved", appId: d.app.id, key: d.ask.key, nodeId: d.node.id };
@@ -819,7 +823,7 @@ export class Partition {
 
   /** Releases the reservation of a pending ask (placed, removed, changed). */
   private unreserve(ask: Ask): void {
-    if (ask.preemption) this.endPreemption(ask, this.nodes.get(ask.reservedNode ?? ""));
+    if (ask.preemption) this.preemptions.end(ask, this.nodes.get(ask.reservedNode ?? ""));
     else this.reservations.release(ask, ask, this.nodes.get(ask.reservedNode ?? ""));
   }
 
@@ -827,7 +831,7 @@ export class Partition {
   private unreserveNode(n: Node): void {
     const r = n.reservation!;
     const ask = this.apps.get(r.appId)?.asks.get(r.key);
-    if (ask?.preemption) this.endPreemption(ask, n);
+    if (ask?.preemption) this.preemptions.end(ask, n);
     else this.reservations.release(ask, r, n);
   }
 
@@ -851,9 +855,9 @@ export class Partition {
         return { kind: "unreserved", appId: r.appId, key: r.key, nodeId: r.nodeId, cause: node ? "askRemoved" : "nodeRemoved" };
       }
       if ((app.state === "Accepted" || app.state === "Reserving") && this.runHold(app)) continue;
-      if (ask.preemption && this.preemptionStalled(app, ask, node)) {
+      if (ask.preemption && this.preemptions.stalled(app, ask, node)) {
         // every victim is gone and the node still has no room (or the ask is held): start over after the attempt interval
-        this.endPreemption(ask, node);
+        this.preemptions.end(ask, node);
         return { kind: "unreserved", appId: r.appId, key: r.key, nodeId: r.nodeId, cause: "preemptionEnded" };
       }
       if (this.context.askHold(app, ask)) continue;
@@ -888,153 +892,21 @@ export class Partition {
     return true;
   }
 
-  // ---------------------------------------------------------------- preemption (core/preemption/, docs/preemption.md)
+  // ---------------------------------------------------------------- preemption (preemption/coordinator.ts)
 
-  /**
-   * Ask-triggered preemption for an ask nothing takes now (upstream Application.tryPreemption): only when the
-   * partition's preemption is on, the ask may preempt (`preemptionPolicy` not Never), its leaf's `preemption.delay`
-   * has passed since its creation, 15 s have passed since its last attempt, a queue on its path has a guarantee, and
-   * the leaf has attempts left in this cycle (10). The decision itself (rules 1-7) is `decidePreemption`.
-   */
-  private tryPreemption(app: Application, ask: Ask, now: number): Decision | undefined {
-    if (!this.preemptionEnabled || ask.allowPreemptOther === false || ask.requiredNode || ask.preemption) return undefined;
-    const leaf = app.queue;
-    if (now < ask.createTime + leaf.preemption.preemptionDelayMs) return undefined;
-    if (ask.lastPreemptionCheck !== undefined && now < ask.lastPreemptionCheck + PREEMPT_ATTEMPT_FREQUENCY_MS) return undefined;
-    const attempts = this.preemptAttempts.get(leaf) ?? 0;
-    if (attempts >= MAX_PREEMPTIONS_PER_QUEUE) return undefined;
-    if (!leaf.nearestGuaranteed()) return undefined;
-    this.preemptAttempts.set(leaf, attempts + 1);
-    const snapshot = coreSnapshot(this, ask.blockedVictims);
-    const result = decidePreemption(
-      snapshot,
-      {
-        key: ask.key,
-        applicationId: app.id,
-        queuePath: leaf.path,
-        priority: ask.priority,
-        resource: ask.resource,
-        createTime: ask.createTime,
-        allowPreemptOther: true,
-        lastPreemptionCheck: ask.lastPreemptionCheck,
-      },
-      {
-        now,
-        enabled: true,
-        predicate: ask.predicate && ((c) => ({ success: ask.predicate!(c.nodeId), index: c.startIndex })),
-      },
-    );
-    ask.lastPreemptionCheck = now;
-    return result.outcome === "preempting" ? { kind: "preempt", app, ask, result } : undefined;
-  }
-
-  /**
-   * Applies a preemption decision: reservations it cancelled are released, the node is reserved for the ask, the
-   * victims are marked preempting (they stay allocated and counted until the resource manager releases them).
-   */
-  private startPreemption(app: Application, ask: Ask, result: Preempting, now: number): AllocationResult {
-    for (const c of result.cancelledReservations) {
-      const n = this.nodes.get(c.nodeId);
-      if (n?.reservation) this.unreserveNode(n);
-    }
-    const node = this.nodes.get(result.nodeId)!;
-    if (node.reservation) this.unreserveNode(node);
-    this.reservations.reserve(ask, node, now, true);
-    ask.preemption = result;
-    const victims: Allocation[] = [];
-    for (const v of result.victims) {
-      const a = this.markVictim(v);
-      if (a) victims.push(a);
-    }
-    return { kind: "preempting", appId: app.id, key: ask.key, nodeId: node.id, victims, preemption: result };
-  }
-
-  /**
-   * Marks a chosen victim preempting: it stays allocated and counted (queue `preempting`) until the resource manager
-   * releases it, and is never chosen again meanwhile.
-   * @returns the victim's allocation, or undefined when it is no longer allocated
-   */
-  private markVictim(v: VictimAllocation): Allocation | undefined {
-    const va = this.apps.get(v.applicationId);
-    const victim = va?.asks.get(v.allocationKey);
-    if (!va || !victim?.node) return undefined;
-    victim.preempted = true;
-    va.queue.incPreempting(victim.resource);
-    return allocationOfAsk(va, victim, victim.node);
-  }
-
-  /**
-   * Quota-change preemption (rule 8; upstream Queue.TryQuotaPreemption, checked every second): for each managed queue
-   * whose max was lowered below its usage and whose `quota.preemption.delay` has passed (partition
-   * `preemption.quotapreemptionenabled` on), the victims `decideQuotaPreemption` chooses are marked preempting and
-   * returned for the resource manager to release. Not tied to a pending ask: no node is reserved.
-   */
+  /** Quota-change preemption now (see `PreemptionCoordinator.tryQuota`): the results for the resource manager. */
   tryQuotaPreemption(now: number): AllocationResult[] {
-    const out: AllocationResult[] = [];
-    for (const q of this.quotaPreemption.due(this.root, now)) {
-      const result = decideQuotaPreemption(coreSnapshot(this, this.quotaPreemption.refusedOf(q)), q.path);
-      if (result.outcome !== "preempting") continue;
-      const victims: Allocation[] = [];
-      for (const v of result.victims) {
-        const a = this.markVictim(v);
-        if (a) victims.push(a);
-      }
-      out.push({ kind: "quotaPreempting", queue: q.path, victims, preemption: result });
-    }
-    return out;
+    return this.preemptions.tryQuota(now);
   }
 
-  /**
-   * The resource manager could not release a victim of the quota preemption of `queuePath` (its eviction was refused):
-   * the victim is kept and no longer preempting, never chosen again for that queue while it is over its max, and the
-   * queue is tried again after `QUOTA_PREEMPTION_RETRY_MS` (15 s).
-   * @returns false when the queue or the victim is unknown, or the victim is not being preempted
-   */
+  /** A quota-preemption victim's eviction was refused (see `PreemptionCoordinator.quotaBlocked`). */
   quotaPreemptionBlocked(queuePath: string, victim: { appId: string; key: string }, now: number): boolean {
-    const q = this.find(queuePath);
-    const va = this.apps.get(victim.appId);
-    const ask = va?.asks.get(victim.key);
-    if (!q || !va || !ask?.preempted) return false;
-    ask.preempted = false;
-    va.queue.decPreempting(ask.resource);
-    this.quotaPreemption.refused(q, allocationId(va.id, ask.key), now);
-    return true;
+    return this.preemptions.quotaBlocked(queuePath, victim, now);
   }
 
-  /** A preemptor's victims are all gone and its node still cannot take it (no room, or a quota holds it). */
-  private preemptionStalled(app: Application, ask: Ask, node: Node): boolean {
-    for (const v of ask.preemption!.victims) if (this.apps.get(v.applicationId)?.asks.get(v.allocationKey)?.preempted) return false;
-    return !node.fits(ask.resource) || this.context.askHold(app, ask) !== undefined;
-  }
-
-  /** Ends a preemption: the reservation goes, victims not released yet are no longer preempting. */
-  private endPreemption(ask: Ask, node: Node | undefined): void {
-    for (const v of ask.preemption?.victims ?? []) {
-      const va = this.apps.get(v.applicationId);
-      const victim = va?.asks.get(v.allocationKey);
-      if (va && victim?.preempted) {
-        victim.preempted = false;
-        va.queue.decPreempting(victim.resource);
-      }
-    }
-    ask.preemption = undefined;
-    this.reservations.release(ask, ask, node);
-  }
-
-  /**
-   * The resource manager could not release a victim (its eviction was refused, e.g. by a PodDisruptionBudget): the
-   * preemption of `ask` ends — its reservation is released and its victims not yet released are kept — and the
-   * refused victim is never chosen again for this ask. The ask tries again after the attempt interval (15 s from its
-   * last attempt), with other victims or none.
-   * @returns false when the ask or its preemption is unknown
-   */
+  /** A victim's eviction was refused: the preemption of the ask ends (see `PreemptionCoordinator.blocked`). */
   preemptionBlocked(appId: string, key: string, victim: { appId: string; key: string }): boolean {
-    const ask = this.apps.get(appId)?.asks.get(key);
-    if (!ask?.preemption) return false;
-    (ask.blockedVictims ??= new Set()).add(allocationId(victim.appId, victim.key));
-    this.endPreemption(ask, this.nodes.get(ask.reservedNode ?? ""));
-    this.reservations.epoch++;
-    return true;
+    return this.preemptions.blocked(appId, key, victim);
   }
 
   // ---------------------------------------------------------------- holds
@@ -1058,7 +930,7 @@ export class Partition {
         taskGroups: this.placeholdersByGroup(app),
       };
     }
-    if (ask.preemption && ask.reservedNode) return this.preemptionHold(app, ask, ask.preemption, ask.reservedNode);
+    if (ask.preemption && ask.reservedNode) return this.preemptions.hold(app, ask, ask.preemption, ask.reservedNode);
     const quota = this.quotaHold(app, ask.resource);
     if (quota) return quota;
     const cluster = clusterHold(this.root, ask.resource);
@@ -1087,26 +959,6 @@ export class Partition {
   }
 
   /**
-   * A preemptor's hold: it waits on its reserved node for the victims of `decision` to be released; each victim with
-   * whether it is released yet, the nearest queue on its path with a guarantee and that queue's usage now.
-   */
-  private preemptionHold(app: Application, ask: Ask, decision: Preempting, nodeId: string): HoldReason {
-    const n = this.nodes.get(nodeId);
-    const g = app.queue.nearestGuaranteed();
-    return {
-      kind: "preemption",
-      nodeId,
-      ask: { ...ask.resource },
-      available: n ? n.available() : {},
-      queuePath: app.queue.path,
-      ...(g ? { guarantee: { queuePath: g.path, guaranteed: { ...g.guaranteed }, allocated: { ...g.allocated } } } : {}),
-      fence: decision.fence,
-      since: ask.lastPreemptionCheck ?? 0,
-      victims: decision.victims.map((v) => ({ ...v, released: !this.apps.get(v.applicationId)?.asks.get(v.allocationKey)?.preempted })),
-    };
-  }
-
-  /**
    * Why a quota holds an ask of `app` back (maxapplications while the app waits to run, user/group limits, queue
    * maxima below root), or undefined.
    */
@@ -1131,14 +983,6 @@ export class Partition {
     const hold = this.limits.runHold(app);
     return hold && { kind: "limit", hold };
   }
-}
-
-/** The allocation record of an ask of `app` on `nodeId` (a copy of its resource). */
-function allocationOfAsk(app: Application, ask: Ask, nodeId: string): Allocation {
-  const a: Allocation = { key: ask.key, appId: app.id, nodeId, resource: { ...ask.resource }, queue: app.queue.path };
-  if (ask.placeholder) a.placeholder = true;
-  if (ask.taskGroup) a.taskGroup = ask.taskGroup;
-  return a;
 }
 
 /** `application.create.force` tag (key case-insensitive, Go ParseBool true spellings). */

@@ -1,0 +1,239 @@
+/**
+ * A partition's preemption, applied to the live core (apache/yunikorn-core pkg/scheduler/objects/application.go
+ * tryPreemption, queue.go TryQuotaPreemption, partition.go; docs/preemption.md). The decisions are pure and live
+ * beside this file (`decidePreemption` in preemptor.ts: rules 1-7; `decideQuotaPreemption` in quota.ts: rule 8);
+ * this class gates when they run, applies what they decide and undoes it when a preemption ends:
+ *
+ * 1. `tryAsk`: ask-triggered preemption for an ask nothing takes now, within the attempt limits.
+ * 2. `start`: the preemptor reserves its node (cancelling the reservations the decision names); its victims are
+ *    marked preempting and stay allocated and counted until the resource manager releases them.
+ * 3. `stalled` / `end` / `blocked`: a preemption whose victims are gone without room appearing, or whose victim's
+ *    eviction was refused, ends; victims not yet released are kept.
+ * 4. `tryQuota` / `quotaBlocked`: quota-change preemption of queues whose max was lowered below their usage.
+ * 5. `hold`: a preemptor's hold reason, as data.
+ *
+ * Times in milliseconds since the epoch, resources in core units.
+ */
+import { type Allocation, type AllocationResult, allocationOfAsk } from "../allocation-result.js";
+import type { AllocationContext, Application, Ask, Decision } from "../application.js";
+import type { HoldReason } from "../hold-reason.js";
+import { type Node, allocationId } from "../node.js";
+import type { Queue } from "../queue.js";
+import type { Reservations } from "../reservations.js";
+import { type CoreSnapshotSource, coreSnapshot } from "./core-snapshot.js";
+import { PREEMPT_ATTEMPT_FREQUENCY_MS, decidePreemption } from "./preemptor.js";
+import { decideQuotaPreemption } from "./quota.js";
+import { QuotaPreemptionTracker } from "./quota-tracker.js";
+import type { Preempting, VictimAllocation } from "./result.js";
+
+/** Preemption attempts per leaf queue per scheduling cycle (upstream maxPreemptionsPerQueue). */
+export const MAX_PREEMPTIONS_PER_QUEUE = 10;
+
+/** What the coordinator reads and changes of its partition. */
+export interface PreemptionHost extends CoreSnapshotSource {
+  readonly root: Queue;
+  readonly nodes: ReadonlyMap<string, Node>;
+}
+
+/** Constructor input of {@link PreemptionCoordinator}. */
+export interface PreemptionCoordinatorOptions {
+  /** The partition (queues, applications, nodes in allocation order). */
+  host: PreemptionHost;
+  /** The partition's reservations: a preemptor holds its node as a preemption reservation. */
+  reservations: Reservations;
+  /** Releases whatever reservation a node has (the partition's; a preemptor's ends through `end`). */
+  unreserveNode(node: Node): void;
+  /** A quota that holds an ask back now (the allocation walk's check). */
+  askHold: AllocationContext["askHold"];
+}
+
+/** One partition's preemption (module comment). */
+export class PreemptionCoordinator {
+  /** Partition `preemption.enabled` (default true, upstream). */
+  enabled = true;
+  /** Quota-change preemption: per-queue start times and the partition's `quotapreemptionenabled` switch. */
+  readonly quota = new QuotaPreemptionTracker();
+  /** Attempts per leaf queue in the running cycle (reset by `newCycle`). */
+  private readonly attempts = new Map<Queue, number>();
+  private readonly host: PreemptionHost;
+
+  constructor(private readonly o: PreemptionCoordinatorOptions) {
+    this.host = o.host;
+  }
+
+  /** A new scheduling cycle: every leaf has its attempts again. */
+  newCycle(): void {
+    this.attempts.clear();
+  }
+
+  /**
+   * Ask-triggered preemption for an ask nothing takes now (upstream Application.tryPreemption): only when the
+   * partition's preemption is on, the ask may preempt (`preemptionPolicy` not Never), its leaf's `preemption.delay`
+   * has passed since its creation, 15 s have passed since its last attempt, a queue on its path has a guarantee, and
+   * the leaf has attempts left in this cycle (10). The decision itself (rules 1-7) is `decidePreemption`.
+   * @returns a `preempt` decision for the partition to apply (`start`), or undefined
+   */
+  tryAsk(app: Application, ask: Ask, now: number): Decision | undefined {
+    if (!this.enabled || ask.allowPreemptOther === false || ask.requiredNode || ask.preemption) return undefined;
+    const leaf = app.queue;
+    if (now < ask.createTime + leaf.preemption.preemptionDelayMs) return undefined;
+    if (ask.lastPreemptionCheck !== undefined && now < ask.lastPreemptionCheck + PREEMPT_ATTEMPT_FREQUENCY_MS) return undefined;
+    const attempts = this.attempts.get(leaf) ?? 0;
+    if (attempts >= MAX_PREEMPTIONS_PER_QUEUE) return undefined;
+    if (!leaf.nearestGuaranteed()) return undefined;
+    this.attempts.set(leaf, attempts + 1);
+    const result = decidePreemption(
+      coreSnapshot(this.host, ask.blockedVictims),
+      {
+        key: ask.key,
+        applicationId: app.id,
+        queuePath: leaf.path,
+        priority: ask.priority,
+        resource: ask.resource,
+        createTime: ask.createTime,
+        allowPreemptOther: true,
+        lastPreemptionCheck: ask.lastPreemptionCheck,
+      },
+      {
+        now,
+        enabled: true,
+        predicate: ask.predicate && ((c) => ({ success: ask.predicate!(c.nodeId), index: c.startIndex })),
+      },
+    );
+    ask.lastPreemptionCheck = now;
+    return result.outcome === "preempting" ? { kind: "preempt", app, ask, result } : undefined;
+  }
+
+  /**
+   * Applies a preemption decision: reservations it cancelled are released, the node is reserved for the ask, the
+   * victims are marked preempting (they stay allocated and counted until the resource manager releases them).
+   */
+  start(app: Application, ask: Ask, result: Preempting, now: number): AllocationResult {
+    for (const c of result.cancelledReservations) {
+      const n = this.host.nodes.get(c.nodeId);
+      if (n?.reservation) this.o.unreserveNode(n);
+    }
+    const node = this.host.nodes.get(result.nodeId)!;
+    if (node.reservation) this.o.unreserveNode(node);
+    this.o.reservations.reserve(ask, node, now, true);
+    ask.preemption = result;
+    return {
+      kind: "preempting",
+      appId: app.id,
+      key: ask.key,
+      nodeId: node.id,
+      victims: this.markVictims(result.victims),
+      preemption: result,
+    };
+  }
+
+  /**
+   * Marks chosen victims preempting: each stays allocated and counted (queue `preempting`) until the resource manager
+   * releases it, and is never chosen again meanwhile.
+   * @returns the victims' allocations, leaving out any no longer allocated
+   */
+  private markVictims(victims: readonly VictimAllocation[]): Allocation[] {
+    const out: Allocation[] = [];
+    for (const v of victims) {
+      const va = this.host.apps.get(v.applicationId);
+      const victim = va?.asks.get(v.allocationKey);
+      if (!va || !victim?.node) continue;
+      victim.preempted = true;
+      va.queue.incPreempting(victim.resource);
+      out.push(allocationOfAsk(va, victim, victim.node));
+    }
+    return out;
+  }
+
+  /**
+   * Quota-change preemption (rule 8; upstream Queue.TryQuotaPreemption, checked every second): for each managed queue
+   * whose max was lowered below its usage and whose `quota.preemption.delay` has passed (partition
+   * `preemption.quotapreemptionenabled` on), the victims `decideQuotaPreemption` chooses are marked preempting and
+   * returned for the resource manager to release. Not tied to a pending ask: no node is reserved.
+   */
+  tryQuota(now: number): AllocationResult[] {
+    const out: AllocationResult[] = [];
+    for (const q of this.quota.due(this.host.root, now)) {
+      const result = decideQuotaPreemption(coreSnapshot(this.host, this.quota.refusedOf(q)), q.path);
+      if (result.outcome !== "preempting") continue;
+      out.push({ kind: "quotaPreempting", queue: q.path, victims: this.markVictims(result.victims), preemption: result });
+    }
+    return out;
+  }
+
+  /**
+   * The resource manager could not release a victim of the quota preemption of `queuePath` (its eviction was refused):
+   * the victim is kept and no longer preempting, never chosen again for that queue while it is over its max, and the
+   * queue is tried again after `QUOTA_PREEMPTION_RETRY_MS` (15 s).
+   * @returns false when the queue or the victim is unknown, or the victim is not being preempted
+   */
+  quotaBlocked(queuePath: string, victim: { appId: string; key: string }, now: number): boolean {
+    const q = this.host.find(queuePath);
+    const va = this.host.apps.get(victim.appId);
+    const ask = va?.asks.get(victim.key);
+    if (!q || !va || !ask?.preempted) return false;
+    ask.preempted = false;
+    va.queue.decPreempting(ask.resource);
+    this.quota.refused(q, allocationId(va.id, ask.key), now);
+    return true;
+  }
+
+  /** A preemptor's victims are all gone and its node still cannot take it (no room, or a quota holds it). */
+  stalled(app: Application, ask: Ask, node: Node): boolean {
+    for (const v of ask.preemption!.victims) if (this.host.apps.get(v.applicationId)?.asks.get(v.allocationKey)?.preempted) return false;
+    return !node.fits(ask.resource) || this.o.askHold(app, ask) !== undefined;
+  }
+
+  /** Ends a preemption: the reservation goes, victims not released yet are no longer preempting. */
+  end(ask: Ask, node: Node | undefined): void {
+    for (const v of ask.preemption?.victims ?? []) {
+      const va = this.host.apps.get(v.applicationId);
+      const victim = va?.asks.get(v.allocationKey);
+      if (va && victim?.preempted) {
+        victim.preempted = false;
+        va.queue.decPreempting(victim.resource);
+      }
+    }
+    ask.preemption = undefined;
+    this.o.reservations.release(ask, ask, node);
+  }
+
+  /**
+   * The resource manager could not release a victim (its eviction was refused, e.g. by a PodDisruptionBudget): the
+   * preemption of `ask` ends — its reservation is released and its victims not yet released are kept — and the
+   * refused victim is never chosen again for this ask. The ask tries again after the attempt interval (15 s from its
+   * last attempt), with other victims or none.
+   * @returns false when the ask or its preemption is unknown
+   */
+  blocked(appId: string, key: string, victim: { appId: string; key: string }): boolean {
+    const ask = this.host.apps.get(appId)?.asks.get(key);
+    if (!ask?.preemption) return false;
+    (ask.blockedVictims ??= new Set()).add(allocationId(victim.appId, victim.key));
+    this.end(ask, this.host.nodes.get(ask.reservedNode ?? ""));
+    this.o.reservations.epoch++;
+    return true;
+  }
+
+  /**
+   * A preemptor's hold: it waits on its reserved node for the victims of its decision to be released; each victim with
+   * whether it is released yet, the nearest queue on its path with a guarantee and that queue's usage now.
+   */
+  hold(app: Application, ask: Ask, decision: Preempting, nodeId: string): HoldReason {
+    const n = this.host.nodes.get(nodeId);
+    const g = app.queue.nearestGuaranteed();
+    return {
+      kind: "preemption",
+      nodeId,
+      ask: { ...ask.resource },
+      available: n ? n.available() : {},
+      queuePath: app.queue.path,
+      ...(g ? { guarantee: { queuePath: g.path, guaranteed: { ...g.guaranteed }, allocated: { ...g.allocated } } } : {}),
+      fence: decision.fence,
+      since: ask.lastPreemptionCheck ?? 0,
+      victims: decision.victims.map((v) => ({
+        ...v,
+        released: !this.host.apps.get(v.applicationId)?.asks.get(v.allocationKey)?.preempted,
+      })),
+    };
+  }
+}
