@@ -16,16 +16,15 @@ import type { PartitionConfig } from "./config.js";
 import { LimitTracker } from "./ugm/tracker.js";
 import { type Allocation, type AllocationResult, allocationOfAsk } from "./allocation-result.js";
 import { type AllocationContext, Application, type Ask, type Decision, type GangOptions, INSTANCE_TYPE_ATTRIBUTE } from "./application.js";
-import { type Replacement, matchPlaceholder } from "./gang/replacement.js";
+import { type CoreRelease, GangCoordinator } from "./gang/coordinator.js";
 import { checkGangSubmission } from "./gang/submission.js";
-import { placeholderTimeout, placeholderTimerMs } from "./gang/timeout.js";
 import { type HoldReason, clusterHold, overClusterSize, queueMaxHold, queueOverMax, queueRunHold } from "./hold-reason.js";
 import { Node, allocationId } from "./node.js";
 import { NodeCollection, type NodeSortPolicy } from "./node-collection.js";
 import type { Queue } from "./queue.js";
 import type { QueueChange } from "./queue-change.js";
 import { QueueTree, maxQueueSet } from "./queue-tree.js";
-import { type Res, fitsIn, format, hasPositive, isZero, strictlyPositive } from "./resources.js";
+import { type Res, format, hasPositive, isZero, strictlyPositive } from "./resources.js";
 import { PlacementManager } from "./placement/manager.js";
 import { tagValue } from "./placement/tag.js";
 import { PlacementRefusedError, RECOVERY_QUEUE, isRecoveryQueue } from "./placement/types.js";
@@ -42,18 +41,7 @@ export type { Allocation, AllocationResult } from "./allocation-result.js";
 
 export type { AppStateChange } from "./lifecycle.js";
 
-/**
- * An allocation or ask the core released on its own (upstream ReleaseAllocation from the core to the shim): gang
- * placeholders timed out, too small for their real pod, or given up for an allocation elsewhere. The resource manager
- * removes the pod; the core has already taken it out of every usage.
- */
-export interface CoreRelease {
-  allocation: Allocation;
-  /** False: the placeholder was still a pending ask. */
-  allocated: boolean;
-  cause: "timeout" | "tooLarge" | "replacedElsewhere";
-  message: string;
-}
+export type { CoreRelease } from "./gang/coordinator.js";
 
 /** Upstream delays (reference §4.1, §4.6, §6), milliseconds. */
 export const RESERVATION_DELAY_MS = 2_000;
@@ -161,10 +149,8 @@ export class Partition {
   /** The root queue (the tree's; kept here for the allocation walk). */
   readonly root: Queue;
   private placement = new PlacementManager([]);
-  /** Releases the core decided since the last drain (see `drainReleases`). */
-  private releases: CoreRelease[] = [];
-  /** Gang applications whose placeholder timer runs. */
-  private readonly gangTimers = new Set<Application>();
+  /** Placeholder timers, releases and replacement of gang applications (gang/coordinator.ts). */
+  private readonly gangs: GangCoordinator;
   private readonly reservations: Reservations;
   private lastCleanup: number | undefined;
   private readonly cleanupInterval: number;
@@ -193,6 +179,12 @@ export class Partition {
     this.cleanupInterval = o.queueCleanupIntervalMs ?? QUEUE_CLEANUP_INTERVAL_MS;
     this.queues = new QueueTree(o.config.queues![0]!);
     this.root = this.queues.root;
+    this.gangs = new GangCoordinator({
+      apps: this.apps,
+      nodes: this.nodes,
+      life: this.life,
+      removeAsk: (appId, key, now) => this.removeAsk(appId, key, now),
+    });
     this.preemptions = new PreemptionCoordinator({
       host: this,
       reservations: this.reservations,
@@ -352,7 +344,7 @@ export class Partition {
   private detachApp(app: Application): void {
     app.queue.removeApp(app);
     if (this.apps.get(app.id) === app) this.apps.delete(app.id);
-    this.gangTimers.delete(app);
+    this.gangs.forget(app);
     this.limits.forget(app);
   }
 
@@ -489,7 +481,7 @@ export class Partition {
       this.detach(ask);
       app.removeAllocated(ask.resource);
       if (ask.preempted) app.queue.decPreempting(ask.resource);
-      if (ask.placeholder) this.placeholderGone(app, ask);
+      if (ask.placeholder) this.gangs.gone(app, ask);
       const stillRunning = !isZero(app.allocated); // asks are strictly positive: zero means none allocated
       this.limits.track(app, ask.resource, -1, stillRunning);
       this.reservations.epoch++;
@@ -536,7 +528,7 @@ export class Partition {
     ask.allocatedAt = now;
     app.addAllocated(ask.resource);
     this.limits.track(app, ask.resource, 1, true);
-    if (ask.placeholder) return this.placeholderAllocated(app, ask, now);
+    if (ask.placeholder) return this.gangs.allocated(app, ask, now);
     if (app.state === "Accepted") this.life.fire(app, app.stateAwareDisabled ? "runApplication" : "startApplication", now);
     else if (app.state === "Starting" || app.state === "Reserving") this.life.fire(app, "runApplication", now);
   }
@@ -585,9 +577,7 @@ export class Partition {
   tick(now: number): void {
     this.preemptions.newCycle();
     this.life.tick(now);
-    if (this.gangTimers.size > 0)
-      for (const app of [...this.gangTimers])
-        if (app.gang?.timerAt !== undefined && app.gang.timerAt <= now) this.placeholderTimedOut(app, now);
+    this.gangs.tick(now);
     if (this.lastCleanup === undefined || now - this.lastCleanup >= this.cleanupInterval) {
       this.lastCleanup = now;
       this.removeEmptyQueues();
@@ -614,127 +604,14 @@ export class Partition {
 
   /** Releases the core decided since the last call (placeholders), for the resource manager to remove the pods. */
   drainReleases(): CoreRelease[] {
-    const r = this.releases;
-    this.releases = [];
-    return r;
+    return this.gangs.drainReleases();
   }
 
-  // ---------------------------------------------------------------- gang scheduling (core/gang/)
-
-  /** A placeholder was allocated (upstream addAllocationInternal): the timer starts at the first; the gang runs once complete. */
-  private placeholderAllocated(app: Application, ask: Ask, now: number): void {
-    app.addPlaceholderAllocated(ask.resource);
-    app.placeholderAllocations++;
-    const g = app.gang;
-    if (!g) return;
-    if (g.timerAt === undefined) {
-      // counted from the pod's creation as seen when the core accepted the application (upstream ConvertSITimeoutWithAdjustment)
-      const created = Number(app.tags["yunikorn.apache.org/creationTime"]);
-      g.timerAt =
-        now +
-        placeholderTimerMs({
-          timeoutMs: g.timeoutMs,
-          createdAtMs: Number.isFinite(created) && created > 0 ? created * 1000 : undefined,
-          acceptedAtMs: app.stateLog[0]!.time,
-        });
-      this.gangTimers.add(app);
-    }
-    if (app.state === "Reserving" && fitsIn(app.allocatedPlaceholder, g.placeholderAsk)) this.life.fire(app, "runApplication", now);
-  }
-
-  /** An allocated placeholder left (released, removed, replaced); the timer stops once a running gang has none. */
-  private placeholderGone(app: Application, ask: Ask): void {
-    app.removePlaceholderAllocated(ask.resource);
-    app.placeholderAllocations--;
-    if (app.placeholderAllocations === 0 && app.state !== "Reserving") this.gangTimers.delete(app);
-  }
-
-  /** Removes a placeholder the core gives up and records the release for the resource manager. */
-  private releasePlaceholder(app: Application, key: string, cause: CoreRelease["cause"], message: string, now: number): void {
-    const ask = app.asks.get(key);
-    if (!ask) return;
-    if (cause === "timeout" && ask.taskGroup) {
-      const d = app.placeholderData.get(ask.taskGroup);
-      if (d) d.timedOut++;
-    }
-    this.releases.push({
-      allocation: {
-        key,
-        appId: app.id,
-        nodeId: ask.node ?? "",
-        resource: { ...ask.resource },
-        queue: app.queue.path,
-        placeholder: true,
-        taskGroup: ask.taskGroup,
-      },
-      allocated: ask.node !== undefined,
-      cause,
-      message,
-    });
-    this.removeAsk(app.id, key, now);
-  }
-
-  /**
-   * The placeholder timer fired (upstream timeoutPlaceholderProcessing, core/gang/timeout.ts): a running gang
-   * releases its unused placeholders; otherwise every placeholder goes and the application resumes as a normal one
-   * (Soft: Reserving → Resuming → Accepted) or fails (Hard: Failing with `ResourceReservationTimeout`, Failed once its
-   * last ask is gone).
-   */
-  private placeholderTimedOut(app: Application, now: number): void {
-    const g = app.gang!;
-    this.gangTimers.delete(app);
-    if (this.apps.get(app.id) !== app) return;
-    const placeholders = [...app.asks.values()]
-      .filter((a) => a.placeholder)
-      .map((a) => ({ allocationKey: a.key, taskGroupName: a.taskGroup ?? "", allocated: a.node !== undefined }));
-    const d = placeholderTimeout({ now, timerStartedAt: g.timerAt!, timerMs: 0, style: g.style, state: app.state, placeholders });
-    const msg = `placeholder of application ${app.id} timed out`;
-    if (d.kind === "releaseUnused") {
-      for (const k of d.release) this.releasePlaceholder(app, k, "timeout", msg, now);
-      return;
-    }
-    // only a gang still waiting for its reservation gives it up (a completing or running one has nothing left to do)
-    if ((d.kind !== "resume" && d.kind !== "fail") || (app.state !== "Reserving" && app.state !== "Accepted")) return;
-    app.gang = undefined;
-    if (d.kind === "resume") {
-      this.life.fire(app, "resumeApplication", now, d.reason);
-      for (const k of [...d.releaseAllocated, ...d.cancelPending]) this.releasePlaceholder(app, k, "timeout", msg, now);
-      this.life.fire(app, "runApplication", now);
-    } else {
-      this.life.fire(app, "failApplication", now, d.reason);
-      for (const k of [...d.releaseAllocated, ...d.cancelPending]) this.releasePlaceholder(app, k, "timeout", msg, now);
-    }
-    app.queue.update(app);
-  }
+  // ---------------------------------------------------------------- gang scheduling (gang/coordinator.ts)
 
   /** Ends a reserving gang's reservation now (see `SchedulerCore.timeoutReservation`). */
   timeoutReservation(appId: string, now: number): boolean {
-    const app = this.apps.get(appId);
-    if (!app?.gang || app.state !== "Reserving") return false;
-    app.gang.timerAt = now;
-    this.placeholderTimedOut(app, now);
-    return true;
-  }
-
-  /** How a real ask of `app` uses its allocated placeholders (core/gang/replacement.ts). */
-  private replacement(app: Application, ask: Ask): Replacement {
-    const placeholders = [];
-    for (const a of app.asks.values()) {
-      if (a.placeholder && a.node && a.taskGroup && a.taskGroup === ask.taskGroup)
-        placeholders.push({ allocationKey: a.key, taskGroupName: a.taskGroup, nodeID: a.node, resource: a.resource });
-    }
-    const r = matchPlaceholder({
-      applicationId: app.id,
-      ask: { allocationKey: ask.key, taskGroupName: ask.taskGroup, resource: ask.resource },
-      placeholders,
-      nodeAccepts: (id) => {
-        const n = this.nodes.get(id);
-        return !!n && n.schedulable && (!ask.requiredNode || ask.requiredNode === id) && (!ask.predicate || ask.predicate(id));
-      },
-    });
-    if (r.kind !== "notApplicable")
-      for (const t of r.tooLarge) this.releasePlaceholder(app, t.placeholder, "tooLarge", t.message, this.clock);
-    return r;
+    return this.gangs.timeoutReservation(appId, now);
   }
 
   /**
@@ -748,7 +625,7 @@ export class Partition {
     this.detach(ph);
     app.removeAllocated(ph.resource);
     this.limits.track(app, ph.resource, -1, true);
-    this.placeholderGone(app, ph);
+    this.gangs.gone(app, ph);
     const d = ph.taskGroup ? app.placeholderData.get(ph.taskGroup) : undefined;
     if (d) d.replaced++;
     this.reservations.epoch++;
@@ -777,7 +654,7 @@ export class Partition {
 
   private readonly context: AllocationContext = {
     runHold: (app) => this.runHold(app),
-    replacement: (app, ask) => this.replacement(app, ask),
+    replacement: (app, ask) => this.gangs.replacement(app, ask, this.clock),
     nodeOf: (id) => this.nodes.get(id),
     askHold: (app, ask) =>
       this.limits.headroom(app, ask.resource)
@@ -801,7 +678,7 @@ export class Partition {
     if (d.kind === "replace") return this.replace(d.app, d.ask, d.placeholder, d.node, now);
     const allocation = this.allocate(d.app, d.ask, d.node, now);
     if (d.releasePlaceholder)
-      this.releasePlaceholder(
+      this.gangs.release(
         d.app,
         d.releasePlaceholder,
         "replacedElsewhere",
@@ -927,7 +804,7 @@ export class Partition {
         appId,
         allocated: { ...app.allocatedPlaceholder },
         reservation: { ...app.gang.placeholderAsk },
-        taskGroups: this.placeholdersByGroup(app),
+        taskGroups: this.gangs.taskGroups(app),
       };
     }
     if (ask.preemption && ask.reservedNode) return this.preemptions.hold(app, ask, ask.preemption, ask.reservedNode);
@@ -944,18 +821,6 @@ export class Partition {
       return { kind: "noNodeFits", ask: { ...ask.resource }, nodes: this.nodes.size };
     }
     return undefined;
-  }
-
-  /** A gang's task groups: placeholders asked (PlaceholderData.count) and allocated now, in the order first seen. */
-  private placeholdersByGroup(app: Application): { taskGroupName: string; minMember: number; allocated: number }[] {
-    const allocated = new Map<string, number>();
-    for (const x of app.asks.values())
-      if (x.placeholder && x.node && x.taskGroup) allocated.set(x.taskGroup, (allocated.get(x.taskGroup) ?? 0) + 1);
-    return [...app.placeholderData.values()].map((d) => ({
-      taskGroupName: d.taskGroupName,
-      minMember: d.count,
-      allocated: allocated.get(d.taskGroupName) ?? 0,
-    }));
   }
 
   /**

@@ -1,0 +1,218 @@
+/**
+ * A partition's gang scheduling, applied to the live core (apache/yunikorn-core pkg/scheduler/objects/application.go
+ * addAllocationInternal, timeoutPlaceholderProcessing, tryPlaceholderAllocate, removeAllocationInternal). The
+ * decisions are pure and live beside this file (timeout.ts, replacement.ts, submission.ts); this class keeps the
+ * placeholder timers and the releases the core decides on its own, and applies those decisions:
+ *
+ * 1. `allocated`: a placeholder was allocated; the timer starts at the first, the gang runs once its reservation is
+ *    complete (Reserving → Running).
+ * 2. `gone`: an allocated placeholder left (released, removed, replaced); the timer stops once a running gang has none.
+ * 3. `tick` / `timeoutReservation`: the timer fired; a running gang releases its unused placeholders, any other gives
+ *    up its reservation and resumes (Soft) or fails (Hard).
+ * 4. `replacement`: how a real ask uses its allocated placeholders; placeholders too small for it are released.
+ * 5. `release` / `drainReleases`: a placeholder the core gives up is removed and recorded for the resource manager.
+ *
+ * Times in milliseconds since the epoch, resources in core units.
+ */
+import type { Allocation } from "../allocation-result.js";
+import type { Application, Ask } from "../application.js";
+import type { Lifecycle } from "../lifecycle.js";
+import type { Node } from "../node.js";
+import { fitsIn } from "../resources.js";
+import { type Replacement, matchPlaceholder } from "./replacement.js";
+import { placeholderTimeout, placeholderTimerMs } from "./timeout.js";
+
+/**
+ * An allocation or ask the core released on its own (upstream ReleaseAllocation from the core to the shim): gang
+ * placeholders timed out, too small for their real pod, or given up for an allocation elsewhere. The resource manager
+ * removes the pod; the core has already taken it out of every usage.
+ */
+export interface CoreRelease {
+  allocation: Allocation;
+  /** False: the placeholder was still a pending ask. */
+  allocated: boolean;
+  cause: "timeout" | "tooLarge" | "replacedElsewhere";
+  message: string;
+}
+
+/** One task group of a gang as its hold reason shows it. */
+export interface TaskGroupProgress {
+  taskGroupName: string;
+  /** Placeholders asked (PlaceholderData.count). */
+  minMember: number;
+  /** Placeholders allocated now. */
+  allocated: number;
+}
+
+/** Constructor input of {@link GangCoordinator}. */
+export interface GangCoordinatorOptions {
+  /** The partition's active applications. */
+  apps: ReadonlyMap<string, Application>;
+  /** The partition's nodes (a placeholder's node must still accept the real ask). */
+  nodes: ReadonlyMap<string, Node>;
+  /** The partition's application life cycle (Reserving → Running, Resuming, Failing). */
+  life: Lifecycle;
+  /** Removes an ask or allocation from the partition, releasing every usage (the partition's `removeAsk`). */
+  removeAsk(appId: string, key: string, now: number): void;
+}
+
+/** One partition's gang scheduling (module comment). */
+export class GangCoordinator {
+  /** Gang applications whose placeholder timer runs. */
+  private readonly timers = new Set<Application>();
+  /** Releases decided since the last `drainReleases`. */
+  private releases: CoreRelease[] = [];
+
+  constructor(private readonly o: GangCoordinatorOptions) {}
+
+  /** A placeholder was allocated (upstream addAllocationInternal): the timer starts at the first; the gang runs once complete. */
+  allocated(app: Application, ask: Ask, now: number): void {
+    app.addPlaceholderAllocated(ask.resource);
+    app.placeholderAllocations++;
+    const g = app.gang;
+    if (!g) return;
+    if (g.timerAt === undefined) {
+      // counted from the pod's creation as seen when the core accepted the application (upstream ConvertSITimeoutWithAdjustment)
+      const created = Number(app.tags["yunikorn.apache.org/creationTime"]);
+      g.timerAt =
+        now +
+        placeholderTimerMs({
+          timeoutMs: g.timeoutMs,
+          createdAtMs: Number.isFinite(created) && created > 0 ? created * 1000 : undefined,
+          acceptedAtMs: app.stateLog[0]!.time,
+        });
+      this.timers.add(app);
+    }
+    if (app.state === "Reserving" && fitsIn(app.allocatedPlaceholder, g.placeholderAsk)) this.o.life.fire(app, "runApplication", now);
+  }
+
+  /** An allocated placeholder left (released, removed, replaced); the timer stops once a running gang has none. */
+  gone(app: Application, ask: Ask): void {
+    app.removePlaceholderAllocated(ask.resource);
+    app.placeholderAllocations--;
+    if (app.placeholderAllocations === 0 && app.state !== "Reserving") this.timers.delete(app);
+  }
+
+  /** The application left the partition: its timer stops. */
+  forget(app: Application): void {
+    this.timers.delete(app);
+  }
+
+  /** Removes a placeholder the core gives up and records the release for the resource manager. */
+  release(app: Application, key: string, cause: CoreRelease["cause"], message: string, now: number): void {
+    const ask = app.asks.get(key);
+    if (!ask) return;
+    if (cause === "timeout" && ask.taskGroup) {
+      const d = app.placeholderData.get(ask.taskGroup);
+      if (d) d.timedOut++;
+    }
+    this.releases.push({
+      allocation: {
+        key,
+        appId: app.id,
+        nodeId: ask.node ?? "",
+        resource: { ...ask.resource },
+        queue: app.queue.path,
+        placeholder: true,
+        taskGroup: ask.taskGroup,
+      },
+      allocated: ask.node !== undefined,
+      cause,
+      message,
+    });
+    this.o.removeAsk(app.id, key, now);
+  }
+
+  /** Releases the core decided since the last call, for the resource manager to remove the pods. */
+  drainReleases(): CoreRelease[] {
+    const r = this.releases;
+    this.releases = [];
+    return r;
+  }
+
+  /** Fires every placeholder timer due at `now`. */
+  tick(now: number): void {
+    if (this.timers.size === 0) return;
+    for (const app of [...this.timers]) if (app.gang?.timerAt !== undefined && app.gang.timerAt <= now) this.timedOut(app, now);
+  }
+
+  /**
+   * Ends a reserving gang's reservation now, as if its timer fired (see `SchedulerCore.timeoutReservation`).
+   * @returns false when the application is unknown, not a gang or not Reserving
+   */
+  timeoutReservation(appId: string, now: number): boolean {
+    const app = this.o.apps.get(appId);
+    if (!app?.gang || app.state !== "Reserving") return false;
+    app.gang.timerAt = now;
+    this.timedOut(app, now);
+    return true;
+  }
+
+  /**
+   * The placeholder timer fired (upstream timeoutPlaceholderProcessing, timeout.ts): a running gang releases its
+   * unused placeholders; otherwise every placeholder goes and the application resumes as a normal one (Soft:
+   * Reserving → Resuming → Accepted) or fails (Hard: Failing with `ResourceReservationTimeout`, Failed once its last
+   * ask is gone).
+   */
+  private timedOut(app: Application, now: number): void {
+    const g = app.gang!;
+    this.timers.delete(app);
+    if (this.o.apps.get(app.id) !== app) return;
+    const placeholders = [...app.asks.values()]
+      .filter((a) => a.placeholder)
+      .map((a) => ({ allocationKey: a.key, taskGroupName: a.taskGroup ?? "", allocated: a.node !== undefined }));
+    const d = placeholderTimeout({ now, timerStartedAt: g.timerAt!, timerMs: 0, style: g.style, state: app.state, placeholders });
+    const msg = `placeholder of application ${app.id} timed out`;
+    if (d.kind === "releaseUnused") {
+      for (const k of d.release) this.release(app, k, "timeout", msg, now);
+      return;
+    }
+    // only a gang still waiting for its reservation gives it up (a completing or running one has nothing left to do)
+    if ((d.kind !== "resume" && d.kind !== "fail") || (app.state !== "Reserving" && app.state !== "Accepted")) return;
+    app.gang = undefined;
+    if (d.kind === "resume") {
+      this.o.life.fire(app, "resumeApplication", now, d.reason);
+      for (const k of [...d.releaseAllocated, ...d.cancelPending]) this.release(app, k, "timeout", msg, now);
+      this.o.life.fire(app, "runApplication", now);
+    } else {
+      this.o.life.fire(app, "failApplication", now, d.reason);
+      for (const k of [...d.releaseAllocated, ...d.cancelPending]) this.release(app, k, "timeout", msg, now);
+    }
+    app.queue.update(app);
+  }
+
+  /**
+   * How a real ask of `app` uses its allocated placeholders (replacement.ts); placeholders too small for it are
+   * released (cause `tooLarge`) at `now`.
+   */
+  replacement(app: Application, ask: Ask, now: number): Replacement {
+    const placeholders = [];
+    for (const a of app.asks.values()) {
+      if (a.placeholder && a.node && a.taskGroup && a.taskGroup === ask.taskGroup)
+        placeholders.push({ allocationKey: a.key, taskGroupName: a.taskGroup, nodeID: a.node, resource: a.resource });
+    }
+    const r = matchPlaceholder({
+      applicationId: app.id,
+      ask: { allocationKey: ask.key, taskGroupName: ask.taskGroup, resource: ask.resource },
+      placeholders,
+      nodeAccepts: (id) => {
+        const n = this.o.nodes.get(id);
+        return !!n && n.schedulable && (!ask.requiredNode || ask.requiredNode === id) && (!ask.predicate || ask.predicate(id));
+      },
+    });
+    if (r.kind !== "notApplicable") for (const t of r.tooLarge) this.release(app, t.placeholder, "tooLarge", t.message, now);
+    return r;
+  }
+
+  /** A gang's task groups: placeholders asked and allocated now, in the order first seen. */
+  taskGroups(app: Application): TaskGroupProgress[] {
+    const allocated = new Map<string, number>();
+    for (const x of app.asks.values())
+      if (x.placeholder && x.node && x.taskGroup) allocated.set(x.taskGroup, (allocated.get(x.taskGroup) ?? 0) + 1);
+    return [...app.placeholderData.values()].map((d) => ({
+      taskGroupName: d.taskGroupName,
+      minMember: d.count,
+      allocated: allocated.get(d.taskGroupName) ?? 0,
+    }));
+  }
+}
