@@ -1,8 +1,9 @@
 /**
  * A partition: the coordinator of the scheduling core (apache/yunikorn-core pkg/scheduler/partition.go; yunikorn-core
  * reference §4.1-4.8). It holds the node index (node-collection.ts), the application registry (active, completed,
- * rejected; lifecycle.ts), the queue tree (queue-tree.ts), placement (placement/) and user/group tracking (ugm/), and
- * applies what the walk decides.
+ * rejected; lifecycle.ts), the queue tree (queue-tree.ts), placement (placement/), user/group tracking (ugm/),
+ * reservations (reservations.ts), preemption (preemption/coordinator.ts) and gang scheduling (gang/coordinator.ts),
+ * keeps every usage in step when an ask is added, allocated, resized or released, and applies what the walk decides.
  *
  * `tryAllocate(now)` returns at most one result, as upstream's scheduling cycle: reservations first (an ask that
  * reserved a node is placed there, or elsewhere, once room appears), then the walk — `Queue.tryAllocate` from root
