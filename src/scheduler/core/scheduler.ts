@@ -17,6 +17,7 @@ import {
   queueChangeEvent,
   ugmChangeEvent,
 } from "../events/record.js";
+import { allocationEvents, quotaPreemptionEvents, releaseEvents, reservationEvent } from "../events/result-events.js";
 import { type PartitionConfig, type SchedulerConfig, decodeQueuesYaml } from "./config.js";
 import { type Allocation, type AllocationResult, allocationOf } from "./allocation-result.js";
 import type { AddApplicationRequest, AllocationMessage, AllocationRelease, CoreResponse, LimitUsage, NodeInfo } from "./si.js";
@@ -39,7 +40,7 @@ import {
   queueView,
   usageViews,
 } from "./read.js";
-import { type Res, addTo, format as formatResource } from "./resources.js";
+import type { Res } from "./resources.js";
 import { validateSchedulerConfig } from "./validate.js";
 import { type AllocationLogEntry, AllocationLogs } from "./allocation-log.js";
 
@@ -692,56 +693,21 @@ export class SchedulerCore {
     this.collect(false); // the state change the allocation caused (Accepted → Starting) comes first, as upstream
     switch (r.kind) {
       case "reserved":
-      case "unreserved":
-        this.emit(
-          nodeEvent(now, {
-            objectID: r.nodeId,
-            referenceID: r.key,
-            changeType: r.kind === "reserved" ? ChangeType.ADD : ChangeType.REMOVE,
-            detail: ChangeDetail.NODE_RESERVATION,
-            resource: p.apps.get(r.appId)?.asks.get(r.key)?.resource,
-          }),
-        );
+      case "unreserved": {
+        const resource = p.apps.get(r.appId)?.asks.get(r.key)?.resource;
+        this.emit(reservationEvent(now, { nodeId: r.nodeId, key: r.key, reserved: r.kind === "reserved", resource }));
         break;
+      }
       case "allocatedReserved":
         this.emit(
-          nodeEvent(now, {
-            objectID: r.reservedNode,
-            referenceID: r.allocation.key,
-            changeType: ChangeType.REMOVE,
-            detail: ChangeDetail.NODE_RESERVATION,
-            resource: r.allocation.resource,
-          }),
+          reservationEvent(now, { nodeId: r.reservedNode, key: r.allocation.key, reserved: false, resource: r.allocation.resource }),
         );
         this.allocated(p, r.allocation, now);
         break;
-      case "quotaPreempting": {
+      case "quotaPreempting":
         // upstream SendQuotaPreemptionEvent (on the queue) and SendPreemptedByQuotaChange (on each victim's ask)
-        const d = r.preemption;
-        const claimed: Res = {};
-        for (const v of r.victims) addTo(claimed, v.resource);
-        this.emit(
-          queueEvent(now, {
-            objectID: r.queue,
-            message:
-              `Quota Preemption results summary: preemptable resources: ${formatResource(d.preemptable)}, ` +
-              `claimed resources: ${formatResource(claimed)}, preempted victims: ${r.victims.length}`,
-            changeType: ChangeType.SET,
-            detail: ChangeDetail.QUEUE_PREEMPTION,
-            resource: d.victims[0]?.rule.max,
-          }),
-        );
-        for (const v of r.victims)
-          this.emit(
-            requestEvent(now, {
-              objectID: v.key,
-              referenceID: v.appId,
-              message: `Preempted by Quota change enforcement process in ${r.queue}`,
-              resource: v.resource,
-            }),
-          );
+        for (const e of quotaPreemptionEvents(r, now)) this.emit(e);
         break;
-      }
       default: {
         const a = allocationOf(r);
         if (a) this.allocated(p, a, now);
@@ -757,24 +723,7 @@ export class SchedulerCore {
       this.allocLogs.forget(id);
     }
     if (!this.tracking) return;
-    this.emit(
-      appEvent(now, {
-        objectID: a.appId,
-        referenceID: a.key,
-        changeType: ChangeType.ADD,
-        detail: ChangeDetail.APP_ALLOC,
-        resource: a.resource,
-      }),
-    );
-    this.emit(
-      nodeEvent(now, {
-        objectID: a.nodeId,
-        referenceID: a.key,
-        changeType: ChangeType.ADD,
-        detail: ChangeDetail.NODE_ALLOC,
-        resource: a.resource,
-      }),
-    );
+    for (const e of allocationEvents(a, now)) this.emit(e);
     this.partitionEvents(p, now);
   }
 
@@ -782,16 +731,7 @@ export class SchedulerCore {
   private released(p: Partition, a: Allocation, detail: ChangeDetail, now: number): void {
     this.tags.delete(askKey(p.name, a.appId, a.key));
     if (!this.tracking) return;
-    this.emit(appEvent(now, { objectID: a.appId, referenceID: a.key, changeType: ChangeType.REMOVE, detail, resource: a.resource }));
-    this.emit(
-      nodeEvent(now, {
-        objectID: a.nodeId,
-        referenceID: a.key,
-        changeType: ChangeType.REMOVE,
-        detail: ChangeDetail.NODE_ALLOC,
-        resource: a.resource,
-      }),
-    );
+    for (const e of releaseEvents(a, detail, now)) this.emit(e);
     this.partitionEvents(p, now);
   }
 

@@ -1,0 +1,89 @@
+/**
+ * The event records of the core's allocations, releases and scheduling results (apache/yunikorn-core
+ * pkg/scheduler/objects/events: application_events.go SendNewAllocationEvent / SendRemoveAllocationEvent,
+ * node_events.go SendAllocationAddedEvent / SendAllocationRemovedEvent / SendReservedEvent / SendUnreservedEvent,
+ * queue_events.go SendQuotaPreemptionEvent, ask_events.go SendPreemptedByQuotaChange). Pure: records from data,
+ * `now` in Unix milliseconds; the core emits them in the order returned.
+ */
+import type { Allocation, AllocationResult } from "../core/allocation-result.js";
+import { type Res, addTo, format } from "../core/resources.js";
+import { ChangeDetail, ChangeType, type EventRecord, appEvent, nodeEvent, queueEvent, requestEvent } from "./record.js";
+
+/** A new allocation (scheduled, or recovered from the resource manager): APP `ADD APP_ALLOC`, then NODE `ADD NODE_ALLOC`. */
+export function allocationEvents(a: Allocation, now: number): EventRecord[] {
+  return [
+    appEvent(now, {
+      objectID: a.appId,
+      referenceID: a.key,
+      changeType: ChangeType.ADD,
+      detail: ChangeDetail.APP_ALLOC,
+      resource: a.resource,
+    }),
+    nodeEvent(now, {
+      objectID: a.nodeId,
+      referenceID: a.key,
+      changeType: ChangeType.ADD,
+      detail: ChangeDetail.NODE_ALLOC,
+      resource: a.resource,
+    }),
+  ];
+}
+
+/**
+ * A released allocation: APP `REMOVE` with the cause as its detail (`ALLOC_CANCEL`, `ALLOC_PREEMPT`,
+ * `ALLOC_NODEREMOVED`…), then NODE `REMOVE NODE_ALLOC`.
+ */
+export function releaseEvents(a: Allocation, detail: ChangeDetail, now: number): EventRecord[] {
+  return [
+    appEvent(now, { objectID: a.appId, referenceID: a.key, changeType: ChangeType.REMOVE, detail, resource: a.resource }),
+    nodeEvent(now, {
+      objectID: a.nodeId,
+      referenceID: a.key,
+      changeType: ChangeType.REMOVE,
+      detail: ChangeDetail.NODE_ALLOC,
+      resource: a.resource,
+    }),
+  ];
+}
+
+/** A node reservation made (`ADD`) or ended (`REMOVE`) for the ask `key`: NODE `NODE_RESERVATION`. */
+export function reservationEvent(
+  now: number,
+  o: { nodeId: string; key: string; reserved: boolean; resource: Readonly<Res> | undefined },
+): EventRecord {
+  return nodeEvent(now, {
+    objectID: o.nodeId,
+    referenceID: o.key,
+    changeType: o.reserved ? ChangeType.ADD : ChangeType.REMOVE,
+    detail: ChangeDetail.NODE_RESERVATION,
+    resource: o.resource,
+  });
+}
+
+/**
+ * A quota-change preemption: the QUEUE `SET QUEUE_PREEMPTION` summary (preemptable and claimed resources, victims;
+ * the resource is the queue's lowered max), then a REQUEST record on each victim's ask.
+ */
+export function quotaPreemptionEvents(r: Extract<AllocationResult, { kind: "quotaPreempting" }>, now: number): EventRecord[] {
+  const claimed: Res = {};
+  for (const v of r.victims) addTo(claimed, v.resource);
+  return [
+    queueEvent(now, {
+      objectID: r.queue,
+      message:
+        `Quota Preemption results summary: preemptable resources: ${format(r.preemption.preemptable)}, ` +
+        `claimed resources: ${format(claimed)}, preempted victims: ${r.victims.length}`,
+      changeType: ChangeType.SET,
+      detail: ChangeDetail.QUEUE_PREEMPTION,
+      resource: r.preemption.victims[0]?.rule.max,
+    }),
+    ...r.victims.map((v) =>
+      requestEvent(now, {
+        objectID: v.key,
+        referenceID: v.appId,
+        message: `Preempted by Quota change enforcement process in ${r.queue}`,
+        resource: v.resource,
+      }),
+    ),
+  ];
+}

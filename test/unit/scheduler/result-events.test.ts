@@ -1,0 +1,107 @@
+/**
+ * The event records of allocations, releases, reservations and quota-change preemption (events/result-events.ts),
+ * rendered as YuniKorn's REST API shows them (`eventRecordJson`), and sent by a real core through its event sink.
+ * Follows apache/yunikorn-core pkg/scheduler/objects/events (application_events.go, node_events.go, queue_events.go,
+ * ask_events.go and their tests; ask_events_test.go TestSendPreemptedByQuotaChange for the REQUEST record).
+ */
+import { describe, expect, it } from "vitest";
+import { ChangeDetail, type EventRecord, EventType, eventRecordJson } from "../../../src/scheduler/events/record.js";
+import { allocationEvents, releaseEvents, reservationEvent } from "../../../src/scheduler/events/result-events.js";
+import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
+
+const NOW_MS = 1_700_000_000_000;
+const ALLOC = { key: "pod-1", appId: "app-1", nodeId: "node-a", resource: { memory: 2 ** 30, vcore: 500 }, queue: "root.a" };
+
+describe("result events", () => {
+  it("a new allocation: APP ADD APP_ALLOC then NODE ADD NODE_ALLOC, with the resource", () => {
+    expect(allocationEvents(ALLOC, NOW_MS).map(eventRecordJson)).toEqual([
+      {
+        type: 2,
+        objectID: "app-1",
+        referenceID: "pod-1",
+        timestampNano: NOW_MS * 1_000_000,
+        eventChangeType: 2,
+        eventChangeDetail: 200,
+        resource: { resources: { memory: { value: 2 ** 30 }, vcore: { value: 500 } } },
+      },
+      {
+        type: 3,
+        objectID: "node-a",
+        referenceID: "pod-1",
+        timestampNano: NOW_MS * 1_000_000,
+        eventChangeType: 2,
+        eventChangeDetail: 303,
+        resource: { resources: { memory: { value: 2 ** 30 }, vcore: { value: 500 } } },
+      },
+    ]);
+  });
+
+  it("a release: APP REMOVE with the cause as detail, then NODE REMOVE NODE_ALLOC", () => {
+    const [app, node] = releaseEvents(ALLOC, ChangeDetail.ALLOC_PREEMPT, NOW_MS);
+    expect(app).toMatchObject({ type: 2, objectID: "app-1", eventChangeType: 3, eventChangeDetail: 501 });
+    expect(node).toMatchObject({ type: 3, objectID: "node-a", referenceID: "pod-1", eventChangeType: 3, eventChangeDetail: 303 });
+  });
+
+  it("a reservation made and ended: NODE ADD / REMOVE NODE_RESERVATION on the node, the ask as reference", () => {
+    const made = reservationEvent(NOW_MS, { nodeId: "node-a", key: "big", reserved: true, resource: { vcore: 4000 } });
+    const ended = reservationEvent(NOW_MS, { nodeId: "node-a", key: "big", reserved: false, resource: undefined });
+    expect(made).toMatchObject({ type: 3, objectID: "node-a", referenceID: "big", eventChangeType: 2, eventChangeDetail: 306 });
+    expect(made.resource).toEqual({ vcore: 4000 });
+    expect(ended).toMatchObject({ eventChangeType: 3, eventChangeDetail: 306, resource: undefined });
+  });
+
+  it("a real core sends the quota-preemption summary on the queue and a REQUEST record on each victim", () => {
+    const cfg = (max: number) => `partitions:
+  - name: default
+    preemption: {quotapreemptionenabled: true}
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: q
+            resources: {max: {vcore: ${max}}}
+            properties: {quota.preemption.delay: 1s}
+`;
+    const clock = { now: 100_000 };
+    const records: EventRecord[] = [];
+    const core = new SchedulerCore(() => clock.now, cfg(8), { events: (e) => records.push(e) });
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 8000 } }]);
+    core.updateApplication({ new: [{ applicationID: "app", queueName: "root.q", ugi: { user: "u" } }] });
+    core.updateAllocation({
+      allocations: [0, 1, 2].map((i) => ({
+        allocationKey: `p${i}`,
+        applicationID: "app",
+        resourcePerAlloc: { vcore: 2000 },
+        nodeID: "n1",
+        allocationTags: { creationTime: String(i + 1) },
+      })),
+    });
+    core.updateConfiguration(cfg(4)); // 6 cpu used, max 4: 2 cpu to preempt after 1 s
+    records.length = 0;
+    clock.now = 101_000;
+    const results = core.scheduleResults();
+    expect(results.map((r) => r.kind)).toEqual(["quotaPreempting"]);
+    const summary = records.find((r) => r.eventChangeDetail === ChangeDetail.QUEUE_PREEMPTION);
+    expect(summary).toMatchObject({
+      type: 4,
+      objectID: "root.q",
+      eventChangeType: 1,
+      message:
+        "Quota Preemption results summary: preemptable resources: map[vcore:2000], " +
+        "claimed resources: map[vcore:2000], preempted victims: 1",
+      resource: { vcore: 4000 },
+    });
+    // upstream: REQUEST, change type NONE, detail DETAILS_NONE
+    const requests = records.filter((r) => r.type === EventType.REQUEST);
+    expect(requests).toEqual([
+      expect.objectContaining({
+        objectID: "p2",
+        referenceID: "app",
+        eventChangeType: 0,
+        eventChangeDetail: 0,
+        message: "Preempted by Quota change enforcement process in root.q",
+      }),
+    ]);
+    expect(records.indexOf(summary!)).toBeLessThan(records.indexOf(requests[0]!));
+  });
+});
