@@ -61,18 +61,21 @@ export function reservationEvent(
 }
 
 /**
- * A quota-change preemption: the QUEUE `SET QUEUE_PREEMPTION` summary (preemptable and claimed resources, victims;
- * the resource is the queue's lowered max), then a REQUEST record on each victim's ask.
+ * A quota-change preemption: the QUEUE `SET QUEUE_PREEMPTION` summary (upstream quota_preemptor.go: the preemptable
+ * and claimed resources, the allocations selected as possible victims and those preempted; the resource is the
+ * queue's lowered max), then a REQUEST record on each victim's ask.
  */
 export function quotaPreemptionEvents(r: Extract<AllocationResult, { kind: "quotaPreempting" }>, now: number): EventRecord[] {
   const claimed: Res = {};
   for (const v of r.victims) addTo(claimed, v.resource);
+  let selected = 0;
+  for (const l of r.preemption.leaves) selected += l.selected;
   return [
     queueEvent(now, {
       objectID: r.queue,
       message:
         `Quota Preemption results summary: preemptable resources: ${format(r.preemption.preemptable)}, ` +
-        `claimed resources: ${format(claimed)}, preempted victims: ${r.victims.length}`,
+        `claimed resources: ${format(claimed)}, selected victims: ${selected}, preempted victims: ${r.victims.length}`,
       changeType: ChangeType.SET,
       detail: ChangeDetail.QUEUE_PREEMPTION,
       resource: r.preemption.victims[0]?.rule.max,

@@ -59,7 +59,8 @@ describe("quota-change preemption victims (TestQuotaChangeTryPreemption)", () =>
       outcome: "preempting",
       queue: "root.leaf",
       preemptable: { first: 10 },
-      leaves: [{ queue: "root.leaf", preemptable: { first: 10 }, claimed: { first: 5 } }],
+      // upstream "guaranteed not set": 3 selected victims, 1 preempted
+      leaves: [{ queue: "root.leaf", preemptable: { first: 10 }, claimed: { first: 5 }, selected: 3 }],
       victims: [
         {
           allocationKey: "ask4",

@@ -1,6 +1,7 @@
 /**
- * The event records of allocations, releases, reservations and quota-change preemption (events/result-events.ts),
- * rendered as YuniKorn's REST API shows them (`eventRecordJson`), and sent by a real core through its event sink.
+ * The event records of allocations, releases, reservations and quota-change preemption (events/result-events.ts):
+ * one rendered as YuniKorn's REST API shows it (`eventRecordJson`), the others as records, and a real core's records
+ * through its event sink.
  * Follows apache/yunikorn-core pkg/scheduler/objects/events (application_events.go, node_events.go, queue_events.go,
  * ask_events.go and their tests; ask_events_test.go TestSendPreemptedByQuotaChange for the REQUEST record).
  */
@@ -88,7 +89,7 @@ describe("result events", () => {
       eventChangeType: 1,
       message:
         "Quota Preemption results summary: preemptable resources: map[vcore:2000], " +
-        "claimed resources: map[vcore:2000], preempted victims: 1",
+        "claimed resources: map[vcore:2000], selected victims: 3, preempted victims: 1",
       resource: { vcore: 4000 },
     });
     // upstream: REQUEST, change type NONE, detail DETAILS_NONE

@@ -124,6 +124,11 @@ export interface LeafQuotaShare {
   readonly queue: string;
   readonly preemptable: Readonly<Res>;
   readonly claimed: Readonly<Res>;
+  /**
+   * Allocations of the leaf that could be victims (a matching resource type, no required node, not released or
+   * preempting already): upstream's `selectedVictims`, counted in the queue's QUOTA_PREEMPTION event.
+   */
+  readonly selected: number;
 }
 
 /** Victims chosen to bring `queue` back under its lowered max. */
@@ -323,7 +328,7 @@ export function decideQuotaPreemption(snapshot: PreemptionSnapshot, queuePath: s
         },
       });
     }
-    leaves.push({ queue: leaf, preemptable: target, claimed });
+    leaves.push({ queue: leaf, preemptable: target, claimed, selected: candidates.length });
   }
   if (victims.length === 0) return { outcome: "none", queue: queuePath, reason: "no-victims" };
   return { outcome: "preempting", queue: queuePath, preemptable: excess, leaves, victims };
