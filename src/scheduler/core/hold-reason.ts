@@ -62,10 +62,19 @@ export type HoldReason =
       readonly appId: string;
       readonly allocated: Readonly<Res>;
       readonly reservation: Readonly<Res>;
-      readonly taskGroups: readonly { readonly taskGroupName: string; readonly minMember: number; readonly allocated: number }[];
+      readonly taskGroups: readonly TaskGroupProgress[];
     }
   /** Placement refused the application (its rejection, placement/types.ts; not a pending-ask hold). */
   | { readonly kind: "placementRefused"; readonly refusal: PlacementRefusal };
+
+/** One task group of a reserving gang, as its hold reason shows it. */
+export interface TaskGroupProgress {
+  readonly taskGroupName: string;
+  /** Placeholders asked (the shim asks minMember of them; upstream PlaceholderData.count). */
+  readonly minMember: number;
+  /** Placeholders allocated now. */
+  readonly allocated: number;
+}
 
 /**
  * A victim of a preemption under way: the decision's victim (its allocation and the rules that allowed it) and

@@ -1,6 +1,7 @@
 /**
- * The queue tree of a partition (apache/yunikorn-core pkg/scheduler/partition.go addQueue / createQueue /
- * cleanQueues, objects/queue.go NewConfiguredQueue / NewDynamicQueue / ApplyConf; yunikorn-core reference §4.3):
+ * The queue tree of a partition (apache/yunikorn-core pkg/scheduler/partition.go addQueue / createQueue,
+ * partition_manager.go cleanQueues, objects/queue.go NewConfiguredQueue / NewDynamicQueue / ApplyConf; yunikorn-core
+ * reference §4.3):
  *
  * 1. `configure` builds the tree from a validated configuration and updates it in place on a reload: a queue added or
  *    changed keeps its applications; a configured queue the new configuration leaves out drains (no new applications;
@@ -65,7 +66,10 @@ function templateOf(t: QueueConfig["childtemplate"]): QueueTemplate | undefined 
 export class QueueTree {
   readonly root: Queue;
   /** Orders and fair maxima to bring up to date before the next allocation (`refreshOrder`). */
-  orderDirty: OrderStaleness = "full";
+  get orderDirty(): OrderStaleness {
+    return this.staleness;
+  }
+  private staleness: OrderStaleness = "full";
   /** Queue properties that fell back to their default in the last configuration (queue path with each). */
   propertyProblems: (PropertyProblem & { queue: string })[] = [];
   /** Changes since the last `drainChanges`. */
@@ -86,9 +90,9 @@ export class QueueTree {
 
   /**
    * Applies the root queue's configuration (validated, config.ts): queues added or changed in place, configured
-   * queues left out marked draining, orders marked for a full rebuild. With `now`, a queue whose max or
-   * `quota.preemption.delay` changed is reported to `quotaPreemption` (it may start or move its quota-change
-   * preemption).
+   * queues left out marked draining, orders marked for a full rebuild. With `now`, every configured queue below root
+   * that existed before is reported to `quotaPreemption` with its previous max and `quota.preemption.delay`
+   * (`QuotaPreemptionTracker.configChanged` decides whether its quota-change preemption starts or moves).
    */
   configure(rootCfg: QueueConfig, quotaPreemption: QuotaPreemptionTracker, now?: number): void {
     const seen = new Set<Queue>();
@@ -155,7 +159,7 @@ export class QueueTree {
       }
     };
     markDraining(this.root);
-    this.orderDirty = "full";
+    this.staleness = "full";
   }
 
   /** The root queue's max is the cluster size (§4.3; empty without nodes); fair maxima follow at the next refresh. */
@@ -163,7 +167,7 @@ export class QueueTree {
     const max = isZero(clusterSize) ? {} : { ...clusterSize };
     if (!sameResource(this.root.max, max)) this.changes.push({ kind: "max", path: "root", max });
     this.root.max = max;
-    if (this.orderDirty === "none") this.orderDirty = "fairMax";
+    if (this.staleness === "none") this.staleness = "fairMax";
   }
 
   /**
@@ -173,7 +177,7 @@ export class QueueTree {
    * without a guaranteed), and only those that changed move. Never per allocation.
    */
   refreshOrder(): void {
-    const full = this.orderDirty === "full";
+    const full = this.staleness === "full";
     const walk = (q: Queue) => {
       q.fairMax = !q.parent ? q.max : q.max ? { ...q.parent.fairMax, ...q.max } : q.parent.fairMax;
       if (full) q.clearOrder();
@@ -181,12 +185,12 @@ export class QueueTree {
       if (full || !q.isLeaf || (q.sortPolicy === "fair" && !q.guaranteed)) q.rebuildOrder();
     };
     walk(this.root);
-    this.orderDirty = "none";
+    this.staleness = "none";
   }
 
   /** Every order is rebuilt before the next allocation (a queue's guarantee or policy changed outside `configure`). */
   invalidateOrder(): void {
-    this.orderDirty = "full";
+    this.staleness = "full";
   }
 
   /** The fair max of a queue created or changed after the last rebuild, and of its ancestors. */
@@ -273,7 +277,7 @@ export class QueueTree {
       }
     };
     walk(this.root);
-    if (removed.length > 0) this.orderDirty = "full";
+    if (removed.length > 0) this.staleness = "full";
     return removed;
   }
 

@@ -1,7 +1,7 @@
 /**
  * The queue tree on its own (queue-tree.ts): built from a real configuration, updated by a reload, dynamic queues made
- * from a child template, empty ones removed, and every change recorded as data (upstream partition_test.go
- * TestCreateQueues / TestCleanQueues, queue_test.go TestApplyConf).
+ * from a child template, empty ones removed, and every change recorded as data (upstream apache/yunikorn-core
+ * partition_test.go TestCreateQueue, partition_manager_test.go TestCleanQueues, queue_test.go TestApplyConf).
  */
 import { describe, expect, it } from "vitest";
 import { decodeQueuesYaml } from "../../../src/scheduler/core/config.js";
@@ -10,17 +10,16 @@ import { QueueTree, maxQueueSet } from "../../../src/scheduler/core/queue-tree.j
 import { validateSchedulerConfig } from "../../../src/scheduler/core/validate.js";
 
 const rootOf = (yaml: string) => validateSchedulerConfig(decodeQueuesYaml(yaml)).partitions[0]!.queues![0]!;
-/** Applies a configuration whose root holds `rootQueues` (YAML list items indented for under `queues:` of root). */
-const reload = (tree: QueueTree, rootQueues: string) =>
-  tree.configure(
-    rootOf(`partitions:
+/** The root of a configuration whose root holds `rootQueues` (YAML list items indented for under `queues:` of root). */
+const rootWith = (rootQueues: string) =>
+  rootOf(`partitions:
   - name: default
     queues:
       - name: root
         queues:
-${rootQueues}`),
-    new QuotaPreemptionTracker(),
-  );
+${rootQueues}`);
+/** Applies a configuration whose root holds `rootQueues`. */
+const reload = (tree: QueueTree, rootQueues: string) => tree.configure(rootWith(rootQueues), new QuotaPreemptionTracker());
 const treeOf = (yaml: string) => {
   const rootCfg = rootOf(yaml);
   const tree = new QueueTree(rootCfg);
@@ -108,6 +107,47 @@ describe("QueueTree", () => {
     expect(tree.find("root.tenants")).toBeDefined();
     expect(tree.orderDirty).toBe("full");
     expect(tree.removeEmpty()).toEqual([]);
+  });
+
+  it("keeps a drained queue that still runs an application, and records each removal as data", () => {
+    const tree = treeOf(CONFIG);
+    const dyn = tree.create("root.tenants.team-b");
+    tree.find("root.batch")!.incAllocated({ memory: 2 ** 30 });
+    reload(
+      tree,
+      `          - name: tenants
+            parent: true
+`,
+    );
+    tree.drainChanges();
+    expect(tree.removeEmpty()).toEqual(["root.tenants.team-b"]);
+    expect(tree.find("root.batch")?.draining).toBe(true);
+    expect(tree.drainChanges()).toEqual([{ kind: "removed", path: dyn.path, managed: false }]);
+    tree.find("root.batch")!.decAllocated({ memory: 2 ** 30 });
+    expect(tree.removeEmpty()).toEqual(["root.batch"]);
+    expect(tree.drainChanges()).toEqual([{ kind: "removed", path: "root.batch", managed: true }]);
+  });
+
+  it("with a time, reports a max lowered below usage to the quota-preemption tracker (upstream setPreemptionTime)", () => {
+    const lowered = rootWith(`          - name: tenants
+            parent: true
+          - name: batch
+            resources: {max: {memory: 8Gi}}
+            properties: {quota.preemption.delay: 30s}
+`);
+    const run = (now: number | undefined) => {
+      const rootCfg = rootOf(CONFIG);
+      const tree = new QueueTree(rootCfg);
+      const quota = new QuotaPreemptionTracker();
+      tree.configure(rootCfg, quota);
+      const batch = tree.find("root.batch")!;
+      batch.incAllocated({ memory: 12 * 2 ** 30 }); // 12Gi used, max 16Gi lowered to 8Gi
+      tree.configure(lowered, quota, now);
+      return quota.startOf(batch);
+    };
+    expect(run(1_000_000)).toBe(1_030_000);
+    // without a time (a caller that does not track quota changes) nothing is reported
+    expect(run(undefined)).toBeUndefined();
   });
 
   it("records a changed max and guaranteed, and a leaf that became a parent", () => {

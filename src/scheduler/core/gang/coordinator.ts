@@ -2,20 +2,22 @@
  * A partition's gang scheduling, applied to the live core (apache/yunikorn-core pkg/scheduler/objects/application.go
  * addAllocationInternal, timeoutPlaceholderProcessing, tryPlaceholderAllocate, removeAllocationInternal). The
  * decisions are pure and live beside this file (timeout.ts, replacement.ts, submission.ts); this class keeps the
- * placeholder timers and the releases the core decides on its own, and applies those decisions:
+ * placeholder timers and the releases the core decides on its own, and applies the timer's decisions:
  *
  * 1. `allocated`: a placeholder was allocated; the timer starts at the first, the gang runs once its reservation is
  *    complete (Reserving → Running).
  * 2. `gone`: an allocated placeholder left (released, removed, replaced); the timer stops once a running gang has none.
- * 3. `tick` / `timeoutReservation`: the timer fired; a running gang releases its unused placeholders, any other gives
- *    up its reservation and resumes (Soft) or fails (Hard).
- * 4. `replacement`: how a real ask uses its allocated placeholders; placeholders too small for it are released.
+ * 3. `tick` / `timeoutReservation`: the timer fired; a running gang releases its unused placeholders, a gang still
+ *    Reserving (or Accepted) gives up its reservation and resumes (Soft) or fails (Hard).
+ * 4. `replacement`: how a real ask would use its allocated placeholders; placeholders too small for it are released.
+ *    The partition performs the replacement itself (usage moves from the placeholder to the ask in one step).
  * 5. `release` / `drainReleases`: a placeholder the core gives up is removed and recorded for the resource manager.
  *
  * Times in milliseconds since the epoch, resources in core units.
  */
 import type { Allocation } from "../allocation-result.js";
 import type { Application, Ask } from "../application.js";
+import type { TaskGroupProgress } from "../hold-reason.js";
 import type { Lifecycle } from "../lifecycle.js";
 import type { Node } from "../node.js";
 import { fitsIn } from "../resources.js";
@@ -33,15 +35,6 @@ export interface CoreRelease {
   allocated: boolean;
   cause: "timeout" | "tooLarge" | "replacedElsewhere";
   message: string;
-}
-
-/** One task group of a gang as its hold reason shows it. */
-export interface TaskGroupProgress {
-  taskGroupName: string;
-  /** Placeholders asked (PlaceholderData.count). */
-  minMember: number;
-  /** Placeholders allocated now. */
-  allocated: number;
 }
 
 /** Constructor input of {@link GangCoordinator}. */

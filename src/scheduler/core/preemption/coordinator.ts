@@ -68,9 +68,11 @@ export class PreemptionCoordinator {
 
   /**
    * Ask-triggered preemption for an ask nothing takes now (upstream Application.tryPreemption): only when the
-   * partition's preemption is on, the ask may preempt (`preemptionPolicy` not Never), its leaf's `preemption.delay`
-   * has passed since its creation, 15 s have passed since its last attempt, a queue on its path has a guarantee, and
-   * the leaf has attempts left in this cycle (10). The decision itself (rules 1-7) is `decidePreemption`.
+   * partition's preemption is on, the ask may preempt (`preemptionPolicy` not Never), has no required node
+   * (required-node preemption is not implemented, docs/preemption.md) and no preemption under way, its leaf's
+   * `preemption.delay` has passed since its creation, 15 s have passed since its last attempt, a queue on its path has
+   * a guarantee, and the leaf has attempts left in this cycle (10). The decision itself (rules 1-7) is
+   * `decidePreemption`.
    * @returns a `preempt` decision for the partition to apply (`start`), or undefined
    */
   tryAsk(app: Application, ask: Ask, now: number): Decision | undefined {
