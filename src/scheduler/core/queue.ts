@@ -65,7 +65,10 @@ interface OrderKey {
   k3: number;
 }
 const ORDER_SCRATCH: OrderKey = { k0: 0, k1: 0, k2: 0, k3: 0 };
-/** The order key (k0…k3) in the reused scratch key. */
+/**
+ * The order key (k0…k3) in the reused scratch key. Callers negate as `0 - x`, never `-x`: `-0` is not a small integer
+ * in V8, and a heap number in a key field would change the field's representation for every member.
+ */
 function orderKeyOf(k0: number, k1 = 0, k2 = 0, k3 = 0): OrderKey {
   ORDER_SCRATCH.k0 = k0;
   ORDER_SCRATCH.k1 = k1;

@@ -15,7 +15,7 @@
  *
  * Times in milliseconds since the epoch, resources in core units.
  */
-import type { Allocation } from "../allocation-result.js";
+import { type Allocation, allocationOfAsk } from "../allocation-result.js";
 import type { Application, Ask } from "../application.js";
 import type { TaskGroupProgress } from "../hold-reason.js";
 import type { Lifecycle } from "../lifecycle.js";
@@ -99,20 +99,7 @@ export class GangCoordinator {
       const d = app.placeholderData.get(ask.taskGroup);
       if (d) d.timedOut++;
     }
-    this.releases.push({
-      allocation: {
-        key,
-        appId: app.id,
-        nodeId: ask.node ?? "",
-        resource: { ...ask.resource },
-        queue: app.queue.path,
-        placeholder: true,
-        taskGroup: ask.taskGroup,
-      },
-      allocated: ask.node !== undefined,
-      cause,
-      message,
-    });
+    this.releases.push({ allocation: allocationOfAsk(app, ask, ask.node ?? ""), allocated: ask.node !== undefined, cause, message });
     this.o.removeAsk(app.id, key, now);
   }
 

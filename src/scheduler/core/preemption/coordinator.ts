@@ -55,11 +55,8 @@ export class PreemptionCoordinator {
   readonly quota = new QuotaPreemptionTracker();
   /** Attempts per leaf queue in the running cycle (reset by `newCycle`). */
   private readonly attempts = new Map<Queue, number>();
-  private readonly host: PreemptionHost;
 
-  constructor(private readonly o: PreemptionCoordinatorOptions) {
-    this.host = o.host;
-  }
+  constructor(private readonly o: PreemptionCoordinatorOptions) {}
 
   /** A new scheduling cycle: every leaf has its attempts again. */
   newCycle(): void {
@@ -85,7 +82,7 @@ export class PreemptionCoordinator {
     if (!leaf.nearestGuaranteed()) return undefined;
     this.attempts.set(leaf, attempts + 1);
     const result = decidePreemption(
-      coreSnapshot(this.host, ask.blockedVictims),
+      coreSnapshot(this.o.host, ask.blockedVictims),
       {
         key: ask.key,
         applicationId: app.id,
@@ -112,10 +109,10 @@ export class PreemptionCoordinator {
    */
   start(app: Application, ask: Ask, result: Preempting, now: number): AllocationResult {
     for (const c of result.cancelledReservations) {
-      const n = this.host.nodes.get(c.nodeId);
+      const n = this.o.host.nodes.get(c.nodeId);
       if (n?.reservation) this.o.unreserveNode(n);
     }
-    const node = this.host.nodes.get(result.nodeId)!;
+    const node = this.o.host.nodes.get(result.nodeId)!;
     if (node.reservation) this.o.unreserveNode(node);
     this.o.reservations.reserve(ask, node, now, true);
     ask.preemption = result;
@@ -137,7 +134,7 @@ export class PreemptionCoordinator {
   private markVictims(victims: readonly VictimAllocation[]): Allocation[] {
     const out: Allocation[] = [];
     for (const v of victims) {
-      const va = this.host.apps.get(v.applicationId);
+      const va = this.o.host.apps.get(v.applicationId);
       const victim = va?.asks.get(v.allocationKey);
       if (!va || !victim?.node) continue;
       victim.preempted = true;
@@ -155,8 +152,8 @@ export class PreemptionCoordinator {
    */
   tryQuota(now: number): AllocationResult[] {
     const out: AllocationResult[] = [];
-    for (const q of this.quota.due(this.host.root, now)) {
-      const result = decideQuotaPreemption(coreSnapshot(this.host, this.quota.refusedOf(q)), q.path);
+    for (const q of this.quota.due(this.o.host.root, now)) {
+      const result = decideQuotaPreemption(coreSnapshot(this.o.host, this.quota.refusedOf(q)), q.path);
       if (result.outcome !== "preempting") continue;
       out.push({ kind: "quotaPreempting", queue: q.path, victims: this.markVictims(result.victims), preemption: result });
     }
@@ -170,8 +167,8 @@ export class PreemptionCoordinator {
    * @returns false when the queue or the victim is unknown, or the victim is not being preempted
    */
   quotaBlocked(queuePath: string, victim: { appId: string; key: string }, now: number): boolean {
-    const q = this.host.find(queuePath);
-    const va = this.host.apps.get(victim.appId);
+    const q = this.o.host.find(queuePath);
+    const va = this.o.host.apps.get(victim.appId);
     const ask = va?.asks.get(victim.key);
     if (!q || !va || !ask?.preempted) return false;
     ask.preempted = false;
@@ -182,14 +179,14 @@ export class PreemptionCoordinator {
 
   /** A preemptor's victims are all gone and its node still cannot take it (no room, or a quota holds it). */
   stalled(app: Application, ask: Ask, node: Node): boolean {
-    for (const v of ask.preemption!.victims) if (this.host.apps.get(v.applicationId)?.asks.get(v.allocationKey)?.preempted) return false;
+    for (const v of ask.preemption!.victims) if (this.o.host.apps.get(v.applicationId)?.asks.get(v.allocationKey)?.preempted) return false;
     return !node.fits(ask.resource) || this.o.askHold(app, ask) !== undefined;
   }
 
   /** Ends a preemption: the reservation goes, victims not released yet are no longer preempting. */
   end(ask: Ask, node: Node | undefined): void {
     for (const v of ask.preemption?.victims ?? []) {
-      const va = this.host.apps.get(v.applicationId);
+      const va = this.o.host.apps.get(v.applicationId);
       const victim = va?.asks.get(v.allocationKey);
       if (va && victim?.preempted) {
         victim.preempted = false;
@@ -208,10 +205,10 @@ export class PreemptionCoordinator {
    * @returns false when the ask or its preemption is unknown
    */
   blocked(appId: string, key: string, victim: { appId: string; key: string }): boolean {
-    const ask = this.host.apps.get(appId)?.asks.get(key);
+    const ask = this.o.host.apps.get(appId)?.asks.get(key);
     if (!ask?.preemption) return false;
     (ask.blockedVictims ??= new Set()).add(allocationId(victim.appId, victim.key));
-    this.end(ask, this.host.nodes.get(ask.reservedNode ?? ""));
+    this.end(ask, this.o.host.nodes.get(ask.reservedNode ?? ""));
     this.o.reservations.epoch++;
     return true;
   }
@@ -221,7 +218,7 @@ export class PreemptionCoordinator {
    * whether it is released yet, the nearest queue on its path with a guarantee and that queue's usage now.
    */
   hold(app: Application, ask: Ask, decision: Preempting, nodeId: string): HoldReason {
-    const n = this.host.nodes.get(nodeId);
+    const n = this.o.host.nodes.get(nodeId);
     const g = app.queue.nearestGuaranteed();
     return {
       kind: "preemption",
@@ -234,7 +231,7 @@ export class PreemptionCoordinator {
       since: ask.lastPreemptionCheck ?? 0,
       victims: decision.victims.map((v) => ({
         ...v,
-        released: !this.host.apps.get(v.applicationId)?.asks.get(v.allocationKey)?.preempted,
+        released: !this.o.host.apps.get(v.applicationId)?.asks.get(v.allocationKey)?.preempted,
       })),
     };
   }
