@@ -34,6 +34,7 @@ import { applyNamespaceTags } from "./namespace-tags.js";
 import { Reservations } from "./reservations.js";
 import { PreemptionCoordinator } from "./preemption/coordinator.js";
 import type { QuotaPreemptionTracker } from "./preemption/quota-tracker.js";
+import type { QuotaNoVictims } from "./preemption/quota.js";
 import { partitionPreemptionFlags, type PropertyProblem } from "./queue-properties.js";
 import { parseGoBool } from "../../util/go-strconv.js";
 import { VersionedMap } from "../../util/versioned-map.js";
@@ -775,6 +776,14 @@ export class Partition {
   /** Quota-change preemption now (see `PreemptionCoordinator.tryQuota`): the results for the resource manager. */
   tryQuotaPreemption(now: number): AllocationResult[] {
     return this.preemptions.tryQuota(now);
+  }
+
+  /**
+   * Quota-change preemption passes that selected allocations but preempted none, since the last call (see
+   * `PreemptionCoordinator.drainQuotaWithoutVictims`).
+   */
+  drainQuotaWithoutVictims(): QuotaNoVictims[] {
+    return this.preemptions.drainQuotaWithoutVictims();
   }
 
   /** A quota-preemption victim's eviction was refused (see `PreemptionCoordinator.quotaBlocked`). */

@@ -17,7 +17,13 @@ import {
   queueChangeEvent,
   ugmChangeEvent,
 } from "../events/record.js";
-import { allocationEvents, quotaPreemptionEvents, releaseEvents, reservationEvent } from "../events/result-events.js";
+import {
+  allocationEvents,
+  quotaPreemptionEvents,
+  quotaWithoutVictimsEvent,
+  releaseEvents,
+  reservationEvent,
+} from "../events/result-events.js";
 import { type PartitionConfig, type SchedulerConfig, decodeQueuesYaml } from "./config.js";
 import { type Allocation, type AllocationResult, allocationOf } from "./allocation-result.js";
 import type { AddApplicationRequest, AllocationMessage, AllocationRelease, CoreResponse, LimitUsage, NodeInfo } from "./si.js";
@@ -454,6 +460,10 @@ export class SchedulerCore {
       for (const r of p.tryQuotaPreemption(now)) {
         out.push(r);
         this.resultEvents(p, r, now);
+      }
+      for (const d of p.drainQuotaWithoutVictims()) {
+        const e = this.tracking ? quotaWithoutVictimsEvent(d, now) : undefined;
+        if (e) this.emit(e);
       }
       while (allocated < max) {
         const r = p.tryAllocate(now);

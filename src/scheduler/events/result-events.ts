@@ -6,6 +6,7 @@
  * `now` in Unix milliseconds; the core emits them in the order returned.
  */
 import type { Allocation, AllocationResult } from "../core/allocation-result.js";
+import type { QuotaNoVictims, QuotaPreempting } from "../core/preemption/quota.js";
 import { type Res, addTo, format } from "../core/resources.js";
 import { ChangeDetail, ChangeType, type EventRecord, appEvent, nodeEvent, queueEvent, requestEvent } from "./record.js";
 
@@ -68,18 +69,8 @@ export function reservationEvent(
 export function quotaPreemptionEvents(r: Extract<AllocationResult, { kind: "quotaPreempting" }>, now: number): EventRecord[] {
   const claimed: Res = {};
   for (const v of r.victims) addTo(claimed, v.resource);
-  let selected = 0;
-  for (const l of r.preemption.leaves) selected += l.selected;
   return [
-    queueEvent(now, {
-      objectID: r.queue,
-      message:
-        `Quota Preemption results summary: preemptable resources: ${format(r.preemption.preemptable)}, ` +
-        `claimed resources: ${format(claimed)}, selected victims: ${selected}, preempted victims: ${r.victims.length}`,
-      changeType: ChangeType.SET,
-      detail: ChangeDetail.QUEUE_PREEMPTION,
-      resource: r.preemption.victims[0]?.rule.max,
-    }),
+    quotaSummaryEvent(r.preemption, format(claimed), r.victims.length, now),
     ...r.victims.map((v) =>
       requestEvent(now, {
         objectID: v.key,
@@ -89,4 +80,30 @@ export function quotaPreemptionEvents(r: Extract<AllocationResult, { kind: "quot
       }),
     ),
   ];
+}
+
+/**
+ * A quota-change preemption pass that selected allocations but preempted none: YuniKorn still sends the summary, with
+ * `preempted victims: 0`. Its claimed resources read as Go prints them: a leaf's were never set (`nil resource`), a
+ * parent's total starts empty (`map[]`). Undefined when no allocation was selected (YuniKorn sends nothing then).
+ */
+export function quotaWithoutVictimsEvent(d: QuotaNoVictims, now: number): EventRecord | undefined {
+  if (!d.leaves.some((l) => l.selected > 0)) return undefined;
+  const leafItself = d.leaves.length === 1 && d.leaves[0]!.queue === d.queue;
+  return quotaSummaryEvent(d, leafItself ? "nil resource" : format({}), 0, now);
+}
+
+/** The QUEUE `SET QUEUE_PREEMPTION` summary of one quota-change preemption pass (`claimed` already formatted). */
+function quotaSummaryEvent(d: QuotaPreempting | QuotaNoVictims, claimed: string, preempted: number, now: number): EventRecord {
+  let selected = 0;
+  for (const l of d.leaves) selected += l.selected;
+  return queueEvent(now, {
+    objectID: d.queue,
+    message:
+      `Quota Preemption results summary: preemptable resources: ${format(d.preemptable)}, ` +
+      `claimed resources: ${claimed}, selected victims: ${selected}, preempted victims: ${preempted}`,
+    changeType: ChangeType.SET,
+    detail: ChangeDetail.QUEUE_PREEMPTION,
+    resource: d.max,
+  });
 }

@@ -58,6 +58,7 @@ describe("quota-change preemption victims (TestQuotaChangeTryPreemption)", () =>
     expect(r).toEqual({
       outcome: "preempting",
       queue: "root.leaf",
+      max: { first: 10 },
       preemptable: { first: 10 },
       // upstream "guaranteed not set": 3 selected victims, 1 preempted
       leaves: [{ queue: "root.leaf", preemptable: { first: 10 }, claimed: { first: 5 }, selected: 3 }],
@@ -106,8 +107,15 @@ describe("quota-change preemption victims (TestQuotaChangeTryPreemption)", () =>
     if (r.outcome === "preempting") expect(r.victims[0]!.rule).toMatchObject({ used: { first: 12 }, leafGuaranteed: { first: 2 } });
   });
 
-  it("no suitable victim: nothing preempted", () => {
-    expect(keys(leafCase(undefined, [victim("ask6", "root.leaf", 11, 3)]))).toBe("no-victims");
+  it("no suitable victim: nothing preempted, the allocation looked at is counted (upstream 'victims available but none is suitable')", () => {
+    expect(leafCase(undefined, [victim("ask6", "root.leaf", 11, 3)])).toEqual({
+      outcome: "none",
+      queue: "root.leaf",
+      reason: "no-victims",
+      max: { first: 10 },
+      preemptable: { first: 1 },
+      leaves: [{ queue: "root.leaf", preemptable: { first: 1 }, claimed: {}, selected: 1 }],
+    });
   });
 
   it("ordinary pods before opted-out pods before originators; lower priority first; required-node and released allocations are never taken", () => {

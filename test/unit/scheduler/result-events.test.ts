@@ -3,14 +3,51 @@
  * one rendered as YuniKorn's REST API shows it (`eventRecordJson`), the others as records, and a real core's records
  * through its event sink.
  * Follows apache/yunikorn-core pkg/scheduler/objects/events (application_events.go, node_events.go, queue_events.go,
- * ask_events.go and their tests; ask_events_test.go TestSendPreemptedByQuotaChange for the REQUEST record).
+ * ask_events.go and their tests; ask_events_test.go TestSendPreemptedByQuotaChange for the REQUEST record;
+ * quota_preemptor_test.go TestQuotaChangeTryPreemption for the quota-preemption summary).
  */
 import { describe, expect, it } from "vitest";
-import { ChangeDetail, type EventRecord, EventType, eventRecordJson } from "../../../src/scheduler/events/record.js";
-import { allocationEvents, releaseEvents, reservationEvent } from "../../../src/scheduler/events/result-events.js";
+import { ChangeDetail, ChangeType, type EventRecord, EventType, eventRecordJson } from "../../../src/scheduler/events/record.js";
+import {
+  allocationEvents,
+  quotaWithoutVictimsEvent,
+  releaseEvents,
+  reservationEvent,
+} from "../../../src/scheduler/events/result-events.js";
 import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
 
 const NOW_MS = 1_700_000_000_000;
+/** A core with events whose queue root.q (quota.preemption.delay 1s) runs three 2-cpu pods on one node. */
+function quotaCore() {
+  const clock = { now: 100_000 };
+  const records: EventRecord[] = [];
+  const core = new SchedulerCore(() => clock.now, quotaConfig(8), { events: (e) => records.push(e) });
+  core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 8000 } }]);
+  core.updateApplication({ new: [{ applicationID: "app", queueName: "root.q", ugi: { user: "u" } }] });
+  core.updateAllocation({
+    allocations: [0, 1, 2].map((i) => ({
+      allocationKey: `p${i}`,
+      applicationID: "app",
+      resourcePerAlloc: { vcore: 2000 },
+      nodeID: "n1",
+      allocationTags: { creationTime: String(i + 1) },
+    })),
+  });
+  return { core, clock, records };
+}
+
+const quotaConfig = (max: number) => `partitions:
+  - name: default
+    preemption: {quotapreemptionenabled: true}
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: q
+            resources: {max: {vcore: ${max}}}
+            properties: {quota.preemption.delay: 1s}
+`;
+
 const ALLOC = { key: "pod-1", appId: "app-1", nodeId: "node-a", resource: { memory: 2 ** 30, vcore: 500 }, queue: "root.a" };
 
 describe("result events", () => {
@@ -52,32 +89,8 @@ describe("result events", () => {
   });
 
   it("a real core sends the quota-preemption summary on the queue and a REQUEST record on each victim", () => {
-    const cfg = (max: number) => `partitions:
-  - name: default
-    preemption: {quotapreemptionenabled: true}
-    queues:
-      - name: root
-        submitacl: "*"
-        queues:
-          - name: q
-            resources: {max: {vcore: ${max}}}
-            properties: {quota.preemption.delay: 1s}
-`;
-    const clock = { now: 100_000 };
-    const records: EventRecord[] = [];
-    const core = new SchedulerCore(() => clock.now, cfg(8), { events: (e) => records.push(e) });
-    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 8000 } }]);
-    core.updateApplication({ new: [{ applicationID: "app", queueName: "root.q", ugi: { user: "u" } }] });
-    core.updateAllocation({
-      allocations: [0, 1, 2].map((i) => ({
-        allocationKey: `p${i}`,
-        applicationID: "app",
-        resourcePerAlloc: { vcore: 2000 },
-        nodeID: "n1",
-        allocationTags: { creationTime: String(i + 1) },
-      })),
-    });
-    core.updateConfiguration(cfg(4)); // 6 cpu used, max 4: 2 cpu to preempt after 1 s
+    const { core, clock, records } = quotaCore();
+    core.updateConfiguration(quotaConfig(4)); // 6 cpu used, max 4: 2 cpu to preempt after 1 s
     records.length = 0;
     clock.now = 101_000;
     const results = core.scheduleResults();
@@ -104,5 +117,45 @@ describe("result events", () => {
       }),
     ]);
     expect(records.indexOf(summary!)).toBeLessThan(records.indexOf(requests[0]!));
+  });
+  it("a real core reports a pass that selects allocations but preempts none (upstream 'victims available but none is suitable')", () => {
+    const { core, clock, records } = quotaCore();
+    core.updateConfiguration(quotaConfig(5)); // 6 cpu used, max 5: 1 cpu to preempt, every pod is 2 cpu
+    records.length = 0;
+    clock.now = 101_000;
+    expect(core.scheduleResults()).toEqual([]);
+    expect(records).toEqual([
+      expect.objectContaining({
+        type: EventType.QUEUE,
+        objectID: "root.q",
+        eventChangeType: ChangeType.SET,
+        eventChangeDetail: ChangeDetail.QUEUE_PREEMPTION,
+        message:
+          "Quota Preemption results summary: preemptable resources: map[vcore:1000], " +
+          "claimed resources: nil resource, selected victims: 3, preempted victims: 0",
+        resource: { vcore: 5000 },
+      }),
+    ]);
+    // one pass per lowered max: nothing more while the max stays
+    records.length = 0;
+    clock.now = 110_000;
+    core.scheduleResults();
+    expect(records.filter((r) => r.eventChangeDetail === ChangeDetail.QUEUE_PREEMPTION)).toEqual([]);
+  });
+
+  it("a parent's pass without victims reads its claimed total as an empty map; no selected allocation, no summary", () => {
+    const leaves = [
+      { queue: "root.p.a", preemptable: { vcore: 500 }, claimed: {}, selected: 2 },
+      { queue: "root.p.b", preemptable: { vcore: 500 }, claimed: {}, selected: 0 },
+    ];
+    const parent = { outcome: "none", reason: "no-victims", queue: "root.p", max: { vcore: 4000 }, preemptable: { vcore: 1000 } } as const;
+    expect(quotaWithoutVictimsEvent({ ...parent, leaves }, NOW_MS)).toMatchObject({
+      objectID: "root.p",
+      message:
+        "Quota Preemption results summary: preemptable resources: map[vcore:1000], " +
+        "claimed resources: map[], selected victims: 2, preempted victims: 0",
+      resource: { vcore: 4000 },
+    });
+    expect(quotaWithoutVictimsEvent({ ...parent, leaves: leaves.map((l) => ({ ...l, selected: 0 })) }, NOW_MS)).toBeUndefined();
   });
 });

@@ -22,7 +22,7 @@ import type { Queue } from "../queue.js";
 import type { Reservations } from "../reservations.js";
 import { type CoreSnapshotSource, coreSnapshot } from "./core-snapshot.js";
 import { PREEMPT_ATTEMPT_FREQUENCY_MS, decidePreemption } from "./preemptor.js";
-import { decideQuotaPreemption } from "./quota.js";
+import { type QuotaNoVictims, decideQuotaPreemption } from "./quota.js";
 import { QuotaPreemptionTracker } from "./quota-tracker.js";
 import type { Preempting, VictimAllocation } from "./result.js";
 
@@ -55,6 +55,8 @@ export class PreemptionCoordinator {
   readonly quota = new QuotaPreemptionTracker();
   /** Attempts per leaf queue in the running cycle (reset by `newCycle`). */
   private readonly attempts = new Map<Queue, number>();
+  /** See `drainQuotaWithoutVictims`. */
+  private quotaWithoutVictims: QuotaNoVictims[] = [];
 
   constructor(private readonly o: PreemptionCoordinatorOptions) {}
 
@@ -154,9 +156,20 @@ export class PreemptionCoordinator {
     const out: AllocationResult[] = [];
     for (const q of this.quota.due(this.o.host.root, now)) {
       const result = decideQuotaPreemption(coreSnapshot(this.o.host, this.quota.refusedOf(q)), q.path);
-      if (result.outcome !== "preempting") continue;
-      out.push({ kind: "quotaPreempting", queue: q.path, victims: this.markVictims(result.victims), preemption: result });
+      if (result.outcome === "preempting")
+        out.push({ kind: "quotaPreempting", queue: q.path, victims: this.markVictims(result.victims), preemption: result });
+      else if (result.reason === "no-victims" && result.leaves.some((l) => l.selected > 0)) this.quotaWithoutVictims.push(result);
     }
+    return out;
+  }
+
+  /**
+   * Quota-change preemption passes that looked at allocations but took none as a victim, since the last call (YuniKorn
+   * reports them: quota_preemptor.go tryPreemption sends its summary event whenever allocations were selected).
+   */
+  drainQuotaWithoutVictims(): QuotaNoVictims[] {
+    const out = this.quotaWithoutVictims;
+    this.quotaWithoutVictims = [];
     return out;
   }
 

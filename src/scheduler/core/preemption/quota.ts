@@ -135,6 +135,8 @@ export interface LeafQuotaShare {
 export interface QuotaPreempting {
   readonly outcome: "preempting";
   readonly queue: string;
+  /** The queue's (lowered) max, core units: the resource of YuniKorn's QUEUE_PREEMPTION event. */
+  readonly max: Readonly<Res>;
   /** The excess to preempt (usage above max, bounded by the usage above guarantees on the path). */
   readonly preemptable: Readonly<Res>;
   readonly leaves: readonly LeafQuotaShare[];
@@ -142,17 +144,32 @@ export interface QuotaPreempting {
 }
 
 /**
- * Why nothing is preempted: `unknown-queue`, `not-managed` (a dynamic queue), `no-delay` (no `quota.preemption.delay`),
- * `within-max` (usage no longer above the max), `nothing-preemptable` (the queue and its parents are within their
- * guarantees), `no-victims` (no allocation fits within the excess while keeping the guarantees).
+ * There is an excess to preempt, but no allocation fits within it while keeping the guarantees (or none could be a
+ * victim at all): nothing is preempted. The leaves' shares say how many allocations were looked at; when some were,
+ * YuniKorn still reports the pass (quota_preemptor.go tryPreemption: its summary event with `preempted victims: 0`).
+ */
+export interface QuotaNoVictims {
+  readonly outcome: "none";
+  readonly queue: string;
+  readonly reason: "no-victims";
+  /** As in {@link QuotaPreempting}. */
+  readonly max: Readonly<Res>;
+  readonly preemptable: Readonly<Res>;
+  readonly leaves: readonly LeafQuotaShare[];
+}
+
+/**
+ * Why nothing is preempted, before any allocation is looked at: `unknown-queue`, `not-managed` (a dynamic queue),
+ * `no-delay` (no `quota.preemption.delay`), `within-max` (usage no longer above the max), `nothing-preemptable` (the
+ * queue and its parents are within their guarantees). After: {@link QuotaNoVictims}.
  */
 export interface NoQuotaPreemption {
   readonly outcome: "none";
   readonly queue: string;
-  readonly reason: "unknown-queue" | "not-managed" | "no-delay" | "within-max" | "nothing-preemptable" | "no-victims";
+  readonly reason: "unknown-queue" | "not-managed" | "no-delay" | "within-max" | "nothing-preemptable";
 }
 
-export type QuotaPreemptionResult = QuotaPreempting | NoQuotaPreemption;
+export type QuotaPreemptionResult = QuotaPreempting | QuotaNoVictims | NoQuotaPreemption;
 
 /** Queue usage above guarantee along the path, negative where over (Queue.GetPreemptableResource). */
 function pathPreemptable(snapshot: PreemptionSnapshot, q: PreemptionQueue | undefined): Res | undefined {
@@ -293,6 +310,7 @@ export function decideQuotaPreemption(snapshot: PreemptionSnapshot, queuePath: s
   const targets = new Map<string, Res>();
   if (q.isLeaf) targets.set(q.path, excess);
   else leafShares(snapshot, q, excess, targets);
+  const max = q.max ?? {};
   const removed = new Map<string, Res>();
   const leaves: LeafQuotaShare[] = [];
   const victims: QuotaVictim[] = [];
@@ -321,7 +339,7 @@ export function decideQuotaPreemption(snapshot: PreemptionSnapshot, queuePath: s
         rule: {
           rule: "queue-over-lowered-max",
           queue: queuePath,
-          max: q.max ?? {},
+          max,
           used,
           delayMs: q.quotaPreemptionDelayMs,
           ...(leafQueue.guaranteed ? { leafGuaranteed: leafQueue.guaranteed } : {}),
@@ -330,8 +348,8 @@ export function decideQuotaPreemption(snapshot: PreemptionSnapshot, queuePath: s
     }
     leaves.push({ queue: leaf, preemptable: target, claimed, selected: candidates.length });
   }
-  if (victims.length === 0) return { outcome: "none", queue: queuePath, reason: "no-victims" };
-  return { outcome: "preempting", queue: queuePath, preemptable: excess, leaves, victims };
+  if (victims.length === 0) return { outcome: "none", queue: queuePath, reason: "no-victims", max, preemptable: excess, leaves };
+  return { outcome: "preempting", queue: queuePath, max, preemptable: excess, leaves, victims };
 }
 
 /** FitInMaxUndef: `small` within `max` for the types `max` sets (negatives in max count as 0). */
