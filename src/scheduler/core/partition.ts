@@ -32,9 +32,8 @@ import { PlacementRefusedError, RECOVERY_QUEUE, isRecoveryQueue } from "./placem
 import { type AppStateChange, Lifecycle } from "./lifecycle.js";
 import { applyNamespaceTags } from "./namespace-tags.js";
 import { Reservations } from "./reservations.js";
-import { PreemptionCoordinator } from "./preemption/coordinator.js";
+import { PreemptionCoordinator, type QuotaPass } from "./preemption/coordinator.js";
 import type { QuotaPreemptionTracker } from "./preemption/quota-tracker.js";
-import type { QuotaNoVictims } from "./preemption/quota.js";
 import { partitionPreemptionFlags, type PropertyProblem } from "./queue-properties.js";
 import { parseGoBool } from "../../util/go-strconv.js";
 import { VersionedMap } from "../../util/versioned-map.js";
@@ -773,17 +772,12 @@ export class Partition {
 
   // ---------------------------------------------------------------- preemption (preemption/coordinator.ts)
 
-  /** Quota-change preemption now (see `PreemptionCoordinator.tryQuota`): the results for the resource manager. */
-  tryQuotaPreemption(now: number): AllocationResult[] {
-    return this.preemptions.tryQuota(now);
-  }
-
   /**
-   * Quota-change preemption passes that selected allocations but preempted none, since the last call (see
-   * `PreemptionCoordinator.drainQuotaWithoutVictims`).
+   * Quota-change preemption now (see `PreemptionCoordinator.tryQuota`): per queue, the result for the resource manager
+   * or the decision that took no victim.
    */
-  drainQuotaWithoutVictims(): QuotaNoVictims[] {
-    return this.preemptions.drainQuotaWithoutVictims();
+  tryQuotaPreemption(now: number): QuotaPass[] {
+    return this.preemptions.tryQuota(now);
   }
 
   /** A quota-preemption victim's eviction was refused (see `PreemptionCoordinator.quotaBlocked`). */

@@ -457,13 +457,14 @@ export class SchedulerCore {
     for (const name of [...this.partitions.keys()].sort()) {
       const p = this.partitions.get(name)!;
       p.tick(now);
-      for (const r of p.tryQuotaPreemption(now)) {
-        out.push(r);
-        this.resultEvents(p, r, now);
-      }
-      for (const d of p.drainQuotaWithoutVictims()) {
-        const e = this.tracking ? quotaWithoutVictimsEvent(d, now) : undefined;
-        if (e) this.emit(e);
+      for (const pass of p.tryQuotaPreemption(now)) {
+        if (pass.kind === "preempting") {
+          out.push(pass.result);
+          this.resultEvents(p, pass.result, now);
+        } else {
+          const e = this.tracking ? quotaWithoutVictimsEvent(pass.decision, now) : undefined;
+          if (e) this.emit(e);
+        }
       }
       while (allocated < max) {
         const r = p.tryAllocate(now);

@@ -89,8 +89,7 @@ export function quotaPreemptionEvents(r: Extract<AllocationResult, { kind: "quot
  */
 export function quotaWithoutVictimsEvent(d: QuotaNoVictims, now: number): EventRecord | undefined {
   if (!d.leaves.some((l) => l.selected > 0)) return undefined;
-  const leafItself = d.leaves.length === 1 && d.leaves[0]!.queue === d.queue;
-  return quotaSummaryEvent(d, leafItself ? "nil resource" : format({}), 0, now);
+  return quotaSummaryEvent(d, d.isLeaf ? "nil resource" : format({}), 0, now);
 }
 
 /** The QUEUE `SET QUEUE_PREEMPTION` summary of one quota-change preemption pass (`claimed` already formatted). */

@@ -112,6 +112,7 @@ describe("quota-change preemption victims (TestQuotaChangeTryPreemption)", () =>
       outcome: "none",
       queue: "root.leaf",
       reason: "no-victims",
+      isLeaf: true,
       max: { first: 10 },
       preemptable: { first: 1 },
       leaves: [{ queue: "root.leaf", preemptable: { first: 1 }, claimed: {}, selected: 1 }],

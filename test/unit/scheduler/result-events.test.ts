@@ -15,6 +15,8 @@ import {
   reservationEvent,
 } from "../../../src/scheduler/events/result-events.js";
 import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
+import { decideQuotaPreemption } from "../../../src/scheduler/core/preemption/quota.js";
+import { type PreemptionAllocation, clusterSnapshot } from "../../../src/scheduler/core/preemption/snapshot.js";
 
 const NOW_MS = 1_700_000_000_000;
 /** A core with events whose queue root.q (quota.preemption.delay 1s) runs three 2-cpu pods on one node. */
@@ -118,6 +120,7 @@ describe("result events", () => {
     ]);
     expect(records.indexOf(summary!)).toBeLessThan(records.indexOf(requests[0]!));
   });
+
   it("a real core reports a pass that selects allocations but preempts none (upstream 'victims available but none is suitable')", () => {
     const { core, clock, records } = quotaCore();
     core.updateConfiguration(quotaConfig(5)); // 6 cpu used, max 5: 1 cpu to preempt, every pod is 2 cpu
@@ -144,18 +147,38 @@ describe("result events", () => {
   });
 
   it("a parent's pass without victims reads its claimed total as an empty map; no selected allocation, no summary", () => {
-    const leaves = [
-      { queue: "root.p.a", preemptable: { vcore: 500 }, claimed: {}, selected: 2 },
-      { queue: "root.p.b", preemptable: { vcore: 500 }, claimed: {}, selected: 0 },
-    ];
-    const parent = { outcome: "none", reason: "no-victims", queue: "root.p", max: { vcore: 4000 }, preemptable: { vcore: 1000 } } as const;
-    expect(quotaWithoutVictimsEvent({ ...parent, leaves }, NOW_MS)).toMatchObject({
+    // root.p over its max by 6: each leaf's share is 3, each runs one 8-unit pod, which no share can take
+    const pod = (key: string, queuePath: string): PreemptionAllocation => ({
+      key,
+      applicationId: key,
+      queuePath,
+      nodeId: "node",
+      priority: 0,
+      createTime: NOW_MS,
+      resource: { first: 8 },
+      allowPreemption: true,
+      originator: false,
+      placeholder: false,
+    });
+    const decide = (allocations: PreemptionAllocation[]) =>
+      decideQuotaPreemption(
+        clusterSnapshot({
+          queues: [{ path: "root.p", max: { first: 10 }, quotaPreemptionDelayMs: 60_000 }, { path: "root.p.a" }, { path: "root.p.b" }],
+          nodes: [{ id: "node", capacity: { first: 100 } }],
+          allocations,
+        }),
+        "root.p",
+      );
+    const d = decide([pod("a1", "root.p.a"), pod("b1", "root.p.b")]);
+    expect(d).toMatchObject({ outcome: "none", reason: "no-victims", isLeaf: false, preemptable: { first: 6 } });
+    if (d.outcome !== "none" || d.reason !== "no-victims") return;
+    expect(quotaWithoutVictimsEvent(d, NOW_MS)).toMatchObject({
       objectID: "root.p",
       message:
-        "Quota Preemption results summary: preemptable resources: map[vcore:1000], " +
+        "Quota Preemption results summary: preemptable resources: map[first:6], " +
         "claimed resources: map[], selected victims: 2, preempted victims: 0",
-      resource: { vcore: 4000 },
+      resource: { first: 10 },
     });
-    expect(quotaWithoutVictimsEvent({ ...parent, leaves: leaves.map((l) => ({ ...l, selected: 0 })) }, NOW_MS)).toBeUndefined();
+    expect(quotaWithoutVictimsEvent({ ...d, leaves: d.leaves.map((l) => ({ ...l, selected: 0 })) }, NOW_MS)).toBeUndefined();
   });
 });

@@ -47,6 +47,13 @@ export interface PreemptionCoordinatorOptions {
   askHold: AllocationContext["askHold"];
 }
 
+/** One queue's quota-change preemption pass (`PreemptionCoordinator.tryQuota`). */
+export type QuotaPass =
+  /** Victims taken: the result for the resource manager. */
+  | { readonly kind: "preempting"; readonly result: Extract<AllocationResult, { kind: "quotaPreempting" }> }
+  /** An excess to preempt but no victim taken: the decision, with the allocations looked at per leaf. */
+  | { readonly kind: "withoutVictims"; readonly decision: QuotaNoVictims };
+
 /** One partition's preemption (module comment). */
 export class PreemptionCoordinator {
   /** Partition `preemption.enabled` (default true, upstream). */
@@ -55,8 +62,6 @@ export class PreemptionCoordinator {
   readonly quota = new QuotaPreemptionTracker();
   /** Attempts per leaf queue in the running cycle (reset by `newCycle`). */
   private readonly attempts = new Map<Queue, number>();
-  /** See `drainQuotaWithoutVictims`. */
-  private quotaWithoutVictims: QuotaNoVictims[] = [];
 
   constructor(private readonly o: PreemptionCoordinatorOptions) {}
 
@@ -151,25 +156,20 @@ export class PreemptionCoordinator {
    * whose max was lowered below its usage and whose `quota.preemption.delay` has passed (partition
    * `preemption.quotapreemptionenabled` on), the victims `decideQuotaPreemption` chooses are marked preempting and
    * returned for the resource manager to release. Not tied to a pending ask: no node is reserved.
+   * @returns one pass per queue that had an excess to preempt, in the order the queues were checked: its result for the
+   *   resource manager, or the decision that took no victim (YuniKorn still reports such a pass in an event)
    */
-  tryQuota(now: number): AllocationResult[] {
-    const out: AllocationResult[] = [];
+  tryQuota(now: number): QuotaPass[] {
+    const out: QuotaPass[] = [];
     for (const q of this.quota.due(this.o.host.root, now)) {
       const result = decideQuotaPreemption(coreSnapshot(this.o.host, this.quota.refusedOf(q)), q.path);
       if (result.outcome === "preempting")
-        out.push({ kind: "quotaPreempting", queue: q.path, victims: this.markVictims(result.victims), preemption: result });
-      else if (result.reason === "no-victims" && result.leaves.some((l) => l.selected > 0)) this.quotaWithoutVictims.push(result);
+        out.push({
+          kind: "preempting",
+          result: { kind: "quotaPreempting", queue: q.path, victims: this.markVictims(result.victims), preemption: result },
+        });
+      else if (result.reason === "no-victims") out.push({ kind: "withoutVictims", decision: result });
     }
-    return out;
-  }
-
-  /**
-   * Quota-change preemption passes that looked at allocations but took none as a victim, since the last call (YuniKorn
-   * reports them: quota_preemptor.go tryPreemption sends its summary event whenever allocations were selected).
-   */
-  drainQuotaWithoutVictims(): QuotaNoVictims[] {
-    const out = this.quotaWithoutVictims;
-    this.quotaWithoutVictims = [];
     return out;
   }
 

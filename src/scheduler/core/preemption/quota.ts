@@ -152,6 +152,8 @@ export interface QuotaNoVictims {
   readonly outcome: "none";
   readonly queue: string;
   readonly reason: "no-victims";
+  /** True when the queue is a leaf (its own excess is its only share); false for a parent. */
+  readonly isLeaf: boolean;
   /** As in {@link QuotaPreempting}. */
   readonly max: Readonly<Res>;
   readonly preemptable: Readonly<Res>;
@@ -348,7 +350,8 @@ export function decideQuotaPreemption(snapshot: PreemptionSnapshot, queuePath: s
     }
     leaves.push({ queue: leaf, preemptable: target, claimed, selected: candidates.length });
   }
-  if (victims.length === 0) return { outcome: "none", queue: queuePath, reason: "no-victims", max, preemptable: excess, leaves };
+  if (victims.length === 0)
+    return { outcome: "none", queue: queuePath, reason: "no-victims", isLeaf: q.isLeaf, max, preemptable: excess, leaves };
   return { outcome: "preempting", queue: queuePath, max, preemptable: excess, leaves, victims };
 }
 
