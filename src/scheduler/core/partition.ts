@@ -178,7 +178,7 @@ export class Partition {
       askChanged: (a) => this.apps.get(a.appId)?.reservationChanged(a),
     });
     this.cleanupInterval = o.queueCleanupIntervalMs ?? QUEUE_CLEANUP_INTERVAL_MS;
-    this.queues = new QueueTree(o.config.queues![0]!);
+    this.queues = new QueueTree();
     this.root = this.queues.root;
     this.gangs = new GangCoordinator({
       apps: this.apps,

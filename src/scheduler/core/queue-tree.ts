@@ -62,6 +62,12 @@ function templateOf(t: QueueConfig["childtemplate"]): QueueTemplate | undefined 
   return { guaranteed, max, maxApps, sortPolicy: sortPolicyOf(properties), sortPriority: sortPriorityOf(properties), properties };
 }
 
+/** A queue's fair max from its parent's (root: its max, the cluster size); a child's own max overrides its types. */
+function fairMaxOf(q: Queue): Res | undefined {
+  if (!q.parent) return q.max;
+  return q.max ? { ...q.parent.fairMax, ...q.max } : q.parent.fairMax;
+}
+
 /** The queues of one partition (module comment). */
 export class QueueTree {
   readonly root: Queue;
@@ -75,16 +81,9 @@ export class QueueTree {
   /** Changes since the last `drainChanges`. */
   private changes: QueueChange[] = [];
 
-  /** Creates the root queue from the root's configuration (`configure` then fills the tree). */
-  constructor(rootCfg: QueueConfig) {
-    this.root = new Queue({
-      name: "root",
-      leaf: false,
-      managed: true,
-      maxApps: rootCfg.maxapplications ?? 0,
-      submitAcl: new Acl(rootCfg.submitacl),
-      adminAcl: new Acl(rootCfg.adminacl),
-    });
+  /** Creates the root queue; `configure` sets it up and fills the tree. */
+  constructor() {
+    this.root = new Queue({ name: "root", leaf: false, managed: true });
     this.changes.push({ kind: "added", path: "root", managed: true });
   }
 
@@ -179,7 +178,7 @@ export class QueueTree {
   refreshOrder(): void {
     const full = this.staleness === "full";
     const walk = (q: Queue) => {
-      q.fairMax = !q.parent ? q.max : q.max ? { ...q.parent.fairMax, ...q.max } : q.parent.fairMax;
+      q.fairMax = fairMaxOf(q);
       if (full) q.clearOrder();
       for (const c of q.children.values()) walk(c);
       if (full || !q.isLeaf || (q.sortPolicy === "fair" && !q.guaranteed)) q.rebuildOrder();
@@ -195,7 +194,7 @@ export class QueueTree {
 
   /** The fair max of a queue created or changed after the last rebuild, and of its ancestors. */
   setFairMax(q: Queue): void {
-    for (const x of q.ancestry()) if (x.parent) x.fairMax = x.max ? { ...x.parent.fairMax, ...x.max } : x.parent.fairMax;
+    for (const x of q.ancestry()) if (x.parent) x.fairMax = fairMaxOf(x);
   }
 
   /** The queue at a full path (any case), or undefined. */

@@ -19,6 +19,7 @@ import {
 } from "../events/record.js";
 import {
   allocationEvents,
+  nodeAllocationEvent,
   quotaPreemptionEvents,
   quotaWithoutVictimsEvent,
   releaseEvents,
@@ -461,10 +462,7 @@ export class SchedulerCore {
         if (pass.kind === "preempting") {
           out.push(pass.result);
           this.resultEvents(p, pass.result, now);
-        } else {
-          const e = this.tracking ? quotaWithoutVictimsEvent(pass.decision, now) : undefined;
-          if (e) this.emit(e);
-        }
+        } else if (this.tracking) this.emit(quotaWithoutVictimsEvent(pass.decision, now));
       }
       while (allocated < max) {
         const r = p.tryAllocate(now);
@@ -550,24 +548,8 @@ export class SchedulerCore {
     if (!p || !p.relocate(appId, allocationKey, nodeId)) return false;
     if (from && from !== nodeId) {
       const now = this.now();
-      this.emit(
-        nodeEvent(now, {
-          objectID: from,
-          referenceID: allocationKey,
-          changeType: ChangeType.REMOVE,
-          detail: ChangeDetail.NODE_ALLOC,
-          resource: ask!.resource,
-        }),
-      );
-      this.emit(
-        nodeEvent(now, {
-          objectID: nodeId,
-          referenceID: allocationKey,
-          changeType: ChangeType.ADD,
-          detail: ChangeDetail.NODE_ALLOC,
-          resource: ask!.resource,
-        }),
-      );
+      this.emit(nodeAllocationEvent(now, { nodeId: from, key: allocationKey, added: false, resource: ask!.resource }));
+      this.emit(nodeAllocationEvent(now, { nodeId, key: allocationKey, added: true, resource: ask!.resource }));
     }
     return true;
   }

@@ -20,14 +20,32 @@ export function allocationEvents(a: Allocation, now: number): EventRecord[] {
       detail: ChangeDetail.APP_ALLOC,
       resource: a.resource,
     }),
-    nodeEvent(now, {
-      objectID: a.nodeId,
-      referenceID: a.key,
-      changeType: ChangeType.ADD,
-      detail: ChangeDetail.NODE_ALLOC,
-      resource: a.resource,
-    }),
+    nodeAllocationEvent(now, { nodeId: a.nodeId, key: a.key, added: true, resource: a.resource }),
   ];
+}
+
+/** An allocation `key` put on (`added`) or taken off a node: NODE `ADD` / `REMOVE` `NODE_ALLOC`. */
+export function nodeAllocationEvent(now: number, o: NodeChange): EventRecord {
+  return nodeChangeEvent(now, ChangeDetail.NODE_ALLOC, o);
+}
+
+/** A change on a node made for the allocation or ask `key` (its resource, when known). */
+interface NodeChange {
+  nodeId: string;
+  key: string;
+  added: boolean;
+  resource: Readonly<Res> | undefined;
+}
+
+/** NODE `ADD` / `REMOVE` with `detail`, the ask or allocation as reference. */
+function nodeChangeEvent(now: number, detail: ChangeDetail, o: NodeChange): EventRecord {
+  return nodeEvent(now, {
+    objectID: o.nodeId,
+    referenceID: o.key,
+    changeType: o.added ? ChangeType.ADD : ChangeType.REMOVE,
+    detail,
+    resource: o.resource,
+  });
 }
 
 /**
@@ -37,13 +55,7 @@ export function allocationEvents(a: Allocation, now: number): EventRecord[] {
 export function releaseEvents(a: Allocation, detail: ChangeDetail, now: number): EventRecord[] {
   return [
     appEvent(now, { objectID: a.appId, referenceID: a.key, changeType: ChangeType.REMOVE, detail, resource: a.resource }),
-    nodeEvent(now, {
-      objectID: a.nodeId,
-      referenceID: a.key,
-      changeType: ChangeType.REMOVE,
-      detail: ChangeDetail.NODE_ALLOC,
-      resource: a.resource,
-    }),
+    nodeAllocationEvent(now, { nodeId: a.nodeId, key: a.key, added: false, resource: a.resource }),
   ];
 }
 
@@ -52,13 +64,7 @@ export function reservationEvent(
   now: number,
   o: { nodeId: string; key: string; reserved: boolean; resource: Readonly<Res> | undefined },
 ): EventRecord {
-  return nodeEvent(now, {
-    objectID: o.nodeId,
-    referenceID: o.key,
-    changeType: o.reserved ? ChangeType.ADD : ChangeType.REMOVE,
-    detail: ChangeDetail.NODE_RESERVATION,
-    resource: o.resource,
-  });
+  return nodeChangeEvent(now, ChangeDetail.NODE_RESERVATION, { nodeId: o.nodeId, key: o.key, added: o.reserved, resource: o.resource });
 }
 
 /**
@@ -85,10 +91,9 @@ export function quotaPreemptionEvents(r: Extract<AllocationResult, { kind: "quot
 /**
  * A quota-change preemption pass that selected allocations but preempted none: YuniKorn still sends the summary, with
  * `preempted victims: 0`. Its claimed resources read as Go prints them: a leaf's were never set (`nil resource`), a
- * parent's total starts empty (`map[]`). Undefined when no allocation was selected (YuniKorn sends nothing then).
+ * parent's total starts empty (`map[]`).
  */
-export function quotaWithoutVictimsEvent(d: QuotaNoVictims, now: number): EventRecord | undefined {
-  if (!d.leaves.some((l) => l.selected > 0)) return undefined;
+export function quotaWithoutVictimsEvent(d: QuotaNoVictims, now: number): EventRecord {
   return quotaSummaryEvent(d, d.isLeaf ? "nil resource" : format({}), 0, now);
 }
 

@@ -22,7 +22,7 @@ ${rootQueues}`);
 const reload = (tree: QueueTree, rootQueues: string) => tree.configure(rootWith(rootQueues), new QuotaPreemptionTracker());
 const treeOf = (yaml: string) => {
   const rootCfg = rootOf(yaml);
-  const tree = new QueueTree(rootCfg);
+  const tree = new QueueTree();
   tree.configure(rootCfg, new QuotaPreemptionTracker());
   return tree;
 };
@@ -137,7 +137,7 @@ describe("QueueTree", () => {
 `);
     const run = (now: number | undefined) => {
       const rootCfg = rootOf(CONFIG);
-      const tree = new QueueTree(rootCfg);
+      const tree = new QueueTree();
       const quota = new QuotaPreemptionTracker();
       tree.configure(rootCfg, quota);
       const batch = tree.find("root.batch")!;

@@ -179,6 +179,16 @@ describe("result events", () => {
         "claimed resources: map[], selected victims: 2, preempted victims: 0",
       resource: { first: 10 },
     });
-    expect(quotaWithoutVictimsEvent({ ...d, leaves: d.leaves.map((l) => ({ ...l, selected: 0 })) }, NOW_MS)).toBeUndefined();
+    // no allocation could be a victim (required-node pods): no decision to report, so no summary
+    expect(
+      decide([
+        { ...pod("a1", "root.p.a"), requiredNode: true },
+        { ...pod("b1", "root.p.b"), requiredNode: true },
+      ]),
+    ).toEqual({
+      outcome: "none",
+      queue: "root.p",
+      reason: "no-candidates",
+    });
   });
 });

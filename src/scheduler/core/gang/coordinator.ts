@@ -150,14 +150,9 @@ export class GangCoordinator {
     // only a gang still waiting for its reservation gives it up (a completing or running one has nothing left to do)
     if ((d.kind !== "resume" && d.kind !== "fail") || (app.state !== "Reserving" && app.state !== "Accepted")) return;
     app.gang = undefined;
-    if (d.kind === "resume") {
-      this.o.life.fire(app, "resumeApplication", now, d.reason);
-      for (const k of [...d.releaseAllocated, ...d.cancelPending]) this.release(app, k, "timeout", msg, now);
-      this.o.life.fire(app, "runApplication", now);
-    } else {
-      this.o.life.fire(app, "failApplication", now, d.reason);
-      for (const k of [...d.releaseAllocated, ...d.cancelPending]) this.release(app, k, "timeout", msg, now);
-    }
+    this.o.life.fire(app, d.kind === "resume" ? "resumeApplication" : "failApplication", now, d.reason);
+    for (const k of [...d.releaseAllocated, ...d.cancelPending]) this.release(app, k, "timeout", msg, now);
+    if (d.kind === "resume") this.o.life.fire(app, "runApplication", now);
     app.queue.update(app);
   }
 

@@ -141,8 +141,7 @@ export class PreemptionCoordinator {
   private markVictims(victims: readonly VictimAllocation[]): Allocation[] {
     const out: Allocation[] = [];
     for (const v of victims) {
-      const va = this.o.host.apps.get(v.applicationId);
-      const victim = va?.asks.get(v.allocationKey);
+      const { app: va, ask: victim } = this.allocation(v.applicationId, v.allocationKey);
       if (!va || !victim?.node) continue;
       victim.preempted = true;
       va.queue.incPreempting(victim.resource);
@@ -181,30 +180,24 @@ export class PreemptionCoordinator {
    */
   quotaBlocked(queuePath: string, victim: { appId: string; key: string }, now: number): boolean {
     const q = this.o.host.find(queuePath);
-    const va = this.o.host.apps.get(victim.appId);
-    const ask = va?.asks.get(victim.key);
+    const { app: va, ask } = this.allocation(victim.appId, victim.key);
     if (!q || !va || !ask?.preempted) return false;
-    ask.preempted = false;
-    va.queue.decPreempting(ask.resource);
+    unmark(va, ask);
     this.quota.refused(q, allocationId(va.id, ask.key), now);
     return true;
   }
 
   /** A preemptor's victims are all gone and its node still cannot take it (no room, or a quota holds it). */
   stalled(app: Application, ask: Ask, node: Node): boolean {
-    for (const v of ask.preemption!.victims) if (this.o.host.apps.get(v.applicationId)?.asks.get(v.allocationKey)?.preempted) return false;
+    for (const v of ask.preemption!.victims) if (this.stillPreempting(v)) return false;
     return !node.fits(ask.resource) || this.o.askHold(app, ask) !== undefined;
   }
 
   /** Ends a preemption: the reservation goes, victims not released yet are no longer preempting. */
   end(ask: Ask, node: Node | undefined): void {
     for (const v of ask.preemption?.victims ?? []) {
-      const va = this.o.host.apps.get(v.applicationId);
-      const victim = va?.asks.get(v.allocationKey);
-      if (va && victim?.preempted) {
-        victim.preempted = false;
-        va.queue.decPreempting(victim.resource);
-      }
+      const { app: va, ask: victim } = this.allocation(v.applicationId, v.allocationKey);
+      if (va && victim?.preempted) unmark(va, victim);
     }
     ask.preemption = undefined;
     this.o.reservations.release(ask, ask, node);
@@ -218,7 +211,7 @@ export class PreemptionCoordinator {
    * @returns false when the ask or its preemption is unknown
    */
   blocked(appId: string, key: string, victim: { appId: string; key: string }): boolean {
-    const ask = this.o.host.apps.get(appId)?.asks.get(key);
+    const { ask } = this.allocation(appId, key);
     if (!ask?.preemption) return false;
     (ask.blockedVictims ??= new Set()).add(allocationId(victim.appId, victim.key));
     this.end(ask, this.o.host.nodes.get(ask.reservedNode ?? ""));
@@ -244,8 +237,25 @@ export class PreemptionCoordinator {
       since: ask.lastPreemptionCheck ?? 0,
       victims: decision.victims.map((v) => ({
         ...v,
-        released: !this.o.host.apps.get(v.applicationId)?.asks.get(v.allocationKey)?.preempted,
+        released: !this.stillPreempting(v),
       })),
     };
   }
+
+  /** An application of the partition and its ask or allocation `key` (either undefined when unknown). */
+  private allocation(appId: string, key: string): { app: Application | undefined; ask: Ask | undefined } {
+    const app = this.o.host.apps.get(appId);
+    return { app, ask: app?.asks.get(key) };
+  }
+
+  /** A victim of a decision still allocated and marked preempting (not released yet). */
+  private stillPreempting(v: VictimAllocation): boolean {
+    return this.allocation(v.applicationId, v.allocationKey).ask?.preempted === true;
+  }
+}
+
+/** A victim no longer being preempted: it stays allocated and leaves its queue's `preempting` usage. */
+function unmark(app: Application, ask: Ask): void {
+  ask.preempted = false;
+  app.queue.decPreempting(ask.resource);
 }

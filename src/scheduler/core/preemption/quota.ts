@@ -144,9 +144,9 @@ export interface QuotaPreempting {
 }
 
 /**
- * There is an excess to preempt, but no allocation fits within it while keeping the guarantees (or none could be a
- * victim at all): nothing is preempted. The leaves' shares say how many allocations were looked at; when some were,
- * YuniKorn still reports the pass (quota_preemptor.go tryPreemption: its summary event with `preempted victims: 0`).
+ * There is an excess to preempt and allocations that could be victims (the leaves' `selected`), but none fits within
+ * it while keeping the guarantees: nothing is preempted. YuniKorn still reports such a pass (quota_preemptor.go
+ * tryPreemption: its summary event with `preempted victims: 0`).
  */
 export interface QuotaNoVictims {
   readonly outcome: "none";
@@ -161,14 +161,15 @@ export interface QuotaNoVictims {
 }
 
 /**
- * Why nothing is preempted, before any allocation is looked at: `unknown-queue`, `not-managed` (a dynamic queue),
- * `no-delay` (no `quota.preemption.delay`), `within-max` (usage no longer above the max), `nothing-preemptable` (the
- * queue and its parents are within their guarantees). After: {@link QuotaNoVictims}.
+ * Why nothing is preempted, and nothing is reported: `unknown-queue`, `not-managed` (a dynamic queue), `no-delay` (no
+ * `quota.preemption.delay`), `within-max` (usage no longer above the max), `nothing-preemptable` (the queue and its
+ * parents are within their guarantees), `no-candidates` (no allocation could be a victim). With candidates but none
+ * taken: {@link QuotaNoVictims}.
  */
 export interface NoQuotaPreemption {
   readonly outcome: "none";
   readonly queue: string;
-  readonly reason: "unknown-queue" | "not-managed" | "no-delay" | "within-max" | "nothing-preemptable";
+  readonly reason: "unknown-queue" | "not-managed" | "no-delay" | "within-max" | "nothing-preemptable" | "no-candidates";
 }
 
 export type QuotaPreemptionResult = QuotaPreempting | QuotaNoVictims | NoQuotaPreemption;
@@ -351,7 +352,9 @@ export function decideQuotaPreemption(snapshot: PreemptionSnapshot, queuePath: s
     leaves.push({ queue: leaf, preemptable: target, claimed, selected: candidates.length });
   }
   if (victims.length === 0)
-    return { outcome: "none", queue: queuePath, reason: "no-victims", isLeaf: q.isLeaf, max, preemptable: excess, leaves };
+    return leaves.some((l) => l.selected > 0)
+      ? { outcome: "none", queue: queuePath, reason: "no-victims", isLeaf: q.isLeaf, max, preemptable: excess, leaves }
+      : { outcome: "none", queue: queuePath, reason: "no-candidates" };
   return { outcome: "preempting", queue: queuePath, max, preemptable: excess, leaves, victims };
 }
 
