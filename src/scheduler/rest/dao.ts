@@ -9,11 +9,36 @@ import type { Res } from "../core/resources.js";
 import { formatGoDuration } from "../core/queue-properties.js";
 import { type DaoLookups, allocationInfo, clean, daoMap, ns } from "./app-dao.js";
 
-const percent = (used: Res, of: Res): Res => {
+/** Go's math.MaxInt32: the largest percentage upstream reports. */
+const MAX_INT32 = 2 ** 31 - 1;
+
+/**
+ * Used as a whole percentage of capacity, per type (apache/yunikorn-core pkg/common/resources/resources.go
+ * `CalculateAbsUsedCapacity`): only types in both; nothing used is 0 %, anything used of a zero capacity 100 %, else
+ * the percentage rounded down and capped at 2^31 − 1; undefined when no type is in both (omitempty).
+ */
+export function absUsedCapacity(capacity: Readonly<Res> | undefined, used: Readonly<Res> | undefined): Res | undefined {
+  if (!capacity || !used) return undefined;
   const out: Res = {};
-  for (const k in of) out[k] = of[k]! > 0 ? Math.floor(((used[k] ?? 0) * 100) / of[k]!) : 0;
-  return out;
-};
+  for (const k in capacity) {
+    const u = used[k];
+    if (u === undefined) continue;
+    const c = capacity[k]!;
+    out[k] = u <= 0 ? 0 : c <= 0 ? 100 : Math.min(Math.floor((u / c) * 100), MAX_INT32);
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
+ * A node's `utilized` (upstream `Node.GetUtilizedResource`): `absUsedCapacity` for the types allocated on it of which it
+ * has some capacity; undefined when none.
+ */
+function utilized(allocated: Readonly<Res>, capacity: Readonly<Res>): Res | undefined {
+  const pct = absUsedCapacity(capacity, allocated) ?? {};
+  const out: Res = {};
+  for (const k in allocated) if (capacity[k]! > 0 && pct[k] !== undefined) out[k] = pct[k];
+  return Object.keys(out).length > 0 ? out : undefined;
+}
 
 /**
  * PartitionInfo. `preemptionEnabled`: the partition's `preemption.enabled`; `quotaPreemptionEnabled` its
@@ -21,12 +46,13 @@ const percent = (used: Res, of: Res): Res => {
  * been Active since the scheduler started (`startTime`, Unix ms).
  */
 export function partitionInfo(p: PartitionView, startTime = 0): Record<string, unknown> {
-  const capacity = clean(p.capacity) ?? {};
-  const used = clean(p.allocated) ?? {};
+  // upstream: the partition's size (pruned) and root's allocated resource (zeros kept), each omitted when empty
+  const capacity = clean(p.capacity);
+  const used = daoMap(p.allocated);
   return {
     clusterId: "mycluster",
     name: p.name,
-    capacity: { capacity, usedCapacity: used, utilization: percent(used, capacity) },
+    capacity: { capacity, usedCapacity: used, utilization: absUsedCapacity(capacity, used) },
     nodeSortingPolicy: { type: p.nodeSortPolicy, resourceWeights: p.resourceWeights },
     preemptionEnabled: p.preemptionEnabled,
     quotaPreemptionEnabled: p.quotaPreemptionEnabled,
@@ -40,14 +66,15 @@ export function partitionInfo(p: PartitionView, startTime = 0): Record<string, u
 
 /** A queue as `/ws/v1/partition/{p}/queues` shows it (dao.PartitionQueueDAOInfo), children included. */
 export function queueInfo(q: QueueView, partition = ""): Record<string, unknown> {
-  const max = clean(q.max);
+  // as configured, zeros included (a max of {vcore: 3, nvidia.com/gpu: 0} forbids GPUs: upstream shows that 0)
+  const max = daoMap(q.max);
   const out: Record<string, unknown> = {
     queuename: q.path,
     status: q.draining ? "Draining" : "Active",
     partition,
     pendingResource: daoMap(q.pending),
     maxResource: max,
-    guaranteedResource: clean(q.guaranteed),
+    guaranteedResource: daoMap(q.guaranteed),
     allocatedResource: daoMap(q.allocated),
     isLeaf: q.isLeaf,
     isManaged: q.managed,
@@ -79,7 +106,8 @@ export function queueInfo(q: QueueView, partition = ""): Record<string, unknown>
   out.preemptionDelay = formatGoDuration(q.preemptionDelayMs);
   out.quotaPreemptionDelay = formatGoDuration(q.quotaPreemptionDelayMs);
   if (q.priorityOffset !== 0) out.priorityOffset = q.priorityOffset;
-  if (max) out.absUsedCapacity = percent(q.allocated, max);
+  const abs = absUsedCapacity(max, q.allocated);
+  if (abs) out.absUsedCapacity = abs;
   if (q.children) out.children = q.children.map((c) => queueInfo(c));
   return out;
 }
@@ -95,7 +123,7 @@ export function nodeInfo(n: NodeView, l: DaoLookups): Record<string, unknown> {
     allocated: clean(n.allocated) ?? {},
     occupied: clean(n.occupied) ?? {},
     available: n.available,
-    utilized: percent(n.allocated, n.capacity),
+    utilized: utilized(n.allocated, n.capacity),
     allocations: n.allocations.map((x) => allocationInfo(x, l)),
     schedulable: n.schedulable,
     isReserved: n.reservation !== undefined,

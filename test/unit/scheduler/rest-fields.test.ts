@@ -7,6 +7,8 @@ import { describe, expect, it } from "vitest";
 import { ALLOCATION_LOG_ENTRIES, AllocationLogs } from "../../../src/scheduler/core/allocation-log.js";
 import { formatGoDuration, parseGoDuration } from "../../../src/scheduler/core/queue-properties.js";
 import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
+import { lookupsOf } from "../../../src/scheduler/rest/app-dao.js";
+import { absUsedCapacity, nodeInfo, partitionInfo, queueInfo } from "../../../src/scheduler/rest/dao.js";
 
 const G = 1024 ** 3;
 const CFG = `partitions:
@@ -144,5 +146,56 @@ describe("Go durations", () => {
       expect(formatGoDuration(ms)).toBe(text);
       expect(parseGoDuration(text)).toBeCloseTo(ms, 9);
     }
+  });
+});
+
+describe("resource maps as upstream's DAOs", () => {
+  // apache/yunikorn-core pkg/common/resources/resources_test.go TestCalculateAbsUsedCapacity
+  it("absUsedCapacity: types in both, nothing used 0 %, any use of a zero capacity 100 %, capped at 2^31 − 1", () => {
+    const zero = { memory: 0, vcores: 0 };
+    const set = { memory: 2048, vcores: 3 };
+    const usage = { memory: 1024, vcores: 1 };
+    const partial = { memory: 1024 };
+    expect(absUsedCapacity(undefined, undefined)).toBeUndefined();
+    expect(absUsedCapacity(zero, undefined)).toBeUndefined();
+    expect(absUsedCapacity(set, undefined)).toBeUndefined();
+    expect(absUsedCapacity(set, zero)).toEqual(zero);
+    expect(absUsedCapacity(set, usage)).toEqual({ memory: 50, vcores: 33 });
+    expect(absUsedCapacity(partial, usage)).toEqual({ memory: 100 });
+    expect(absUsedCapacity(set, partial)).toEqual({ memory: 50 });
+    expect(absUsedCapacity({ memory: 1 }, { memory: Number.MAX_SAFE_INTEGER })).toEqual({ memory: 2 ** 31 - 1 });
+    expect(absUsedCapacity(zero, usage)).toEqual({ memory: 100, vcores: 100 });
+  });
+
+  it("a queue's max and guarantee keep their zeros; a node's utilized covers its allocated types only", () => {
+    const core = new SchedulerCore(
+      () => 1_000,
+      `partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: '*'
+        queues:
+          - name: cpu
+            resources: {max: {vcore: 3, nvidia.com/gpu: 0}, guaranteed: {vcore: 1, memory: 0}}
+`,
+    );
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000, memory: 8 * G, pods: 110 } }]);
+    core.updateApplication({ new: [{ applicationID: "a", queueName: "root.cpu", ugi: { user: "u" } }] });
+    core.updateAllocation({ allocations: [{ allocationKey: "k", applicationID: "a", resourcePerAlloc: { vcore: 1500, memory: G } }] });
+    expect(core.schedule()).toHaveLength(1);
+    const q = queueInfo(core.queueView("root.cpu")!);
+    expect(q.maxResource).toEqual({ vcore: 3000, "nvidia.com/gpu": 0 });
+    expect(q.guaranteedResource).toEqual({ vcore: 1000, memory: 0 });
+    // the max's GPU type is in no allocation: left out, as upstream
+    expect(q.absUsedCapacity).toEqual({ vcore: 50 });
+    const node = nodeInfo(core.nodeViews()[0]!, lookupsOf(core, "default"));
+    expect(node.utilized).toEqual({ vcore: 37, memory: 12 });
+    const p = partitionInfo(core.partitionView()!);
+    expect(p.capacity).toEqual({
+      capacity: { vcore: 4000, memory: 8 * G, pods: 110 },
+      usedCapacity: { vcore: 1500, memory: G },
+      utilization: { vcore: 37, memory: 12 },
+    });
   });
 });
