@@ -2,7 +2,7 @@ import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
 import { DEFAULT_POLICY_GROUP, queuesYamlOf } from "../../../src/scheduler/shim/config.js";
-import { flattenConfigMaps } from "../../../src/yunikorn/config-maps.js";
+import { MAX_INFLATED_BYTES, flattenConfigMaps } from "../../../src/yunikorn/config-maps.js";
 
 const QUEUES = "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues: [{name: batch}]\n";
 const gz = (text: string) => gzipSync(Buffer.from(text, "utf8")).toString("base64");
@@ -51,6 +51,19 @@ describe("flattenConfigMaps (yunikorn-defaults, then yunikorn-configs)", () => {
     expect(() => flattenConfigMaps([{ binaryData: { "queues.yaml.gz": b64("not gzip at all") } }])).toThrow(
       /binaryData key queues\.yaml\.gz is not valid gzip/,
     );
+  });
+
+  it("a .gz value inflating beyond MAX_INFLATED_BYTES is refused naming the key, without inflating it all", () => {
+    // 256 MiB of spaces compress to about 256 KiB: a gzip bomb
+    const bomb = gzipSync(Buffer.alloc(256 * 1024 * 1024, 0x20)).toString("base64");
+    const before = process.memoryUsage().rss;
+    expect(() => flattenConfigMaps([{ binaryData: { "queues.yaml.gz": bomb } }])).toThrow(
+      "binaryData key queues.yaml.gz inflates to more than 3 MiB, the limit",
+    );
+    expect(process.memoryUsage().rss - before).toBeLessThan(64 * 1024 * 1024);
+    // at the limit exactly it is read
+    const atLimit = "#".repeat(MAX_INFLATED_BYTES);
+    expect(flattenConfigMaps([{ binaryData: { "queues.yaml.gz": gz(atLimit) } }])["queues.yaml"]).toHaveLength(MAX_INFLATED_BYTES);
   });
 });
 
