@@ -10,7 +10,8 @@
  *
  * CREATE: the template gets `yunikorn.apache.org/user.info` of the submitter (or, when already present, the
  * submitter must be trusted). Nothing else is written on templates: pods created from them are mutated when created.
- * A routed template that presets `spec.nodeName` is refused unless a trusted controller asks (placement.ts).
+ * A routed template that presets `spec.nodeName` is refused unless a trusted controller asks (placement.ts); on
+ * UPDATE, when the node changes or the template becomes routed (its `schedulerName` now names the scheduler).
  *
  * UPDATE (closes upstream quirk 2, where a user could edit a Deployment's template annotation and let the trusted
  * controllers copy the forged identity onto pods):
@@ -165,9 +166,12 @@ export function mutateWorkloadUpdate(req: WorkloadRequest, ctx: DecisionContext)
     `pod template of ${what}`,
   );
   if (flagRefusal) return refuse(flagRefusal, 403);
-  const routed = templateRouted(cfg, lookups, namespace, next) || templateRouted(cfg, lookups, namespace, prev);
-  if (!routed) return allow();
-  if (next.nodeName !== prev.nodeName) {
+  const nextRouted = templateRouted(cfg, lookups, namespace, next);
+  const prevRouted = templateRouted(cfg, lookups, namespace, prev);
+  if (!nextRouted && !prevRouted) return allow();
+  // a node named by a template that becomes routed (its schedulerName changed to corral's) is checked as at CREATE:
+  // a template created unrouted with a node, then only re-pointed at the scheduler, would otherwise pass it by
+  if (nextRouted && (next.nodeName !== prev.nodeName || !prevRouted)) {
     const nodeRefusal = presetNodeNameRefusal(cfg, req.userInfo, next.nodeName, `pod template of ${what}`);
     if (nodeRefusal) return refuse(nodeRefusal, 403);
   }

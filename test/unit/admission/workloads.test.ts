@@ -306,4 +306,33 @@ describe("preset spec.nodeName in templates", () => {
       true,
     );
   });
+  it("UPDATE that only re-points a template naming a node at the scheduler is refused (bypassed namespace, node kept)", () => {
+    const r = parseAdmissionConfig({ NAMESPACE: "corral" }, [
+      { name: "t", data: { "admissionController.filtering.bypassNamespaces": "^kube-system$,^team-a$" } },
+    ]);
+    if (!r.ok) throw new Error("config");
+    const bypassing = r.config;
+    const scheduledBy = (schedulerName: string) => {
+      const d = pinned("node-1");
+      d.spec.template.spec.schedulerName = schedulerName;
+      return d;
+    };
+    // created for the default scheduler in a namespace corral does not process: not routed, nothing to check
+    expect(review(workloadRequest("Deployment", scheduledBy("default-scheduler")), bypassing, EMPTY_LOOKUPS).allowed).toBe(true);
+    const flip = review(
+      workloadRequest("Deployment", scheduledBy(bypassing.schedulerName), ALICE, "UPDATE", scheduledBy("default-scheduler")),
+      bypassing,
+      EMPTY_LOOKUPS,
+    );
+    expect(flip.allowed).toBe(false);
+    expect(flip.status?.message).toMatch(/^pod template of Deployment team-a\/web sets spec.nodeName "node-1"/);
+    // pointing it away from the scheduler is not refused
+    expect(
+      review(
+        workloadRequest("Deployment", scheduledBy("default-scheduler"), ALICE, "UPDATE", scheduledBy(bypassing.schedulerName)),
+        bypassing,
+        EMPTY_LOOKUPS,
+      ).allowed,
+    ).toBe(true);
+  });
 });
