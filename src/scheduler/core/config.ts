@@ -157,25 +157,28 @@ const partition: Spec = {
 };
 const root: Spec = { t: "object", type: "SchedulerConfig", fields: () => ({ partitions: { t: "list", of: partition }, checksum: str }) };
 
-/** Thrown by {@link decodeQueuesYaml}: `line N: …` naming the bad YAML, unknown key or value of the wrong type. */
+/**
+ * Thrown by {@link decodeQueuesYaml}, worded as upstream's yaml.v3 decoder: `yaml: line N: …` for YAML that does not
+ * parse, `yaml: unmarshal errors:\n  line N: …` naming an unknown key or a value of the wrong type.
+ */
 export class ConfigDecodeError extends Error {}
 
 /**
  * Decodes `queues.yaml` strictly.
  * @returns the config (empty input: no partitions)
- * @throws ConfigDecodeError `line N: ...` naming the unknown key or the value of the wrong type
+ * @throws ConfigDecodeError naming the line and the bad YAML, unknown key or value of the wrong type
  */
 export function decodeQueuesYaml(text: string): SchedulerConfig {
   const lc = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
-    throw new ConfigDecodeError(`line ${e.linePos?.[0]?.line ?? "?"}: ${e.message.split("\n")[0]}`);
+    throw new ConfigDecodeError(`yaml: line ${e.linePos?.[0]?.line ?? "?"}: ${e.message.split("\n")[0]}`);
   }
   if (doc.contents === null || doc.contents === undefined) return { partitions: [] };
   const line = (n: Node | null | undefined) => (n?.range ? lc.linePos(n.range[0]).line : "?");
   const fail = (n: Node | null | undefined, msg: string): never => {
-    throw new ConfigDecodeError(`line ${line(n)}: ${msg}`);
+    throw new ConfigDecodeError(`yaml: unmarshal errors:\n  line ${line(n)}: ${msg}`);
   };
   const scalarText = (n: Node, what: string): string => {
     if (!isScalar(n)) fail(n, `${what} must be a scalar`);

@@ -18,13 +18,11 @@ import { goRegExp } from "./placement/regexp.js";
 
 /** A valid queue name (upstream configvalidator.go QueueNameRegExp). */
 export const QUEUE_NAME = /^[a-zA-Z0-9_:#/@-]{1,64}$/;
-/** A valid user name in `limits` (upstream configvalidator.go UserRegExp). */
-export const LIMIT_USER = /^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$/;
-/** A valid group name in `limits` (upstream configvalidator.go GroupRegExp). */
-export const LIMIT_GROUP = /^[_a-zA-Z][a-zA-Z0-9:_.-]*$/;
+/** A valid user name in `limits` and placement filters (upstream configvalidator.go UserRegExp). */
+export const USER_NAME = /^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$/;
+/** A valid group name in `limits` and placement filters (upstream configvalidator.go GroupRegExp). */
+export const GROUP_NAME = /^[_a-zA-Z][a-zA-Z0-9:_.-]*$/;
 const RULE_NAME = /^[_a-zA-Z][a-zA-Z0-9_]*$/;
-const FILTER_USER = /^[_a-zA-Z][a-zA-Z0-9_.@-]*[$]?$/;
-const FILTER_GROUP = /^[_a-zA-Z][a-zA-Z0-9_-]*$/;
 
 /** Thrown by the validation with upstream's error text; the configuration update fails with it. */
 export class ConfigValidationError extends Error {}
@@ -96,14 +94,14 @@ function checkLimits(q: QueueConfig, isRoot: boolean): void {
       lg = l.groups ?? [];
     if (lu.length === 0 && lg.length === 0) fail(`empty user and group lists defined in limit '${limitText(l)}'`);
     for (const u of lu) {
-      if (u !== "*" && !LIMIT_USER.test(u)) fail(`invalid limit user name '${u}' in limit definition`);
+      if (u !== "*" && !USER_NAME.test(u)) fail(`invalid limit user name '${u}' in limit definition`);
       if (users.has(u)) fail(`duplicated user name '${u}', already exists`);
       if (wildUser && u !== "*") fail(`should not set no wildcard user ${u} after wildcard user limit`);
       if (u === "*") wildUser = true;
       users.add(u);
     }
     for (const g of lg) {
-      if (g !== "*" && !LIMIT_GROUP.test(g)) fail(`invalid limit group name '${g}' in limit definition`);
+      if (g !== "*" && !GROUP_NAME.test(g)) fail(`invalid limit group name '${g}' in limit definition`);
       if (groups.has(g)) fail(`duplicated group name '${g}'`);
       if (wildGroup && g !== "*") fail(`should not set no wildcard group ${g} after wildcard group limit`);
       if (g === "*") wildGroup = true;
@@ -117,12 +115,12 @@ function checkLimits(q: QueueConfig, isRoot: boolean): void {
     let limitRes: Resource | undefined;
     if (hasRes) {
       limitRes = parseOrFail(l.maxresources);
-      if (!strictlyPositive(limitRes)) fail(`MaxResources should be greater than zero in '${limitText(l)}' limit`);
+      if (!strictlyPositive(limitRes)) fail(`MaxResources should be greater than zero in '${l.limit ?? ""}' limit`);
     }
     if ((l.maxapplications ?? 0) === 0 && !hasRes)
-      fail(`invalid resource combination for limit ${limitText(l)} all resource limits are null`);
+      fail(`invalid resource combination for limit ${l.limit ?? ""} all resource limits are null`);
     if ((q.maxapplications ?? 0) !== 0 && q.maxapplications! < (l.maxapplications ?? 0)) {
-      fail(`invalid MaxApplications settings for limit ${limitText(l)} exceed current the queue MaxApplications`);
+      fail(`invalid MaxApplications settings for limit ${l.limit ?? ""} exceed current the queue MaxApplications`);
     }
     if (!isRoot && limitRes) {
       let qmax: Resource;
@@ -132,7 +130,7 @@ function checkLimits(q: QueueConfig, isRoot: boolean): void {
         return fail(`parse queue ${q.name} max resource failed: ${(err as Error).message}`);
       }
       if (!fitsInMaxUndef(qmax, limitRes))
-        fail(`invalid MaxResources settings for limit ${limitText(l)} exeecd current the queue MaxResources`);
+        fail(`invalid MaxResources settings for limit ${l.limit ?? ""} exeecd current the queue MaxResources`);
     }
   }
 }
@@ -192,9 +190,9 @@ function checkRule(r: PlacementRuleConfig): void {
     const t = (f.type ?? "").toLowerCase();
     if (t !== "" && t !== "allow" && t !== "deny")
       fail(`invalid rule filter type ${f.type}, filter type  must be either '', allow or deny`);
-    if (f.users?.length === 1 && !isRegexpOrName(f.users[0]!, FILTER_USER))
+    if (f.users?.length === 1 && !isRegexpOrName(f.users[0]!, USER_NAME))
       fail(`invalid rule filter user list is not a proper list or regexp: [${f.users[0]}]`);
-    if (f.groups?.length === 1 && !isRegexpOrName(f.groups[0]!, FILTER_GROUP))
+    if (f.groups?.length === 1 && !isRegexpOrName(f.groups[0]!, GROUP_NAME))
       fail(`invalid rule filter group list is not a proper list or regexp: [${f.groups[0]}]`);
   }
   if (r.parent) checkRule(r.parent);

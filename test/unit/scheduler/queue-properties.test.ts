@@ -170,10 +170,10 @@ describe("partition preemption flags", () => {
   it("a non-boolean flag is a decode error naming the line; unknown preemption keys are refused", () => {
     expect(
       validateQueuesYaml("partitions:\n  - name: default\n    preemption:\n      enabled: maybe\n    queues: [{name: root}]\n"),
-    ).toEqual({ allowed: false, reason: expect.stringMatching(/^line 4: cannot decode "maybe" into bool/) });
+    ).toEqual({ allowed: false, reason: expect.stringMatching(/^yaml: unmarshal errors:\n {2}line 4: cannot decode "maybe" into bool/) });
     expect(validateQueuesYaml("partitions:\n  - name: default\n    preemption:\n      delay: 5s\n    queues: [{name: root}]\n")).toEqual({
       allowed: false,
-      reason: "line 4: field delay not found in type configs.PartitionPreemptionConfig",
+      reason: "yaml: unmarshal errors:\n  line 4: field delay not found in type configs.PartitionPreemptionConfig",
     });
   });
 

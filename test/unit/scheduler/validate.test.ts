@@ -46,11 +46,16 @@ const CASES: Case[] = [
     'partitions:\n  - name: ""\n    queues: [{name: root}]\n  - name: default\n    queues: [{name: root}]\n',
     "duplicate partition name found with name default",
   ],
-  ["unknown top-level key", "partition:\n  - name: default\n", /^line 1: field partition not found in type configs.SchedulerConfig$/],
+  // upstream config_test.go TestLoadSchedulerConfigFromByteArray: the error says "unmarshal error"
+  [
+    "unknown top-level key",
+    "partition:\n  - name: default\n",
+    /^yaml: unmarshal errors:\n {2}line 1: field partition not found in type configs.SchedulerConfig$/,
+  ],
   [
     "unknown queue key names the line",
     part("        queues:\n          - name: a\n            maxapps: 3\n"),
-    /^line 8: field maxapps not found in type configs.QueueConfig$/,
+    /^yaml: unmarshal errors:\n {2}line 8: field maxapps not found in type configs.QueueConfig$/,
   ],
   [
     "removed statedumpfilepath key",
@@ -285,15 +290,16 @@ const CASES: Case[] = [
     ),
     "should not set no wildcard group ops after wildcard group limit",
   ],
+  // the limit errors name the limit's description (upstream handlers_test.go TestUserGroupLimits)
   [
     "limit with nothing limited",
     part("        limits:\n          - limit: l\n            users: [alice]\n"),
-    "invalid resource combination for limit {l [alice] [] map[] 0} all resource limits are null",
+    "invalid resource combination for limit l all resource limits are null",
   ],
   [
     "limit maxresources zero",
     part("        limits:\n          - limit: l\n            users: [alice]\n            maxresources: {memory: 0}\n"),
-    "MaxResources should be greater than zero in '{l [alice] [] map[memory:0] 0}' limit",
+    "MaxResources should be greater than zero in 'l' limit",
   ],
   [
     "limit maxresources bad quantity",
@@ -306,7 +312,7 @@ const CASES: Case[] = [
       "        queues:\n          - name: a\n            maxapplications: 2\n            limits:\n" +
         "              - limit: l\n                users: [alice]\n                maxapplications: 3\n",
     ),
-    "invalid MaxApplications settings for limit {l [alice] [] map[] 3} exceed current the queue MaxApplications",
+    "invalid MaxApplications settings for limit l exceed current the queue MaxApplications",
   ],
   [
     "limit resources above queue max",
@@ -314,7 +320,7 @@ const CASES: Case[] = [
       "        queues:\n          - name: a\n            resources:\n              max: {memory: 10}\n" +
         "            limits:\n              - limit: l\n                users: [alice]\n                maxresources: {memory: 20}\n",
     ),
-    "invalid MaxResources settings for limit {l [alice] [] map[memory:20] 0} exeecd current the queue MaxResources",
+    "invalid MaxResources settings for limit l exeecd current the queue MaxResources",
   ],
   [
     "limit of a type the queue max does not set",
@@ -436,6 +442,52 @@ const CASES: Case[] = [
     "filter single bad group",
     part("", "    placementrules:\n      - name: user\n        filter:\n          groups: ['a b']\n"),
     "invalid rule filter group list is not a proper list or regexp: [a b]",
+  ],
+  [
+    "filter single service-account user system:serviceaccounts:username:username-77 (upstream TestServiceAccountUserName)",
+    part(
+      "",
+      "    placementrules:\n      - name: user\n        filter:\n          users: ['system:serviceaccounts:username:username-77']\n",
+    ),
+    true,
+  ],
+  [
+    "filter single service-account user system:serviceaccounts:username.12:username-77-11 (upstream TestServiceAccountUserName)",
+    part(
+      "",
+      "    placementrules:\n      - name: user\n        filter:\n          users: ['system:serviceaccounts:username.12:username-77-11']\n",
+    ),
+    true,
+  ],
+  [
+    "filter single user system:serviceaccounts:username!:username refused (upstream TestServiceAccountUserName)",
+    part("", "    placementrules:\n      - name: user\n        filter:\n          users: ['system:serviceaccounts:username!:username']\n"),
+    "invalid rule filter user list is not a proper list or regexp: [system:serviceaccounts:username!:username]",
+  ],
+  [
+    "filter single group system:authenticated (upstream TestServiceAccountGroupName)",
+    part("", "    placementrules:\n      - name: user\n        filter:\n          groups: ['system:authenticated']\n"),
+    true,
+  ],
+  [
+    "filter single group system:serviceaccounts:kube.system (upstream TestServiceAccountGroupName)",
+    part("", "    placementrules:\n      - name: user\n        filter:\n          groups: ['system:serviceaccounts:kube.system']\n"),
+    true,
+  ],
+  [
+    "filter user regexp Go refuses (lookahead)",
+    part("", "    placementrules:\n      - name: user\n        filter:\n          users: ['user(?=1)']\n"),
+    "invalid rule filter user list is not a proper list or regexp: [user(?=1)]",
+  ],
+  [
+    "filter user regexp Go refuses (a repeat count above 1,000)",
+    part("", "    placementrules:\n      - name: user\n        filter:\n          users: ['user{1001}']\n"),
+    "invalid rule filter user list is not a proper list or regexp: [user{1001}]",
+  ],
+  [
+    "filter user regexp Go refuses (a backreference)",
+    part("", "    placementrules:\n      - name: user\n        filter:\n          users: ['(a)\\1']\n"),
+    "invalid rule filter user list is not a proper list or regexp: [(a)\\1]",
   ],
   [
     "fixed rule to an existing leaf",

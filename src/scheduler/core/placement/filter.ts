@@ -11,7 +11,7 @@
  * - The user is checked first, then each group: the first match returns the type, no match its opposite.
  */
 import type { FilterConfig } from "../config.js";
-import { LIMIT_GROUP, LIMIT_USER } from "../validate.js";
+import { GROUP_NAME, USER_NAME } from "../validate.js";
 import { goRegExp } from "./regexp.js";
 
 /** Characters that make a filter entry a regular expression (upstream `configs.SpecialRegExp`). */
@@ -36,8 +36,8 @@ export class Filter {
     const users = conf?.users ?? [];
     const groups = conf?.groups ?? [];
     this.empty = users.length === 0 && groups.length === 0;
-    this.users = matcher(users, LIMIT_USER);
-    this.groups = matcher(groups, LIMIT_GROUP);
+    this.users = matcher(users, USER_NAME);
+    this.groups = matcher(groups, GROUP_NAME);
   }
 
   /** Whether the rule may place an application of this user (upstream `allowUser`). */
