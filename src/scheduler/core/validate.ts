@@ -41,8 +41,27 @@ function limitText(l: LimitConfig): string {
   return `{${l.limit ?? ""} [${(l.users ?? []).join(" ")}] [${(l.groups ?? []).join(" ")}] ${m} ${l.maxapplications ?? 0}}`;
 }
 
-function deepEqual(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+/**
+ * Two limit lists equal as Go's reflect.DeepEqual sees the decoded `[]Limit` (upstream checkLimitsStructure): entry by
+ * entry, in order; the key order in the YAML does not matter, and an absent `limit` or `maxapplications` equals its
+ * zero value.
+ */
+function sameLimits(a: readonly LimitConfig[], b: readonly LimitConfig[]): boolean {
+  const asGo = (l: LimitConfig) => ({
+    limit: l.limit ?? "",
+    users: l.users,
+    groups: l.groups,
+    maxresources: l.maxresources,
+    maxapplications: l.maxapplications ?? 0,
+  });
+  // JSON with each object's keys sorted: the same text exactly when the values are equal
+  const text = (v: unknown) =>
+    JSON.stringify(v, (_k, x: unknown) =>
+      x !== null && typeof x === "object" && !Array.isArray(x)
+        ? Object.fromEntries(Object.entries(x).sort(([p], [q]) => (p < q ? -1 : 1)))
+        : x,
+    );
+  return text(a.map(asGo)) === text(b.map(asGo));
 }
 
 /** Parses a resource map; values the core cannot hold exactly (above 2^53) are refused here already. */
@@ -73,7 +92,7 @@ function checkLimitsStructure(p: PartitionConfig): void {
   const root = p.queues![0]!;
   if (root.name.toLowerCase() !== "root") fail(`top queue name is ${root.name} not root`);
   if (p.limits && p.limits.length > 0) {
-    if (root.limits && root.limits.length > 0 && !deepEqual(root.limits, p.limits))
+    if (root.limits && root.limits.length > 0 && !sameLimits(root.limits, p.limits))
       fail("partition limits and root queue limits are not equivalent");
     root.limits = p.limits;
   }
@@ -164,7 +183,8 @@ function checkQueueResource(q: QueueConfig, parentMax: Resource | undefined): Re
   let sum: Resource = {};
   for (const c of q.queues ?? []) sum = add(sum, checkQueueResource(c, effMax));
   if ((q.queues ?? []).length > 0) {
-    if (!isZero(g) && !fitsInMaxUndef(g, sum))
+    // a guarantee of 0 is a guarantee (upstream FitInMaxUndef): children may not sum above it
+    if (!fitsInMaxUndef(g, sum))
       fail(
         `guaranteed resource of parent ${formatResource(g)} is smaller than sum of guaranteed resources ` +
           `${formatResource(sum)} of the children for queue ${q.name}`,
@@ -298,7 +318,9 @@ function checkLimitHierarchy(q: QueueConfig, path: string, users: Map<string, Ca
                   `applications ${ref.apps} of immediate or ancestor parent queue`,
           );
         }
-        next.set(name, { res: minMaxUndef(res, ref?.res), apps: apps || ref?.apps });
+        // carried down (upstream checkLimitResource, checkLimitMaxApplications): the resources as the smaller of its own
+        // and its own ancestor limit, not of the wildcard it was checked against; the applications as set here
+        next.set(name, { res: own ? minMaxUndef(res, own.res) : res, apps });
       }
     }
   }

@@ -342,6 +342,31 @@ const CASES: Case[] = [
     "partition limits and root queue limits are not equivalent",
   ],
   [
+    "partition and root limits equal, keys in another order (upstream reflect.DeepEqual on the decoded limits)",
+    "partitions:\n  - name: default\n    limits:\n      - users: [alice]\n        maxapplications: 2\n    queues:\n" +
+      "      - name: root\n        limits:\n          - maxapplications: 2\n            users: [alice]\n",
+    true,
+  ],
+  [
+    "a named user limit under a wildcard carries its own limit down, not the wildcard's (checkLimitResource)",
+    part(
+      "        queues:\n          - name: a\n            limits:\n              - users: ['*']\n" +
+        "                maxresources: {memory: 100}\n" +
+        "            queues:\n              - name: b\n                limits:\n                  - users: [alice]\n" +
+        "                    maxresources: {vcore: 10}\n                queues:\n                  - name: c\n" +
+        "                    limits:\n                      - users: [alice]\n                        maxresources: {memory: 200}\n",
+    ),
+    true,
+  ],
+  [
+    "a parent's guarantee of 0 is a guarantee the children may not exceed (upstream checkQueueResource)",
+    part(
+      "        queues:\n          - name: a\n            resources:\n              guaranteed: {memory: 0}\n            queues:\n" +
+        "              - name: b\n                resources:\n                  guaranteed: {memory: 10}\n",
+    ),
+    "guaranteed resource of parent map[memory:0] is smaller than sum of guaranteed resources map[memory:10] of the children for queue a",
+  ],
+  [
     "child user limit above parent's",
     part(
       "        limits:\n          - users: [alice]\n            maxresources: {memory: 10}\n        queues:\n" +
