@@ -172,8 +172,8 @@ export class QueueTree {
   /**
    * Recomputes every queue's fair max (reference §4.3: root = cluster size; a child overrides the types its own max
    * sets) and brings the orders up to date: after a configuration change every order is rebuilt; after a change of the
-   * cluster size only keys that use a fair max are recomputed (children of every parent, applications of fair leaves
-   * without a guaranteed), and only those that changed move. Never per allocation.
+   * cluster size only keys that use a fair max are recomputed (the children of every parent; applications are ordered
+   * without it), and only those that changed move. Never per allocation.
    */
   refreshOrder(): void {
     const full = this.staleness === "full";
@@ -181,7 +181,7 @@ export class QueueTree {
       q.fairMax = fairMaxOf(q);
       if (full) q.clearOrder();
       for (const c of q.children.values()) walk(c);
-      if (full || !q.isLeaf || (q.sortPolicy === "fair" && !q.guaranteed)) q.rebuildOrder();
+      if (full || !q.isLeaf) q.rebuildOrder();
     };
     walk(this.root);
     this.staleness = "none";

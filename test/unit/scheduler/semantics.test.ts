@@ -141,6 +141,36 @@ describe("application order with priority sorting off", () => {
     p.addAsk({ appId: "c", key: "k", resource: { memory: 1 }, priority: 7, createTime: 1, now: 1 });
     expect(keysOf(p)).toEqual(["c/k", "b/k", "a/k"]);
   });
+
+  // sorters.go sortApplications (fair: CompUsageRatio against the leaf's guaranteed); resources.go GetShares (a type
+  // the total lacks, or no total at all, counts its raw quantity), compareShares (largest share first, then the next)
+  it("fair with several resource types: usage shares as upstream, largest first, then the next", () => {
+    const Gi = 1024 ** 3;
+    /** Which of two applications, each running `a` / `b`, gets the next ask in a fair leaf with `guaranteed`. */
+    const first = (a: Record<string, number>, b: Record<string, number>, guaranteed = "") => {
+      const resources = guaranteed ? `            resources: {guaranteed: ${guaranteed}}\n` : "";
+      const p = partitionFrom(leaves("q", `            properties: {application.sort.policy: fair}\n${resources}`));
+      p.addNode("n", { memory: 64 * Gi, vcore: 100_000 });
+      p.addApplication({ id: "a", queue: "root.q", user: "u", groups: [], tags: {}, now: 0 });
+      p.addApplication({ id: "b", queue: "root.q", user: "u", groups: [], tags: {}, now: 0 });
+      p.addAsk({ appId: "a", key: "run", resource: a, priority: 0, createTime: 0, now: 0 });
+      p.addAsk({ appId: "b", key: "run", resource: b, priority: 0, createTime: 0, now: 0 });
+      expect(keysOf(p)).toHaveLength(2);
+      p.addAsk({ appId: "a", key: "next", resource: { memory: 1, vcore: 1 }, priority: 0, createTime: 1, now: 1 });
+      p.addAsk({ appId: "b", key: "next", resource: { memory: 1, vcore: 1 }, priority: 0, createTime: 1, now: 1 });
+      return keysOf(p)[0]!.split("/")[0];
+    };
+    // no guarantee: raw quantities, so memory in bytes outweighs cores (the one with less memory goes first)
+    expect(first({ memory: Gi, vcore: 100 }, { memory: Gi / 2, vcore: 4000 })).toBe("b");
+    expect(first({ memory: 500, vcore: 100 }, { memory: 100, vcore: 2000 })).toBe("a");
+    // the largest shares tie: the next largest decides
+    expect(first({ memory: 100, vcore: 7 }, { memory: 100, vcore: 5 })).toBe("b");
+    // a guarantee of memory only: memory as a share of it, cores raw (900 millicores outweigh any memory share)
+    expect(first({ memory: 500, vcore: 10 }, { memory: 100, vcore: 900 }, "{memory: 1000}")).toBe("a");
+    // a guarantee of both (1 core: 1,000 millicores): the dominant share first
+    expect(first({ memory: 500, vcore: 10 }, { memory: 100, vcore: 900 }, "{memory: 1000, vcore: 1}")).toBe("a");
+    expect(first({ memory: 950, vcore: 10 }, { memory: 100, vcore: 900 }, "{memory: 1000, vcore: 1}")).toBe("b");
+  });
 });
 
 describe("UpdateAllocation for an existing allocation key", () => {
