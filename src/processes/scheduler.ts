@@ -236,6 +236,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     startTime,
     intercept,
     config: () => core.appliedConfig,
+    extraConfig: () => config.extra(),
     build: corralBuildInfo({ plugin: o.mode === "plugin" }),
     rmDiagnostics: shimState,
   });

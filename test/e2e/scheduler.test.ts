@@ -356,8 +356,8 @@ describe("corral scheduler, standalone, on kube-apiserver v1.20.2", () => {
         (await events(CONF_NS, "yunikorn-configs")).find((e) => e.reason === "ConfigRejected"),
       );
       expect(ev.type).toBe("Warning");
-      const cfg = await rest<{ partitions: { queues: { queues?: { name: string }[] }[] }[] }>(sched!.port, "/ws/v1/config");
-      expect(cfg.partitions[0]!.queues[0]!.queues!.map((q) => q.name)).toContain("limited");
+      const cfg = await rest<{ Partitions: { Queues: { Queues?: { Name: string }[] }[] }[] }>(sched!.port, "/ws/v1/config");
+      expect(cfg.Partitions[0]!.Queues[0]!.Queues!.map((q) => q.Name)).toContain("limited");
     } finally {
       await setQueues(QUEUES("8"));
       adm = await startAdm();

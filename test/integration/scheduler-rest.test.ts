@@ -38,10 +38,18 @@ describe("scheduler REST API", () => {
   });
 
   it("GET /ws/v1/config as YAML or JSON; unknown paths give YuniKorn's error body", async () => {
-    expect(await (await fetch(`${base()}/ws/v1/config`)).text()).toContain("partitions:");
-    expect((await (await fetch(`${base()}/ws/v1/config`, { headers: { accept: "application/json" } })).json()).partitions[0].name).toBe(
-      "default",
-    );
+    const yaml = await (await fetch(`${base()}/ws/v1/config`)).text();
+    expect(yaml).toContain("partitions:");
+    expect(yaml).toMatch(/^checksum: [0-9A-F]{64}$/m);
+    expect(yaml).toContain("deadlockdetectionenabled: false\ndeadlocktimeoutseconds: 60\n");
+    // upstream's ConfigDAOInfo as encoding/json writes it: Go field names
+    const j = await (await fetch(`${base()}/ws/v1/config`, { headers: { accept: "application/json" } })).json();
+    expect(j.Partitions[0].Name).toBe("default");
+    expect(j).toMatchObject({
+      Checksum: expect.stringMatching(/^[0-9A-F]{64}$/),
+      DeadlockDetectionEnabled: false,
+      DeadlockTimeoutSeconds: 60,
+    });
     const nf = await fetch(`${base()}/ws/v1/nope`);
     expect(nf.status).toBe(404);
     expect(await nf.json()).toEqual({ status_code: 404, message: "Not found", description: "Not found" });

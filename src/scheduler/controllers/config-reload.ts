@@ -12,7 +12,7 @@ import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME } from "../../yunikorn/constants
 import { flattenConfigMaps } from "../../yunikorn/config-maps.js";
 import type { SchedulerCore } from "../core/scheduler.js";
 import { type EventSystem, eventConfigOf } from "../events/system.js";
-import { queuesYamlOf } from "../shim/config.js";
+import { extraConfigOf, queuesYamlOf } from "../shim/config.js";
 import type { ShimAction } from "../shim/context.js";
 import type { SchedulerMetrics } from "./metrics.js";
 
@@ -40,11 +40,15 @@ export interface ConfigReloadOptions {
   clock?: Clock;
 }
 
-/** A reloader: `reload()` reads the ConfigMaps and applies what changed; `state` is what the REST API shows. */
-export function configReloader(o: ConfigReloadOptions): { reload(): void; state: ConfigState } {
+/**
+ * A reloader: `reload()` reads the ConfigMaps and applies what changed; `state` is what the REST API shows, `extra()`
+ * the extra configuration last read (the keys not ending in `.yaml`; `GET /ws/v1/config`).
+ */
+export function configReloader(o: ConfigReloadOptions): { reload(): void; state: ConfigState; extra(): Record<string, string> } {
   const { log } = o;
   const clock = o.clock ?? SYSTEM_CLOCK;
   const state: ConfigState = {};
+  let extra: Record<string, string> = {};
   const key = `${o.policyGroup}.yaml`;
 
   const reject = (error: string, cm: k8s.V1ConfigMap | undefined) => {
@@ -73,6 +77,7 @@ export function configReloader(o: ConfigReloadOptions): { reload(): void; state:
     try {
       const flat = flattenConfigMaps([defaults, configs]);
       text = queuesYamlOf(flat, o.policyGroup);
+      extra = extraConfigOf(flat);
       const ev = eventConfigOf(flat);
       for (const e of ev.errors) log.warn({ err: e }, "event setting ignored");
       if (JSON.stringify(ev.config) !== JSON.stringify(o.events.config)) {
@@ -100,5 +105,5 @@ export function configReloader(o: ConfigReloadOptions): { reload(): void; state:
     o.onApplied();
   };
 
-  return { reload, state };
+  return { reload, state, extra: () => extra };
 }

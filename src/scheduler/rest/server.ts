@@ -17,11 +17,12 @@ import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { stringify } from "yaml";
 import type { SchedulerConfig } from "../core/config.js";
 import type { ApplicationView, QueueView } from "../core/read.js";
-import type { SchedulerCore } from "../core/scheduler.js";
+import { DEFAULT_CONFIG, type SchedulerCore } from "../core/scheduler.js";
 import { QUEUE_NAME, validateQueuesYaml } from "../core/validate.js";
 import type { EventSystem } from "../events/system.js";
 import { ACTIVE_STATUSES, applicationInfo, lookupsOf } from "./app-dao.js";
 import { type BuildInfo, History, clustersInfo, corralBuildInfo, countsOf, nodeUtilizations, placementRules } from "./cluster-dao.js";
+import { type ConfigExtras, configJson, configYaml } from "./config-dao.js";
 import { addCorralRoutes } from "./corral-dao.js";
 import { health, nodeInfo, partitionInfo, queueInfo, userUsage } from "./dao.js";
 import { clientAddress } from "./forward.js";
@@ -38,6 +39,10 @@ export interface RestOptions {
   log: Logger;
   /** The configuration in force. */
   config: () => SchedulerConfig;
+  /** The text it was read from, for its checksum ("": the default; default: the core's, else ""). */
+  configText?: () => string;
+  /** The extra configuration: the ConfigMap keys not ending in `.yaml` (default: none). */
+  extraConfig?: () => Readonly<Record<string, string>>;
   /** The running core, for the partition/queue/node/application endpoints. */
   core?: SchedulerCore;
   /** Largest request body accepted, bytes (default 3 MiB). */
@@ -157,6 +162,12 @@ const USER_NAME = /^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$/;
 const GROUP_NAME = /^[_a-zA-Z][a-zA-Z0-9:_.-]*$/;
 
 /** The route table. */
+/** The checksum's text and the extra configuration of `/ws/v1/config` and the state dump. */
+function configExtras(o: RestOptions): ConfigExtras {
+  const text = o.configText?.() ?? o.core?.config ?? "";
+  return { text: text.trim() === "" ? DEFAULT_CONFIG : text, extra: o.extraConfig?.() ?? {} };
+}
+
 function routes(
   o: RestOptions & { registry: Registry; history: History; startTime: number; bodyLimitBytes: number; build: BuildInfo },
 ): Router {
@@ -168,9 +179,10 @@ function routes(
     ),
   );
   r.add("GET", "/ws/v1/config", ({ req, res }) => {
-    if ((req.headers.accept ?? "").includes("application/json")) return json(res, 200, o.config());
+    if ((req.headers.accept ?? "").includes("application/json")) return json(res, 200, configJson(o.config(), configExtras(o)));
     res.writeHead(200, { "content-type": "application/x-yaml; charset=UTF-8" });
-    res.end(stringify(o.config()));
+    // every object written out in full (the root queue's limits are the partition's: no YAML anchor and alias)
+    res.end(stringify(configYaml(o.config(), configExtras(o)), { aliasDuplicateObjects: false }));
   });
   r.add("GET", "/ws/v1/scheduler/healthcheck", ({ res }) => {
     const core = o.core;
@@ -348,7 +360,7 @@ function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { histor
       queues: parts.map((p) => queueInfo(core.queueView("root", { partition: p, subtree: true })!, p)),
       rmDiagnostics: o.rmDiagnostics?.() ?? { empty: "Resource Manager did not register callback" },
       logLevel: o.log.level,
-      config: o.config(),
+      config: configJson(o.config(), configExtras(o)),
       placementRules: parts.map((p) => ({ partition: p, rules: placementRules(core.appliedConfig, p) })),
       eventStreams: o.events?.streamsInfo() ?? [],
     };

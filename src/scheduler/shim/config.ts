@@ -11,3 +11,11 @@ export const DEFAULT_POLICY_GROUP = "queues";
 export function queuesYamlOf(flat: Record<string, string>, policyGroup = DEFAULT_POLICY_GROUP): string {
   return flat[`${policyGroup}.yaml`] ?? "";
 }
+
+/**
+ * The extra configuration the core is given beside the queue configuration (upstream k8shim
+ * utils.GetExtraConfigFromConfigMap): every key of the flat map not ending in `.yaml`.
+ */
+export function extraConfigOf(flat: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(flat).filter(([k]) => !k.endsWith(".yaml")));
+}
