@@ -363,6 +363,9 @@ describe("REST contract (YuniKorn DAO shapes)", () => {
       queueName: "",
     });
     await conforming("/ws/v1/partition/default/application/app-run", "object:ApplicationDAOInfo");
+    // corral keeps a finished application readable by id; its queue holds active ones only (Queue.GetApplication)
+    await conforming("/ws/v1/partition/default/application/app-done", "object:ApplicationDAOInfo");
+    await refused("/ws/v1/partition/default/queue/root.b/application/app-done", 404, "Application not found");
     await refused(
       "/ws/v1/partition/default/applications/bogus",
       400,

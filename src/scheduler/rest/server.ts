@@ -15,6 +15,7 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import type { Logger } from "pino";
 import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { stringify } from "yaml";
+import { TERMINATED_STATES } from "../core/application-state.js";
 import type { SchedulerConfig } from "../core/config.js";
 import type { ApplicationView, QueueView } from "../core/read.js";
 import { DEFAULT_CONFIG, type SchedulerCore } from "../core/scheduler.js";
@@ -290,7 +291,8 @@ function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { histor
     const p = partition(params.partition!);
     const q = queue(p, params.queue!);
     const a = core.applicationView(params.application!, p);
-    if (!a || a.queue !== q.path) throw new RestError(404, "Application not found");
+    // a queue holds its active applications only (upstream Queue.GetApplication): a finished one is not found here
+    if (!a || a.queue !== q.path || TERMINATED_STATES.has(a.state)) throw new RestError(404, "Application not found");
     json(res, 200, applicationInfo(a, lookupsOf(core, p)));
   });
   r.add("GET", "/ws/v1/partition/:partition/nodes", ({ res, params }) => json(res, 200, nodes(partition(params.partition!))));
