@@ -75,7 +75,31 @@ export interface PodLike {
     overhead?: Record<string, string | number>;
     resources?: { requests?: Record<string, string | number> };
   };
-  status?: { containerStatuses?: { name: string; allocatedResources?: Record<string, string | number> }[] };
+  status?: {
+    containerStatuses?: ContainerStatusLike[];
+    initContainerStatuses?: ContainerStatusLike[];
+    /** `Infeasible`: a requested in-place resize was refused (older field; newer clusters use the condition). */
+    resize?: string;
+    conditions?: { type?: string; reason?: string }[];
+  };
+}
+
+/** A container's status as `podResource` reads it (in-place resize, KEP-1287). */
+interface ContainerStatusLike {
+  name: string;
+  /** What the kubelet admitted for the container. */
+  allocatedResources?: Record<string, string | number>;
+  /** What the container runs with now. */
+  resources?: { requests?: Record<string, string | number> };
+}
+
+/**
+ * True when a requested in-place resize was refused (upstream isResizeInfeasible): `status.resize` `Infeasible`, or
+ * a `PodResizePending` condition with reason `Infeasible`.
+ */
+function resizeInfeasible(pod: PodLike): boolean {
+  if (pod.status?.resize === "Infeasible") return true;
+  return (pod.status?.conditions ?? []).some((c) => c.type === "PodResizePending" && c.reason === "Infeasible");
 }
 
 const max = (a: Res, b: Res): Res => {
@@ -85,17 +109,25 @@ const max = (a: Res, b: Res): Res => {
 };
 
 /**
- * The resources a pod asks for: `pods: 1` + regular containers (each the max of its requests and its allocated
- * resources, for in-place resize) + running sidecars, against the largest init step; pod-level requests override cpu
- * and memory; overhead is added.
+ * The resources a pod asks for: `pods: 1` + regular containers + running sidecars, against the largest init step;
+ * pod-level requests override cpu and memory; overhead is added. A container (regular or init) counts the largest of
+ * its requests, its status's allocated resources and its status's running requests (in-place resize: a resize in
+ * progress counts at its larger size); after a refused resize only its running requests (upstream
+ * computeContainerResource).
  * @throws Error when a quantity is malformed (the caller rejects the pod with the message)
  */
 export function podResource(pod: PodLike): Res {
-  const statuses = new Map((pod.status?.containerStatuses ?? []).map((s) => [s.name, s]));
+  const statuses = new Map<string, ContainerStatusLike>();
+  for (const st of pod.status?.containerStatuses ?? []) statuses.set(st.name, st);
+  for (const st of pod.status?.initContainerStatuses ?? []) statuses.set(st.name, st);
+  const infeasible = resizeInfeasible(pod);
   const container = (c: ContainerLike): Res => {
     let r = toCoreResource(c.resources?.requests);
     const st = c.name ? statuses.get(c.name) : undefined;
-    if (st?.allocatedResources) r = max(r, toCoreResource(st.allocatedResources));
+    if (!st) return r;
+    if (infeasible && st.resources) return toCoreResource(st.resources.requests);
+    if (st.allocatedResources) r = max(r, toCoreResource(st.allocatedResources));
+    if (st.resources) r = max(r, toCoreResource(st.resources.requests));
     return r;
   };
   let res: Res = { pods: 1 };
@@ -103,7 +135,7 @@ export function podResource(pod: PodLike): Res {
   let sidecars: Res = {};
   let initMax: Res = {};
   for (const ic of pod.spec?.initContainers ?? []) {
-    const icr = toCoreResource(ic.resources?.requests);
+    const icr = container(ic);
     initMax = max(initMax, add(icr, sidecars));
     if (ic.restartPolicy === "Always") sidecars = add(sidecars, icr);
   }

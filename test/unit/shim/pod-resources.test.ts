@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseK8sQuantity, podResource, toCoreResource } from "../../../src/scheduler/shim/pod-resources.js";
+import { type PodLike, parseK8sQuantity, podResource, toCoreResource } from "../../../src/scheduler/shim/pod-resources.js";
 
 describe("Kubernetes quantities", () => {
   it.each([
@@ -76,5 +76,63 @@ describe("pod resources (yunikorn-shim reference §2.7 worked examples)", () => 
         status: { containerStatuses: [{ name: "a", allocatedResources: { cpu: "2" } }] },
       }),
     ).toEqual({ vcore: 2000, pods: 1 });
+  });
+
+  // apache/yunikorn-k8shim pkg/common/resource_test.go TestGetPodResourcesWithInPlacePodVerticalScaling
+  it("in-place resize: the larger of requests, allocated and running requests; after a refused resize the running ones", () => {
+    const req = (memory: string, cpu: string) => ({ requests: { memory, cpu } });
+    type Status = { name: string; allocatedResources?: Record<string, string>; resources?: { requests: Record<string, string> } };
+    const containers = [
+      { name: "container-01", resources: req("1000M", "1") },
+      { name: "container-02", resources: req("2000M", "2") },
+    ];
+    const status: { containerStatuses: Status[]; resize?: string; conditions?: { type: string; reason?: string }[] } = {
+      containerStatuses: [],
+    };
+    const pod: PodLike = { spec: { containers }, status };
+    const size = () => podResource(pod);
+    const at = (memoryM: number, vcore: number) => ({ memory: memoryM * 1e6, vcore, pods: 1 });
+    expect(size()).toEqual(at(3000, 3000));
+    status.containerStatuses = [{ name: "container-01" }, { name: "container-02" }];
+    expect(size()).toEqual(at(3000, 3000));
+    // running as requested
+    status.containerStatuses = containers.map((c) => ({
+      name: c.name,
+      allocatedResources: { ...c.resources.requests },
+      resources: { requests: { ...c.resources.requests } },
+    }));
+    expect(size()).toEqual(at(3000, 3000));
+    // a resize proposed (memory up, cpu down): the larger of each
+    containers[0]!.resources = req("2000M", "500m");
+    containers[1]!.resources = req("4000M", "1");
+    expect(size()).toEqual(at(6000, 3000));
+    // refused: what the containers run with
+    status.resize = "Infeasible";
+    expect(size()).toEqual(at(3000, 3000));
+    status.resize = "";
+    status.conditions = [{ type: "PodResizePending", reason: "Infeasible" }];
+    expect(size()).toEqual(at(3000, 3000));
+    // in progress: admitted at the new size, still running at the old one
+    status.resize = "InProgress";
+    status.conditions = [{ type: "PodResizing" }];
+    for (const [i, st] of status.containerStatuses.entries()) st.allocatedResources = { ...containers[i]!.resources.requests };
+    expect(size()).toEqual(at(6000, 3000));
+    // done
+    status.resize = "";
+    status.conditions = [];
+    for (const [i, st] of status.containerStatuses.entries()) st.resources = { requests: { ...containers[i]!.resources.requests } };
+    expect(size()).toEqual(at(6000, 1500));
+  });
+
+  it("a native sidecar's status counts as a container's (initContainerStatuses)", () => {
+    expect(
+      podResource({
+        spec: {
+          initContainers: [{ name: "proxy", restartPolicy: "Always", resources: { requests: { cpu: "100m", memory: "100M" } } }],
+          containers: [{ name: "app", resources: { requests: { cpu: "100m", memory: "100M" } } }],
+        },
+        status: { initContainerStatuses: [{ name: "proxy", allocatedResources: { cpu: "1", memory: "500M" } }] },
+      }),
+    ).toEqual({ vcore: 1100, memory: 600e6, pods: 1 });
   });
 });
