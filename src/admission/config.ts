@@ -13,7 +13,7 @@
  * and source; the caller keeps the last good config on error.
  */
 import { CONF_SCHEDULER_USER, defaultSchedulerUser } from "../yunikorn/scheduler-identity.js";
-import { DEFAULT_QUEUE, DEFAULT_SCHEDULER_NAME, DEFAULT_USER_LABEL_KEY } from "../yunikorn/constants.js";
+import { DEFAULT_QUEUE, DEFAULT_SCHEDULER_NAME, DEFAULT_USER_LABEL_KEY, GENERATE_UNIQUE_APP_IDS_KEY } from "../yunikorn/constants.js";
 import { parseGoBool } from "../util/go-strconv.js";
 
 /** A compiled comma-separated regex list (unanchored search, as Go's `MatchString`). */
@@ -215,7 +215,7 @@ export const ADMISSION_CONFIG_KEYS: Readonly<Record<string, KeySpec>> = {
     env: ["ADMISSION_CONTROLLER_NO_LABEL_NAMESPACES"],
     doc: "comma-separated regexes; matching namespaces never get labels",
   },
-  "admissionController.filtering.generateUniqueAppId": {
+  [GENERATE_UNIQUE_APP_IDS_KEY]: {
     field: "generateUniqueAppId",
     kind: "bool",
     default: "false",

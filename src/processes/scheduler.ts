@@ -13,7 +13,8 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { Registry } from "prom-client";
-import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME } from "../yunikorn/constants.js";
+import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME, GENERATE_UNIQUE_APP_IDS_KEY } from "../yunikorn/constants.js";
+import { parseGoBool } from "../util/go-strconv.js";
 import { flattenConfigMaps } from "../yunikorn/config-maps.js";
 import { defaultSchedulerUser } from "../yunikorn/scheduler-identity.js";
 import { SchedulerCore } from "../scheduler/core/scheduler.js";
@@ -246,11 +247,18 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     const inf = (informers = await startInformers(kc, coreApi, o.namespace, log));
     // Recovery (reference §3.4): config, nodes, then pods oldest first; nothing is scheduled until all are in.
     config.reload();
-    // Gang keys are read once at start, as upstream (a bad value: logged, the defaults stay)
-    const gang = parseGangConfig(
-      flattenConfigMaps([inf.configMaps.get(DEFAULT_CONFIGMAP_NAME, o.namespace), inf.configMaps.get(CONFIGMAP_NAME, o.namespace)]),
-      { namespace: o.namespace },
-    );
+    // Gang keys and generateUniqueAppId are read once at start, as upstream (a bad value: logged, the defaults stay)
+    let flat: Record<string, string> = {};
+    try {
+      flat = flattenConfigMaps([inf.configMaps.get(DEFAULT_CONFIGMAP_NAME, o.namespace), inf.configMaps.get(CONFIGMAP_NAME, o.namespace)]);
+    } catch (err) {
+      log.error({ err: (err as Error).message }, "scheduler ConfigMaps unreadable; gang and application-id defaults stay in force");
+    }
+    const unique = flat[GENERATE_UNIQUE_APP_IDS_KEY];
+    if (unique !== undefined && parseGoBool(unique) === undefined)
+      log.error({ key: GENERATE_UNIQUE_APP_IDS_KEY, value: unique }, "not a boolean; the default (false) stays in force");
+    ctx.setGenerateUniqueAppIds(unique !== undefined && parseGoBool(unique) === true);
+    const gang = parseGangConfig(flat, { namespace: o.namespace });
     if (!gang.ok) log.error({ errors: gang.errors }, "gang scheduling configuration rejected; the defaults stay in force");
     const gangConfig = gang.ok ? gang.config : { ...DEFAULT_GANG_CONFIG, schedulerUser: defaultSchedulerUser(o.namespace) };
     ctx.setGangConfig(

@@ -51,6 +51,11 @@ export const AUTOGEN_APP_PREFIX = "yunikorn";
 export const AUTOGEN_APP_SUFFIX = "autogen";
 /** Suffix of a pod's unique generated id (`<namespace[:26]>-uniqueautogen`). */
 export const UNIQUE_AUTOGEN_SUFFIX = "-uniqueautogen";
+/**
+ * ConfigMap key: a pod naming no application gets an id of its own (`<namespace[:26]>-<pod UID>`); read by the admission
+ * controller and, for pods it did not see, by the scheduler (upstream AMFilteringGenerateUniqueAppIds).
+ */
+export const GENERATE_UNIQUE_APP_IDS_KEY = "admissionController.filtering.generateUniqueAppId";
 
 /** Queue label value used when a pod names none (design 000). */
 export const DEFAULT_QUEUE = "root.default";

@@ -215,6 +215,8 @@ export interface ShimOptions {
   priorityClassAnnotations?: PriorityClassAnnotations;
   /** Gang scheduling configuration (`service.disableGangScheduling`, `service.placeholderImage`, …). */
   gang?: GangConfig;
+  /** `admissionController.filtering.generateUniqueAppId`: a pod naming no application gets one of its own. */
+  generateUniqueAppIds?: boolean;
   /** Clock in milliseconds since the epoch (default Date.now), for the placeholder timeout check on Reserving. */
   now?: () => number;
   /** Random numbers in [0, 1) for placeholder name nonces (default Math.random). */
@@ -275,7 +277,11 @@ export class ShimContext {
     this.schedulerName = o.schedulerName ?? "yunikorn";
     this.mode = o.mode ?? "standalone";
     this.gangConfig = o.gang ?? DEFAULT_GANG_CONFIG;
+    this.uniqueAppIds = o.generateUniqueAppIds ?? false;
   }
+
+  /** Whether a pod naming no application gets an id of its own (see {@link ShimOptions.generateUniqueAppIds}). */
+  private uniqueAppIds: boolean;
 
   /**
    * The application id a managed pod names; undefined for a foreign pod (plugin mode: no id → default scheduling).
@@ -287,7 +293,7 @@ export class ShimContext {
       if (pod.metadata?.annotations?.[ANNOTATION_IGNORE_APPLICATION] === "true") return undefined;
       return explicitApplicationId(pod);
     }
-    return applicationIdOf(pod, this.schedulerName);
+    return applicationIdOf(pod, this.schedulerName, this.uniqueAppIds);
   }
 
   // ------------------------------------------------------------------ nodes
@@ -1228,6 +1234,14 @@ export class ShimContext {
   /** Replaces the gang configuration (read with the ConfigMaps at start; applies to gangs seen from now on). */
   setGangConfig(c: GangConfig): void {
     this.gangConfig = c;
+  }
+
+  /**
+   * Sets `generateUniqueAppIds` (read with the ConfigMaps at start, as upstream: not reloaded); applies to pods seen
+   * from now on.
+   */
+  setGenerateUniqueAppIds(on: boolean): void {
+    this.uniqueAppIds = on;
   }
 
   /** A placeholder pod could not be created: a Warning on the originating pod (upstream PlaceholderCreateFailed). */

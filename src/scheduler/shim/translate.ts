@@ -11,6 +11,7 @@ import {
   LABEL_APPLICATION_ID,
   LABEL_QUEUE_NAME,
   SPARK_LABEL_APP_ID,
+  UNIQUE_AUTOGEN_SUFFIX,
 } from "../../yunikorn/constants.js";
 import { parseUserInfoAnnotation } from "../../yunikorn/user-info.js";
 import { generateApplicationId } from "../../yunikorn/application-id.js";
@@ -31,22 +32,30 @@ export type PodObject = Omit<V1Pod, "metadata"> & {
 export const DEFAULT_USER = "nobody";
 
 /**
- * The application id a pod names (label `yunikorn.apache.org/app-id`, annotation, label `applicationId`, `spark-app-selector`), if any
- * (§2.2).
+ * The application id a pod names (label `yunikorn.apache.org/app-id`, annotation, label `applicationId`,
+ * `spark-app-selector`), if any (§2.2). An id ending in `-uniqueautogen` (what the admission controller writes with
+ * `generateUniqueAppId` on, before the pod has a UID) becomes `<the rest>-<pod UID>`, one application per pod, as
+ * upstream's GetApplicationIDFromPod does.
  */
 export function explicitApplicationId(pod: PodObject): string | undefined {
   const l = pod.metadata?.labels ?? {};
   const a = pod.metadata?.annotations ?? {};
-  return [l[CANONICAL_LABEL_APPLICATION_ID], a[ANNOTATION_APPLICATION_ID], l[LABEL_APPLICATION_ID], l[SPARK_LABEL_APP_ID]].find((v) => v);
+  const id = [l[CANONICAL_LABEL_APPLICATION_ID], a[ANNOTATION_APPLICATION_ID], l[LABEL_APPLICATION_ID], l[SPARK_LABEL_APP_ID]].find(
+    (v) => v,
+  );
+  const uid = pod.metadata?.uid;
+  if (id && uid && id.endsWith(UNIQUE_AUTOGEN_SUFFIX)) return `${id.slice(0, -UNIQUE_AUTOGEN_SUFFIX.length)}-${uid}`;
+  return id;
 }
 
 /**
  * The application id of a pod the scheduler manages, or undefined for a foreign pod (§2.2); a pod naming none gets
- * the namespace's generated id, the same the admission controller writes.
+ * a generated id, the same the admission controller writes: the namespace's, or with `uniqueAppIds`
+ * (`admissionController.filtering.generateUniqueAppId`) one of its own from the pod's UID.
  */
-export function applicationIdOf(pod: PodObject, schedulerName = "yunikorn"): string | undefined {
+export function applicationIdOf(pod: PodObject, schedulerName = "yunikorn", uniqueAppIds = false): string | undefined {
   if (pod.spec?.schedulerName !== schedulerName) return undefined;
-  return explicitApplicationId(pod) ?? generateApplicationId(pod.metadata?.namespace ?? "default", false);
+  return explicitApplicationId(pod) ?? generateApplicationId(pod.metadata?.namespace ?? "default", uniqueAppIds, pod.metadata?.uid ?? "");
 }
 
 /**

@@ -911,6 +911,11 @@ describe("ShimContext plugin mode (extender verbs)", () => {
     // standalone generates one
     const { ctx: sa } = setup();
     expect(sa.applicationId(pod("x"))).toBe("yunikorn-team-a-autogen");
+    // generateUniqueAppId on (read with the ConfigMaps at start): one application per pod, from its UID
+    sa.setGenerateUniqueAppIds(true);
+    expect(sa.applicationId(pod("x", { uid: "uid-x" }))).toBe("team-a-uid-x");
+    const { ctx: unique } = setup(undefined, { generateUniqueAppIds: true });
+    expect(unique.applicationId(pod("y", { uid: "uid-y" }))).toBe("team-a-uid-y");
   });
 });
 

@@ -32,6 +32,15 @@ describe("pod translation", () => {
     expect(applicationIdOf(pod())).toBe("yunikorn-team-a-autogen");
     expect(applicationIdOf(pod({ scheduler: "default-scheduler" }))).toBeUndefined();
   });
+  // apache/yunikorn-k8shim pkg/common/utils/utils_test.go TestGetApplicationIDFromPod (unique autogen cases)
+  it("a unique generated id (<ns>-uniqueautogen, written before the pod had a UID) becomes <ns>-<pod UID>", () => {
+    expect(applicationIdOf(pod({ labels: { applicationId: "team-a-uniqueautogen" } }))).toBe("team-a-uid-1");
+    expect(applicationIdOf(pod({ annotations: { "yunikorn.apache.org/app-id": "team-a-uniqueautogen" } }))).toBe("team-a-uid-1");
+    expect(applicationIdOf(pod({ labels: { "yunikorn.apache.org/app-id": "team-a-uniqueautogen" } }))).toBe("team-a-uid-1");
+    // a pod naming no application: the namespace's id, or one of its own with generateUniqueAppId on
+    expect(applicationIdOf(pod(), "yunikorn", false)).toBe("yunikorn-team-a-autogen");
+    expect(applicationIdOf(pod(), "yunikorn", true)).toBe("team-a-uid-1");
+  });
   it("identity only from user.info; groups as given (design 002)", () => {
     expect(identityOf(pod({ annotations: { "yunikorn.apache.org/user.info": '{"user":"alice","groups":["users","devops"]}' } }))).toEqual({
       user: "alice",
