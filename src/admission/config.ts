@@ -308,7 +308,7 @@ export const ADMISSION_CONFIG_KEYS: Readonly<Record<string, KeySpec>> = {
     kind: "level",
     default: "info",
     env: ["LOG_LEVEL"],
-    doc: "log level: trace, debug, info, warn, error, fatal",
+    doc: "log level: trace, debug, info, warn, error, fatal, silent, or YuniKorn's dpanic, panic, -1 (debug) … 5 (fatal)",
   },
 };
 
@@ -335,6 +335,24 @@ const QUEUE_LABEL = /^root(\.[A-Za-z0-9_-]+)*$/;
 const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LEVELS = new Set(["trace", "debug", "info", "warn", "error", "fatal", "silent"]);
+
+/** zap's levels by number (apache/yunikorn-core pkg/log parseLevel), as the logger's: dpanic and panic log as fatal. */
+const ZAP_LEVELS = ["debug", "info", "warn", "error", "fatal", "fatal", "fatal"] as const;
+
+/**
+ * A `log.level` value as the logger's level: the logger's own names, or YuniKorn's (zap's names `dpanic` and `panic`,
+ * or a number, -1 debug … 5 fatal, clamped to that range as upstream does); any case. Undefined when it is neither.
+ */
+export function pinoLevelOf(value: string): string | undefined {
+  const v = value.trim().toLowerCase();
+  if (LEVELS.has(v)) return v;
+  if (v === "dpanic" || v === "panic") return "fatal";
+  if (!/^[+-]?\d+$/.test(v)) return undefined;
+  const n = Number(v);
+  // Go's ParseInt(level, 10, 8): beyond an int8 it is no level at all
+  if (n < -128 || n > 127) return undefined;
+  return ZAP_LEVELS[Math.min(Math.max(n, -1), 5) + 1];
+}
 
 /**
  * Compiles a comma-separated list of regular expressions.
@@ -423,9 +441,12 @@ function parseValue(kind: KeyKind, value: string): unknown {
       if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) throw new Error("must be host:port");
       return value;
     }
-    case "level":
-      if (!LEVELS.has(value.trim().toLowerCase())) throw new Error(`must be one of ${[...LEVELS].join(", ")}`);
-      return value.trim().toLowerCase();
+    case "level": {
+      const level = pinoLevelOf(value);
+      if (level === undefined)
+        throw new Error(`must be one of ${[...LEVELS].join(", ")}, dpanic, panic, or a number from -1 (debug) to 5 (fatal)`);
+      return level;
+    }
     case "labelKey":
       if (!isValidLabelKey(value)) throw new Error("must be a valid label key ([prefix/]name)");
       return value;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AdmissionConfigStore, compileRegexList, parseAdmissionConfig } from "../../../src/admission/config.js";
+import { AdmissionConfigStore, compileRegexList, parseAdmissionConfig, pinoLevelOf } from "../../../src/admission/config.js";
 
 describe("admission configuration", () => {
   it("defaults follow the design (bypassAuth off, controllers trusted, both system users)", () => {
@@ -59,6 +59,31 @@ describe("admission configuration", () => {
       source: "env ADMISSION_CONTROLLER_SYSTEM_USERS",
     });
     expect(byKey["admissionController.webHook.mutateFailurePolicy"]!.message).toBe("must be Fail or Ignore");
+  });
+
+  // apache/yunikorn-core pkg/log/logger_test.go TestParseLevel: zap's names and numbers -1 … 5, clamped
+  it("log.level takes YuniKorn's levels too (dpanic, panic, -1 … 5), as the logger's", () => {
+    const level = (v: string) => {
+      const r = parseAdmissionConfig({}, [{ name: "t", data: { "log.level": v } }]);
+      return r.ok ? r.config.logLevel : undefined;
+    };
+    expect(["-1", "0", "1", "2", "3", "4", "5"].map(level)).toEqual(["debug", "info", "warn", "error", "fatal", "fatal", "fatal"]);
+    expect([level("DEBUG"), level("dpanic"), level("PANIC"), level("trace"), level("silent")]).toEqual([
+      "debug",
+      "fatal",
+      "fatal",
+      "trace",
+      "silent",
+    ]);
+    // out of zap's range: clamped; beyond an int8 or not a level: refused naming the choices
+    expect([pinoLevelOf("-5"), pinoLevelOf("100"), pinoLevelOf("200"), pinoLevelOf("verbose")]).toEqual([
+      "debug",
+      "fatal",
+      undefined,
+      undefined,
+    ]);
+    const bad = parseAdmissionConfig({}, [{ name: "t", data: { "log.level": "verbose" } }]);
+    expect(bad.ok ? "" : bad.errors[0]!.message).toMatch(/^must be one of trace, debug, info, warn, error, fatal, silent, dpanic, panic/);
   });
 
   it("an empty value means empty (not the default), and regex lists trim and skip empty entries", () => {
