@@ -38,6 +38,21 @@ const invalid = (kind: UserInfoError["kind"], what: string): UserInfoParse => ({
 });
 
 /**
+ * A JSON syntax error worded as Go's encoding/json words the common ones (YuniKorn's admission controller refuses
+ * with that text): nothing there, `unexpected end of JSON input`; a value that cannot start with its first character,
+ * `invalid character 'x' looking for beginning of value`. Other errors keep JavaScript's text (it names the position).
+ */
+function goJsonSyntaxError(value: string, jsMessage: string): string {
+  const t = value.trimStart();
+  const at = /at position (\d+)/.exec(jsMessage);
+  const atEnd = at !== null && Number(at[1]) >= value.trimEnd().length;
+  if (t === "" || atEnd || /end of JSON input/i.test(jsMessage)) return "unexpected end of JSON input";
+  const c = t[0]!;
+  if (!/[{["\-0-9tfn]/.test(c)) return `invalid character '${c === "'" ? "\\'" : c}' looking for beginning of value`;
+  return jsMessage;
+}
+
+/**
  * Parses an annotation value. `groups: null` reads as no groups; every other field of the wrong type is an error
  * (a group that is not a string is never dropped silently).
  * @returns the decoded value, or a {@link UserInfoError} naming what is wrong
@@ -47,7 +62,7 @@ export function parseUserInfoAnnotation(value: string): UserInfoParse {
   try {
     parsed = JSON.parse(value);
   } catch (err) {
-    return invalid("syntax", (err as Error).message);
+    return invalid("syntax", goJsonSyntaxError(value, (err as Error).message));
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     return invalid("not-object", 'must be a JSON object {"user": string, "groups": [string]}');

@@ -308,11 +308,18 @@ describe("user identity (design 002)", () => {
     expect(meta(out).annotations!["yunikorn.apache.org/user.info"]).toBe(value);
   });
 
-  it("denies malformed annotation JSON with the parse error", () => {
+  // apache/yunikorn-k8shim admission_controller_test.go TestExternalAuthentication: Go's "invalid character 'x'"
+  it("denies malformed annotation JSON with the parse error, worded as Go's", () => {
     const obj = pod({ annotations: { "yunikorn.apache.org/user.info": "xyzxyz" } });
     const res = review(podCreate(obj, RS_CONTROLLER), cfg, EMPTY_LOOKUPS);
     expect(res.allowed).toBe(false);
-    expect(res.status?.message).toMatch(/invalid yunikorn.apache.org\/user.info annotation: Unexpected token/);
+    expect(res.status?.message).toBe(
+      "invalid yunikorn.apache.org/user.info annotation: invalid character 'x' looking for beginning of value",
+    );
+    const cut = pod({ annotations: { "yunikorn.apache.org/user.info": '{"user":"carol"' } });
+    expect(review(podCreate(cut, RS_CONTROLLER), cfg, EMPTY_LOOKUPS).status?.message).toBe(
+      "invalid yunikorn.apache.org/user.info annotation: unexpected end of JSON input",
+    );
     const wrongType = pod({ annotations: { "yunikorn.apache.org/user.info": '{"user":1}' } });
     expect(review(podCreate(wrongType, RS_CONTROLLER), cfg, EMPTY_LOOKUPS).status?.message).toMatch(/"user" must be a string/);
   });
