@@ -13,6 +13,7 @@
  * and source; the caller keeps the last good config on error.
  */
 import { CONF_SCHEDULER_USER, defaultSchedulerUser } from "../yunikorn/scheduler-identity.js";
+import { parseGoRegExp } from "../util/go-regexp.js";
 import { DEFAULT_QUEUE, DEFAULT_SCHEDULER_NAME, DEFAULT_USER_LABEL_KEY, GENERATE_UNIQUE_APP_IDS_KEY } from "../yunikorn/constants.js";
 import { parseGoBool } from "../util/go-strconv.js";
 
@@ -355,26 +356,18 @@ export function pinoLevelOf(value: string): string | undefined {
 }
 
 /**
- * Compiles a comma-separated list of regular expressions.
- * Entries are trimmed and empty entries skipped. A leading `(?i)` (RE2 syntax) becomes the `i` flag.
- * @throws Error naming the entry when one does not compile.
+ * Compiles a comma-separated list of Go (RE2) regular expressions (util/go-regexp.ts: leading flags such as `(?i)`,
+ * `(?P<name>`; what RE2 refuses is refused). Entries are trimmed and empty entries skipped.
+ * @throws Error naming the entry when one is not a Go regular expression.
  */
 export function compileRegexList(text: string): RegexList {
   const patterns: RegExp[] = [];
   for (const raw of text.split(",")) {
     const entry = raw.trim();
     if (entry === "") continue;
-    let body = entry;
-    let flags = "";
-    if (body.startsWith("(?i)")) {
-      body = body.slice(4);
-      flags = "i";
-    }
-    try {
-      patterns.push(new RegExp(body, flags));
-    } catch (err) {
-      throw new Error(`invalid regular expression ${JSON.stringify(entry)}: ${(err as Error).message}`, { cause: err });
-    }
+    const r = parseGoRegExp(entry);
+    if (!r.ok) throw new Error(`invalid regular expression ${JSON.stringify(entry)}: ${r.reason}`);
+    patterns.push(r.regexp);
   }
   return Object.freeze({ source: text, patterns: Object.freeze(patterns) });
 }

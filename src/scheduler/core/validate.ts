@@ -14,7 +14,7 @@ import {
 } from "./config.js";
 import { parseResource } from "./quantity.js";
 import { type Res as Resource, add, fitsInMaxUndef, format as formatResource, isZero, minMaxUndef, strictlyPositive } from "./resources.js";
-import { goRegExp } from "./placement/regexp.js";
+import { goRegExp } from "../../util/go-regexp.js";
 
 /** A valid queue name (upstream configvalidator.go QueueNameRegExp). */
 export const QUEUE_NAME = /^[a-zA-Z0-9_:#/@-]{1,64}$/;

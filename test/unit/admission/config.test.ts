@@ -97,6 +97,9 @@ describe("admission configuration", () => {
       ["^a$", ""],
       ["^B", "i"],
     ]);
+    // Go (RE2) syntax: named groups as Go writes them; lookaround (which Go refuses) refused naming the entry
+    expect(compileRegexList("^(?P<team>[a-z]+)-ns$").patterns[0]!.test("ml-ns")).toBe(true);
+    expect(() => compileRegexList("^kube-(?!system)")).toThrow(/^invalid regular expression "\^kube-\(\?!system\)": lookaround/);
   });
 
   it("the store keeps the last good config on a bad update and stops after hot refresh is turned off", () => {

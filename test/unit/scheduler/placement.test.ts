@@ -8,7 +8,7 @@ import { Partition } from "../../../src/scheduler/core/partition.js";
 import { validateSchedulerConfig } from "../../../src/scheduler/core/validate.js";
 import { Filter } from "../../../src/scheduler/core/placement/filter.js";
 import { PlacementManager, newRule } from "../../../src/scheduler/core/placement/manager.js";
-import { goRegExp } from "../../../src/scheduler/core/placement/regexp.js";
+import { goRegExp } from "../../../src/util/go-regexp.js";
 import {
   type PlacementApp,
   type PlacementContext,

@@ -12,7 +12,7 @@
  */
 import type { FilterConfig } from "../config.js";
 import { GROUP_NAME, USER_NAME } from "../validate.js";
-import { goRegExp } from "./regexp.js";
+import { goRegExp } from "../../../util/go-regexp.js";
 
 /** Characters that make a filter entry a regular expression (upstream `configs.SpecialRegExp`). */
 const SPECIAL = /[\^$*+?()[{}|]/;

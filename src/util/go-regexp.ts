@@ -1,4 +1,7 @@
-/** Go regular expressions in JavaScript (placement filters are written for upstream's Go `regexp`). */
+/**
+ * Go regular expressions in JavaScript: placement filters and the admission controller's namespace and user lists are
+ * written for upstream's Go `regexp` (RE2).
+ */
 
 /** Go's largest repeat count (`{n,m}`; regexp/syntax maxRepeat): beyond it Go refuses the expression. */
 const MAX_REPEAT = 1000;
@@ -36,22 +39,28 @@ function beyondRe2(source: string): boolean {
 
 /**
  * A Go (RE2) regular expression as a JavaScript one: leading flag groups such as `(?i)` become flags and `(?P<name>`
- * becomes `(?<name>`. Undefined when it does not compile, or uses what RE2 refuses (`beyondRe2`: lookaround,
- * backreferences, a repeat count above 1,000).
+ * becomes `(?<name>`. The reason it cannot be one: it does not compile, or uses what RE2 refuses (`beyondRe2`:
+ * lookaround, backreferences, a repeat count above 1,000), or ungreedy mode `(?U)`.
  */
-export function goRegExp(source: string): RegExp | undefined {
-  if (beyondRe2(source)) return undefined;
+export function parseGoRegExp(source: string): { ok: true; regexp: RegExp } | { ok: false; reason: string } {
+  if (beyondRe2(source)) return { ok: false, reason: "lookaround, backreferences and repeat counts above 1000 are not Go (RE2) syntax" };
   let flags = "";
   let body = source;
   const lead = /^\(\?([imsU]+)\)/.exec(body);
   if (lead) {
-    if (lead[1]!.includes("U")) return undefined; // ungreedy mode has no JavaScript equivalent
+    if (lead[1]!.includes("U")) return { ok: false, reason: "ungreedy mode (?U) is not supported" };
     flags = [...new Set(lead[1]!)].join("");
     body = body.slice(lead[0].length);
   }
   try {
-    return new RegExp(body.replaceAll("(?P<", "(?<"), flags);
-  } catch {
-    return undefined;
+    return { ok: true, regexp: new RegExp(body.replaceAll("(?P<", "(?<"), flags) };
+  } catch (err) {
+    return { ok: false, reason: (err as Error).message };
   }
+}
+
+/** {@link parseGoRegExp}'s expression, or undefined when there is none. */
+export function goRegExp(source: string): RegExp | undefined {
+  const r = parseGoRegExp(source);
+  return r.ok ? r.regexp : undefined;
 }
