@@ -53,8 +53,9 @@ function goJsonSyntaxError(value: string, jsMessage: string): string {
 }
 
 /**
- * Parses an annotation value. `groups: null` reads as no groups; every other field of the wrong type is an error
- * (a group that is not a string is never dropped silently).
+ * Parses an annotation value as the scheduler interface's Go struct is decoded: keys `user` and `groups` in any case
+ * (the last of a spelling wins), others ignored. `groups: null` reads as no groups; every other field of the wrong type
+ * is an error (a group that is not a string is never dropped silently).
  * @returns the decoded value, or a {@link UserInfoError} naming what is wrong
  */
 export function parseUserInfoAnnotation(value: string): UserInfoParse {
@@ -67,10 +68,17 @@ export function parseUserInfoAnnotation(value: string): UserInfoParse {
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     return invalid("not-object", 'must be a JSON object {"user": string, "groups": [string]}');
   }
-  const obj = parsed as Record<string, unknown>;
-  if (obj.user !== undefined && typeof obj.user !== "string") return invalid("user", '"user" must be a string');
-  if (obj.groups !== undefined && obj.groups !== null && (!Array.isArray(obj.groups) || obj.groups.some((g) => typeof g !== "string"))) {
+  // keys as Go's encoding/json matches them to the struct's fields: case-insensitively, a later key overriding an earlier
+  let user: unknown;
+  let groups: unknown;
+  for (const [k, v] of Object.entries(parsed)) {
+    const key = k.toLowerCase();
+    if (key === "user") user = v;
+    else if (key === "groups") groups = v;
+  }
+  if (user !== undefined && typeof user !== "string") return invalid("user", '"user" must be a string');
+  if (groups !== undefined && groups !== null && (!Array.isArray(groups) || groups.some((g) => typeof g !== "string"))) {
     return invalid("groups", '"groups" must be an array of strings');
   }
-  return { ok: true, value: { user: obj.user as string | undefined, groups: (obj.groups ?? undefined) as string[] | undefined } };
+  return { ok: true, value: { user: user as string | undefined, groups: (groups ?? undefined) as string[] | undefined } };
 }

@@ -65,6 +65,12 @@ describe("pod translation", () => {
       groups: [],
     });
   });
+  it("keys match as Go's encoding/json matches the struct's fields: any case, the last one wins", () => {
+    const id = (value: string) => identityOf(pod({ annotations: { "yunikorn.apache.org/user.info": value } }));
+    expect(id('{"User":"bob","GROUPS":["ops"]}')).toEqual({ user: "bob", groups: ["ops"] });
+    expect(id('{"user":"alice","USER":"bob"}')).toEqual({ user: "bob", groups: [] });
+    expect(id('{"USER":"bob","user":"alice","extra":1}')).toEqual({ user: "alice", groups: [] });
+  });
   it("application request and ask", () => {
     const p = pod({
       labels: { queue: "root.batch", disableStateAware: "true" },
