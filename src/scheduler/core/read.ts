@@ -9,7 +9,7 @@ import type { AppState, StateLogEntry } from "./application-state.js";
 import type { HoldReason } from "./hold-reason.js";
 import type { Partition } from "./partition.js";
 import type { Queue, SortPolicy } from "./queue.js";
-import type { Res } from "./resources.js";
+import { type Res, hasPositive } from "./resources.js";
 
 /** A queue as the REST layer shows it (upstream dao.PartitionQueueDAOInfo). */
 export interface QueueView {
@@ -325,9 +325,22 @@ export function nodeView(p: Partition, id: string): NodeView | undefined {
 export function usageViews(p: Partition, kind: "users" | "groups"): UsageView[] {
   const out: UsageView[] = [];
   for (const [name, byPath] of p.limits.snapshot(kind)) {
+    // as upstream's trackers go once nothing is left in them (ugm queue_tracker.go decreaseTrackedResource): a queue
+    // with no usage, no running application and no limit for the name is listed only above one that has any; a name
+    // with nothing left is not listed
+    const kept = new Set<string>();
+    for (const [path, u] of byPath) {
+      if (!hasPositive(u.res) && u.apps.size === 0 && !p.limits.hasLimit(kind, name, path)) continue;
+      for (let at = path; ; at = at.slice(0, at.lastIndexOf("."))) {
+        kept.add(at);
+        if (!at.includes(".")) break;
+      }
+    }
+    if (kept.size === 0) continue;
     out.push({
       name,
       queues: [...byPath.entries()]
+        .filter(([path]) => kept.has(path))
         .sort(([a], [b]) => (a < b ? -1 : 1))
         .map(([path, u]) => ({
           queuePath: path,

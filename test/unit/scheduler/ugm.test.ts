@@ -447,3 +447,47 @@ ${limit}`),
     expect(pendingReason(p, "new", "k1")).toEqual({ state: "Skipped", reason: "group g2 running applications limit 1 reached on root.a" });
   });
 });
+
+// apache/yunikorn-core pkg/scheduler/ugm manager_test.go (trackers removed once empty; kept while a limit is set)
+describe("usage views list what upstream's trackers keep", () => {
+  it("a user with nothing left goes; a queue with that user's limit stays, with its ancestors", async () => {
+    const { SchedulerCore } = await import("../../../src/scheduler/core/scheduler.js");
+    const core = new SchedulerCore(
+      () => 1_000,
+      `partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: a
+          - name: b
+            limits:
+              - users: [carol]
+                maxapplications: 2
+`,
+    );
+    core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 100 } }]);
+    for (const [app, user, queue] of [
+      ["x", "dave", "root.a"],
+      ["y", "carol", "root.b"],
+      ["z", "carol", "root.a"],
+    ] as const) {
+      core.updateApplication({ new: [{ applicationID: app, queueName: queue, ugi: { user } }] });
+      core.updateAllocation({ allocations: [{ allocationKey: "k", applicationID: app, resourcePerAlloc: { memory: 10 } }] });
+    }
+    expect(core.schedule()).toHaveLength(3);
+    const users = () =>
+      core
+        .usageViews("users")
+        .map((u) => [u.name, u.queues.map((q) => q.queuePath)])
+        .sort(([a], [b]) => (String(a) < String(b) ? -1 : 1));
+    expect(users()).toEqual([
+      ["carol", ["root", "root.a", "root.b"]],
+      ["dave", ["root", "root.a"]],
+    ]);
+    for (const app of ["x", "y", "z"]) core.updateAllocation({ releases: [{ applicationID: app, allocationKey: "k" }] });
+    // dave: nothing left; carol: her limit on root.b keeps that queue (and root), root.a goes
+    expect(users()).toEqual([["carol", ["root", "root.b"]]]);
+  });
+});

@@ -478,6 +478,17 @@ export class LimitTracker {
     }
   }
 
+  /**
+   * True when a limit applies to user or group `name` on queue `path`: for a user its own or the wildcard user limit
+   * there, for a group its own (`*`: the wildcard group limit).
+   */
+  hasLimit(kind: "users" | "groups", name: string, path: string): boolean {
+    const level = this.table.get(path);
+    if (!level) return false;
+    if (kind === "users") return level.users.has(name) || level.wildcardUser !== undefined;
+    return groupLimit(level, name) !== undefined;
+  }
+
   /** Usage for the REST API: name → queue path → resources and running apps (made on each call). */
   snapshot(kind: "users" | "groups"): ReadonlyMap<string, ReadonlyMap<string, Usage>> {
     const out = new Map<string, Map<string, Usage>>();
