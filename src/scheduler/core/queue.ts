@@ -21,6 +21,7 @@
 import type { AllocationContext, Application, Decision } from "./application.js";
 import { SCHEDULABLE_STATES } from "./application-state.js";
 import { OrderMember, memberOrder } from "./order-member.js";
+import { priorityValueByPolicy } from "./preemption/priority.js";
 import { DEFAULT_PREEMPTION_DELAY_MS, DEFAULT_QUOTA_PREEMPTION_DELAY_MS, type QueuePreemptionProperties } from "./queue-properties.js";
 import { type Res, addTo, dominantShare, subFrom, total } from "./resources.js";
 import type { UsageRecord } from "./ugm/tracker.js";
@@ -179,6 +180,9 @@ export class Queue extends OrderMember<Member, Member> {
   private topPriority = 0;
   private topCount = 0;
   private lowerPriorities?: Map<number, number>;
+  /** `priority.offset`, and `priority.policy` is `fence` (from `preemption`; read with the priority on every re-key). */
+  private priorityOffset = 0;
+  private priorityFence = false;
   /** Kept by the user/group tracker (ugm/tracker.ts `TrackedQueue`): the usage records looked up on this queue last. */
   ugmUser?: UsageRecord = undefined;
   ugmGroup?: UsageRecord = undefined;
@@ -215,9 +219,18 @@ export class Queue extends OrderMember<Member, Member> {
   readonly preempting: Res = {};
   /**
    * `preemption.policy`, `preemption.delay`, `priority.policy`, `priority.offset`, `quota.preemption.delay` after
-   * inheritance and defaults (queue-properties.ts); a dynamic queue has the defaults.
+   * inheritance and defaults (queue-properties.ts); a dynamic queue has the defaults. Replaced whole, never changed in
+   * place: the queue keeps the priority ones in plain fields for `priority`.
    */
-  preemption: QueuePreemptionProperties = {
+  get preemption(): QueuePreemptionProperties {
+    return this.preemptionProperties;
+  }
+  set preemption(p: QueuePreemptionProperties) {
+    this.preemptionProperties = p;
+    this.priorityOffset = p.priorityOffset;
+    this.priorityFence = p.priorityPolicy === "fence";
+  }
+  private preemptionProperties: QueuePreemptionProperties = {
     preemptionPolicy: "default",
     preemptionDelayMs: DEFAULT_PREEMPTION_DELAY_MS,
     priorityPolicy: "default",
@@ -254,9 +267,15 @@ export class Queue extends OrderMember<Member, Member> {
     return this.name;
   }
 
-  /** Highest pending ask priority of the schedulable applications below (−∞ when none). */
+  /**
+   * The queue's priority as its parent orders it (upstream getCurrentPriority): the highest pending priority of the
+   * schedulable applications (leaf) or children (parent) below, with `priority.offset` added (clamped to int32), or
+   * only the offset under `priority.policy: fence` (priorityValueByPolicy); −∞ when nothing below is pending.
+   */
   get priority(): number {
-    return this.topCount > 0 ? this.topPriority : Number.NEGATIVE_INFINITY;
+    if (this.topCount === 0) return Number.NEGATIVE_INFINITY;
+    if (!this.priorityFence && this.priorityOffset === 0) return this.topPriority;
+    return priorityValueByPolicy(this.priorityFence ? "fence" : "default", this.priorityOffset, this.topPriority);
   }
 
   /** True when some application below has schedulable pending asks. */

@@ -6,7 +6,7 @@
  */
 import type { NodeView, PartitionView, QueueView, UsageView } from "../core/read.js";
 import type { Res } from "../core/resources.js";
-import { formatGoDuration } from "../core/queue-properties.js";
+import { MIN_PRIORITY, formatGoDuration } from "../core/queue-properties.js";
 import { type DaoLookups, allocationInfo, clean, daoMap, ns } from "./app-dao.js";
 
 /** Go's math.MaxInt32: the largest percentage upstream reports. */
@@ -82,7 +82,8 @@ export function queueInfo(q: QueueView, partition = ""): Record<string, unknown>
     childNames: q.childNames,
     maxRunningApps: q.maxApplications,
     runningApps: q.runningApplications,
-    currentPriority: q.priority ?? 0,
+    // nothing pending: upstream's MinPriority
+    currentPriority: q.priority ?? MIN_PRIORITY,
     sortingPolicy: q.sortPolicy,
     prioritySorting: q.prioritySorting,
     preemptionEnabled: q.preemptionEnabled,

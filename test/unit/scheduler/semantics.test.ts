@@ -358,3 +358,54 @@ describe("application life cycle table", () => {
     ]);
   });
 });
+
+// queue.go getCurrentPriority / recalculatePriority, sorters.go sortQueues (queue_test.go TestPriorityCalc,
+// TestPriorityCalcWithFencedQueue): siblings are ordered by their priority with priority.offset added, or only the
+// offset under priority.policy: fence
+describe("queue priority in the allocation order: offset and fence", () => {
+  const twoLeaves = (aProps: string, bProps: string) => `partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: a
+            properties: {${aProps}}
+          - name: b
+            properties: {${bProps}}
+`;
+  const firstQueue = (yaml: string, aPriority: number, bPriority: number) => {
+    const core = new SchedulerCore(() => 0, yaml);
+    core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 10 } }]);
+    core.updateApplication({
+      new: [
+        { applicationID: "x", queueName: "root.a", ugi: { user: "u" } },
+        { applicationID: "y", queueName: "root.b", ugi: { user: "u" } },
+      ],
+    });
+    core.updateAllocation({
+      allocations: [
+        { allocationKey: "k", applicationID: "x", resourcePerAlloc: { memory: 10 }, priority: aPriority },
+        { allocationKey: "k", applicationID: "y", resourcePerAlloc: { memory: 10 }, priority: bPriority },
+      ],
+    });
+    return core.schedule(1)[0]!.appId;
+  };
+  it("an offset lifts a queue above a sibling with higher-priority asks", () => {
+    expect(firstQueue(twoLeaves("", ""), 0, 10)).toBe("y");
+    expect(firstQueue(twoLeaves('priority.offset: "100"', ""), 0, 10)).toBe("x");
+    expect(firstQueue(twoLeaves('priority.offset: "-100"', ""), 50, 10)).toBe("y");
+  });
+  it("a fence shows only its offset: high-priority asks behind it do not lift it", () => {
+    expect(firstQueue(twoLeaves("", "priority.policy: fence"), 10, 50)).toBe("x");
+    expect(firstQueue(twoLeaves("", 'priority.policy: fence, priority.offset: "20"'), 10, 0)).toBe("y");
+  });
+  it("the queue view's priority is that value (REST currentPriority), none when nothing is pending", () => {
+    const core = new SchedulerCore(() => 0, twoLeaves('priority.offset: "100"', ""));
+    expect(core.queueView("root.a")!.priority).toBeUndefined();
+    core.updateApplication({ new: [{ applicationID: "x", queueName: "root.a", ugi: { user: "u" } }] });
+    core.updateAllocation({ allocations: [{ allocationKey: "k", applicationID: "x", resourcePerAlloc: { memory: 1 }, priority: 5 }] });
+    expect(core.queueView("root.a")!.priority).toBe(105);
+    expect(core.queueView("root")!.priority).toBe(105);
+  });
+});
