@@ -34,7 +34,7 @@ export class NodeCollection {
     return this.sortPolicy;
   }
 
-  /** Resource weights of the usage score (vcore and memory 1 unless configured). */
+  /** Resource weights of the usage score: the configured ones, or vcore and memory 1 when none is configured. */
   get resourceWeights(): Readonly<Record<string, number>> {
     return this.weights;
   }
@@ -42,7 +42,8 @@ export class NodeCollection {
   /** A new sort policy and weights (configuration): every node is re-keyed. */
   configure(policy: NodeSortPolicy, weights: Readonly<Record<string, number>>): void {
     this.sortPolicy = policy;
-    this.weights = { vcore: 1, memory: 1, ...weights };
+    // configured weights replace the defaults (upstream NewNodeSortingPolicy): only the types they name count
+    this.weights = Object.keys(weights).length > 0 ? { ...weights } : { vcore: 1, memory: 1 };
     for (const n of this.byId.values()) this.reindex(n);
   }
 

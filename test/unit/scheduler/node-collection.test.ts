@@ -38,3 +38,29 @@ describe("NodeCollection order and reservations", () => {
     expect(ids()).toEqual(all);
   });
 });
+
+// apache/yunikorn-core objects/nodesorting.go NewNodeSortingPolicy (nodesorting_test.go
+// TestSpecifiedResourceWeightsFromConfig): configured weights replace the defaults
+describe("NodeCollection resource weights", () => {
+  const twoNodes = (policy: "fair" | "binpacking", weights: Record<string, number>) => {
+    const c = new NodeCollection();
+    // n1: half its cores used, no memory; n2: no cores, a quarter of its memory
+    c.add(new Node({ id: "n1", capacity: { vcore: 1000, memory: 1000 } }));
+    c.add(new Node({ id: "n2", capacity: { vcore: 1000, memory: 1000 } }));
+    c.configure(policy, weights);
+    const n1 = c.byId.get("n1")!;
+    const n2 = c.byId.get("n2")!;
+    n1.allocated.vcore = 500;
+    n2.allocated.memory = 250;
+    c.reindex(n1);
+    c.reindex(n2);
+    return { ids: [...c.inOrder()].map((n) => n.id), weights: c.resourceWeights };
+  };
+  it("memory alone weighted: only memory orders the nodes", () => {
+    expect(twoNodes("fair", { memory: 1 })).toEqual({ ids: ["n1", "n2"], weights: { memory: 1 } });
+    expect(twoNodes("binpacking", { memory: 1 }).ids).toEqual(["n2", "n1"]);
+  });
+  it("none configured: vcore and memory, 1 each", () => {
+    expect(twoNodes("fair", {})).toEqual({ ids: ["n2", "n1"], weights: { vcore: 1, memory: 1 } });
+  });
+});
