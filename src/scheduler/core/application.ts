@@ -90,9 +90,11 @@ export interface AllocationContext {
   reservationNode(ask: Ask, now: number): Node | undefined;
   /**
    * Ask-triggered preemption for an ask no node (or no queue headroom) takes now: a `preempt` decision, or undefined
-   * when preemption is off, not due, or finds no victims (core/preemption/).
+   * when preemption is off, not due, or finds no victims (core/preemption/). `nodesTried`: no node takes the ask now
+   * (a node needing no victim is then no answer); false when a queue max or the cluster size held it before any node
+   * was tried, so a node with room can take it once victims free the queue's quota (upstream tryPreemption's flag).
    */
-  tryPreemption(app: Application, ask: Ask, now: number): Decision | undefined;
+  tryPreemption(app: Application, ask: Ask, now: number, nodesTried: boolean): Decision | undefined;
 }
 
 /** What one application's walk decided; the partition applies it. */
@@ -427,7 +429,7 @@ export class Application extends OrderMember<Ask, Ask> {
     const hold = ctx.askHold(this, ask);
     if (hold) {
       // a queue max or the cluster size: preemption may free queue quota (a user/group limit it never frees)
-      return hold === "queueMax" || hold === "clusterCapacity" ? ctx.tryPreemption(this, ask, now) : undefined;
+      return hold === "queueMax" || hold === "clusterCapacity" ? ctx.tryPreemption(this, ask, now, false) : undefined;
     }
     const node = ctx.pickNode(ask);
     if (node) {
@@ -436,7 +438,7 @@ export class Application extends OrderMember<Ask, Ask> {
         : { kind: "allocate", app: this, ask, node };
       return d;
     }
-    const preempt = ctx.tryPreemption(this, ask, now);
+    const preempt = ctx.tryPreemption(this, ask, now, true);
     if (preempt) return preempt;
     const reserve = ctx.reservationNode(ask, now);
     return reserve && { kind: "reserve", app: this, ask, node: reserve };

@@ -667,7 +667,7 @@ export class Partition {
             : undefined,
     pickNode: (ask) => this.nodeSet.pick(ask),
     reservationNode: (ask, now) => this.reservations.choose(ask, this.nodeSet.inOrder(), now),
-    tryPreemption: (app, ask, now) => this.preemptions.tryAsk(app, ask, now),
+    tryPreemption: (app, ask, now, nodesTried) => this.preemptions.tryAsk(app, ask, now, nodesTried),
   };
 
   private apply(d: Decision, now: number): AllocationResult {

@@ -136,6 +136,43 @@ describe("preemption in the scheduling core", () => {
     expect(p.reservationList()).toEqual([]);
   });
 
+  // partition_test.go TestPreemption, application_test.go TestTryAllocatePreemptQueue: an ask held by a parent's max while
+  // nodes have room (upstream tryPreemption with nodesTried false) takes a node that needs no victim of its own
+  it("an ask held by a parent's max preempts a sibling over its guarantee, then goes to the node that had room", () => {
+    const p = partition(`partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: parent
+            resources: {max: {vcore: 10}}
+            queues:
+              - name: leaf1
+                resources: {guaranteed: {vcore: 5}}
+                properties: {preemption.delay: 1s}
+              - name: leaf2
+                resources: {guaranteed: {vcore: 5}}
+                properties: {preemption.delay: 1s}
+`);
+    p.addNode("node-1", { vcore: 10 * CPU });
+    p.addNode("node-2", { vcore: 10 * CPU });
+    p.addApplication({ id: "app-1", queue: "root.parent.leaf1", user: "u", groups: [], tags: {}, now: 0 });
+    p.addAsk({ appId: "app-1", key: "alloc-1", resource: { vcore: 5 * CPU }, priority: 2, createTime: 0, now: 0, node: "node-1" });
+    p.addAsk({ appId: "app-1", key: "alloc-2", resource: { vcore: 5 * CPU }, priority: 1, createTime: 0, now: 0, node: "node-2" });
+    p.addApplication({ id: "app-2", queue: "root.parent.leaf2", user: "u", groups: [], tags: {}, now: 0 });
+    p.addAsk({ appId: "app-2", key: "alloc-3", resource: { vcore: 5 * CPU }, priority: 1, createTime: 0, now: 0 });
+    expect(results(p, 500)).toEqual([]);
+    expect(p.holdReason("app-2", "alloc-3")).toMatchObject({ kind: "queueMax", queuePath: "root.parent" });
+    const [r] = preempting(results(p, 1_000));
+    expect(r).toMatchObject({ appId: "app-2", key: "alloc-3", nodeId: "node-1", victims: [{ key: "alloc-2", nodeId: "node-2" }] });
+    expect(results(p, 2_000)).toEqual([]);
+    p.removeAsk("app-1", "alloc-2", 3_000);
+    expect(results(p, 3_000)).toEqual([
+      { kind: "allocatedReserved", reservedNode: "node-1", allocation: expect.objectContaining({ key: "alloc-3", nodeId: "node-1" }) },
+    ]);
+  });
+
   it("holds a preemptor with its decision as data: victims, rules, node, its queue's guarantee; victims marked released as they go", () => {
     const p = fullCluster({ asks: 0 });
     p.addAsk({ appId: "a1", key: "big", resource: { vcore: 2 * CPU }, priority: 0, createTime: 10_000, now: 10_000 });

@@ -76,10 +76,11 @@ export class PreemptionCoordinator {
    * (required-node preemption is not implemented, docs/preemption.md) and no preemption under way, its leaf's
    * `preemption.delay` has passed since its creation, 15 s have passed since its last attempt, a queue on its path has
    * a guarantee, and the leaf has attempts left in this cycle (10). The decision itself (rules 1-7) is
-   * `decidePreemption`.
+   * `decidePreemption`. `nodesTried` false (a queue max or the cluster size held the ask before any node was tried):
+   * a node that needs no victim may be the answer, the victims then freeing the queue's quota.
    * @returns a `preempt` decision for the partition to apply (`start`), or undefined
    */
-  tryAsk(app: Application, ask: Ask, now: number): Decision | undefined {
+  tryAsk(app: Application, ask: Ask, now: number, nodesTried = true): Decision | undefined {
     if (!this.enabled || ask.allowPreemptOther === false || ask.requiredNode || ask.preemption) return undefined;
     const leaf = app.queue;
     if (now < ask.createTime + leaf.preemption.preemptionDelayMs) return undefined;
@@ -103,6 +104,7 @@ export class PreemptionCoordinator {
       {
         now,
         enabled: true,
+        nodesTried,
         predicate: ask.predicate && ((c) => ({ success: ask.predicate!(c.nodeId), index: c.startIndex })),
       },
     );
