@@ -577,6 +577,7 @@ export class Partition {
    */
   tick(now: number): void {
     this.preemptions.newCycle();
+    this.reservedPreemptionDue = this.reservations.size > 0;
     this.life.tick(now);
     this.gangs.tick(now);
     if (this.lastCleanup === undefined || now - this.lastCleanup >= this.cleanupInterval) {
@@ -716,9 +717,40 @@ export class Partition {
   /**
    * Reservations first (upstream `tryReservedAllocate`): each reservation, in the order made, when room may have
    * appeared since its last attempt: the ask goes to its reserved node when it fits there, else to any other node with
-   * room; held by a limit or a queue max it waits.
+   * room; held by a limit or a queue max it waits. Then, once per cycle, `tryReservedPreemption`.
    */
   private tryReservedAllocate(now: number): AllocationResult | undefined {
+    return this.tryReservationsPlaced(now) ?? this.tryReservedPreemption(now);
+  }
+
+  /** True until `tryReservedPreemption` went through every reservation in this cycle without a result (set by `tick`). */
+  private reservedPreemptionDue = false;
+
+  /**
+   * Preemption for asks holding an ordinary reservation (upstream keeps a reserved ask in its application's walk, so
+   * it reaches tryPreemption every cycle once `preemption.delay` has passed): each such ask nothing takes now may
+   * preempt as an unreserved one would (`PreemptionCoordinator.tryAsk`: held by a queue max or the cluster size with
+   * nodes untried, else on the nodes); its reservation then gives way to the preemption's. One result per call; a pass
+   * that finds nothing is not repeated before the next cycle.
+   */
+  private tryReservedPreemption(now: number): AllocationResult | undefined {
+    if (!this.reservedPreemptionDue || !this.preemptions.enabled) return undefined;
+    for (const r of this.reservations.values()) {
+      const app = this.apps.get(r.appId);
+      const ask = app?.asks.get(r.key);
+      if (!app || !ask || ask.node || ask.preemption) continue;
+      if ((app.state === "Accepted" || app.state === "Reserving") && this.runHold(app)) continue;
+      const hold = this.context.askHold(app, ask);
+      if (hold === "limit") continue;
+      const d = this.preemptions.tryAsk(app, ask, now, hold === undefined);
+      if (d) return this.apply(d, now);
+    }
+    this.reservedPreemptionDue = false;
+    return undefined;
+  }
+
+  /** The placing half of `tryReservedAllocate`. */
+  private tryReservationsPlaced(now: number): AllocationResult | undefined {
     // every reservation was tried at this epoch (a new one counts as tried when made): nothing to do until it moves
     if (this.reservations.allTried === this.reservations.epoch) return undefined;
     for (const r of this.reservations.values()) {

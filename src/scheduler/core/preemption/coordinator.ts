@@ -121,6 +121,9 @@ export class PreemptionCoordinator {
       const n = this.o.host.nodes.get(c.nodeId);
       if (n?.reservation) this.o.unreserveNode(n);
     }
+    // the ask's own ordinary reservation (made while preemption was not due) gives way to the preemption's
+    const before = ask.reservedNode === undefined ? undefined : this.o.host.nodes.get(ask.reservedNode);
+    if (before?.reservation) this.o.unreserveNode(before);
     const node = this.o.host.nodes.get(result.nodeId)!;
     if (node.reservation) this.o.unreserveNode(node);
     this.o.reservations.reserve(ask, node, now, true);
