@@ -173,44 +173,12 @@ describe("preemption in the scheduling core", () => {
     ]);
   });
 
-  // application_test.go TestTryAllocatePreemptNode: an ask that reserved a node while preemption was not yet due (the
-  // reservation delay, 2 s, is shorter than preemption.delay, 30 s) still preempts once it is
-  it("an ask holding an ordinary reservation preempts once preemption.delay has passed; its reservation gives way", () => {
-    const cfg = validateSchedulerConfig(
-      decodeQueuesYaml(`partitions:
-  - name: default
-    queues:
-      - name: root
-        submitacl: "*"
-        queues:
-          - name: a
-            resources: {guaranteed: {vcore: 2}}
-            properties: {preemption.delay: 30s}
-          - name: b
-`),
-    ).partitions[0]!;
-    const p = new Partition({ name: "default", config: cfg, reservationDelayMs: 2_000 });
-    // two nodes of 4 cpu, each running a 1-cpu and a 2-cpu pod of b: 2 cpu free in all, no node takes 2
-    for (const n of ["n1", "n2"]) p.addNode(n, { vcore: 4 * CPU });
-    p.addApplication({ id: "b1", queue: "root.b", user: "bob", groups: [], tags: {}, now: 0 });
-    for (const n of ["n1", "n2"])
-      for (let i = 0; i < 2; i++)
-        p.addAsk({ appId: "b1", key: `b-${n}-${i}`, resource: { vcore: (1 + i) * CPU }, priority: 0, createTime: 1 + i, now: 0, node: n });
-    p.addApplication({ id: "a1", queue: "root.a", user: "alice", groups: [], tags: {}, now: 10_000 });
-    p.addAsk({ appId: "a1", key: "ask", resource: { vcore: 2 * CPU }, priority: 0, createTime: 10_000, now: 10_000 });
-    expect(results(p, 10_500)).toEqual([]);
-    expect(results(p, 13_000)).toEqual([{ kind: "reserved", appId: "a1", key: "ask", nodeId: "n1" }]);
-    expect(results(p, 30_000)).toEqual([]);
-    const [r] = preempting(results(p, 41_000));
-    expect(r).toMatchObject({ key: "ask", nodeId: "n1", victims: [{ key: "b-n1-1" }] });
-    expect(p.reservationList()).toEqual([{ appId: "a1", key: "ask", nodeId: "n1", since: 41_000 }]);
-    p.removeAsk("b1", "b-n1-1", 42_000);
-    expect(results(p, 42_000)).toEqual([
-      { kind: "allocatedReserved", reservedNode: "n1", allocation: expect.objectContaining({ key: "ask", nodeId: "n1" }) },
-    ]);
-  });
-
-  it("a reserved ask preempting on another node leaves its first node free", () => {
+  /**
+   * Reservation delay 2 s, preemption.delay 30 s (the defaults): two nodes of 4 cpu, each running a 1-cpu and a 2-cpu
+   * pod (2 cpu free in all, no node takes 2); n1's of queue `n1Queue`, n2's of b; `a1` (queue a, guaranteed 2 cpu)
+   * asks 2 cpu at 10 s.
+   */
+  const fragmented = (n1Queue: "b" | "c") => {
     const cfg = validateSchedulerConfig(
       decodeQueuesYaml(`partitions:
   - name: default
@@ -228,10 +196,9 @@ describe("preemption in the scheduling core", () => {
     ).partitions[0]!;
     const p = new Partition({ name: "default", config: cfg, reservationDelayMs: 2_000 });
     for (const n of ["n1", "n2"]) p.addNode(n, { vcore: 4 * CPU });
-    // n1 runs c's pods (c at its guarantee: no victims there), n2 runs b's
     for (const [app, queue, node] of [
-      ["c1", "root.c", "n1"],
-      ["b1", "root.b", "n2"],
+      [`${n1Queue}1`, `root.${n1Queue}`, "n1"],
+      ["b2", "root.b", "n2"],
     ] as const) {
       p.addApplication({ id: app, queue, user: "u", groups: [], tags: {}, now: 0 });
       for (let i = 0; i < 2; i++)
@@ -239,8 +206,30 @@ describe("preemption in the scheduling core", () => {
     }
     p.addApplication({ id: "a1", queue: "root.a", user: "alice", groups: [], tags: {}, now: 10_000 });
     p.addAsk({ appId: "a1", key: "ask", resource: { vcore: 2 * CPU }, priority: 0, createTime: 10_000, now: 10_000 });
+    return p;
+  };
+
+  // application_test.go TestTryAllocatePreemptNode: an ask that reserved a node while preemption was not yet due (the
+  // reservation delay is shorter than preemption.delay) still preempts once it is
+  it("an ask holding an ordinary reservation preempts once preemption.delay has passed; its reservation gives way", () => {
+    const p = fragmented("b");
+    expect(results(p, 10_500)).toEqual([]);
     expect(results(p, 13_000)).toEqual([{ kind: "reserved", appId: "a1", key: "ask", nodeId: "n1" }]);
-    expect(preempting(results(p, 41_000))).toMatchObject([{ key: "ask", nodeId: "n2", victims: [{ key: "b1-1" }] }]);
+    expect(results(p, 30_000)).toEqual([]);
+    const [r] = preempting(results(p, 41_000));
+    expect(r).toMatchObject({ key: "ask", nodeId: "n1", victims: [{ key: "b1-1" }] });
+    expect(p.reservationList()).toEqual([{ appId: "a1", key: "ask", nodeId: "n1", since: 41_000 }]);
+    p.removeAsk("b1", "b1-1", 42_000);
+    expect(results(p, 42_000)).toEqual([
+      { kind: "allocatedReserved", reservedNode: "n1", allocation: expect.objectContaining({ key: "ask", nodeId: "n1" }) },
+    ]);
+  });
+
+  it("a reserved ask preempting on another node leaves its first node free", () => {
+    // n1 runs c's pods (c at its guarantee: no victims there)
+    const p = fragmented("c");
+    expect(results(p, 13_000)).toEqual([{ kind: "reserved", appId: "a1", key: "ask", nodeId: "n1" }]);
+    expect(preempting(results(p, 41_000))).toMatchObject([{ key: "ask", nodeId: "n2", victims: [{ key: "b2-1" }] }]);
     expect(p.reservationList()).toEqual([{ appId: "a1", key: "ask", nodeId: "n2", since: 41_000 }]);
     expect(p.nodes.get("n1")!.reservation).toBeUndefined();
   });
