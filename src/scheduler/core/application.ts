@@ -250,6 +250,8 @@ export class Application extends OrderMember<Ask, Ask> {
   }
   /** True while the application is one of its leaf queue's applications (`Queue.addApp`/`removeApp`). */
   inQueue = false;
+  /** Counted in its queues' `allocatingApps`: allocated before running (`AppLifecycle.allocating`). */
+  allocatingCounted = false;
   /** The user/group tracker's state of this application (maintained by ugm/tracker.ts). */
   ugm?: AppTracking;
   /**

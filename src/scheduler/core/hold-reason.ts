@@ -161,10 +161,15 @@ export function clusterHold(root: Queue, r: Readonly<Res>): HoldReason | undefin
     : undefined;
 }
 
-/** The first queue on `q`'s path whose maxapplications one more running application would exceed, or undefined. */
-export function queueRunHold(q: Queue): HoldReason | undefined {
+/**
+ * The first queue on `q`'s path whose maxapplications one more running application would exceed (running and
+ * allocating applications counted), or undefined; `counted`: the application is already one of the allocating ones.
+ */
+export function queueRunHold(q: Queue, counted = false): HoldReason | undefined {
+  // an application already counted as allocating holds its place (upstream canRunApp)
+  if (counted) return undefined;
   for (let x: Queue | undefined = q; x; x = x.parent) {
-    if (x.maxApps > 0 && x.runningApps + 1 > x.maxApps)
+    if (x.maxApps > 0 && x.runningApps + x.allocatingApps + 1 > x.maxApps)
       return { kind: "queueMaxApplications", queuePath: x.path, maxApplications: x.maxApps };
   }
   return undefined;

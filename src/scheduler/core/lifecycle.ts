@@ -68,6 +68,7 @@ export class Lifecycle {
     app.enter(to, now);
     const delta = (RUNNING_STATES.has(to) ? 1 : 0) - (RUNNING_STATES.has(from) ? 1 : 0);
     if (delta !== 0) for (let q: Queue | undefined = app.queue; q; q = q.parent) q.runningApps += delta;
+    if (app.allocatingCounted && to !== "Accepted" && to !== "Reserving") this.uncountAllocating(app);
     if (to !== "Rejected")
       this.changes.push(
         message
@@ -108,9 +109,25 @@ export class Lifecycle {
     for (let t = this.timers.take(now); t; t = this.timers.take(now)) this.fire(t[0], t[1], now);
   }
 
-  /** Drops the timer of an application removed by the resource manager. */
+  /**
+   * `app` got an allocation before running (a gang's placeholder while Accepted or Reserving): from now until it runs
+   * or leaves those states it counts as running for its queues' maxapplications (upstream setAllocatingAccepted).
+   */
+  allocating(app: Application): void {
+    if (app.allocatingCounted || (app.state !== "Accepted" && app.state !== "Reserving")) return;
+    app.allocatingCounted = true;
+    for (let q: Queue | undefined = app.queue; q; q = q.parent) q.allocatingApps++;
+  }
+
+  private uncountAllocating(app: Application): void {
+    app.allocatingCounted = false;
+    for (let q: Queue | undefined = app.queue; q; q = q.parent) q.allocatingApps--;
+  }
+
+  /** Drops the timer of an application removed by the resource manager, and its place among the allocating ones. */
   forget(app: Application): void {
     this.timers.clear(app);
+    if (app.allocatingCounted) this.uncountAllocating(app);
   }
 
   /** State changes since the last call. */

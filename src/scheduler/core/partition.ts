@@ -529,7 +529,10 @@ export class Partition {
     ask.allocatedAt = now;
     app.addAllocated(ask.resource);
     this.limits.track(app, ask.resource, 1, true);
-    if (ask.placeholder) return this.gangs.allocated(app, ask, now);
+    if (ask.placeholder) {
+      this.life.allocating(app);
+      return this.gangs.allocated(app, ask, now);
+    }
     if (app.state === "Accepted") this.life.fire(app, app.stateAwareDisabled ? "runApplication" : "startApplication", now);
     else if (app.state === "Starting" || app.state === "Reserving") this.life.fire(app, "runApplication", now);
   }
@@ -879,7 +882,7 @@ export class Partition {
 
   /** Why `app` may not start running: maxapplications of its queues, or of user/group limits. */
   private runHold(app: Application): HoldReason | undefined {
-    const q = queueRunHold(app.queue);
+    const q = queueRunHold(app.queue, app.allocatingCounted);
     if (q) return q;
     const hold = this.limits.runHold(app);
     return hold && { kind: "limit", hold };

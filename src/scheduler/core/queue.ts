@@ -170,6 +170,11 @@ export class Queue extends OrderMember<Member, Member> {
   readonly pending: Res = {};
   /** Applications below in a running state (Starting, Running). */
   runningApps = 0;
+  /**
+   * Applications below not yet running that already have an allocation (a gang placing its placeholders): they count as
+   * running for `maxapplications` (upstream allocatingAcceptedApps; `AppLifecycle.allocating`).
+   */
+  allocatingApps = 0;
   /** The fair max (reference §4.3), refreshed by the partition when capacities or the configuration change. */
   fairMax: Res | undefined;
   /**

@@ -321,6 +321,36 @@ describe("running count across Completing → Running", () => {
     expect(p.find("root.q")!.runningApps).toBe(1);
     expect(p.apps.get("a")!.stateLog.map((s) => s.state)).toEqual(["New", "Accepted", "Running", "Completing", "Running", "Completing"]);
   });
+
+  // queue.go canRunApp and setAllocatingAccepted (queue_test.go TestQueue_canRunApp, TestQueue_setAllocatingAccepted):
+  // an application with an allocation that does not run yet (a gang placing its placeholders) counts as running
+  it("a gang placing its placeholders holds its place under maxapplications 1: a second gang waits", () => {
+    let now = 0;
+    const core = new SchedulerCore(() => now, leaves("one", "            maxapplications: 1\n"));
+    core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 5000 } }]);
+    const gang = (id: string, priority: number) => {
+      core.updateApplication({ new: [{ applicationID: id, queueName: "root.one", ugi: { user: "u" }, placeholderAsk: { memory: 300 } }] });
+      core.updateAllocation({
+        allocations: [0, 1, 2].map((i) => ({
+          allocationKey: `${id}-ph${i}`,
+          applicationID: id,
+          resourcePerAlloc: { memory: 100 },
+          placeholder: true,
+          taskGroupName: "tg",
+          priority,
+        })),
+      });
+    };
+    gang("a", 0);
+    expect(core.schedule(1).map((x) => x.key)).toEqual(["a-ph0"]);
+    expect(core.queueView("root.one")!.runningApplications).toBe(0);
+    now = 10;
+    // b asks at a higher priority: it goes first in the queue, but a already holds the one place
+    gang("b", 10);
+    expect(core.schedule().map((x) => x.key)).toEqual(["a-ph1", "a-ph2"]);
+    expect([core.applicationState("a"), core.applicationState("b")]).toEqual(["Running", "Reserving"]);
+    expect(core.holdReason("b", "b-ph0")).toMatchObject({ kind: "queueMaxApplications", queuePath: "root.one" });
+  });
 });
 
 describe("application life cycle table", () => {
