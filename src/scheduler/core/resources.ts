@@ -77,6 +77,19 @@ export function fitsWithin(max: Readonly<Res> | undefined, used: Readonly<Res>, 
   return true;
 }
 
+/**
+ * `r` fits the headroom `max − used` for the types `max` limits, a headroom below 0 counting as 0 (upstream
+ * `FitInMaxUndef` on a user/group headroom): a quantity of 0 always fits, even over a lowered limit.
+ */
+export function fitsHeadroom(max: Readonly<Res> | undefined, used: Readonly<Res>, r: Readonly<Res>): boolean {
+  if (!max) return true;
+  for (const k in r) {
+    const m = max[k];
+    if (m !== undefined && r[k]! > Math.max(0, m - (used[k] ?? 0))) return false;
+  }
+  return true;
+}
+
 /** Component-wise minimum where a type missing on one side is unlimited (the effective max of nested queues). */
 export function minMaxUndef(a: Readonly<Res> | undefined, b: Readonly<Res> | undefined): Res | undefined {
   if (!a) return b && { ...b };

@@ -491,3 +491,36 @@ describe("usage views list what upstream's trackers keep", () => {
     expect(users()).toEqual([["carol", ["root", "root.b"]]]);
   });
 });
+
+// apache/yunikorn-core resources.go FitInMaxUndef (resources_test.go TestFitInMaxUndef "{a:0,b:10} fits {a:-5}"): the
+// user headroom below 0 after a limit was lowered counts as 0, so a type the ask requests as 0 never holds it
+describe("user headroom below zero", () => {
+  it("an ask of 0 memory passes a lowered memory limit; 1 byte does not", async () => {
+    const { SchedulerCore } = await import("../../../src/scheduler/core/scheduler.js");
+    const cfg = (max: number) => `partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: a
+            limits:
+              - users: [u]
+                maxresources: {memory: ${max}}
+`;
+    const core = new SchedulerCore(() => 0, cfg(100));
+    core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 1000, vcore: 1000 } }]);
+    core.updateApplication({ new: [{ applicationID: "x", queueName: "root.a", ugi: { user: "u" } }] });
+    core.updateAllocation({ allocations: [{ allocationKey: "1", applicationID: "x", resourcePerAlloc: { memory: 80 } }] });
+    expect(core.schedule()).toHaveLength(1);
+    expect(core.updateConfiguration(cfg(50))).toEqual({ ok: true });
+    core.updateAllocation({
+      allocations: [
+        { allocationKey: "2", applicationID: "x", resourcePerAlloc: { memory: 0, vcore: 10 } },
+        { allocationKey: "3", applicationID: "x", resourcePerAlloc: { memory: 1, vcore: 10 } },
+      ],
+    });
+    expect(core.schedule().map((a) => a.key)).toEqual(["2"]);
+    expect(core.holdReason("x", "3")).toMatchObject({ kind: "limit" });
+  });
+});

@@ -19,7 +19,7 @@
  * Groups come from the caller (design 002: the core never resolves them).
  */
 import type { QueueConfig } from "../config.js";
-import { type Res, addInto, addTo, fitsWithin, subFrom } from "../resources.js";
+import { type Res, addInto, addTo, fitsHeadroom, subFrom } from "../resources.js";
 import type { LimitHold } from "./hold.js";
 import { type LevelLimits, type Limit, type LimitTable, WILDCARD, groupLimit, limitTable, limitedGroups } from "./limits.js";
 
@@ -340,7 +340,7 @@ export class LimitTracker {
       const ul = this.userLimit(path, app.user);
       if (ul?.limit.maxResources) {
         const used = LimitTracker.usageOf(this.users, app.user, path).res;
-        if (!fitsWithin(ul.limit.maxResources, used, ask)) {
+        if (!fitsHeadroom(ul.limit.maxResources, used, ask)) {
           return {
             kind: "user",
             name: app.user,
@@ -354,7 +354,7 @@ export class LimitTracker {
       const gl = groupLimit(this.table.get(path), group);
       if (gl?.maxResources) {
         const used = LimitTracker.usageOf(this.groups, group, path).res;
-        if (!fitsWithin(gl.maxResources, used, ask)) {
+        if (!fitsHeadroom(gl.maxResources, used, ask)) {
           return {
             kind: "group",
             name: group,
