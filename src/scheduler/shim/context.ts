@@ -1159,8 +1159,8 @@ export class ShimContext {
 
   /**
    * What an application state change means for its gang (pkg/cache/application.go onReserving, handleFailApplication):
-   * Reserving → create the missing placeholders (none after a restart that found them; none, and the core ends the
-   * reservation, when the explicit timeout has already passed since the pod was created); Running → the reservation
+   * Reserving → create the missing placeholders (after a restart, those it did not find; none, and the core ends the
+   * reservation, when the explicit timeout has already passed since the pod was created and none was found); Running → the reservation
    * is complete; Resuming → the gang gave up (Soft); Failing for `ResourceReservationTimeout` → the unscheduled real
    * pods are failed with that reason.
    */
@@ -1171,9 +1171,12 @@ export class ShimContext {
     switch (c.to) {
       case "Reserving": {
         if (this.core.applicationState(c.appId) !== "Reserving") return [];
-        const mine = [...(this.apps.get(c.appId) ?? [])]
-          .map((uid) => this.tasks.get(uid))
-          .filter((t): t is Task => !!t && t.ask.placeholder === true && t.state !== "Releasing");
+        const tasks = [...(this.apps.get(c.appId) ?? [])].map((uid) => this.tasks.get(uid)).filter((t): t is Task => !!t);
+        const mine = tasks.filter((t) => t.ask.placeholder === true && t.state !== "Releasing");
+        // real pods of a group already placed (they replaced placeholders before a restart) count as its members
+        const placed = tasks.filter(
+          (t) => !t.ask.placeholder && t.ask.taskGroupName && (t.state === "Allocated" || t.state === "InProgress" || t.state === "Bound"),
+        );
         const params = g.spec.schedulingPolicyParameters;
         const created = g.originator.metadata?.creationTimestamp ? new Date(g.originator.metadata.creationTimestamp).getTime() : undefined;
         const start = reservationStart({
@@ -1183,16 +1186,16 @@ export class ShimContext {
           style: params.gangSchedulingStyle,
           createdAtMs: created,
         });
-        if (start.kind === "recover") return [];
         if (start.kind === "expired") {
           this.core.timeoutReservation(c.appId);
           return [this.gangEvent(originator, gangEvents.placeholderTimeoutExceeded(c.appId))];
         }
-        const out: ShimAction[] = [this.gangEvent(originator, gangEvents.creatingPlaceholders(c.appId))];
+        // after a restart that found some placeholders, only the missing ones are created
+        const out: ShimAction[] = start.kind === "create" ? [this.gangEvent(originator, gangEvents.creatingPlaceholders(c.appId))] : [];
         const random = this.o.random ?? Math.random;
         for (const { taskGroup, count } of placeholdersToCreate(
           g.spec.taskGroups,
-          mine.map((t) => t.ask.taskGroupName ?? ""),
+          [...mine, ...placed].map((t) => t.ask.taskGroupName ?? ""),
         )) {
           for (let i = 0; i < count; i++) {
             const pod = buildPlaceholder({

@@ -29,9 +29,9 @@ export function gangReservation(taskGroups: readonly TaskGroup[]): Res {
 }
 
 /**
- * Placeholders still to create, per group in the order written: minMember minus the placeholders the application
- * already has for the group (their task group names; recovery creates only the missing ones). Groups with none to
- * create are left out.
+ * Placeholders still to create, per group in the order written: minMember minus the members the application already
+ * has for the group (the task group names of its placeholders, and of its real pods already placed: recovery creates
+ * only the missing ones). Groups with none to create are left out.
  */
 export function placeholdersToCreate(
   taskGroups: readonly TaskGroup[],

@@ -19,7 +19,10 @@ export interface ReservationStartInput {
 
 /** What {@link reservationStart} decided: recover existing placeholders, give up (timeout already passed), or create them. */
 export type ReservationStart =
-  /** Placeholders exist (restart): re-check the reservation instead of creating more. */
+  /**
+   * Placeholders exist (restart): the missing ones are still created, without the `CreatingPlaceholders` event
+   * (upstream onReserving falls through to createAppPlaceholders, which counts the existing ones).
+   */
   | { kind: "recover" }
   /** The explicit timeout has already passed since the pod was created: create nothing (Warning `PlaceholderTimeout`). */
   | { kind: "expired"; then: "fail" | "run" }

@@ -241,6 +241,27 @@ describe("gang scheduling in the shim", () => {
     // usage equals what the bound placeholders hold: nothing counted twice
     expect(core.queueView("root.spark")!.allocated.memory).toBe(w.core.queueView("root.spark")!.allocated.memory);
   });
+
+  // application_test.go TestOnReservingWithExistingPlaceholders: "missing placeholders should still be created during
+  // recovery" (onReserving falls through to createAppPlaceholders, which counts the existing ones)
+  it("restart while Reserving with a placeholder missing: only that one is created, without CreatingPlaceholders", () => {
+    const w = world();
+    const groups = JSON.stringify([
+      { name: "driver", minMember: 1, minResource: { memory: "1Gi" } },
+      { name: "executor", minMember: 4, minResource: { memory: "7Gi" } },
+    ]);
+    w.run(pod("driver", { groups, group: "driver" }));
+    // one executor placeholder is lost while the scheduler is down
+    const lost = w.placeholders().find((p) => p.metadata!.annotations!["yunikorn.apache.org/task-group-name"] === "executor")!;
+    w.pods.delete(lost.metadata!.uid!);
+    const core = new SchedulerCore(() => w.clock.now, CFG);
+    const ctx = new ShimContext(core, { now: () => w.clock.now, random: Math.random });
+    const out = ctx.syncAll([node("n1"), node("n2")], [...w.pods.values()]);
+    out.push(...ctx.schedule());
+    const created = out.filter((a): a is Extract<ShimAction, { kind: "createPod" }> => a.kind === "createPod");
+    expect(created.map((a) => a.pod.metadata!.annotations!["yunikorn.apache.org/task-group-name"])).toEqual(["executor"]);
+    expect(out.some((a) => a.kind === "event" && a.reason === "CreatingPlaceholders")).toBe(false);
+  });
 });
 
 describe("gang scheduling in the shim: placeholders and application keying", () => {
