@@ -19,6 +19,7 @@ import { type Allocation, type AllocationResult, allocationOfAsk } from "./alloc
 import { type AllocationContext, Application, type Ask, type Decision, type GangOptions, INSTANCE_TYPE_ATTRIBUTE } from "./application.js";
 import { type CoreRelease, GangCoordinator } from "./gang/coordinator.js";
 import { checkGangSubmission } from "./gang/submission.js";
+import type { GangSchedulingStyle } from "./gang/constants.js";
 import { type HoldReason, clusterHold, overClusterSize, queueMaxHold, queueOverMax, queueRunHold } from "./hold-reason.js";
 import { Node, allocationId } from "./node.js";
 import { NodeCollection, type NodeSortPolicy } from "./node-collection.js";
@@ -614,9 +615,12 @@ export class Partition {
 
   // ---------------------------------------------------------------- gang scheduling (gang/coordinator.ts)
 
-  /** Ends a reserving gang's reservation now (see `SchedulerCore.timeoutReservation`). */
-  timeoutReservation(appId: string, now: number): boolean {
-    return this.gangs.timeoutReservation(appId, now);
+  /**
+   * Ends a reserving gang's reservation now (see `SchedulerCore.timeoutReservation`); `style` overrides the gang's own
+   * (`SchedulerCore.abandonReservation`).
+   */
+  timeoutReservation(appId: string, now: number, style?: GangSchedulingStyle): boolean {
+    return this.gangs.timeoutReservation(appId, now, style);
   }
 
   /**

@@ -589,6 +589,16 @@ export class SchedulerCore {
   }
 
   /**
+   * Gives up a gang's reservation now and lets the application run as a normal one whatever its style (the resource
+   * manager could not create its placeholders; upstream's shim then cleans up and runs it): every placeholder is
+   * released, as on a Soft timeout.
+   * @returns false when the application is unknown or not a reserving gang
+   */
+  abandonReservation(appId: string, partition?: string): boolean {
+    return this.partition(partition)?.timeoutReservation(appId, this.now(), "Soft") ?? false;
+  }
+
+  /**
    * The maxima that apply to an application — queue `max` on its path below root (leaf first), then its user and
    * group resource limits (root first) — each with the usage it is measured against; [] for an unknown application.
    */

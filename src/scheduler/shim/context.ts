@@ -175,6 +175,8 @@ export interface ShimGang {
   queue?: string;
   /** The originating pod has its PlaceholderAllocated event (written once per application, see schedule()). */
   placeholderAllocatedReported?: boolean;
+  /** Its placeholders could not be created: it gave up its reservation and runs as a normal application. */
+  createFailed?: boolean;
 }
 
 /** kube-scheduler extender `filter` answer (k8s.io/kube-scheduler/extender/v1 ExtenderFilterResult). */
@@ -486,6 +488,12 @@ export class ShimContext {
       ];
     }
     this.apps.get(appId)!.add(ref.uid);
+    // a placeholder created just before its gang gave up (its other placeholders could not be created) is not
+    // scheduled: it goes, as upstream's cleanUp deletes the application's placeholders
+    if (!nodeID && task.ask.placeholder && this.gangs.get(appId)?.createFailed) {
+      task.state = "Releasing";
+      return [...out, { kind: "deletePod", pod: ref }];
+    }
     return [...out, ...(nodeID ? this.recordBound(task, nodeID) : this.submitAsk(task))];
   }
 
@@ -1217,7 +1225,8 @@ export class ShimContext {
       case "Running":
         return c.from === "Reserving" ? [this.gangEvent(originator, gangEvents.reservationComplete(c.appId))] : [];
       case "Resuming":
-        return [this.gangEvent(originator, gangEvents.resumingAsNonGang(c.appId))];
+        // a gang whose placeholders could not be created already said it falls back (PlaceholderCreateFailed)
+        return g.createFailed ? [] : [this.gangEvent(originator, gangEvents.resumingAsNonGang(c.appId))];
       case "Failing": {
         const status = reservationTimeoutPodStatus(c.message ?? "");
         if (!status) return [];
@@ -1247,10 +1256,17 @@ export class ShimContext {
     this.uniqueAppIds = on;
   }
 
-  /** A placeholder pod could not be created: a Warning on the originating pod (upstream PlaceholderCreateFailed). */
+  /**
+   * A placeholder pod could not be created (upstream onReserving: cleanUp, RunApplicationEvent, Warning
+   * PlaceholderCreateFailed): the gang gives up its reservation and runs as a normal application whatever its style,
+   * the placeholders already made released (their pods deleted at the next `schedule`). Once per reservation: a
+   * further failed create of the same gang changes nothing.
+   */
   placeholderCreateFailed(appId: string): ShimAction[] {
     const g = this.gangs.get(appId);
-    return g ? [this.gangEvent(g.originatorRef, gangEvents.placeholderCreateFailed(appId))] : [];
+    if (!g || !this.core.abandonReservation(appId)) return [];
+    g.createFailed = true;
+    return [this.gangEvent(g.originatorRef, gangEvents.placeholderCreateFailed(appId))];
   }
 
   /**

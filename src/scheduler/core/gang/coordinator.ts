@@ -23,6 +23,7 @@ import type { Node } from "../node.js";
 import { fitsIn } from "../resources.js";
 import { type Replacement, matchPlaceholder } from "./replacement.js";
 import { placeholderTimeout, placeholderTimerMs } from "./timeout.js";
+import type { GangSchedulingStyle } from "./constants.js";
 
 /**
  * An allocation or ask the core released on its own (upstream ReleaseAllocation from the core to the shim): gang
@@ -117,12 +118,14 @@ export class GangCoordinator {
   }
 
   /**
-   * Ends a reserving gang's reservation now, as if its timer fired (see `SchedulerCore.timeoutReservation`).
+   * Ends a reserving gang's reservation now, as if its timer fired (see `SchedulerCore.timeoutReservation`); with
+   * `style`, as if the gang had that style (`Soft`: resume as a normal application).
    * @returns false when the application is unknown, not a gang or not Reserving
    */
-  timeoutReservation(appId: string, now: number): boolean {
+  timeoutReservation(appId: string, now: number, style?: GangSchedulingStyle): boolean {
     const app = this.o.apps.get(appId);
     if (!app?.gang || app.state !== "Reserving") return false;
+    if (style) app.gang.style = style;
     app.gang.timerAt = now;
     this.timedOut(app, now);
     return true;

@@ -42,7 +42,8 @@ function pod(
 }
 const node = (name: string): NodeObject => fakeNode(name, { cpu: "8" });
 
-function world(o: { params?: string; stampUser?: string } = {}) {
+function world(o: { params?: string; stampUser?: string; failCreates?: number } = {}) {
+  let failing = o.failCreates ?? 0;
   const clock = { now: T0 };
   const core = new SchedulerCore(() => clock.now, CFG);
   let r = 0;
@@ -54,7 +55,11 @@ function world(o: { params?: string; stampUser?: string } = {}) {
   const apply = (actions: ShimAction[]): ShimAction[] => {
     const next: ShimAction[] = [];
     for (const a of actions) {
-      if (a.kind === "createPod") {
+      if (a.kind === "createPod" && failing > 0) {
+        // the API server refuses the create (a ResourceQuota, a PodSecurity admission…)
+        failing--;
+        next.push(...ctx.placeholderCreateFailed(a.pod.metadata!.labels!["yunikorn.apache.org/app-id"]!));
+      } else if (a.kind === "createPod") {
         const p = structuredClone(a.pod) as V1Pod as PodObject;
         p.metadata!.uid = `uid-${p.metadata!.name}`;
         p.metadata!.creationTimestamp = new Date(clock.now).toISOString();
@@ -213,6 +218,22 @@ describe("gang scheduling in the shim", () => {
     expect(bind).toBeDefined();
     expect(bind.replaces).toBeUndefined();
     expect(w.placeholders()).toHaveLength(0);
+  });
+
+  // application.go onReserving: a failed placeholder create cleans up and runs the application (RunApplicationEvent)
+  it("placeholders that cannot be created: the gang runs as a normal application, Hard too; one Warning", () => {
+    const w = world({ params: "gangSchedulingStyle=Hard", failCreates: 2 });
+    const out = w.run(pod("driver", { groups: TASK_GROUPS, group: "driver" }));
+    const warnings = out.filter((a) => a.kind === "event" && a.message.endsWith("fall back to normal scheduling"));
+    expect(warnings).toHaveLength(1);
+    expect(out.some((a) => a.kind === "event" && a.message.includes("resuming as non-gang"))).toBe(false);
+    // the placeholders that were created are deleted, the driver is placed without one
+    expect(w.placeholders()).toHaveLength(0);
+    const bind = out.find((a) => a.kind === "bind" && a.pod.name === "driver") as Extract<ShimAction, { kind: "bind" }>;
+    expect(bind).toBeDefined();
+    expect(bind.replaces).toBeUndefined();
+    expect(w.core.applicationState("spark-1")).not.toBe("Reserving");
+    expect(w.core.applicationState("spark-1")).not.toBe("Failing");
   });
 
   it("restart while Reserving: bound placeholders recovered as allocations, only the missing ones created", () => {
