@@ -4,7 +4,8 @@
  * once (ESLint beside Prettier then the type check: about 25 s on two cores instead of 40 s one after the other).
  * Every step ends with one line naming it, its result (exit code, or the signal that ended it, e.g. SIGKILL when the
  * machine ran out of memory) and its time; a failed step's own output is printed whole under that line. Exits 1 when
- * any step failed. Run through npm, so the tools are found in node_modules/.bin.
+ * any step failed. A lint stopped from outside (SIGINT, SIGTERM, SIGHUP: a timeout, Ctrl-C) names the steps still
+ * running and how long they ran, stops them and exits 1. Run through npm, so the tools are found in node_modules/.bin.
  */
 import { spawn } from "node:child_process";
 
@@ -19,6 +20,9 @@ const lanes = [
   ],
 ];
 
+/** The steps running now, with their start times (for a lint stopped from outside). */
+const running = new Map();
+
 /**
  * Runs one step with its output collected (stdout and stderr interleaved as they came).
  * @param {Step} step
@@ -29,10 +33,13 @@ function run(step) {
   return new Promise((resolve) => {
     const chunks = [];
     const child = spawn(step.cmd, step.args, { stdio: ["ignore", "pipe", "pipe"] });
+    running.set(child, { step, start });
     child.stdout.on("data", (c) => chunks.push(c));
     child.stderr.on("data", (c) => chunks.push(c));
-    const done = (ok, result) =>
+    const done = (ok, result) => {
+      running.delete(child);
       resolve({ step, ok, result, seconds: (performance.now() - start) / 1000, output: Buffer.concat(chunks).toString() });
+    };
     child.on("error", (e) => done(false, `could not start ${step.cmd}: ${e.message}`));
     child.on("close", (code, signal) => done(code === 0, signal ? `ended by ${signal}` : `exit ${code}`));
   });
@@ -48,6 +55,18 @@ async function runLane(lane) {
     if (!r.ok && r.output.trim()) console.log(r.output.trimEnd());
   }
   return results;
+}
+
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  process.on(signal, () => {
+    for (const [child, { step, start }] of running) {
+      const seconds = ((performance.now() - start) / 1000).toFixed(1);
+      console.log(`lint: ${step.name}: STOPPED (lint received ${signal}) after ${seconds} s, still running`);
+      child.kill("SIGTERM");
+    }
+    console.log(`lint: failed: stopped by ${signal}`);
+    process.exit(1);
+  });
 }
 
 const results = (await Promise.all(lanes.map(runLane))).flat();

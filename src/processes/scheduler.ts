@@ -13,9 +13,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { Registry } from "prom-client";
-import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME, GENERATE_UNIQUE_APP_IDS_KEY } from "../yunikorn/constants.js";
-import { parseGoBool } from "../util/go-strconv.js";
-import { flattenConfigMaps } from "../yunikorn/config-maps.js";
+import { GENERATE_UNIQUE_APP_IDS_KEY } from "../yunikorn/constants.js";
 import { defaultSchedulerUser } from "../yunikorn/scheduler-identity.js";
 import { SchedulerCore } from "../scheduler/core/scheduler.js";
 import { EventSystem } from "../scheduler/events/system.js";
@@ -34,6 +32,7 @@ import {
 import { corralBuildInfo } from "../scheduler/rest/cluster-dao.js";
 import { error as restError } from "../scheduler/rest/router.js";
 import { json, startRestServer } from "../scheduler/rest/server.js";
+import { extraConfigOf, generateUniqueAppIdsOf } from "../scheduler/shim/config.js";
 import { DEFAULT_GANG_CONFIG, parseGangConfig } from "../scheduler/shim/gang/config.js";
 import { type SchedulingMode, ShimContext } from "../scheduler/shim/context.js";
 import { k8s, loadKubeConfig, makeApiWriter, makeKeepAliveApiClient } from "../kube/client.js";
@@ -237,7 +236,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     startTime,
     intercept,
     config: () => core.appliedConfig,
-    extraConfig: () => config.extra(),
+    extraConfig: () => extraConfigOf(config.flat()),
     build: corralBuildInfo({ plugin: o.mode === "plugin" }),
     rmDiagnostics: shimState,
   });
@@ -247,17 +246,13 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     const inf = (informers = await startInformers(kc, coreApi, o.namespace, log));
     // Recovery (reference §3.4): config, nodes, then pods oldest first; nothing is scheduled until all are in.
     config.reload();
-    // Gang keys and generateUniqueAppId are read once at start, as upstream (a bad value: logged, the defaults stay)
-    let flat: Record<string, string> = {};
-    try {
-      flat = flattenConfigMaps([inf.configMaps.get(DEFAULT_CONFIGMAP_NAME, o.namespace), inf.configMaps.get(CONFIGMAP_NAME, o.namespace)]);
-    } catch (err) {
-      log.error({ err: (err as Error).message }, "scheduler ConfigMaps unreadable; gang and application-id defaults stay in force");
-    }
-    const unique = flat[GENERATE_UNIQUE_APP_IDS_KEY];
-    if (unique !== undefined && parseGoBool(unique) === undefined)
-      log.error({ key: GENERATE_UNIQUE_APP_IDS_KEY, value: unique }, "not a boolean; the default (false) stays in force");
-    ctx.setGenerateUniqueAppIds(unique !== undefined && parseGoBool(unique) === true);
+    // Gang keys and generateUniqueAppId are read once at start, as upstream (a bad value: logged, the defaults stay),
+    // from the ConfigMaps the reload just read
+    const flat = config.flat();
+    const unique = generateUniqueAppIdsOf(flat);
+    if (unique.invalid !== undefined)
+      log.error({ key: GENERATE_UNIQUE_APP_IDS_KEY, value: unique.invalid }, "not a boolean; the default (false) stays in force");
+    ctx.setGenerateUniqueAppIds(unique.on);
     const gang = parseGangConfig(flat, { namespace: o.namespace });
     if (!gang.ok) log.error({ errors: gang.errors }, "gang scheduling configuration rejected; the defaults stay in force");
     const gangConfig = gang.ok ? gang.config : { ...DEFAULT_GANG_CONFIG, schedulerUser: defaultSchedulerUser(o.namespace) };

@@ -12,7 +12,7 @@ import { CONFIGMAP_NAME, DEFAULT_CONFIGMAP_NAME } from "../../yunikorn/constants
 import { flattenConfigMaps } from "../../yunikorn/config-maps.js";
 import type { SchedulerCore } from "../core/scheduler.js";
 import { type EventSystem, eventConfigOf } from "../events/system.js";
-import { extraConfigOf, queuesYamlOf } from "../shim/config.js";
+import { queuesYamlOf } from "../shim/config.js";
 import type { ShimAction } from "../shim/context.js";
 import type { SchedulerMetrics } from "./metrics.js";
 
@@ -41,14 +41,18 @@ export interface ConfigReloadOptions {
 }
 
 /**
- * A reloader: `reload()` reads the ConfigMaps and applies what changed; `state` is what the REST API shows, `extra()`
- * the extra configuration last read (the keys not ending in `.yaml`; `GET /ws/v1/config`).
+ * A reloader: `reload()` reads the ConfigMaps and applies what changed; `state` is what the REST API shows, `flat()`
+ * the ConfigMaps as last read, flattened (empty before the first read, or when none could be read).
  */
-export function configReloader(o: ConfigReloadOptions): { reload(): void; state: ConfigState; extra(): Record<string, string> } {
+export function configReloader(o: ConfigReloadOptions): {
+  reload(): void;
+  state: ConfigState;
+  flat(): Readonly<Record<string, string>>;
+} {
   const { log } = o;
   const clock = o.clock ?? SYSTEM_CLOCK;
   const state: ConfigState = {};
-  let extra: Record<string, string> = {};
+  let lastFlat: Readonly<Record<string, string>> = {};
   const key = `${o.policyGroup}.yaml`;
 
   const reject = (error: string, cm: k8s.V1ConfigMap | undefined) => {
@@ -76,8 +80,8 @@ export function configReloader(o: ConfigReloadOptions): { reload(): void; state:
     let text: string;
     try {
       const flat = flattenConfigMaps([defaults, configs]);
+      lastFlat = flat;
       text = queuesYamlOf(flat, o.policyGroup);
-      extra = extraConfigOf(flat);
       const ev = eventConfigOf(flat);
       for (const e of ev.errors) log.warn({ err: e }, "event setting ignored");
       if (JSON.stringify(ev.config) !== JSON.stringify(o.events.config)) {
@@ -105,5 +109,5 @@ export function configReloader(o: ConfigReloadOptions): { reload(): void; state:
     o.onApplied();
   };
 
-  return { reload, state, extra: () => extra };
+  return { reload, state, flat: () => lastFlat };
 }

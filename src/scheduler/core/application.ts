@@ -72,6 +72,9 @@ export interface Ask {
   victimView?: PreemptionAllocation;
 }
 
+/** What holds an ask whatever the node: a user/group limit, a queue max, the cluster size (`AllocationContext.askHold`). */
+export type AskHoldKind = "limit" | "queueMax" | "clusterCapacity";
+
 /** What the walk needs from the partition: holds, node choice and reservation choice. */
 export interface AllocationContext {
   /** Why an Accepted application may not start running now (maxapplications of queues, users, groups). */
@@ -80,7 +83,7 @@ export interface AllocationContext {
    * What holds `ask` now whatever the node — user/group headroom (`limit`), a queue max (`queueMax`), the cluster size
    * (`clusterCapacity`) — or undefined. Only the kind (the partition's `holdReason` gives the details).
    */
-  askHold(app: Application, ask: Ask): "limit" | "queueMax" | "clusterCapacity" | undefined;
+  askHold(app: Application, ask: Ask): AskHoldKind | undefined;
   /** How a real ask of a task group uses the application's allocated placeholders (core/gang/replacement.ts). */
   replacement(app: Application, ask: Ask): Replacement;
   nodeOf(id: string): Node | undefined;
@@ -89,12 +92,10 @@ export interface AllocationContext {
   /** A node to reserve for `ask`, which no node takes now; undefined while the reservation delay runs or none fits. */
   reservationNode(ask: Ask, now: number): Node | undefined;
   /**
-   * Ask-triggered preemption for an ask no node (or no queue headroom) takes now: a `preempt` decision, or undefined
-   * when preemption is off, not due, or finds no victims (core/preemption/). `nodesTried`: no node takes the ask now
-   * (a node needing no victim is then no answer); false when a queue max or the cluster size held it before any node
-   * was tried, so a node with room can take it once victims free the queue's quota (upstream tryPreemption's flag).
+   * Ask-triggered preemption for an ask held by `hold`, or (undefined) that no node takes now: a `preempt` decision, or
+   * undefined when preemption is off, not due, cannot help or finds no victims (`PreemptionCoordinator.tryHeld`).
    */
-  tryPreemption(app: Application, ask: Ask, now: number, nodesTried: boolean): Decision | undefined;
+  tryPreemption(app: Application, ask: Ask, hold: AskHoldKind | undefined, now: number): Decision | undefined;
 }
 
 /** What one application's walk decided; the partition applies it. */
@@ -429,10 +430,7 @@ export class Application extends OrderMember<Ask, Ask> {
       if (r.kind === "elsewhere") releasePlaceholder = r.placeholder;
     }
     const hold = ctx.askHold(this, ask);
-    if (hold) {
-      // a queue max or the cluster size: preemption may free queue quota (a user/group limit it never frees)
-      return hold === "queueMax" || hold === "clusterCapacity" ? ctx.tryPreemption(this, ask, now, false) : undefined;
-    }
+    if (hold) return ctx.tryPreemption(this, ask, hold, now);
     const node = ctx.pickNode(ask);
     if (node) {
       const d: Decision = releasePlaceholder
@@ -440,7 +438,7 @@ export class Application extends OrderMember<Ask, Ask> {
         : { kind: "allocate", app: this, ask, node };
       return d;
     }
-    const preempt = ctx.tryPreemption(this, ask, now, true);
+    const preempt = ctx.tryPreemption(this, ask, undefined, now);
     if (preempt) return preempt;
     const reserve = ctx.reservationNode(ask, now);
     return reserve && { kind: "reserve", app: this, ask, node: reserve };

@@ -675,7 +675,7 @@ export class Partition {
             : undefined,
     pickNode: (ask) => this.nodeSet.pick(ask),
     reservationNode: (ask, now) => this.reservations.choose(ask, this.nodeSet.inOrder(), now),
-    tryPreemption: (app, ask, now, nodesTried) => this.preemptions.tryAsk(app, ask, now, nodesTried),
+    tryPreemption: (app, ask, hold, now) => this.preemptions.tryHeld(app, ask, hold, now),
   };
 
   private apply(d: Decision, now: number): AllocationResult {
@@ -736,9 +736,8 @@ export class Partition {
   /**
    * Preemption for asks holding an ordinary reservation (upstream keeps a reserved ask in its application's walk, so
    * it reaches tryPreemption every cycle once `preemption.delay` has passed): each such ask nothing takes now may
-   * preempt as an unreserved one would (`PreemptionCoordinator.tryAsk`: held by a queue max or the cluster size with
-   * nodes untried, else on the nodes); its reservation then gives way to the preemption's. One result per call; a pass
-   * that finds nothing is not repeated before the next cycle.
+   * preempt as an unreserved one would (`PreemptionCoordinator.tryHeld`); its reservation then gives way to the
+   * preemption's. One result per call; a pass that finds nothing is not repeated before the next cycle.
    */
   private tryReservedPreemption(now: number): AllocationResult | undefined {
     if (!this.reservedPreemptionDue || !this.preemptions.enabled) return undefined;
@@ -747,9 +746,7 @@ export class Partition {
       const ask = app?.asks.get(r.key);
       if (!app || !ask || ask.node || ask.preemption) continue;
       if ((app.state === "Accepted" || app.state === "Reserving") && this.runHold(app)) continue;
-      const hold = this.context.askHold(app, ask);
-      if (hold === "limit") continue;
-      const d = this.preemptions.tryAsk(app, ask, now, hold === undefined);
+      const d = this.preemptions.tryHeld(app, ask, this.context.askHold(app, ask), now);
       if (d) return this.apply(d, now);
     }
     this.reservedPreemptionDue = false;

@@ -16,14 +16,14 @@
  *   ⇒ (lower usage shares, higher priority, earlier submission). Usage shares as upstream's CompUsageRatio against the
  *   leaf's guaranteed (sorters.go sortApplications, resources.go GetShares / compareShares): per type allocated ÷
  *   guaranteed, or the quantity itself where the leaf guarantees none of that type (no guarantee: raw quantities);
- *   compared largest first, then the next largest… (`usageShares`: the two largest).
+ *   compared largest first, then the next largest… (resources.ts `usageShares`: the two largest).
  */
 import type { AllocationContext, Application, Decision } from "./application.js";
 import { SCHEDULABLE_STATES } from "./application-state.js";
 import { OrderMember, memberOrder } from "./order-member.js";
 import { priorityValueByPolicy } from "./preemption/priority.js";
 import { DEFAULT_PREEMPTION_DELAY_MS, DEFAULT_QUOTA_PREEMPTION_DELAY_MS, type QueuePreemptionProperties } from "./queue-properties.js";
-import { type Res, addTo, dominantShare, subFrom, total } from "./resources.js";
+import { type Res, addTo, dominantShare, subFrom, total, usageShares } from "./resources.js";
 import type { UsageRecord } from "./ugm/tracker.js";
 
 /** An ACL: `"*"` everyone, else comma-separated users, one space, comma-separated groups (§2.4). */
@@ -88,40 +88,6 @@ function setKey(m: Member, key: OrderKey): void {
   m.k1 = key.k1;
   m.k2 = key.k2;
   m.k3 = key.k3;
-}
-
-/** An application's two largest usage shares, largest first (`usageShares` fills this one object). */
-interface UsageShares {
-  s0: number;
-  s1: number;
-}
-const SHARES_SCRATCH: UsageShares = { s0: 0, s1: 0 };
-/**
- * The two largest usage shares of `allocated` against `total` (apache/yunikorn-core resources.go GetShares), largest
- * first, 0 where it has fewer types: per type the quantity ÷ the total's, or the quantity itself where the total has
- * none of that type or no total is given. Upstream's compareShares compares the sorted shares largest first and the
- * remaining ones against 0, which is comparing these in turn while the first two decide (the order keys have room for
- * two: memory and cores, the types a pod's share is made of; a third type decides only where both tie exactly).
- * Fills the reused scratch.
- */
-function usageShares(allocated: Readonly<Res>, total: Readonly<Res> | undefined): UsageShares {
-  let s0 = 0;
-  let s1 = 0;
-  let n = 0;
-  for (const k in allocated) {
-    const v = allocated[k]!;
-    const t = total === undefined ? undefined : total[k];
-    const s = v === 0 ? 0 : t === undefined || t === 0 ? v : v / t;
-    // the first two shares seen fill the slots in order; later ones push the smaller down
-    if (n === 0 || s > s0) {
-      s1 = n >= 1 ? s0 : 0;
-      s0 = s;
-    } else if (n === 1 || s > s1) s1 = s;
-    n++;
-  }
-  SHARES_SCRATCH.s0 = s0;
-  SHARES_SCRATCH.s1 = s1;
-  return SHARES_SCRATCH;
 }
 
 /** A queue's `application.sort.policy`: `fifo` (default: submission order) or `fair` (applications with less usage first). */

@@ -10,6 +10,7 @@ import type { HoldReason } from "./hold-reason.js";
 import type { Partition } from "./partition.js";
 import type { Queue, SortPolicy } from "./queue.js";
 import { type Res, hasPositive } from "./resources.js";
+import { prefixes } from "./ugm/tracker.js";
 
 /** A queue as the REST layer shows it (upstream dao.PartitionQueueDAOInfo). */
 export interface QueueView {
@@ -331,10 +332,7 @@ export function usageViews(p: Partition, kind: "users" | "groups"): UsageView[] 
     const kept = new Set<string>();
     for (const [path, u] of byPath) {
       if (!hasPositive(u.res) && u.apps.size === 0 && !p.limits.hasLimit(kind, name, path)) continue;
-      for (let at = path; ; at = at.slice(0, at.lastIndexOf("."))) {
-        kept.add(at);
-        if (!at.includes(".")) break;
-      }
+      for (const at of prefixes(path)) kept.add(at);
     }
     if (kept.size === 0) continue;
     out.push({

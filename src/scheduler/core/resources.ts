@@ -90,6 +90,40 @@ export function fitsHeadroom(max: Readonly<Res> | undefined, used: Readonly<Res>
   return true;
 }
 
+/** Two usage shares, largest first (`usageShares`). */
+export interface UsageShares {
+  s0: number;
+  s1: number;
+}
+const SHARES_SCRATCH: UsageShares = { s0: 0, s1: 0 };
+/**
+ * The two largest usage shares of `allocated` against `of` (apache/yunikorn-core resources.go GetShares), largest
+ * first, 0 where it has fewer types: per type the quantity ÷ `of`'s, or the quantity itself where `of` has none of that
+ * type or is not given. Upstream's compareShares compares the sorted shares largest first and the remaining ones
+ * against 0, which is comparing these in turn while the first two decide (the order keys have room for two: memory and
+ * cores, the types a pod's share is made of; a third type decides only where both tie exactly). Fills and returns one
+ * reused object, valid until the next call (the fair application order computes one per re-key).
+ */
+export function usageShares(allocated: Readonly<Res>, of: Readonly<Res> | undefined): Readonly<UsageShares> {
+  let s0 = 0;
+  let s1 = 0;
+  let n = 0;
+  for (const k in allocated) {
+    const v = allocated[k]!;
+    const d = of === undefined ? undefined : of[k];
+    const s = v === 0 ? 0 : d === undefined || d === 0 ? v : v / d;
+    // the first two shares seen fill the slots in order; later ones push the smaller down
+    if (n === 0 || s > s0) {
+      s1 = n >= 1 ? s0 : 0;
+      s0 = s;
+    } else if (n === 1 || s > s1) s1 = s;
+    n++;
+  }
+  SHARES_SCRATCH.s0 = s0;
+  SHARES_SCRATCH.s1 = s1;
+  return SHARES_SCRATCH;
+}
+
 /** Component-wise minimum where a type missing on one side is unlimited (the effective max of nested queues). */
 export function minMaxUndef(a: Readonly<Res> | undefined, b: Readonly<Res> | undefined): Res | undefined {
   if (!a) return b && { ...b };

@@ -19,7 +19,7 @@ import { TERMINATED_STATES } from "../core/application-state.js";
 import type { SchedulerConfig } from "../core/config.js";
 import type { ApplicationView, QueueView } from "../core/read.js";
 import { DEFAULT_CONFIG, type SchedulerCore } from "../core/scheduler.js";
-import { QUEUE_NAME, validateQueuesYaml } from "../core/validate.js";
+import { GROUP_NAME, QUEUE_NAME, USER_NAME, validateQueuesYaml } from "../core/validate.js";
 import type { EventSystem } from "../events/system.js";
 import { ACTIVE_STATUSES, applicationInfo, lookupsOf } from "./app-dao.js";
 import { type BuildInfo, History, clustersInfo, corralBuildInfo, countsOf, nodeUtilizations, placementRules } from "./cluster-dao.js";
@@ -40,8 +40,6 @@ export interface RestOptions {
   log: Logger;
   /** The configuration in force. */
   config: () => SchedulerConfig;
-  /** The text it was read from, for its checksum ("": the default; default: the core's, else ""). */
-  configText?: () => string;
   /** The extra configuration: the ConfigMap keys not ending in `.yaml` (default: none). */
   extraConfig?: () => Readonly<Record<string, string>>;
   /** The running core, for the partition/queue/node/application endpoints. */
@@ -159,16 +157,16 @@ function checkQueuePath(path: string): void {
   }
 }
 
-const USER_NAME = /^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$/;
-const GROUP_NAME = /^[_a-zA-Z][a-zA-Z0-9:_.-]*$/;
-
-/** The route table. */
-/** The checksum's text and the extra configuration of `/ws/v1/config` and the state dump. */
+/**
+ * The checksum's text and the extra configuration of `/ws/v1/config` and the state dump: the core's configuration text
+ * (the default one when it has none, as the core reads it).
+ */
 function configExtras(o: RestOptions): ConfigExtras {
-  const text = o.configText?.() ?? o.core?.config ?? "";
+  const text = o.core?.config ?? "";
   return { text: text.trim() === "" ? DEFAULT_CONFIG : text, extra: o.extraConfig?.() ?? {} };
 }
 
+/** The route table. */
 function routes(
   o: RestOptions & { registry: Registry; history: History; startTime: number; bodyLimitBytes: number; build: BuildInfo },
 ): Router {

@@ -3,6 +3,8 @@
  * pkg/conf/schedulerconf.go). Flattening (`yunikorn-defaults` first, `yunikorn-configs` second, `.gz` binaryData
  * gunzipped) is yunikorn/config-maps.ts `flattenConfigMaps`, shared with the admission controller. Pure.
  */
+import { parseGoBool } from "../../util/go-strconv.js";
+import { GENERATE_UNIQUE_APP_IDS_KEY } from "../../yunikorn/constants.js";
 
 /** Default `service.policyGroup`: the queue configuration is the key `queues.yaml`. */
 export const DEFAULT_POLICY_GROUP = "queues";
@@ -10,6 +12,17 @@ export const DEFAULT_POLICY_GROUP = "queues";
 /** The queue configuration text in a flat map (`<policyGroup>.yaml`), or "" (the core's default) when absent. */
 export function queuesYamlOf(flat: Record<string, string>, policyGroup = DEFAULT_POLICY_GROUP): string {
   return flat[`${policyGroup}.yaml`] ?? "";
+}
+
+/**
+ * `admissionController.filtering.generateUniqueAppId` in a flat map (the scheduler reads it for pods that name no
+ * application, as upstream's shim): false when absent; `invalid` holds a value that is no Go boolean (false then).
+ */
+export function generateUniqueAppIdsOf(flat: Readonly<Record<string, string>>): { on: boolean; invalid?: string } {
+  const v = flat[GENERATE_UNIQUE_APP_IDS_KEY];
+  if (v === undefined) return { on: false };
+  const b = parseGoBool(v);
+  return b === undefined ? { on: false, invalid: v } : { on: b };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
-import { DEFAULT_POLICY_GROUP, queuesYamlOf } from "../../../src/scheduler/shim/config.js";
+import { DEFAULT_POLICY_GROUP, generateUniqueAppIdsOf, queuesYamlOf } from "../../../src/scheduler/shim/config.js";
 import { MAX_INFLATED_BYTES, flattenConfigMaps } from "../../../src/yunikorn/config-maps.js";
 
 const QUEUES = "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues: [{name: batch}]\n";
@@ -96,5 +96,20 @@ describe("queuesYamlOf", () => {
     const dflt = new SchedulerCore(() => 0);
     expect(dflt.updateConfiguration(none)).toEqual({ ok: true });
     expect(dflt.partitions.get("default")!.find("root.batch")).toBeUndefined();
+  });
+});
+
+describe("generateUniqueAppIdsOf (admissionController.filtering.generateUniqueAppId, read by the scheduler at start)", () => {
+  const key = "admissionController.filtering.generateUniqueAppId";
+  it("absent: off, nothing to report", () => {
+    expect(generateUniqueAppIdsOf({})).toEqual({ on: false });
+  });
+  it("Go booleans as strconv.ParseBool reads them", () => {
+    for (const v of ["true", "TRUE", "1", "t", "True"]) expect(generateUniqueAppIdsOf({ [key]: v })).toEqual({ on: true });
+    for (const v of ["false", "0", "F"]) expect(generateUniqueAppIdsOf({ [key]: v })).toEqual({ on: false });
+  });
+  it("a value that is no Go boolean is off and reported as invalid", () => {
+    expect(generateUniqueAppIdsOf({ [key]: "yes" })).toEqual({ on: false, invalid: "yes" });
+    expect(generateUniqueAppIdsOf({ [key]: "" })).toEqual({ on: false, invalid: "" });
   });
 });

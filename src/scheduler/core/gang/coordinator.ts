@@ -125,9 +125,8 @@ export class GangCoordinator {
   timeoutReservation(appId: string, now: number, style?: GangSchedulingStyle): boolean {
     const app = this.o.apps.get(appId);
     if (!app?.gang || app.state !== "Reserving") return false;
-    if (style) app.gang.style = style;
     app.gang.timerAt = now;
-    this.timedOut(app, now);
+    this.timedOut(app, now, style);
     return true;
   }
 
@@ -135,16 +134,16 @@ export class GangCoordinator {
    * The placeholder timer fired (upstream timeoutPlaceholderProcessing, timeout.ts): a running gang releases its
    * unused placeholders; otherwise every placeholder goes and the application resumes as a normal one (Soft:
    * Reserving → Resuming → Accepted) or fails (Hard: Failing with `ResourceReservationTimeout`, Failed once its last
-   * ask is gone).
+   * ask is gone). `style`: the gang's own unless the caller decides otherwise (`timeoutReservation`).
    */
-  private timedOut(app: Application, now: number): void {
+  private timedOut(app: Application, now: number, style: GangSchedulingStyle = app.gang!.style): void {
     const g = app.gang!;
     this.timers.delete(app);
     if (this.o.apps.get(app.id) !== app) return;
     const placeholders = [...app.asks.values()]
       .filter((a) => a.placeholder)
       .map((a) => ({ allocationKey: a.key, taskGroupName: a.taskGroup ?? "", allocated: a.node !== undefined }));
-    const d = placeholderTimeout({ now, timerStartedAt: g.timerAt!, timerMs: 0, style: g.style, state: app.state, placeholders });
+    const d = placeholderTimeout({ now, timerStartedAt: g.timerAt!, timerMs: 0, style, state: app.state, placeholders });
     const msg = `placeholder of application ${app.id} timed out`;
     if (d.kind === "releaseUnused") {
       for (const k of d.release) this.release(app, k, "timeout", msg, now);

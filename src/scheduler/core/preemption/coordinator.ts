@@ -4,7 +4,8 @@
  * beside this file (`decidePreemption` in preemptor.ts: rules 1-7; `decideQuotaPreemption` in quota.ts: rule 8);
  * this class gates when they run, applies what they decide and undoes it when a preemption ends:
  *
- * 1. `tryAsk`: ask-triggered preemption for an ask nothing takes now, within the attempt limits.
+ * 1. `tryHeld` / `tryAsk`: ask-triggered preemption for an ask held by a quota or taken by no node, within the
+ *    attempt limits.
  * 2. `start`: the preemptor reserves its node (cancelling the reservations the decision names); its victims are
  *    marked preempting and stay allocated and counted until the resource manager releases them.
  * 3. `stalled` / `end` / `blocked`: a preemption whose victims are gone without room appearing, or whose victim's
@@ -15,7 +16,7 @@
  * Times in milliseconds since the epoch, resources in core units.
  */
 import { type Allocation, type AllocationResult, allocationOfAsk } from "../allocation-result.js";
-import type { AllocationContext, Application, Ask, Decision } from "../application.js";
+import type { AllocationContext, Application, Ask, AskHoldKind, Decision } from "../application.js";
 import type { HoldReason } from "../hold-reason.js";
 import { type Node, allocationId } from "../node.js";
 import type { Queue } from "../queue.js";
@@ -71,6 +72,15 @@ export class PreemptionCoordinator {
   }
 
   /**
+   * Preemption for an ask as the walk found it (upstream tryAllocate): held by a user/group limit it never preempts
+   * (no victim frees a limit); held by a queue max or the cluster size it is tried before any node was (`nodesTried`
+   * false, upstream's failed headroom check); with no hold (`hold` undefined) no node takes it. See `tryAsk`.
+   */
+  tryHeld(app: Application, ask: Ask, hold: AskHoldKind | undefined, now: number): Decision | undefined {
+    return hold === "limit" ? undefined : this.tryAsk(app, ask, now, hold === undefined);
+  }
+
+  /**
    * Ask-triggered preemption for an ask nothing takes now (upstream Application.tryPreemption): only when the
    * partition's preemption is on, the ask may preempt (`preemptionPolicy` not Never), has no required node
    * (required-node preemption is not implemented, docs/preemption.md) and no preemption under way, its leaf's
@@ -80,7 +90,7 @@ export class PreemptionCoordinator {
    * a node that needs no victim may be the answer, the victims then freeing the queue's quota.
    * @returns a `preempt` decision for the partition to apply (`start`), or undefined
    */
-  tryAsk(app: Application, ask: Ask, now: number, nodesTried = true): Decision | undefined {
+  private tryAsk(app: Application, ask: Ask, now: number, nodesTried: boolean): Decision | undefined {
     if (!this.enabled || ask.allowPreemptOther === false || ask.requiredNode || ask.preemption) return undefined;
     const leaf = app.queue;
     if (now < ask.createTime + leaf.preemption.preemptionDelayMs) return undefined;

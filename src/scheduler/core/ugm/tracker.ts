@@ -523,7 +523,7 @@ function limitNames(level: LevelLimits | undefined): ["user" | "group", string][
 const prefixCache = new Map<string, readonly string[]>();
 
 /** `root.a.b` → `root`, `root.a`, `root.a.b` (cached: queue paths are few and fixed). */
-function prefixes(leafPath: string): readonly string[] {
+export function prefixes(leafPath: string): readonly string[] {
   let cached = prefixCache.get(leafPath);
   if (!cached) {
     if (prefixCache.size > 100_000) prefixCache.clear();
