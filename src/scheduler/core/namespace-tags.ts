@@ -15,14 +15,22 @@ import { isRecoveryQueue } from "./placement/types.js";
 import type { Queue } from "./queue.js";
 import type { Res } from "./resources.js";
 
-/** si.Resource JSON (`{"resources":{"memory":{"value":1000}}}`) → Res of its positive values; undefined when none or malformed. */
+/**
+ * si.Resource JSON (`{"resources":{"memory":{"value":1000}}}`; a quantity without `value` is 0, as Go reads an
+ * omitted int64) → Res, zeros kept (a max of vcore 0 allows none); undefined when malformed, when a value is below 0
+ * or when every value is 0 (upstream application.go getResourceFromTags: `StrictlyGreaterThanZero`).
+ */
 function siResource(json: string | undefined): Res | undefined {
   if (!json) return undefined;
   try {
-    const v = JSON.parse(json) as { resources?: Record<string, { value?: unknown }> };
+    const v = JSON.parse(json) as { resources?: Record<string, { value?: unknown } | null> };
     const out: Res = {};
-    for (const [k, q] of Object.entries(v.resources ?? {})) if (typeof q?.value === "number" && q.value > 0) out[k] = q.value;
-    return Object.keys(out).length > 0 ? out : undefined;
+    for (const [k, q] of Object.entries(v.resources ?? {})) {
+      const value = q?.value ?? 0;
+      if (typeof value !== "number" || !Number.isFinite(value) || value < 0) return undefined;
+      out[k] = value;
+    }
+    return Object.values(out).some((x) => x > 0) ? out : undefined;
   } catch {
     return undefined;
   }

@@ -125,32 +125,37 @@ export function nodeInfoOf(node: {
 }
 
 /**
- * Application tags from the namespace's annotations (yunikorn-shim reference §2.3): `yunikorn.apache.org/namespace.quota`
- * (JSON map of Kubernetes quantities; fallback: the deprecated `namespace.max.cpu` / `namespace.max.memory`) →
- * `namespace.resourcequota`, `…/namespace.guaranteed` → `namespace.resourceguaranteed` (both as si.Resource JSON,
- * zero values left out), `…/namespace.maxApps` (integer ≥ 0) → `namespace.resourcemaxapps`, `…/parentqueue` →
- * `namespace.parentqueue`. A malformed annotation is left out (the namespace then has no such limit).
+ * Application tags from the namespace's annotations (yunikorn-shim reference §2.3; upstream k8shim utils.go
+ * GetNamespaceQuotaFromAnnotation, GetNamespaceGuaranteedFromAnnotation, context.go updateApplicationTags):
+ * - `yunikorn.apache.org/namespace.quota` → `namespace.resourcequota`, `…/namespace.guaranteed` →
+ *   `namespace.resourceguaranteed`: a JSON object of Kubernetes quantity strings, as si.Resource JSON. Zero values are
+ *   kept (a quota of `{"cpu":"0","memory":"1G"}` allows no vcore); a map whose values are all zero, a value that is
+ *   not a string or not a quantity, or text that is not a JSON object gives no tag.
+ * - The deprecated `namespace.max.cpu` / `namespace.max.memory` are read only when `namespace.quota` is absent or
+ *   empty: a `namespace.quota` that does not parse gives no quota at all, as upstream.
+ * - `…/namespace.maxApps` (integer ≥ 0) → `namespace.resourcemaxapps`; `…/parentqueue` → `namespace.parentqueue`.
+ * A malformed annotation is left out (the namespace then has no such limit).
  */
 export function namespaceTags(ann: Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {};
-  const si = (m: Record<string, string | number>): string | undefined => {
+  const si = (m: Record<string, string> | undefined): string | undefined => {
+    if (!m) return undefined;
     try {
       const r = toCoreResource(m);
-      const resources = Object.fromEntries(
-        Object.entries(r)
-          .filter(([, v]) => v > 0)
-          .map(([k, v]) => [k, { value: v }]),
-      );
-      return Object.keys(resources).length > 0 ? JSON.stringify({ resources }) : undefined;
+      // upstream common.IsZero: nothing but zeros (or nothing) is no quota
+      if (Object.values(r).every((v) => v === 0)) return undefined;
+      return JSON.stringify({ resources: Object.fromEntries(Object.entries(r).map(([k, v]) => [k, { value: v }])) });
     } catch {
       return undefined;
     }
   };
-  const json = (raw: string | undefined): Record<string, string | number> | undefined => {
+  // upstream unmarshals into map[string]string: any other JSON (a number value, an array) is an error
+  const quantities = (raw: string | undefined): Record<string, string> | undefined => {
     if (!raw) return undefined;
     try {
       const v = JSON.parse(raw) as unknown;
-      return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, string | number>) : undefined;
+      if (!v || typeof v !== "object" || Array.isArray(v)) return undefined;
+      return Object.values(v).every((x) => typeof x === "string") ? (v as Record<string, string>) : undefined;
     } catch {
       return undefined;
     }
@@ -158,9 +163,10 @@ export function namespaceTags(ann: Readonly<Record<string, string>>): Record<str
   const legacy: Record<string, string> = {};
   if (ann["yunikorn.apache.org/namespace.max.cpu"]) legacy.cpu = ann["yunikorn.apache.org/namespace.max.cpu"];
   if (ann["yunikorn.apache.org/namespace.max.memory"]) legacy.memory = ann["yunikorn.apache.org/namespace.max.memory"];
-  const quota = si(json(ann["yunikorn.apache.org/namespace.quota"]) ?? legacy);
+  const quotaText = ann["yunikorn.apache.org/namespace.quota"];
+  const quota = si(quotaText ? quantities(quotaText) : legacy);
   if (quota) out["namespace.resourcequota"] = quota;
-  const guaranteed = si(json(ann["yunikorn.apache.org/namespace.guaranteed"]) ?? {});
+  const guaranteed = si(quantities(ann["yunikorn.apache.org/namespace.guaranteed"]));
   if (guaranteed) out["namespace.resourceguaranteed"] = guaranteed;
   const maxApps = ann["yunikorn.apache.org/namespace.maxApps"];
   if (maxApps !== undefined && /^\d+$/.test(maxApps)) out["namespace.resourcemaxapps"] = maxApps;

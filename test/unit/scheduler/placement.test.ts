@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { decodeQueuesYaml, type PlacementRuleConfig } from "../../../src/scheduler/core/config.js";
 import { Partition } from "../../../src/scheduler/core/partition.js";
+import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
 import { validateSchedulerConfig } from "../../../src/scheduler/core/validate.js";
 import { Filter } from "../../../src/scheduler/core/placement/filter.js";
 import { PlacementManager, newRule } from "../../../src/scheduler/core/placement/manager.js";
@@ -335,6 +336,49 @@ describe("manager (placement_test.go)", () => {
     ).toBe(RECOVERY_QUEUE);
     const rec = p.find(RECOVERY_QUEUE)!;
     expect([rec.max, rec.maxApps]).toEqual([undefined, 0]);
+  });
+
+  it("namespace quota tags keep zeros as caps; negatives or all zeros set nothing (upstream getResourceFromTags)", () => {
+    const p = partition(TREE, "    placementrules:\n      - name: tag\n        value: namespace\n        create: true\n");
+    const tags = (ns: string, resources: Record<string, unknown>) => ({
+      namespace: ns,
+      "namespace.resourcequota": JSON.stringify({ resources }),
+    });
+    // a quantity without value is 0, as Go reads an omitted int64 (upstream's shim writes a zero as {})
+    p.addApplication({ id: "z", queue: "", user: "u", groups: [], tags: tags("zero", { vcore: {}, memory: { value: 1000 } }), now: 0 });
+    expect(p.find("root.zero")!.max).toEqual({ vcore: 0, memory: 1000 });
+    p.addApplication({
+      id: "n",
+      queue: "",
+      user: "u",
+      groups: [],
+      tags: tags("neg", { vcore: { value: -1 }, memory: { value: 1000 } }),
+      now: 0,
+    });
+    expect(p.find("root.neg")!.max).toBeUndefined();
+    p.addApplication({ id: "a", queue: "", user: "u", groups: [], tags: tags("allzero", { vcore: { value: 0 } }), now: 0 });
+    expect(p.find("root.allzero")!.max).toBeUndefined();
+  });
+
+  it("a namespace quota of vcore 0 holds asks that request vcore and lets the others run", () => {
+    const core = new SchedulerCore(
+      () => 1,
+      "partitions:\n  - name: default\n    placementrules:\n      - name: tag\n        value: namespace\n        create: true\n" +
+        "    queues:\n      - name: root\n        submitacl: '*'\n",
+    );
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { memory: 1e9, vcore: 4000 } }]);
+    const quota = JSON.stringify({ resources: { vcore: { value: 0 }, memory: { value: 1e8 } } });
+    const ugi = { user: "u", groups: [] };
+    core.updateApplication({
+      new: [{ applicationID: "a", queueName: "", ugi, tags: { namespace: "ns", "namespace.resourcequota": quota } }],
+    });
+    core.updateAllocation({
+      allocations: [
+        { allocationKey: "cpu", applicationID: "a", resourcePerAlloc: { memory: 10, vcore: 1 } },
+        { allocationKey: "mem", applicationID: "a", resourcePerAlloc: { memory: 10 } },
+      ],
+    });
+    expect(core.schedule().map((a) => a.key)).toEqual(["mem"]);
   });
 
   it("attack: another namespace's application placed in a namespace's dynamic queue does not change its quota", () => {

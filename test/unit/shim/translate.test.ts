@@ -125,13 +125,40 @@ describe("namespaceTags", () => {
       "namespace.resourcemaxapps": "3",
       "namespace.parentqueue": "root.tenants",
     });
-    // deprecated keys as the fallback; zero values left out; malformed input ignored
+    // deprecated keys as the fallback; a zero is kept beside a positive value (upstream GetResource keeps it)
     expect(namespaceTags({ "yunikorn.apache.org/namespace.max.cpu": "2", "yunikorn.apache.org/namespace.max.memory": "0" })).toEqual({
-      "namespace.resourcequota": '{"resources":{"vcore":{"value":2000}}}',
+      "namespace.resourcequota": '{"resources":{"vcore":{"value":2000},"memory":{"value":0}}}',
     });
     expect(namespaceTags({ "yunikorn.apache.org/namespace.quota": "{not json", "yunikorn.apache.org/namespace.maxApps": "-1" })).toEqual(
       {},
     );
     expect(namespaceTags({ "yunikorn.apache.org/namespace.quota": '{"cpu":"lots"}' })).toEqual({});
+  });
+
+  it("namespace.quota as upstream's GetNamespaceQuotaFromAnnotation: zeros kept, all zeros none, no fallback once it is set", () => {
+    const quota = (raw: string, legacy: Record<string, string> = {}) =>
+      namespaceTags({ "yunikorn.apache.org/namespace.quota": raw, ...legacy })["namespace.resourcequota"];
+    // a zero beside a positive value is an explicit cap of 0 (upstream: {vcore: 0, memory: 1G})
+    expect(quota('{"cpu":"0","memory":"1G"}')).toBe('{"resources":{"vcore":{"value":0},"memory":{"value":1000000000}}}');
+    // only zeros, or an empty map: no quota (upstream common.IsZero in updateApplicationTags)
+    expect(quota('{"cpu":"0","memory":"0"}')).toBeUndefined();
+    expect(quota("{}")).toBeUndefined();
+    // values must be strings (upstream unmarshals into map[string]string); one bad quantity spoils the map
+    expect(quota('{"cpu":1}')).toBeUndefined();
+    expect(quota('{"cpu":"1","memory":"x"}')).toBeUndefined();
+    expect(quota('["cpu"]')).toBeUndefined();
+    // a namespace.quota that does not parse gives no quota: the deprecated annotations are not read then
+    const legacy = { "yunikorn.apache.org/namespace.max.cpu": "2", "yunikorn.apache.org/namespace.max.memory": "1Gi" };
+    expect(quota("{not json", legacy)).toBeUndefined();
+    expect(quota('{"cpu":1}', legacy)).toBeUndefined();
+    // both set: namespace.quota wins
+    expect(quota('{"cpu":"3"}', legacy)).toBe('{"resources":{"vcore":{"value":3000}}}');
+    // an empty namespace.quota counts as absent: the deprecated ones apply
+    expect(quota("", legacy)).toBe('{"resources":{"vcore":{"value":2000},"memory":{"value":1073741824}}}');
+    // namespace.guaranteed follows the same rules
+    expect(namespaceTags({ "yunikorn.apache.org/namespace.guaranteed": '{"cpu":"0","memory":"1Gi"}' })).toEqual({
+      "namespace.resourceguaranteed": '{"resources":{"vcore":{"value":0},"memory":{"value":1073741824}}}',
+    });
+    expect(namespaceTags({ "yunikorn.apache.org/namespace.guaranteed": '{"cpu":2}' })).toEqual({});
   });
 });
