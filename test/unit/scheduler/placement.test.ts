@@ -126,6 +126,12 @@ describe("rules (rule_test.go, *_rule_test.go)", () => {
       type: "queue",
       path: "root.a_dot_b",
     });
+    // the `root.` prefix is case-sensitive (provided_rule.go strings.HasPrefix): `ROOT.a` is a plain name
+    expect(newRule({ name: "provided", create: true }).place(app({ queueName: "ROOT.testparent" }), ctx)).toEqual({
+      type: "queue",
+      path: "root.root_dot_testparent",
+    });
+    expect(rule.place(app({ queueName: "ROOT.testparent.testchild" }), ctx)).toEqual({ type: "next" });
   });
 
   it("user: dots become _dot_, an invalid name refuses the application (TestUserRulePlace)", () => {

@@ -31,9 +31,12 @@ export function replaceDot(name: string): string {
   return name.replaceAll(".", "_dot_");
 }
 
-/** True for `root.…` (upstream checks the prefix `root.` in the rules). */
+/**
+ * True for `root.…`: the prefix is matched case-sensitively, as upstream's rules do (`strings.HasPrefix(name, "root.")`),
+ * so `ROOT.a` is a plain name (`root.root_dot_a` once its dots are replaced and the path lower-cased).
+ */
 export function isQualified(name: string): boolean {
-  return name.toLowerCase().startsWith("root.");
+  return name.startsWith("root.");
 }
 
 /** A refusal when one of the dotted parts is not a valid queue name (upstream `configs.IsQueueNameValid`). */
@@ -54,7 +57,7 @@ export function placeUnderParent(rule: string, child: string, opts: RuleOptions,
   if (opts.parent) {
     const p = opts.parent.place(app, ctx);
     if (p.type !== "queue") return p;
-    parent = p.path.toLowerCase().startsWith("root.") ? p.path : `root.${p.path}`;
+    parent = isQualified(p.path) ? p.path : `root.${p.path}`;
     if (ctx.queue(parent)?.isLeaf) return { type: "refused", refusal: { reason: "parent is a leaf", rule, queuePath: parent } };
   }
   return existingOrCreatable(`${parent}.${child}`, opts.create, ctx);
