@@ -30,6 +30,12 @@ export interface QueueView {
   /** maxapplications (0: unlimited) and applications in a running state below. */
   maxApplications: number;
   runningApplications: number;
+  /**
+   * Applications below that already have allocations while still Accepted or Reserving (a gang placing its
+   * placeholders), which count as running for `maxapplications`: their ids, sorted (upstream
+   * `allocatingAcceptedApps`).
+   */
+  allocatingApplications: string[];
   sortPolicy: SortPolicy;
   prioritySorting: boolean;
   /** Highest pending ask priority below, undefined when nothing is pending. */
@@ -186,6 +192,7 @@ export function queueView(q: Queue, subtree: boolean, partitionPreemption = true
     pending: copy(q.pending),
     maxApplications: q.maxApps,
     runningApplications: q.runningApps,
+    allocatingApplications: allocatingIds(q),
     sortPolicy: q.sortPolicy,
     prioritySorting: q.sortPriority,
     priority: Number.isFinite(p) ? p : undefined,
@@ -207,6 +214,18 @@ export function queueView(q: Queue, subtree: boolean, partitionPreemption = true
     quotaPreemptionDelayMs: q.preemption.quotaPreemptionDelayMs,
     priorityOffset: q.preemption.priorityOffset,
   };
+}
+
+/** The ids of the applications below `q` counted in its `allocatingApps`, sorted (none: no walk). */
+function allocatingIds(q: Queue): string[] {
+  const out: string[] = [];
+  const walk = (x: Queue): void => {
+    if (x.allocatingApps === 0) return;
+    for (const a of x.apps.values()) if (a.allocatingCounted) out.push(a.id);
+    for (const c of x.children.values()) walk(c);
+  };
+  walk(q);
+  return out.sort();
 }
 
 /** Upstream Queue.getHeadRoom / internalHeadRoom (see QueueView.headroom). */

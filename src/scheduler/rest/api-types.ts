@@ -27,6 +27,8 @@ export interface QueueInfo {
   /** maxapplications, 0 = unlimited. */
   maxRunningApps: number;
   runningApps: number;
+  /** Ids of the applications below that allocate while still accepted (a gang placing placeholders); absent when none. */
+  allocatingAcceptedApps?: string[];
   sortingPolicy: string;
   prioritySorting: boolean;
   absUsedCapacity?: Resource;

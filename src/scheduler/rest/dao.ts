@@ -90,6 +90,8 @@ export function queueInfo(q: QueueView, partition = ""): Record<string, unknown>
     isPreemptionFence: q.preemptionFence,
     isPriorityFence: q.priorityFence,
   };
+  // omitempty upstream
+  if (q.allocatingApplications.length > 0) out.allocatingAcceptedApps = q.allocatingApplications;
   const preempting = clean(q.preempting);
   if (preempting) out.preemptingResource = preempting;
   // headroom keeps its zeros: "nothing left" is the point of the field

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { allocationOf } from "../../../../src/scheduler/core/allocation-result.js";
 import { SchedulerCore } from "../../../../src/scheduler/core/scheduler.js";
+import { queueInfo } from "../../../../src/scheduler/rest/dao.js";
 
 const cfg = (leaf: string) =>
   `partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n${leaf}`;
@@ -61,6 +62,26 @@ describe("gang scheduling in the core", () => {
     expect(results.slice(0, 5).every((r) => allocationOf(r)!.placeholder)).toBe(true);
     expect(results[5]).toMatchObject({ kind: "replaced", placeholderKey: "ph-d", allocation: { key: "driver", taskGroup: "driver" } });
     expect(core.stateChanges().map((c) => c.to)).toEqual(["Accepted", "Reserving", "Running"]);
+  });
+
+  it("a gang placing its placeholders is listed in allocatingAcceptedApps of its queue and the parents, until it runs (queue.go setAllocatingAccepted)", () => {
+    const { core, ask } = setup();
+    ask("driver", "driver", 100);
+    ask("ph-d", "driver", 100, true);
+    ask("ph-e0", "executor", 100, true);
+    // no allocation yet: the field is left out (omitempty)
+    expect(queueInfo(core.queueView("root.spark")!)).not.toHaveProperty("allocatingAcceptedApps");
+    expect(core.schedule()).toHaveLength(2);
+    // two of five placeholders placed (the task groups ask for five): still Reserving, allocating
+    expect(core.applicationState("g")).toBe("Reserving");
+    expect(queueInfo(core.queueView("root.spark")!).allocatingAcceptedApps).toEqual(["g"]);
+    expect(queueInfo(core.queueView("root")!).allocatingAcceptedApps).toEqual(["g"]);
+    expect(queueInfo(core.queueView("root.fair")!)).not.toHaveProperty("allocatingAcceptedApps");
+    for (let i = 1; i < 4; i++) ask(`ph-e${i}`, "executor", 100, true);
+    core.schedule();
+    expect(core.applicationState("g")).toBe("Running");
+    expect(queueInfo(core.queueView("root.spark")!)).not.toHaveProperty("allocatingAcceptedApps");
+    expect(queueInfo(core.queueView("root")!)).not.toHaveProperty("allocatingAcceptedApps");
   });
 
   it("the Reserving hold counts the placeholders asked and allocated per task group", () => {
