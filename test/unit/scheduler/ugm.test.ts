@@ -241,8 +241,8 @@ ${named}${wildcard}            queues: [{name: leaf}]
     t.track(old, { memory: 40 }, 1, true);
     expect(t.groupOf(old)).toBe("g1");
     t.load(after);
-    // upstream resetGroupEarlierUsage: g1 no longer counts the app ...
-    expect(t.snapshot("groups").get("g1")!.get("root.parent")).toEqual({ res: { memory: 0 }, apps: new Set() });
+    // upstream resetGroupEarlierUsage: g1 no longer counts the app, and with nothing left and no limit it is gone ...
+    expect(t.snapshot("groups").has("g1")).toBe(false);
     // ... and the app now counts against g2, with the usage it already has
     expect(t.groupOf(old)).toBe("g2");
     expect(t.snapshot("groups").get("g2")!.get("root.parent")).toEqual({ res: { memory: 40 }, apps: new Set(["old"]) });
@@ -355,6 +355,59 @@ describe("usage records along the queue path", () => {
     second.track(linked("a2", "alice", leaf), { memory: 7 }, 1, true);
     expect(usage(first, "users", "alice")["root.parent.leaf"]).toEqual({ memory: 10 });
     expect(usage(second, "users", "alice")["root.parent.leaf"]).toEqual({ memory: 7 });
+  });
+
+  it("a user with nothing left is removed from the tracker, so its records do not grow with every user ever seen (manager.go DecreaseTrackedResource)", () => {
+    const { leaf } = queues();
+    const t = tracker(rootOf(limits));
+    for (let i = 0; i < 1000; i++) {
+      const a = linked(`app-${i}`, `user-${i}`, leaf);
+      t.track(a, { memory: 10 }, 1, true);
+      t.track(a, { memory: 10 }, -1, false);
+    }
+    expect(t.snapshot("users").size).toBe(0);
+    // the group keeps its records: a limit applies to it (upstream keeps a tracker whose queue trackers have limits)
+    expect(usage(t, "groups", "dev")).toEqual({ root: { memory: 0 }, "root.parent": { memory: 0 }, "root.parent.leaf": { memory: 0 } });
+    // a user with an application still running stays, with its usage
+    const a = linked("a", "alice", leaf);
+    const b = linked("b", "alice", leaf);
+    t.track(a, { memory: 4 }, 1, true);
+    t.track(b, { memory: 6 }, 1, true);
+    t.track(a, { memory: 4 }, -1, false);
+    expect(usage(t, "users", "alice")["root"]).toEqual({ memory: 6 });
+  });
+
+  it("a user removed and back on the same leaf is charged on new records, not the removed ones the queue still holds", () => {
+    const { leaf } = queues();
+    const t = tracker(rootOf(limits));
+    const a1 = linked("a1", "alice", leaf);
+    t.track(a1, { memory: 10 }, 1, true);
+    const removed = leaf.ugmUser;
+    t.track(a1, { memory: 10 }, -1, false);
+    expect(t.snapshot("users").has("alice")).toBe(false);
+    t.track(linked("a2", "alice", leaf), { memory: 3 }, 1, true);
+    expect(usage(t, "users", "alice")).toEqual({ root: { memory: 3 }, "root.parent": { memory: 3 }, "root.parent.leaf": { memory: 3 } });
+    expect(leaf.ugmUser).not.toBe(removed);
+    expect(removed?.res).toEqual({ memory: 0 });
+  });
+
+  it("a user or group kept only by a limit goes when a configuration removes that limit (manager.go resetUserEarlierUsage)", () => {
+    const { leaf } = queues();
+    const withLimits = rootOf(`        limits:
+          - users: [carol]
+            maxapplications: 2
+          - groups: [dev]
+            maxapplications: 10
+`);
+    const t = tracker(withLimits);
+    const c = linked("c", "carol", leaf);
+    t.track(c, { memory: 10 }, 1, true);
+    t.track(c, { memory: 10 }, -1, false);
+    expect(t.snapshot("users").has("carol")).toBe(true);
+    expect(t.snapshot("groups").has("dev")).toBe(true);
+    t.load(rootOf(""));
+    expect(t.snapshot("users").has("carol")).toBe(false);
+    expect(t.snapshot("groups").has("dev")).toBe(false);
   });
 
   it("a queue made again for the same path (a dynamic queue removed and re-created) charges the same records", () => {

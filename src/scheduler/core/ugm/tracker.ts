@@ -19,7 +19,7 @@
  * Groups come from the caller (design 002: the core never resolves them).
  */
 import type { QueueConfig } from "../config.js";
-import { type Res, addInto, addTo, fitsHeadroom, subFrom } from "../resources.js";
+import { type Res, addInto, addTo, fitsHeadroom, hasPositive, subFrom } from "../resources.js";
 import type { LimitHold } from "./hold.js";
 import { type LevelLimits, type Limit, type LimitTable, WILDCARD, groupLimit, limitTable, limitedGroups } from "./limits.js";
 
@@ -104,6 +104,8 @@ export interface UsageRecord {
   readonly name: string;
   /** The tracker's map of users or of groups the record is in (a queue's slot is only trusted by its owner). */
   readonly owner: object;
+  /** True once the user's or group's records were removed from the tracker (`prune`): a queue's slot then ignores it. */
+  removed: boolean;
 }
 
 /**
@@ -120,7 +122,7 @@ export interface TrackedLimit {
   used: Res;
 }
 
-const NO_USAGE: UsageRecord = { res: {}, running: 0, parent: undefined, name: "", owner: {} };
+const NO_USAGE: UsageRecord = { res: {}, running: 0, parent: undefined, name: "", owner: {}, removed: false };
 
 /**
  * What changed in the tracker, as data (upstream ugm_events.go; the core sends them as USERGROUP records). `queuePath`
@@ -206,6 +208,9 @@ export class LimitTracker {
         if (!now.has(`${who}\0${name}`) && this.recordChanges) this.changes.push({ kind: "limit", who, name, queuePath: path, set: false });
     }
     this.table = next;
+    // names kept only by limits that are gone now go (upstream resetUserEarlierUsage / resetGroupEarlierUsage)
+    for (const name of [...this.users.keys()]) this.prune(this.users, "users", name);
+    for (const name of [...this.groups.keys()]) this.prune(this.groups, "groups", name);
     for (const old of unlinked) {
       // running: linked again at once under the new configuration, with the usage it has
       const t = this.tracking(old.app);
@@ -288,7 +293,7 @@ export class LimitTracker {
   ): UsageRecord {
     const user = map === this.users;
     const last = user ? q.ugmUser : q.ugmGroup;
-    if (last?.name === name && last.owner === map) return last;
+    if (last?.name === name && last.owner === map && !last.removed) return last;
     let u = byPath.get(q.path);
     if (!u) {
       const dot = q.path.lastIndexOf(".");
@@ -297,7 +302,7 @@ export class LimitTracker {
         : dot < 0
           ? undefined
           : this.recordOn(map, byPath, name, { path: q.path.slice(0, dot) });
-      byPath.set(q.path, (u = { res: {}, running: 0, parent, name, owner: map }));
+      byPath.set(q.path, (u = { res: {}, running: 0, parent, name, owner: map, removed: false }));
     }
     if (user) q.ugmUser = u;
     else q.ugmGroup = u;
@@ -459,7 +464,26 @@ export class LimitTracker {
       else subFrom((t.running ??= {}), r);
     } else {
       this.drop(t);
+      if (mark === "delete") {
+        this.prune(this.users, "users", app.user);
+        if (t.group !== undefined) this.prune(this.groups, "groups", t.group);
+      }
     }
+  }
+
+  /**
+   * Removes every record of user or group `name` when it has no usage and no running application left and no limit
+   * applies to it on any queue it has a record on (upstream manager.go DecreaseTrackedResource deletes a tracker whose
+   * queue trackers are all empty and unlimited): what is kept grows with the users and groups active now, not with
+   * every one ever seen. The root record holds the whole of the name's usage, so it alone says whether it is empty.
+   */
+  private prune(map: Map<string, Map<string, UsageRecord>>, kind: "users" | "groups", name: string): void {
+    const byPath = map.get(name);
+    const top = byPath?.get("root");
+    if (!byPath || !top || top.running !== 0 || hasPositive(top.res)) return;
+    for (const path of byPath.keys()) if (this.hasLimit(kind, name, path)) return;
+    map.delete(name);
+    for (const u of byPath.values()) u.removed = true;
   }
 
   /**
