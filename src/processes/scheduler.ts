@@ -239,6 +239,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     extraConfig: () => extraConfigOf(config.flat()),
     build: corralBuildInfo({ plugin: o.mode === "plugin" }),
     rmDiagnostics: shimState,
+    foreignAllocations: (nodeId) => ctx.foreignPods(nodeId),
   });
 
   // ------------------------------------------------------------------ start: informers, recovery, handlers, loop

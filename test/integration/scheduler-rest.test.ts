@@ -259,4 +259,56 @@ describe("scheduler REST API over a running core", () => {
       await r.close();
     }
   });
+
+  it("nodes list other schedulers' pods as foreignAllocations, from the shim (YuniKorn 1.6+ NodeDAOInfo)", async () => {
+    const { SchedulerCore } = await import("../../src/scheduler/core/scheduler.js");
+    const { ShimContext } = await import("../../src/scheduler/shim/context.js");
+    const { fakeNode, shimPod } = await import("../unit/shim/fixtures.js");
+    const core = new SchedulerCore(() => 1_700_000_000_000);
+    const ctx = new ShimContext(core);
+    ctx.syncNode(fakeNode("n1", { cpu: "4", memory: "8Gi" }));
+    ctx.syncNode(fakeNode("n2", { cpu: "4", memory: "8Gi" }));
+    const created = "2026-01-05T09:00:00Z";
+    ctx.syncPod(
+      shimPod("web", {
+        namespace: "apps",
+        created,
+        requests: { cpu: "500m", memory: "1Gi" },
+        container: "main",
+        node: "n1",
+        scheduler: "default-scheduler",
+      }),
+    );
+    const r = await startRestServer({
+      host: "127.0.0.1",
+      port: 0,
+      log: pino({ level: "silent" }),
+      config: () => cfg,
+      core,
+      foreignAllocations: (id) => ctx.foreignPods(id),
+    });
+    try {
+      const get = async (path: string) => (await fetch(`http://127.0.0.1:${r.port}${path}`)).json();
+      const nodes = (await get("/ws/v1/partition/default/nodes")) as Record<string, unknown>[];
+      const n1 = nodes.find((n) => n.nodeID === "n1")!;
+      expect(n1.foreignAllocations).toEqual([
+        {
+          allocationKey: "uid-web",
+          allocationTime: Date.parse(created) * 1e6,
+          resource: { vcore: 500, memory: 2 ** 30, pods: 1 },
+          priority: "0",
+          nodeId: "n1",
+          preemptable: true,
+        },
+      ]);
+      // still counted as occupied, as before
+      expect(n1.occupied).toEqual({ vcore: 500, memory: 2 ** 30, pods: 1 });
+      expect(nodes.find((n) => n.nodeID === "n2")).not.toHaveProperty("foreignAllocations");
+      expect(((await get("/ws/v1/partition/default/node/n1")) as Record<string, unknown>).foreignAllocations).toEqual(
+        n1.foreignAllocations,
+      );
+    } finally {
+      await r.close();
+    }
+  });
 });

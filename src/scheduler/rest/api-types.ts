@@ -120,6 +120,15 @@ export interface NodeInfo {
   /** Percent per resource type. */
   utilized: Resource;
   allocations: AllocationInfo[];
+  /** Pods of other schedulers on the node (YuniKorn 1.6+ ForeignAllocationDAOInfo); absent when none. */
+  foreignAllocations?: {
+    allocationKey: string;
+    allocationTime?: number;
+    resource?: Resource;
+    priority?: string;
+    nodeId?: string;
+    preemptable?: boolean;
+  }[];
   schedulable: boolean;
   isReserved: boolean;
 }

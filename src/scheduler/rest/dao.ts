@@ -6,6 +6,7 @@
  */
 import type { NodeView, PartitionView, QueueView, UsageView } from "../core/read.js";
 import type { Res } from "../core/resources.js";
+import type { ForeignPodView } from "../shim/context.js";
 import { MIN_PRIORITY, formatGoDuration } from "../core/queue-properties.js";
 import { type DaoLookups, allocationInfo, clean, daoMap, ns } from "./app-dao.js";
 
@@ -115,8 +116,24 @@ export function queueInfo(q: QueueView, partition = ""): Record<string, unknown>
   return out;
 }
 
-/** A node as `/ws/v1/partition/{p}/nodes` shows it (dao.NodeDAOInfo). */
-export function nodeInfo(n: NodeView, l: DaoLookups): Record<string, unknown> {
+/**
+ * ForeignAllocationDAOInfo (YuniKorn 1.6+, node.go ForeignAllocationDAO): a pod of another scheduler on the node;
+ * `allocationTime` its creation in Unix nanoseconds, `preemptable` left out when false (a static pod), as upstream's
+ * omitempty.
+ */
+function foreignAllocationInfo(f: ForeignPodView): Record<string, unknown> {
+  return {
+    allocationKey: f.uid,
+    ...(f.createdMs !== undefined ? { allocationTime: ns(f.createdMs) } : {}),
+    ...(daoMap(f.resource) ? { resource: daoMap(f.resource) } : {}),
+    priority: String(f.priority),
+    nodeId: f.node,
+    ...(f.preemptable ? { preemptable: true } : {}),
+  };
+}
+
+/** A node as `/ws/v1/partition/{p}/nodes` shows it (dao.NodeDAOInfo); `foreign`: other schedulers' pods on it. */
+export function nodeInfo(n: NodeView, l: DaoLookups, foreign: readonly ForeignPodView[] = []): Record<string, unknown> {
   return {
     nodeID: n.id,
     hostName: n.attributes["si/hostname"] ?? "",
@@ -128,6 +145,8 @@ export function nodeInfo(n: NodeView, l: DaoLookups): Record<string, unknown> {
     available: n.available,
     utilized: utilized(n.allocated, n.capacity),
     allocations: n.allocations.map((x) => allocationInfo(x, l)),
+    // omitempty upstream
+    ...(foreign.length > 0 ? { foreignAllocations: foreign.map(foreignAllocationInfo) } : {}),
     schedulable: n.schedulable,
     isReserved: n.reservation !== undefined,
     reservations: n.reservation ? [`${n.reservation.appId}|${n.reservation.key}`] : [],

@@ -20,6 +20,7 @@ import type { SchedulerConfig } from "../core/config.js";
 import type { ApplicationView, QueueView } from "../core/read.js";
 import { DEFAULT_CONFIG, type SchedulerCore } from "../core/scheduler.js";
 import { GROUP_NAME, QUEUE_NAME, USER_NAME, validateQueuesYaml } from "../core/validate.js";
+import type { ForeignPodView } from "../shim/context.js";
 import type { EventSystem } from "../events/system.js";
 import { ACTIVE_STATUSES, applicationInfo, lookupsOf } from "./app-dao.js";
 import { type BuildInfo, History, clustersInfo, corralBuildInfo, countsOf, nodeUtilizations, placementRules } from "./cluster-dao.js";
@@ -58,6 +59,8 @@ export interface RestOptions {
   build?: BuildInfo;
   /** Milliseconds between `/ws/v1/history/*` samples (default 60000, as upstream; 1440 samples kept). */
   historyIntervalMs?: number;
+  /** Other schedulers' pods on a node, for the node DAO's `foreignAllocations` (default: none). */
+  foreignAllocations?: (nodeId: string) => readonly ForeignPodView[];
   /** The RM's own state for the state dump's `rmDiagnostics` (the shim's view). */
   rmDiagnostics?: () => Record<string, unknown>;
   /** The built dashboard served at `/ui/` (default: `dist/ui/` of the package, see ui-static.ts); false: none. */
@@ -240,7 +243,8 @@ function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { histor
       p,
       core.applicationViews("active", p).filter((a) => a.queue === q.path && (!status || a.state.toLowerCase() === status)),
     );
-  const nodes = (p: string) => core.nodeViews(p).map((n) => nodeInfo(n, lookupsOf(core, p)));
+  const foreign = (id: string) => o.foreignAllocations?.(id) ?? [];
+  const nodes = (p: string) => core.nodeViews(p).map((n) => nodeInfo(n, lookupsOf(core, p), foreign(n.id)));
   const allApps = (p: string) => [
     ...apps(p, core.applicationViews("active", p)),
     ...apps(p, core.applicationViews("completed", p)),
@@ -298,7 +302,7 @@ function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { histor
     const p = partition(params.partition!);
     const n = core.nodeView(params.node!, p);
     if (!n) throw new RestError(404, "Node not found");
-    json(res, 200, nodeInfo(n, lookupsOf(core, p)));
+    json(res, 200, nodeInfo(n, lookupsOf(core, p), foreign(n.id)));
   });
   r.add("GET", "/ws/v1/partition/:partition/applications/:state", ({ res, params, query }) => {
     const p = partition(params.partition!);

@@ -237,6 +237,29 @@ export interface ShimOptions {
  */
 export const GANG_HOLD_REPORT_MS = 10_000;
 
+/** A pod of another scheduler, as the shim keeps it. */
+interface ForeignPod {
+  node: string;
+  /** Its requests, core units. */
+  res: Res;
+  priority: number;
+  /** `metadata.creationTimestamp`, ms since the epoch (undefined: none or unreadable). */
+  createdMs: number | undefined;
+  /** Owned by a Node (a static pod). */
+  static: boolean;
+}
+
+/** A pod of another scheduler on a node (`ShimContext.foreignPods`); resources in core units. */
+export interface ForeignPodView {
+  uid: string;
+  node: string;
+  resource: Res;
+  priority: number;
+  createdMs: number | undefined;
+  /** False for a static pod (upstream foreign type `static`). */
+  preemptable: boolean;
+}
+
 const refOf = (pod: PodObject): PodRef => ({
   namespace: pod.metadata?.namespace ?? "default",
   name: pod.metadata?.name ?? "",
@@ -257,8 +280,8 @@ export class ShimContext {
   readonly appKeys = new ApplicationKeys();
   /** Nodes registered with the core, with their labels and taints for the predicates. */
   readonly nodes = new Map<string, { capacity: Res; unschedulable: boolean; view: NodeView }>();
-  /** Pods the core does not manage, by UID: their node and resources (reference §2.9). */
-  private readonly foreign = new Map<string, { node: string; res: Res }>();
+  /** Pods the core does not manage, by UID: their node and resources (reference §2.9), and what the REST API lists. */
+  private readonly foreign = new Map<string, ForeignPod>();
   private readonly occupied = new Map<string, Res>();
   /** Tasks waiting in the core (Asked), for the hold-reason sweep. */
   private readonly asked = new Set<string>();
@@ -661,10 +684,32 @@ export class ShimContext {
       return;
     }
     const prev = this.foreign.get(uid);
+    const created = pod.metadata?.creationTimestamp ? new Date(pod.metadata.creationTimestamp).getTime() : NaN;
+    const entry: ForeignPod = {
+      node,
+      res,
+      priority: pod.spec?.priority ?? 0,
+      createdMs: Number.isFinite(created) ? created : undefined,
+      // a static pod (owned by its Node) is never a victim (upstream si_helper.go CreateAllocationForForeignPod)
+      static: (pod.metadata?.ownerReferences ?? []).some((r) => r.kind === "Node"),
+    };
+    this.foreign.set(uid, entry);
     if (prev && prev.node === node && sameRes(prev.res, res)) return;
     if (prev) this.adjustOccupied(prev.node, prev.res, -1);
-    this.foreign.set(uid, { node, res });
     this.adjustOccupied(node, res, 1);
+  }
+
+  /**
+   * The pods of other schedulers on `node`, by UID (upstream 1.6+ node `foreignAllocations`: the shim sends them as
+   * allocations tagged `foreign`); corral counts them in the node's occupied resources. Sorted by UID.
+   */
+  foreignPods(node: string): ForeignPodView[] {
+    const out: ForeignPodView[] = [];
+    for (const [uid, f] of this.foreign) {
+      if (f.node !== node) continue;
+      out.push({ uid, node, resource: { ...f.res }, priority: f.priority, createdMs: f.createdMs, preemptable: !f.static });
+    }
+    return out.sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
   }
 
   private removeForeign(uid: string): void {

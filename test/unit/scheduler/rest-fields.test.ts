@@ -191,6 +191,26 @@ describe("resource maps as upstream's DAOs", () => {
     expect(q.absUsedCapacity).toEqual({ vcore: 50 });
     const node = nodeInfo(core.nodeViews()[0]!, lookupsOf(core, "default"));
     expect(node.utilized).toEqual({ vcore: 37, memory: 12 });
+    // no pods of other schedulers: foreignAllocations left out (omitempty)
+    expect(node).not.toHaveProperty("foreignAllocations");
+    // ForeignAllocationDAOInfo (node.go ForeignAllocationDAO): key, creation in ns, resource, priority as a string,
+    // node, preemptable only when true
+    const created = Date.parse("2026-01-05T09:00:00Z");
+    const withForeign = nodeInfo(core.nodeViews()[0]!, lookupsOf(core, "default"), [
+      { uid: "u1", node: "n1", resource: { vcore: 500, memory: G }, priority: 10, createdMs: created, preemptable: true },
+      { uid: "u2", node: "n1", resource: { vcore: 100 }, priority: 0, createdMs: undefined, preemptable: false },
+    ]);
+    expect(withForeign.foreignAllocations).toEqual([
+      {
+        allocationKey: "u1",
+        allocationTime: created * 1e6,
+        resource: { vcore: 500, memory: G },
+        priority: "10",
+        nodeId: "n1",
+        preemptable: true,
+      },
+      { allocationKey: "u2", resource: { vcore: 100 }, priority: "0", nodeId: "n1" },
+    ]);
     const p = partitionInfo(core.partitionView()!);
     expect(p.capacity).toEqual({
       capacity: { vcore: 4000, memory: 8 * G, pods: 110 },

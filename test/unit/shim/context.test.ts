@@ -373,6 +373,43 @@ describe("ShimContext foreign pods", () => {
     expect(part.nodes.get("n2")!.occupied.vcore).toBe(2000);
     expect(ctx.stats()).toMatchObject({ foreignPods: 1 });
   });
+
+  it("lists a node's foreign pods for the REST API as upstream 1.6's foreign allocations (si_helper.go CreateAllocationForForeignPod)", () => {
+    const { ctx } = setup();
+    ctx.syncNode(node("n1"));
+    const f = foreign("f", "n1", "2");
+    ctx.syncPod({ ...f, spec: { ...f.spec!, priority: 1000 } });
+    // a static pod (owned by its Node) is not preemptable
+    const s = foreign("s", "n1", "1");
+    ctx.syncPod({ ...s, metadata: { ...s.metadata, ownerReferences: [{ apiVersion: "v1", kind: "Node", name: "n1", uid: "node-uid" }] } });
+    ctx.syncPod(foreign("other", "n2"));
+    expect(ctx.foreignPods("n1")).toEqual([
+      {
+        uid: "uid-f",
+        node: "n1",
+        resource: { vcore: 2000, memory: GI, pods: 1 },
+        priority: 1000,
+        createdMs: Date.parse("2026-01-05T09:00:00Z"),
+        preemptable: true,
+      },
+      {
+        uid: "uid-s",
+        node: "n1",
+        resource: { vcore: 1000, memory: GI, pods: 1 },
+        priority: 0,
+        createdMs: Date.parse("2026-01-05T09:00:00Z"),
+        preemptable: false,
+      },
+    ]);
+    // a change of priority alone is seen; a moved pod leaves the list of its old node
+    ctx.syncPod({ ...f, spec: { ...f.spec!, priority: 5 } });
+    expect(ctx.foreignPods("n1")[0]!.priority).toBe(5);
+    ctx.syncPod(boundTo(f, "n2"));
+    expect(ctx.foreignPods("n1").map((x) => x.uid)).toEqual(["uid-s"]);
+    expect(ctx.foreignPods("n2").map((x) => x.uid)).toEqual(["uid-f", "uid-other"]);
+    ctx.deletePod(s);
+    expect(ctx.foreignPods("n1")).toEqual([]);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------------------------
