@@ -183,11 +183,21 @@ describe("scheduler REST API over a running core", () => {
       expect(metrics).toContain('yunikorn_scheduler_node{state="active"} 1');
       const h = (await get("/ws/v1/scheduler/healthcheck")).body;
       expect(h.Healthy).toBe(true);
+      // upstream's nine checks, in its order (health_checker.go)
       expect(h.HealthChecks.map((c: { Name: string }) => c.Name)).toEqual([
+        "Scheduling errors",
+        "Failed nodes",
         "Negative resources",
         "Negative resources",
         "Consistency of data",
+        "Consistency of data",
+        "Reservation check",
+        "Orphan allocation on node check",
+        "Orphan allocation on app check",
       ]);
+      expect(h.HealthChecks[0].DiagnosisMessage).toBe("There were 0 scheduling errors logged in the metrics");
+      expect(h.HealthChecks[2].DiagnosisMessage).toBe("Partitions with negative resources: []");
+      expect(h.HealthChecks[6].DiagnosisMessage).toBe("Reservation/node nr ratio: [0.000000]");
     } finally {
       await r.close();
     }

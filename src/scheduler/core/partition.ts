@@ -101,6 +101,13 @@ export interface AddAskArgs extends AskOptions {
   now: number;
 }
 
+/**
+ * An allocation the partition cannot take for a reason upstream counts as a scheduling error (partition.go
+ * addAllocation → metrics IncSchedulingError): an unknown application or node, no resources, a negative one.
+ * corral's own refusals (an ask larger than every node, a new ask in the recovery queue) are plain Errors.
+ */
+export class SchedulingError extends Error {}
+
 /** Constructor input of {@link Partition}. */
 export interface PartitionOptions {
   name: string;
@@ -379,10 +386,10 @@ export class Partition {
   addAsk(request: AddAskArgs): void {
     const { appId, key, resource, priority, createTime, now, ...opts } = request;
     const app = this.apps.get(appId) ?? this.reopen(appId, now);
-    if (!app) throw new Error(`failed to find application ${appId}`);
-    for (const k in resource) if (resource[k]! < 0) throw new Error("allocation contains negative resources");
-    if (!strictlyPositive(resource)) throw new Error("allocation contains no resources");
-    if (opts.node && !this.nodes.has(opts.node)) throw new Error(`failed to find node ${opts.node}`);
+    if (!app) throw new SchedulingError(`failed to find application ${appId}`);
+    for (const k in resource) if (resource[k]! < 0) throw new SchedulingError("allocation contains negative resources");
+    if (!strictlyPositive(resource)) throw new SchedulingError("allocation contains no resources");
+    if (opts.node && !this.nodes.has(opts.node)) throw new SchedulingError(`failed to find node ${opts.node}`);
     const existing = app.asks.get(key);
     if (existing) return this.updateAsk(app, existing, { resource, priority, now, opts });
     if (!opts.node && isRecoveryQueue(app.queue.path)) {

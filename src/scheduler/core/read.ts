@@ -9,6 +9,7 @@ import type { AppState, StateLogEntry } from "./application-state.js";
 import type { HoldReason } from "./hold-reason.js";
 import type { Partition } from "./partition.js";
 import type { Queue, SortPolicy } from "./queue.js";
+import { allocationId } from "./node.js";
 import { type Res, hasPositive } from "./resources.js";
 import { prefixes } from "./ugm/tracker.js";
 
@@ -394,4 +395,63 @@ export function partitionView(p: Partition): PartitionView {
     preemptionEnabled: p.preemptionEnabled,
     quotaPreemptionEnabled: p.quotaPreemption.enabled,
   };
+}
+
+/** An allocation the health check names (an orphan): key, application, resources (core units). */
+export interface HealthAllocation {
+  key: string;
+  appId: string;
+  resource: Res;
+}
+
+/**
+ * What the health check reads of a partition (upstream health_checker.go checkSchedulingContext), without building
+ * the REST views: totals, each node's resources and whether it is reserved, and the orphan allocations.
+ */
+export interface PartitionHealthView {
+  name: string;
+  /** The partition's capacity (the sum it keeps of its nodes') and allocated resources. */
+  capacity: Res;
+  allocated: Res;
+  nodes: { id: string; capacity: Res; allocated: Res; occupied: Res; available: Res; reserved: boolean }[];
+  /** Allocations a node holds that no active application holds on that node (upstream checkNodeAllocations). */
+  orphansOnNode: HealthAllocation[];
+  /** Allocations an active application holds that its node does not (upstream checkAppAllocations). */
+  orphansOnApp: HealthAllocation[];
+}
+
+/** See {@link PartitionHealthView}; O(nodes + allocations), object identity, no copies of what is sound. */
+export function partitionHealthView(p: Partition): PartitionHealthView {
+  const orphan = (a: Ask): HealthAllocation => ({ key: a.key, appId: a.appId, resource: copy(a.resource) });
+  const orphansOnNode: HealthAllocation[] = [];
+  const orphansOnApp: HealthAllocation[] = [];
+  const nodes: PartitionHealthView["nodes"] = [];
+  // node entries that are an application's own allocated ask on that node
+  let sound = 0;
+  for (const n of p.nodes.values()) {
+    nodes.push({
+      id: n.id,
+      capacity: n.capacity,
+      allocated: n.allocated,
+      occupied: n.occupied,
+      available: n.available(),
+      reserved: n.reservation !== undefined,
+    });
+    for (const a of n.allocations.values()) {
+      if (p.apps.get(a.appId)?.asks.get(a.key) === a && a.node === n.id) sound++;
+      else orphansOnNode.push(orphan(a));
+    }
+  }
+  // each sound entry is a distinct allocated ask (entries are keyed by application and key): when the applications
+  // hold as many allocated asks, every one is on its node and none needs looking up
+  let held = 0;
+  for (const app of p.apps.values()) for (const a of app.asks.values()) if (a.node !== undefined) held++;
+  if (held !== sound) {
+    for (const app of p.apps.values()) {
+      for (const a of app.asks.values()) {
+        if (a.node !== undefined && p.nodes.get(a.node)?.allocations.get(allocationId(app.id, a.key)) !== a) orphansOnApp.push(orphan(a));
+      }
+    }
+  }
+  return { name: p.name, capacity: copy(p.root.max), allocated: copy(p.root.allocated), nodes, orphansOnNode, orphansOnApp };
 }

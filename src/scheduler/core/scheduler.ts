@@ -31,7 +31,7 @@ import type { AddApplicationRequest, AllocationMessage, AllocationRelease, CoreR
 import { type HoldReason, formatHoldReason, holdState } from "./hold-reason.js";
 import { allocationId } from "./node.js";
 import { NO_TAGS } from "./application.js";
-import { type AppStateChange, type CoreRelease, Partition } from "./partition.js";
+import { type AppStateChange, type CoreRelease, Partition, SchedulingError } from "./partition.js";
 import {
   type ApplicationFilter,
   type ApplicationView,
@@ -41,6 +41,8 @@ import {
   type UsageView,
   applicationView,
   applicationViews,
+  partitionHealthView,
+  type PartitionHealthView,
   findApplication,
   nodeView,
   partitionView,
@@ -120,6 +122,12 @@ export class SchedulerCore {
   private readonly holds = new Map<string, string>();
   /** `partition \0 allocationId` → the hold reasons `checkHold` saw (allocationLog). */
   private readonly allocLogs = new AllocationLogs();
+  /**
+   * Allocations refused for a reason upstream counts as a scheduling error (`SchedulingError`), and nodes refused
+   * for an unknown partition, since the core started (upstream metrics GetSchedulingErrors / GetFailedNodes, read by
+   * its health check).
+   */
+  readonly failures = { schedulingErrors: 0, failedNodes: 0 };
 
   /** @throws Error when the initial config is invalid */
   constructor(
@@ -190,6 +198,8 @@ export class SchedulerCore {
       const p = this.partition(n.partition);
       if (!p) {
         out.rejectedNodes.push({ id: n.nodeID, reason: `failed to find partition ${n.partition} for new node ${n.nodeID}` });
+        // upstream counts only a new node so refused (context.go addNode)
+        if (n.action === "CREATE" || n.action === "CREATE_DRAIN") this.failures.failedNodes++;
         continue;
       }
       try {
@@ -407,6 +417,7 @@ export class SchedulerCore {
             }),
           );
       } catch (err) {
+        if (err instanceof SchedulingError) this.failures.schedulingErrors++;
         out.rejectedAllocations.push({ id: a.allocationKey, reason: (err as Error).message });
       }
     }
@@ -791,6 +802,11 @@ export class SchedulerCore {
   nodeViews(partition?: string): NodeView[] {
     const p = this.partition(partition);
     return p ? [...p.nodes.keys()].sort().map((id) => nodeView(p, id)!) : [];
+  }
+
+  /** What the health check reads of every partition (read.ts `partitionHealthView`), by partition name. */
+  healthViews(): PartitionHealthView[] {
+    return [...this.partitions.values()].map(partitionHealthView);
   }
 
   /** The REST view of one node (capacity, allocated, occupied, its allocations); undefined when unknown. */

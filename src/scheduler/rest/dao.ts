@@ -4,7 +4,7 @@
  * resources are `{name: integer}`. Partitions, queues, nodes, usage and health here; applications, asks and
  * allocations in app-dao.ts; clusters, node utilisation, placement rules and history in cluster-dao.ts.
  */
-import type { NodeView, PartitionView, QueueView, UsageView } from "../core/read.js";
+import type { HealthAllocation, NodeView, PartitionHealthView, PartitionView, QueueView, UsageView } from "../core/read.js";
 import type { Res } from "../core/resources.js";
 import type { ForeignPodView } from "../shim/context.js";
 import { MIN_PRIORITY, formatGoDuration } from "../core/queue-properties.js";
@@ -188,42 +188,129 @@ function usageTree(byPath: ReadonlyMap<string, UsageEntry>, path: string): Recor
   return out;
 }
 
+/** One health check (dao.HealthCheckInfo). */
+export interface HealthCheck {
+  Name: string;
+  Succeeded: boolean;
+  Description: string;
+  DiagnosisMessage: string;
+}
+
+/** Go's `%q` of a []string: `["a" "b"]`. */
+const goQuoted = (xs: readonly string[]) => `[${xs.map((x) => JSON.stringify(x)).join(" ")}]`;
+/** Go's `%v` of a resources.Resource: `map[memory:10 vcore:1000]` (keys sorted, as fmt prints maps). */
+const goResource = (r: Readonly<Res>) =>
+  `map[${Object.keys(r)
+    .sort()
+    .map((k) => `${k}:${r[k]}`)
+    .join(" ")}]`;
+/** Go's `%v` of a []*Allocation (Allocation.String). */
+const goAllocations = (xs: readonly HealthAllocation[]) =>
+  `[${xs.map((a) => `allocationKey ${a.key}, applicationID ${a.appId}, Resource ${goResource(a.resource)}, Allocated true`).join(" ")}]`;
+const hasNegative = (r: Readonly<Res>) => Object.values(r).some((v) => v < 0);
+/** Equal per type, a type missing on one side counting as 0. */
+const sameRes = (a: Readonly<Res>, b: Readonly<Res>) => Object.keys({ ...a, ...b }).every((k) => (a[k] ?? 0) === (b[k] ?? 0));
+
 /**
- * `/ws/v1/scheduler/healthcheck` (SchedulerHealthDAOInfo, Go field names): negative resources on partitions and nodes,
- * consistency of partition capacity with the nodes.
+ * SchedulerHealthDAOInfo (`/ws/v1/scheduler/healthcheck`): upstream's nine checks, in its order, names, descriptions
+ * and message formats (apache/yunikorn-core pkg/scheduler/health_checker.go GetSchedulerHealthStatus,
+ * checkSchedulingContext): scheduling errors and failed nodes counted by the core (`SchedulerCore.failures`),
+ * negative resources of partitions and nodes, partition capacity = sum of its nodes', node capacity = allocated +
+ * occupied + available, the reservations per node (always succeeds, as upstream), and allocations a node holds that
+ * no active application does, or the other way round. Healthy when every check succeeded.
  */
-export function health(partitions: { partition: PartitionView; nodes: NodeView[] }[]): {
-  Healthy: boolean;
-  HealthChecks: { Name: string; Succeeded: boolean; Description: string; DiagnosisMessage: string }[];
-} {
-  const checks: { Name: string; Succeeded: boolean; Description: string; DiagnosisMessage: string }[] = [];
-  const neg = (r: Res) => Object.values(r).some((v) => v < 0);
-  const negParts = partitions.filter(({ partition: p }) => neg(p.allocated) || neg(p.pending)).map(({ partition: p }) => p.name);
-  checks.push({
-    Name: "Negative resources",
-    Succeeded: negParts.length === 0,
-    Description: "Check for negative resources in the partitions",
-    DiagnosisMessage: negParts.length ? `Partitions with negative resources: ${negParts.join(",")}` : "",
+export function health(
+  partitions: readonly PartitionHealthView[],
+  failures: { schedulingErrors: number; failedNodes: number },
+): { Healthy: boolean; HealthChecks: HealthCheck[] } {
+  const check = (Succeeded: boolean, Name: string, Description: string, DiagnosisMessage: string): HealthCheck => ({
+    Name,
+    Succeeded,
+    Description,
+    DiagnosisMessage,
   });
-  const negNodes = partitions.flatMap(({ nodes }) => nodes.filter((n) => neg(n.allocated) || neg(n.available)).map((n) => n.id));
-  checks.push({
-    Name: "Negative resources",
-    Succeeded: negNodes.length === 0,
-    Description: "Check for negative resources in the nodes",
-    DiagnosisMessage: negNodes.length ? `Nodes with negative resources: ${negNodes.join(",")}` : "",
-  });
-  const badCapacity = partitions
-    .filter(({ partition: p, nodes }) => {
+  const negParts: string[] = [];
+  const negNodes: string[] = [];
+  const partMismatch: string[] = [];
+  const nodeMismatch: string[] = [];
+  const ratios: string[] = [];
+  const orphansOnNode: HealthAllocation[] = [];
+  const orphansOnApp: HealthAllocation[] = [];
+  for (const p of partitions) {
+    if (hasNegative(p.allocated)) negParts.push(p.name);
+    if (hasNegative(p.capacity)) negParts.push(p.name);
+    const sum: Res = {};
+    let reservations = 0;
+    for (const n of p.nodes) {
+      for (const k in n.capacity) sum[k] = (sum[k] ?? 0) + n.capacity[k]!;
+      if (n.reserved) reservations++;
       const total: Res = {};
-      for (const n of nodes) for (const k in n.capacity) total[k] = (total[k] ?? 0) + n.capacity[k]!;
-      return Object.keys({ ...total, ...p.capacity }).some((k) => (total[k] ?? 0) !== (p.capacity[k] ?? 0));
-    })
-    .map(({ partition: p }) => p.name);
-  checks.push({
-    Name: "Consistency of data",
-    Succeeded: badCapacity.length === 0,
-    Description: "Check if a partition's capacity equals the sum of its nodes' capacity",
-    DiagnosisMessage: badCapacity.length ? `Partitions: ${badCapacity.join(",")}` : "",
-  });
+      for (const r of [n.allocated, n.occupied, n.available]) for (const k in r) total[k] = (total[k] ?? 0) + r[k]!;
+      if (!sameRes(n.capacity, total)) nodeMismatch.push(n.id);
+      for (const r of [n.allocated, n.available, n.capacity, n.occupied]) if (hasNegative(r)) negNodes.push(n.id);
+    }
+    orphansOnNode.push(...p.orphansOnNode);
+    orphansOnApp.push(...p.orphansOnApp);
+    // Go's %f of a float32: six decimals; 0 nodes give NaN, as upstream's division
+    ratios.push(p.nodes.length === 0 ? "NaN" : (reservations / p.nodes.length).toFixed(6));
+    if (!sameRes(sum, p.capacity)) partMismatch.push(p.name);
+  }
+  const { schedulingErrors, failedNodes } = failures;
+  const checks = [
+    check(
+      schedulingErrors === 0,
+      "Scheduling errors",
+      "Check for scheduling error entries in metrics",
+      `There were ${schedulingErrors} scheduling errors logged in the metrics`,
+    ),
+    check(
+      failedNodes === 0,
+      "Failed nodes",
+      "Check for failed nodes entries in metrics",
+      `There were ${failedNodes} failed nodes logged in the metrics`,
+    ),
+    check(
+      negParts.length === 0,
+      "Negative resources",
+      "Check for negative resources in the partitions",
+      `Partitions with negative resources: ${goQuoted(negParts)}`,
+    ),
+    check(
+      negNodes.length === 0,
+      "Negative resources",
+      "Check for negative resources in the nodes",
+      `Nodes with negative resources: ${goQuoted(negNodes)}`,
+    ),
+    check(
+      partMismatch.length === 0,
+      "Consistency of data",
+      "Check if total partition resource == sum of the node resources from the partition",
+      `Partitions with inconsistent data: ${goQuoted(partMismatch)}`,
+    ),
+    check(
+      nodeMismatch.length === 0,
+      "Consistency of data",
+      "Check if node total resource = allocated resource + occupied resource + available resource",
+      `Nodes with inconsistent data: ${goQuoted(nodeMismatch)}`,
+    ),
+    check(
+      true,
+      "Reservation check",
+      "Check the reservation nr compared to the number of nodes",
+      `Reservation/node nr ratio: [${ratios.join(" ")}]`,
+    ),
+    check(
+      orphansOnNode.length === 0,
+      "Orphan allocation on node check",
+      "Check if there are orphan allocations on the nodes",
+      `Orphan allocations: ${goAllocations(orphansOnNode)}`,
+    ),
+    check(
+      orphansOnApp.length === 0,
+      "Orphan allocation on app check",
+      "Check if there are orphan allocations on the applications",
+      `OrphanAllocations: ${goAllocations(orphansOnApp)}`,
+    ),
+  ];
   return { Healthy: checks.every((c) => c.Succeeded), HealthChecks: checks };
 }

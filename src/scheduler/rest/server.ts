@@ -188,13 +188,7 @@ function routes(
   });
   r.add("GET", "/ws/v1/scheduler/healthcheck", ({ res }) => {
     const core = o.core;
-    json(
-      res,
-      200,
-      core
-        ? health(core.partitionNames().map((name) => ({ partition: core.partitionView(name)!, nodes: core.nodeViews(name) })))
-        : { Healthy: true, HealthChecks: [] },
-    );
+    json(res, 200, core ? health(core.healthViews(), core.failures) : { Healthy: true, HealthChecks: [] });
   });
   r.add("GET", "/ws/v1/metrics", async ({ res }) => {
     const t = await o.registry.metrics();

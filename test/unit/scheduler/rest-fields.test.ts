@@ -7,8 +7,9 @@ import { describe, expect, it } from "vitest";
 import { ALLOCATION_LOG_ENTRIES, AllocationLogs } from "../../../src/scheduler/core/allocation-log.js";
 import { formatGoDuration, parseGoDuration } from "../../../src/scheduler/core/queue-properties.js";
 import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
+import { allocationId } from "../../../src/scheduler/core/node.js";
 import { lookupsOf } from "../../../src/scheduler/rest/app-dao.js";
-import { absUsedCapacity, nodeInfo, partitionInfo, queueInfo } from "../../../src/scheduler/rest/dao.js";
+import { absUsedCapacity, health, nodeInfo, partitionInfo, queueInfo } from "../../../src/scheduler/rest/dao.js";
 
 const G = 1024 ** 3;
 const CFG = `partitions:
@@ -217,5 +218,107 @@ describe("resource maps as upstream's DAOs", () => {
       usedCapacity: { vcore: 1500, memory: G },
       utilization: { vcore: 37, memory: 12 },
     });
+  });
+});
+
+// apache/yunikorn-core pkg/scheduler/health_checker.go (health_checker_test.go TestGetSchedulerHealthStatusContext)
+describe("health check", () => {
+  const cfg = "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues: [{name: a}]\n";
+
+  it("counts upstream's scheduling errors and failed nodes, not corral's own refusals", () => {
+    const core = new SchedulerCore(() => 1_000, cfg);
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { memory: 100 } }]);
+    core.updateApplication({ new: [{ applicationID: "app", queueName: "root.a", ugi: { user: "u" } }] });
+    expect(health(core.healthViews(), core.failures).Healthy).toBe(true);
+    // partition.go addAllocation: unknown application, no resources, negative resources, unknown node
+    core.updateAllocation({
+      allocations: [
+        { allocationKey: "k1", applicationID: "nope", resourcePerAlloc: { memory: 1 } },
+        { allocationKey: "k2", applicationID: "app", resourcePerAlloc: {} },
+        { allocationKey: "k3", applicationID: "app", resourcePerAlloc: { memory: -1 } },
+        { allocationKey: "k4", applicationID: "app", resourcePerAlloc: { memory: 1 }, nodeID: "gone" },
+        // corral's own refusal (larger than every node) is not a scheduling error
+        { allocationKey: "k5", applicationID: "app", resourcePerAlloc: { memory: 1000 } },
+      ],
+    });
+    // context.go addNode: a new node of an unknown partition
+    core.updateNode([{ nodeID: "n2", action: "CREATE", partition: "other", schedulableResource: { memory: 1 } }]);
+    expect(core.failures).toEqual({ schedulingErrors: 4, failedNodes: 1 });
+    const h = health(core.healthViews(), core.failures);
+    expect(h.Healthy).toBe(false);
+    expect(h.HealthChecks.slice(0, 2)).toEqual([
+      {
+        Name: "Scheduling errors",
+        Succeeded: false,
+        Description: "Check for scheduling error entries in metrics",
+        DiagnosisMessage: "There were 4 scheduling errors logged in the metrics",
+      },
+      {
+        Name: "Failed nodes",
+        Succeeded: false,
+        Description: "Check for failed nodes entries in metrics",
+        DiagnosisMessage: "There were 1 failed nodes logged in the metrics",
+      },
+    ]);
+    expect(h.HealthChecks.slice(2).every((c) => c.Succeeded)).toBe(true);
+  });
+
+  it("finds allocations a node or an application holds alone (checkNodeAllocations, checkAppAllocations)", () => {
+    const core = new SchedulerCore(() => 1_000, cfg);
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { memory: 100, vcore: 1000 } }]);
+    core.updateApplication({ new: [{ applicationID: "app", queueName: "root.a", ugi: { user: "u" } }] });
+    core.updateAllocation({
+      allocations: ["k1", "k2"].map((k) => ({ allocationKey: k, applicationID: "app", resourcePerAlloc: { memory: 10, vcore: 100 } })),
+    });
+    expect(core.schedule()).toHaveLength(2);
+    const ok = health(core.healthViews(), core.failures);
+    expect(ok.Healthy).toBe(true);
+    expect(ok.HealthChecks.map((c) => c.DiagnosisMessage).slice(2)).toEqual([
+      "Partitions with negative resources: []",
+      "Nodes with negative resources: []",
+      "Partitions with inconsistent data: []",
+      "Nodes with inconsistent data: []",
+      "Reservation/node nr ratio: [0.000000]",
+      "Orphan allocations: []",
+      "OrphanAllocations: []",
+    ]);
+    // corrupt the core's own state: the node forgets k1; it holds k2 under another application's id
+    const node = core.partitions.get("default")!.nodes.get("n1")!;
+    node.allocations.delete(allocationId("app", "k1"));
+    const k2 = node.allocations.get(allocationId("app", "k2"))!;
+    node.allocations.delete(allocationId("app", "k2"));
+    node.allocations.set(allocationId("ghost", "k2"), { ...k2, appId: "ghost" });
+    const h = health(core.healthViews(), core.failures);
+    expect(h.Healthy).toBe(false);
+    expect(h.HealthChecks.slice(7).map((c) => [c.Succeeded, c.DiagnosisMessage])).toEqual([
+      [false, "Orphan allocations: [allocationKey k2, applicationID ghost, Resource map[memory:10 vcore:100], Allocated true]"],
+      [
+        false,
+        "OrphanAllocations: [allocationKey k1, applicationID app, Resource map[memory:10 vcore:100], Allocated true " +
+          "allocationKey k2, applicationID app, Resource map[memory:10 vcore:100], Allocated true]",
+      ],
+    ]);
+  });
+
+  it("finds negative resources and capacities that do not add up, and reports the reservations per node", () => {
+    const core = new SchedulerCore(() => 1_000, cfg);
+    core.updateNode(["n1", "n2"].map((id) => ({ nodeID: id, action: "CREATE" as const, schedulableResource: { memory: 100 } })));
+    const [view] = core.healthViews();
+    const n1 = view!.nodes[0]!;
+    const bad = {
+      ...view!,
+      allocated: { memory: -10 },
+      capacity: { memory: 300 },
+      nodes: [{ ...n1, allocated: { memory: -1 }, reserved: true }, view!.nodes[1]!],
+    };
+    const h = health([bad], { schedulingErrors: 0, failedNodes: 0 });
+    expect(h.Healthy).toBe(false);
+    expect(h.HealthChecks.slice(2, 7).map((c) => [c.Succeeded, c.DiagnosisMessage])).toEqual([
+      [false, 'Partitions with negative resources: ["default"]'],
+      [false, 'Nodes with negative resources: ["n1"]'],
+      [false, 'Partitions with inconsistent data: ["default"]'],
+      [false, 'Nodes with inconsistent data: ["n1"]'],
+      [true, "Reservation/node nr ratio: [0.500000]"],
+    ]);
   });
 });
