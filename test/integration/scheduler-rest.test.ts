@@ -321,4 +321,41 @@ describe("scheduler REST API over a running core", () => {
       await r.close();
     }
   });
+
+  it("?status= filters corral's own Starting and Reserving applications too", async () => {
+    const { SchedulerCore } = await import("../../src/scheduler/core/scheduler.js");
+    const core = new SchedulerCore(
+      () => 1_700_000_000_000,
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues: [{name: a}]\n",
+    );
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { memory: 1000 } }]);
+    core.updateApplication({
+      new: [
+        { applicationID: "plain", queueName: "root.a", ugi: { user: "u" } },
+        { applicationID: "gang", queueName: "root.a", ugi: { user: "u" }, placeholderAsk: { memory: 2000 } },
+      ],
+    });
+    core.updateAllocation({
+      allocations: [
+        { allocationKey: "p1", applicationID: "plain", resourcePerAlloc: { memory: 10 } },
+        { allocationKey: "g1", applicationID: "gang", resourcePerAlloc: { memory: 10 }, taskGroupName: "tg" },
+      ],
+    });
+    core.schedule();
+    expect([core.applicationState("plain"), core.applicationState("gang")]).toEqual(["Starting", "Reserving"]);
+    const r = await startRestServer({ host: "127.0.0.1", port: 0, log: pino({ level: "silent" }), config: () => cfg, core });
+    try {
+      const ids = async (q: string) => {
+        const res = await fetch(`http://127.0.0.1:${r.port}/ws/v1/partition/default/applications/active${q}`);
+        expect(res.status).toBe(200);
+        return ((await res.json()) as { applicationID: string }[]).map((a) => a.applicationID).sort();
+      };
+      expect(await ids("")).toEqual(["gang", "plain"]);
+      expect(await ids("?status=starting")).toEqual(["plain"]);
+      expect(await ids("?status=Reserving")).toEqual(["gang"]);
+      expect(await ids("?status=accepted")).toEqual([]);
+    } finally {
+      await r.close();
+    }
+  });
 });

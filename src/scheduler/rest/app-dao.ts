@@ -173,5 +173,8 @@ export function applicationInfo(a: ApplicationView, l: DaoLookups): Record<strin
   );
 }
 
-/** The `?status=` values upstream allows for active applications. */
-export const ACTIVE_STATUSES = ["new", "accepted", "running", "completing", "failing", "resuming"] as const;
+/**
+ * The `?status=` values allowed for active applications: upstream's, and corral's own Starting and Reserving (states
+ * upstream does not have), so that every active application matches one.
+ */
+export const ACTIVE_STATUSES = ["new", "accepted", "starting", "reserving", "running", "completing", "failing", "resuming"] as const;
