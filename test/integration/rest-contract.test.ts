@@ -500,6 +500,10 @@ describe("REST contract (YuniKorn DAO shapes)", () => {
     expect(JSON.parse(await stack.text())).toHaveProperty("javascriptStack");
     const moved = await fetch(`${base()}/ws/v1/fullstatedump`, { redirect: "manual" });
     expect([moved.status, moved.headers.get("location")]).toEqual([301, "/debug/fullstatedump"]);
+    // the query goes along (upstream redirects to the request's URL with /debug/ for /ws/v1/)
+    const withQuery = await fetch(`${base()}/ws/v1/stack?a=1&b=x%20y`, { redirect: "manual" });
+    expect([withQuery.status, withQuery.headers.get("location")]).toEqual([301, "/debug/stack?a=1&b=x%20y"]);
+    expect(await withQuery.text()).toBe('<a href="/debug/stack?a=1&#38;b=x%20y">Moved Permanently</a>.\n');
   });
 
   it("unknown partitions, paths and bad escapes answer YuniKorn's error body", async () => {

@@ -201,9 +201,13 @@ function routes(
     res.end(JSON.stringify(process.report.getReport(), null, 2));
   });
   for (const name of ["stack", "fullstatedump"]) {
-    r.add("GET", `/ws/v1/${name}`, ({ res }) => {
-      res.writeHead(301, { location: `/debug/${name}`, "content-type": "text/html; charset=utf-8" });
-      res.end(`<a href="/debug/${name}">Moved Permanently</a>.\n`);
+    // the query goes along, as upstream's redirect keeps the request's URL but for the prefix
+    r.add("GET", `/ws/v1/${name}`, ({ req, res }) => {
+      const q = (req.url ?? "").indexOf("?");
+      const location = `/debug/${name}${q >= 0 ? req.url!.slice(q) : ""}`;
+      res.writeHead(301, { location, "content-type": "text/html; charset=utf-8" });
+      const href = location.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+      res.end(`<a href="${href}">Moved Permanently</a>.\n`);
     });
   }
   addEventRoutes(r, o.events);
