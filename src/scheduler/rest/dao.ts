@@ -5,7 +5,7 @@
  * allocations in app-dao.ts; clusters, node utilisation, placement rules and history in cluster-dao.ts.
  */
 import type { HealthAllocation, NodeView, PartitionHealthView, PartitionView, QueueView, UsageView } from "../core/read.js";
-import type { Res } from "../core/resources.js";
+import { type Res, add, addTo, format } from "../core/resources.js";
 import type { ForeignPodView } from "../shim/context.js";
 import { MIN_PRIORITY, formatGoDuration } from "../core/queue-properties.js";
 import { type DaoLookups, allocationInfo, clean, daoMap, ns } from "./app-dao.js";
@@ -198,15 +198,9 @@ export interface HealthCheck {
 
 /** Go's `%q` of a []string: `["a" "b"]`. */
 const goQuoted = (xs: readonly string[]) => `[${xs.map((x) => JSON.stringify(x)).join(" ")}]`;
-/** Go's `%v` of a resources.Resource: `map[memory:10 vcore:1000]` (keys sorted, as fmt prints maps). */
-const goResource = (r: Readonly<Res>) =>
-  `map[${Object.keys(r)
-    .sort()
-    .map((k) => `${k}:${r[k]}`)
-    .join(" ")}]`;
 /** Go's `%v` of a []*Allocation (Allocation.String). */
 const goAllocations = (xs: readonly HealthAllocation[]) =>
-  `[${xs.map((a) => `allocationKey ${a.key}, applicationID ${a.appId}, Resource ${goResource(a.resource)}, Allocated true`).join(" ")}]`;
+  `[${xs.map((a) => `allocationKey ${a.key}, applicationID ${a.appId}, Resource ${format(a.resource)}, Allocated true`).join(" ")}]`;
 const hasNegative = (r: Readonly<Res>) => Object.values(r).some((v) => v < 0);
 /** Equal per type, a type missing on one side counting as 0. */
 const sameRes = (a: Readonly<Res>, b: Readonly<Res>) => Object.keys({ ...a, ...b }).every((k) => (a[k] ?? 0) === (b[k] ?? 0));
@@ -242,10 +236,10 @@ export function health(
     const sum: Res = {};
     let reservations = 0;
     for (const n of p.nodes) {
-      for (const k in n.capacity) sum[k] = (sum[k] ?? 0) + n.capacity[k]!;
+      addTo(sum, n.capacity);
       if (n.reserved) reservations++;
-      const total: Res = {};
-      for (const r of [n.allocated, n.occupied, n.available]) for (const k in r) total[k] = (total[k] ?? 0) + r[k]!;
+      const total = add(n.allocated, n.occupied);
+      addTo(total, n.available);
       if (!sameRes(n.capacity, total)) nodeMismatch.push(n.id);
       for (const r of [n.allocated, n.available, n.capacity, n.occupied]) if (hasNegative(r)) negNodes.push(n.id);
     }

@@ -27,6 +27,7 @@ import {
   type PodObject,
   allocationOf,
   applicationIdOf,
+  creationMs,
   applicationRequest,
   explicitApplicationId,
   identityOf,
@@ -237,26 +238,16 @@ export interface ShimOptions {
  */
 export const GANG_HOLD_REPORT_MS = 10_000;
 
-/** A pod of another scheduler, as the shim keeps it. */
-interface ForeignPod {
-  node: string;
-  /** Its requests, core units. */
-  res: Res;
-  priority: number;
-  /** `metadata.creationTimestamp`, ms since the epoch (undefined: none or unreadable). */
-  createdMs: number | undefined;
-  /** Owned by a Node (a static pod). */
-  static: boolean;
-}
-
 /** A pod of another scheduler on a node (`ShimContext.foreignPods`); resources in core units. */
 export interface ForeignPodView {
   uid: string;
   node: string;
+  /** Its requests. */
   resource: Res;
   priority: number;
+  /** `metadata.creationTimestamp`, ms since the epoch (undefined: none or unreadable). */
   createdMs: number | undefined;
-  /** False for a static pod (upstream foreign type `static`). */
+  /** False for a static pod, owned by its Node (upstream foreign type `static`). */
   preemptable: boolean;
 }
 
@@ -281,7 +272,9 @@ export class ShimContext {
   /** Nodes registered with the core, with their labels and taints for the predicates. */
   readonly nodes = new Map<string, { capacity: Res; unschedulable: boolean; view: NodeView }>();
   /** Pods the core does not manage, by UID: their node and resources (reference §2.9), and what the REST API lists. */
-  private readonly foreign = new Map<string, ForeignPod>();
+  private readonly foreign = new Map<string, ForeignPodView>();
+  /** The same by node, then UID (what a node's REST answer lists). */
+  private readonly foreignByNode = new Map<string, Map<string, ForeignPodView>>();
   private readonly occupied = new Map<string, Res>();
   /** Tasks waiting in the core (Asked), for the hold-reason sweep. */
   private readonly asked = new Set<string>();
@@ -684,18 +677,22 @@ export class ShimContext {
       return;
     }
     const prev = this.foreign.get(uid);
-    const created = pod.metadata?.creationTimestamp ? new Date(pod.metadata.creationTimestamp).getTime() : NaN;
-    const entry: ForeignPod = {
+    const entry: ForeignPodView = {
+      uid,
       node,
-      res,
+      resource: res,
       priority: pod.spec?.priority ?? 0,
-      createdMs: Number.isFinite(created) ? created : undefined,
+      createdMs: creationMs(pod),
       // a static pod (owned by its Node) is never a victim (upstream si_helper.go CreateAllocationForForeignPod)
-      static: (pod.metadata?.ownerReferences ?? []).some((r) => r.kind === "Node"),
+      preemptable: !(pod.metadata?.ownerReferences ?? []).some((r) => r.kind === "Node"),
     };
+    if (prev) this.unindexForeign(prev);
     this.foreign.set(uid, entry);
-    if (prev && prev.node === node && sameRes(prev.res, res)) return;
-    if (prev) this.adjustOccupied(prev.node, prev.res, -1);
+    let onNode = this.foreignByNode.get(node);
+    if (!onNode) this.foreignByNode.set(node, (onNode = new Map()));
+    onNode.set(uid, entry);
+    if (prev && prev.node === node && sameRes(prev.resource, res)) return;
+    if (prev) this.adjustOccupied(prev.node, prev.resource, -1);
     this.adjustOccupied(node, res, 1);
   }
 
@@ -704,11 +701,7 @@ export class ShimContext {
    * allocations tagged `foreign`); corral counts them in the node's occupied resources. Sorted by UID.
    */
   foreignPods(node: string): ForeignPodView[] {
-    const out: ForeignPodView[] = [];
-    for (const [uid, f] of this.foreign) {
-      if (f.node !== node) continue;
-      out.push({ uid, node, resource: { ...f.res }, priority: f.priority, createdMs: f.createdMs, preemptable: !f.static });
-    }
+    const out = [...(this.foreignByNode.get(node)?.values() ?? [])].map((f) => ({ ...f, resource: { ...f.resource } }));
     return out.sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
   }
 
@@ -716,7 +709,14 @@ export class ShimContext {
     const prev = this.foreign.get(uid);
     if (!prev) return;
     this.foreign.delete(uid);
-    this.adjustOccupied(prev.node, prev.res, -1);
+    this.unindexForeign(prev);
+    this.adjustOccupied(prev.node, prev.resource, -1);
+  }
+
+  private unindexForeign(f: ForeignPodView): void {
+    const onNode = this.foreignByNode.get(f.node);
+    onNode?.delete(f.uid);
+    if (onNode?.size === 0) this.foreignByNode.delete(f.node);
   }
 
   private adjustOccupied(node: string, res: Res, sign: 1 | -1): void {

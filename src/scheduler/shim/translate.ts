@@ -28,6 +28,13 @@ export type PodObject = Omit<V1Pod, "metadata"> & {
   metadata?: Omit<V1ObjectMeta, "creationTimestamp"> & { creationTimestamp?: string | Date };
 };
 
+/** `metadata.creationTimestamp` in milliseconds since the epoch; undefined when absent or not a time. */
+export function creationMs(pod: PodObject): number | undefined {
+  const t = pod.metadata?.creationTimestamp;
+  const ms = t === undefined ? Number.NaN : new Date(t).getTime();
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
 /** User of a pod without a readable `yunikorn.apache.org/user.info` annotation (upstream k8shim `nobody`). */
 export const DEFAULT_USER = "nobody";
 
@@ -93,7 +100,8 @@ export function applicationRequest(pod: PodObject, appId: string): AddApplicatio
  * @throws Error when a resource quantity is malformed
  */
 export function allocationOf(pod: PodObject, appId: string): AllocationMessage {
-  const created = pod.metadata?.creationTimestamp ? new Date(pod.metadata.creationTimestamp).getTime() / 1000 : undefined;
+  const createdMs = creationMs(pod);
+  const created = createdMs === undefined ? undefined : createdMs / 1000;
   const tags: Record<string, string> = {
     "kubernetes.io/meta/namespace": pod.metadata?.namespace ?? "default",
     "kubernetes.io/meta/podName": pod.metadata?.name ?? "",
