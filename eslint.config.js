@@ -1,9 +1,8 @@
 // ESLint flat config: typescript-eslint's recommended rules, a few type-aware rules that catch real bugs (promises
 // left floating, awaiting non-promises), and the module boundaries of docs/architecture.md as import rules, so a
-// wrong import (admission ↔ bootstrapper ↔ scheduler, policy → server/processes, any cycle) fails `npm run lint`.
+// wrong import (admission ↔ bootstrapper ↔ scheduler, policy → server/processes) fails `npm run lint`. Import cycles
+// are oxlint's `import/no-cycle` (.oxlintrc.json), which `npm run lint` runs beside ESLint.
 import js from "@eslint/js";
-import { importX } from "eslint-plugin-import-x";
-import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
@@ -22,11 +21,6 @@ const forbidden = {
   server: ["processes", "cli", "testbed"],
   processes: ["cli", "testbed"],
 };
-
-// import-x's TypeScript settings (which files to parse for their imports), with the TypeScript resolver reading the
-// project's tsconfig (`.js` specifiers resolve to the `.ts` sources).
-const importSettings = { ...importX.flatConfigs.typescript.settings };
-delete importSettings["import-x/resolver"];
 
 const boundaries = Object.entries(forbidden).map(([folder, banned]) => ({
   files: [`src/${folder}/**/*.ts`],
@@ -69,18 +63,11 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: { project: "./tsconfig.check.json", tsconfigRootDir: import.meta.dirname },
     },
-    plugins: { "import-x": importX },
-    settings: {
-      ...importSettings,
-      "import-x/resolver-next": [createTypeScriptImportResolver({ project: "tsconfig.check.json" })],
-    },
     rules: {
       // Type-aware rules worth their cost: a promise nobody awaits or catches is a lost error.
       "@typescript-eslint/no-floating-promises": "error",
       "@typescript-eslint/await-thenable": "error",
       "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { arguments: false, attributes: false } }],
-      // Any import cycle fails (src/ only matters, but tests importing in a cycle are just as confusing).
-      "import-x/no-cycle": ["error", { ignoreExternal: true }],
       // Unused bindings are errors, except the `_name` convention for deliberately ignored parameters.
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
     },
@@ -103,9 +90,6 @@ export default tseslint.config(
     languageOptions: {
       globals: globals.browser,
       parserOptions: { project: "./ui/tsconfig.json", tsconfigRootDir: import.meta.dirname },
-    },
-    settings: {
-      "import-x/resolver-next": [createTypeScriptImportResolver({ project: "ui/tsconfig.json" })],
     },
   },
   {

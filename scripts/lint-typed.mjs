@@ -52,7 +52,12 @@ function programOf(configPath) {
       },
     },
   );
+  // JSDoc is parsed only where it carries types (JavaScript files), as tsc does since TypeScript 5.3; in TypeScript files
+  // it changes no type error and no rule here reads it (3-5 s of CPU on this repository's ~1,750 files).
+  const compilerHost = ts.createCompilerHost(parsed.options);
+  compilerHost.jsDocParsingMode = ts.JSDocParsingMode.ParseForTypeErrors;
   return ts.createProgram({
+    host: compilerHost,
     rootNames: parsed.fileNames,
     options: parsed.options,
     projectReferences: parsed.projectReferences,
