@@ -8,18 +8,16 @@
  * (typescript-eslint's `parserOptions.programs`), so the types the checker worked out are not worked out again. The
  * configuration is eslint.config.js unchanged; `npx eslint .` and `npm run typecheck` still run on their own.
  *
- * Usage: `node scripts/lint-typed.mjs --tsconfig <path>… --lint <path>… [--skip <glob>…]`: the programs of the given
- * tsconfigs are checked, and ESLint lints the given paths (less the skipped ones) with them; a linted TypeScript file
- * must be in one of the programs.
+ * Usage: `node scripts/lint-typed.mjs --tsconfig <path>… --lint <path>…`: the programs of the given tsconfigs are
+ * checked, and ESLint lints the given paths with them; a linted TypeScript file must be in one of the programs, or in
+ * eslint.config.js's `UNTYPED_TS`.
  * Prints the type errors, then ESLint's report (stylish), each under a line naming the part and its time. Exits 1 when
  * there is a type error, an ESLint error or any warning (as `--max-warnings 0`), 2 on bad arguments.
  */
 import { ESLint } from "eslint";
 import { parseArgs } from "node:util";
 import ts from "typescript";
-
-/** Linted without type information (eslint.config.js: outside every tsconfig), so given no program. */
-const UNTYPED = ["ui/vite.config.ts"];
+import { UNTYPED_TS } from "../eslint.config.js";
 
 let args;
 try {
@@ -27,7 +25,6 @@ try {
     options: {
       tsconfig: { type: "string", multiple: true },
       lint: { type: "string", multiple: true },
-      skip: { type: "string", multiple: true },
     },
   }).values;
   if (!args.tsconfig?.length || !args.lint?.length) throw new Error("--tsconfig and --lint are required");
@@ -77,10 +74,7 @@ failed ||= errors > 0;
 
 start = performance.now();
 const eslint = new ESLint({
-  overrideConfig: [
-    ...(args.skip?.length ? [{ ignores: args.skip }] : []),
-    { files: ["**/*.ts", "**/*.tsx"], ignores: UNTYPED, languageOptions: { parserOptions: { programs } } },
-  ],
+  overrideConfig: [{ files: ["**/*.ts", "**/*.tsx"], ignores: UNTYPED_TS, languageOptions: { parserOptions: { programs } } }],
 });
 const results = await eslint.lintFiles(args.lint);
 const count = (k) => results.reduce((n, r) => n + r[k], 0);

@@ -19,10 +19,3 @@ export type QueueChange =
   | { readonly kind: "guaranteed"; readonly path: string; readonly guaranteed: Readonly<Res> | undefined }
   /** A configured queue turned from parent into leaf or back. */
   | { readonly kind: "type"; readonly path: string; readonly isLeaf: boolean };
-
-/** Same resource map: the same keys with the same values (undefined and `{}` are the same: nothing set). */
-export function sameResource(a: Readonly<Res> | undefined, b: Readonly<Res> | undefined): boolean {
-  const ka = Object.keys(a ?? {});
-  if (ka.length !== Object.keys(b ?? {}).length) return false;
-  return ka.every((k) => b![k] === a![k]);
-}

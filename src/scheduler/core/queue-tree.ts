@@ -18,9 +18,9 @@
 import type { QueueConfig } from "./config.js";
 import { parseResource } from "./quantity.js";
 import { Acl, Queue, type QueueTemplate, type SortPolicy } from "./queue.js";
-import { type QueueChange, sameResource } from "./queue-change.js";
+import type { QueueChange } from "./queue-change.js";
 import { inheritQueueProperties, parseQueuePreemptionProperties, type PropertyProblem } from "./queue-properties.js";
-import { type Res, hasPositive, isZero, strictlyPositive } from "./resources.js";
+import { type Res, hasPositive, isZero, sameResource, strictlyPositive } from "./resources.js";
 import { isRecoveryQueue } from "./placement/types.js";
 import type { QuotaPreemptionTracker } from "./preemption/quota-tracker.js";
 

@@ -140,6 +140,26 @@ export function total(r: Readonly<Res>): number {
   return s;
 }
 
+/** Same resource map: the same keys with the same values (undefined and `{}` are the same: nothing set). */
+export function sameResource(a: Readonly<Res> | undefined, b: Readonly<Res> | undefined): boolean {
+  const ka = Object.keys(a ?? {});
+  if (ka.length !== Object.keys(b ?? {}).length) return false;
+  return ka.every((k) => b![k] === a![k]);
+}
+
+/** Equal per type, a type missing on one side counting as 0 (upstream resources `Equals`). */
+export function equals(a: Readonly<Res>, b: Readonly<Res>): boolean {
+  for (const k in a) if (a[k] !== (b[k] ?? 0)) return false;
+  for (const k in b) if (b[k] !== (a[k] ?? 0)) return false;
+  return true;
+}
+
+/** True when some type is below 0. */
+export function hasNegative(r: Readonly<Res>): boolean {
+  for (const k in r) if (r[k]! < 0) return true;
+  return false;
+}
+
 /** True when some type is above 0. */
 export function hasPositive(r: Readonly<Res>): boolean {
   for (const k in r) if (r[k]! > 0) return true;

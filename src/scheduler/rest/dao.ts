@@ -5,7 +5,7 @@
  * allocations in app-dao.ts; clusters, node utilisation, placement rules and history in cluster-dao.ts.
  */
 import type { HealthAllocation, NodeView, PartitionHealthView, PartitionView, QueueView, UsageView } from "../core/read.js";
-import { type Res, add, addTo, format } from "../core/resources.js";
+import { type Res, add, addTo, equals, format, hasNegative } from "../core/resources.js";
 import type { ForeignPodView } from "../shim/context.js";
 import { MIN_PRIORITY, formatGoDuration } from "../core/queue-properties.js";
 import { type DaoLookups, allocationInfo, clean, daoMap, ns } from "./app-dao.js";
@@ -201,9 +201,6 @@ const goQuoted = (xs: readonly string[]) => `[${xs.map((x) => JSON.stringify(x))
 /** Go's `%v` of a []*Allocation (Allocation.String). */
 const goAllocations = (xs: readonly HealthAllocation[]) =>
   `[${xs.map((a) => `allocationKey ${a.key}, applicationID ${a.appId}, Resource ${format(a.resource)}, Allocated true`).join(" ")}]`;
-const hasNegative = (r: Readonly<Res>) => Object.values(r).some((v) => v < 0);
-/** Equal per type, a type missing on one side counting as 0. */
-const sameRes = (a: Readonly<Res>, b: Readonly<Res>) => Object.keys({ ...a, ...b }).every((k) => (a[k] ?? 0) === (b[k] ?? 0));
 
 /**
  * SchedulerHealthDAOInfo (`/ws/v1/scheduler/healthcheck`): upstream's nine checks, in its order, names, descriptions
@@ -240,14 +237,14 @@ export function health(
       if (n.reserved) reservations++;
       const total = add(n.allocated, n.occupied);
       addTo(total, n.available);
-      if (!sameRes(n.capacity, total)) nodeMismatch.push(n.id);
+      if (!equals(n.capacity, total)) nodeMismatch.push(n.id);
       for (const r of [n.allocated, n.available, n.capacity, n.occupied]) if (hasNegative(r)) negNodes.push(n.id);
     }
     orphansOnNode.push(...p.orphansOnNode);
     orphansOnApp.push(...p.orphansOnApp);
     // Go's %f of a float32: six decimals; 0 nodes give NaN, as upstream's division
     ratios.push(p.nodes.length === 0 ? "NaN" : (reservations / p.nodes.length).toFixed(6));
-    if (!sameRes(sum, p.capacity)) partMismatch.push(p.name);
+    if (!equals(sum, p.capacity)) partMismatch.push(p.name);
   }
   const { schedulingErrors, failedNodes } = failures;
   const checks = [

@@ -17,7 +17,7 @@
 import { ANNOTATION_IGNORE_APPLICATION } from "../../yunikorn/constants.js";
 import type { AddApplicationRequest, AllocationMessage, CoreResponse, SchedulerCore } from "../core/scheduler.js";
 import { type HoldReason, formatHoldReason, holdState } from "../core/hold-reason.js";
-import { type Res, addTo, subFrom } from "../core/resources.js";
+import { type Res, addTo, sameResource, subFrom } from "../core/resources.js";
 import type { LimitUsage } from "../core/scheduler.js";
 import { ApplicationKeys } from "./app-keys.js";
 import { exceededLimits, limitText, quantitiesText } from "./over-limit.js";
@@ -343,7 +343,7 @@ export class ShimContext {
     }
     known.view = view;
     const out: ShimAction[] = [];
-    if (!sameRes(known.capacity, info.schedulableResource ?? {})) {
+    if (!sameResource(known.capacity, info.schedulableResource ?? {})) {
       known.capacity = info.schedulableResource ?? {};
       this.core.updateNode([{ nodeID: name, action: "UPDATE", schedulableResource: known.capacity }]);
       out.push(...this.retryRejected());
@@ -686,12 +686,12 @@ export class ShimContext {
       // a static pod (owned by its Node) is never a victim (upstream si_helper.go CreateAllocationForForeignPod)
       preemptable: !(pod.metadata?.ownerReferences ?? []).some((r) => r.kind === "Node"),
     };
-    if (prev) this.unindexForeign(prev);
+    if (prev && prev.node !== node) this.unindexForeign(prev);
     this.foreign.set(uid, entry);
     let onNode = this.foreignByNode.get(node);
     if (!onNode) this.foreignByNode.set(node, (onNode = new Map()));
     onNode.set(uid, entry);
-    if (prev && prev.node === node && sameRes(prev.resource, res)) return;
+    if (prev && prev.node === node && sameResource(prev.resource, res)) return;
     if (prev) this.adjustOccupied(prev.node, prev.resource, -1);
     this.adjustOccupied(node, res, 1);
   }
@@ -1378,11 +1378,4 @@ export class ShimContext {
     for (const t of this.tasks.values()) s[t.state] = (s[t.state] ?? 0) + 1;
     return s;
   }
-}
-
-function sameRes(a: Res, b: Res): boolean {
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) if (a[k] !== b[k]) return false;
-  return true;
 }

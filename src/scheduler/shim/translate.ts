@@ -101,13 +101,12 @@ export function applicationRequest(pod: PodObject, appId: string): AddApplicatio
  */
 export function allocationOf(pod: PodObject, appId: string): AllocationMessage {
   const createdMs = creationMs(pod);
-  const created = createdMs === undefined ? undefined : createdMs / 1000;
   const tags: Record<string, string> = {
     "kubernetes.io/meta/namespace": pod.metadata?.namespace ?? "default",
     "kubernetes.io/meta/podName": pod.metadata?.name ?? "",
   };
   for (const [k, v] of Object.entries(pod.metadata?.labels ?? {})) tags[`kubernetes.io/label/${k}`] = v;
-  if (created !== undefined && Number.isFinite(created)) tags.creationTime = String(Math.floor(created));
+  if (createdMs !== undefined) tags.creationTime = String(Math.floor(createdMs / 1000));
   return {
     allocationKey: pod.metadata?.uid ?? `${pod.metadata?.namespace}/${pod.metadata?.name}`,
     applicationID: appId,

@@ -1,8 +1,8 @@
 // resources.ts: addInto and raiseMax against the plain definitions they shortcut (the copy made when there is no
-// target yet must equal adding into, or raising, an empty one).
+// target yet must equal adding into, or raising, an empty one); the two equalities.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type Res, add, addInto, raiseMax } from "../../../src/scheduler/core/resources.js";
+import { type Res, add, addInto, equals, hasNegative, raiseMax, sameResource } from "../../../src/scheduler/core/resources.js";
 
 const TYPES = ["memory", "vcore", "pods", "nvidia.com/gpu"];
 const res = fc.dictionary(fc.constantFrom(...TYPES), fc.integer({ min: -5, max: 1_000_000 }), { maxKeys: TYPES.length });
@@ -45,5 +45,35 @@ describe("raiseMax", () => {
   it("never adds a type whose quantity is at or below 0", () => {
     expect(raiseMax(undefined, { memory: 4, vcore: 0, pods: -1 })).toEqual({ memory: 4 });
     expect(raiseMax({ memory: 5 }, { memory: 4, vcore: 2 })).toEqual({ memory: 5, vcore: 2 });
+  });
+});
+
+describe("equals and sameResource", () => {
+  it("equals counts a type missing on one side as 0, as upstream resources.go Equals", () => {
+    expect(equals({ memory: 10, vcore: 0 }, { memory: 10 })).toBe(true);
+    expect(equals({}, { vcore: 0 })).toBe(true);
+    expect(equals({ memory: 10 }, { memory: 10, vcore: 1 })).toBe(false);
+    expect(equals({ memory: -1 }, {})).toBe(false);
+  });
+
+  it("sameResource needs the same keys (a configured 0 is a change), undefined and {} being the same", () => {
+    expect(sameResource({ memory: 10, vcore: 0 }, { memory: 10 })).toBe(false);
+    expect(sameResource(undefined, {})).toBe(true);
+    expect(sameResource({ memory: 10, vcore: 1 }, { vcore: 1, memory: 10 })).toBe(true);
+  });
+
+  it("both are symmetric; sameResource implies equals", () => {
+    fc.assert(
+      fc.property(res, res, (a, b) => {
+        expect(equals(a, b)).toBe(equals(b, a));
+        expect(sameResource(a, b)).toBe(sameResource(b, a));
+        if (sameResource(a, b)) expect(equals(a, b)).toBe(true);
+      }),
+    );
+  });
+
+  it("hasNegative finds a type below 0", () => {
+    expect(hasNegative({ memory: 10, vcore: 0 })).toBe(false);
+    expect(hasNegative({ memory: 10, vcore: -1 })).toBe(true);
   });
 });
