@@ -25,21 +25,27 @@
  * V8's GC helper threads spend as much again in the preemption span, scavenging and marking the heap its set-up left
  * (40,000 running allocations at 5,000 nodes against 1,000 decisions), and that share swings 1-2.5x between runs; GC
  * pauses of the core's thread are counted.
- * Each row is the best (least CPU time) of BENCH_REPEAT runs (default 3). The shapes at 5,000 nodes run once each as a
- * warm-up, then interleaved with the 2-application shape, BENCH_ROUNDS rounds (default 9: 2 apps, shape, shape, …,
- * 2 apps, shape, …), so each is compared with a reference measured moments apart. Every measured run follows an
- * unmeasured run of the same shape, so the garbage it inherits (and the collections that brings into the measured span)
- * is its own shape's, not that of whichever shape ran before. A shape's cost ratio is the median over the rounds of its
- * cost over the 2-application cost of the same round, printed with the least and largest of those ratios; its row
- * shows its best run; summary lines also give the largest ratio of a shape's best run to the best 2-application run
- * (the least disturbed runs of each) and each shape's median ratio on the CPU time of the core's thread (for
- * information: the target is on process CPU). (No garbage collection is forced: after a forced full collection every
- * shape ran two to three times dearer, and before the measured span it made the 2-application shape 40 % dearer,
- * flattering every ratio.)
+ * Each row is the best (least CPU time) of BENCH_REPEAT runs (default 3). The shapes at 5,000 nodes run in BENCH_FORKS
+ * fresh processes one after another (default 5, as JMH forks; 0: in this process), each of which runs every shape once
+ * as a warm-up, then interleaved with the 2-application shape, BENCH_ROUNDS rounds (default 5: 2 apps, shape, shape, …,
+ * 2 apps, shape, …), so each is compared with a reference measured moments apart in the same process. Forks, because
+ * the same code's ratio differs from process to process more than from round to round (one process's heap layout, JIT
+ * decisions and host slice hold for all its rounds: in one run of eight forks the 1,000-queue shape's medians ranged
+ * 1.30–3.43, the 10,000-application fifo shape's 1.04–2.10), so one process's median is one sample of that spread.
+ * Forks do not take out the host's own drift over a whole run (the forks of one run can all be high). Every measured
+ * run follows an unmeasured run of the same shape, so the garbage it inherits (and the collections that brings into the
+ * measured span) is its own shape's, not that of whichever shape ran before. A shape's cost ratio is the median over
+ * the forks of each fork's median over its rounds of the shape's cost over the 2-application cost of the same round;
+ * the row prints every fork's median, and shows the shape's best run over all forks; summary lines also give the
+ * largest ratio of a shape's best run to the best 2-application run (the least disturbed runs of each) and each shape's
+ * ratio on the CPU time of the core's thread (for information: the target is on process CPU). (No garbage collection is
+ * forced: after a forced full collection every shape ran two to three times dearer, and before the measured span it
+ * made the 2-application shape 40 % dearer, flattering every ratio.)
  * Env: BENCH_ASKS (default 10000), BENCH_NODES (comma list, default 500,1000,2000,5000,20000), BENCH_SHAPES (comma
- * list of shape names to run at 5,000 nodes; default all), BENCH_ROUNDS (default 9), BENCH_PREEMPTION_NODES (comma
- * list, default 1000,5000,20000; empty: none), BENCH_PREEMPTORS (default 1000).
+ * list of shape names to run at 5,000 nodes; default all), BENCH_FORKS (default 5), BENCH_ROUNDS (per fork, default 5),
+ * BENCH_PREEMPTION_NODES (comma list, default 1000,5000,20000; empty: none), BENCH_PREEMPTORS (default 1000).
  */
+import { spawnSync } from "node:child_process";
 import { SchedulerCore } from "../src/scheduler/core/scheduler.js";
 import {
   NODE_CAPACITY,
@@ -293,17 +299,15 @@ const line = (r: Row, rel: number) =>
   `${(r.allocs / r.seconds).toFixed(0).padStart(13)}  ${us(r).toFixed(2).padStart(13)}  ` +
   `${(r.allocs / r.cpuSeconds).toFixed(0).padStart(14)}  ${r.heapMiB.toFixed(0).padStart(8)}  ${rel.toFixed(2).padStart(9)}`;
 
-run(TWO_APPS, 500); // warm-up (JIT)
-const rows = sizes.map((n) => run(TWO_APPS, n));
-const base = rows.find((r) => r.nodes === 1000);
-console.log(
-  "shape                 nodes  add nodes ms  allocations  seconds  allocations/s  cpu µs/alloc  allocs/cpu-s  heap MiB  cost ratio",
-);
-console.log("(2 apps: ratio vs 1,000 nodes)");
-for (const r of rows) console.log(line(r, base ? us(r) / us(base) : NaN));
 const wanted = process.env.BENCH_SHAPES?.split(",");
 const shapes = SHAPES.filter((s) => !wanted || wanted.includes(s.name));
-const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 9));
+const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
+const forks = Math.max(0, Number(process.env.BENCH_FORKS ?? 5));
+/** Set in a fork: it runs the interleaved rounds at 5,000 nodes only and prints them as one JSON line. */
+const FORK_ENV = "CORRAL_BENCH_FORK";
+/** 2-application runs at 5,000 nodes measured in this process for the preemption ratio's reference when forking. */
+const PREEMPTION_REFERENCE_RUNS = 9;
+
 /**
  * A measured run of `shape` at 5,000 nodes after an unmeasured one of the same shape: the garbage the run before left
  * (and the collection it brings) is then the shape's own, not that of whichever shape ran before it.
@@ -312,33 +316,73 @@ const settled = (shape: Shape): Row => {
   runOnce(shape, 5000);
   return runOnce(shape, 5000);
 };
-for (const s of shapes) runOnce(s, 5000); // warm-up (JIT) of every shape
-/** Interleaved rounds at 5,000 nodes: per round the 2-application shape, then each shape. */
-const perRound = Array.from({ length: rounds }, () => [TWO_APPS, ...shapes].map(settled));
+/** Interleaved rounds at 5,000 nodes in this process: per round the 2-application shape, then each shape. */
+function interleavedRounds(): Row[][] {
+  run(TWO_APPS, 500); // warm-up (JIT)
+  for (const s of shapes) runOnce(s, 5000); // warm-up (JIT) of every shape
+  return Array.from({ length: rounds }, () => [TWO_APPS, ...shapes].map(settled));
+}
+
+if (process.env[FORK_ENV]) {
+  console.log(JSON.stringify(interleavedRounds()));
+  process.exit(0);
+}
+
+/**
+ * The interleaved rounds of each fork (a fresh process running this script with FORK_ENV set, one after another so
+ * they do not share the cores), or of this process when BENCH_FORKS is 0.
+ * @throws Error when a fork fails or prints no rounds
+ */
+function roundsPerFork(): Row[][][] {
+  if (forks === 0) return [interleavedRounds()];
+  return Array.from({ length: forks }, (_, f) => {
+    const r = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!], {
+      env: { ...process.env, [FORK_ENV]: "1" },
+      encoding: "utf8",
+      maxBuffer: 64 * 2 ** 20,
+    });
+    const last = r.stdout?.trim().split("\n").pop();
+    if (r.status !== 0 || !last?.startsWith("[")) {
+      throw new Error(`bench fork ${f + 1} of ${forks} failed (exit ${r.status ?? r.signal}): ${r.stderr?.trim().slice(-2000)}`);
+    }
+    return JSON.parse(last) as Row[][];
+  });
+}
+
+run(TWO_APPS, 500); // warm-up (JIT)
+const rows = sizes.map((n) => run(TWO_APPS, n));
+const base = rows.find((r) => r.nodes === 1000);
+console.log(
+  "shape                 nodes  add nodes ms  allocations  seconds  allocations/s  cpu µs/alloc  allocs/cpu-s  heap MiB  cost ratio",
+);
+console.log("(2 apps: ratio vs 1,000 nodes)");
+for (const r of rows) console.log(line(r, base ? us(r) / us(base) : NaN));
+const perFork = shapes.length > 0 ? roundsPerFork() : [];
 /** The run of `rs` with the least CPU time (or least `by`). */
 const least = (rs: Row[], by: (r: Row) => number = (r) => r.cpuSeconds): Row => rs.reduce((a, b) => (by(b) < by(a) ? b : a));
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
-const spread = (xs: number[]) => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;
-const refRuns = perRound.map((r) => r[0]!);
+const refRuns = perFork.flatMap((rs) => rs.map((r) => r[0]!));
 const at5k = least([...refRuns, ...rows.filter((r) => r.nodes === 5000)]);
 if (shapes.length > 0) {
   console.log(
-    `(other shapes at 5,000 nodes, ${rounds} rounds interleaved with 2 apps, each measured run after an unmeasured one ` +
-      `of the same shape: best run; ratio = median over the rounds of the shape's cost / 2 apps' cost in the same ` +
-      `round, least–largest)`,
+    `(other shapes at 5,000 nodes, ${forks === 0 ? "this process" : `${forks} forks`}, ${rounds} rounds each interleaved with 2 apps, ` +
+      `each measured run after an unmeasured one of the same shape: best run; ratio = median over the forks of each fork's ` +
+      `median over its rounds of the shape's cost / 2 apps' cost in the same round; then each fork's median)`,
   );
-  console.log(`${line(least(refRuns), 1)}  cpu µs/alloc ${spread(refRuns.map(us))}`);
+  console.log(
+    `${line(least(refRuns), 1)}  cpu µs/alloc ${Math.min(...refRuns.map(us)).toFixed(2)}–${Math.max(...refRuns.map(us)).toFixed(2)}`,
+  );
 }
-/** Per shape: the median of its paired ratios, and its best run over the best 2-application run (least disturbed). */
+/** Per shape: the median of its forks' median paired ratios (and those medians), its best run over the best 2-apps run. */
 const ratios = shapes.map((_, i) => {
-  const runs = perRound.map((r) => r[i + 1]!);
-  const paired = runs.map((r, k) => us(r) / us(refRuns[k]!));
-  const ratio = median(paired);
-  console.log(`${line(least(runs), ratio)}  ${spread(paired)}`);
-  const onThread = median(runs.map((r, k) => r.threadSeconds / refRuns[k]!.threadSeconds));
+  const forkMedians = perFork.map((rs) => median(rs.map((r) => us(r[i + 1]!) / us(r[0]!))));
+  const ratio = median(forkMedians);
+  const runs = perFork.flatMap((rs) => rs.map((r) => r[i + 1]!));
+  console.log(`${line(least(runs), ratio)}  forks ${forkMedians.map((x) => x.toFixed(2)).join(" ")}`);
+  const onThread = median(perFork.map((rs) => median(rs.map((r) => r[i + 1]!.threadSeconds / r[0]!.threadSeconds))));
   return { ratio, best: us(least(runs)) / us(least(refRuns)), onThread };
 });
 const at20k = rows.find((r) => r.nodes === 20000);
@@ -349,11 +393,11 @@ console.log(
 if (at20k && base) console.log(`cost at 20,000 vs 1,000 nodes: ${(us(at20k) / us(base)).toFixed(2)}x (target <= 2)`);
 if (ratios.length > 0) {
   console.log(
-    `largest cost ratio (median of rounds) vs 2 apps at 5,000 nodes: ${Math.max(...ratios.map((r) => r.ratio)).toFixed(2)}x (target <= 2)`,
+    `largest cost ratio (median of forks) vs 2 apps at 5,000 nodes: ${Math.max(...ratios.map((r) => r.ratio)).toFixed(2)}x (target <= 2)`,
   );
   console.log(`largest ratio of best runs (least disturbed): ${Math.max(...ratios.map((r) => r.best)).toFixed(2)}x`);
   console.log(
-    `on the core's thread (median of rounds, GC helper threads left out): ` +
+    `on the core's thread (median of forks, GC helper threads left out): ` +
       shapes.map((s, i) => `${s.name} ${ratios[i]!.onThread.toFixed(2)}x`).join(", "),
   );
 }
@@ -363,13 +407,20 @@ if (preemptionSizes.length > 0) {
   // The ratio is taken on the CPU time of the core's thread, for the decisions and for the 2-apps allocations alike:
   // the process's CPU time also counts V8's GC helper threads, which in this shape mostly scavenge and mark the heap
   // the set-up left (40,000 allocations at 5,000 nodes, promoted during the first decisions), by 1-2.5x from run to
-  // run; the thread's time still counts every GC pause the core waits for.
-  const threadRef = least([...refRuns, ...rows.filter((r) => r.nodes === 5000)], (r) => r.threadSeconds);
+  // run; the thread's time still counts every GC pause the core waits for. The reference is measured in this process,
+  // as the decisions are (the forks' runs would add the spread between processes to this ratio): the best of as many
+  // 2-application runs as one process measured before forks (9 settled runs beside the rows at 5,000 nodes).
+  const local = [
+    ...rows.filter((r) => r.nodes === 5000),
+    ...(forks === 0 ? refRuns : Array.from({ length: PREEMPTION_REFERENCE_RUNS }, () => settled(TWO_APPS))),
+  ];
+  const threadRef = least(local, (r) => r.threadSeconds);
+  const at5kHere = least(local);
   const threadUs = (r: { threadSeconds: number }, units: number) => (r.threadSeconds * 1e6) / units;
   const refUs = threadUs(threadRef, threadRef.allocs);
   console.log(
     `\npreemption: ${preemptors} preemptors, nodes full of lower-priority pods; cost ratio vs a 2-apps allocation at 5,000 nodes ` +
-      `(${refUs.toFixed(2)} µs on the core's thread, ${us(at5k).toFixed(2)} µs process CPU), best of ${repeat} runs by thread time`,
+      `(${refUs.toFixed(2)} µs on the core's thread, ${us(at5kHere).toFixed(2)} µs process CPU), best of ${repeat} runs by thread time`,
   );
   console.log(
     "nodes  decisions  cycles  seconds  decisions/s  thread µs/decision  cpu µs/decision  cost ratio  ratio (process cpu)  vs first size",
@@ -393,7 +444,7 @@ if (preemptionSizes.length > 0) {
         perDecision(r).toFixed(1).padStart(18),
         cpuPerDecision(r).toFixed(1).padStart(15),
         (perDecision(r) / refUs).toFixed(1).padStart(10),
-        (cpuPerDecision(r) / us(at5k)).toFixed(1).padStart(19),
+        (cpuPerDecision(r) / us(at5kHere)).toFixed(1).padStart(19),
         (perDecision(r) / perDecision(prows[0]!)).toFixed(2).padStart(13),
       ].join("  "),
     );
@@ -402,7 +453,7 @@ if (preemptionSizes.length > 0) {
   if (p5k) {
     console.log(
       `preemption decision at 5,000 nodes: ${(perDecision(p5k) / refUs).toFixed(1)}x a normal allocation on the core's thread ` +
-        `(target <= 20); ${(cpuPerDecision(p5k) / us(at5k)).toFixed(1)}x in process CPU`,
+        `(target <= 20); ${(cpuPerDecision(p5k) / us(at5kHere)).toFixed(1)}x in process CPU`,
     );
   }
   const [first, last] = [prows[0]!, prows[prows.length - 1]!];
