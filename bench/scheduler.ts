@@ -381,7 +381,7 @@ const ratios = shapes.map((_, i) => {
   const forkMedians = perFork.map((rs) => median(rs.map((r) => us(r[i + 1]!) / us(r[0]!))));
   const ratio = median(forkMedians);
   const runs = perFork.flatMap((rs) => rs.map((r) => r[i + 1]!));
-  console.log(`${line(least(runs), ratio)}  forks ${forkMedians.map((x) => x.toFixed(2)).join(" ")}`);
+  console.log(`${line(least(runs), ratio)}  ${forks === 0 ? "process" : "forks"} ${forkMedians.map((x) => x.toFixed(2)).join(" ")}`);
   const onThread = median(perFork.map((rs) => median(rs.map((r) => r[i + 1]!.threadSeconds / r[0]!.threadSeconds))));
   return { ratio, best: us(least(runs)) / us(least(refRuns)), onThread };
 });
