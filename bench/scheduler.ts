@@ -318,11 +318,11 @@ const settled = (shape: Shape): Row => {
 };
 /** Interleaved rounds at 5,000 nodes in this process: per round the 2-application shape, then each shape. */
 function interleavedRounds(): Row[][] {
-  run(TWO_APPS, 500); // warm-up (JIT)
   for (const s of shapes) runOnce(s, 5000); // warm-up (JIT) of every shape
   return Array.from({ length: rounds }, () => [TWO_APPS, ...shapes].map(settled));
 }
 
+run(TWO_APPS, 500); // warm-up (JIT), in a fork as in this process
 if (process.env[FORK_ENV]) {
   console.log(JSON.stringify(interleavedRounds()));
   process.exit(0);
@@ -343,13 +343,13 @@ function roundsPerFork(): Row[][][] {
     });
     const last = r.stdout?.trim().split("\n").pop();
     if (r.status !== 0 || !last?.startsWith("[")) {
-      throw new Error(`bench fork ${f + 1} of ${forks} failed (exit ${r.status ?? r.signal}): ${r.stderr?.trim().slice(-2000)}`);
+      const why = r.error?.message ?? `exit ${r.status ?? r.signal}: ${r.stderr?.trim().slice(-2000)}`;
+      throw new Error(`bench fork ${f + 1} of ${forks} failed (${why})`);
     }
     return JSON.parse(last) as Row[][];
   });
 }
 
-run(TWO_APPS, 500); // warm-up (JIT)
 const rows = sizes.map((n) => run(TWO_APPS, n));
 const base = rows.find((r) => r.nodes === 1000);
 console.log(
@@ -364,6 +364,10 @@ const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
+const spread = (xs: number[]) => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;
+/** Per fork, the median over its rounds of `ratio` of shape `i`'s run (index i + 1 of a round) to the round's 2 apps. */
+const forkMedians = (i: number, ratio: (shape: Row, ref: Row) => number): number[] =>
+  perFork.map((rs) => median(rs.map((r) => ratio(r[i + 1]!, r[0]!))));
 const refRuns = perFork.flatMap((rs) => rs.map((r) => r[0]!));
 const at5k = least([...refRuns, ...rows.filter((r) => r.nodes === 5000)]);
 if (shapes.length > 0) {
@@ -372,17 +376,15 @@ if (shapes.length > 0) {
       `each measured run after an unmeasured one of the same shape: best run; ratio = median over the forks of each fork's ` +
       `median over its rounds of the shape's cost / 2 apps' cost in the same round; then each fork's median)`,
   );
-  console.log(
-    `${line(least(refRuns), 1)}  cpu µs/alloc ${Math.min(...refRuns.map(us)).toFixed(2)}–${Math.max(...refRuns.map(us)).toFixed(2)}`,
-  );
+  console.log(`${line(least(refRuns), 1)}  cpu µs/alloc ${spread(refRuns.map(us))}`);
 }
 /** Per shape: the median of its forks' median paired ratios (and those medians), its best run over the best 2-apps run. */
 const ratios = shapes.map((_, i) => {
-  const forkMedians = perFork.map((rs) => median(rs.map((r) => us(r[i + 1]!) / us(r[0]!))));
-  const ratio = median(forkMedians);
+  const medians = forkMedians(i, (r, ref) => us(r) / us(ref));
+  const ratio = median(medians);
   const runs = perFork.flatMap((rs) => rs.map((r) => r[i + 1]!));
-  console.log(`${line(least(runs), ratio)}  ${forks === 0 ? "process" : "forks"} ${forkMedians.map((x) => x.toFixed(2)).join(" ")}`);
-  const onThread = median(perFork.map((rs) => median(rs.map((r) => r[i + 1]!.threadSeconds / r[0]!.threadSeconds))));
+  console.log(`${line(least(runs), ratio)}  ${forks === 0 ? "process" : "forks"} ${medians.map((x) => x.toFixed(2)).join(" ")}`);
+  const onThread = median(forkMedians(i, (r, ref) => r.threadSeconds / ref.threadSeconds));
   return { ratio, best: us(least(runs)) / us(least(refRuns)), onThread };
 });
 const at20k = rows.find((r) => r.nodes === 20000);
