@@ -155,6 +155,9 @@ interface PastState {
 /** The tags of an application submitted without any (shared, never written). */
 export const NO_TAGS: Readonly<Record<string, string>> = Object.freeze({});
 
+/** `Application.maxAllocated` is `allocated` itself (nothing released yet); compared by identity, never read or written. */
+const PEAK_IS_ALLOCATED: Res = Object.freeze({});
+
 /** What an application without allocated placeholders reads as their resources (never written). */
 const NO_RESOURCES: Readonly<Res> = Object.freeze({});
 
@@ -213,8 +216,20 @@ export class Application extends OrderMember<Ask, Ask> {
   private reservedAsks?: SortedList<Ask, Ask>;
   readonly pending: Res = {};
   readonly allocated: Res = {};
-  /** The largest `allocated` reached, per type (upstream maxAllocatedResource); undefined before the first allocation. */
-  maxAllocated?: Res;
+  /**
+   * The largest `allocated` reached, per type (upstream maxAllocatedResource; a type never above 0 left out); undefined
+   * before the first allocation. While nothing was released, `allocated` has only grown and is that largest, so it is
+   * made on read: an application's first allocation copies nothing. Set when a completed application runs again (the
+   * largest it reached carries over).
+   */
+  get maxAllocated(): Res | undefined {
+    return this.peak === PEAK_IS_ALLOCATED ? raiseMax(undefined, this.allocated) : this.peak;
+  }
+  set maxAllocated(r: Readonly<Res> | undefined) {
+    this.peak = r && { ...r };
+  }
+  /** `maxAllocated` once something was released (or carried over), PEAK_IS_ALLOCATED before, undefined: no allocation yet. */
+  private peak?: Res;
   state: AppState = "New";
   /** Milliseconds since the epoch of the last state change. */
   stateSince: number;
@@ -325,7 +340,8 @@ export class Application extends OrderMember<Ask, Ask> {
   addAllocated(r: Readonly<Res>): void {
     addTo(this.allocated, r);
     this.queue.incAllocated(r);
-    this.maxAllocated = raiseMax(this.maxAllocated, this.allocated);
+    if (this.peak === undefined) this.peak = PEAK_IS_ALLOCATED;
+    else if (this.peak !== PEAK_IS_ALLOCATED) raiseMax(this.peak, this.allocated);
   }
 
   /** An allocated placeholder's resources enter `allocatedPlaceholder`. */
@@ -340,6 +356,8 @@ export class Application extends OrderMember<Ask, Ask> {
 
   /** An allocation's resources leave `allocated`, here and on the queue path. */
   removeAllocated(r: Readonly<Res>): void {
+    // from now on `allocated` may be below its largest: that is kept apart
+    if (this.peak === PEAK_IS_ALLOCATED) this.peak = raiseMax(undefined, this.allocated);
     subFrom(this.allocated, r);
     this.queue.decAllocated(r);
   }

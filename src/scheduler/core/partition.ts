@@ -577,7 +577,7 @@ export class Partition {
       }
       app = this.apps.get(appId);
     }
-    if (app && last.maxAllocated) app.maxAllocated = { ...last.maxAllocated };
+    if (app && last.maxAllocated) app.maxAllocated = last.maxAllocated;
     return app;
   }
 

@@ -296,6 +296,37 @@ describe("an application's largest usage", () => {
     const { step } = run([{ memory: 1, vcore: 0 }]);
     expect(step()).toEqual({ memory: 1 });
   });
+
+  // partition_test.go TestUpdateAllocation (in-place resize): usage going down in place leaves the largest reached
+  it("keeps the largest when an allocation is resized down in place, and rises when it is resized up", () => {
+    const core = new SchedulerCore(() => 0, providedRuleConfig("[{name: q}]"));
+    core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 100 } }]);
+    core.updateApplication({ new: [{ applicationID: "a", queueName: "root.q", ugi: { user: "u" } }] });
+    const ask = { allocationKey: "k", applicationID: "a", resourcePerAlloc: { memory: 30 } };
+    core.updateAllocation({ allocations: [ask] });
+    core.schedule();
+    core.updateAllocation({ allocations: [{ ...ask, resourcePerAlloc: { memory: 10 }, nodeID: "n" }] });
+    expect([core.applicationView("a")!.allocated, core.maxUsedResource("a")]).toEqual([{ memory: 10 }, { memory: 30 }]);
+    core.updateAllocation({ allocations: [{ ...ask, resourcePerAlloc: { memory: 40 }, nodeID: "n" }] });
+    expect(core.maxUsedResource("a")).toEqual({ memory: 40 });
+  });
+
+  it("carries over to a completed application's next run under the same id", () => {
+    let now = 0;
+    const core = new SchedulerCore(() => now, providedRuleConfig("[{name: q}]"));
+    core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 100 } }]);
+    core.updateApplication({ new: [{ applicationID: "a", queueName: "root.q", ugi: { user: "u" } }] });
+    core.updateAllocation({ allocations: [{ allocationKey: "k", applicationID: "a", resourcePerAlloc: { memory: 30 } }] });
+    core.schedule();
+    core.updateAllocation({ releases: [{ applicationID: "a" }] });
+    now = 30_000;
+    core.schedule();
+    expect(core.applicationViews("completed").map((x) => x.id)).toEqual(["a"]);
+    core.updateAllocation({ allocations: [{ allocationKey: "k2", applicationID: "a", resourcePerAlloc: { memory: 5 } }] });
+    expect(core.maxUsedResource("a")).toEqual({ memory: 30 }); // the new run, nothing allocated yet
+    core.schedule();
+    expect(core.maxUsedResource("a")).toEqual({ memory: 30 });
+  });
 });
 
 describe("running count across Completing → Running", () => {

@@ -237,7 +237,7 @@ export class LimitTracker {
       // every field set at once: one object shape for every application's tracking
       t = {
         app,
-        group: this.resolveGroup(app.groups, app.queue.path),
+        group: this.resolveGroup(app),
         userUsage: undefined,
         groupUsage: undefined,
         running: undefined,
@@ -309,10 +309,14 @@ export class LimitTracker {
     return u;
   }
 
-  /** Upstream `ensureGroupInternal`: the leaf first, then each parent. */
-  private resolveGroup(userGroups: readonly string[], leafPath: string): string | undefined {
+  /**
+   * Upstream `ensureGroupInternal`: the leaf first, then each parent. Without limits the queue is not read (on a leaf
+   * last touched long ago its path is a cache miss).
+   */
+  private resolveGroup(app: TrackedApp): string | undefined {
+    const userGroups = app.groups;
     if (this.table.size === 0 || userGroups.length === 0) return undefined;
-    const levels = prefixes(leafPath);
+    const levels = prefixes(app.queue.path);
     for (let i = levels.length - 1; i >= 0; i--) {
       const level = this.table.get(levels[i]!);
       if (!level) continue;
