@@ -220,9 +220,9 @@ export class Application extends OrderMember<Ask, Ask> {
    * The largest `allocated` reached, per type (upstream maxAllocatedResource; a type never above 0 left out); undefined
    * before the first allocation. While nothing was released, `allocated` has only grown and is that largest, so it is
    * made on read: an application's first allocation copies nothing. Set when a completed application runs again (the
-   * largest it reached carries over).
+   * largest it reached carries over). Read only: a copy made for the read, or the application's own.
    */
-  get maxAllocated(): Res | undefined {
+  get maxAllocated(): Readonly<Res> | undefined {
     return this.peak === PEAK_IS_ALLOCATED ? raiseMax(undefined, this.allocated) : this.peak;
   }
   set maxAllocated(r: Readonly<Res> | undefined) {

@@ -297,11 +297,17 @@ describe("an application's largest usage", () => {
     expect(step()).toEqual({ memory: 1 });
   });
 
-  // partition_test.go TestUpdateAllocation (in-place resize): usage going down in place leaves the largest reached
-  it("keeps the largest when an allocation is resized down in place, and rises when it is resized up", () => {
-    const core = new SchedulerCore(() => 0, providedRuleConfig("[{name: q}]"));
+  /** A core with node n (memory 100) and application a in root.q, on the clock `now()`. */
+  const oneApp = (now: () => number = () => 0) => {
+    const core = new SchedulerCore(now, providedRuleConfig("[{name: q}]"));
     core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 100 } }]);
     core.updateApplication({ new: [{ applicationID: "a", queueName: "root.q", ugi: { user: "u" } }] });
+    return core;
+  };
+
+  // partition_test.go TestUpdateAllocation (in-place resize): usage going down in place leaves the largest reached
+  it("keeps the largest when an allocation is resized down in place, and rises when it is resized up", () => {
+    const core = oneApp();
     const ask = { allocationKey: "k", applicationID: "a", resourcePerAlloc: { memory: 30 } };
     core.updateAllocation({ allocations: [ask] });
     core.schedule();
@@ -313,9 +319,7 @@ describe("an application's largest usage", () => {
 
   it("carries over to a completed application's next run under the same id", () => {
     let now = 0;
-    const core = new SchedulerCore(() => now, providedRuleConfig("[{name: q}]"));
-    core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 100 } }]);
-    core.updateApplication({ new: [{ applicationID: "a", queueName: "root.q", ugi: { user: "u" } }] });
+    const core = oneApp(() => now);
     core.updateAllocation({ allocations: [{ allocationKey: "k", applicationID: "a", resourcePerAlloc: { memory: 30 } }] });
     core.schedule();
     core.updateAllocation({ releases: [{ applicationID: "a" }] });
