@@ -662,25 +662,33 @@ export class SchedulerCore {
    */
   private collect(partition = true): void {
     for (const p of this.partitions.values()) {
-      for (const c of p.drainStateChanges()) {
-        this.changes.push(c);
-        if (!this.tracking) continue;
-        if (c.to === "Completed" || c.to === "Failed") {
-          const app = [...p.terminated.values()].reverse().find((a) => a.id === c.appId);
-          if (app)
-            this.emit(
-              queueEvent(c.at, {
-                objectID: app.queue.path,
-                referenceID: c.appId,
-                changeType: ChangeType.REMOVE,
-                detail: ChangeDetail.QUEUE_APP,
-              }),
-            );
-        }
-        const detail = appStateDetail(c.to);
-        if (detail !== undefined) this.emit(appEvent(c.at, { objectID: c.appId, changeType: ChangeType.SET, detail }));
-      }
+      const drained = p.drainStateChanges();
+      // the resource manager drains `changes` after every cycle, so it is usually empty: taken over, not copied into
+      if (this.changes.length === 0) this.changes = drained;
+      else for (const c of drained) this.changes.push(c);
+      if (this.tracking) this.stateEvents(p, drained);
       if (partition) this.partitionEvents(p);
+    }
+  }
+
+  /** APP events of state changes, and the QUEUE_APP removal of each application that completed or failed. */
+  private stateEvents(p: Partition, changes: readonly AppStateChange[]): void {
+    for (const c of changes) {
+      if (c.to === "Completed" || c.to === "Failed") {
+        // the instance that just ended is its id's latest (a map lookup: no scan of every finished application)
+        const app = p.lastTerminated.get(c.appId);
+        if (app)
+          this.emit(
+            queueEvent(c.at, {
+              objectID: app.queue.path,
+              referenceID: c.appId,
+              changeType: ChangeType.REMOVE,
+              detail: ChangeDetail.QUEUE_APP,
+            }),
+          );
+      }
+      const detail = appStateDetail(c.to);
+      if (detail !== undefined) this.emit(appEvent(c.at, { objectID: c.appId, changeType: ChangeType.SET, detail }));
     }
   }
 

@@ -79,6 +79,30 @@ describe("SchedulerCore events", () => {
     expect(core.stateChanges().map((c) => c.to)).toEqual(["Accepted", "Starting", "Completing", "Completed"]);
   });
 
+  it("an application id run twice in two queues: each completion's QUEUE_APP removal names that run's queue", () => {
+    let now = 1_000;
+    const ev: EventRecord[] = [];
+    const core = new SchedulerCore(() => now, CFG, { events: (e) => ev.push(e) });
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000, memory: 8 * G } }]);
+    const run = (queue: string, pod: string) => {
+      core.updateApplication({ new: [{ applicationID: "job", queueName: queue, ugi: { user: "alice", groups: [] } }] });
+      core.updateAllocation({ allocations: [{ allocationKey: pod, applicationID: "job", resourcePerAlloc: { vcore: 100 } }] });
+      expect(core.schedule()).toHaveLength(1);
+      core.updateAllocation({ releases: [{ applicationID: "job", allocationKey: pod }] });
+      core.schedule(); // Completing
+      now += 40_000; // past the 30 s Completing timeout
+      core.schedule(); // Completed
+    };
+    run("root.a", "p1");
+    run("root.small", "p2");
+    const removals = ev.filter((e) => e.type === T.QUEUE && e.eventChangeType === C.REMOVE && e.eventChangeDetail === D.QUEUE_APP);
+    expect(removals.map((e) => [e.objectID, e.referenceID])).toEqual([
+      ["root.a", "job"],
+      ["root.small", "job"],
+    ]);
+    expect(core.stateChanges().filter((c) => c.to === "Completed")).toHaveLength(2);
+  });
+
   it("a rejected application: APP_NEW then APP_REJECT with the reason, history Rejected; a dynamic queue is announced once", () => {
     const ev: EventRecord[] = [];
     const core = new SchedulerCore(() => 5, CFG, { events: (e) => ev.push(e) });
