@@ -117,6 +117,12 @@ export interface PartitionOptions {
   reservationDelayMs?: number;
   /** Interval of the removal of empty dynamic and drained queues (default 10 s, upstream partition manager). */
   queueCleanupIntervalMs?: number;
+  /**
+   * When the partition was created (milliseconds since the epoch, the core's clock): the first removal of empty queues
+   * is one interval after it, as upstream's partition manager waits its interval before its first pass. Without it the
+   * first pass is at the first tick.
+   */
+  createdAt?: number;
 }
 
 /**
@@ -186,6 +192,7 @@ export class Partition {
       askChanged: (a) => this.apps.get(a.appId)?.reservationChanged(a),
     });
     this.cleanupInterval = o.queueCleanupIntervalMs ?? QUEUE_CLEANUP_INTERVAL_MS;
+    this.lastCleanup = o.createdAt;
     this.queues = new QueueTree();
     this.root = this.queues.root;
     this.gangs = new GangCoordinator({

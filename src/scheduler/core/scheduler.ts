@@ -170,7 +170,7 @@ export class SchedulerCore {
       const p = this.partitions.get(pc.name);
       if (p) p.applyConfig(pc, this.now());
       else {
-        const created = new Partition({ name: pc.name, config: pc });
+        const created = new Partition({ name: pc.name, config: pc, createdAt: this.now() });
         created.limits.recordChanges = this.tracking; // USERGROUP records only when events are sent
         this.partitions.set(pc.name, created);
       }

@@ -106,8 +106,8 @@ describe("node reservations", () => {
   });
 
   it("reserves only after the delay, the node with the best fit; the hold reason names the reserved node", () => {
-    const core = new SchedulerCore(() => now, CFG);
     let now = 0;
+    const core = new SchedulerCore(() => now, CFG);
     core.updateNode([
       { nodeID: "n1", action: "CREATE", schedulableResource: { memory: 10 } },
       { nodeID: "n2", action: "CREATE", schedulableResource: { memory: 10 } },

@@ -81,6 +81,20 @@ describe("queues", () => {
     expect(core.queueView("root", { subtree: true })!.childNames).toEqual(["root.keep"]);
   });
 
+  // partition_manager.go cleanRoot: its loop waits `time.After(cleanRootInterval)` before every pass, the first too
+  it("the first cleanup is one interval after the core started, not at its first scheduling cycle", () => {
+    let now = 0;
+    const core = new SchedulerCore(() => now, providedRuleConfig("[{name: keep}]"));
+    core.updateApplication({ new: [{ applicationID: "dyn", queueName: "root.dynamic", ugi: { user: "u" } }] });
+    core.updateApplication({ remove: [{ applicationID: "dyn" }] });
+    now = 9_999;
+    core.schedule(); // the first cycle
+    expect(core.queueView("root.dynamic")).toBeDefined();
+    now = 10_000;
+    core.schedule();
+    expect(core.queueView("root.dynamic")).toBeUndefined();
+  });
+
   // partition_manager.go cleanQueues: children first, so a dynamic parent emptied by the same pass goes too
   it("the cleanup removes every empty dynamic sibling and a dynamic parent whose leaves it removed, in one pass", () => {
     let now = 0;
