@@ -120,7 +120,7 @@ export interface PartitionOptions {
   /**
    * When the partition was created (milliseconds since the epoch, the core's clock): the first removal of empty queues
    * is one interval after it, as upstream's partition manager waits its interval before its first pass. Without it the
-   * first pass is at the first tick.
+   * interval starts at the first tick.
    */
   createdAt?: number;
 }
@@ -598,7 +598,9 @@ export class Partition {
     this.reservedPreemptionDue = this.reservations.size > 0;
     this.life.tick(now);
     this.gangs.tick(now);
-    if (this.lastCleanup === undefined || now - this.lastCleanup >= this.cleanupInterval) {
+    // the first pass one interval after the partition's creation (or, without it, after the first tick), as upstream
+    this.lastCleanup ??= now;
+    if (now - this.lastCleanup >= this.cleanupInterval) {
       this.lastCleanup = now;
       this.removeEmptyQueues();
     }
