@@ -46,6 +46,11 @@ export class SortedStore<K, V> {
     return this.count;
   }
 
+  /** True once the list keeps its entries in arrays (two or more entries, or had since its last empty state). */
+  protected get chunked(): boolean {
+    return this.chunks !== NONE;
+  }
+
   /** The smallest key, or undefined when empty. */
   protected minKey(): K | undefined {
     return this.chunks === NONE ? this.soleKey : (this.head[0] as K);
@@ -54,6 +59,17 @@ export class SortedStore<K, V> {
   /** The value stored under the smallest key, or undefined when empty. */
   protected minValue(): V | undefined {
     return this.chunks === NONE ? this.soleValue : (this.head[1] as V);
+  }
+
+  /**
+   * The value `i` places from the front (0: the smallest key's) when it is in the first chunk, else undefined (also
+   * past the end). O(1), no search: the members a walk reaches next, for a lookahead that must cost nothing when the
+   * list is long.
+   */
+  protected valueAt(i: number): V | undefined {
+    if (this.chunks === NONE) return i === 0 && this.count === 1 ? this.soleValue : undefined;
+    const j = 2 * i + 1;
+    return j < this.head.length ? (this.head[j] as V) : undefined;
   }
 
   /**
@@ -368,6 +384,9 @@ export class SortedList<K, V> extends SortedStore<K, V> {
   }
   override minValue(): V | undefined {
     return super.minValue();
+  }
+  override valueAt(i: number): V | undefined {
+    return super.valueAt(i);
   }
   override set(key: K, value: V): boolean {
     return super.set(key, value);

@@ -11,6 +11,7 @@ import { type AppEvent, type AppState, type StateLogEntry } from "./application-
 import { DEFAULT_PLACEHOLDER_TIMEOUT_MS, type GangSchedulingStyle } from "./gang/constants.js";
 import type { Replacement } from "./gang/replacement.js";
 import type { HoldReason } from "./hold-reason.js";
+import { touchAsk, touched } from "./lookahead.js";
 import type { Node } from "./node.js";
 import type { Preempting } from "./preemption/result.js";
 import type { PreemptionAllocation } from "./preemption/snapshot.js";
@@ -421,6 +422,43 @@ export class Application extends OrderMember<Ask, Ask> {
     if (ask.reservedNode) {
       if (this.unreservedAsks.delete(ask)) (this.reservedAsks ??= new SortedList<Ask, Ask>(askOrder)).set(ask, ask);
     } else if (this.reservedAsks?.delete(ask)) this.unreservedAsks.set(ask, ask);
+  }
+
+  // ---------------------------------------------------------------- lookahead (lookahead.ts)
+
+  /** The first pending ask without a node reservation (the one the walk tries first), or undefined. */
+  firstPending(): Ask | undefined {
+    return this.unreservedAsks.valueAt(0);
+  }
+
+  /**
+   * Reads one field on each cache line of this application (lookahead.ts): with the fields in declaration order (the
+   * sorted store's, the order key's, then this class's), one in every seven or fewer.
+   * @returns a count no decision reads (`touched`)
+   */
+  touchLines(): number {
+    return (
+      touched(this.chunked) +
+      touched(this.unreservedAsks.size) +
+      touched(this.id) +
+      touched(this.reservedAsks) +
+      touched(this.gang) +
+      touched(this.timerAt) +
+      touched(this.rejection) +
+      touched(this.history)
+    );
+  }
+
+  /** Reads the objects a walk into this application reads besides the application: resources, tracking, asks, first ask. */
+  touchParts(): number {
+    const ask = this.firstPending();
+    return (
+      touched(this.allocated.memory) +
+      touched(this.pending.memory) +
+      touched(this.ugm?.live) +
+      touched(this.asks.size) +
+      (ask === undefined ? 0 : touchAsk(ask))
+    );
   }
 
   /**

@@ -31,6 +31,7 @@ import { PlacementManager } from "./placement/manager.js";
 import { tagValue } from "./placement/tag.js";
 import { PlacementRefusedError, RECOVERY_QUEUE, isRecoveryQueue } from "./placement/types.js";
 import { type AppStateChange, Lifecycle } from "./lifecycle.js";
+import { lookahead } from "./lookahead.js";
 import { applyNamespaceTags } from "./namespace-tags.js";
 import { Reservations } from "./reservations.js";
 import { PreemptionCoordinator, type QuotaPass } from "./preemption/coordinator.js";
@@ -671,7 +672,10 @@ export class Partition {
     const reserved = this.reservations.size > 0 ? this.tryReservedAllocate(now) : undefined;
     if (reserved) return reserved;
     const d = this.root.tryAllocate(this.context, now);
-    return d && this.apply(d, now);
+    if (!d) return undefined;
+    const result = this.apply(d, now);
+    lookahead(this.root);
+    return result;
   }
 
   /** `now` of the running scheduling step. */

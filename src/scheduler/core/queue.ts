@@ -20,6 +20,7 @@
  */
 import type { AllocationContext, Application, Decision } from "./application.js";
 import { SCHEDULABLE_STATES } from "./application-state.js";
+import { touched } from "./lookahead.js";
 import { OrderMember, memberOrder } from "./order-member.js";
 import { priorityValueByPolicy } from "./preemption/priority.js";
 import { DEFAULT_PREEMPTION_DELAY_MS, DEFAULT_QUOTA_PREEMPTION_DELAY_MS, type QueuePreemptionProperties } from "./queue-properties.js";
@@ -447,6 +448,46 @@ export class Queue extends OrderMember<Member, Member> {
       return this.sortPriority ? orderKeyOf(0 - p, s.s0, s.s1, a.submissionTime) : orderKeyOf(s.s0, s.s1, 0 - p, a.submissionTime);
     }
     return this.sortPriority ? orderKeyOf(0 - p, a.submissionTime) : orderKeyOf(a.submissionTime, 0 - p);
+  }
+
+  // ---------------------------------------------------------------- lookahead (lookahead.ts)
+
+  /** How many members (children or applications) are in the walk's order. */
+  get orderLength(): number {
+    return this.order.size;
+  }
+
+  /** The member `i` places from the front of the walk's order when it is in the order's first chunk, else undefined. */
+  memberAt(i: number): Member | undefined {
+    return this.order.valueAt(i);
+  }
+
+  /**
+   * Reads one field on each cache line of this queue (lookahead.ts): with the fields in declaration order (the sorted
+   * store's, the order key's, then this class's), one in every seven or fewer.
+   * @returns a count no decision reads (`touched`)
+   */
+  touchLines(): number {
+    return (
+      touched(this.chunked) +
+      touched(this.order.size) +
+      touched(this.parent) +
+      touched(this.topPriority) +
+      touched(this.name) +
+      touched(this.sortPriority) +
+      touched(this.childMap) +
+      touched(this.preemptionProperties)
+    );
+  }
+
+  /** Reads the objects a walk into this queue reads besides the queue itself: resources, usage record, order array. */
+  touchParts(): number {
+    return touched(this.allocated.memory) + touched(this.pending.memory) + touched(this.ugmUser?.running) + touched(this.memberAt(0));
+  }
+
+  /** Reads the resources of the user's usage record on this queue. */
+  touchUsage(): number {
+    return touched(this.ugmUser?.res.memory);
   }
 
   // ---------------------------------------------------------------- walk

@@ -31,6 +31,36 @@ describe("SortedList", () => {
     );
   });
 
+  it("reads the first entries by position without a search: a prefix of the values in order, nothing past the end", () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 400 }), fc.integer({ min: 2, max: 8 }), (ops, load) => {
+        const list = new SortedList<number, number>(compareNumbers, load);
+        for (const o of ops) {
+          if (o.kind === "set") list.set(o.key, o.value);
+          else if (o.kind === "delete") list.delete(o.key);
+          else if (list.size > 0) list.delete(list.minKey()!);
+        }
+        const values = list.values();
+        expect(list.valueAt(0)).toBe(list.minValue());
+        let i = 0;
+        while (list.valueAt(i) !== undefined) {
+          expect(list.valueAt(i)).toBe(values[i]);
+          i++;
+        }
+        // the positions read are a prefix: none after the first gap, none past the end
+        for (let j = i; j <= values.length + 2; j++) expect(list.valueAt(j)).toBeUndefined();
+      }),
+    );
+    // entries in one chunk (at most 2·load) are all reachable by position
+    const list = new SortedList<number, string>(compareNumbers);
+    for (const k of [5, 1, 9, 3, 7]) list.set(k, `v${k}`);
+    expect([0, 1, 2, 3, 4, 5].map((i) => list.valueAt(i))).toEqual(["v1", "v3", "v5", "v7", "v9", undefined]);
+    const sole = new SortedList<number, string>(compareNumbers);
+    expect(sole.valueAt(0)).toBeUndefined();
+    sole.set(4, "only");
+    expect([sole.valueAt(0), sole.valueAt(1)]).toEqual(["only", undefined]);
+  });
+
   it("finds the next entry above any key as sorted-btree's nextHigherPair does", () => {
     fc.assert(
       fc.property(
