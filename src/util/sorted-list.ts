@@ -46,7 +46,10 @@ export class SortedStore<K, V> {
     return this.count;
   }
 
-  /** True once the list keeps its entries in arrays (two or more entries, or had since its last empty state). */
+  /**
+   * True while the list keeps its entries in arrays: from its second entry until it is next empty (a field read for a
+   * lookahead's `touchLines`, scheduler/core/lookahead.ts).
+   */
   protected get chunked(): boolean {
     return this.chunks !== NONE;
   }

@@ -432,8 +432,8 @@ export class Application extends OrderMember<Ask, Ask> {
   }
 
   /**
-   * Reads one field on each cache line of this application (lookahead.ts): with the fields in declaration order (the
-   * sorted store's, the order key's, then this class's), one in every seven or fewer.
+   * Reads a field on each cache line of this application (lookahead.ts): with the fields in declaration order (the sorted
+   * store's, the order key's, then this class's), one in every eight words of the object, the header included.
    * @returns a count no decision reads (`touched`)
    */
   touchLines(): number {
