@@ -70,7 +70,7 @@ export class SortedStore<K, V> {
    * list is long.
    */
   protected valueAt(i: number): V | undefined {
-    if (this.chunks === NONE) return i === 0 && this.count === 1 ? this.soleValue : undefined;
+    if (this.chunks === NONE) return i === 0 ? this.soleValue : undefined;
     const j = 2 * i + 1;
     return j < this.head.length ? (this.head[j] as V) : undefined;
   }

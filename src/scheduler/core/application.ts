@@ -428,7 +428,7 @@ export class Application extends OrderMember<Ask, Ask> {
 
   /** The first pending ask without a node reservation (the one the walk tries first), or undefined. */
   firstPending(): Ask | undefined {
-    return this.unreservedAsks.valueAt(0);
+    return this.unreservedAsks.minValue();
   }
 
   /**

@@ -113,17 +113,6 @@ function run(p: Partition, between: () => void = () => {}): unknown[] {
   return results;
 }
 
-/** Records the objects `method` of `proto` is called on (the method still runs). */
-function callsOf<T extends object>(proto: T, method: keyof T & string): object[] {
-  const calls: object[] = [];
-  const real = proto[method] as (...args: unknown[]) => unknown;
-  vi.spyOn(proto, method as never).mockImplementation(function (this: object, ...args: unknown[]) {
-    calls.push(this);
-    return real.apply(this, args);
-  } as never);
-  return calls;
-}
-
 describe("lookahead", () => {
   it("only reads: the same schedule and object graph as without it, and extra lookaheads change nothing", () => {
     control.enabled = false;
@@ -131,11 +120,9 @@ describe("lookahead", () => {
     const expected = run(plain);
     control.enabled = true;
     const read = build();
-    let lookaheads = 0;
     const seen = run(read, () => {
       const before = graph(read);
       for (let i = 0; i < 3; i++) lookahead(read.root);
-      lookaheads += 3;
       expect(graph(read)).toStrictEqual(before);
     });
     expect(seen).toStrictEqual(expected);
@@ -143,7 +130,8 @@ describe("lookahead", () => {
     // the schedule went through every kind of order: a reservation was made and every other ask placed
     expect(expected.some((r) => (r as unknown[])[0] === "reserved")).toBe(true);
     expect(expected.filter((r) => (r as unknown[])[0] === "allocated").length).toBeGreaterThan(30);
-    expect(lookaheads).toBeGreaterThan(90);
+    // three extra lookaheads after each result
+    expect(3 * seen.length).toBeGreaterThan(90);
   });
 
   it("reads, at each place of the order the walk moves along, the objects of the module comment's table", () => {
@@ -154,34 +142,35 @@ describe("lookahead", () => {
       p.addApplication({ id: `app-${i}`, queue: `root.tenants.t${i}`, user: "u", groups: [], tags: {}, now: 0 });
       p.addAsk({ appId: `app-${i}`, key: `k-${i}`, resource: { memory: 1, vcore: 1 }, priority: 0, createTime: i, now: 0 });
     }
-    const queueLines = callsOf(Queue.prototype, "touchLines");
-    const queueParts = callsOf(Queue.prototype, "touchParts");
-    const appLines = callsOf(Application.prototype, "touchLines");
-    const appParts = callsOf(Application.prototype, "touchParts");
+    // the objects each method is called on (spies call through)
+    const queueLines = vi.spyOn(Queue.prototype, "touchLines").mock.contexts;
+    const queueParts = vi.spyOn(Queue.prototype, "touchParts").mock.contexts;
+    const appLines = vi.spyOn(Application.prototype, "touchLines");
+    const appParts = vi.spyOn(Application.prototype, "touchParts");
     const parent = p.root.children.get("tenants")!;
     const at = (i: number) => parent.memberAt(i) as Queue;
     lookahead(p.root);
     expect(queueLines).toEqual([at(4)]);
     expect(queueParts).toEqual([at(3)]);
-    expect(appLines).toEqual([at(2).memberAt(0)]);
-    expect(appParts).toEqual([at(1).memberAt(0)]);
+    expect(appLines.mock.contexts).toEqual([at(2).memberAt(0)]);
+    expect(appParts.mock.contexts).toEqual([at(1).memberAt(0)]);
     // one leaf holding every application: its order is the one read ahead, applications at places 2 and 1
     const one = partitionOf("          - name: a");
     for (let i = 0; i < 4; i++) {
       one.addApplication({ id: `app-${i}`, queue: "root.a", user: "u", groups: [], tags: {}, now: 0 });
       one.addAsk({ appId: `app-${i}`, key: `k-${i}`, resource: { memory: 1 }, priority: 0, createTime: i, now: 0 });
     }
-    appLines.length = 0;
-    appParts.length = 0;
+    appLines.mockClear();
+    appParts.mockClear();
     lookahead(one.root);
     const a = one.root.children.get("a")!;
-    expect(appLines).toEqual([a.memberAt(2)]);
-    expect(appParts).toEqual([a.memberAt(1)]);
+    expect(appLines.mock.contexts).toEqual([a.memberAt(2)]);
+    expect(appParts.mock.contexts).toEqual([a.memberAt(1)]);
   });
 
   it("goes down a parent that comes first among several members", () => {
     const p = build();
-    const queueLines = callsOf(Queue.prototype, "touchLines");
+    const queueLines = vi.spyOn(Queue.prototype, "touchLines").mock.contexts;
     const parent = p.root.children.get("tenants")!;
     // root orders tenants and solo; tenants comes first (it pends more), and its order of 9 members is read ahead too
     expect(p.root.orderLength).toBe(2);
