@@ -287,8 +287,19 @@ describe("scheduler REST API over a running core", () => {
         container: "main",
         node: "n1",
         scheduler: "default-scheduler",
+        labels: { tier: "front" },
       }),
     );
+    // a static pod (owned by its Node) of another scheduler: tagged `static`, never preemptable
+    const mirror = shimPod("kube-proxy-n1", {
+      namespace: "kube-system",
+      created,
+      requests: { cpu: "100m" },
+      node: "n1",
+      scheduler: "default-scheduler",
+    });
+    mirror.metadata!.ownerReferences = [{ apiVersion: "v1", kind: "Node", name: "n1", uid: "node-uid-n1" }];
+    ctx.syncPod(mirror);
     const r = await startRestServer({
       host: "127.0.0.1",
       port: 0,
@@ -301,9 +312,32 @@ describe("scheduler REST API over a running core", () => {
       const get = async (path: string) => (await fetch(`http://127.0.0.1:${r.port}${path}`)).json();
       const nodes = (await get("/ws/v1/partition/default/nodes")) as Record<string, unknown>[];
       const n1 = nodes.find((n) => n.nodeID === "n1")!;
+      // tags as upstream's shim sends a foreign pod's (si_helper.go CreateAllocationForForeignPod): the web UI names the
+      // pod `namespace/podName` from them (yunikorn-web scheduler.service.ts), "<nil>" without them
+      const creationTime = String(Date.parse(created) / 1000);
       expect(n1.foreignAllocations).toEqual([
         {
+          allocationKey: "uid-kube-proxy-n1",
+          allocationTags: {
+            "kubernetes.io/meta/namespace": "kube-system",
+            "kubernetes.io/meta/podName": "kube-proxy-n1",
+            creationTime,
+            foreign: "static",
+          },
+          allocationTime: Date.parse(created) * 1e6,
+          resource: { vcore: 100, pods: 1 },
+          priority: "0",
+          nodeId: "n1",
+        },
+        {
           allocationKey: "uid-web",
+          allocationTags: {
+            "kubernetes.io/meta/namespace": "apps",
+            "kubernetes.io/meta/podName": "web",
+            "kubernetes.io/label/tier": "front",
+            creationTime,
+            foreign: "default",
+          },
           allocationTime: Date.parse(created) * 1e6,
           resource: { vcore: 500, memory: 2 ** 30, pods: 1 },
           priority: "0",
@@ -312,7 +346,7 @@ describe("scheduler REST API over a running core", () => {
         },
       ]);
       // still counted as occupied, as before
-      expect(n1.occupied).toEqual({ vcore: 500, memory: 2 ** 30, pods: 1 });
+      expect(n1.occupied).toEqual({ vcore: 600, memory: 2 ** 30, pods: 2 });
       expect(nodes.find((n) => n.nodeID === "n2")).not.toHaveProperty("foreignAllocations");
       expect(((await get("/ws/v1/partition/default/node/n1")) as Record<string, unknown>).foreignAllocations).toEqual(
         n1.foreignAllocations,

@@ -117,13 +117,14 @@ export function queueInfo(q: QueueView, partition = ""): Record<string, unknown>
 }
 
 /**
- * ForeignAllocationDAOInfo (YuniKorn 1.6+, node.go ForeignAllocationDAO): a pod of another scheduler on the node;
- * `allocationTime` its creation in Unix nanoseconds, `preemptable` left out when false (a static pod), as upstream's
- * omitempty.
+ * ForeignAllocationDAOInfo (YuniKorn 1.6+, handlers.go getForeignAllocationDAO): a pod of another scheduler on the
+ * node; `allocationTags` the shim's tags of the pod (the web UI shows `namespace/podName` from them), `allocationTime`
+ * its creation in Unix nanoseconds, `preemptable` left out when false (a static pod), as upstream's omitempty.
  */
 function foreignAllocationInfo(f: ForeignPodView): Record<string, unknown> {
   return {
     allocationKey: f.uid,
+    ...(Object.keys(f.tags).length > 0 ? { allocationTags: { ...f.tags } } : {}),
     ...(f.createdMs !== undefined ? { allocationTime: ns(f.createdMs) } : {}),
     ...(daoMap(f.resource) ? { resource: daoMap(f.resource) } : {}),
     priority: String(f.priority),

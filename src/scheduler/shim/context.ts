@@ -33,6 +33,7 @@ import {
   identityOf,
   namespaceTags,
   nodeInfoOf,
+  podTags,
 } from "./translate.js";
 import type { V1Pod } from "@kubernetes/client-node";
 import { allocationOf as resultAllocation } from "../core/allocation-result.js";
@@ -249,6 +250,12 @@ export interface ForeignPodView {
   createdMs: number | undefined;
   /** False for a static pod, owned by its Node (upstream foreign type `static`). */
   preemptable: boolean;
+  /**
+   * Its allocationTags as upstream's shim sends a foreign pod's (k8shim si_helper.go CreateAllocationForForeignPod):
+   * the pod's tags (`podTags`: namespace, pod name, labels, `creationTime`) and `foreign`: `default`, or `static` for a
+   * static pod. The web UI names the pod from the namespace and pod name tags.
+   */
+  tags: Record<string, string>;
 }
 
 const refOf = (pod: PodObject): PodRef => ({
@@ -677,6 +684,7 @@ export class ShimContext {
       return;
     }
     const prev = this.foreign.get(uid);
+    const isStatic = (pod.metadata?.ownerReferences ?? []).some((r) => r.kind === "Node");
     const entry: ForeignPodView = {
       uid,
       node,
@@ -684,7 +692,8 @@ export class ShimContext {
       priority: pod.spec?.priority ?? 0,
       createdMs: creationMs(pod),
       // a static pod (owned by its Node) is never a victim (upstream si_helper.go CreateAllocationForForeignPod)
-      preemptable: !(pod.metadata?.ownerReferences ?? []).some((r) => r.kind === "Node"),
+      preemptable: !isStatic,
+      tags: { ...podTags(pod), foreign: isStatic ? "static" : "default" },
     };
     if (prev && prev.node !== node) this.unindexForeign(prev);
     this.foreign.set(uid, entry);
@@ -701,7 +710,11 @@ export class ShimContext {
    * allocations tagged `foreign`); corral counts them in the node's occupied resources. Sorted by UID.
    */
   foreignPods(node: string): ForeignPodView[] {
-    const out = [...(this.foreignByNode.get(node)?.values() ?? [])].map((f) => ({ ...f, resource: { ...f.resource } }));
+    const out = [...(this.foreignByNode.get(node)?.values() ?? [])].map((f) => ({
+      ...f,
+      resource: { ...f.resource },
+      tags: { ...f.tags },
+    }));
     return out.sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
   }
 

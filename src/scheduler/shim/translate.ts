@@ -94,12 +94,11 @@ export function applicationRequest(pod: PodObject, appId: string): AddApplicatio
 }
 
 /**
- * The ask (or, for a bound pod, the existing allocation) of a managed pod (§2.6). Its allocationTags are the shim's
- * (yunikorn-shim reference §2.6): `kubernetes.io/meta/namespace`, `kubernetes.io/meta/podName`,
- * `kubernetes.io/label/<key>` per pod label, and `creationTime` (Unix seconds).
- * @throws Error when a resource quantity is malformed
+ * A pod's allocationTags as the shim sends them (yunikorn-shim reference §2.6; upstream k8shim si_helper.go
+ * CreateTagsForTask): `kubernetes.io/meta/namespace`, `kubernetes.io/meta/podName`, `kubernetes.io/label/<key>` per pod
+ * label, and `creationTime` (Unix seconds; left out when the pod has no readable creation time).
  */
-export function allocationOf(pod: PodObject, appId: string): AllocationMessage {
+export function podTags(pod: PodObject): Record<string, string> {
   const createdMs = creationMs(pod);
   const tags: Record<string, string> = {
     "kubernetes.io/meta/namespace": pod.metadata?.namespace ?? "default",
@@ -107,6 +106,15 @@ export function allocationOf(pod: PodObject, appId: string): AllocationMessage {
   };
   for (const [k, v] of Object.entries(pod.metadata?.labels ?? {})) tags[`kubernetes.io/label/${k}`] = v;
   if (createdMs !== undefined) tags.creationTime = String(Math.floor(createdMs / 1000));
+  return tags;
+}
+
+/**
+ * The ask (or, for a bound pod, the existing allocation) of a managed pod (§2.6), with the pod's tags (`podTags`).
+ * @throws Error when a resource quantity is malformed
+ */
+export function allocationOf(pod: PodObject, appId: string): AllocationMessage {
+  const tags = podTags(pod);
   return {
     allocationKey: pod.metadata?.uid ?? `${pod.metadata?.namespace}/${pod.metadata?.name}`,
     applicationID: appId,

@@ -194,16 +194,18 @@ describe("resource maps as upstream's DAOs", () => {
     expect(node.utilized).toEqual({ vcore: 37, memory: 12 });
     // no pods of other schedulers: foreignAllocations left out (omitempty)
     expect(node).not.toHaveProperty("foreignAllocations");
-    // ForeignAllocationDAOInfo (node.go ForeignAllocationDAO): key, creation in ns, resource, priority as a string,
-    // node, preemptable only when true
+    // ForeignAllocationDAOInfo (handlers.go getForeignAllocationDAO): key, tags (omitempty), creation in ns, resource,
+    // priority as a string, node, preemptable only when true
     const created = Date.parse("2026-01-05T09:00:00Z");
+    const tags = { "kubernetes.io/meta/namespace": "apps", "kubernetes.io/meta/podName": "web", foreign: "default" };
     const withForeign = nodeInfo(core.nodeViews()[0]!, lookupsOf(core, "default"), [
-      { uid: "u1", node: "n1", resource: { vcore: 500, memory: G }, priority: 10, createdMs: created, preemptable: true },
-      { uid: "u2", node: "n1", resource: { vcore: 100 }, priority: 0, createdMs: undefined, preemptable: false },
+      { uid: "u1", node: "n1", resource: { vcore: 500, memory: G }, priority: 10, createdMs: created, preemptable: true, tags },
+      { uid: "u2", node: "n1", resource: { vcore: 100 }, priority: 0, createdMs: undefined, preemptable: false, tags: {} },
     ]);
     expect(withForeign.foreignAllocations).toEqual([
       {
         allocationKey: "u1",
+        allocationTags: tags,
         allocationTime: created * 1e6,
         resource: { vcore: 500, memory: G },
         priority: "10",

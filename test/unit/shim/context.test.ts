@@ -383,6 +383,13 @@ describe("ShimContext foreign pods", () => {
     const s = foreign("s", "n1", "1");
     ctx.syncPod({ ...s, metadata: { ...s.metadata, ownerReferences: [{ apiVersion: "v1", kind: "Node", name: "n1", uid: "node-uid" }] } });
     ctx.syncPod(foreign("other", "n2"));
+    // tags: the pod's (CreateTagsForTask) with `foreign` set to the pod's type, `static` for a static pod
+    const tags = (name: string, type: string) => ({
+      "kubernetes.io/meta/namespace": "team-a",
+      "kubernetes.io/meta/podName": name,
+      creationTime: String(Date.parse("2026-01-05T09:00:00Z") / 1000),
+      foreign: type,
+    });
     expect(ctx.foreignPods("n1")).toEqual([
       {
         uid: "uid-f",
@@ -391,6 +398,7 @@ describe("ShimContext foreign pods", () => {
         priority: 1000,
         createdMs: Date.parse("2026-01-05T09:00:00Z"),
         preemptable: true,
+        tags: tags("f", "default"),
       },
       {
         uid: "uid-s",
@@ -399,11 +407,14 @@ describe("ShimContext foreign pods", () => {
         priority: 0,
         createdMs: Date.parse("2026-01-05T09:00:00Z"),
         preemptable: false,
+        tags: tags("s", "static"),
       },
     ]);
-    // a change of priority alone is seen; a moved pod leaves the list of its old node
+    // a change of priority alone is seen, and of labels; a moved pod leaves the list of its old node
     ctx.syncPod({ ...f, spec: { ...f.spec!, priority: 5 } });
     expect(ctx.foreignPods("n1")[0]!.priority).toBe(5);
+    ctx.syncPod({ ...f, metadata: { ...f.metadata, labels: { app: "db" } }, spec: { ...f.spec!, priority: 5 } });
+    expect(ctx.foreignPods("n1")[0]!.tags).toEqual({ ...tags("f", "default"), "kubernetes.io/label/app": "db" });
     ctx.syncPod(boundTo(f, "n2"));
     expect(ctx.foreignPods("n1").map((x) => x.uid)).toEqual(["uid-s"]);
     expect(ctx.foreignPods("n2").map((x) => x.uid)).toEqual(["uid-f", "uid-other"]);
