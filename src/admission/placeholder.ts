@@ -18,6 +18,20 @@ export function mayFlagPlaceholder(cfg: AdmissionConfig, userInfo: UserInfo | un
 }
 
 /**
+ * How an annotation changes from `before` (undefined: CREATE) to `after`: `setting` (CREATE with the key), `adding`,
+ * `changing` or `removing`; undefined when its value is the same (absent on both sides included).
+ */
+export function annotationChange(
+  annotations: { before?: Readonly<Record<string, string>>; after: Readonly<Record<string, string>> },
+  key: string,
+): "setting" | "adding" | "changing" | "removing" | undefined {
+  const before = annotations.before?.[key];
+  const after = annotations.after[key];
+  if (before === after) return undefined;
+  return annotations.before === undefined ? "setting" : before === undefined ? "adding" : after === undefined ? "removing" : "changing";
+}
+
+/**
  * The placeholder-flag rule for a new object, or for an update from `before` to `after` annotations.
  * @param before the stored object's annotations (undefined on CREATE)
  * @param after the new object's annotations
@@ -31,11 +45,8 @@ export function placeholderFlagRefusal(
   annotations: { before?: Readonly<Record<string, string>>; after: Readonly<Record<string, string>> },
   what: string,
 ): string | undefined {
-  const before = annotations.before?.[ANNOTATION_PLACEHOLDER_FLAG];
-  const after = annotations.after[ANNOTATION_PLACEHOLDER_FLAG];
-  if (before === after || mayFlagPlaceholder(cfg, userInfo)) return undefined;
-  const change =
-    annotations.before === undefined ? "setting" : before === undefined ? "adding" : after === undefined ? "removing" : "changing";
+  const change = annotationChange(annotations, ANNOTATION_PLACEHOLDER_FLAG);
+  if (change === undefined || mayFlagPlaceholder(cfg, userInfo)) return undefined;
   return (
     `${what}: ${change} ${ANNOTATION_PLACEHOLDER_FLAG} is refused: placeholders are created by the scheduler ` +
     `(${cfg.schedulerUser}) only (requested by ${userInfo?.username ?? "unknown user"})`

@@ -336,3 +336,53 @@ describe("preset spec.nodeName in templates", () => {
     ).toBe(true);
   });
 });
+
+// scheduling-keys.ts: the template's controller is trusted, so the template is where a tenant's request is checked
+describe("ignore-application in templates", () => {
+  const IGNORE = "yunikorn.apache.org/ignore-application";
+  const deployment = (annotations: Record<string, string>, schedulerName?: string) => {
+    const d = workload("Deployment", { labels: { app: "web" }, annotations: { [UI]: ALICE_UI, ...annotations } }) as {
+      spec: { template: { spec: Record<string, unknown> } };
+    };
+    if (schedulerName !== undefined) d.spec.template.spec.schedulerName = schedulerName;
+    return d;
+  };
+  it("CREATE of a routed template carrying it is refused for a tenant, allowed for a trusted controller", () => {
+    for (const kind of KINDS.filter((k) => k !== "ReplicaSet")) {
+      const obj = workload(kind, { labels: { app: "web" }, annotations: { [IGNORE]: "true" } });
+      const res = review(workloadRequest(kind, obj), cfg, EMPTY_LOOKUPS);
+      expect(res.allowed, kind).toBe(false);
+      expect(res.status?.message).toMatch(new RegExp(`^pod template of ${kind} team-a/web: setting ${IGNORE} is refused`));
+    }
+    expect(review(workloadRequest("Deployment", deployment({ [IGNORE]: "true" }), DEPLOYMENT_CONTROLLER), cfg, EMPTY_LOOKUPS).allowed).toBe(
+      true,
+    );
+  });
+  it("UPDATE adding, changing or removing it is refused; keeping it, or other changes, allowed", () => {
+    const plain = deployment({});
+    const ignored = deployment({ [IGNORE]: "true" });
+    const add = review(workloadRequest("Deployment", ignored, ALICE, "UPDATE", plain), cfg, EMPTY_LOOKUPS);
+    expect(add.allowed).toBe(false);
+    expect(add.status?.message).toMatch(new RegExp(`^pod template of Deployment team-a/web: adding ${IGNORE} is refused`));
+    expect(
+      review(workloadRequest("Deployment", deployment({ [IGNORE]: "false" }), ALICE, "UPDATE", ignored), cfg, EMPTY_LOOKUPS).allowed,
+    ).toBe(false);
+    expect(review(workloadRequest("Deployment", ignored, ALICE, "UPDATE", ignored), cfg, EMPTY_LOOKUPS).allowed).toBe(true);
+  });
+  it("a template set unrouted and then re-pointed at the scheduler is checked as at CREATE", () => {
+    const r = parseAdmissionConfig({ NAMESPACE: "corral" }, [
+      { name: "t", data: { "admissionController.filtering.bypassNamespaces": "^kube-system$,^team-a$" } },
+    ]);
+    if (!r.ok) throw new Error("config");
+    const bypassing = r.config;
+    const unrouted = deployment({ [IGNORE]: "true" }, "default-scheduler");
+    expect(review(workloadRequest("Deployment", unrouted), bypassing, EMPTY_LOOKUPS).allowed).toBe(true);
+    const flip = review(
+      workloadRequest("Deployment", deployment({ [IGNORE]: "true" }, bypassing.schedulerName), ALICE, "UPDATE", unrouted),
+      bypassing,
+      EMPTY_LOOKUPS,
+    );
+    expect(flip.allowed).toBe(false);
+    expect(flip.status?.message).toMatch(new RegExp(`setting ${IGNORE} is refused`));
+  });
+});
