@@ -26,7 +26,7 @@ import { NodeCollection, type NodeSortPolicy } from "./node-collection.js";
 import type { Queue } from "./queue.js";
 import type { QueueChange } from "./queue-change.js";
 import { QueueTree, maxQueueSet } from "./queue-tree.js";
-import { type Res, format, hasPositive, isZero, strictlyPositive } from "./resources.js";
+import { type Res, format, hasPositive, strictlyPositive } from "./resources.js";
 import { PlacementManager } from "./placement/manager.js";
 import { tagValue } from "./placement/tag.js";
 import { PlacementRefusedError, RECOVERY_QUEUE, isRecoveryQueue } from "./placement/types.js";
@@ -499,12 +499,15 @@ export class Partition {
       app.removeAllocated(ask.resource);
       if (ask.preempted) app.queue.decPreempting(ask.resource);
       if (ask.placeholder) this.gangs.gone(app, ask);
-      const stillRunning = !isZero(app.allocated); // asks are strictly positive: zero means none allocated
-      this.limits.track(app, ask.resource, -1, stillRunning);
+      // running for its user and group while it holds an allocation or asks for one (upstream application.go
+      // removeAllocationInternal: removed from the trackers only when pending and allocated are both zero)
+      this.limits.track(app, ask.resource, -1, app.asks.size > 0);
       this.reservations.epoch++;
     } else {
       if (ask.reservedNode) this.unreserve(ask);
       app.deletePending(ask);
+      // its allocations went while this ask was pending: with the ask it stops running for its user and group
+      if (app.asks.size === 0) this.limits.stopRunning(app);
     }
     if (
       app.asks.size === 0 &&

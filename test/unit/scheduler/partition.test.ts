@@ -511,6 +511,13 @@ function checkInvariants(p: Partition): void {
     const mine = apps.filter((a) => a.user === user);
     expect(clean(byPath.get("root")?.res ?? {})).toEqual(clean(sum(mine.map((a) => a.allocated))));
   }
+  // running for its user: every application holding an allocation, and only applications that hold or ask for one
+  // (upstream application.go: removed from the trackers when pending and allocated are both zero)
+  for (const [user, byPath] of p.limits.snapshot("users")) {
+    const runningFor = byPath.get("root")?.apps ?? new Set<string>();
+    for (const a of apps) if (a.user === user && Object.values(a.allocated).some((v) => v > 0)) expect(runningFor.has(a.id)).toBe(true);
+    for (const id of runningFor) expect(p.apps.get(id)?.asks.size ?? 0).toBeGreaterThan(0);
+  }
   for (const user of ["alice", "bob"]) {
     const used = apps.filter((a) => a.user === user && a.queue.path === "root.b").reduce((m, a) => m + (a.allocated.memory ?? 0), 0);
     expect(used).toBeLessThanOrEqual(150); // wildcard user limit on root.b

@@ -30,6 +30,20 @@ ${limitsYaml}        queues:
 ${children || "            queues: [{name: leaf}]\n"}`),
   ).partitions[0]!.queues![0]!;
 
+/** A partition whose root (submitacl "*") has `rootYaml` below it (YAML indented 8). */
+const partitionUnderRoot = (rootYaml: string): Partition =>
+  new Partition({
+    name: "default",
+    config: validateSchedulerConfig(
+      decodeQueuesYaml(`partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: "*"
+${rootYaml}`),
+    ).partitions[0]!,
+  });
+
 const app = (id: string, user: string, groups: string[], path = "root.parent.leaf"): TrackedApp => ({ id, user, groups, queue: { path } });
 const tracker = (root: QueueConfig) => {
   const t = new LimitTracker();
@@ -445,21 +459,11 @@ describe("hold texts (the formatter at the edge)", () => {
   });
 
   it("the partition reports a user maxapplications hold with that text", () => {
-    const p = new Partition({
-      name: "default",
-      config: validateSchedulerConfig(
-        decodeQueuesYaml(`partitions:
-  - name: default
-    queues:
-      - name: root
-        submitacl: "*"
-        limits:
+    const p = partitionUnderRoot(`        limits:
           - users: [alice]
             maxapplications: 1
         queues: [{name: a}]
-`),
-      ).partitions[0]!,
-    });
+`);
     p.addNode("n1", { memory: 100 });
     p.addApplication({ id: "x", queue: "root.a", user: "alice", groups: [], tags: {}, now: 0 });
     p.addApplication({ id: "y", queue: "root.a", user: "alice", groups: [], tags: {}, now: 1 });
@@ -498,6 +502,40 @@ ${limit}`),
     expect(p.tryAllocate(1)).toBeUndefined();
     expect(pendingReason(p, "old", "k2")).toEqual({ state: "Skipped", reason: "group g2 quota reached on root.a" });
     expect(pendingReason(p, "new", "k1")).toEqual({ state: "Skipped", reason: "group g2 running applications limit 1 reached on root.a" });
+  });
+});
+
+// apache/yunikorn-core pkg/scheduler/objects/application.go removeAllocationInternal: decUserResourceUsage with
+// removeApp = hasZeroAllocations() (pending and allocated both zero); partition_test.go TestLimitMaxApplications
+describe("an application stays running for its user while it asks for more", () => {
+  it("its last allocation released with an ask pending: still counted against maxapplications until that ask goes too", () => {
+    const p = partitionUnderRoot(`        queues:
+          - name: a
+            limits:
+              - users: [alice]
+                maxapplications: 1
+`);
+    const runningOf = (user: string) => p.limits.snapshot("users").get(user)?.get("root.a")?.apps;
+    p.addNode("n1", { memory: 10 });
+    p.addApplication({ id: "other", queue: "root.a", user: "bob", groups: [], tags: {}, now: 0 });
+    p.addAsk({ appId: "other", key: "k", resource: { memory: 7 }, priority: 0, createTime: 0, now: 0 });
+    expect(allocationOf(p.tryAllocate(0)!)?.appId).toBe("other");
+    p.addApplication({ id: "x", queue: "root.a", user: "alice", groups: [], tags: {}, now: 0 });
+    p.addAsk({ appId: "x", key: "k1", resource: { memory: 2 }, priority: 0, createTime: 0, now: 0 });
+    expect(allocationOf(p.tryAllocate(0)!)?.appId).toBe("x");
+    // a second pod that does not fit the node's free space, then the first one ends
+    p.addAsk({ appId: "x", key: "k2", resource: { memory: 5 }, priority: 0, createTime: 1, now: 1 });
+    p.removeAsk("x", "k1", 1);
+    expect([...runningOf("alice")!]).toEqual(["x"]);
+    p.addApplication({ id: "y", queue: "root.a", user: "alice", groups: [], tags: {}, now: 2 });
+    p.addAsk({ appId: "y", key: "k", resource: { memory: 1 }, priority: 0, createTime: 2, now: 2 });
+    expect(p.tryAllocate(2)).toBeUndefined();
+    expect(pendingReason(p, "y", "k")).toEqual({ state: "Skipped", reason: "user alice running applications limit 1 reached on root.a" });
+    // the pending pod goes as well: x asks for nothing and holds nothing, so y may run
+    p.removeAsk("x", "k2", 3);
+    expect([...runningOf("alice")!]).toEqual([]); // the record stays: alice has a limit there
+    expect(allocationOf(p.tryAllocate(3)!)?.appId).toBe("y");
+    expect([...runningOf("alice")!]).toEqual(["y"]);
   });
 });
 

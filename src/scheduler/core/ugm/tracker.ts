@@ -3,14 +3,15 @@
  * group_tracker.go, queue_tracker.go; yunikorn-core reference §2.6, §4.7).
  *
  * - Usage is tracked for every user at every level of the application's queue path (root … leaf): resources of its
- *   allocations and the applications that have at least one allocation ("running" for `maxapplications`).
+ *   allocations and the running applications (for `maxapplications`): from an application's first allocation until
+ *   it holds no allocation and asks for none (upstream application.go `hasZeroAllocations`).
  * - At each level the user's named limit applies, else the queue's wildcard user limit.
  * - An application is tracked under at most one group, resolved when it is first checked or tracked
  *   (`ensureGroupInternal`): from the leaf up, the first level where one of the configured named groups (config
  *   order) is one of the user's groups gives that group; else a wildcard group limit at that level gives the shared
  *   group `*`; else the next level up; none: the application is not tracked under any group. That group's limits
  *   apply at every level.
- * - The link is dropped when the application's last allocation is released (upstream `removeApp`).
+ * - The link is dropped when the application stops running (upstream `removeApp`).
  * - A configuration that removes a group's limit on a queue (`clearEarlierSetGroupLimits`) stops tracking that group
  *   for the applications at or below that queue: their usage leaves the group and their link is dropped. Unlike
  *   upstream (which re-resolves at the application's next check and leaves its existing usage uncounted), the
@@ -66,7 +67,7 @@ export interface AppTracking {
   groupUsage?: UsageRecord;
   /** Allocated resources while the application has allocations ("running"); undefined: none. */
   running?: Res;
-  /** False once dropped (last allocation released, link removed by a configuration, application forgotten). */
+  /** False once dropped (the application stopped running, link removed by a configuration, application forgotten). */
   live: boolean;
   /** Neighbours in the tracker's list of linked applications (oldest link first); kept by the tracker. */
   prev: AppTracking | undefined;
@@ -121,6 +122,9 @@ export interface TrackedLimit {
   max: Res;
   used: Res;
 }
+
+/** The resource `stopRunning` releases (never written). */
+const NOTHING: Readonly<Res> = Object.freeze({});
 
 const NO_USAGE: UsageRecord = { res: {}, running: 0, parent: undefined, name: "", owner: {}, removed: false };
 
@@ -450,8 +454,9 @@ export class LimitTracker {
   }
 
   /**
-   * Records an allocation (`sign` +1) or its release (−1) of `r` for `app`; `running` says whether the app still has
-   * allocations afterwards. When it has none its group link is dropped (resolved again on its next allocation).
+   * Records an allocation (`sign` +1) or its release (−1) of `r` for `app`; `running` says whether the app still runs
+   * afterwards (it holds an allocation or asks for one). When it does not, it stops counting as running and its group
+   * link is dropped (resolved again on its next allocation).
    */
   track(app: TrackedApp, r: Readonly<Res>, sign: 1 | -1, running: boolean): void {
     const t = this.tracking(app);
@@ -497,7 +502,9 @@ export class LimitTracker {
   private charge(t: AppTracking, who: "user" | "group", r: Readonly<Res>, sign: 1 | -1, mark: "add" | "delete" | "keep"): void {
     const { app } = t;
     const name = who === "user" ? app.user : t.group!;
-    if (this.recordChanges) this.changes.push({ kind: "usage", who, name, queuePath: app.queue.path, sign, resource: { ...r } });
+    // no usage record for a release of nothing (`stopRunning`): only the running count changes
+    if (this.recordChanges && r !== NOTHING)
+      this.changes.push({ kind: "usage", who, name, queuePath: app.queue.path, sign, resource: { ...r } });
     for (let u = who === "user" ? t.userUsage : t.groupUsage; u; u = u.parent) {
       if (sign > 0) addTo(u.res, r);
       else subFrom(u.res, r);
@@ -529,6 +536,16 @@ export class LimitTracker {
       for (const path of prefixes(t.app.queue.path)) out.get(name)?.get(path)?.apps.add(t.app.id);
     }
     return out;
+  }
+
+  /**
+   * Stops counting `app` as running once it holds no allocation and asks for nothing (upstream application.go: an
+   * application is removed from its user's and group's trackers when both its pending and allocated resources are
+   * zero, `hasZeroAllocations`): its last allocation went while an ask was pending, and that ask went too. Nothing is
+   * charged; an application not counted is left alone.
+   */
+  stopRunning(app: TrackedApp): void {
+    if (app.ugm?.live && app.ugm.running) this.track(app, NOTHING, -1, false);
   }
 
   /** Drops what is kept for a removed application (its group link). */
