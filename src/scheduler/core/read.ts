@@ -143,7 +143,17 @@ export interface NodeView {
 /** One user's or group's usage per queue path (upstream dao.UserResourceUsageDAOInfo / GroupResourceUsageDAOInfo, flattened). */
 export interface UsageView {
   name: string;
-  queues: { queuePath: string; resourceUsage: Res; runningApplications: string[] }[];
+  queues: {
+    queuePath: string;
+    resourceUsage: Res;
+    runningApplications: string[];
+    /** The limit that applies to the user or group there (named, else the wildcard's), core units; none: absent. */
+    maxResources?: Res;
+    /** Its `maxapplications`; absent when none applies or it is 0 (unlimited). */
+    maxApplications?: number;
+  }[];
+  /** Users only: the group each of the user's applications is tracked under (application id → group). */
+  groups?: Record<string, string>;
 }
 
 /** A partition as the REST layer shows it (upstream dao.PartitionInfo): totals, application counts by state, sort policy. */
@@ -360,11 +370,17 @@ export function usageViews(p: Partition, kind: "users" | "groups"): UsageView[] 
       queues: [...byPath.entries()]
         .filter(([path]) => kept.has(path))
         .sort(([a], [b]) => (a < b ? -1 : 1))
-        .map(([path, u]) => ({
-          queuePath: path,
-          resourceUsage: copy(u.res),
-          runningApplications: [...u.apps].sort(),
-        })),
+        .map(([path, u]) => {
+          const limit = p.limits.limitOn(kind, name, path);
+          return {
+            queuePath: path,
+            resourceUsage: copy(u.res),
+            runningApplications: [...u.apps].sort(),
+            ...(limit?.maxResources ? { maxResources: copy(limit.maxResources) } : {}),
+            ...(limit && limit.maxApps > 0 ? { maxApplications: limit.maxApps } : {}),
+          };
+        }),
+      ...(kind === "users" ? { groups: Object.fromEntries([...p.limits.groupsOf(name)].sort(([a], [b]) => (a < b ? -1 : 1))) } : {}),
     });
   }
   return out;

@@ -155,8 +155,10 @@ export function nodeInfo(n: NodeView, l: DaoLookups, foreign: readonly ForeignPo
 }
 
 /**
- * UserResourceUsageDAOInfo / GroupResourceUsageDAOInfo: usage as a queue tree from root (`queues`), a group's
- * applications. Not reported: the user's `groups` map and the limits (`maxResources`, `maxApplications`).
+ * UserResourceUsageDAOInfo / GroupResourceUsageDAOInfo (apache/yunikorn-core pkg/webservice/dao/ugm_info.go): usage as
+ * a queue tree from root (`queues`) with the limit that applies at each queue (`maxResources`, `maxApplications`,
+ * omitted when none), a user's `groups` (application id → the group it is tracked under; omitted when empty), a
+ * group's applications.
  */
 export function userUsage(list: UsageView[], kind: "users" | "groups"): Record<string, unknown>[] {
   return [...list]
@@ -165,7 +167,10 @@ export function userUsage(list: UsageView[], kind: "users" | "groups"): Record<s
       const byPath = new Map(u.queues.map((q) => [q.queuePath, q]));
       const tree = usageTree(byPath, "root");
       const queues = tree ? { queues: tree } : {};
-      if (kind === "users") return { userName: u.name, ...queues };
+      if (kind === "users") {
+        const groups = u.groups && Object.keys(u.groups).length > 0 ? { groups: { ...u.groups } } : {};
+        return { userName: u.name, ...groups, ...queues };
+      }
       const apps = byPath.get("root")?.runningApplications ?? [];
       return { groupName: u.name, ...(apps.length > 0 ? { applications: apps } : {}), ...queues };
     });
@@ -185,6 +190,9 @@ function usageTree(byPath: ReadonlyMap<string, UsageEntry>, path: string): Recor
   const res = clean(u.resourceUsage);
   if (res) out.resourceUsage = res;
   if (u.runningApplications.length > 0) out.runningApplications = [...u.runningApplications].sort();
+  const max = u.maxResources && daoMap(u.maxResources);
+  if (max) out.maxResources = max;
+  if (u.maxApplications) out.maxApplications = u.maxApplications;
   if (children.length > 0) out.children = children;
   return out;
 }

@@ -142,9 +142,19 @@ describe("SchedulerCore (scheduler interface)", () => {
           { queuePath: "root", resourceUsage: { memory: 10 }, runningApplications: ["x"] },
           { queuePath: "root.a", resourceUsage: { memory: 10 }, runningApplications: ["x"] },
         ],
+        // the group x is tracked under (the group limit on root)
+        groups: { x: "g" },
       },
     ]);
-    expect(core.usageViews("groups").map((g) => g.name)).toEqual(["g"]);
+    expect(core.usageViews("groups")).toEqual([
+      {
+        name: "g",
+        queues: [
+          { queuePath: "root", resourceUsage: { memory: 10 }, runningApplications: ["x"], maxApplications: 5 },
+          { queuePath: "root.a", resourceUsage: { memory: 10 }, runningApplications: ["x"] },
+        ],
+      },
+    ]);
     expect(core.applicationViews("all").map((a) => a.id)).toEqual(["x"]);
   });
 });

@@ -9,9 +9,20 @@ import { formatGoDuration, parseGoDuration } from "../../../src/scheduler/core/q
 import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
 import { allocationId } from "../../../src/scheduler/core/node.js";
 import { lookupsOf } from "../../../src/scheduler/rest/app-dao.js";
-import { absUsedCapacity, health, nodeInfo, partitionInfo, queueInfo } from "../../../src/scheduler/rest/dao.js";
+import { absUsedCapacity, health, nodeInfo, partitionInfo, queueInfo, userUsage } from "../../../src/scheduler/rest/dao.js";
 
 const G = 1024 ** 3;
+/** A core at 1,000 ms whose root (submitacl '*') has `rootYaml` below it (YAML indented 8). */
+const coreUnderRoot = (rootYaml: string) =>
+  new SchedulerCore(
+    () => 1_000,
+    `partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: '*'
+${rootYaml}`,
+  );
 const CFG = `partitions:
   - name: default
     placementrules:
@@ -169,14 +180,8 @@ describe("resource maps as upstream's DAOs", () => {
   });
 
   it("a queue's max and guarantee keep their zeros; a node's utilized covers its allocated types only", () => {
-    const core = new SchedulerCore(
-      () => 1_000,
-      `partitions:
-  - name: default
-    queues:
-      - name: root
-        submitacl: '*'
-        queues:
+    const core = coreUnderRoot(
+      `        queues:
           - name: cpu
             resources: {max: {vcore: 3, nvidia.com/gpu: 0}, guaranteed: {vcore: 1, memory: 0}}
 `,
@@ -224,6 +229,61 @@ describe("resource maps as upstream's DAOs", () => {
 });
 
 // apache/yunikorn-core pkg/scheduler/health_checker.go (health_checker_test.go TestGetSchedulerHealthStatusContext)
+// apache/yunikorn-core pkg/webservice/dao/ugm_info.go; ugm queue_tracker.go getResourceUsageDAOInfo (maxResources,
+// maxRunningApps: the named limit, else the wildcard user limit, newQueueTracker), user_tracker.go (groups)
+describe("user and group usage with their limits", () => {
+  it("each queue of the tree carries the limit that applies there; a user lists the group of each application", () => {
+    const core = coreUnderRoot(
+      `        limits:
+          - {users: ["*"], maxresources: {memory: 8Gi}}
+          - {groups: [dev], maxapplications: 3}
+        queues:
+          - name: a
+            limits:
+              - {users: [alice], maxresources: {vcore: 2}, maxapplications: 2}
+`,
+    );
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000, memory: 8 * G } }]);
+    core.updateApplication({ new: [{ applicationID: "x", queueName: "root.a", ugi: { user: "alice", groups: ["dev"] } }] });
+    core.updateAllocation({ allocations: [{ allocationKey: "k", applicationID: "x", resourcePerAlloc: { vcore: 500, memory: G } }] });
+    expect(core.schedule()).toHaveLength(1);
+    expect(userUsage(core.usageViews("users"), "users")).toEqual([
+      {
+        userName: "alice",
+        groups: { x: "dev" },
+        queues: {
+          queuePath: "root",
+          resourceUsage: { vcore: 500, memory: G },
+          runningApplications: ["x"],
+          maxResources: { memory: 8 * G },
+          children: [
+            {
+              queuePath: "root.a",
+              resourceUsage: { vcore: 500, memory: G },
+              runningApplications: ["x"],
+              maxResources: { vcore: 2000 },
+              maxApplications: 2,
+            },
+          ],
+        },
+      },
+    ]);
+    expect(userUsage(core.usageViews("groups"), "groups")).toEqual([
+      {
+        groupName: "dev",
+        applications: ["x"],
+        queues: {
+          queuePath: "root",
+          resourceUsage: { vcore: 500, memory: G },
+          runningApplications: ["x"],
+          maxApplications: 3,
+          children: [{ queuePath: "root.a", resourceUsage: { vcore: 500, memory: G }, runningApplications: ["x"] }],
+        },
+      },
+    ]);
+  });
+});
+
 describe("health check", () => {
   const cfg = "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues: [{name: a}]\n";
 

@@ -518,10 +518,29 @@ export class LimitTracker {
    * there, for a group its own (`*`: the wildcard group limit).
    */
   hasLimit(kind: "users" | "groups", name: string, path: string): boolean {
+    return this.limitOn(kind, name, path) !== undefined;
+  }
+
+  /**
+   * The limit that applies to user or group `name` on queue `path` (see `hasLimit`), or undefined: what upstream's
+   * queue tracker of that user or group holds as its maxResources and maxRunningApps (ugm queue_tracker.go
+   * newQueueTracker and setLimits). Never changed by the caller.
+   */
+  limitOn(kind: "users" | "groups", name: string, path: string): Limit | undefined {
     const level = this.table.get(path);
-    if (!level) return false;
-    if (kind === "users") return level.users.has(name) || level.wildcardUser !== undefined;
-    return groupLimit(level, name) !== undefined;
+    if (!level) return undefined;
+    if (kind === "users") return level.users.get(name) ?? level.wildcardUser;
+    return groupLimit(level, name);
+  }
+
+  /**
+   * The group each application of `user` is tracked under (application id → group; applications without a group left
+   * out), as upstream's user tracker lists them (user_tracker.go GetResourceUsageDAOInfo `groups`).
+   */
+  groupsOf(user: string): Map<string, string> {
+    const out = new Map<string, string>();
+    for (let t = this.firstLink; t; t = t.next) if (t.app.user === user && t.group !== undefined) out.set(t.app.id, t.group);
+    return out;
   }
 
   /** Usage for the REST API: name → queue path → resources and running apps (made on each call). */
