@@ -60,6 +60,11 @@ export interface Ask {
   originator?: boolean;
   /** An allocation chosen as a victim: it stays allocated (and counted) until the resource manager releases it. */
   preempted?: boolean;
+  /**
+   * Set when the allocation took a placeholder's place (gang scheduling): that placeholder's creation time, ms since
+   * the epoch (upstream Allocation placeholderUsed, placeholderCreateTime).
+   */
+  placeholderCreateTime?: number;
   /** A pending ask whose preemption is under way: the decision (victims, reserved node, rules). */
   preemption?: Preempting;
   /** When preemption was last attempted for this pending ask (ms), for the 15 s between attempts. */

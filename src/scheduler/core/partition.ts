@@ -658,6 +658,7 @@ export class Partition {
     const d = ph.taskGroup ? app.placeholderData.get(ph.taskGroup) : undefined;
     if (d) d.replaced++;
     this.reservations.epoch++;
+    ask.placeholderCreateTime = ph.createTime;
     const allocation = this.allocate(app, ask, node, now);
     return { kind: "replaced", allocation, placeholderKey };
   }

@@ -99,6 +99,8 @@ export interface AllocationView {
   preempted?: boolean;
   /** The application's originator pod (upstream `originator`). */
   originator?: boolean;
+  /** It took a placeholder's place (gang scheduling): that placeholder's creation time, ms (upstream placeholderUsed). */
+  placeholderCreateTime?: number;
 }
 
 /** An application as the REST layer shows it (upstream dao.ApplicationDAOInfo), with its hold reasons. */
@@ -184,6 +186,7 @@ const gangFields = (x: Ask | undefined) => ({
   ...(x?.taskGroup ? { taskGroup: x.taskGroup } : {}),
   ...(x?.preempted ? { preempted: true } : {}),
   ...(x?.originator ? { originator: true } : {}),
+  ...(x?.placeholderCreateTime !== undefined ? { placeholderCreateTime: x.placeholderCreateTime } : {}),
 });
 
 /** @param partitionPreemption the partition's `preemption.enabled` */

@@ -79,21 +79,28 @@ export const lookupsOf = (core: SchedulerCore, partition: string): DaoLookups =>
   allocationLog: (appId, key) => core.allocationLog(appId, key, partition),
 });
 
-/** AllocationDAOInfo: `requestTime` the ask's creation, `allocationTime` when the core allocated it. */
+/**
+ * AllocationDAOInfo (handlers.go getAllocationDAO): `requestTime` the ask's creation, or, when it took a placeholder's
+ * place (`placeholderUsed`), the placeholder's; `allocationTime` when the core allocated it; `allocationDelay` the
+ * difference; Unix nanoseconds.
+ */
 export function allocationInfo(x: AllocationView, l: DaoLookups): Record<string, unknown> {
   const at = x.allocatedAt ?? x.createTime;
+  // an allocation that took a placeholder's place was requested when the placeholder was (handlers.go getAllocationDAO)
+  const requested = x.placeholderCreateTime ?? x.createTime;
   return omitEmpty(
     {
       allocationKey: x.key,
       allocationTags: l.tags(x.appId, x.key),
-      requestTime: ns(x.createTime),
+      requestTime: ns(requested),
       allocationTime: ns(at),
-      allocationDelay: ns(Math.max(0, at - x.createTime)),
+      allocationDelay: ns(Math.max(0, at - requested)),
       resource: clean(x.resource),
       priority: String(x.priority),
       nodeId: x.nodeId,
       applicationId: x.appId,
       placeholder: x.placeholder,
+      placeholderUsed: x.placeholderCreateTime !== undefined,
       taskGroupName: x.taskGroup,
       preempted: x.preempted,
       originator: x.originator,

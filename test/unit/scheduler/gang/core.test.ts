@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { allocationOf } from "../../../../src/scheduler/core/allocation-result.js";
 import { SchedulerCore } from "../../../../src/scheduler/core/scheduler.js";
 import { queueInfo } from "../../../../src/scheduler/rest/dao.js";
+import { allocationInfo, lookupsOf } from "../../../../src/scheduler/rest/app-dao.js";
 
 const cfg = (leaf: string) =>
   `partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n${leaf}`;
@@ -62,6 +63,32 @@ describe("gang scheduling in the core", () => {
     expect(results.slice(0, 5).every((r) => allocationOf(r)!.placeholder)).toBe(true);
     expect(results[5]).toMatchObject({ kind: "replaced", placeholderKey: "ph-d", allocation: { key: "driver", taskGroup: "driver" } });
     expect(core.stateChanges().map((c) => c.to)).toEqual(["Accepted", "Reserving", "Running"]);
+  });
+
+  it("an allocation that took a placeholder's place was requested when the placeholder was (handlers.go getAllocationDAO placeholderUsed)", () => {
+    const { clock, core, ask } = setup();
+    ask("driver", "driver", 100);
+    clock.now = 4_000;
+    placeholders(ask);
+    clock.now = 9_000;
+    expect(core.scheduleResults().map((r) => r.kind)).toContain("replaced");
+    const ms = 1e6;
+    const info = (key: string) =>
+      allocationInfo(
+        core.applicationView("g")!.allocations.find((a) => a.key === key)!,
+        lookupsOf(core, "default"),
+      );
+    expect(info("driver")).toMatchObject({
+      requestTime: 4_000 * ms,
+      allocationTime: 9_000 * ms,
+      allocationDelay: 5_000 * ms,
+      placeholderUsed: true,
+      taskGroupName: "driver",
+    });
+    // a placeholder itself used none: requested at its own creation, the field left out (omitempty)
+    const ph = info("ph-e0");
+    expect(ph).toMatchObject({ requestTime: 4_000 * ms, placeholder: true });
+    expect(ph).not.toHaveProperty("placeholderUsed");
   });
 
   it("a gang placing its placeholders is listed in allocatingAcceptedApps of its queue and the parents, until it runs (queue.go setAllocatingAccepted)", () => {
