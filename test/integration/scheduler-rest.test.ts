@@ -251,6 +251,9 @@ describe("scheduler REST API over a running core", () => {
         reservedNodeId: "n2",
         holdReason: { kind: "reservation", nodeId: "n2", state: "Failed" },
       });
+      // application.go HasReserved, GetReservations: the reserving asks' keys
+      expect(app3).toMatchObject({ hasReserved: true, reservations: ["big"] });
+      expect(await get("/ws/v1/partition/default/application/app-1")).not.toHaveProperty("hasReserved");
       const app2 = await get("/ws/v1/partition/default/application/app-2");
       expect(app2).toMatchObject({
         applicationState: "Rejected",
@@ -263,7 +266,7 @@ describe("scheduler REST API over a running core", () => {
         state: "Skipped",
         message: "application rejected: no placement rule matched",
       });
-      expect(await get("/ws/v1/partition/default/node/n2")).toMatchObject({ isReserved: true, reservations: ["app-3|big"] });
+      expect(await get("/ws/v1/partition/default/node/n2")).toMatchObject({ isReserved: true, reservations: ["big"] });
       expect((await get("/ws/v1/partitions"))[0].applications).toEqual({ total: 3, Starting: 2, Rejected: 1 });
     } finally {
       await r.close();

@@ -143,6 +143,7 @@ export function applicationInfo(a: ApplicationView, l: DaoLookups): Record<strin
   const log = a.stateLog.filter((e, i) => !(i === 0 && e.state === "New"));
   const last = a.stateLog.at(-1);
   const started = a.stateLog.find((e) => e.state === "Starting" || e.state === "Running");
+  const reserved = a.asks.filter((x) => x.reservedNode !== undefined).map((x) => x.key);
   return omitEmpty(
     {
       applicationID: a.id,
@@ -168,6 +169,9 @@ export function applicationInfo(a: ApplicationView, l: DaoLookups): Record<strin
       rejectedMessage: a.rejectedMessage,
       rejectionReason: a.rejection && holdInfo(a.rejection),
       stateLog: log.map((e) => ({ time: ns(e.time), applicationState: e.state })),
+      // the application's node reservations, by the reserving ask's key (application.go HasReserved, GetReservations)
+      hasReserved: reserved.length > 0,
+      reservations: reserved,
       maxRequestPriority: a.maxPendingPriority ?? 0,
       startTime: started?.time,
       resourceHistory: omitEmpty({

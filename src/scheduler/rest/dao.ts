@@ -150,7 +150,8 @@ export function nodeInfo(n: NodeView, l: DaoLookups, foreign: readonly ForeignPo
     ...(foreign.length > 0 ? { foreignAllocations: foreign.map(foreignAllocationInfo) } : {}),
     schedulable: n.schedulable,
     isReserved: n.reservation !== undefined,
-    reservations: n.reservation ? [`${n.reservation.appId}|${n.reservation.key}`] : [],
+    // by the reserving ask's key, as upstream's node.go GetReservationKeys
+    reservations: n.reservation ? [n.reservation.key] : [],
   };
 }
 
