@@ -100,6 +100,21 @@ describe("admission configuration", () => {
     // Go (RE2) syntax: named groups as Go writes them; lookaround (which Go refuses) refused naming the entry
     expect(compileRegexList("^(?P<team>[a-z]+)-ns$").patterns[0]!.test("ml-ns")).toBe(true);
     expect(() => compileRegexList("^kube-(?!system)")).toThrow(/^invalid regular expression "\^kube-\(\?!system\)": lookaround/);
+    // Go syntax JavaScript would read otherwise is read as Go reads it, or refused, never silently misread (before:
+    // `^airflow\z` matched "airflowz" and not "airflow")
+    const re = (src: string) => compileRegexList(src).patterns[0]!;
+    expect([re("^airflow\\z").test("airflow"), re("^airflow\\z").test("airflowz")]).toEqual([true, false]);
+    expect([re("\\Aairflow$").test("airflow"), re("\\Aairflow$").test("Aairflow")]).toEqual([true, false]);
+    expect([re("^[[:alpha:]]+$").test("abc"), re("^[[:alpha:]]+$").test("a]")]).toEqual([true, false]);
+    expect([re("^\\Qa.b\\E$").test("a.b"), re("^\\Qa.b\\E$").test("axb")]).toEqual([true, false]);
+    expect([re("^[]a]$").test("]"), re("^[^]a]$").test("]"), re("^[^]a]$").test("b")]).toEqual([true, false, true]);
+    expect(() => compileRegexList("^[[:^digit:]]$")).toThrow(/negated POSIX classes such as \[:\^digit:\] are not supported/);
+    expect(() => compileRegexList("^\\pL+$")).toThrow(/\\p \(Unicode classes\) is not supported/);
+    expect(() => compileRegexList("(?m)^a\\z")).toThrow(/\\z is not supported with the m flag/);
+    expect(() => compileRegexList("^a\\y$")).toThrow(/invalid escape sequence \\y/);
+    // escapes JavaScript and Go read alike still work, in and out of classes
+    expect(re("^a\\.b[\\]:]\\d$").test("a.b:1")).toBe(true);
+    expect(re("^[[:]$").test(":")).toBe(true);
   });
 
   it("the store keeps the last good config on a bad update and stops after hot refresh is turned off", () => {

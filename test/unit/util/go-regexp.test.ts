@@ -1,0 +1,58 @@
+/**
+ * Go (RE2) expressions read as Go reads them (src/util/go-regexp.ts; Go's regexp/syntax parse.go, perl_groups.go):
+ * each row is an expression, an input, and whether Go's regexp.MatchString matches it ("refused": Go refuses the
+ * expression, or corral cannot read it as Go does and refuses it rather than misread it).
+ */
+import { describe, expect, it } from "vitest";
+import { parseGoRegExp } from "../../../src/util/go-regexp.js";
+
+const ROWS: [string, string, boolean | "refused"][] = [
+  // \A and \z: start and end of text (JavaScript alone reads the letters A and z)
+  ["^airflow\\z", "airflow", true],
+  ["^airflow\\z", "airflowz", false],
+  ["\\Aairflow$", "airflow", true],
+  ["\\Aairflow$", "Aairflow", false],
+  ["(?m)^a\\z", "a", "refused"],
+  // POSIX classes inside a class (JavaScript alone reads `[[:alpha:]` as a class of characters, then `]`)
+  ["^[[:alpha:]]+$", "abc", true],
+  ["^[[:alpha:]]+$", "a]", false],
+  ["^[[:punct:]]$", "]", true],
+  ["^[[:punct:]]$", "a", false],
+  ["(?i)^[[:lower:]]+$", "ABC", true],
+  ["^[[:^digit:]]$", "1", "refused"],
+  ["^[[:nope:]]$", "n", "refused"],
+  ["^[[:]$", ":", true],
+  // \Q…\E: literal text, to the end without \E
+  ["^\\Qa.b\\E$", "a.b", true],
+  ["^\\Qa.b\\E$", "axb", false],
+  ["^\\Qa.b$", "a.b$", true],
+  // a "]" first in a class is a literal (JavaScript alone reads `[]` as an empty class)
+  ["^[]a]$", "]", true],
+  ["^[^]a]$", "]", false],
+  ["^[^]a]$", "b", true],
+  // escapes both read alike; named groups as Go writes them
+  ["^a\\.b[\\]:]\\d$", "a.b:1", true],
+  ["^\\x41\\bB$", "AB", false],
+  ["(?P<n>a)b", "xab", true],
+  // what Go refuses, or corral cannot translate
+  ["^a\\E$", "a", "refused"],
+  ["^a\\y$", "ay", "refused"],
+  ["^\\pL$", "a", "refused"],
+  ["^[\\p{Greek}]$", "α", "refused"],
+  ["^a{1001}$", "a", "refused"],
+  ["^kube-(?!system)", "kube-x", "refused"],
+  ["^(a)\\1$", "aa", "refused"],
+  ["(?U)a+", "a", "refused"],
+];
+
+describe("Go expressions", () => {
+  it.each(ROWS)("%s on %j → %s", (source, input, want) => {
+    const r = parseGoRegExp(source);
+    expect(r.ok ? r.regexp.test(input) : "refused").toBe(want);
+  });
+
+  it("a refusal says why", () => {
+    expect(parseGoRegExp("^a\\y$")).toEqual({ ok: false, reason: "invalid escape sequence \\y" });
+    expect(parseGoRegExp("^[[:^digit:]]$")).toEqual({ ok: false, reason: "negated POSIX classes such as [:^digit:] are not supported" });
+  });
+});
