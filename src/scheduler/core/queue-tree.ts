@@ -120,6 +120,9 @@ export class QueueTree {
         parent?.addChild(name, q);
         this.changes.push({ kind: "added", path: q.path, managed: true });
       } else {
+        // a dynamic queue the configuration now names is configured from now on: kept when empty, its limits its own
+        // (upstream queue.go applyConf "Change from unmanaged to managed")
+        q.managed = true;
         const wasLeaf = q.isLeaf;
         if (parent) quotaBefore = { max: q.max, delayMs: q.preemption.quotaPreemptionDelayMs };
         q.isLeaf = isLeaf && q.children.size === 0;

@@ -161,7 +161,8 @@ export class Queue extends OrderMember<Member, Member> {
   readonly name: string;
   /** Full dotted name (`root.a.b`); fixed, as a queue never moves. */
   readonly path: string;
-  readonly managed: boolean;
+  /** Configured; a dynamic queue becomes managed when a configuration names it (upstream queue.go applyConf). */
+  managed: boolean;
   guaranteed: Res | undefined;
   max: Res | undefined;
   maxApps: number;

@@ -81,6 +81,28 @@ describe("queues", () => {
     expect(core.queueView("root", { subtree: true })!.childNames).toEqual(["root.keep"]);
   });
 
+  // queue.go applyConf "Change from unmanaged to managed"; partition_manager.go cleanQueues removes unmanaged queues only
+  it("a dynamic queue a configuration names becomes managed: kept when empty, with its configured limits", () => {
+    let now = 0;
+    const core = new SchedulerCore(() => now, providedRuleConfig("[{name: keep}]"));
+    core.updateNode([{ nodeID: "n", action: "CREATE", schedulableResource: { memory: 100 } }]);
+    core.updateApplication({ new: [{ applicationID: "a1", queueName: "root.alice", ugi: { user: "alice" } }] });
+    core.updateAllocation({ allocations: [{ allocationKey: "k", applicationID: "a1", resourcePerAlloc: { memory: 10 } }] });
+    core.schedule();
+    expect(core.queueView("root.alice")).toMatchObject({ managed: false });
+    const named = providedRuleConfig("[{name: keep}, {name: alice, maxapplications: 5, resources: {max: {memory: 50}}}]");
+    expect(core.updateConfiguration(named).ok).toBe(true);
+    expect(core.queueView("root.alice")).toMatchObject({ managed: true, max: { memory: 50 }, maxApplications: 5 });
+    core.updateApplication({ remove: [{ applicationID: "a1" }] });
+    for (now = 10_000; now <= 40_000; now += 10_000) core.schedule();
+    expect(core.queueView("root.alice")).toMatchObject({ managed: true, draining: false });
+    // and like any configured queue, it drains once a configuration leaves it out
+    expect(core.updateConfiguration(providedRuleConfig("[{name: keep}]")).ok).toBe(true);
+    now = 50_000;
+    core.schedule();
+    expect(core.queueView("root.alice")).toBeUndefined();
+  });
+
   // partition_manager.go cleanRoot: its loop waits `time.After(cleanRootInterval)` before every pass, the first too
   it("the first cleanup is one interval after the core started, not at its first scheduling cycle", () => {
     let now = 0;
