@@ -285,6 +285,8 @@ export class ShimContext {
   private readonly occupied = new Map<string, Res>();
   /** Tasks waiting in the core (Asked), for the hold-reason sweep. */
   private readonly asked = new Set<string>();
+  /** Managed pods seen waiting for their scheduling gates (no task until the gates are gone), by UID. */
+  private readonly gated = new Set<string>();
   /** The rest of the current hold-reason sweep. */
   private sweep: string[] = [];
   readonly schedulerName: string;
@@ -427,10 +429,16 @@ export class ShimContext {
     }
     const task = this.tasks.get(uid);
     if (isTerminated(pod)) {
+      this.gated.delete(uid);
       if (task) this.release(task);
       return [];
     }
-    if (!task) return this.createTask(pod, appId);
+    if (!task) {
+      const gates = pod.spec?.nodeName ? [] : (pod.spec?.schedulingGates ?? []);
+      if (gates.length > 0) return this.waitForGates(uid, pod, gates);
+      this.gated.delete(uid);
+      return this.createTask(pod, appId);
+    }
     if (task.state === "Releasing") return []; // a placeholder on its way out: the core no longer holds it
     const nodeName = pod.spec?.nodeName;
     if (nodeName && task.state !== "Bound") {
@@ -448,10 +456,23 @@ export class ShimContext {
     return [];
   }
 
+  /**
+   * A managed pod with scheduling gates (`spec.schedulingGates`, Kubernetes ≥ 1.26) is not asked for until they are all
+   * removed (upstream k8shim context.go updateYuniKornPod: cached, no application or task): it holds no quota and no
+   * node. The first time it is seen, a Normal `Scheduling` event `waiting for scheduling gates: <names>`, as upstream.
+   */
+  private waitForGates(uid: string, pod: PodObject, gates: readonly { name?: string }[]): ShimAction[] {
+    if (this.gated.has(uid)) return [];
+    this.gated.add(uid);
+    const message = `waiting for scheduling gates: ${gates.map((g) => g.name ?? "").join(",")}`;
+    return [{ kind: "event", object: podObject(refOf(pod)), type: "Normal", reason: "Scheduling", message }];
+  }
+
   /** A pod was deleted (informer delete). */
   deletePod(pod: PodObject): void {
     const uid = pod.metadata?.uid;
     if (!uid) return;
+    this.gated.delete(uid);
     this.removeForeign(uid);
     const t = this.tasks.get(uid);
     if (t) this.release(t);

@@ -243,6 +243,51 @@ describe("ShimContext standalone scheduling", () => {
 
 // ---------------------------------------------------------------------------------------------------------------
 
+// k8shim context.go updateYuniKornPod: a pod with scheduling gates is cached without application or task
+describe("ShimContext scheduling gates", () => {
+  const gated = (p: PodObject, ...names: string[]): PodObject => ({
+    ...p,
+    spec: { ...p.spec!, schedulingGates: names.map((name) => ({ name })) },
+  });
+
+  it("a gated pod is not asked for (no quota, no node) until its gates are removed; one Normal Scheduling event", () => {
+    const { ctx, used } = setup();
+    ctx.syncNode(node("n1", "1"));
+    const p = pod("web");
+    expect(ctx.syncPod(gated(p, "quota.example.com/wait", "data-ready"))).toEqual([
+      {
+        kind: "event",
+        object: expect.objectContaining({ kind: "Pod", namespace: "team-a", name: "web" }),
+        type: "Normal",
+        reason: "Scheduling",
+        message: "waiting for scheduling gates: quota.example.com/wait,data-ready",
+      },
+    ]);
+    expect(ctx.tasks.has(uidOf(p))).toBe(false);
+    // the node's only cpu stays free for another pod
+    ctx.syncPod(pod("other"));
+    expect(binds(ctx.schedule()).map((b) => b.pod.name)).toEqual(["other"]);
+    expect(used("n1")).toBe(1000);
+    // seen again with one gate left: no second event, still no task
+    expect(ctx.syncPod(gated(p, "data-ready"))).toEqual([]);
+    expect(ctx.tasks.has(uidOf(p))).toBe(false);
+    // gates gone: asked for like any pod
+    ctx.deletePod(boundTo(pod("other"), "n1"));
+    ctx.syncPod(p);
+    expect(binds(ctx.schedule()).map((b) => b.pod.name)).toEqual(["web"]);
+  });
+
+  it("a gated pod deleted before its gates go leaves nothing behind", () => {
+    const { ctx } = setup();
+    ctx.syncNode(node("n1"));
+    const p = gated(pod("web"), "g");
+    ctx.syncPod(p);
+    ctx.deletePod(p);
+    // the same pod object seen again (a relist) is a new sighting: its event again
+    expect(kinds(ctx.syncPod(p))).toEqual(["event"]);
+  });
+});
+
 describe("ShimContext recovery", () => {
   it("a pod already bound is recorded as an allocation and counts against the node before new pods are placed", () => {
     const { ctx, used, part } = setup();
