@@ -453,6 +453,25 @@ export class ShimContext {
         return this.recordBound(task, nodeName);
       }
     }
+    return task.state === "Bound" || task.state === "Asked" ? this.resized(task, pod) : [];
+  }
+
+  /**
+   * A bound or waiting pod whose resources changed (in-place resize, Kubernetes ≥ 1.27; `podResource` counts a resize
+   * in progress at its larger size): its allocation, on its node, or its ask is sent again with the new size, as
+   * upstream's task.go SetTaskPod, so node, queue and user usage follow the pod. A bound pod's new size is the resource
+   * manager's truth (the core takes it even over a limit); a malformed quantity leaves the last size.
+   */
+  private resized(task: Task, pod: PodObject): ShimAction[] {
+    let res: Res;
+    try {
+      res = podResource(pod);
+    } catch {
+      return [];
+    }
+    if (sameResource(res, task.ask.resourcePerAlloc)) return [];
+    task.ask = { ...task.ask, resourcePerAlloc: res };
+    this.core.updateAllocation({ allocations: [task.state === "Bound" ? { ...task.ask, nodeID: task.node } : task.ask] });
     return [];
   }
 

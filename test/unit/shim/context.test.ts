@@ -288,6 +288,51 @@ describe("ShimContext scheduling gates", () => {
   });
 });
 
+// k8shim task.go SetTaskPod: a pod whose resources changed sends its allocation again with the new size
+describe("ShimContext in-place resize", () => {
+  const resizedTo = (p: PodObject, cpu: string): PodObject => {
+    const r = structuredClone(p);
+    r.spec!.containers[0]!.resources!.requests = { cpu, memory: "1Gi" };
+    r.status = { ...r.status, containerStatuses: [{ name: "main", allocatedResources: { cpu, memory: "1Gi" } } as never] };
+    return r;
+  };
+
+  it("a bound pod resized in place moves its node's, queue's and user's usage with it, up and down", () => {
+    const { ctx, core, part, used } = setup();
+    ctx.syncNode(node("n1", "4"));
+    const p = pod("web");
+    ctx.syncPod(p);
+    expect(binds(ctx.schedule())).toHaveLength(1);
+    const bound = boundTo(p, "n1");
+    ctx.syncPod(bound);
+    expect(used("n1")).toBe(1000);
+    expect(ctx.syncPod(resizedTo(bound, "3"))).toEqual([]);
+    expect(used("n1")).toBe(3000);
+    expect(part.root.allocated.vcore).toBe(3000);
+    expect(core.usageViews("users")[0]!.queues[0]!.resourceUsage.vcore).toBe(3000);
+    ctx.syncPod(resizedTo(bound, "500m"));
+    expect(used("n1")).toBe(500);
+    // a malformed quantity keeps the last size
+    const broken = resizedTo(bound, "lots");
+    expect(ctx.syncPod(broken)).toEqual([]);
+    expect(used("n1")).toBe(500);
+  });
+
+  it("a waiting pod resized asks for its new size", () => {
+    const { ctx, used } = setup();
+    ctx.syncNode(node("n1", "2"));
+    ctx.syncPod(pod("first"));
+    expect(binds(ctx.schedule())).toHaveLength(1);
+    const p = pod("web", { cpu: "2" });
+    ctx.syncPod(p);
+    expect(binds(ctx.schedule())).toEqual([]); // 1 cpu free
+    expect(ctx.tasks.get(uidOf(p))!.state).toBe("Asked");
+    ctx.syncPod(resizedTo(p, "1"));
+    expect(binds(ctx.schedule()).map((b) => b.pod.name)).toEqual(["web"]);
+    expect(used("n1")).toBe(2000);
+  });
+});
+
 describe("ShimContext recovery", () => {
   it("a pod already bound is recorded as an allocation and counts against the node before new pods are placed", () => {
     const { ctx, used, part } = setup();
