@@ -113,6 +113,17 @@ describe("parseQueuePreemptionProperties", () => {
     ]);
   });
 
+  it("upstream's application backoff keys (YUNIKORN-3115), which corral does not implement, are reported on leaves", () => {
+    const props = { "application.unschedasks.backoff": "3", "application.unschedasks.backoff.delay": "1m" };
+    const reason = "not supported by corral: applications are never backed off";
+    expect(parseQueuePreemptionProperties(props, true).problems).toEqual([
+      { key: "application.unschedasks.backoff", value: "3", reason },
+      { key: "application.unschedasks.backoff.delay", value: "1m", reason },
+    ]);
+    // a parent only passes them on to its leaves, where they are reported
+    expect(parseQueuePreemptionProperties(props, false).problems).toEqual([]);
+  });
+
   it("negative delays are refused like zero (convertDelay)", () => {
     expect(parseQueuePreemptionProperties({ "quota.preemption.delay": "-5m" }, true).problems[0]!.reason).toBe(
       "delay must be positive value: -5m",
