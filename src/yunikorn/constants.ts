@@ -15,8 +15,6 @@ export const CANONICAL_LABEL_APPLICATION_ID = "yunikorn.apache.org/app-id";
 export const ANNOTATION_APPLICATION_ID = "yunikorn.apache.org/app-id";
 /** Plugin mode: `"true"` leaves a pod to default scheduling even with an application id (k8shim plugin era). */
 export const ANNOTATION_IGNORE_APPLICATION = "yunikorn.apache.org/ignore-application";
-/** Allocation tag naming the one node an ask may go to (k8shim common.DomainYuniKorn + common.KeyRequiredNode). */
-export const TAG_REQUIRED_NODE = "yunikorn.apache.org/requiredNode";
 /** Spark's application id label. */
 export const SPARK_LABEL_APP_ID = "spark-app-selector";
 

@@ -26,7 +26,6 @@ import {
   reservationEvent,
 } from "../events/result-events.js";
 import { type PartitionConfig, type SchedulerConfig, decodeQueuesYaml } from "./config.js";
-import { TAG_REQUIRED_NODE } from "../../yunikorn/constants.js";
 import { type Allocation, type AllocationResult, allocationOf } from "./allocation-result.js";
 import type { AddApplicationRequest, AllocationMessage, AllocationRelease, CoreResponse, LimitUsage, NodeInfo } from "./si.js";
 import { type HoldReason, formatHoldReason, holdState } from "./hold-reason.js";
@@ -390,7 +389,7 @@ export class SchedulerCore {
           createTime: Number.isFinite(created) && created > 0 ? created * 1000 : now,
           now,
           node: a.nodeID || undefined,
-          requiredNode: a.allocationTags?.[TAG_REQUIRED_NODE],
+          requiredNode: a.allocationTags?.["yunikorn.apache.org/requiredNode"],
           predicate: a.predicate,
           placeholder: a.placeholder,
           taskGroup: a.taskGroupName,

@@ -11,7 +11,6 @@ import {
   LABEL_APPLICATION_ID,
   LABEL_QUEUE_NAME,
   SPARK_LABEL_APP_ID,
-  TAG_REQUIRED_NODE,
   UNIQUE_AUTOGEN_SUFFIX,
 } from "../../yunikorn/constants.js";
 import { parseUserInfoAnnotation } from "../../yunikorn/user-info.js";
@@ -95,23 +94,9 @@ export function applicationRequest(pod: PodObject, appId: string): AddApplicatio
 }
 
 /**
- * The node a DaemonSet's pod is made for: the value of a `metadata.name` field selector in its required node affinity,
- * the last one when there are several (upstream si_helper.go CreateTagsForTask); undefined for any other pod.
- */
-function daemonSetNode(pod: PodObject): string | undefined {
-  if (!(pod.metadata?.ownerReferences ?? []).some((r) => r.kind === "DaemonSet")) return undefined;
-  let node: string | undefined;
-  const terms = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
-  for (const term of terms) for (const f of term.matchFields ?? []) if (f.key === "metadata.name" && f.values?.[0]) node = f.values[0];
-  return node;
-}
-
-/**
  * A pod's allocationTags as the shim sends them (yunikorn-shim reference §2.6; upstream k8shim si_helper.go
- * CreateTagsForTask): `kubernetes.io/meta/namespace`, `kubernetes.io/meta/podName`, for a DaemonSet's pod the node it
- * is made for (`yunikorn.apache.org/requiredNode`: the core places it there only and never takes it as a preemption
- * victim), `kubernetes.io/label/<key>` per pod label, and `creationTime` (Unix seconds; left out when the pod has no
- * readable creation time).
+ * CreateTagsForTask): `kubernetes.io/meta/namespace`, `kubernetes.io/meta/podName`, `kubernetes.io/label/<key>` per pod
+ * label, and `creationTime` (Unix seconds; left out when the pod has no readable creation time).
  */
 export function podTags(pod: PodObject): Record<string, string> {
   const createdMs = creationMs(pod);
@@ -119,8 +104,6 @@ export function podTags(pod: PodObject): Record<string, string> {
     "kubernetes.io/meta/namespace": pod.metadata?.namespace ?? "default",
     "kubernetes.io/meta/podName": pod.metadata?.name ?? "",
   };
-  const requiredNode = daemonSetNode(pod);
-  if (requiredNode !== undefined) tags[TAG_REQUIRED_NODE] = requiredNode;
   for (const [k, v] of Object.entries(pod.metadata?.labels ?? {})) tags[`kubernetes.io/label/${k}`] = v;
   if (createdMs !== undefined) tags.creationTime = String(Math.floor(createdMs / 1000));
   return tags;

@@ -86,27 +86,6 @@ describe("preemption through the shim", () => {
     expect(ask("forged").placeholder).toBeUndefined();
   });
 
-  // k8shim si_helper.go CreateTagsForTask (requiredNode for a DaemonSet's pod); core preemption skips asks requiring a node
-  it("a DaemonSet's pod is sent with the node it is made for and is never the victim, even when it is the youngest", () => {
-    const { clock, ctx } = setup();
-    ctx.syncPod(pod("b-0", { queue: "root.b", app: "b", created: 0, node: "n1" }));
-    const agent = pod("agent-n1", { queue: "root.b", app: "agents", created: 5, node: "n1", owners: [{ kind: "DaemonSet", uid: "ds" }] });
-    agent.spec!.affinity = {
-      nodeAffinity: {
-        requiredDuringSchedulingIgnoredDuringExecution: {
-          nodeSelectorTerms: [{ matchFields: [{ key: "metadata.name", operator: "In", values: ["n1"] }] }],
-        },
-      },
-    };
-    ctx.syncPod(agent);
-    expect(ctx.tasks.get("uid-agent-n1")!.ask.allocationTags).toMatchObject({ "yunikorn.apache.org/requiredNode": "n1" });
-    ctx.syncPod(pod("a-0", { queue: "root.a", app: "a", created: 100 }));
-    ctx.schedule();
-    clock.now += 1000;
-    // the younger pod goes first as a rule (b-1 in the test below); the DaemonSet's is skipped
-    expect(ofKind(ctx.schedule(), "evict").map((e) => e.pod.name)).toEqual(["b-0"]);
-  });
-
   it("evicts the victim with the rule in the Preempted text, binds the preemptor once the victim is gone", () => {
     const { clock, ctx } = setup();
     const b0 = pod("b-0", { queue: "root.b", app: "b", created: 0, node: "n1" });

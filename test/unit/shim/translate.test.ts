@@ -6,8 +6,6 @@ import {
   identityOf,
   namespaceTags,
   nodeInfoOf,
-  podTags,
-  type PodObject,
 } from "../../../src/scheduler/shim/translate.js";
 
 const pod = (o: { labels?: Record<string, string>; annotations?: Record<string, string>; scheduler?: string; node?: string } = {}) => ({
@@ -100,30 +98,6 @@ describe("pod translation", () => {
     });
     expect(allocationOf(pod({ node: "n1" }), "app").nodeID).toBe("n1");
     expect(applicationRequest(pod({ node: "n1" }), "app").tags!["application.create.force"]).toBe("true");
-  });
-  // k8shim si_helper.go CreateTagsForTask: a DaemonSet's pod names its node by a metadata.name field selector
-  it("a DaemonSet's pod is tagged with the node of its metadata.name field selector; other pods are not", () => {
-    const onNode = (ownerKind: string | undefined, fields: { key: string; values?: string[] }[]) => {
-      const p = pod() as PodObject & { metadata: NonNullable<PodObject["metadata"]>; spec: NonNullable<PodObject["spec"]> };
-      if (ownerKind) p.metadata.ownerReferences = [{ apiVersion: "apps/v1", kind: ownerKind, name: "x", uid: "x" }];
-      p.spec.affinity = {
-        nodeAffinity: {
-          requiredDuringSchedulingIgnoredDuringExecution: {
-            nodeSelectorTerms: [
-              { matchExpressions: [{ key: "zone", operator: "In", values: ["a"] }] },
-              { matchFields: fields.map((f) => ({ ...f, operator: "In" })) },
-            ],
-          },
-        },
-      };
-      return podTags(p)["yunikorn.apache.org/requiredNode"];
-    };
-    expect(onNode("DaemonSet", [{ key: "metadata.name", values: ["n7"] }])).toBe("n7");
-    expect(onNode("DaemonSet", [{ key: "metadata.uid", values: ["n7"] }])).toBeUndefined();
-    expect(onNode("DaemonSet", [{ key: "metadata.name", values: [] }])).toBeUndefined();
-    expect(onNode("ReplicaSet", [{ key: "metadata.name", values: ["n7"] }])).toBeUndefined();
-    expect(onNode(undefined, [{ key: "metadata.name", values: ["n7"] }])).toBeUndefined();
-    expect(podTags(pod())).not.toHaveProperty("yunikorn.apache.org/requiredNode");
   });
   it("nodes: allocatable as capacity, cordoned nodes unschedulable", () => {
     expect(nodeInfoOf({ metadata: { name: "n1" }, status: { allocatable: { cpu: "4", memory: "16Gi", pods: "110" } } })).toEqual({
