@@ -8,8 +8,7 @@
  *  3. the pod is routed to the scheduler when its namespace is processed, or when it names the scheduler itself
  *     (`spec.schedulerName`) in any namespace; other pods are left alone (no patch). A kubelet's mirror pod is never
  *     routed by corral (it is already running on its node);
- *  4. a routed pod that presets `spec.nodeName`, or sets `yunikorn.apache.org/ignore-application`, is refused unless a
- *     trusted controller asks (placement.ts, scheduling-keys.ts);
+ *  4. a routed pod that presets `spec.nodeName` is refused unless a trusted controller asks (placement.ts);
  *  5. the identity is stamped on every routed pod, whatever the label settings of its namespace;
  *  6. in processed namespaces: `spec.schedulerName` = the configured scheduler name, and in labelled namespaces the
  *     application id (reused or generated) on both id labels, queue on both queue labels (default `root.default`),
@@ -40,7 +39,7 @@ import { shouldLabelNamespace, shouldProcessNamespace } from "./namespaces.js";
 import { decodePod, isValidLabelValue } from "../webhook/objects.js";
 import { isMirrorPod, presetNodeNameRefusal } from "./placement.js";
 import { placeholderFlagRefusal } from "./placeholder.js";
-import { applicationIdChangeRefusal, ignoreApplicationRefusal } from "./scheduling-keys.js";
+import { applicationIdChangeRefusal } from "./scheduling-keys.js";
 import { type PatchOp, addAt, entriesPatch, withEntries } from "../webhook/json-patch.js";
 
 const nonEmpty = (v: string | undefined): v is string => v !== undefined && v !== "";
@@ -168,8 +167,6 @@ export function mutatePodCreate(req: PodRequest, ctx: DecisionContext): Decision
   }
   const nodeRefusal = mirror ? undefined : presetNodeNameRefusal(cfg, req.userInfo, pod.spec?.nodeName, what);
   if (nodeRefusal) return refuse(nodeRefusal, 403);
-  const ignoreRefusal = mirror ? undefined : ignoreApplicationRefusal(cfg, req.userInfo, { after: annotations }, what);
-  if (ignoreRefusal) return refuse(ignoreRefusal, 403);
 
   const notes: Note[] = [...ui.notes];
   const warnings: string[] = [...ui.warnings];
@@ -198,8 +195,8 @@ export function mutatePodCreate(req: PodRequest, ctx: DecisionContext): Decision
  * Validation of a Pod UPDATE (design 002 "Annotation mutation"): adding, changing or removing
  * `yunikorn.apache.org/user.info` is denied whoever asks; adding, changing or removing
  * `internal.yunikorn.apache.org/placeholder` is denied unless the scheduler or a trusted controller asks
- * (placeholder.ts); on a pod routed to the scheduler, so is a change of `yunikorn.apache.org/ignore-application` or of
- * its application id (scheduling-keys.ts); nothing else is checked and nothing is patched.
+ * (placeholder.ts); on a pod routed to the scheduler, so is a change of its application id (scheduling-keys.ts); nothing
+ * else is checked and nothing is patched.
  */
 export function validatePodUpdate(req: PodRequest, cfg: AdmissionConfig): Decision {
   const next = decodePod(req.object);
@@ -228,14 +225,11 @@ export function validatePodUpdate(req: PodRequest, cfg: AdmissionConfig): Decisi
     what,
   );
   if (flagRefusal) return refuse(flagRefusal, 403);
-  // a pod routed to the scheduler keeps the keys it is scheduled by (scheduling-keys.ts)
+  // a pod routed to the scheduler keeps the application it was scheduled in (scheduling-keys.ts)
   if (next.pod.spec?.schedulerName === cfg.schedulerName) {
     const meta = (p: typeof next.pod) => ({ labels: p.metadata.labels ?? {}, annotations: p.metadata.annotations ?? {} });
-    const [b, a] = [meta(prev.pod), meta(next.pod)];
-    const keyRefusal =
-      ignoreApplicationRefusal(cfg, req.userInfo, { before: b.annotations, after: a.annotations }, what) ??
-      applicationIdChangeRefusal(cfg, req.userInfo, { before: b, after: a }, what);
-    if (keyRefusal) return refuse(keyRefusal, 403);
+    const idRefusal = applicationIdChangeRefusal(cfg, req.userInfo, { before: meta(prev.pod), after: meta(next.pod) }, what);
+    if (idRefusal) return refuse(idRefusal, 403);
   }
   return allow();
 }

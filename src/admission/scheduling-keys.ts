@@ -1,23 +1,18 @@
 /**
- * Keys a tenant could use to take her pods out of her queue and user limits, guarded on pods and pod templates routed
- * to the scheduler (design 002 "Annotation mutation"; corral's addition: YuniKorn guards neither):
- *  1. `yunikorn.apache.org/ignore-application: "true"`: the scheduler in plugin mode treats the pod as no application's
- *     (upstream k8shim plugin mode, yunikorn-shim reference §2.2), so kube-scheduler's own plugins place it with no
- *     queue maximum and no user or group limit checked. YuniKorn 1.4's admission controller wrote it itself
- *     (yunikorn-admission reference §12). Here it may be set, changed or removed only by the scheduler
- *     (`service.schedulerUser`) or a trusted controller (`systemUsers` with `trustControllers`).
- *  2. The application id of an existing pod (labels `applicationId` and `yunikorn.apache.org/app-id`, annotation
- *     `yunikorn.apache.org/app-id`, label `spark-app-selector`): a pending pod whose id is removed is no
- *     application's in plugin mode once the scheduler rebuilds its state (a restart, a new leader), and one whose id
- *     changes would join another application. Only the same requesters may change them on a routed pod's UPDATE.
- * A pod that is not routed to the scheduler may carry and change these freely: the scheduler never reads them there.
+ * The application id of a pod routed to the scheduler, guarded on UPDATE (design 002 "Annotation mutation"; corral's
+ * addition: YuniKorn does not guard it). The id keys are labels `applicationId` and `yunikorn.apache.org/app-id`,
+ * annotation `yunikorn.apache.org/app-id`, label `spark-app-selector`. In plugin mode a pod without an application id
+ * is left to kube-scheduler's own plugins with no queue or user limit checked (docs/plugin-mode.md), so a held pod whose
+ * id was removed would be placed past its limits once the scheduler rebuilds its state (a restart, a new leader); one
+ * whose id changed would join another application. Only the scheduler (`service.schedulerUser`) or a trusted controller
+ * (`systemUsers` with `trustControllers`) may add, change or remove them on an existing routed pod. A pod not routed to
+ * the scheduler may change them freely: the scheduler never reads them there.
  */
 import type { AdmissionConfig } from "./config.js";
 import { type UserInfo } from "../webhook/admission-review.js";
-import { annotationChange, mayFlagPlaceholder } from "./placeholder.js";
+import { mayFlagPlaceholder } from "./placeholder.js";
 import {
   ANNOTATION_APPLICATION_ID,
-  ANNOTATION_IGNORE_APPLICATION,
   CANONICAL_LABEL_APPLICATION_ID,
   LABEL_APPLICATION_ID,
   SPARK_LABEL_APP_ID,
@@ -25,35 +20,13 @@ import {
 
 type Entries = Readonly<Record<string, string>>;
 
-/** A pod's or pod template's labels and annotations (absent maps as empty ones). */
+/** A pod's labels and annotations (absent maps as empty ones). */
 export interface PodMeta {
   labels: Entries;
   annotations: Entries;
 }
 
-const requester = (userInfo: UserInfo | undefined) => userInfo?.username ?? "unknown user";
-
-/**
- * Rule 1 for a routed pod or pod template: new (`before` undefined, CREATE) or updated from `before` to `after`.
- * @param what how to name the object, e.g. `pod team-a/web-1` or `pod template of Job team-a/etl`
- * @returns the denial message (HTTP-like code 403), or undefined when allowed (annotation absent or unchanged, or the
- *   requester may set it)
- */
-export function ignoreApplicationRefusal(
-  cfg: AdmissionConfig,
-  userInfo: UserInfo | undefined,
-  annotations: { before?: Entries; after: Entries },
-  what: string,
-): string | undefined {
-  const change = annotationChange(annotations, ANNOTATION_IGNORE_APPLICATION);
-  if (change === undefined || mayFlagPlaceholder(cfg, userInfo)) return undefined;
-  return (
-    `${what}: ${change} ${ANNOTATION_IGNORE_APPLICATION} is refused: it would take the pod out of its queue and user ` +
-    `limits, and only the scheduler (${cfg.schedulerUser}) or a trusted controller may set it (requested by ${requester(userInfo)})`
-  );
-}
-
-/** The application id sources of a pod, in the order the admission controller reads them (rule 2). */
+/** The application id sources of a pod, in the order the admission controller reads them. */
 const APPLICATION_ID_SOURCES: readonly { key: string; kind: "label" | "annotation" }[] = [
   { key: LABEL_APPLICATION_ID, kind: "label" },
   { key: CANONICAL_LABEL_APPLICATION_ID, kind: "label" },
@@ -62,7 +35,7 @@ const APPLICATION_ID_SOURCES: readonly { key: string; kind: "label" | "annotatio
 ];
 
 /**
- * Rule 2 for the UPDATE of a routed pod from `before` to `after`.
+ * The rule (module comment) for the UPDATE of a routed pod from `before` to `after`.
  * @returns the denial message (HTTP-like code 403) naming the first id key that changed, or undefined when allowed
  *   (no id key changed, or a trusted requester asks)
  */
@@ -82,6 +55,6 @@ export function applicationIdChangeRefusal(
   const change = b === undefined ? "adding" : a === undefined ? "removing" : "changing";
   return (
     `${what}: ${change} the application id ${changed.kind} ${changed.key} of an existing pod is refused: the pod would ` +
-    `leave its application and its limits (requested by ${requester(userInfo)})`
+    `leave its application and its limits (requested by ${userInfo?.username ?? "unknown user"})`
   );
 }

@@ -11,9 +11,7 @@
  * CREATE: the template gets `yunikorn.apache.org/user.info` of the submitter (or, when already present, the
  * submitter must be trusted). Nothing else is written on templates: pods created from them are mutated when created.
  * A routed template that presets `spec.nodeName` is refused unless a trusted controller asks (placement.ts); on
- * UPDATE, when the node changes or the template becomes routed (its `schedulerName` now names the scheduler). The same
- * for `yunikorn.apache.org/ignore-application` (scheduling-keys.ts): set on a routed template, or changed on one that
- * stays routed.
+ * UPDATE, when the node changes or the template becomes routed (its `schedulerName` now names the scheduler).
  *
  * UPDATE (closes upstream quirk 2, where a user could edit a Deployment's template annotation and let the trusted
  * controllers copy the forged identity onto pods):
@@ -41,7 +39,6 @@ import { shouldProcessNamespace } from "./namespaces.js";
 import { type ObjectMeta, decodeMeta, decodeTemplateSpec } from "../webhook/objects.js";
 import { presetNodeNameRefusal } from "./placement.js";
 import { placeholderFlagRefusal } from "./placeholder.js";
-import { ignoreApplicationRefusal } from "./scheduling-keys.js";
 import { entriesPatch, withEntries } from "../webhook/json-patch.js";
 import { isObject } from "../util/objects.js";
 
@@ -134,9 +131,6 @@ export function mutateWorkloadCreate(req: WorkloadRequest, ctx: DecisionContext)
   if (!templateRouted(cfg, lookups, namespace, t)) return allow();
   const nodeRefusal = presetNodeNameRefusal(cfg, req.userInfo, t.nodeName, `pod template of ${what}`);
   if (nodeRefusal) return refuse(nodeRefusal, 403);
-  // the controller that creates the template's pods is trusted: the template is where a tenant's request is checked
-  const ignoreRefusal = ignoreApplicationRefusal(cfg, req.userInfo, { after: annotations }, `pod template of ${what}`);
-  if (ignoreRefusal) return refuse(ignoreRefusal, 403);
   const ops = ui.annotations ? entriesPatch(req.object, annotationsPatchPath(kind), ui.annotations) : [];
   return allow(ops, ui.warnings, ui.notes);
 }
@@ -180,16 +174,6 @@ export function mutateWorkloadUpdate(req: WorkloadRequest, ctx: DecisionContext)
   if (nextRouted && (next.nodeName !== prev.nodeName || !prevRouted)) {
     const nodeRefusal = presetNodeNameRefusal(cfg, req.userInfo, next.nodeName, `pod template of ${what}`);
     if (nodeRefusal) return refuse(nodeRefusal, 403);
-  }
-  // as the node: checked as at CREATE when the template becomes routed, so setting it unrouted first does not pass
-  if (nextRouted) {
-    const ignoreRefusal = ignoreApplicationRefusal(
-      cfg,
-      req.userInfo,
-      { ...(prevRouted ? { before: prev.meta.annotations ?? {} } : {}), after: next.meta.annotations ?? {} },
-      `pod template of ${what}`,
-    );
-    if (ignoreRefusal) return refuse(ignoreRefusal, 403);
   }
   if (cfg.bypassAuth || (after !== undefined && after !== before)) return allow();
 

@@ -13,8 +13,6 @@ export const LABEL_APPLICATION_ID = "applicationId";
 export const CANONICAL_LABEL_APPLICATION_ID = "yunikorn.apache.org/app-id";
 /** Application id annotation (same string as the canonical label). */
 export const ANNOTATION_APPLICATION_ID = "yunikorn.apache.org/app-id";
-/** Plugin mode: `"true"` leaves a pod to default scheduling even with an application id (k8shim plugin era). */
-export const ANNOTATION_IGNORE_APPLICATION = "yunikorn.apache.org/ignore-application";
 /** Spark's application id label. */
 export const SPARK_LABEL_APP_ID = "spark-app-selector";
 

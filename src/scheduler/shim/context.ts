@@ -14,7 +14,6 @@
  * is not bound by us: it waits as Allocated until kube-scheduler's `filter` call takes it (InProgress) and its
  * `bind` call confirms it.
  */
-import { ANNOTATION_IGNORE_APPLICATION } from "../../yunikorn/constants.js";
 import type { AddApplicationRequest, AllocationMessage, CoreResponse, SchedulerCore } from "../core/scheduler.js";
 import { type HoldReason, formatHoldReason, holdState } from "../core/hold-reason.js";
 import { type Res, addTo, sameResource, subFrom } from "../core/resources.js";
@@ -317,7 +316,6 @@ export class ShimContext {
   applicationId(pod: PodObject): string | undefined {
     if (pod.spec?.schedulerName !== this.schedulerName) return undefined;
     if (this.mode === "plugin") {
-      if (pod.metadata?.annotations?.[ANNOTATION_IGNORE_APPLICATION] === "true") return undefined;
       return explicitApplicationId(pod);
     }
     return applicationIdOf(pod, this.schedulerName, this.uniqueAppIds);

@@ -463,46 +463,11 @@ describe("preset spec.nodeName (placement.ts)", () => {
   });
 });
 
-// scheduling-keys.ts: keys a tenant could use to take her pods out of her queue and user limits (plugin mode)
-describe("ignore-application and the application id of routed pods (scheduling-keys.ts)", () => {
-  const IGNORE = "yunikorn.apache.org/ignore-application";
+// scheduling-keys.ts: a held pod whose application id went would be placed past its limits in plugin mode
+describe("the application id of routed pods (scheduling-keys.ts)", () => {
+  const UI_KEY = "yunikorn.apache.org/user.info";
   const routed = (labels: Record<string, string>, annotations: Record<string, string> = {}) =>
     pod({ schedulerName: "yunikorn", labels, annotations: { [UI_KEY]: '{"user":"alice"}', ...annotations } });
-  const UI_KEY = "yunikorn.apache.org/user.info";
-
-  it("CREATE of a routed pod setting ignore-application is refused, naming the key and the requester", () => {
-    const res = review(podCreate(pod({ annotations: { [IGNORE]: "true" } })), cfg, EMPTY_LOOKUPS);
-    expect(res.allowed).toBe(false);
-    expect(res.status).toEqual({
-      code: 403,
-      message:
-        `pod team-a/sleep: setting ${IGNORE} is refused: it would take the pod out of its queue and user limits, and only ` +
-        "the scheduler (system:serviceaccount:corral:corral-scheduler) or a trusted controller may set it (requested by alice)",
-    });
-    // any value: the scheduler reads "true", and a value is no tenant's to choose
-    expect(review(podCreate(pod({ annotations: { [IGNORE]: "false" } })), cfg, EMPTY_LOOKUPS).allowed).toBe(false);
-    // in a bypassed namespace too when the pod names the scheduler; not when it is another scheduler's pod there
-    expect(
-      review(podCreate(pod({ schedulerName: "yunikorn", annotations: { [IGNORE]: "true" } }), ALICE, "kube-system"), cfg, EMPTY_LOOKUPS)
-        .allowed,
-    ).toBe(false);
-    expect(review(podCreate(pod({ annotations: { [IGNORE]: "true" } }), ALICE, "kube-system"), cfg, EMPTY_LOOKUPS).allowed).toBe(true);
-  });
-
-  it("a trusted controller may set it (the pods of a template it was allowed on)", () => {
-    expect(review(podCreate(pod({ annotations: { [IGNORE]: "true" } }), RS_CONTROLLER), cfg, EMPTY_LOOKUPS).allowed).toBe(true);
-  });
-
-  it("UPDATE of a routed pod adding, changing or removing ignore-application is refused; keeping it is allowed", () => {
-    const plain = routed({ applicationId: "app-1" });
-    const ignored = routed({ applicationId: "app-1" }, { [IGNORE]: "true" });
-    const add = review(podUpdate(ignored, plain), cfg, EMPTY_LOOKUPS);
-    expect(add.allowed).toBe(false);
-    expect(add.status?.message).toMatch(new RegExp(`^pod team-a/sleep: adding ${IGNORE} is refused`));
-    expect(review(podUpdate(plain, ignored), cfg, EMPTY_LOOKUPS).status?.message).toMatch(/removing/);
-    expect(review(podUpdate(ignored, ignored), cfg, EMPTY_LOOKUPS).allowed).toBe(true);
-    expect(review(podUpdate(ignored, plain, RS_CONTROLLER), cfg, EMPTY_LOOKUPS).allowed).toBe(true);
-  });
 
   it("UPDATE of a routed pod changing or removing any application id key is refused (a held pod would leave its limits)", () => {
     const before = routed({ applicationId: "app-1", "yunikorn.apache.org/app-id": "app-1", queue: "root.a" });

@@ -879,9 +879,10 @@ describe("ShimContext plugin mode (extender verbs)", () => {
     });
     expect(r.result.NodeNames).not.toBe(cands);
     expect(ctx.tasks.size).toBe(0);
-    // ignore-application also defers to default scheduling
+    // yunikorn.apache.org/ignore-application no longer defers a pod with an application id to default scheduling: YuniKorn
+    // removed it (k8shim YUNIKORN-3324, in 1.9), and any tenant could set it to leave her limits
     const ignored = managed("ign", { annotations: { "yunikorn.apache.org/ignore-application": "true" } });
-    expect(ctx.filter(ignored, ALL).result.NodeNames).toEqual(ALL);
+    expect(ctx.applicationId(ignored)).toBe("a1");
     // kube-scheduler asks the bind verb for it: allowed for the pod as the informer holds it
     expect(ctx.bindAllowed("uid-plain", "n2", p)).toBeUndefined();
     // default scheduling binds it: it is a foreign pod then
