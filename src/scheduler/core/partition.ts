@@ -477,8 +477,11 @@ export class Partition {
       );
     }
     this.limits.track(app, ask.resource, -1, true);
+    // a victim being released is counted in its queues' preempting usage at its size: that follows the new size
+    if (ask.preempted) app.queue.decPreempting(ask.resource);
     ask.resource = { ...resource };
     ask.priority = priority;
+    if (ask.preempted) app.queue.incPreempting(ask.resource);
     if (node) this.attach(ask, node);
     app.addAllocated(ask.resource);
     this.limits.track(app, ask.resource, 1, true);

@@ -411,6 +411,7 @@ export class ShimContext {
       else if (t.state === "Releasing") out.push({ kind: "deletePod", pod: t.pod }); // a delete that failed is retried
     }
     for (const uid of [...this.foreign.keys()]) if (!livePods.has(uid)) this.removeForeign(uid);
+    for (const uid of [...this.gated]) if (!livePods.has(uid)) this.gated.delete(uid);
     return out;
   }
 

@@ -112,6 +112,20 @@ describe("preemption in the scheduling core", () => {
     expect(p.find("root.b")!.allocated).toEqual({ vcore: 4 * CPU });
   });
 
+  it("a victim resized in place before it is released keeps its queues' preempting usage at its size", () => {
+    const p = fullCluster({ asks: 5 });
+    expect(preempting(results(p, 11_000)).flatMap((r) => r.victims.map((v) => v.key))).toEqual(["b3", "b7"]);
+    expect(p.find("root.b")!.preempting).toEqual({ vcore: 2 * CPU });
+    // the resource manager reports b3 resized in place to 2 cpu (its node's truth) while it is being evicted
+    p.addAsk({ appId: "b1", key: "b3", resource: { vcore: 2 * CPU }, priority: 0, createTime: 3000, now: 11_500, node: "n1" });
+    expect(p.find("root.b")!.preempting).toEqual({ vcore: 3 * CPU });
+    expect(p.root.preempting).toEqual({ vcore: 3 * CPU });
+    p.removeAsk("b1", "b3", 12_000);
+    p.removeAsk("b1", "b7", 12_000);
+    expect(p.find("root.b")!.preempting).toEqual({ vcore: 0 });
+    expect(p.root.preempting).toEqual({ vcore: 0 });
+  });
+
   it("places the preemptor on its reserved node only once its victims are released", () => {
     const p = fullCluster({ asks: 1 });
     const [r] = preempting(results(p, 11_000));

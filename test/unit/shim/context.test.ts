@@ -277,14 +277,19 @@ describe("ShimContext scheduling gates", () => {
     expect(binds(ctx.schedule()).map((b) => b.pod.name)).toEqual(["web"]);
   });
 
-  it("a gated pod deleted before its gates go leaves nothing behind", () => {
+  it("a gated pod deleted before its gates go leaves nothing behind, whether its delete or a relist shows it", () => {
     const { ctx } = setup();
     ctx.syncNode(node("n1"));
     const p = gated(pod("web"), "g");
     ctx.syncPod(p);
     ctx.deletePod(p);
-    // the same pod object seen again (a relist) is a new sighting: its event again
+    // the same pod object seen again is a new sighting: its event again
     expect(kinds(ctx.syncPod(p))).toEqual(["event"]);
+    // a delete missed by the watch: the relist without it forgets it too (else the event would not come again)
+    ctx.syncAll([node("n1")], []);
+    expect(kinds(ctx.syncPod(p))).toEqual(["event"]);
+    // a relist that still holds it is no new sighting
+    expect(kinds(ctx.syncAll([node("n1")], [p]))).toEqual([]);
   });
 });
 
@@ -316,6 +321,19 @@ describe("ShimContext in-place resize", () => {
     const broken = resizedTo(bound, "lots");
     expect(ctx.syncPod(broken)).toEqual([]);
     expect(used("n1")).toBe(500);
+  });
+
+  it("a bound pod's new size is the kubelet's truth: recorded on its node even beyond the node's free room", () => {
+    const { ctx, used } = setup();
+    ctx.syncNode(node("n1", "4"));
+    const [a, b] = [pod("a", { cpu: "2" }), pod("b", { cpu: "2" })];
+    ctx.syncPod(a);
+    ctx.syncPod(b);
+    expect(binds(ctx.schedule())).toHaveLength(2);
+    ctx.syncPod(boundTo(a, "n1"));
+    ctx.syncPod(boundTo(b, "n1"));
+    ctx.syncPod(resizedTo(boundTo(a, "n1"), "3"));
+    expect(used("n1")).toBe(5000);
   });
 
   it("a waiting pod resized asks for its new size", () => {
