@@ -24,20 +24,16 @@ const POSIX_CLASSES: Readonly<Record<string, string>> = {
   xdigit: "0-9A-Fa-f",
 };
 
-/** The letters Go's regexp/syntax reads after a backslash (`\A`, `\z`, `\Q` handled apart); others are errors. */
-const GO_LETTER_ESCAPES = "afnrtvdDsSwWbBx";
-
 /** `text` as a JavaScript pattern that matches it literally (`\Q…\E`). */
 const literal = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
 
 /**
  * The body of a Go expression (after its leading flags) as JavaScript source, reading it as Go does, or why it cannot
- * be. Translated: `(?P<name>` → `(?<name>`; `\A` and `\z` (start and end of text) → `^` and `$` (JavaScript's without
- * the `m` flag; with it, refused); `\Q…\E` → the text escaped; a POSIX class inside a class (`[[:alpha:]]`) → its
- * ranges. Refused: what RE2 does not have (lookahead or lookbehind, backreferences `\1` / `\k<name>`, a repeat count
- * above 1,000, a letter escape Go does not know, such as `\y` or a `\E` without `\Q`), a negated POSIX class
- * (`[[:^alpha:]]`) and `\p` / `\P` (Unicode classes; JavaScript without the `u` flag reads the letter). Escapes the two
- * read alike are copied.
+ * be. Translated: `(?P<name>` → `(?<name>`; escapes (`escape`); `.` without the s flag → `[^\n]`; a POSIX class inside
+ * a class (`[[:alpha:]]`) → its ranges; a `]` first in a class → `\]`. Refused: what RE2 does not have (lookahead or
+ * lookbehind, a repeat count above 1,000), what `escape` refuses, and a negated POSIX class (`[[:^alpha:]]`). Not
+ * translated (README): with the m flag JavaScript's `^` and `$` also see `\r`, U+2028 and U+2029 as line ends, and with
+ * the i flag it folds case by simple mappings (Go: Unicode folding, e.g. `k` and the Kelvin sign).
  */
 function toJavaScript(body: string, flags: string): { ok: true; source: string } | { ok: false; reason: string } {
   let out = "";
@@ -45,20 +41,10 @@ function toJavaScript(body: string, flags: string): { ok: true; source: string }
   for (let i = 0; i < body.length; i++) {
     const c = body[i]!;
     if (c === "\\") {
-      const n = body[++i] ?? "";
-      if (n === "p" || n === "P") return { ok: false, reason: `\\${n} (Unicode classes) is not supported` };
-      if (!inClass && ((n >= "1" && n <= "9") || n === "k")) return { ok: false, reason: "backreferences are not Go (RE2) syntax" };
-      if (!inClass && (n === "A" || n === "z")) {
-        if (flags.includes("m")) return { ok: false, reason: `\\${n} is not supported with the m flag` };
-        out += n === "A" ? "^" : "$";
-      } else if (!inClass && n === "Q") {
-        const close = body.indexOf("\\E", i + 1);
-        out += literal(body.slice(i + 1, close < 0 ? body.length : close));
-        i = close < 0 ? body.length : close + 1;
-      } else if (/[A-Za-z]/.test(n) && !GO_LETTER_ESCAPES.includes(n)) {
-        // Go refuses the expression (`\E` without `\Q` too); JavaScript would read the letter
-        return { ok: false, reason: `invalid escape sequence \\${n}` };
-      } else out += c + n;
+      const e = escape(body, i, inClass, flags);
+      if (!e.ok) return e;
+      out += e.source;
+      i = e.end - 1;
       continue;
     }
     if (inClass) {
@@ -92,6 +78,11 @@ function toJavaScript(body: string, flags: string): { ok: true; source: string }
       i += 3;
       continue;
     }
+    // Go's "." stops at a newline only (JavaScript's also at \r, U+2028 and U+2029); with the s flag both take all
+    if (c === "." && !flags.includes("s")) {
+      out += "[^\\n]";
+      continue;
+    }
     if (c === "{") {
       const m = /^\{(\d+)(?:,(\d*))?\}/.exec(body.slice(i));
       if (m && (Number(m[1]) > MAX_REPEAT || (m[2] !== undefined && m[2] !== "" && Number(m[2]) > MAX_REPEAT)))
@@ -100,6 +91,73 @@ function toJavaScript(body: string, flags: string): { ok: true; source: string }
     out += c;
   }
   return { ok: true, source: out };
+}
+
+/** A character code as a JavaScript escape (`\xHH` or `\uHHHH`), or undefined above U+FFFF (no `u` flag). */
+function codeEscape(code: number): string | undefined {
+  if (code <= 0xff) return `\\x${code.toString(16).padStart(2, "0")}`;
+  return code <= 0xffff ? `\\u${code.toString(16).padStart(4, "0")}` : undefined;
+}
+
+/** Go's `\s` (regexp/syntax perl_groups.go): tab, newline, form feed, carriage return, space; JavaScript's has more. */
+const GO_SPACE = "\\t\\n\\f\\r ";
+
+/**
+ * The escape at `body[at]` (a backslash) as JavaScript source, and the index after it (Go's regexp/syntax parse.go
+ * parseEscape and the Perl classes): `\A`, `\z` (outside a class; not with the m flag), `\Q…\E`, octal (`\0`, `\12`,
+ * `\101`), `\x{…}`, `\a` and `\s`/`\S` translated; Perl classes, `\f\n\r\t\v`, `\xHH`, `\b`/`\B` (outside a class) and
+ * escaped punctuation copied. Refused: backreferences, `\p`/`\P`, `\S` inside a class, code points above U+FFFF, and
+ * every other escape (Go refuses them; JavaScript would read the letter).
+ */
+function escape(
+  body: string,
+  at: number,
+  inClass: boolean,
+  flags: string,
+): { ok: true; source: string; end: number } | { ok: false; reason: string } {
+  const n = body[at + 1] ?? "";
+  const done = (source: string, end = at + 2) => ({ ok: true as const, source, end });
+  const refused = (reason: string) => ({ ok: false as const, reason });
+  if (n === "") return refused("trailing backslash");
+  if (n === "p" || n === "P") return refused(`\\${n} (Unicode classes) is not supported`);
+  if ("dDwW".includes(n)) return done(`\\${n}`);
+  if (n === "s") return done(inClass ? GO_SPACE : `[${GO_SPACE}]`);
+  if (n === "S") return inClass ? refused("\\S inside a class is not supported") : done(`[^${GO_SPACE}]`);
+  if ("fnrtv".includes(n)) return done(`\\${n}`);
+  if (n === "a") return done("\\x07");
+  if (n >= "0" && n <= "7") {
+    // \1–\7 alone is a backreference (RE2 has none); else up to three octal digits, as \0 with up to two more
+    const m = /^[0-7]{1,3}/.exec(body.slice(at + 1))!;
+    if (n !== "0" && m[0].length === 1) return refused("backreferences are not Go (RE2) syntax");
+    const digits = n === "0" ? m[0].slice(0, 3) : m[0];
+    return done(codeEscape(parseInt(digits, 8))!, at + 1 + digits.length);
+  }
+  if (n === "x") {
+    const braced = /^\{([0-9A-Fa-f]+)\}/.exec(body.slice(at + 2));
+    const plain = /^[0-9A-Fa-f]{2}/.exec(body.slice(at + 2));
+    if (!braced && !plain) return refused("invalid escape sequence \\x");
+    const code = parseInt(braced ? braced[1]! : plain![0], 16);
+    const js = codeEscape(code);
+    if (js === undefined) return refused(`\\x{${braced![1]}}: code points above U+FFFF are not supported`);
+    return done(js, at + 2 + (braced ? braced[0].length : 2));
+  }
+  if (!inClass) {
+    if (n === "b" || n === "B") return done(`\\${n}`);
+    if (n === "A" || n === "z") {
+      if (flags.includes("m")) return refused(`\\${n} is not supported with the m flag`);
+      return done(n === "A" ? "^" : "$");
+    }
+    if (n === "Q") {
+      const close = body.indexOf("\\E", at + 2);
+      const end = close < 0 ? body.length : close + 2;
+      return done(literal(body.slice(at + 2, close < 0 ? body.length : close)), end);
+    }
+    if (n === "k" || (n >= "8" && n <= "9"))
+      return refused(n === "k" ? "backreferences are not Go (RE2) syntax" : `invalid escape sequence \\${n}`);
+  }
+  // escaped punctuation is the character itself; any other escape is an error in Go
+  if (n.charCodeAt(0) < 0x80 && !/[0-9A-Za-z]/.test(n)) return done(`\\${n}`);
+  return refused(`invalid escape sequence \\${n}`);
 }
 
 /**
