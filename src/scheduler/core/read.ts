@@ -358,6 +358,7 @@ export function nodeView(p: Partition, id: string): NodeView | undefined {
 /** Tracked usage of every user or every group of the partition. */
 export function usageViews(p: Partition, kind: "users" | "groups"): UsageView[] {
   const out: UsageView[] = [];
+  const groups = kind === "users" ? p.limits.groupsByUser() : undefined;
   for (const [name, byPath] of p.limits.snapshot(kind)) {
     // as upstream's trackers go once nothing is left in them (ugm queue_tracker.go decreaseTrackedResource): a queue
     // with no usage, no running application and no limit for the name is listed only above one that has any; a name
@@ -383,7 +384,7 @@ export function usageViews(p: Partition, kind: "users" | "groups"): UsageView[] 
             ...(limit && limit.maxApps > 0 ? { maxApplications: limit.maxApps } : {}),
           };
         }),
-      ...(kind === "users" ? { groups: Object.fromEntries([...p.limits.groupsOf(name)].sort(([a], [b]) => (a < b ? -1 : 1))) } : {}),
+      ...(kind === "users" ? { groups: Object.fromEntries([...(groups?.get(name) ?? [])].sort(([a], [b]) => (a < b ? -1 : 1))) } : {}),
     });
   }
   return out;

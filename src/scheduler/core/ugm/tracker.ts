@@ -534,12 +534,18 @@ export class LimitTracker {
   }
 
   /**
-   * The group each application of `user` is tracked under (application id → group; applications without a group left
-   * out), as upstream's user tracker lists them (user_tracker.go GetResourceUsageDAOInfo `groups`).
+   * Per user, the group each of their applications is tracked under (user → application id → group; applications
+   * without a group left out), as upstream's user trackers list them (user_tracker.go GetResourceUsageDAOInfo
+   * `groups`). One pass over the linked applications.
    */
-  groupsOf(user: string): Map<string, string> {
-    const out = new Map<string, string>();
-    for (let t = this.firstLink; t; t = t.next) if (t.app.user === user && t.group !== undefined) out.set(t.app.id, t.group);
+  groupsByUser(): Map<string, Map<string, string>> {
+    const out = new Map<string, Map<string, string>>();
+    for (let t = this.firstLink; t; t = t.next) {
+      if (t.group === undefined) continue;
+      let m = out.get(t.app.user);
+      if (!m) out.set(t.app.user, (m = new Map()));
+      m.set(t.app.id, t.group);
+    }
     return out;
   }
 
