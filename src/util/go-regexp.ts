@@ -43,8 +43,8 @@ function toJavaScript(body: string, flags: string): { ok: true; source: string }
     if (c === "\\") {
       const e = escape(body, i, inClass, flags);
       if (!e.ok) return e;
-      out += e.source;
-      i = e.end - 1;
+      out += e.source + (inClass ? literalDash(body, e.end) : "");
+      i = e.end - 1 + (inClass && literalDash(body, e.end) ? 1 : 0);
       continue;
     }
     if (inClass) {
@@ -53,8 +53,9 @@ function toJavaScript(body: string, flags: string): { ok: true; source: string }
         const ranges = POSIX_CLASSES[posix[2]!];
         if (ranges === undefined) return { ok: false, reason: `unknown POSIX class [:${posix[2]}:]` };
         if (posix[1]) return { ok: false, reason: `negated POSIX classes such as [:^${posix[2]}:] are not supported` };
-        out += ranges;
-        i += posix[0].length - 1;
+        const end = i + posix[0].length;
+        out += ranges + literalDash(body, end);
+        i = end - 1 + (literalDash(body, end) ? 1 : 0);
         continue;
       }
       if (c === "]") inClass = false;
@@ -73,6 +74,10 @@ function toJavaScript(body: string, flags: string): { ok: true; source: string }
       continue;
     }
     if (c === "(" && /^\(\?(?:=|!|<=|<!)/.test(body.slice(i, i + 4))) return { ok: false, reason: "lookaround is not Go (RE2) syntax" };
+    // a flag group past the leading one that sets or clears s or m: "." and \A/\z are translated for the leading flags
+    const inline = c === "(" ? /^\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?[:)]/.exec(body.slice(i)) : null;
+    if (inline && /[sm]/.test((inline[1] ?? "") + (inline[2] ?? "")))
+      return { ok: false, reason: "the s and m flags are supported as leading flags only, such as (?s) at the start" };
     if (c === "(" && body.startsWith("(?P<", i)) {
       out += "(?<";
       i += 3;
@@ -91,6 +96,14 @@ function toJavaScript(body: string, flags: string): { ok: true; source: string }
     out += c;
   }
   return { ok: true, source: out };
+}
+
+/**
+ * `\\-` when the class text at `at` is a `-` that does not end the class: after a class escape or a POSIX class, Go
+ * reads a `-` as itself, where JavaScript would read a range from the expansion's last character. Else "".
+ */
+function literalDash(body: string, at: number): string {
+  return body[at] === "-" && body[at + 1] !== "]" && at + 1 < body.length ? "\\-" : "";
 }
 
 /** A character code as a JavaScript escape (`\xHH` or `\uHHHH`), or undefined above U+FFFF (no `u` flag). */

@@ -465,6 +465,13 @@ describe("preset spec.nodeName (placement.ts)", () => {
 
 // scheduling-keys.ts: a held pod whose application id went would be placed past its limits in plugin mode
 describe("the application id of routed pods (scheduling-keys.ts)", () => {
+  it("yunikorn.apache.org/ignore-application is an ordinary annotation (YuniKorn 1.9 removed it; corral ignores it)", () => {
+    const obj = pod({ annotations: { "yunikorn.apache.org/ignore-application": "true" } });
+    const res = review(podCreate(obj), cfg, EMPTY_LOOKUPS);
+    expect(res.allowed).toBe(true);
+    expect(meta(applyResponse(obj, res)).labels).toMatchObject({ applicationId: "yunikorn-team-a-autogen" });
+  });
+
   const UI_KEY = "yunikorn.apache.org/user.info";
   const routed = (labels: Record<string, string>, annotations: Record<string, string> = {}) =>
     pod({ schedulerName: "yunikorn", labels, annotations: { [UI_KEY]: '{"user":"alice"}', ...annotations } });

@@ -342,6 +342,7 @@ describe("invariants under random event sequences", () => {
     fc.assert(
       fc.property(fc.array(event, { maxLength: 80 }), (events) => {
         const p = partitionFrom(cfg);
+        const running = new RunningModel();
         let now = 0;
         for (const e of events) {
           now += 1000;
@@ -390,7 +391,7 @@ describe("invariants under random event sequences", () => {
           } catch (err) {
             expect((err as Error).message.length).toBeGreaterThan(0); // a clear rejection, the partition stays usable
           }
-          checkInvariants(p);
+          checkInvariants(p, running);
         }
       }),
       { numRuns: 300 },

@@ -51,6 +51,17 @@ const ROWS: [string, string, boolean | "refused"][] = [
   ["^\\_$", "_", true],
   ["^[\\b]$", "\b", "refused"],
   ["^a\\", "a", "refused"],
+  // a "-" after a class escape or POSIX class is itself in Go (JavaScript would read a range from the expansion)
+  ["^[\\s-z]$", "a", false],
+  ["^[\\s-z]$", "-", true],
+  ["^[[:space:]-z]$", "a", false],
+  ["^[[:cntrl:]-z]$", "-", true],
+  ["^[\\w\\s-.]+$", "a b-c.d", true],
+  // s and m only as leading flags ("." and \A/\z are translated for those); other inline flags pass
+  ["(?s)^a.b$", "a\nb", true],
+  ["^(?s:a.b)$", "a\nb", "refused"],
+  ["(?m:^b\\z)", "a\nb", "refused"],
+  ["^(?i:abc)$", "ABC", true],
   // escapes both read alike; named groups as Go writes them
   ["^a\\.b[\\]:]\\d$", "a.b:1", true],
   ["^\\x41\\bB$", "AB", false],
