@@ -32,6 +32,15 @@ export function trustReason(cfg: AdmissionConfig, userInfo: UserInfo | undefined
   return undefined;
 }
 
+/**
+ * True when the requester acts for the scheduler: the scheduler's own user (`service.schedulerUser`) or a trusted
+ * controller (`systemUsers` with `trustControllers`). They alone may set the keys the scheduler decides by on an
+ * existing object (the placeholder flag, placeholder.ts; a routed pod's application id, scheduling-keys.ts).
+ */
+export function actsForScheduler(cfg: AdmissionConfig, userInfo: UserInfo | undefined): boolean {
+  return (userInfo?.username ?? "") === cfg.schedulerUser || trustReason(cfg, userInfo) === "trusted-controller";
+}
+
 /** True when `username` is one of the configured controller (system) users. */
 export function isSystemUser(cfg: AdmissionConfig, userInfo: UserInfo | undefined): boolean {
   return matchesAny(cfg.systemUsers, userInfo?.username ?? "");

@@ -9,27 +9,9 @@
  */
 import type { AdmissionConfig } from "./config.js";
 import { type UserInfo } from "../webhook/admission-review.js";
-import { trustReason } from "./identity.js";
+import { actsForScheduler } from "./identity.js";
+import { entryChange } from "../webhook/objects.js";
 import { ANNOTATION_PLACEHOLDER_FLAG } from "../yunikorn/constants.js";
-
-/** True when the requester may set the flag: the scheduler's own user, or a trusted controller. */
-export function mayFlagPlaceholder(cfg: AdmissionConfig, userInfo: UserInfo | undefined): boolean {
-  return (userInfo?.username ?? "") === cfg.schedulerUser || trustReason(cfg, userInfo) === "trusted-controller";
-}
-
-/**
- * How an annotation changes from `before` (undefined: CREATE) to `after`: `setting` (CREATE with the key), `adding`,
- * `changing` or `removing`; undefined when its value is the same (absent on both sides included).
- */
-export function annotationChange(
-  annotations: { before?: Readonly<Record<string, string>>; after: Readonly<Record<string, string>> },
-  key: string,
-): "setting" | "adding" | "changing" | "removing" | undefined {
-  const before = annotations.before?.[key];
-  const after = annotations.after[key];
-  if (before === after) return undefined;
-  return annotations.before === undefined ? "setting" : before === undefined ? "adding" : after === undefined ? "removing" : "changing";
-}
 
 /**
  * The placeholder-flag rule for a new object, or for an update from `before` to `after` annotations.
@@ -45,8 +27,8 @@ export function placeholderFlagRefusal(
   annotations: { before?: Readonly<Record<string, string>>; after: Readonly<Record<string, string>> },
   what: string,
 ): string | undefined {
-  const change = annotationChange(annotations, ANNOTATION_PLACEHOLDER_FLAG);
-  if (change === undefined || mayFlagPlaceholder(cfg, userInfo)) return undefined;
+  const change = entryChange(annotations, ANNOTATION_PLACEHOLDER_FLAG);
+  if (change === undefined || actsForScheduler(cfg, userInfo)) return undefined;
   return (
     `${what}: ${change} ${ANNOTATION_PLACEHOLDER_FLAG} is refused: placeholders are created by the scheduler ` +
     `(${cfg.schedulerUser}) only (requested by ${userInfo?.username ?? "unknown user"})`

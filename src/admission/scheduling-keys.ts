@@ -10,7 +10,8 @@
  */
 import type { AdmissionConfig } from "./config.js";
 import { type UserInfo } from "../webhook/admission-review.js";
-import { mayFlagPlaceholder } from "./placeholder.js";
+import { actsForScheduler } from "./identity.js";
+import { entryChange } from "../webhook/objects.js";
 import {
   ANNOTATION_APPLICATION_ID,
   CANONICAL_LABEL_APPLICATION_ID,
@@ -45,16 +46,15 @@ export function applicationIdChangeRefusal(
   pod: { before: PodMeta; after: PodMeta },
   what: string,
 ): string | undefined {
-  const changed = APPLICATION_ID_SOURCES.find(({ key, kind }) => {
+  for (const { key, kind } of APPLICATION_ID_SOURCES) {
     const map = kind === "label" ? "labels" : "annotations";
-    return pod.before[map][key] !== pod.after[map][key];
-  });
-  if (!changed || mayFlagPlaceholder(cfg, userInfo)) return undefined;
-  const map = changed.kind === "label" ? "labels" : "annotations";
-  const [b, a] = [pod.before[map][changed.key], pod.after[map][changed.key]];
-  const change = b === undefined ? "adding" : a === undefined ? "removing" : "changing";
-  return (
-    `${what}: ${change} the application id ${changed.kind} ${changed.key} of an existing pod is refused: the pod would ` +
-    `leave its application and its limits (requested by ${userInfo?.username ?? "unknown user"})`
-  );
+    const change = entryChange({ before: pod.before[map], after: pod.after[map] }, key);
+    if (change === undefined) continue;
+    if (actsForScheduler(cfg, userInfo)) return undefined;
+    return (
+      `${what}: ${change} the application id ${kind} ${key} of an existing pod is refused: the pod would leave its ` +
+      `application and its limits (requested by ${userInfo?.username ?? "unknown user"})`
+    );
+  }
+  return undefined;
 }

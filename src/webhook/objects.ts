@@ -99,6 +99,20 @@ export function decodeMeta(raw: unknown, what: string): { ok: true; meta: Object
   return { ok: true, meta: raw as ObjectMeta };
 }
 
+/**
+ * How one label or annotation changes from the stored map `before` (undefined: CREATE) to `after`: `setting` (CREATE
+ * with the key), `adding`, `changing` or `removing`; undefined when its value is the same (absent on both sides too).
+ */
+export function entryChange(
+  maps: { before?: Readonly<Record<string, string>>; after: Readonly<Record<string, string>> },
+  key: string,
+): "setting" | "adding" | "changing" | "removing" | undefined {
+  const before = maps.before?.[key];
+  const after = maps.after[key];
+  if (before === after) return undefined;
+  return maps.before === undefined ? "setting" : before === undefined ? "adding" : after === undefined ? "removing" : "changing";
+}
+
 /** Label value syntax (Kubernetes validation): at most 63 characters of [A-Za-z0-9-_.], alphanumeric at both ends. */
 export function isValidLabelValue(v: string): boolean {
   const n = v.length;
