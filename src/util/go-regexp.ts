@@ -43,8 +43,10 @@ function toJavaScript(body: string, flags: string): { ok: true; source: string }
     if (c === "\\") {
       const e = escape(body, i, inClass, flags);
       if (!e.ok) return e;
-      out += e.source + (inClass ? literalDash(body, e.end) : "");
-      i = e.end - 1 + (inClass && literalDash(body, e.end) ? 1 : 0);
+      // only a class escape stands for a set; after a character escape (`\x00`) a "-" makes a range in both syntaxes
+      const d = inClass && "dDwWs".includes(body[i + 1]!) ? dashAfter(body, e.end) : { source: "", end: e.end };
+      out += e.source + d.source;
+      i = d.end - 1;
       continue;
     }
     if (inClass) {
@@ -53,9 +55,9 @@ function toJavaScript(body: string, flags: string): { ok: true; source: string }
         const ranges = POSIX_CLASSES[posix[2]!];
         if (ranges === undefined) return { ok: false, reason: `unknown POSIX class [:${posix[2]}:]` };
         if (posix[1]) return { ok: false, reason: `negated POSIX classes such as [:^${posix[2]}:] are not supported` };
-        const end = i + posix[0].length;
-        out += ranges + literalDash(body, end);
-        i = end - 1 + (literalDash(body, end) ? 1 : 0);
+        const d = dashAfter(body, i + posix[0].length);
+        out += ranges + d.source;
+        i = d.end - 1;
         continue;
       }
       if (c === "]") inClass = false;
@@ -74,10 +76,11 @@ function toJavaScript(body: string, flags: string): { ok: true; source: string }
       continue;
     }
     if (c === "(" && /^\(\?(?:=|!|<=|<!)/.test(body.slice(i, i + 4))) return { ok: false, reason: "lookaround is not Go (RE2) syntax" };
-    // a flag group past the leading one that sets or clears s or m: "." and \A/\z are translated for the leading flags
-    const inline = c === "(" ? /^\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?[:)]/.exec(body.slice(i)) : null;
-    if (inline && /[sm]/.test((inline[1] ?? "") + (inline[2] ?? "")))
-      return { ok: false, reason: "the s and m flags are supported as leading flags only, such as (?s) at the start" };
+    // flags past the leading ones: JavaScript has only scoped groups (`(?i:…)`), and "." and \A/\z are translated for
+    // the leading flags, so a group may set or clear i alone
+    const inline = c === "(" ? /^\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?([:)])/.exec(body.slice(i)) : null;
+    if (inline && (inline[3] === ")" || /[sm]/.test((inline[1] ?? "") + (inline[2] ?? ""))))
+      return { ok: false, reason: "flags are supported at the start, such as (?s), or as an (?i:…) group" };
     if (c === "(" && body.startsWith("(?P<", i)) {
       out += "(?<";
       i += 3;
@@ -99,11 +102,12 @@ function toJavaScript(body: string, flags: string): { ok: true; source: string }
 }
 
 /**
- * `\\-` when the class text at `at` is a `-` that does not end the class: after a class escape or a POSIX class, Go
- * reads a `-` as itself, where JavaScript would read a range from the expansion's last character. Else "".
+ * What follows a class escape or a POSIX class that ends at `at`: a `-` that does not end the class is itself in Go,
+ * where JavaScript would read a range from the expansion's last character, so it becomes `\\-` and is consumed.
+ * @returns the source to add and the index after what was consumed
  */
-function literalDash(body: string, at: number): string {
-  return body[at] === "-" && body[at + 1] !== "]" && at + 1 < body.length ? "\\-" : "";
+function dashAfter(body: string, at: number): { source: string; end: number } {
+  return body[at] === "-" && at + 1 < body.length && body[at + 1] !== "]" ? { source: "\\-", end: at + 1 } : { source: "", end: at };
 }
 
 /** A character code as a JavaScript escape (`\xHH` or `\uHHHH`), or undefined above U+FFFF (no `u` flag). */
@@ -140,9 +144,8 @@ function escape(
   if (n === "a") return done("\\x07");
   if (n >= "0" && n <= "7") {
     // \1–\7 alone is a backreference (RE2 has none); else up to three octal digits, as \0 with up to two more
-    const m = /^[0-7]{1,3}/.exec(body.slice(at + 1))!;
-    if (n !== "0" && m[0].length === 1) return refused("backreferences are not Go (RE2) syntax");
-    const digits = n === "0" ? m[0].slice(0, 3) : m[0];
+    const digits = /^[0-7]{1,3}/.exec(body.slice(at + 1))![0];
+    if (n !== "0" && digits.length === 1) return refused("backreferences are not Go (RE2) syntax");
     return done(codeEscape(parseInt(digits, 8))!, at + 1 + digits.length);
   }
   if (n === "x") {
@@ -162,8 +165,8 @@ function escape(
     }
     if (n === "Q") {
       const close = body.indexOf("\\E", at + 2);
-      const end = close < 0 ? body.length : close + 2;
-      return done(literal(body.slice(at + 2, close < 0 ? body.length : close)), end);
+      const stop = close < 0 ? body.length : close;
+      return done(literal(body.slice(at + 2, stop)), close < 0 ? stop : stop + 2);
     }
     if (n === "k" || (n >= "8" && n <= "9"))
       return refused(n === "k" ? "backreferences are not Go (RE2) syntax" : `invalid escape sequence \\${n}`);
@@ -181,10 +184,10 @@ function escape(
 export function parseGoRegExp(source: string): { ok: true; regexp: RegExp } | { ok: false; reason: string } {
   let flags = "";
   let body = source;
-  const lead = /^\(\?([imsU]+)\)/.exec(body);
-  if (lead) {
+  // leading flag groups, one or several (`(?i)(?s)`)
+  for (let lead = /^\(\?([imsU]+)\)/.exec(body); lead; lead = /^\(\?([imsU]+)\)/.exec(body)) {
     if (lead[1]!.includes("U")) return { ok: false, reason: "ungreedy mode (?U) is not supported" };
-    flags = [...new Set(lead[1]!)].join("");
+    flags = [...new Set(flags + lead[1]!)].join("");
     body = body.slice(lead[0].length);
   }
   const js = toJavaScript(body, flags);

@@ -47,6 +47,7 @@ const ROWS: [string, string, boolean | "refused"][] = [
   ["^a.b$", "a\rb", true],
   ["^a.b$", "a\nb", false],
   ["(?s)^a.b$", "a\nb", true],
+  ["(?i)(?s)^A.B$", "a\nb", true],
   ["^[.]$", "x", false],
   ["^\\_$", "_", true],
   ["^[\\b]$", "\b", "refused"],
@@ -56,12 +57,17 @@ const ROWS: [string, string, boolean | "refused"][] = [
   ["^[\\s-z]$", "-", true],
   ["^[[:space:]-z]$", "a", false],
   ["^[[:cntrl:]-z]$", "-", true],
+  // after a character escape it makes a range, as in JavaScript
+  ["^[\\x00-\\x1f]$", "\u0001", true],
+  ["^[\\x{41}-\\x{5a}]+$", "ABZ", true],
+  ["^[\\x41-\\x5a]$", "-", false],
   ["^[\\w\\s-.]+$", "a b-c.d", true],
   // s and m only as leading flags ("." and \A/\z are translated for those); other inline flags pass
   ["(?s)^a.b$", "a\nb", true],
   ["^(?s:a.b)$", "a\nb", "refused"],
   ["(?m:^b\\z)", "a\nb", "refused"],
   ["^(?i:abc)$", "ABC", true],
+  ["^a(?i)b$", "aB", "refused"],
   // escapes both read alike; named groups as Go writes them
   ["^a\\.b[\\]:]\\d$", "a.b:1", true],
   ["^\\x41\\bB$", "AB", false],
