@@ -182,21 +182,27 @@ export function parseQueuePreemptionProperties(
   read(PROPERTY_PRIORITY_OFFSET, parseInt32, (v) => (properties.priorityOffset = v));
   if (isLeaf) read(PROPERTY_PREEMPTION_DELAY, parseDelay, (v) => (properties.preemptionDelayMs = v));
   read(PROPERTY_QUOTA_PREEMPTION_DELAY, parseDelay, (v) => (properties.quotaPreemptionDelayMs = v));
-  // upstream's application backoff (YUNIKORN-3115): read on the leaf its applications are in; corral has none
-  if (isLeaf)
-    for (const key of UNSUPPORTED_PROPERTIES) {
-      const value = props?.[key];
-      if (value !== undefined) problems.push({ key, value, reason: "not supported by corral: applications are never backed off" });
-    }
   return { properties, problems };
 }
 
 /**
  * Properties YuniKorn reads that corral does not implement (queue.go UpdateQueueProperties: the number of
- * unschedulable asks after which an application is skipped, and for how long); reported as problems, never silently
- * ignored.
+ * unschedulable asks after which an application is skipped, and for how long; YUNIKORN-3115).
  */
 const UNSUPPORTED_PROPERTIES = ["application.unschedasks.backoff", "application.unschedasks.backoff.delay"] as const;
+
+/**
+ * The properties of a queue (merged) that YuniKorn reads and corral does not implement, as problems, so they are
+ * reported rather than silently ignored: the application backoff keys, on a leaf (where upstream reads them for its
+ * applications; a parent only passes them on).
+ */
+export function unsupportedPropertyProblems(props: Readonly<Record<string, string>> | undefined, isLeaf: boolean): PropertyProblem[] {
+  if (!isLeaf) return [];
+  return UNSUPPORTED_PROPERTIES.flatMap((key) => {
+    const value = props?.[key];
+    return value === undefined ? [] : [{ key, value, reason: "not supported by corral: applications are never backed off" }];
+  });
+}
 
 /**
  * Properties of a configured queue: its parent's (already merged) properties, filtered, overlaid with its own

@@ -19,7 +19,12 @@ import type { QueueConfig } from "./config.js";
 import { parseResource } from "./quantity.js";
 import { Acl, Queue, type QueueTemplate, type SortPolicy } from "./queue.js";
 import type { QueueChange } from "./queue-change.js";
-import { inheritQueueProperties, parseQueuePreemptionProperties, type PropertyProblem } from "./queue-properties.js";
+import {
+  inheritQueueProperties,
+  parseQueuePreemptionProperties,
+  type PropertyProblem,
+  unsupportedPropertyProblems,
+} from "./queue-properties.js";
 import { type Res, hasPositive, isZero, sameResource, strictlyPositive } from "./resources.js";
 import { isRecoveryQueue } from "./placement/types.js";
 import type { QuotaPreemptionTracker } from "./preemption/quota-tracker.js";
@@ -149,7 +154,8 @@ export class QueueTree {
       const parsed = parseQueuePreemptionProperties(merged, q.isLeaf);
       q.preemption = parsed.properties;
       if (quotaBefore && now !== undefined) quotaPreemption.configChanged(q, quotaBefore, now);
-      for (const problem of parsed.problems) this.propertyProblems.push({ ...problem, queue: q.path });
+      for (const problem of [...parsed.problems, ...unsupportedPropertyProblems(merged, q.isLeaf)])
+        this.propertyProblems.push({ ...problem, queue: q.path });
       seen.add(q);
       for (const c of qc.queues ?? []) build(c, q, merged);
     };

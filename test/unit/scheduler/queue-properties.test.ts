@@ -11,8 +11,10 @@ import {
   parseGoDuration,
   parseQueuePreemptionProperties,
   partitionPreemptionFlags,
+  unsupportedPropertyProblems,
 } from "../../../src/scheduler/core/queue-properties.js";
-import { validateQueuesYaml } from "../../../src/scheduler/core/validate.js";
+import { Partition } from "../../../src/scheduler/core/partition.js";
+import { validateQueuesYaml, validateSchedulerConfig } from "../../../src/scheduler/core/validate.js";
 
 describe("parseGoDuration (time.ParseDuration)", () => {
   it.each([
@@ -116,12 +118,23 @@ describe("parseQueuePreemptionProperties", () => {
   it("upstream's application backoff keys (YUNIKORN-3115), which corral does not implement, are reported on leaves", () => {
     const props = { "application.unschedasks.backoff": "3", "application.unschedasks.backoff.delay": "1m" };
     const reason = "not supported by corral: applications are never backed off";
-    expect(parseQueuePreemptionProperties(props, true).problems).toEqual([
+    expect(unsupportedPropertyProblems(props, true)).toEqual([
       { key: "application.unschedasks.backoff", value: "3", reason },
       { key: "application.unschedasks.backoff.delay", value: "1m", reason },
     ]);
     // a parent only passes them on to its leaves, where they are reported
-    expect(parseQueuePreemptionProperties(props, false).problems).toEqual([]);
+    expect(unsupportedPropertyProblems(props, false)).toEqual([]);
+    // the partition reports them with the queue, as every ignored property
+    const p = new Partition({
+      name: "default",
+      config: validateSchedulerConfig(
+        decodeQueuesYaml(
+          "partitions: [{name: default, queues: [{name: root, queues: " +
+            '[{name: a, properties: {"application.unschedasks.backoff": "3"}}]}]}]',
+        ),
+      ).partitions[0]!,
+    });
+    expect(p.propertyProblems).toEqual([{ key: "application.unschedasks.backoff", value: "3", reason, queue: "root.a" }]);
   });
 
   it("negative delays are refused like zero (convertDelay)", () => {
