@@ -170,6 +170,15 @@ describe("GET /ws/v1/corral/applications and /ws/v1/corral/nodes", () => {
     });
     expect(capped.submissionTime).toBeGreaterThanOrEqual(T0);
     expect((await fetch(`${base()}/ws/v1/corral/applications?state=bogus`)).status).toBe(400);
+    // one application in any state (YuniKorn's route finds active ones only)
+    const one = await (await fetch(`${base()}/ws/v1/corral/application/capped-app?partition=default`)).json();
+    expect(one).toMatchObject({ applicationID: "capped-app", queueName: "root.capped", applicationState: "Running" });
+    core.updateApplication({ new: [{ applicationID: "nowhere", queueName: "root.none", ugi: { user: "bob", groups: [] } }] });
+    const rejected = await (await fetch(`${base()}/ws/v1/corral/application/nowhere`)).json();
+    expect(rejected).toMatchObject({ applicationID: "nowhere", applicationState: "Rejected" });
+    expect((await fetch(`${base()}/ws/v1/partition/default/application/nowhere`)).status).toBe(404);
+    const unknown = await fetch(`${base()}/ws/v1/corral/application/none`);
+    expect([unknown.status, (await unknown.json()).message]).toEqual([404, "Application not found"]);
     const nodes = (await (await fetch(`${base()}/ws/v1/corral/nodes`)).json()) as NodeSummary[];
     expect(nodes).toHaveLength(1);
     expect(nodes[0]).toMatchObject({

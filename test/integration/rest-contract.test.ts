@@ -6,6 +6,8 @@
  * The core holds queues (managed and dynamic), nodes, running, completed and rejected applications and two users.
  */
 import { readFileSync } from "node:fs";
+import { type IncomingHttpHeaders, request as httpRequest } from "node:http";
+import { gunzipSync } from "node:zlib";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SchedulerCore } from "../../src/scheduler/core/scheduler.js";
@@ -249,7 +251,12 @@ describe("REST contract (YuniKorn DAO shapes)", () => {
     });
     expect(a.preemptingResource).toBeUndefined();
     await refused("/ws/v1/partition/default/queue/root.zz", 404, "Queue not found");
-    await refused("/ws/v1/partition/default/queue/root.a%20b", 400, /invalid queue name a b/);
+    // upstream common.ErrorInvalidQueueName (handlers_test.go assertQueueInvalid)
+    await refused(
+      "/ws/v1/partition/default/queue/root.a%20b",
+      400,
+      "invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed",
+    );
   });
 
   it("GET /ws/v1/partition/{p}/queue/{q}/applications[/active] → []ApplicationDAOInfo with stateLog, allocationTags, pendingResource, maxUsedResource", async () => {
@@ -363,8 +370,10 @@ describe("REST contract (YuniKorn DAO shapes)", () => {
       queueName: "",
     });
     await conforming("/ws/v1/partition/default/application/app-run", "object:ApplicationDAOInfo");
-    // corral keeps a finished application readable by id; its queue holds active ones only (Queue.GetApplication)
-    await conforming("/ws/v1/partition/default/application/app-done", "object:ApplicationDAOInfo");
+    // by id, the partition's and the queue's active applications only (PartitionContext.GetApplication,
+    // Queue.GetApplication): a finished or rejected one is listed under /applications/{completed|rejected}
+    await refused("/ws/v1/partition/default/application/app-done", 404, "Application not found");
+    await refused("/ws/v1/partition/default/application/app-rej", 404, "Application not found");
     await refused("/ws/v1/partition/default/queue/root.b/application/app-done", 404, "Application not found");
     await refused(
       "/ws/v1/partition/default/applications/bogus",
@@ -506,18 +515,71 @@ describe("REST contract (YuniKorn DAO shapes)", () => {
     expect(await withQuery.text()).toBe('<a href="/debug/stack?a=1&#38;b=x%20y">Moved Permanently</a>.\n');
   });
 
+  it("around the routes as upstream's server: double escapes, 405 and OPTIONS, redirects, gzip from 1,400 bytes", async () => {
+    const raw = (path: string, o: { method?: string; headers?: Record<string, string> } = {}) =>
+      new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        const req = httpRequest({ host: "127.0.0.1", port: rest.port, path, method: o.method ?? "GET", headers: o.headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    // handlers_test.go: a queue name escaped twice is found (the server unescapes the path, the handler the name)
+    const twice = await raw("/ws/v1/partition/default/queue/root%252Ea");
+    expect([twice.status, JSON.parse(twice.body.toString()).queuename]).toEqual([200, "root.a"]);
+    expect(JSON.parse((await raw("/ws/v1/partition/default/queue/%25Zt")).body.toString()).message).toBe('invalid URL escape "%Zt"');
+    // the queue name is checked before the partition (getQueueApplications)
+    expect((await raw("/ws/v1/partition/nope/queue/root.bad!/applications")).status).toBe(400);
+    // httprouter: another method on a known path, OPTIONS, a trailing slash, a path differing in case
+    const head = await raw("/ws/v1/clusters", { method: "POST" });
+    expect([head.status, head.headers.allow, head.body.toString()]).toEqual([405, "GET, OPTIONS", "Method Not Allowed\n"]);
+    const options = await raw("/ws/v1/validate-conf", { method: "OPTIONS" });
+    expect([options.status, options.headers.allow, options.body.length]).toEqual([200, "POST, OPTIONS", 0]);
+    expect((await raw("/ws/v1/nothing", { method: "OPTIONS" })).status).toBe(404);
+    for (const path of ["/ws/v1/clusters/?x=1", "/WS/V1/CLUSTERS?x=1", "//ws/v1//clusters?x=1"]) {
+      const moved = await raw(path);
+      expect([moved.status, moved.headers.location], path).toEqual([301, "/ws/v1/clusters?x=1"]);
+    }
+    // gzip.go: compressed from 1,400 bytes for a client taking gzip, never below, never when refused with q=0
+    const plain = await raw("/ws/v1/partition/default/queues");
+    expect(plain.body.length).toBeGreaterThanOrEqual(1400);
+    const zipped = await raw("/ws/v1/partition/default/queues", { headers: { "accept-encoding": "br, gzip" } });
+    expect([zipped.headers["content-encoding"], zipped.headers.vary]).toEqual(["gzip", "Accept-Encoding"]);
+    expect(zipped.body.length).toBeLessThan(plain.body.length);
+    expect(JSON.parse(gunzipSync(zipped.body).toString())).toEqual(JSON.parse(plain.body.toString()));
+    const refusedZip = await raw("/ws/v1/partition/default/queues", { headers: { "accept-encoding": "gzip;q=0" } });
+    expect([refusedZip.headers["content-encoding"], refusedZip.body.length]).toEqual([undefined, plain.body.length]);
+    const small = await raw("/ws/v1/clusters", { headers: { "accept-encoding": "gzip" } });
+    expect([small.body.length < 1400, small.headers["content-encoding"]]).toEqual([true, undefined]);
+    // strconv.ParseUint: up to 2^64 − 1 (a count is capped), above it out of range
+    expect((await raw("/ws/v1/events/batch?count=18446744073709551615")).status).toBe(200);
+    expect(JSON.parse((await raw("/ws/v1/events/batch?count=18446744073709551616")).body.toString()).message).toBe(
+      'strconv.ParseUint: parsing "18446744073709551616": value out of range',
+    );
+  });
+
   it("unknown partitions, paths and bad escapes answer YuniKorn's error body", async () => {
     for (const p of [
       "/ws/v1/partition/nope/queues",
       "/ws/v1/partition/nope/nodes",
       "/ws/v1/partition/nope/applications/active",
-      "/ws/v1/partition/nope/usage/users",
       "/ws/v1/partition/nope/application/x",
     ]) {
       await refused(p, 404, "Partition not found");
     }
-    await refused("/ws/v1/partition/default/queue/%E0%A4%A", 400, /invalid URL escape/);
-    await refused("/ws/v1/nothing", 404, "Not found");
+    await refused("/ws/v1/partition/default/queue/%E0%A4%A", 400, 'invalid URL escape "%A"');
+    // upstream's usage handlers never read the partition (one user/group manager): the default partition's usage
+    expect((await get("/ws/v1/partition/nope/usage/users")).body).toEqual((await get("/ws/v1/partition/default/usage/users")).body);
+    expect((await get("/ws/v1/partition/nope/usage/group/nobody")).status).toBe(404);
+    // Go's http.NotFound for a path no route has
+    const nf = await fetch(`${base()}/ws/v1/nothing`);
+    expect([nf.status, nf.headers.get("content-type"), await nf.text()]).toEqual([
+      404,
+      "text/plain; charset=utf-8",
+      "404 page not found\n",
+    ]);
   });
 });
 

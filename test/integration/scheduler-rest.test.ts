@@ -50,9 +50,13 @@ describe("scheduler REST API", () => {
       DeadlockDetectionEnabled: false,
       DeadlockTimeoutSeconds: 60,
     });
+    // JSON only for exactly that Accept header (upstream getClusterConfig); the YAML answer has the CORS headers
+    const browser = await fetch(`${base()}/ws/v1/config`, { headers: { accept: "application/json, text/plain, */*" } });
+    expect(browser.headers.get("content-type")).toBe("application/x-yaml; charset=UTF-8");
+    expect(browser.headers.get("access-control-allow-origin")).toBe("*");
+    expect(await browser.text()).toContain("partitions:");
     const nf = await fetch(`${base()}/ws/v1/nope`);
-    expect(nf.status).toBe(404);
-    expect(await nf.json()).toEqual({ status_code: 404, message: "Not found", description: "Not found" });
+    expect([nf.status, await nf.text()]).toEqual([404, "404 page not found\n"]);
   });
 
   it("the admission controller validates yunikorn-configs through it", async () => {
@@ -254,7 +258,11 @@ describe("scheduler REST API over a running core", () => {
       // application.go HasReserved, GetReservations: the reserving asks' keys
       expect(app3).toMatchObject({ hasReserved: true, reservations: ["big"] });
       expect(await get("/ws/v1/partition/default/application/app-1")).not.toHaveProperty("hasReserved");
-      const app2 = await get("/ws/v1/partition/default/application/app-2");
+      // a rejected application is not found by id (upstream PartitionContext.GetApplication): it is listed as rejected
+      expect(await get("/ws/v1/partition/default/application/app-2")).toMatchObject({ status_code: 404 });
+      const app2 = (await get("/ws/v1/partition/default/applications/rejected")).find(
+        (a: { applicationID: string }) => a.applicationID === "app-2",
+      );
       expect(app2).toMatchObject({
         applicationState: "Rejected",
         rejectedMessage: "application rejected: no placement rule matched",

@@ -18,6 +18,9 @@ import { goRegExp } from "../../util/go-regexp.js";
 
 /** A valid queue name (upstream configvalidator.go QueueNameRegExp). */
 export const QUEUE_NAME = /^[a-zA-Z0-9_:#/@-]{1,64}$/;
+/** Upstream's text for a name `QUEUE_NAME` refuses (pkg/common/errors.go ErrorInvalidQueueName). */
+export const INVALID_QUEUE_NAME =
+  "invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed";
 /** A valid user name in `limits` and placement filters (upstream configvalidator.go UserRegExp). */
 export const USER_NAME = /^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$/;
 /** A valid group name in `limits` and placement filters (upstream configvalidator.go GroupRegExp). */
@@ -161,8 +164,7 @@ function checkQueues(q: QueueConfig, level: number, isRoot: boolean): void {
   checkLimits(q, isRoot);
   const seen = new Set<string>();
   for (const c of q.queues ?? []) {
-    if (!QUEUE_NAME.test(c.name))
-      fail("invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed");
+    if (!QUEUE_NAME.test(c.name)) fail(INVALID_QUEUE_NAME);
     const lower = c.name.toLowerCase();
     if (seen.has(lower)) fail(`duplicate child name found with name '${c.name}', level ${level}`);
     seen.add(lower);

@@ -170,13 +170,22 @@ export class EventSystem {
   }
 
   /**
+   * Why a stream from `host` would be refused now (`Too many streaming connections`: the total or the per-host limit
+   * reached), or undefined.
+   */
+  streamRefusal(host: string): string | undefined {
+    const onHost = this.perHost.get(host) ?? 0;
+    return this.streams.size >= this.cfg.maxStreams || onHost >= this.cfg.maxStreamsPerHost ? "Too many streaming connections" : undefined;
+  }
+
+  /**
    * Opens a stream: the instance id line, the newest `count` records, then every new record.
    * @returns the handle, or the reason it was refused (`Too many streaming connections`: total or per-host limit)
    */
   openStream(o: { host: string; name?: string; count: number; consumer: StreamConsumer }): StreamHandle | { refused: string } {
+    const refused = this.streamRefusal(o.host);
+    if (refused) return { refused };
     const onHost = this.perHost.get(o.host) ?? 0;
-    if (this.streams.size >= this.cfg.maxStreams || onHost >= this.cfg.maxStreamsPerHost)
-      return { refused: "Too many streaming connections" };
     const s: Stream = {
       consumer: o.consumer,
       host: o.host,

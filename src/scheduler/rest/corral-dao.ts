@@ -10,7 +10,7 @@ import type { Res } from "../core/resources.js";
 import type { SchedulerCore } from "../core/scheduler.js";
 import { limitTable } from "../core/ugm/limits.js";
 import type { ApplicationSummary, HoldReasonInfo, LimitInfo, NodeSummary, PendingList, PendingPod } from "./api-types.js";
-import { holdInfo } from "./app-dao.js";
+import { applicationInfo, holdInfo, lookupsOf } from "./app-dao.js";
 import { RestError, type Router, json } from "./router.js";
 
 const NAMESPACE_TAG = "kubernetes.io/meta/namespace";
@@ -157,7 +157,9 @@ export function limitsList(config: SchedulerConfig, partition: string): LimitInf
 
 /**
  * corral's read routes, `?partition=` (default `default`; unknown: 404 in YuniKorn's error body): `pending`,
- * `limits`, `applications?state=active|completed|rejected` (default active), `nodes`, under `/ws/v1/corral/`.
+ * `limits`, `applications?state=active|completed|rejected` (default active), `application/{id}` (YuniKorn's
+ * ApplicationDAOInfo in any state: active, the latest completed or failed run, or rejected; unknown: 404
+ * `Application not found`), `nodes`, under `/ws/v1/corral/`.
  */
 export function addCorralRoutes(r: Router, core: SchedulerCore, now: () => number = Date.now): void {
   const partition = (query: URLSearchParams): string => {
@@ -173,6 +175,13 @@ export function addCorralRoutes(r: Router, core: SchedulerCore, now: () => numbe
     if (state !== "active" && state !== "completed" && state !== "rejected")
       throw new RestError(400, "Only following application states are allowed: active, rejected, completed");
     json(res, 200, applicationSummaries(core, p, state));
+  });
+  // YuniKorn's /partition/{p}/application/{id} finds active applications only; the dashboard shows any
+  r.add("GET", "/ws/v1/corral/application/:application", ({ res, params, query }) => {
+    const p = partition(query);
+    const a = core.applicationView(params.application!, p);
+    if (!a) throw new RestError(404, "Application not found");
+    json(res, 200, applicationInfo(a, lookupsOf(core, p)));
   });
   r.add("GET", "/ws/v1/corral/nodes", ({ res, query }) => json(res, 200, nodeSummaries(core, partition(query))));
 }

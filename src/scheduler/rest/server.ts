@@ -19,7 +19,7 @@ import { TERMINATED_STATES } from "../core/application-state.js";
 import type { SchedulerConfig } from "../core/config.js";
 import type { ApplicationView, QueueView } from "../core/read.js";
 import { DEFAULT_CONFIG, type SchedulerCore } from "../core/scheduler.js";
-import { GROUP_NAME, QUEUE_NAME, USER_NAME, validateQueuesYaml } from "../core/validate.js";
+import { GROUP_NAME, INVALID_QUEUE_NAME, QUEUE_NAME, USER_NAME, validateQueuesYaml } from "../core/validate.js";
 import type { ForeignPodView } from "../shim/context.js";
 import type { EventSystem } from "../events/system.js";
 import { ACTIVE_STATUSES, applicationInfo, lookupsOf } from "./app-dao.js";
@@ -28,7 +28,7 @@ import { type ConfigExtras, configJson, configYaml } from "./config-dao.js";
 import { addCorralRoutes } from "./corral-dao.js";
 import { health, nodeInfo, partitionInfo, queueInfo, userUsage } from "./dao.js";
 import { clientAddress } from "./forward.js";
-import { RestError, Router, error, json } from "./router.js";
+import { RestError, Router, corsHeaders, error, json, redirect, send } from "./router.js";
 import { serveUi } from "./ui-static.js";
 import { readBody as readRequestBody } from "../../util/http-body.js";
 
@@ -116,9 +116,7 @@ export async function startRestServer(o: RestOptions): Promise<RestServer> {
     const path = (req.url ?? "/").split("?")[0]!;
     const extra = o.routes?.[`${req.method} ${path}`];
     if (extra) return extra(req, res);
-    if (router.serve(req, res)) return;
-    if (req.method === "OPTIONS") return json(res, 200, {}, "GET, OPTIONS, POST");
-    error(res, 404, "Not found");
+    router.serve(req, res);
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -140,23 +138,33 @@ export async function startRestServer(o: RestOptions): Promise<RestServer> {
   };
 }
 
-/** Go's strconv.ParseUint error text, as upstream answers a bad `count` or `start`. */
+/**
+ * Go's strconv.ParseUint (base 10, 64 bits) as upstream reads `count` and `start`: digits only, at most 2^64 − 1, with
+ * Go's error text. A value past the largest safe integer is read as that integer (a count is capped far below it, and
+ * no event id reaches it).
+ * @throws RestError 400 `strconv.ParseUint: parsing "x": invalid syntax` or `…: value out of range`
+ */
 function parseUint(raw: string | null, dflt: number): number {
   if (raw === null || raw === "") return dflt;
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)))
-    throw new RestError(400, `strconv.ParseUint: parsing "${raw}": invalid syntax`);
-  return Number(raw);
+  if (!/^\d+$/.test(raw)) throw new RestError(400, `strconv.ParseUint: parsing ${goQuote(raw)}: invalid syntax`);
+  const n = BigInt(raw);
+  if (n > 2n ** 64n - 1n) throw new RestError(400, `strconv.ParseUint: parsing ${goQuote(raw)}: value out of range`);
+  return n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(n);
 }
 
-/** Upstream's validateQueue: every segment of the path must be a valid queue name. */
+/** Go's strconv.Quote for the texts quoted in error messages (JSON's escapes are Go's for these). */
+function goQuote(s: string): string {
+  return JSON.stringify(s);
+}
+
+/**
+ * Upstream's validateQueue: every segment of the path must be a valid queue name (configs.IsQueueNameValid, its error
+ * common.ErrorInvalidQueueName).
+ * @throws RestError 400 with upstream's text
+ */
 function checkQueuePath(path: string): void {
   for (const name of path.split(".")) {
-    if (!QUEUE_NAME.test(name))
-      throw new RestError(
-        400,
-        `problem in queue query parameter parsing as queue param ${path} contains invalid queue name ${name}. Queue ` +
-          `name must only have alphanumeric characters, - or _, and be no longer than 64 characters`,
-      );
+    if (!QUEUE_NAME.test(name)) throw new RestError(400, INVALID_QUEUE_NAME);
   }
 }
 
@@ -180,34 +188,29 @@ function routes(
       (err: Error & { status?: number }) => error(res, err.status ?? 400, err.message),
     ),
   );
+  // JSON only for exactly `Accept: application/json`, as upstream getClusterConfig; YAML keeps the CORS headers
   r.add("GET", "/ws/v1/config", ({ req, res }) => {
-    if ((req.headers.accept ?? "").includes("application/json")) return json(res, 200, configJson(o.config(), configExtras(o)));
-    res.writeHead(200, { "content-type": "application/x-yaml; charset=UTF-8" });
+    if (req.headers.accept === "application/json") return json(res, 200, configJson(o.config(), configExtras(o)));
     // every object written out in full (the root queue's limits are the partition's: no YAML anchor and alias)
-    res.end(stringify(configYaml(o.config(), configExtras(o)), { aliasDuplicateObjects: false }));
+    const text = stringify(configYaml(o.config(), configExtras(o)), { aliasDuplicateObjects: false });
+    send(res, 200, { ...corsHeaders(), "content-type": "application/x-yaml; charset=UTF-8" }, text);
   });
   r.add("GET", "/ws/v1/scheduler/healthcheck", ({ res }) => {
     const core = o.core;
     json(res, 200, core ? health(core.healthViews(), core.failures) : { Healthy: true, HealthChecks: [] });
   });
   r.add("GET", "/ws/v1/metrics", async ({ res }) => {
-    const t = await o.registry.metrics();
-    res.writeHead(200, { "content-type": o.registry.contentType });
-    res.end(t);
+    send(res, 200, { "content-type": o.registry.contentType }, await o.registry.metrics());
   });
   r.add("GET", "/debug/stack", ({ res }) => {
     // Node.js has no goroutines: the process report (JavaScript and native stacks, libuv handles, heap) is the nearest.
-    res.writeHead(200, { "content-type": "text/plain; charset=UTF-8" });
-    res.end(JSON.stringify(process.report.getReport(), null, 2));
+    send(res, 200, { "content-type": "text/plain; charset=UTF-8" }, JSON.stringify(process.report.getReport(), null, 2));
   });
   for (const name of ["stack", "fullstatedump"]) {
     // the query goes along, as upstream's redirect keeps the request's URL but for the prefix
     r.add("GET", `/ws/v1/${name}`, ({ req, res }) => {
       const q = (req.url ?? "").indexOf("?");
-      const location = `/debug/${name}${q >= 0 ? req.url!.slice(q) : ""}`;
-      res.writeHead(301, { location, "content-type": "text/html; charset=utf-8" });
-      const href = location.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-      res.end(`<a href="${href}">Moved Permanently</a>.\n`);
+      redirect(res, 301, `/debug/${name}${q >= 0 ? req.url!.slice(q) : ""}`, "GET");
     });
   }
   addEventRoutes(r, o.events);
@@ -222,6 +225,13 @@ function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { histor
   const partition = (name: string): string => {
     if (!core.partitionView(name)) throw new RestError(404, "Partition not found");
     return name;
+  };
+  // upstream's usage handlers read the one user/group manager and never the partition: an unknown partition name
+  // answers with the default partition's usage (the one named `default`, else the first), not 404
+  const usagePartition = (name: string): string => {
+    if (core.partitionView(name)) return name;
+    const names = core.partitionNames();
+    return names.includes("default") ? "default" : names[0]!;
   };
   const queue = (p: string, path: string, subtree = false): QueueView => {
     checkQueuePath(path);
@@ -278,6 +288,7 @@ function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { histor
     json(res, 200, queueInfo(queue(partition(params.partition!), params.queue!, query.has("subtree"))));
   });
   r.add("GET", "/ws/v1/partition/:partition/queue/:queue/applications", ({ res, params }) => {
+    checkQueuePath(params.queue!); // before the partition, as upstream getQueueApplications
     const p = partition(params.partition!);
     json(res, 200, queueApps(p, queue(p, params.queue!)));
   });
@@ -320,17 +331,19 @@ function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { histor
   r.add("GET", "/ws/v1/partition/:partition/application/:application", ({ res, params }) => {
     const p = partition(params.partition!);
     const a = core.applicationView(params.application!, p);
-    if (!a) throw new RestError(404, "Application not found");
+    // the partition's active applications only (upstream PartitionContext.GetApplication): a completed, failed or
+    // rejected one is listed under /applications/{completed|rejected}
+    if (!a || TERMINATED_STATES.has(a.state)) throw new RestError(404, "Application not found");
     json(res, 200, applicationInfo(a, lookupsOf(core, p)));
   });
   r.add("GET", "/ws/v1/partition/:partition/usage/users", ({ res, params }) =>
-    json(res, 200, userUsage(core.usageViews("users", partition(params.partition!)), "users")),
+    json(res, 200, userUsage(core.usageViews("users", usagePartition(params.partition!)), "users")),
   );
   r.add("GET", "/ws/v1/partition/:partition/usage/groups", ({ res, params }) =>
-    json(res, 200, userUsage(core.usageViews("groups", partition(params.partition!)), "groups")),
+    json(res, 200, userUsage(core.usageViews("groups", usagePartition(params.partition!)), "groups")),
   );
   r.add("GET", "/ws/v1/partition/:partition/usage/user/:user", ({ res, params }) => {
-    const p = partition(params.partition!);
+    const p = usagePartition(params.partition!);
     if (!USER_NAME.test(params.user!)) throw new RestError(400, "Invalid user name");
     const u = userUsage(
       core.usageViews("users", p).filter((x) => x.name === params.user),
@@ -340,7 +353,7 @@ function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { histor
     json(res, 200, u);
   });
   r.add("GET", "/ws/v1/partition/:partition/usage/group/:group", ({ res, params }) => {
-    const p = partition(params.partition!);
+    const p = usagePartition(params.partition!);
     if (!GROUP_NAME.test(params.group!)) throw new RestError(400, "Invalid group name");
     const g = userUsage(
       core.usageViews("groups", p).filter((x) => x.name === params.group),
@@ -366,8 +379,12 @@ function addCoreRoutes(r: Router, core: SchedulerCore, o: RestOptions & { histor
       placementRules: parts.map((p) => ({ partition: p, rules: placementRules(core.appliedConfig, p) })),
       eventStreams: o.events?.streamsInfo() ?? [],
     };
-    res.writeHead(200, { "content-type": "application/json; charset=UTF-8", "access-control-allow-origin": "*" });
-    res.end(JSON.stringify(dump, null, 2));
+    send(
+      res,
+      200,
+      { "content-type": "application/json; charset=UTF-8", "access-control-allow-origin": "*" },
+      JSON.stringify(dump, null, 2),
+    );
   });
 }
 
@@ -389,8 +406,11 @@ function addEventRoutes(r: Router, events: EventSystem | undefined): void {
   });
   r.add("GET", "/ws/v1/events/stream", ({ req, res, query }) => {
     const ev = tracking();
-    const count = parseUint(query.get("count"), 0);
     const host = clientAddress(req);
+    // the connection limit first, then the count (upstream getStream)
+    const full = ev.streamRefusal(host);
+    if (full) throw new RestError(503, full);
+    const count = parseUint(query.get("count"), 0);
     let started = false;
     const handle = ev.openStream({
       host,
@@ -400,11 +420,7 @@ function addEventRoutes(r: Router, events: EventSystem | undefined): void {
         write: (chunk) => {
           if (!started) {
             started = true;
-            res.writeHead(200, {
-              "content-type": "application/json; charset=UTF-8",
-              "access-control-allow-origin": "*",
-              "cache-control": "no-cache",
-            });
+            res.writeHead(200, { ...corsHeaders(), "content-type": "application/json; charset=UTF-8", "cache-control": "no-cache" });
           }
           return res.write(chunk);
         },
