@@ -474,7 +474,8 @@ export class Application extends OrderMember<Ask, Ask> {
    * after the reservation delay. Placeholders preempt like any ask (upstream walks them the same way), for their gang's reservation.
    * Gang scheduling (upstream tryPlaceholderAllocate): while Reserving only placeholder asks are walked; a real ask of
    * a task group with allocated placeholders of its group takes one's place (or goes elsewhere giving one up, or
-   * waits); once its group has none left it is scheduled normally.
+   * waits, also while its group's placeholders left are being preempted); once its group has none left it is
+   * scheduled normally.
    */
   tryAllocate(ctx: AllocationContext, now: number): Decision | undefined {
     // Asks holding a reservation are not in this order (the partition serves them first).
@@ -489,6 +490,7 @@ export class Application extends OrderMember<Ask, Ask> {
       const r = ctx.replacement(this, ask);
       if (r.kind === "replace") return { kind: "replace", app: this, ask, placeholder: r.placeholder, node: ctx.nodeOf(r.nodeID)! };
       if (r.kind === "elsewhere") releasePlaceholder = r.placeholder;
+      else if (r.kind === "wait") return undefined;
     }
     const hold = ctx.askHold(this, ask);
     if (hold) return ctx.tryPreemption(this, ask, hold, now);

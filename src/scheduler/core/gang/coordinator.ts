@@ -166,7 +166,13 @@ export class GangCoordinator {
     const placeholders = [];
     for (const a of app.asks.values()) {
       if (a.placeholder && a.node && a.taskGroup && a.taskGroup === ask.taskGroup)
-        placeholders.push({ allocationKey: a.key, taskGroupName: a.taskGroup, nodeID: a.node, resource: a.resource });
+        placeholders.push({
+          allocationKey: a.key,
+          taskGroupName: a.taskGroup,
+          nodeID: a.node,
+          resource: a.resource,
+          preempted: a.preempted,
+        });
     }
     const r = matchPlaceholder({
       applicationId: app.id,

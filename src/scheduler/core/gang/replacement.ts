@@ -9,8 +9,11 @@
  *  - the first placeholder that fits is remembered; the first fitting one whose node accepts the ask (every check of
  *    a reservation except free room: the placeholder's room becomes the real pod's) is replaced on that node.
  * If no fitting placeholder's node accepts the ask, the remembered one may still be given up for an allocation on
- * another node (upstream tries that for the first such ask once it has walked every ask). Otherwise the ask has no
- * placeholder and waits, or is scheduled normally once the gang runs (more pods than `minMember`).
+ * another node (upstream tries that for the first such ask once it has walked every ask). If the group's only
+ * placeholders left are being released (preempted), the ask waits until they are gone (upstream `canReplace` holds a
+ * real ask while its group has placeholders neither replaced nor released; partition_test.go
+ * TestPreemptedPlaceholderSkip): it neither takes the victim's place nor another node. Otherwise the ask has no
+ * placeholder: it is scheduled normally (more pods than `minMember`, or the group's placeholders are gone).
  */
 import { type Res, fitsIn, format } from "../resources.js";
 
@@ -55,6 +58,8 @@ export type Replacement =
   | { kind: "replace"; placeholder: string; nodeID: string; tooLarge: TooLargeRelease[] }
   /** A placeholder fits but no fitting placeholder's node accepts the ask: allocate elsewhere, giving this one up. */
   | { kind: "elsewhere"; placeholder: string; tooLarge: TooLargeRelease[] }
+  /** The group's placeholders left are being released (preempted): the ask waits until they are gone. */
+  | { kind: "wait"; tooLarge: TooLargeRelease[] }
   /** No usable placeholder of the group. */
   | { kind: "noPlaceholder"; tooLarge: TooLargeRelease[] };
 
@@ -74,8 +79,13 @@ export function matchPlaceholder(i: ReplacementInput): Replacement {
   if (ask.placeholder || !ask.taskGroupName || ask.allocated) return { kind: "notApplicable" };
   const tooLarge: TooLargeRelease[] = [];
   let firstFit: PlaceholderAllocation | undefined;
+  let leaving = false;
   for (const ph of i.placeholders) {
-    if (ph.released || ph.preempted || ph.taskGroupName !== ask.taskGroupName) continue;
+    if (ph.taskGroupName !== ask.taskGroupName) continue;
+    if (ph.released || ph.preempted) {
+      leaving = true;
+      continue;
+    }
     if (!fitsIn(ph.resource, ask.resource)) {
       tooLarge.push({
         placeholder: ph.allocationKey,
@@ -89,5 +99,6 @@ export function matchPlaceholder(i: ReplacementInput): Replacement {
     firstFit ??= ph;
     if (i.nodeAccepts(ph.nodeID)) return { kind: "replace", placeholder: ph.allocationKey, nodeID: ph.nodeID, tooLarge };
   }
-  return firstFit ? { kind: "elsewhere", placeholder: firstFit.allocationKey, tooLarge } : { kind: "noPlaceholder", tooLarge };
+  if (firstFit) return { kind: "elsewhere", placeholder: firstFit.allocationKey, tooLarge };
+  return leaving ? { kind: "wait", tooLarge } : { kind: "noPlaceholder", tooLarge };
 }

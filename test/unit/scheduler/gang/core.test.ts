@@ -153,6 +153,53 @@ describe("gang scheduling in the core", () => {
     expect(core.scheduleResults().map((x) => x.kind)).toEqual(["allocated"]);
   });
 
+  // upstream partition_test.go TestPreemptedPlaceholderSkip (application.go tryPlaceholderAllocate, canReplace)
+  it("a placeholder chosen as a victim is not replaced: the real pod waits until it is released, then schedules normally", () => {
+    const V = 1000;
+    let now = 1_000_000;
+    const leaves =
+      "          - name: a\n            resources: {guaranteed: {vcore: 1}}\n            properties: {preemption.delay: 1s}\n" +
+      "          - name: b\n";
+    const core = new SchedulerCore(() => now, cfg(leaves));
+    const results = () =>
+      core.scheduleResults().map((r) => (r.kind === "preempting" ? `preempting ${r.victims.map((v) => v.key)}` : r.kind));
+    core.updateNode([
+      { nodeID: "n1", action: "CREATE", schedulableResource: { vcore: V } },
+      { nodeID: "n2", action: "CREATE", schedulableResource: { vcore: 2 * V } },
+    ]);
+    core.updateApplication({ new: [{ applicationID: "g", queueName: "root.b", ugi: { user: "u" }, placeholderAsk: { vcore: V } }] });
+    core.updateAllocation({
+      allocations: [{ allocationKey: "ph-1", applicationID: "g", resourcePerAlloc: { vcore: V }, placeholder: true, taskGroupName: "tg" }],
+    });
+    core.updateAllocation({ allocations: [{ allocationKey: "fill", applicationID: "g", resourcePerAlloc: { vcore: 2 * V } }] });
+    expect(results()).toEqual(["allocated", "allocated"]);
+    expect(core.applicationView("g")!.state).toBe("Running");
+    // root.a's pod, under its guarantee, preempts the placeholder on the full cluster
+    core.updateApplication({ new: [{ applicationID: "x", queueName: "root.a", ugi: { user: "u" } }] });
+    core.updateAllocation({ allocations: [{ allocationKey: "x-0", applicationID: "x", resourcePerAlloc: { vcore: V } }] });
+    now += 1500;
+    expect(results()).toEqual(["preempting ph-1"]);
+    // the gang's real pod arrives while the placeholder's eviction is in flight: it does not take the victim's room
+    core.updateAllocation({
+      allocations: [{ allocationKey: "exec-1", applicationID: "g", resourcePerAlloc: { vcore: V }, taskGroupName: "tg" }],
+    });
+    now += 100;
+    expect(results()).toEqual([]);
+    expect(
+      core
+        .applicationView("g")!
+        .allocations.map((a) => a.key)
+        .sort(),
+    ).toEqual(["fill", "ph-1"]);
+    // released: the preemptor gets its reserved node; the real pod is an ordinary ask now (it waits for room)
+    core.updateAllocation({ releases: [{ applicationID: "g", allocationKey: "ph-1", message: "Preempted" }] });
+    now += 100;
+    expect(results()).toEqual(["allocatedReserved"]);
+    core.updateAllocation({ releases: [{ applicationID: "g", allocationKey: "fill" }] });
+    const placed = core.scheduleResults().flatMap((r) => (r.kind === "allocated" ? [[r.allocation.key, r.allocation.nodeId]] : []));
+    expect(placed).toEqual([["exec-1", "n2"]]);
+  });
+
   it("a real pod larger than its placeholder releases it with a reason and is scheduled normally", () => {
     const { core, ask } = setup();
     ask("driver", "driver", 100);

@@ -64,8 +64,9 @@ describe("matchPlaceholder", () => {
       placeholders,
       nodeAccepts: all,
     });
+    // ph-exec-1 and ph-exec-3 are still on their way out (released, preempted): the pod waits for them (canReplace)
     expect(r).toEqual({
-      kind: "noPlaceholder",
+      kind: "wait",
       tooLarge: [
         {
           placeholder: "ph-exec-2",
@@ -82,8 +83,29 @@ describe("matchPlaceholder", () => {
   it("a resource the placeholder does not have at all (a GPU) makes the pod too large", () => {
     const gpu = podResource({ spec: { containers: [{ resources: { requests: { cpu: "2", memory: "4505Mi", "nvidia.com/gpu": "1" } } }] } });
     expect(matchPlaceholder({ applicationId: "spark-1", ask: ask({ resource: gpu }), placeholders, nodeAccepts: all })).toMatchObject({
+      kind: "wait",
+      tooLarge: [{ placeholder: "ph-exec-2" }, { placeholder: "ph-exec-4" }],
+    });
+    // with none of the group on its way out, the pod is scheduled normally at once
+    const usable = placeholders.filter((p) => !p.released && !p.preempted);
+    expect(
+      matchPlaceholder({ applicationId: "spark-1", ask: ask({ resource: gpu }), placeholders: usable, nodeAccepts: all }),
+    ).toMatchObject({
       kind: "noPlaceholder",
       tooLarge: [{ placeholder: "ph-exec-2" }, { placeholder: "ph-exec-4" }],
+    });
+  });
+  it("the group's placeholders left are being preempted: the pod waits for them to go (partition_test.go TestPreemptedPlaceholderSkip)", () => {
+    const leaving = placeholders.filter((p) => p.allocationKey !== "ph-exec-2" && p.allocationKey !== "ph-exec-4");
+    expect(matchPlaceholder({ applicationId: "spark-1", ask: ask(), placeholders: leaving, nodeAccepts: all })).toEqual({
+      kind: "wait",
+      tooLarge: [],
+    });
+    // a preempted one of another group does not hold this pod
+    const other = [{ ...placeholders[0]!, preempted: true }];
+    expect(matchPlaceholder({ applicationId: "spark-1", ask: ask(), placeholders: other, nodeAccepts: all })).toEqual({
+      kind: "noPlaceholder",
+      tooLarge: [],
     });
   });
   it.each([
