@@ -27,20 +27,33 @@ import { DEFAULT_PREEMPTION_DELAY_MS, DEFAULT_QUOTA_PREEMPTION_DELAY_MS, type Qu
 import { type Res, addTo, dominantShare, subFrom, total, usageShares } from "./resources.js";
 import type { UsageRecord } from "./ugm/tracker.js";
 
-/** An ACL: `"*"` everyone, else comma-separated users, one space, comma-separated groups (§2.4). */
+/** A user an ACL may name (upstream acl.go userNameRegExp: no `:`, unlike a limit's user). */
+const ACL_USER = /^[_a-zA-Z][a-zA-Z0-9_.@-]*[$]?$/;
+/** A group an ACL may name (upstream acl.go groupRegExp). */
+const ACL_GROUP = /^[_a-zA-Z][a-zA-Z0-9_-]*$/;
+
+/**
+ * An ACL (apache/yunikorn-core pkg/common/security/acl.go NewACL; §2.4): comma-separated users, one space,
+ * comma-separated groups. `*` alone, or as the whole user or group list (`* admins`, `alice *`), admits everyone. An
+ * entry that is not a valid ACL name (a user or group with `:`, as Kubernetes service accounts have; a group with `.`)
+ * is ignored, as upstream ignores it.
+ * @throws Error `multiple spaces found in ACL: '<acl>'` when splitting on single spaces gives more than two fields
+ *   (upstream refuses the queue, so the configuration is not applied; validate-conf, which trims first, accepts it)
+ */
 export class Acl {
   readonly all: boolean;
   readonly users: ReadonlySet<string>;
   readonly groups: ReadonlySet<string>;
   constructor(text: string | undefined) {
-    const t = (text ?? "").trim();
-    this.all = t === "*";
     const raw = text ?? "";
-    const sp = raw.indexOf(" ");
-    const u = sp < 0 ? raw : raw.slice(0, sp);
-    const g = sp < 0 ? "" : raw.slice(sp + 1).trim();
-    this.users = new Set(this.all ? [] : u.split(",").filter(Boolean));
-    this.groups = new Set(this.all ? [] : g.split(",").filter(Boolean));
+    const fields = raw === "" ? [] : raw.split(" ");
+    if (fields.length > 2) throw new Error(`multiple spaces found in ACL: '${raw}'`);
+    const userList = (fields[0] ?? "").split(",");
+    const groupList = fields.length === 2 ? fields[1]!.split(",") : [];
+    const wildcard = (list: string[]) => list.length === 1 && list[0] === "*";
+    this.all = raw.trim() === "*" || (fields.length > 0 && wildcard(userList)) || wildcard(groupList);
+    this.users = new Set(this.all ? [] : userList.filter((u) => ACL_USER.test(u)));
+    this.groups = new Set(this.all ? [] : groupList.filter((g) => ACL_GROUP.test(g)));
   }
   allows(user: string, groups: readonly string[]): boolean {
     if (this.all || this.users.has(user)) return true;
