@@ -157,6 +157,41 @@ const partition: Spec = {
 };
 const root: Spec = { t: "object", type: "SchedulerConfig", fields: () => ({ partitions: { t: "list", of: partition }, checksum: str }) };
 
+/** YAML 1.1 booleans yaml.v3 decodes into a bool field (decode.go, "compatibility with the 1.1 spec"). */
+const YAML11_TRUE = new Set(["y", "Y", "yes", "Yes", "YES", "on", "On", "ON"]);
+const YAML11_FALSE = new Set(["n", "N", "no", "No", "NO", "off", "Off", "OFF"]);
+/** yaml.v3's float syntax (resolve.go yamlStyleFloat). */
+const YAML_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+
+/**
+ * The number yaml.v3 resolves a plain scalar to (resolve.go): underscores dropped, then Go's `strconv.ParseInt(s, 0,
+ * 64)` (decimal; `0x` hex, `0o` or a leading `0` octal, `0b` binary), else a float in YAML's syntax, else `.inf`,
+ * `.nan` spellings; undefined when it is no number (a string to yaml.v3).
+ */
+export function goYamlNumber(source: string): number | undefined {
+  const special: Record<string, number> = { ".inf": Infinity, "+.inf": Infinity, "-.inf": -Infinity, ".nan": NaN };
+  const lower = source.toLowerCase();
+  if (lower in special && /^[-+]?\.(inf|Inf|INF|nan|NaN|NAN)$/.test(source)) return special[lower];
+  const plain = source.replace(/_/g, "");
+  const m = /^([-+]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$/.exec(plain);
+  if (m) {
+    const body = m[2]!;
+    const prefix = body.slice(0, 2).toLowerCase();
+    const value =
+      prefix === "0x"
+        ? Number.parseInt(body.slice(2), 16)
+        : prefix === "0o"
+          ? Number.parseInt(body.slice(2), 8)
+          : prefix === "0b"
+            ? Number.parseInt(body.slice(2), 2)
+            : body.length > 1 && body.startsWith("0")
+              ? Number.parseInt(body.slice(1), 8)
+              : Number(body);
+    return m[1] === "-" ? -value : value;
+  }
+  return YAML_FLOAT.test(plain) ? Number.parseFloat(plain) : undefined;
+}
+
 /**
  * Thrown by {@link decodeQueuesYaml}, worded as upstream's yaml.v3 decoder: `yaml: line N: …` for YAML that does not
  * parse, `yaml: unmarshal errors:\n  line N: …` naming an unknown key or a value of the wrong type.
@@ -180,12 +215,21 @@ export function decodeQueuesYaml(text: string): SchedulerConfig {
   const fail = (n: Node | null | undefined, msg: string): never => {
     throw new ConfigDecodeError(`yaml: unmarshal errors:\n  line ${line(n)}: ${msg}`);
   };
+  // a string field takes the scalar as written (yaml.v3 `out.SetString(n.Value)`): `007` stays `007`, `0x10` text
   const scalarText = (n: Node, what: string): string => {
     if (!isScalar(n)) fail(n, `${what} must be a scalar`);
     const v = (n as { value: unknown }).value;
     if (v === null) return "";
     if (typeof v === "object") fail(n, `${what} must be a scalar`);
-    return String(v);
+    const source = (n as { source?: unknown }).source;
+    return typeof source === "string" ? source : String(v);
+  };
+  // a number as yaml.v3 resolves a plain scalar (decimal, 0x, 0o, 0b, 0777 octal, `_` ignored, floats); quoted: none
+  const scalarNumber = (n: Node): number | undefined => {
+    if (!isScalar(n)) return undefined;
+    if (n.type !== "PLAIN") return undefined;
+    const source = (n as { source?: unknown }).source;
+    return typeof source === "string" ? goYamlNumber(source) : typeof n.value === "number" ? n.value : undefined;
   };
   const decode = (n: Node | null, spec: Spec, what: string): unknown => {
     if (n === null || (isScalar(n) && n.value === null)) return undefined;
@@ -194,15 +238,18 @@ export function decodeQueuesYaml(text: string): SchedulerConfig {
         return scalarText(n, what);
       case "bool": {
         const v = isScalar(n) ? n.value : undefined;
-        if (typeof v !== "boolean")
-          fail(n, `cannot decode ${JSON.stringify(isScalar(n) ? String(n.value) : "value")} into bool for ${what}`);
-        return v;
+        if (typeof v === "boolean") return v;
+        // YAML 1.1 booleans, which yaml.v3 still takes into a bool field
+        if (typeof v === "string" && YAML11_TRUE.has(v)) return true;
+        if (typeof v === "string" && YAML11_FALSE.has(v)) return false;
+        return fail(n, `cannot decode ${JSON.stringify(isScalar(n) ? String(n.value) : "value")} into bool for ${what}`);
       }
       case "uint": {
-        const v = isScalar(n) ? n.value : undefined;
-        if (typeof v !== "number" || !Number.isInteger(v) || v < 0)
+        // yaml.v3 into uint64: a non-negative integer, or a float truncated
+        const v = scalarNumber(n);
+        if (v === undefined || !(v >= 0) || !Number.isFinite(v))
           fail(n, `cannot decode ${JSON.stringify(isScalar(n) ? String(n.value) : "value")} into uint64 for ${what}`);
-        return v;
+        return Math.trunc(v!);
       }
       case "stringMap":
       case "floatMap": {
@@ -211,8 +258,8 @@ export function decodeQueuesYaml(text: string): SchedulerConfig {
         for (const item of (n as { items: { key: Node; value: Node | null }[] }).items) {
           const k = scalarText(item.key, `key in ${what}`);
           if (spec.t === "floatMap") {
-            const v = item.value && isScalar(item.value) ? item.value.value : undefined;
-            if (typeof v !== "number") fail(item.value ?? item.key, `${what}.${k} must be a number`);
+            const v = item.value ? scalarNumber(item.value) : undefined;
+            if (v === undefined) fail(item.value ?? item.key, `${what}.${k} must be a number`);
             out[k] = v;
           } else {
             out[k] = item.value ? scalarText(item.value, `${what}.${k}`) : "";
@@ -244,6 +291,14 @@ export function decodeQueuesYaml(text: string): SchedulerConfig {
   const cfg = decode(doc.contents as Node, root, "config") as SchedulerConfig | undefined;
   const out = cfg ?? { partitions: [] };
   out.partitions ??= [];
-  for (const p of out.partitions) p.name ??= "";
+  // a missing or null name is Go's zero value "" (refused later by name, never a crash on undefined)
+  const named = (q: QueueConfig): void => {
+    q.name ??= "";
+    for (const c of q.queues ?? []) named(c);
+  };
+  for (const p of out.partitions) {
+    p.name ??= "";
+    for (const q of p.queues ?? []) named(q);
+  }
   return out;
 }

@@ -619,6 +619,48 @@ describe("normalisation", () => {
   });
 });
 
+describe("scalars decoded as yaml.v3 decodes them into upstream's config types", () => {
+  const queueOf = (text: string) =>
+    decodeQueuesYaml(`partitions:\n  - name: default\n    queues:\n      - name: root\n${text}`).partitions[0]!.queues![0]!;
+  it("a string field keeps the scalar as written: a queue named 007 is 007, not 7", () => {
+    const root = queueOf("        queues:\n          - name: 007\n          - name: 0x1F\n          - name: 1e3\n          - name: true\n");
+    expect(root.queues!.map((q) => q.name)).toEqual(["007", "0x1F", "1e3", "true"]);
+  });
+  it("a quantity written as a hex number is text, refused as upstream's quantity parser refuses it", () => {
+    const r = validateQueuesYaml(
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        resources: {max: {memory: 0x10}}\n",
+    );
+    expect(r.allowed).toBe(false);
+  });
+  it("YAML 1.1 booleans into a bool field (parent: yes, create: on), as yaml.v3's compatibility rule", () => {
+    const root = queueOf("        queues:\n          - name: a\n            parent: yes\n          - name: b\n            parent: Off\n");
+    expect(root.queues!.map((q) => q.parent)).toEqual([true, false]);
+    expect(() => queueOf("        parent: maybe\n")).toThrow(/cannot decode "maybe" into bool/);
+  });
+  it.each<[string, number | undefined]>([
+    ["5", 5],
+    ["0x10", 16],
+    ["0o17", 15],
+    ["017", 15],
+    ["0b101", 5],
+    ["1_000", 1000],
+    ["1e3", 1000],
+    ["2.7", 2],
+    ["08", 8],
+  ])("maxapplications: %s is %s (ParseInt base 0, then a float truncated)", (text, want) => {
+    expect(queueOf(`        maxapplications: ${text}\n`).maxapplications).toBe(want);
+  });
+  it("a queue without a name is refused by name, as upstream's empty Name", () => {
+    for (const entry of ["          - parent: true\n", "          - name: ~\n"]) {
+      const r = validateQueuesYaml(`partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n${entry}`);
+      expect(r).toEqual({ allowed: false, reason: expect.stringContaining("invalid queue name") });
+    }
+  });
+  it.each(['"5"', "-1", "abc", "2001-12-14"])("maxapplications: %s is refused", (text) => {
+    expect(() => queueOf(`        maxapplications: ${text}\n`)).toThrow(/into uint64/);
+  });
+});
+
 describe("values the core cannot hold exactly", () => {
   it("validate-conf refuses a quantity above 2^53, as the core's configuration update does", () => {
     const r = validateQueuesYaml(
