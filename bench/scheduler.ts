@@ -12,7 +12,7 @@
  *
  * Preemption (preemption issue), bench/preemption-shape.ts: nodes full of root.b pods (priority 0, no guarantee),
  * 1,000 preemptors (priority 100) in root.a under its guarantee; the core runs scheduling cycles until no ask
- * preempts (each cycle at most 10 preemptions per leaf queue, as upstream), so a decision's cost includes the walk
+ * preempts (at most 10 preemption attempts per leaf queue in each walk, as upstream), so a decision's cost includes the walk
  * and the node search of the cycle; at 5,000 nodes, and at 1,000 and 20,000 to show it does not grow with the nodes.
  *
  * Targets (issues): ≥ 10,000 allocations/s at 5,000 nodes (≥ 100,000 for the 2-application shape); per-allocation

@@ -601,7 +601,6 @@ export class Partition {
    * queues and empty drained queues are removed.
    */
   tick(now: number): void {
-    this.preemptions.newCycle();
     this.reservedPreemptionDue = this.reservations.size > 0;
     this.life.tick(now);
     this.gangs.tick(now);
@@ -676,6 +675,7 @@ export class Partition {
     this.clock = now;
     if (this.queues.orderDirty !== "none") this.queues.refreshOrder();
     if (!hasPositive(this.root.pending)) return undefined;
+    this.preemptions.newWalk();
     const reserved = this.reservations.size > 0 ? this.tryReservedAllocate(now) : undefined;
     if (reserved) return reserved;
     const d = this.root.tryAllocate(this.context, now);

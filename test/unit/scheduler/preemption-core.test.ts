@@ -112,6 +112,20 @@ describe("preemption in the scheduling core", () => {
     expect(p.find("root.b")!.allocated).toEqual({ vcore: 4 * CPU });
   });
 
+  // upstream queue.go TryAllocate gives each leaf maxPreemptionsPerQueue attempts afresh in every walk
+  it("at most 10 preemption attempts per leaf in one walk, not in one pass: twelve asks preempt twelve nodes at once", () => {
+    const p = partition(config({ aGuaranteed: 12 }));
+    p.addApplication({ id: "b1", queue: "root.b", user: "bob", groups: [], tags: {}, now: 0 });
+    for (let i = 0; i < 12; i++) {
+      p.addNode(`n${i}`, { vcore: CPU });
+      p.addAsk({ appId: "b1", key: `b${i}`, resource: { vcore: CPU }, priority: 0, createTime: 0, now: 0, node: `n${i}` });
+    }
+    p.addApplication({ id: "a1", queue: "root.a", user: "alice", groups: [], tags: {}, now: 10_000 });
+    for (let i = 0; i < 12; i++)
+      p.addAsk({ appId: "a1", key: `a${i}`, resource: { vcore: CPU }, priority: 0, createTime: 10_000, now: 10_000 });
+    expect(preempting(results(p, 11_000))).toHaveLength(12);
+  });
+
   it("a victim resized in place before it is released keeps its queues' preempting usage at its size", () => {
     const p = fullCluster({ asks: 5 });
     expect(preempting(results(p, 11_000)).flatMap((r) => r.victims.map((v) => v.key))).toEqual(["b3", "b7"]);

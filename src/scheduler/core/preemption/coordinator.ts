@@ -27,7 +27,10 @@ import { type QuotaNoVictims, decideQuotaPreemption } from "./quota.js";
 import { QuotaPreemptionTracker } from "./quota-tracker.js";
 import type { Preempting, VictimAllocation } from "./result.js";
 
-/** Preemption attempts per leaf queue per scheduling cycle (upstream maxPreemptionsPerQueue). */
+/**
+ * Preemption attempts per leaf queue in one walk of the queues, the search for the next allocation (upstream
+ * maxPreemptionsPerQueue, given afresh to each leaf's Queue.TryAllocate).
+ */
 export const MAX_PREEMPTIONS_PER_QUEUE = 10;
 
 /** What the coordinator reads and changes of its partition. */
@@ -61,14 +64,14 @@ export class PreemptionCoordinator {
   enabled = true;
   /** Quota-change preemption: per-queue start times and the partition's `quotapreemptionenabled` switch. */
   readonly quota = new QuotaPreemptionTracker();
-  /** Attempts per leaf queue in the running cycle (reset by `newCycle`). */
+  /** Attempts per leaf queue in the running walk (reset by `newWalk`). */
   private readonly attempts = new Map<Queue, number>();
 
   constructor(private readonly o: PreemptionCoordinatorOptions) {}
 
-  /** A new scheduling cycle: every leaf has its attempts again. */
-  newCycle(): void {
-    this.attempts.clear();
+  /** A new walk of the queues (the search for the next allocation): every leaf has its attempts again. */
+  newWalk(): void {
+    if (this.attempts.size > 0) this.attempts.clear();
   }
 
   /**
@@ -85,7 +88,7 @@ export class PreemptionCoordinator {
    * partition's preemption is on, the ask may preempt (`preemptionPolicy` not Never), has no required node
    * (required-node preemption is not implemented, docs/preemption.md) and no preemption under way, its leaf's
    * `preemption.delay` has passed since its creation, 15 s have passed since its last attempt, a queue on its path has
-   * a guarantee, and the leaf has attempts left in this cycle (10). The decision itself (rules 1-7) is
+   * a guarantee, and the leaf has attempts left in this walk (10). The decision itself (rules 1-7) is
    * `decidePreemption`. `nodesTried` false (a queue max or the cluster size held the ask before any node was tried):
    * a node that needs no victim may be the answer, the victims then freeing the queue's quota.
    * @returns a `preempt` decision for the partition to apply (`start`), or undefined
