@@ -583,6 +583,56 @@ describe("usage views list what upstream's trackers keep", () => {
   });
 });
 
+// apache/yunikorn-core pkg/scheduler/ugm manager.go setUserLimits/setGroupLimits (manager_test.go TestUpdateConfig,
+// TestUpdateConfigClearEarlierSetLimits: a tracker exists right after the configuration, before any usage)
+describe("users and groups a limit names", () => {
+  it("are listed from the configuration on, with their limits, before any usage (not the wildcard user)", async () => {
+    const { SchedulerCore } = await import("../../../src/scheduler/core/scheduler.js");
+    const cfg = (limits: string) =>
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n" +
+      `          - name: a\n            limits:\n${limits}`;
+    const core = new SchedulerCore(
+      () => 0,
+      cfg(
+        "              - {users: [user1], maxresources: {memory: 10}}\n" +
+          "              - {users: ['*'], maxapplications: 3}\n" +
+          "              - {groups: [group1, '*'], maxapplications: 2}\n",
+      ),
+    );
+    const view = (kind: "users" | "groups") =>
+      core.usageViews(kind).map((u) => [u.name, u.queues.map((q) => [q.queuePath, q.maxResources, q.maxApplications])]);
+    expect(view("users")).toEqual([
+      [
+        "user1",
+        [
+          ["root", undefined, undefined],
+          ["root.a", { memory: 10 }, undefined],
+        ],
+      ],
+    ]);
+    expect(view("groups").sort()).toEqual([
+      [
+        "*",
+        [
+          ["root", undefined, undefined],
+          ["root.a", undefined, 2],
+        ],
+      ],
+      [
+        "group1",
+        [
+          ["root", undefined, undefined],
+          ["root.a", undefined, 2],
+        ],
+      ],
+    ]);
+    // a configuration without those limits: gone (they never used anything)
+    expect(core.updateConfiguration(cfg("              - {users: [user2], maxapplications: 1}\n"))).toEqual({ ok: true });
+    expect(view("users").map(([name]) => name)).toEqual(["user2"]);
+    expect(view("groups")).toEqual([]);
+  });
+});
+
 // apache/yunikorn-core resources.go FitInMaxUndef (resources_test.go TestFitInMaxUndef "{a:0,b:10} fits {a:-5}"): the
 // user headroom below 0 after a limit was lowered counts as 0, so a type the ask requests as 0 never holds it
 describe("user headroom below zero", () => {

@@ -215,6 +215,13 @@ export class LimitTracker {
     // names kept only by limits that are gone now go (upstream resetUserEarlierUsage / resetGroupEarlierUsage)
     for (const name of [...this.users.keys()]) this.prune(this.users, "users", name);
     for (const name of [...this.groups.keys()]) this.prune(this.groups, "groups", name);
+    // every user and group a limit names has records from the configuration on (upstream setUserLimits and
+    // setGroupLimits make its tracker at load; the wildcard user has none, the wildcard group has): the usage routes
+    // list it with its limits before it uses anything, and it is kept while a limit names it
+    for (const [path, level] of this.table) {
+      for (const user of level.users.keys()) this.recordOn(this.users, this.byPathOf(this.users, user), user, { path });
+      for (const group of limitedGroups(level)) this.recordOn(this.groups, this.byPathOf(this.groups, group), group, { path });
+    }
     for (const old of unlinked) {
       // running: linked again at once under the new configuration, with the usage it has
       const t = this.tracking(old.app);
@@ -279,9 +286,14 @@ export class LimitTracker {
 
   /** The usage record of one user or group on the application's leaf queue, linked up to root (created when missing). */
   private usageRecord(map: Map<string, Map<string, UsageRecord>>, name: string, app: TrackedApp): UsageRecord {
+    return this.recordOn(map, this.byPathOf(map, name), name, app.queue);
+  }
+
+  /** The records of user or group `name` by queue path (an empty map made when missing). */
+  private byPathOf(map: Map<string, Map<string, UsageRecord>>, name: string): Map<string, UsageRecord> {
     let byPath = map.get(name);
     if (!byPath) map.set(name, (byPath = new Map()));
-    return this.recordOn(map, byPath, name, app.queue);
+    return byPath;
   }
 
   /**
