@@ -21,6 +21,7 @@
 import {
   ANNOTATION_ALLOW_PREEMPTION,
   ANNOTATION_APPLICATION_ID,
+  ANNOTATION_QUEUE_NAME,
   ANNOTATION_USER_INFO,
   CANONICAL_LABEL_APPLICATION_ID,
   CANONICAL_LABEL_QUEUE_NAME,
@@ -104,7 +105,12 @@ function resolvePodLabels(
 
   setBoth(out, { legacy: LABEL_APPLICATION_ID, canonical: CANONICAL_LABEL_APPLICATION_ID }, appId, "application id", { warnings, notes });
 
-  const queue = [labels[LABEL_QUEUE_NAME], labels[CANONICAL_LABEL_QUEUE_NAME]].find(nonEmpty) ?? (cfg.defaultQueue || undefined);
+  // the queue annotation counts before the default: a pod naming its queue there is never labelled into root.default
+  // (the scheduler reads it, upstream utils.GetQueueNameFromPod; admission_controller util_test.go row "applicationId
+  // and queue is given in the annotations")
+  const queue =
+    [labels[LABEL_QUEUE_NAME], labels[CANONICAL_LABEL_QUEUE_NAME], annotations[ANNOTATION_QUEUE_NAME]].find(nonEmpty) ??
+    (cfg.defaultQueue || undefined);
   if (queue !== undefined)
     setBoth(out, { legacy: LABEL_QUEUE_NAME, canonical: CANONICAL_LABEL_QUEUE_NAME }, queue, "queue", { warnings, notes });
 

@@ -20,6 +20,8 @@ export const SPARK_LABEL_APP_ID = "spark-app-selector";
 export const LABEL_QUEUE_NAME = "queue";
 /** Canonical queue label. */
 export const CANONICAL_LABEL_QUEUE_NAME = "yunikorn.apache.org/queue";
+/** Queue annotation (upstream constants.AnnotationQueueName): the same key as the canonical label. */
+export const ANNOTATION_QUEUE_NAME = "yunikorn.apache.org/queue";
 
 /** Label set when the application id was generated (design 000; removed upstream in YUNIKORN-2484). */
 export const LABEL_DISABLE_STATE_AWARE = "disableStateAware";

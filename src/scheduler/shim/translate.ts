@@ -5,6 +5,7 @@
  */
 import {
   ANNOTATION_APPLICATION_ID,
+  ANNOTATION_QUEUE_NAME,
   ANNOTATION_USER_INFO,
   CANONICAL_LABEL_APPLICATION_ID,
   CANONICAL_LABEL_QUEUE_NAME,
@@ -87,7 +88,7 @@ export function applicationRequest(pod: PodObject, appId: string): AddApplicatio
   if (l.disableStateAware) tags.disableStateAware = l.disableStateAware;
   return {
     applicationID: appId,
-    queueName: l[CANONICAL_LABEL_QUEUE_NAME] || pod.metadata?.annotations?.[CANONICAL_LABEL_QUEUE_NAME] || l[LABEL_QUEUE_NAME] || "",
+    queueName: l[CANONICAL_LABEL_QUEUE_NAME] || pod.metadata?.annotations?.[ANNOTATION_QUEUE_NAME] || l[LABEL_QUEUE_NAME] || "",
     ugi: { user, groups },
     tags,
   };

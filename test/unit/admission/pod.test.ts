@@ -5,7 +5,7 @@ import { generateApplicationId } from "../../../src/yunikorn/application-id.js";
 import { review, validatePodStatus } from "../../../src/admission/review.js";
 import { ALICE, BOB, RS_CONTROLLER, pod, podCreate, podUpdate } from "../../fixtures/reviews.js";
 import { applyResponse, patchOps } from "../../helpers/patch.js";
-import { type PodObject, identityOf } from "../../../src/scheduler/shim/translate.js";
+import { type PodObject, applicationRequest, identityOf } from "../../../src/scheduler/shim/translate.js";
 
 const cfg = defaultAdmissionConfig("corral");
 const cfgWith = (data: Record<string, string>) => {
@@ -80,6 +80,18 @@ describe("pod CREATE mutation (design 000)", () => {
       queue: "root.sandbox",
       "yunikorn.apache.org/queue": "root.sandbox",
     });
+  });
+
+  // k8shim admission util_test.go TestUpdatePodLabelForAdmissionController "applicationId and queue is given in the
+  // annotations": the pod runs in the annotation's queue (the scheduler reads it, utils.GetQueueNameFromPod)
+  it("takes the queue from the yunikorn.apache.org/queue annotation before the default; a label still comes first", () => {
+    const annotated = pod({ annotations: { "yunikorn.apache.org/app-id": "app-0001", "yunikorn.apache.org/queue": "root.abc" } });
+    const labels = meta(applyResponse(annotated, review(podCreate(annotated), cfg, EMPTY_LOOKUPS))).labels!;
+    expect([labels.queue, labels["yunikorn.apache.org/queue"]]).toEqual(["root.abc", "root.abc"]);
+    const admitted = applyResponse(annotated, review(podCreate(annotated), cfg, EMPTY_LOOKUPS)) as PodObject;
+    expect(applicationRequest(admitted, "app-0001").queueName).toBe("root.abc");
+    const both = pod({ labels: { queue: "root.label" }, annotations: { "yunikorn.apache.org/queue": "root.abc" } });
+    expect(meta(applyResponse(both, review(podCreate(both), cfg, EMPTY_LOOKUPS))).labels!.queue).toBe("root.label");
   });
 
   it.each([
