@@ -42,10 +42,13 @@ function configuredResource(m: Record<string, string> | undefined): Res | undefi
   return strictlyPositive(r) ? r : undefined;
 }
 
-/** `application.sort.policy`; without it a leaf sorts fifo and a parent reports fair, as upstream (resetProperties). */
+/**
+ * `application.sort.policy` of a leaf (fifo without it or for an unknown value); a parent is always fair, as upstream
+ * (resetProperties, UpdateQueueProperties reads the property for a leaf only).
+ */
 function sortPolicyOf(props: Record<string, string> | undefined, isLeaf = true): SortPolicy {
-  const v = props?.["application.sort.policy"];
-  return v === "fair" || v === "fifo" ? v : isLeaf ? "fifo" : "fair";
+  if (!isLeaf) return "fair";
+  return props?.["application.sort.policy"] === "fair" ? "fair" : "fifo";
 }
 
 /** `application.sort.priority` (default enabled; only `disabled`, any case, turns it off). */
@@ -117,8 +120,9 @@ export class QueueTree {
           guaranteed: configuredResource(qc.resources?.guaranteed),
           max: configuredResource(qc.resources?.max),
           maxApps: qc.maxapplications ?? 0,
-          sortPolicy: sortPolicyOf(props, isLeaf),
-          sortPriority: sortPriorityOf(props),
+          // read from the properties in force, the parent's merged in (upstream NewConfiguredQueue mergeProperties)
+          sortPolicy: sortPolicyOf(merged, isLeaf),
+          sortPriority: sortPriorityOf(merged),
           submitAcl: new Acl(qc.submitacl),
           adminAcl: new Acl(qc.adminacl),
         });
@@ -142,8 +146,8 @@ export class QueueTree {
           q.max = max;
         }
         q.maxApps = qc.maxapplications ?? 0;
-        q.sortPolicy = sortPolicyOf(props, q.isLeaf);
-        q.sortPriority = sortPriorityOf(props);
+        q.sortPolicy = sortPolicyOf(merged, q.isLeaf);
+        q.sortPriority = sortPriorityOf(merged);
         q.submitAcl = new Acl(qc.submitacl);
         q.adminAcl = new Acl(qc.adminacl);
         q.draining = false;

@@ -57,6 +57,29 @@ describe("QueueTree", () => {
     expect(tree.orderDirty).toBe("full");
   });
 
+  // upstream queue.go NewConfiguredQueue merges the parent's properties before UpdateQueueProperties reads them
+  // (queue_test.go TestQueueProps: a leaf has its parent's properties); a parent always sorts fair
+  it("a configured queue's sort policy and priority sorting come from the properties in force, its parent's merged in", () => {
+    const tree = treeOf(`partitions:
+  - name: default
+    queues:
+      - name: root
+        properties: {application.sort.policy: fair, application.sort.priority: disabled}
+        queues:
+          - name: p
+            queues: [{name: a}, {name: b, properties: {application.sort.policy: fifo, application.sort.priority: enabled}}]
+`);
+    const sorting = (path: string) => [tree.find(path)!.sortPolicy, tree.find(path)!.sortPriority];
+    expect(sorting("root")).toEqual(["fair", false]);
+    expect(sorting("root.p")).toEqual(["fair", false]);
+    expect(sorting("root.p.a")).toEqual(["fair", false]);
+    expect(sorting("root.p.b")).toEqual(["fifo", true]);
+    // on reload too; fifo on a parent is not a parent's policy
+    reload(tree, "          - name: p\n            properties: {application.sort.policy: fifo}\n            queues: [{name: a}]\n");
+    expect(sorting("root.p")).toEqual(["fair", true]);
+    expect(sorting("root.p.a")).toEqual(["fifo", true]);
+  });
+
   it("creates a dynamic leaf from its parent's child template, and dynamic parents on the way", () => {
     const tree = treeOf(CONFIG);
     tree.drainChanges();
