@@ -21,12 +21,13 @@ import { type Res, addInto, addTo, raiseMax, subFrom } from "./resources.js";
 import type { AppTracking } from "./ugm/tracker.js";
 
 /**
- * Order of pending asks in an application: priority descending, then creation time, then key (§4.4). The ask is its
- * own key in the orders (its priority changes only while it is out of them, `Partition.updateAsk`): no key object per
- * ask, and deleting the first ask is found by identity.
+ * Order of pending asks in an application: priority descending, then creation time, then arrival (§4.4; upstream
+ * sorted_asks.go keeps asks of equal priority and creation time in the order they came, and the shim's creation times
+ * are whole seconds). The ask is its own key in the orders (its priority changes only while it is out of them,
+ * `Partition.updateAsk`): no key object per ask, and deleting the first ask is found by identity.
  */
 const askOrder = (a: Ask, b: Ask) =>
-  compareNumbers(b.priority, a.priority) || compareNumbers(a.createTime, b.createTime) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  compareNumbers(b.priority, a.priority) || compareNumbers(a.createTime, b.createTime) || a.arrival - b.arrival;
 
 /** A request for one allocation (a pod), pending until a node is chosen. */
 export interface Ask {
@@ -37,6 +38,8 @@ export interface Ask {
   priority: number;
   /** Milliseconds since the epoch. */
   readonly createTime: number;
+  /** The order asks reached the partition (a counter of the partition): ties of priority and creation time. */
+  readonly arrival: number;
   readonly requiredNode?: string;
   /** The resource manager's node check (YuniKorn's Predicates callback); undefined: any node with room. */
   predicate?: (nodeId: string) => boolean;

@@ -160,6 +160,8 @@ export class Partition {
     return this.life.lastTerminated;
   }
   readonly limits = new LimitTracker({ oneObjectPerApplication: true });
+  /** Asks added so far: each ask's `arrival`. */
+  private arrivals = 0;
   /** The queue tree (queue-tree.ts): configuration, dynamic queues, cleanup, fair maxima and orders. */
   private readonly queues: QueueTree;
   /** The root queue (the tree's; kept here for the allocation walk). */
@@ -417,6 +419,7 @@ export class Partition {
       resource: { ...resource },
       priority,
       createTime,
+      arrival: this.arrivals++,
       requiredNode: opts.requiredNode,
       predicate: opts.predicate,
       ...(opts.placeholder ? { placeholder: true } : {}),

@@ -150,7 +150,15 @@ describe("preemption snapshot over the core: a node's victims kept between decis
     const app = (id: string, path: string) => ({ id, queue: queue(path) }) as Application;
     const apps = new VersionedMap<string, Application>();
     const node = new Node({ id: "n1", capacity: { vcore: 4 * CPU } });
-    const ask = (key: string, appId: string): Ask => ({ key, appId, resource: { vcore: CPU }, priority: 0, createTime: 1000, node: "n1" });
+    const ask = (key: string, appId: string): Ask => ({
+      key,
+      appId,
+      resource: { vcore: CPU },
+      priority: 0,
+      createTime: 1000,
+      arrival: 0,
+      node: "n1",
+    });
     node.addAllocation(allocationId("x", "x0"), ask("x0", "x"));
     node.addAllocation(allocationId("y", "y0"), ask("y0", "y"));
     const src: CoreSnapshotSource = { find: () => undefined, apps, nodesInOrder: () => [node] };

@@ -209,6 +209,20 @@ describe("application order with priority sorting off", () => {
   });
 });
 
+// upstream sorted_asks.go insert: an ask equal in priority and creation time to those before it goes after them
+describe("asks of equal priority and creation time", () => {
+  it("are placed in the order they came, not by key", () => {
+    const p = partitionFrom(leaves("a"));
+    p.addNode("n", { vcore: 10 });
+    p.addApplication({ id: "x", queue: "root.a", user: "u", groups: [], tags: {}, now: 0 });
+    for (const key of ["pod-c", "pod-a", "pod-b"])
+      p.addAsk({ appId: "x", key, resource: { vcore: 1 }, priority: 0, createTime: 1000, now: 1 });
+    p.addAsk({ appId: "x", key: "pod-0", resource: { vcore: 1 }, priority: 0, createTime: 2000, now: 1 });
+    p.addAsk({ appId: "x", key: "pod-z", resource: { vcore: 1 }, priority: 5, createTime: 3000, now: 1 });
+    expect(keysOf(p)).toEqual(["x/pod-z", "x/pod-c", "x/pod-a", "x/pod-b", "x/pod-0"]);
+  });
+});
+
 describe("UpdateAllocation for an existing allocation key", () => {
   // partition_test.go TestUpdateAllocationWithAsk: the same key again updates the ask
   it("a pending ask takes the new size and priority", () => {
