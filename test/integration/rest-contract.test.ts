@@ -443,13 +443,23 @@ describe("REST contract (YuniKorn DAO shapes)", () => {
   });
 
   it("GET /ws/v1/events/batch → EventRecordDAO; bad count/start are 400", async () => {
-    const b = (await conforming("/ws/v1/events/batch?count=5", "object:EventRecordDAO")) as Record<string, any>;
+    const b = (await conforming("/ws/v1/events/batch?count=6", "object:EventRecordDAO")) as Record<string, any>;
     expect(b).toMatchObject({ InstanceUUID: "5b9b9c3e-1b43-4a5e-9c55-5a2fbd1b6b30", LowestID: 0 });
-    expect(b.EventRecords).toHaveLength(5);
-    // the configured queues first (QUEUE ADD, no detail: managed), then the first node
+    expect(b.EventRecords).toHaveLength(6);
+    // the configured queues first (QUEUE ADD, no detail: managed), then the first node: schedulable, root's max, added
     expect(b.EventRecords[0]).toEqual({ type: 4, objectID: "root", timestampNano: T0 * 1e6, eventChangeType: 2, resource: {} });
     expect(b.EventRecords.slice(0, 3).map((e: { objectID: string }) => e.objectID)).toEqual(["root", "root.a", "root.b"]);
     expect(b.EventRecords[3]).toEqual({
+      type: 3,
+      objectID: "n1",
+      message: "schedulable: true",
+      timestampNano: T0 * 1e6,
+      eventChangeType: 1,
+      eventChangeDetail: 302,
+      resource: {},
+    });
+    expect(b.EventRecords[4]).toMatchObject({ type: 4, objectID: "root", eventChangeType: 1, eventChangeDetail: 403 });
+    expect(b.EventRecords[5]).toEqual({
       type: 3,
       objectID: "n1",
       message: "Node added to the scheduler",

@@ -44,8 +44,8 @@ export type AllocationResult =
       /** `preemptionEnded`: the victims of a preemption are gone and the node still has no room for the ask. */
       readonly cause: "askRemoved" | "nodeRemoved" | "nodeUnschedulable" | "askChanged" | "preemptionEnded";
     }
-  /** Gang scheduling: the real ask takes the placeholder `placeholderKey`'s node. */
-  | { readonly kind: "replaced"; readonly allocation: Allocation; readonly placeholderKey: string }
+  /** Gang scheduling: the real ask takes the placeholder `placeholderKey`'s node; `placeholder` is the allocation gone. */
+  | { readonly kind: "replaced"; readonly allocation: Allocation; readonly placeholderKey: string; readonly placeholder: Allocation }
   /**
    * Preemption: `victims` are to be released so the ask can run on `nodeId`, now reserved for it (it is allocated
    * there once they are gone); `preemption` is the decision with the rules that allowed each victim.

@@ -638,6 +638,11 @@ export class Partition {
     return this.gangs.drainReleases();
   }
 
+  /** The same releases, drained apart, for the core's event records. */
+  drainReleaseRecords(): CoreRelease[] {
+    return this.gangs.drainReleaseRecords();
+  }
+
   // ---------------------------------------------------------------- gang scheduling (gang/coordinator.ts)
 
   /**
@@ -654,6 +659,7 @@ export class Partition {
    */
   private replace(app: Application, ask: Ask, placeholderKey: string, node: Node, now: number): AllocationResult {
     const ph = app.asks.get(placeholderKey)!;
+    const placeholder = allocationOfAsk(app, ph, ph.node!);
     app.asks.delete(placeholderKey);
     app.trackReleased(ph, this.instanceType(ph.node), now);
     this.detach(ph);
@@ -665,7 +671,7 @@ export class Partition {
     this.reservations.epoch++;
     ask.placeholderCreateTime = ph.createTime;
     const allocation = this.allocate(app, ask, node, now);
-    return { kind: "replaced", allocation, placeholderKey };
+    return { kind: "replaced", allocation, placeholderKey, placeholder };
   }
 
   // ---------------------------------------------------------------- scheduling
@@ -720,8 +726,11 @@ export class Partition {
       this.gangs.release(
         d.app,
         d.releasePlaceholder,
-        "replacedElsewhere",
-        `placeholder ${d.releasePlaceholder} of application ${d.app.id} given up: ask ${d.ask.key} allocated on node ${d.node.id}`,
+        {
+          cause: "replacedElsewhere",
+          message:
+            `placeholder ${d.releasePlaceholder} of application ${d.app.id} given up: ` + `ask ${d.ask.key} allocated on node ${d.node.id}`,
+        },
         now,
       );
     return { kind: "allocated", allocation };

@@ -20,6 +20,7 @@ import {
 import {
   allocationEvents,
   nodeAllocationEvent,
+  preemptionEvents,
   quotaPreemptionEvents,
   quotaWithoutVictimsEvent,
   releaseEvents,
@@ -208,6 +209,17 @@ export class SchedulerCore {
           case "CREATE_DRAIN":
             p.addNode(n.nodeID, n.schedulableResource ?? {}, n.occupiedResource ?? {}, n.action === "CREATE", n.attributes ?? {});
             out.acceptedNodes.push(n.nodeID);
+            // upstream's order (application_tracking_test.go verifyNodeAddedAndQueueMaxSetEvents): the node's
+            // schedulable flag, root's new max, then the node added
+            this.emit(
+              nodeEvent(now, {
+                objectID: n.nodeID,
+                message: `schedulable: ${n.action === "CREATE"}`,
+                changeType: ChangeType.SET,
+                detail: ChangeDetail.NODE_SCHEDULABLE,
+              }),
+            );
+            if (this.tracking) this.partitionEvents(p, now);
             this.emit(
               nodeEvent(now, {
                 objectID: n.nodeID,
@@ -215,14 +227,6 @@ export class SchedulerCore {
                 changeType: ChangeType.ADD,
                 detail: ChangeDetail.DETAILS_NONE,
                 resource: n.schedulableResource ?? {},
-              }),
-            );
-            this.emit(
-              nodeEvent(now, {
-                objectID: n.nodeID,
-                message: `schedulable: ${n.action === "CREATE"}`,
-                changeType: ChangeType.SET,
-                detail: ChangeDetail.NODE_SCHEDULABLE,
               }),
             );
             break;
@@ -265,6 +269,16 @@ export class SchedulerCore {
           }
           case "DECOMISSION": {
             const known = p.nodes.has(n.nodeID);
+            // upstream context.go: the node is made unschedulable before the partition removes it
+            if (known && p.nodes.get(n.nodeID)!.schedulable)
+              this.emit(
+                nodeEvent(now, {
+                  objectID: n.nodeID,
+                  message: "schedulable: false",
+                  changeType: ChangeType.SET,
+                  detail: ChangeDetail.NODE_SCHEDULABLE,
+                }),
+              );
             const released = p.removeNode(n.nodeID, now);
             for (const a of released) this.released(p, a, ChangeDetail.ALLOC_NODEREMOVED, now);
             out.released.push(...released);
@@ -430,15 +444,19 @@ export class SchedulerCore {
         const ask = app.asks.get(k);
         if (!ask) continue;
         const node = ask.node;
+        // a victim the resource manager releases was preempted (upstream: TerminationType PREEMPTED_BY_SCHEDULER)
+        const detail = ask.preempted ? ChangeDetail.ALLOC_PREEMPT : ChangeDetail.ALLOC_CANCEL;
         p.removeAsk(r.applicationID, k, now);
-        if (node)
-          this.released(
-            p,
-            { key: k, appId: app.id, nodeId: node, resource: ask.resource, queue: app.queue.path },
-            ChangeDetail.ALLOC_CANCEL,
-            now,
-          );
-        else this.askRemoved(p, { appId: app.id, key: k, resource: ask.resource, detail: ChangeDetail.REQUEST_CANCEL, now });
+        if (node) {
+          // upstream's order (application_tracking_test.go verifyAllocationCancelledEvents): the user and group
+          // usage, the state change, the allocation removed from the application and from the node, then its ask
+          if (this.tracking) {
+            this.partitionEvents(p, now);
+            this.collect(false);
+          }
+          this.released(p, { key: k, appId: app.id, nodeId: node, resource: ask.resource, queue: app.queue.path }, detail, now);
+        }
+        this.askRemoved(p, { appId: app.id, key: k, resource: ask.resource, detail: ChangeDetail.REQUEST_CANCEL, now });
       }
     }
     this.collect();
@@ -662,6 +680,7 @@ export class SchedulerCore {
    */
   private collect(partition = true): void {
     for (const p of this.partitions.values()) {
+      for (const r of p.drainReleaseRecords()) this.coreReleased(p, r);
       const drained = p.drainStateChanges();
       // the resource manager drains `changes` after every cycle, so it is usually empty: taken over, not copied into
       if (this.changes.length === 0) this.changes = drained;
@@ -671,24 +690,22 @@ export class SchedulerCore {
     }
   }
 
-  /** APP events of state changes, and the QUEUE_APP removal of each application that completed or failed. */
+  /**
+   * APP events of state changes; an application that completed or failed then leaves its queue: QUEUE_APP `REMOVE` and
+   * APP `REMOVE` (upstream moveTerminatedApp → UnSetQueue).
+   */
   private stateEvents(p: Partition, changes: readonly AppStateChange[]): void {
     for (const c of changes) {
-      if (c.to === "Completed" || c.to === "Failed") {
-        // the instance that just ended is its id's latest (a map lookup: no scan of every finished application)
-        const app = p.lastTerminated.get(c.appId);
-        if (app)
-          this.emit(
-            queueEvent(c.at, {
-              objectID: app.queue.path,
-              referenceID: c.appId,
-              changeType: ChangeType.REMOVE,
-              detail: ChangeDetail.QUEUE_APP,
-            }),
-          );
-      }
       const detail = appStateDetail(c.to);
-      if (detail !== undefined) this.emit(appEvent(c.at, { objectID: c.appId, changeType: ChangeType.SET, detail }));
+      if (detail !== undefined) this.emit(appEvent(c.at, { objectID: c.appId, changeType: ChangeType.SET, detail, message: c.message }));
+      if (c.to !== "Completed" && c.to !== "Failed") continue;
+      // the instance that just ended is its id's latest (a map lookup: no scan of every finished application)
+      const app = p.lastTerminated.get(c.appId);
+      if (!app) continue;
+      this.emit(
+        queueEvent(c.at, { objectID: app.queue.path, referenceID: c.appId, changeType: ChangeType.REMOVE, detail: ChangeDetail.QUEUE_APP }),
+      );
+      this.emit(appEvent(c.at, { objectID: c.appId, changeType: ChangeType.REMOVE, detail: ChangeDetail.DETAILS_NONE }));
     }
   }
 
@@ -712,22 +729,37 @@ export class SchedulerCore {
       if (a) this.allocated(p, a, now);
       return;
     }
-    this.collect(false); // the state change the allocation caused (Accepted → Starting) comes first, as upstream
     switch (r.kind) {
       case "reserved":
       case "unreserved": {
+        this.collect(false);
         const resource = p.apps.get(r.appId)?.asks.get(r.key)?.resource;
         this.emit(reservationEvent(now, { nodeId: r.nodeId, key: r.key, reserved: r.kind === "reserved", resource }));
         break;
       }
       case "allocatedReserved":
+        // the reservation ends after the allocation's records (upstream Application.tryReservedAllocate)
+        this.allocated(p, r.allocation, now);
         this.emit(
           reservationEvent(now, { nodeId: r.reservedNode, key: r.allocation.key, reserved: false, resource: r.allocation.resource }),
         );
+        break;
+      case "replaced":
+        // the placeholder leaves its application and node (PLACEHOLDER_REPLACED), the real pod takes its place
+        this.released(p, r.placeholder, ChangeDetail.ALLOC_REPLACED, now);
         this.allocated(p, r.allocation, now);
         break;
+      case "preempting": {
+        // upstream preemption.go: a REQUEST record on each victim (SendPreemptedByScheduler), then the node reserved
+        this.collect(false);
+        const app = p.apps.get(r.appId);
+        for (const e of preemptionEvents(r, app?.queue.path ?? "", now)) this.emit(e);
+        this.emit(reservationEvent(now, { nodeId: r.nodeId, key: r.key, reserved: true, resource: app?.asks.get(r.key)?.resource }));
+        break;
+      }
       case "quotaPreempting":
         // upstream SendQuotaPreemptionEvent (on the queue) and SendPreemptedByQuotaChange (on each victim's ask)
+        this.collect(false);
         for (const e of quotaPreemptionEvents(r, now)) this.emit(e);
         break;
       default: {
@@ -737,7 +769,11 @@ export class SchedulerCore {
     }
   }
 
-  /** Events of a new allocation (scheduled, or recovered from the RM); its hold reason is forgotten. */
+  /**
+   * Events of a new allocation (scheduled, or recovered from the RM), in upstream's order (application_tracking_test.go
+   * verifyAllocationAskAddedEvents): on the node, the state change it caused (Accepted → Starting), the user and group
+   * usage, then on the application. Its hold reason is forgotten.
+   */
   private allocated(p: Partition, a: Allocation, now: number): void {
     if (this.holds.size > 0 || this.allocLogs.size > 0) {
       const id = askKey(p.name, a.appId, a.key);
@@ -745,8 +781,11 @@ export class SchedulerCore {
       this.allocLogs.forget(id);
     }
     if (!this.tracking) return;
-    for (const e of allocationEvents(a, now)) this.emit(e);
+    const [app, node] = allocationEvents(a, now);
+    this.emit(node!);
+    this.collect(false);
     this.partitionEvents(p, now);
+    this.emit(app!);
   }
 
   /** Events of a released allocation; its tags are forgotten. */
@@ -755,6 +794,22 @@ export class SchedulerCore {
     if (!this.tracking) return;
     for (const e of releaseEvents(a, detail, now)) this.emit(e);
     this.partitionEvents(p, now);
+  }
+
+  /**
+   * Events of a placeholder the core released on its own (gang/coordinator.ts `release`), as upstream records its
+   * release: one too small for its real pod first gets the REQUEST record naming both sizes (application_events.go
+   * SendPlaceholderLargerEvent); an allocated one leaves its application (`ALLOC_TIMEOUT`, or `ALLOC_REPLACED` when
+   * given up for its real pod on another node) and its node, a pending one is `REQUEST_TIMEOUT`. Its tags and hold
+   * reason are forgotten either way.
+   */
+  private coreReleased(p: Partition, r: CoreRelease): void {
+    const now = this.now();
+    const a = r.allocation;
+    if (this.tracking && r.cause === "tooLarge")
+      this.emit(requestEvent(now, { objectID: a.key, referenceID: a.appId, message: r.message, resource: r.askResource }));
+    if (r.allocated) this.released(p, a, r.cause === "replacedElsewhere" ? ChangeDetail.ALLOC_REPLACED : ChangeDetail.ALLOC_TIMEOUT, now);
+    else this.askRemoved(p, { appId: a.appId, key: a.key, resource: a.resource, detail: ChangeDetail.REQUEST_TIMEOUT, now });
   }
 
   /** Event of a pending ask removed before it was allocated; its tags and hold reason are forgotten. */

@@ -68,6 +68,21 @@ export function reservationEvent(
 }
 
 /**
+ * An ask-triggered preemption: a REQUEST record on each victim's allocation, `Preempted by <ask> from application
+ * <app> in <queue>` (upstream preemption.go → ask_events.go SendPreemptedByScheduler; `queue`: the preemptor's leaf).
+ */
+export function preemptionEvents(r: Extract<AllocationResult, { kind: "preempting" }>, queue: string, now: number): EventRecord[] {
+  return r.victims.map((v) =>
+    requestEvent(now, {
+      objectID: v.key,
+      referenceID: v.appId,
+      message: `Preempted by ${r.key} from application ${r.appId} in ${queue}`,
+      resource: v.resource,
+    }),
+  );
+}
+
+/**
  * A quota-change preemption: the QUEUE `SET QUEUE_PREEMPTION` summary (upstream quota_preemptor.go: the preemptable
  * and claimed resources, the allocations selected as possible victims and those preempted; the resource is the
  * queue's lowered max), then a REQUEST record on each victim's ask.

@@ -46,35 +46,41 @@ describe("SchedulerCore events", () => {
     now = 2_000;
     expect(core.schedule()).toHaveLength(1);
     core.updateAllocation({ releases: [{ applicationID: "app-1", allocationKey: "pod-1" }] });
+    // upstream's order (pkg/scheduler/tests/application_tracking_test.go TestApplicationHistoryTracking)
     expect(ev.map(short)).toEqual([
-      [T.NODE, "n1", "", C.ADD, D.DETAILS_NONE],
       [T.NODE, "n1", "", C.SET, D.NODE_SCHEDULABLE],
       // root's max is the cluster size
       [T.QUEUE, "root", "", C.SET, D.QUEUE_MAX],
+      [T.NODE, "n1", "", C.ADD, D.DETAILS_NONE],
       [T.APP, "app-1", "", C.ADD, D.APP_NEW],
       [T.QUEUE, "root.a", "app-1", C.ADD, D.QUEUE_APP],
       [T.APP, "app-1", "", C.SET, D.APP_ACCEPTED],
       [T.APP, "app-1", "pod-1", C.ADD, D.APP_REQUEST],
-      [T.APP, "app-1", "pod-1", C.ADD, D.APP_ALLOC],
       [T.NODE, "n1", "pod-1", C.ADD, D.NODE_ALLOC],
-      [T.USERGROUP, "alice", "root.a", C.ADD, D.UG_USER_RESOURCE],
       // Starting (corral's pre-1.6 state) has no upstream detail: nothing for it
-      [T.APP, "app-1", "pod-1", C.REMOVE, D.ALLOC_CANCEL],
-      [T.NODE, "n1", "pod-1", C.REMOVE, D.NODE_ALLOC],
+      [T.USERGROUP, "alice", "root.a", C.ADD, D.UG_USER_RESOURCE],
+      [T.APP, "app-1", "pod-1", C.ADD, D.APP_ALLOC],
       [T.USERGROUP, "alice", "root.a", C.REMOVE, D.UG_USER_RESOURCE],
       [T.APP, "app-1", "", C.SET, D.APP_COMPLETING],
+      [T.APP, "app-1", "pod-1", C.REMOVE, D.ALLOC_CANCEL],
+      [T.NODE, "n1", "pod-1", C.REMOVE, D.NODE_ALLOC],
+      [T.APP, "app-1", "pod-1", C.REMOVE, D.REQUEST_CANCEL],
     ]);
-    expect(ev[0]!.message).toBe("Node added to the scheduler");
-    expect(ev[0]!.resource).toEqual({ vcore: 4000, memory: 8 * G });
-    expect(ev[1]!.message).toBe("schedulable: true");
+    expect(ev[2]!.message).toBe("Node added to the scheduler");
     expect(ev[2]!.resource).toEqual({ vcore: 4000, memory: 8 * G });
+    expect(ev[0]!.message).toBe("schedulable: true");
+    expect(ev[1]!.resource).toEqual({ vcore: 4000, memory: 8 * G });
     expect(ev[7]!.timestampNano).toBe(2_000_000_000);
     expect(core.maxUsedResource("app-1")).toEqual({ vcore: 1000, memory: G });
     expect(core.allocationTags("app-1", "pod-1")).toBeUndefined(); // released: forgotten
     now = 40_000;
     core.schedule();
-    expect(ev.at(-2)!.eventChangeDetail).toBe(D.QUEUE_APP);
-    expect(ev.at(-1)).toMatchObject({ type: T.APP, eventChangeDetail: D.APP_COMPLETED });
+    // upstream moveTerminatedApp: APP_COMPLETED, then the application leaves its queue (QUEUE_APP, APP REMOVE)
+    expect(ev.slice(-3).map(short)).toEqual([
+      [T.APP, "app-1", "", C.SET, D.APP_COMPLETED],
+      [T.QUEUE, "root.a", "app-1", C.REMOVE, D.QUEUE_APP],
+      [T.APP, "app-1", "", C.REMOVE, D.DETAILS_NONE],
+    ]);
     // the shim's UpdatedApplication feed still gets every change
     expect(core.stateChanges().map((c) => c.to)).toEqual(["Accepted", "Starting", "Completing", "Completed"]);
   });
@@ -144,6 +150,8 @@ describe("SchedulerCore events", () => {
     ev.length = 0;
     core.updateNode([{ nodeID: "n1", action: "DECOMISSION" }]);
     expect(ev.map(short)).toEqual([
+      // upstream context.go: unschedulable first
+      [T.NODE, "n1", "", C.SET, D.NODE_SCHEDULABLE],
       [T.APP, "s", "k1", C.REMOVE, D.ALLOC_NODEREMOVED],
       [T.NODE, "n1", "k1", C.REMOVE, D.NODE_ALLOC],
       // the partition's changes of the call: queues (root's max, no nodes left: none), then users and groups
@@ -151,7 +159,8 @@ describe("SchedulerCore events", () => {
       [T.USERGROUP, "u", "root.small", C.REMOVE, D.UG_USER_RESOURCE],
       [T.NODE, "n1", "", C.REMOVE, D.NODE_DECOMISSION],
     ]);
-    expect(ev[2]!.resource).toEqual({});
+    expect(ev[0]!.message).toBe("schedulable: false");
+    expect(ev[3]!.resource).toEqual({});
   });
 
   it("timestamps never go back in the order records are emitted, even with a clock that moves during a call", () => {
@@ -172,5 +181,126 @@ describe("SchedulerCore events", () => {
     const times = ev.map((e) => e.timestampNano);
     expect(ev.length).toBeGreaterThan(20);
     expect(times).toEqual([...times].sort((x, y) => x - y));
+  });
+});
+
+/** The records of preemption and of placeholders leaving (apache/yunikorn-core preemption.go, application.go). */
+describe("SchedulerCore events: preemption and placeholders", () => {
+  const ofKinds = (ev: EventRecord[], ...types: T[]) => ev.filter((e) => types.includes(e.type)).map(short);
+  /** A core with one leaf `root.g`, recording its events. */
+  const gangCore = (now: () => number) => {
+    const ev: EventRecord[] = [];
+    const cfg =
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n          - name: g\n";
+    return { ev, core: new SchedulerCore(now, cfg, { events: (e) => ev.push(e) }) };
+  };
+
+  it("a preemption: a REQUEST record on each victim, the node reserved; the victim's release is ALLOC_PREEMPT", () => {
+    let now = 0;
+    const ev: EventRecord[] = [];
+    const cfg =
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n" +
+      "          - name: a\n            resources: {guaranteed: {vcore: 1}}\n            properties: {preemption.delay: 1s}\n" +
+      "          - name: b\n";
+    const core = new SchedulerCore(() => now, cfg, { events: (e) => ev.push(e) });
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 1000 } }]);
+    core.updateApplication({ new: [{ applicationID: "low", queueName: "root.b", ugi: { user: "u" } }] });
+    core.updateAllocation({ allocations: [{ allocationKey: "v", applicationID: "low", resourcePerAlloc: { vcore: 1000 } }] });
+    core.schedule();
+    core.updateApplication({ new: [{ applicationID: "high", queueName: "root.a", ugi: { user: "u" } }] });
+    core.updateAllocation({ allocations: [{ allocationKey: "p", applicationID: "high", resourcePerAlloc: { vcore: 1000 } }] });
+    ev.length = 0;
+    now = 2_000;
+    expect(core.scheduleResults().map((r) => r.kind)).toEqual(["preempting"]);
+    expect(ofKinds(ev, T.REQUEST, T.NODE)).toEqual([
+      [T.REQUEST, "v", "low", C.NONE, D.DETAILS_NONE],
+      [T.NODE, "n1", "p", C.ADD, D.NODE_RESERVATION],
+    ]);
+    expect(ev.find((e) => e.type === T.REQUEST)!.message).toBe("Preempted by p from application high in root.a");
+    ev.length = 0;
+    core.updateAllocation({ releases: [{ applicationID: "low", allocationKey: "v" }] });
+    expect(ofKinds(ev, T.APP, T.NODE).filter(([, id]) => id === "low" || id === "n1")).toEqual([
+      [T.APP, "low", "", C.SET, D.APP_COMPLETING],
+      [T.APP, "low", "v", C.REMOVE, D.ALLOC_PREEMPT],
+      [T.NODE, "n1", "v", C.REMOVE, D.NODE_ALLOC],
+      [T.APP, "low", "v", C.REMOVE, D.REQUEST_CANCEL],
+    ]);
+  });
+
+  it("placeholders leaving: replaced (ALLOC_REPLACED), too small for their pod (a REQUEST record, ALLOC_TIMEOUT)", () => {
+    const { core, ev } = gangCore(() => 1_000);
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 3000 } }]);
+    core.updateApplication({
+      new: [
+        { applicationID: "gang", queueName: "root.g", ugi: { user: "u" }, placeholderAsk: { vcore: 2000 }, gangSchedulingStyle: "Soft" },
+      ],
+    });
+    const ask = (key: string, vcore: number, placeholder = false) => ({
+      allocationKey: key,
+      applicationID: "gang",
+      resourcePerAlloc: { vcore },
+      placeholder,
+      taskGroupName: "tg",
+      allocationTags: { "kubernetes.io/meta/podName": key },
+    });
+    core.updateAllocation({ allocations: [ask("ph-1", 1000, true), ask("ph-2", 1000, true)] });
+    core.schedule();
+    ev.length = 0;
+    // a real pod of the group's size takes ph-1's place
+    core.updateAllocation({ allocations: [ask("real-1", 1000)] });
+    expect(core.scheduleResults().map((r) => r.kind)).toEqual(["replaced"]);
+    expect(ofKinds(ev, T.APP, T.NODE).filter(([, , ref]) => ref === "ph-1")).toEqual([
+      [T.APP, "gang", "ph-1", C.REMOVE, D.ALLOC_REPLACED],
+      [T.NODE, "n1", "ph-1", C.REMOVE, D.NODE_ALLOC],
+    ]);
+    expect(core.allocationTags("gang", "ph-1")).toBeUndefined();
+    ev.length = 0;
+    // a real pod larger than the placeholders: ph-2 goes with the REQUEST record naming both sizes
+    core.updateAllocation({ allocations: [ask("real-2", 1500)] });
+    core.scheduleResults();
+    expect(ofKinds(ev, T.REQUEST, T.APP, T.NODE).filter(([, , ref]) => ref === "ph-2" || ref === "gang")).toEqual([
+      [T.REQUEST, "ph-2", "gang", C.NONE, D.DETAILS_NONE],
+      [T.APP, "gang", "ph-2", C.REMOVE, D.ALLOC_TIMEOUT],
+      [T.NODE, "n1", "ph-2", C.REMOVE, D.NODE_ALLOC],
+    ]);
+    expect(ev.find((e) => e.type === T.REQUEST)!.message).toMatch(/allocation resources 'map\[vcore:1500\]' are not matching placeholder/);
+    expect(ev.find((e) => e.type === T.REQUEST)!.resource).toEqual({ vcore: 1500 });
+    expect(core.allocationTags("gang", "ph-2")).toBeUndefined();
+    expect(core.releases().map((r) => [r.allocation.key, r.cause])).toEqual([["ph-2", "tooLarge"]]);
+  });
+
+  it("a gang's pending placeholders timing out are REQUEST_TIMEOUT; the state change carries its reason", () => {
+    let now = 1_000;
+    const { core, ev } = gangCore(() => now);
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 1000 } }]);
+    core.updateApplication({
+      new: [
+        {
+          applicationID: "gang",
+          queueName: "root.g",
+          ugi: { user: "u" },
+          placeholderAsk: { vcore: 2000 },
+          gangSchedulingStyle: "Hard",
+          executionTimeoutMilliSeconds: 60_000,
+        },
+      ],
+    });
+    const ph = (key: string) => ({
+      allocationKey: key,
+      applicationID: "gang",
+      resourcePerAlloc: { vcore: 1000 },
+      placeholder: true,
+      taskGroupName: "tg",
+    });
+    core.updateAllocation({ allocations: [ph("ph-1"), ph("ph-2")] });
+    core.schedule(); // ph-1 placed, ph-2 waits for room
+    ev.length = 0;
+    now += 61_000;
+    core.schedule();
+    expect(ofKinds(ev, T.APP).filter(([, , ref]) => ref !== "")).toEqual([
+      [T.APP, "gang", "ph-1", C.REMOVE, D.ALLOC_TIMEOUT],
+      [T.APP, "gang", "ph-2", C.REMOVE, D.REQUEST_TIMEOUT],
+    ]);
+    expect(ev.find((e) => e.eventChangeDetail === D.APP_FAILING)?.message).toBe("ResourceReservationTimeout");
   });
 });

@@ -20,7 +20,7 @@ import type { Application, Ask } from "../application.js";
 import type { TaskGroupProgress } from "../hold-reason.js";
 import type { Lifecycle } from "../lifecycle.js";
 import type { Node } from "../node.js";
-import { fitsIn } from "../resources.js";
+import { type Res, fitsIn } from "../resources.js";
 import { type Replacement, matchPlaceholder } from "./replacement.js";
 import { placeholderTimeout, placeholderTimerMs } from "./timeout.js";
 import type { GangSchedulingStyle } from "./constants.js";
@@ -36,6 +36,8 @@ export interface CoreRelease {
   allocated: boolean;
   cause: "timeout" | "tooLarge" | "replacedElsewhere";
   message: string;
+  /** `tooLarge`: the real ask's resource the placeholder is smaller than (core units). */
+  askResource?: Res;
 }
 
 /** Constructor input of {@link GangCoordinator}. */
@@ -56,6 +58,8 @@ export class GangCoordinator {
   private readonly timers = new Set<Application>();
   /** Releases decided since the last `drainReleases`. */
   private releases: CoreRelease[] = [];
+  /** The same, since the last `drainReleaseRecords` (for the core's event records). */
+  private records: CoreRelease[] = [];
 
   constructor(private readonly o: GangCoordinatorOptions) {}
 
@@ -92,15 +96,22 @@ export class GangCoordinator {
     this.timers.delete(app);
   }
 
-  /** Removes a placeholder the core gives up and records the release for the resource manager. */
-  release(app: Application, key: string, cause: CoreRelease["cause"], message: string, now: number): void {
+  /**
+   * Removes a placeholder the core gives up and records the release for the resource manager: `why.cause`, its text,
+   * and for `tooLarge` the real ask's resource.
+   */
+  release(app: Application, key: string, why: Pick<CoreRelease, "cause" | "message" | "askResource">, now: number): void {
+    const { cause, message, askResource } = why;
     const ask = app.asks.get(key);
     if (!ask) return;
     if (cause === "timeout" && ask.taskGroup) {
       const d = app.placeholderData.get(ask.taskGroup);
       if (d) d.timedOut++;
     }
-    this.releases.push({ allocation: allocationOfAsk(app, ask, ask.node ?? ""), allocated: ask.node !== undefined, cause, message });
+    const r: CoreRelease = { allocation: allocationOfAsk(app, ask, ask.node ?? ""), allocated: ask.node !== undefined, cause, message };
+    if (askResource) r.askResource = { ...askResource };
+    this.releases.push(r);
+    this.records.push(r);
     this.o.removeAsk(app.id, key, now);
   }
 
@@ -108,6 +119,13 @@ export class GangCoordinator {
   drainReleases(): CoreRelease[] {
     const r = this.releases;
     this.releases = [];
+    return r;
+  }
+
+  /** Releases since the last call, for the core's event records (drained apart from the resource manager's list). */
+  drainReleaseRecords(): CoreRelease[] {
+    const r = this.records;
+    this.records = [];
     return r;
   }
 
@@ -146,14 +164,14 @@ export class GangCoordinator {
     const d = placeholderTimeout({ now, timerStartedAt: g.timerAt!, timerMs: 0, style, state: app.state, placeholders });
     const msg = `placeholder of application ${app.id} timed out`;
     if (d.kind === "releaseUnused") {
-      for (const k of d.release) this.release(app, k, "timeout", msg, now);
+      for (const k of d.release) this.release(app, k, { cause: "timeout", message: msg }, now);
       return;
     }
     // only a gang still waiting for its reservation gives it up (a completing or running one has nothing left to do)
     if ((d.kind !== "resume" && d.kind !== "fail") || (app.state !== "Reserving" && app.state !== "Accepted")) return;
     app.gang = undefined;
     this.o.life.fire(app, d.kind === "resume" ? "resumeApplication" : "failApplication", now, d.reason);
-    for (const k of [...d.releaseAllocated, ...d.cancelPending]) this.release(app, k, "timeout", msg, now);
+    for (const k of [...d.releaseAllocated, ...d.cancelPending]) this.release(app, k, { cause: "timeout", message: msg }, now);
     if (d.kind === "resume") this.o.life.fire(app, "runApplication", now);
     app.queue.update(app);
   }
@@ -183,7 +201,9 @@ export class GangCoordinator {
         return !!n && n.schedulable && (!ask.requiredNode || ask.requiredNode === id) && (!ask.predicate || ask.predicate(id));
       },
     });
-    if (r.kind !== "notApplicable") for (const t of r.tooLarge) this.release(app, t.placeholder, "tooLarge", t.message, now);
+    if (r.kind !== "notApplicable")
+      for (const t of r.tooLarge)
+        this.release(app, t.placeholder, { cause: "tooLarge", message: t.message, askResource: ask.resource }, now);
     return r;
   }
 
