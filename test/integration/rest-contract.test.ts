@@ -365,7 +365,7 @@ describe("REST contract (YuniKorn DAO shapes)", () => {
     expect(rej).toMatchObject({
       applicationID: "app-rej",
       applicationState: "Rejected",
-      rejectedMessage: "application rejected: no placement rule matched",
+      rejectedMessage: "failed to place application app-rej: application rejected: no placement rule matched",
       finishedTime: T0 * 1e6,
       queueName: "",
     });

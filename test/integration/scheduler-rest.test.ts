@@ -109,7 +109,7 @@ describe("scheduler REST API over a running core", () => {
       ).toEqual(["app-1"]);
       expect(
         core.updateApplication({ new: [{ applicationID: "app-2", queueName: "root.zzz", ugi: { user: "bob" } }] }).rejectedApplications,
-      ).toEqual([{ id: "app-2", reason: "application rejected: no placement rule matched" }]);
+      ).toEqual([{ id: "app-2", reason: "failed to place application app-2: application rejected: no placement rule matched" }]);
       core.updateAllocation({
         allocations: [1, 2, 3].map((i) => ({
           allocationKey: `k${i}`,
@@ -163,7 +163,7 @@ describe("scheduler REST API over a running core", () => {
           applicationID: "app-2",
           partition: "default",
           applicationState: "Rejected",
-          rejectedMessage: "application rejected: no placement rule matched",
+          rejectedMessage: "failed to place application app-2: application rejected: no placement rule matched",
         },
       ]);
       expect((await get("/ws/v1/partition/default/applications/bogus")).status).toBe(400);
@@ -265,7 +265,7 @@ describe("scheduler REST API over a running core", () => {
       );
       expect(app2).toMatchObject({
         applicationState: "Rejected",
-        rejectedMessage: "application rejected: no placement rule matched",
+        rejectedMessage: "failed to place application app-2: application rejected: no placement rule matched",
         queueName: "",
       });
       expect(app2.stateLog.map((x: { applicationState: string }) => x.applicationState)).toEqual(["Rejected"]);

@@ -306,7 +306,7 @@ export class Partition {
         user = "nobody";
         groups = ["nogroup"];
       }
-      const leaf = this.place(queueName, user, groups, tags);
+      const leaf = this.place(id, queueName, user, groups, tags);
       if (applyNamespaceTags(leaf, tags)) this.queues.invalidateOrder();
       this.queues.setFairMax(leaf);
       const disable = (tags["application.stateaware.disable"] ?? tags.disableStateAware ?? "") !== "";
@@ -371,9 +371,9 @@ export class Partition {
    * Queue for an application: the placement rules (placement/manager.ts), the queue created when it does not exist.
    * @throws PlacementRefusedError with the rejection reason
    */
-  private place(queueName: string, user: string, groups: readonly string[], tags: Record<string, string>): Queue {
+  private place(appId: string, queueName: string, user: string, groups: readonly string[], tags: Record<string, string>): Queue {
     const r = this.placement.place({ user, groups, tags, queueName, forced: isForced(tags) }, { queue: (path) => this.find(path) });
-    if (r.type === "refused") throw new PlacementRefusedError(r.refusal);
+    if (r.type === "refused") throw new PlacementRefusedError(r.refusal, appId);
     return this.queues.find(r.path) ?? this.queues.create(r.path);
   }
 

@@ -454,8 +454,10 @@ describe("manager (placement_test.go)", () => {
     }
     expect(err).toBeInstanceOf(PlacementRefusedError);
     expect((err as PlacementRefusedError).refusal).toEqual({ reason: "invalid queue name", rule: "user", name: "bad!user" });
+    // upstream PartitionContext.AddApplication wraps the rule's error
     expect(p.rejected.get("x")?.rejectedMessage).toBe(
-      "invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed",
+      "failed to place application x: invalid queue name, max 64 characters consisting of alphanumeric characters and " +
+        "'-', '_', '#', '@', '/', ':' allowed",
     );
   });
 });

@@ -272,7 +272,8 @@ describe("rejected, completed and expired applications", () => {
     const v = core.applicationView("r")!;
     expect([v.state, v.rejectedMessage, v.stateLog.map((s) => s.state)]).toEqual([
       "Rejected",
-      "application rejected: no placement rule matched",
+      // upstream PartitionContext.AddApplication wraps the placement error
+      "failed to place application r: application rejected: no placement rule matched",
       ["New", "Rejected"],
     ]);
     expect(core.applicationViews("rejected").map((a) => a.id)).toEqual(["r"]);

@@ -71,9 +71,15 @@ export function formatPlacementRefusal(r: PlacementRefusal): string {
   }
 }
 
-/** Thrown where an application is added and placement refuses it; `message` is the rejection reason. */
+/**
+ * Thrown where an application is added and placement refuses it; `message` is the rejection reason, as upstream's
+ * PartitionContext.AddApplication words it: `failed to place application <id>: <refusal>`.
+ */
 export class PlacementRefusedError extends Error {
-  constructor(readonly refusal: PlacementRefusal) {
-    super(formatPlacementRefusal(refusal));
+  constructor(
+    readonly refusal: PlacementRefusal,
+    appId: string,
+  ) {
+    super(`failed to place application ${appId}: ${formatPlacementRefusal(refusal)}`);
   }
 }
