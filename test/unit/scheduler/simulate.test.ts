@@ -47,7 +47,9 @@ applications:
   - {id: lost, queue: root.nowhere, user: u, asks: {count: 1, resources: {memory: 1}, duration: 1s}}
 `),
     );
-    expect(r.rejectedApplications).toEqual([{ id: "lost", reason: "failed to place application lost: application rejected: no placement rule matched" }]);
+    expect(r.rejectedApplications).toEqual([
+      { id: "lost", reason: "failed to place application lost: application rejected: no placement rule matched" },
+    ]);
   });
   it("reports the applications' final states and the typed reasons that held asks", async () => {
     const r = simulate(parseScenario(await readFile(join(PROJECT_ROOT, "examples/scenario.yaml"), "utf8")));
