@@ -101,6 +101,45 @@ export function holdState(r: HoldReason): "Skipped" | "Failed" {
   }
 }
 
+/**
+ * The REQUEST record's text when an ask becomes held (`leafPath`: its application's queue), in upstream's words where
+ * upstream has a record for the case (apache/yunikorn-core objects/events/ask_events.go): a queue max,
+ * `Request '<key>' does not fit in queue '<leaf>' (requested <ask>, available <max − used>)`; a user or group quota,
+ * `Request '<key>' exceeds the available user quota (requested <ask>, available <max − used>)`; no node,
+ * `Unschedulable request '<key>': <reason>`; other quotas `Request '<key>' is held: <reason>`.
+ */
+export function holdRecordText(key: string, leafPath: string, r: HoldReason): string {
+  if (r.kind === "queueMax") {
+    const available = format(headroomOf(r.max, r.used));
+    return `Request '${key}' does not fit in queue '${leafPath}' (requested ${format(r.ask)}, available ${available})`;
+  }
+  if (r.kind === "limit" && r.hold.limit.type === "resources") {
+    const l = r.hold.limit;
+    const available = format(headroomOf(l.max, l.used));
+    return `Request '${key}' exceeds the available user quota (requested ${format(l.ask)}, available ${available})`;
+  }
+  return holdState(r) === "Skipped"
+    ? `Request '${key}' is held: ${formatHoldReason(r)}`
+    : `Unschedulable request '${key}': ${formatHoldReason(r)}`;
+}
+
+/**
+ * The REQUEST record's text when an ask held by `before` is held no more: upstream's SendRequestFitsInUserQuota after
+ * a user or group quota, else SendRequestFitsInQueue.
+ */
+export function releasedHoldRecordText(key: string, leafPath: string, before: HoldReason | undefined): string {
+  return before?.kind === "limit" && before.hold.limit.type === "resources"
+    ? `Request '${key}' fits in the available user quota`
+    : `Request '${key}' has become schedulable in queue '${leafPath}'`;
+}
+
+/** `max − used` in each type `max` sets (upstream SubOnlyExisting: may be negative). */
+function headroomOf(max: Readonly<Res>, used: Readonly<Res>): Res {
+  const out: Res = {};
+  for (const k in max) out[k] = max[k]! - (used[k] ?? 0);
+  return out;
+}
+
 /** The hold as text, for pod conditions, events and the simulator (texts kept from earlier corral releases). */
 export function formatHoldReason(r: HoldReason): string {
   switch (r.kind) {

@@ -29,7 +29,7 @@ import {
 import { type PartitionConfig, type SchedulerConfig, decodeQueuesYaml } from "./config.js";
 import { type Allocation, type AllocationResult, allocationOf } from "./allocation-result.js";
 import type { AddApplicationRequest, AllocationMessage, AllocationRelease, CoreResponse, LimitUsage, NodeInfo } from "./si.js";
-import { type HoldReason, formatHoldReason, holdState } from "./hold-reason.js";
+import { type HoldReason, formatHoldReason, holdRecordText, holdState, releasedHoldRecordText } from "./hold-reason.js";
 import { allocationId } from "./node.js";
 import { NO_TAGS } from "./application.js";
 import { type AppStateChange, type CoreRelease, Partition, SchedulingError } from "./partition.js";
@@ -119,8 +119,8 @@ export class SchedulerCore {
   private changes: AppStateChange[] = [];
   /** `partition \0 allocationId` → the allocationTags the RM sent with the ask. */
   private readonly tags = new Map<string, Readonly<Record<string, string>>>();
-  /** Last hold reason reported per pending ask (REQUEST events on change). */
-  private readonly holds = new Map<string, string>();
+  /** Last hold reported per pending ask, with its REQUEST record's text (a record when the text changes). */
+  private readonly holds = new Map<string, { text: string; hold: HoldReason }>();
   /** `partition \0 allocationId` → the hold reasons `checkHold` saw (allocationLog). */
   private readonly allocLogs = new AllocationLogs();
   /**
@@ -528,21 +528,17 @@ export class SchedulerCore {
     const h = p?.holdReason(appId, allocationKey);
     if (!p) return h;
     const k = askKey(p.name, appId, allocationKey);
-    const reason = h && formatHoldReason(h);
-    const text = h
-      ? holdState(h) === "Skipped"
-        ? `Request '${allocationKey}' is held: ${reason}`
-        : `Unschedulable request '${allocationKey}': ${reason}`
-      : undefined;
-    if (h) this.allocLogs.record(k, reason!, this.now());
-    const before = this.holds.get(k);
-    if (text === before) return h;
-    if (text) this.holds.set(k, text);
-    else this.holds.delete(k);
+    if (h) this.allocLogs.record(k, formatHoldReason(h), this.now());
     const app = p.apps.get(appId);
+    const leaf = app?.queue.path ?? "";
+    const text = h && holdRecordText(allocationKey, leaf, h);
+    const before = this.holds.get(k);
+    if (text === before?.text) return h;
+    if (h) this.holds.set(k, { text: text!, hold: h });
+    else this.holds.delete(k);
     const ask = app?.asks.get(allocationKey);
     if (this.tracking && app && ask && !ask.node) {
-      const message = text ?? `Request '${allocationKey}' has become schedulable in queue '${app.queue.path}'`;
+      const message = text ?? releasedHoldRecordText(allocationKey, leaf, before?.hold);
       this.emit(requestEvent(this.now(), { objectID: allocationKey, referenceID: appId, message, resource: ask.resource }));
     }
     return h;

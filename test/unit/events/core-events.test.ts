@@ -146,7 +146,18 @@ describe("SchedulerCore events", () => {
     expect(core.pendingReason("s", "k2")?.state).toBe("Skipped");
     core.pendingReason("s", "k2"); // same reason: no second record
     expect(ev.map(short)).toEqual([[T.REQUEST, "k2", "s", C.NONE, D.DETAILS_NONE]]);
-    expect(ev[0]!.message).toMatch(/^Request 'k2' is held: queue root.small maximum/);
+    // upstream ask_events.go SendRequestExceedsQueueHeadroom
+    expect(ev[0]!.message).toBe("Request 'k2' does not fit in queue 'root.small' (requested map[vcore:1000], available map[vcore:0])");
+    ev.length = 0;
+    // room again (k1 gone): SendRequestFitsInQueue
+    core.updateAllocation({ releases: [{ applicationID: "s", allocationKey: "k1" }] });
+    core.updateAllocation({ allocations: [{ allocationKey: "k1", applicationID: "s", resourcePerAlloc: { vcore: 1000 }, nodeID: "n1" }] });
+    ev.length = 0;
+    core.updateAllocation({ releases: [{ applicationID: "s", allocationKey: "k1" }] });
+    ev.length = 0;
+    expect(core.pendingReason("s", "k2")).toBeUndefined();
+    expect(ev.map((e) => e.message)).toEqual(["Request 'k2' has become schedulable in queue 'root.small'"]);
+    core.updateAllocation({ allocations: [{ allocationKey: "k1", applicationID: "s", resourcePerAlloc: { vcore: 1000 }, nodeID: "n1" }] });
     ev.length = 0;
     core.updateNode([{ nodeID: "n1", action: "DECOMISSION" }]);
     expect(ev.map(short)).toEqual([
@@ -161,6 +172,32 @@ describe("SchedulerCore events", () => {
     ]);
     expect(ev[0]!.message).toBe("schedulable: false");
     expect(ev[3]!.resource).toEqual({});
+  });
+
+  it("a user or group quota: upstream's 'exceeds the available user quota', then 'fits in the available user quota'", () => {
+    const ev: EventRecord[] = [];
+    const cfg =
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n" +
+      "          - name: a\n            limits: [{users: [u], maxresources: {vcore: 1}}]\n";
+    const core = new SchedulerCore(() => 0, cfg, { events: (e) => ev.push(e) });
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000 } }]);
+    core.updateApplication({ new: [{ applicationID: "s", queueName: "root.a", ugi: { user: "u" } }] });
+    core.updateAllocation({
+      allocations: [
+        { allocationKey: "k1", applicationID: "s", resourcePerAlloc: { vcore: 600 } },
+        { allocationKey: "k2", applicationID: "s", resourcePerAlloc: { vcore: 600 } },
+      ],
+    });
+    core.schedule();
+    ev.length = 0;
+    core.checkHold("s", "k2");
+    expect(ev.map((e) => e.message)).toEqual([
+      "Request 'k2' exceeds the available user quota (requested map[vcore:600], available map[vcore:400])",
+    ]);
+    core.updateAllocation({ releases: [{ applicationID: "s", allocationKey: "k1" }] });
+    ev.length = 0;
+    core.checkHold("s", "k2");
+    expect(ev.map((e) => e.message)).toEqual(["Request 'k2' fits in the available user quota"]);
   });
 
   it("timestamps never go back in the order records are emitted, even with a clock that moves during a call", () => {
