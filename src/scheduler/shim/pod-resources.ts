@@ -110,7 +110,7 @@ const max = (a: Res, b: Res): Res => {
 
 /**
  * The resources a pod asks for: `pods: 1` + regular containers + running sidecars, against the largest init step;
- * pod-level requests override cpu and memory; overhead is added. A container (regular or init) counts the largest of
+ * pod-level requests override cpu, memory and hugepages; overhead is added. A container (regular or init) counts the largest of
  * its requests, its status's allocated resources and its status's running requests (in-place resize: a resize in
  * progress counts at its larger size); after a refused resize only its running requests (upstream
  * computeContainerResource).
@@ -140,7 +140,9 @@ export function podResource(pod: PodLike): Res {
     if (ic.restartPolicy === "Always") sidecars = add(sidecars, icr);
   }
   res = max(add(res, sidecars), initMax);
+  // the pod-level resources Kubernetes supports (k8s.io/component-helpers IsSupportedPodLevelResource, v0.36: cpu,
+  // memory, hugepages-*) replace the containers' total
   const podLevel = toCoreResource(pod.spec?.resources?.requests);
-  for (const k of ["vcore", "memory"]) if (podLevel[k] !== undefined) res[k] = podLevel[k]!;
+  for (const k in podLevel) if (k === "vcore" || k === "memory" || k.startsWith("hugepages-")) res[k] = podLevel[k]!;
   return add(res, toCoreResource(pod.spec?.overhead));
 }

@@ -64,12 +64,21 @@ describe("pod resources (yunikorn-shim reference §2.7 worked examples)", () => 
       }),
     ).toEqual({ memory: 8 * 2 ** 30, vcore: 1000, pods: 1 });
   });
-  it("pod-level requests override cpu and memory; allocated resources of a resized container count", () => {
+  it("pod-level requests override cpu, memory and hugepages; allocated resources of a resized container count", () => {
     expect(
       podResource({
         spec: { resources: { requests: { cpu: "3" } }, containers: [{ resources: { requests: { cpu: "1", memory: "1Gi" } } }] },
       }),
     ).toEqual({ vcore: 3000, memory: 2 ** 30, pods: 1 });
+    // hugepages too (component-helpers IsSupportedPodLevelResource); other types stay the containers'
+    expect(
+      podResource({
+        spec: {
+          resources: { requests: { "hugepages-2Mi": "200Mi", "nvidia.com/gpu": "4" } },
+          containers: [{ resources: { requests: { cpu: "1", "hugepages-2Mi": "100Mi", "nvidia.com/gpu": "1" } } }],
+        },
+      }),
+    ).toEqual({ vcore: 1000, "hugepages-2Mi": 200 * 2 ** 20, "nvidia.com/gpu": 1, pods: 1 });
     expect(
       podResource({
         spec: { containers: [{ name: "a", resources: { requests: { cpu: "1" } } }] },

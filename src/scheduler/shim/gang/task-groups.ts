@@ -71,16 +71,35 @@ const FIELDS = {
 } as const satisfies Record<string, keyof TaskGroup>;
 
 const INT32_MAX = 2 ** 31 - 1;
+
+/**
+ * A `minMember` written as a JSON number that is not an integer literal (`10.0`, `1e1`): Go's encoding/json refuses it
+ * for an int32 field, though JavaScript reads it as an integer. Kept as its text so the check can refuse it.
+ */
+class NonIntegerLiteral {
+  constructor(readonly text: string) {}
+}
+
+/** JSON.parse's reviver marking such a `minMember` (any spelling of the key, as the fields fold case). */
+function markNonIntegerMinMember(key: string, value: unknown, context?: { source?: string }): unknown {
+  const source = context?.source;
+  if (typeof value === "number" && source !== undefined && key.toLowerCase() === "minmember" && !/^-?\d+$/.test(source))
+    return new NonIntegerLiteral(source);
+  return value;
+}
+
 const describe = (v: unknown): string =>
   v === null
     ? "null"
-    : Array.isArray(v)
-      ? "a list"
-      : typeof v === "string"
-        ? JSON.stringify(v)
-        : typeof v === "object"
-          ? "an object"
-          : String(v);
+    : v instanceof NonIntegerLiteral
+      ? v.text
+      : Array.isArray(v)
+        ? "a list"
+        : typeof v === "string"
+          ? JSON.stringify(v)
+          : typeof v === "object"
+            ? "an object"
+            : String(v);
 
 /** A Kubernetes qualified name, as resource names are (`memory`, `hugepages-1Gi`, `nvidia.com/gpu`). */
 function isResourceName(n: string): boolean {
@@ -230,7 +249,7 @@ export function parseTaskGroups(raw: string | undefined): TaskGroupsResult {
   if (raw === undefined || raw === "") return { ok: true, taskGroups: [] };
   let list: unknown;
   try {
-    list = JSON.parse(raw);
+    list = JSON.parse(raw, markNonIntegerMinMember);
   } catch (err) {
     return fail(`is not valid JSON: ${(err as Error).message}`);
   }

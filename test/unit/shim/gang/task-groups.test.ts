@@ -226,6 +226,16 @@ describe("parseTaskGroups: refused with the problem named", () => {
       { field: "minMember", problem: 'must be an integer (int32), got "2"' },
     ],
     [
+      "minMember written as a decimal (Go's encoding/json refuses 10.0 for an int32)",
+      `[{"name":"g","minMember":10.0,"minResource":{}}]`,
+      { field: "minMember", problem: "must be an integer (int32), got 10.0" },
+    ],
+    [
+      "minMember in exponent form, any spelling of the key",
+      `[{"name":"g","MinMember":1e1,"minResource":{}}]`,
+      { field: "minMember", problem: "must be an integer (int32), got 1e1" },
+    ],
+    [
       "minMember beyond int32",
       `[{"name":"g","minMember":2147483648,"minResource":{}}]`,
       { field: "minMember", problem: "must be an integer (int32), got 2147483648" },
