@@ -291,6 +291,12 @@ export class Application extends OrderMember<Ask, Ask> {
   readonly requestedQueue: string;
   /** Why the application was rejected (state Rejected), and the typed placement refusal when placement refused it. */
   rejectedMessage?: string;
+  /**
+   * As the last walk found it while the application waited to run (upstream runnableInQueue, runnableByUserLimit):
+   * its queues' maxapplications, and its user's and group's, leave room for it.
+   */
+  runnableInQueue = true;
+  runnableByLimit = true;
   /** Made at the first allocated placeholder (most applications have none). */
   private phAllocated?: Res;
   /** Per task group, in the order first seen (made at the first placeholder ask: most applications have none). */
@@ -452,6 +458,7 @@ export class Application extends OrderMember<Ask, Ask> {
       touched(this.reservedAsks) +
       touched(this.gang) +
       touched(this.timerAt) +
+      touched(this.runnableByLimit) +
       touched(this.rejection) +
       touched(this.history)
     );

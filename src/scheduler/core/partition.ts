@@ -52,6 +52,16 @@ export const RESERVATION_DELAY_MS = 2_000;
 export const QUEUE_CLEANUP_INTERVAL_MS = 10_000;
 
 /** Optional fields of an ask or allocation the resource manager sends (`addAsk`). */
+/**
+ * An application waiting to run found runnable again, or no more, by its queues' maxapplications (`queue`) or its
+ * user's and group's (`quota`) (upstream application.go updateRunnableStatus).
+ */
+export interface RunnableChange {
+  appId: string;
+  by: "queue" | "quota";
+  runnable: boolean;
+}
+
 export interface AskOptions {
   /** Allocated already on this node (recovery, or bound outside the core). */
   node?: string;
@@ -162,6 +172,8 @@ export class Partition {
   readonly limits = new LimitTracker({ oneObjectPerApplication: true });
   /** Asks added so far: each ask's `arrival`. */
   private arrivals = 0;
+  /** See `drainRunnableChanges`. */
+  private runnableChanges: RunnableChange[] = [];
   /** The queue tree (queue-tree.ts): configuration, dynamic queues, cleanup, fair maxima and orders. */
   private readonly queues: QueueTree;
   /** The root queue (the tree's; kept here for the allocation walk). */
@@ -698,7 +710,7 @@ export class Partition {
   private clock = 0;
 
   private readonly context: AllocationContext = {
-    runHold: (app) => this.runHold(app),
+    runHold: (app) => this.walkRunHold(app),
     replacement: (app, ask) => this.gangs.replacement(app, ask, this.clock),
     nodeOf: (id) => this.nodes.get(id),
     askHold: (app, ask) =>
@@ -921,6 +933,32 @@ export class Partition {
   }
 
   /** Why `app` may not start running: maxapplications of its queues, or of user/group limits. */
+  /**
+   * `runHold` as the walk asks it (upstream Queue.TryAllocate → updateRunnableStatus): both the queues' and the user's
+   * and group's maxapplications are checked, and a change of either since the last walk is recorded
+   * (`drainRunnableChanges`: APP_CANNOTRUN_QUEUE / APP_RUNNABLE_QUEUE, APP_CANNOTRUN_QUOTA / APP_RUNNABLE_QUOTA).
+   */
+  private walkRunHold(app: Application): HoldReason | undefined {
+    const queue = queueRunHold(app.queue, app.allocatingCounted);
+    const limit = this.limits.runHold(app);
+    if (app.runnableInQueue !== (queue === undefined)) {
+      app.runnableInQueue = queue === undefined;
+      this.runnableChanges.push({ appId: app.id, by: "queue", runnable: app.runnableInQueue });
+    }
+    if (app.runnableByLimit !== (limit === undefined)) {
+      app.runnableByLimit = limit === undefined;
+      this.runnableChanges.push({ appId: app.id, by: "quota", runnable: app.runnableByLimit });
+    }
+    return queue ?? (limit && { kind: "limit", hold: limit });
+  }
+
+  /** Runnable changes the walks found since the last call (`walkRunHold`). */
+  drainRunnableChanges(): RunnableChange[] {
+    const c = this.runnableChanges;
+    this.runnableChanges = [];
+    return c;
+  }
+
   private runHold(app: Application): HoldReason | undefined {
     const q = queueRunHold(app.queue, app.allocatingCounted);
     if (q) return q;

@@ -8,6 +8,7 @@
 import {
   ChangeDetail,
   ChangeType,
+  type EventRecord,
   type EventSink,
   appEvent,
   appStateDetail,
@@ -32,7 +33,7 @@ import type { AddApplicationRequest, AllocationMessage, AllocationRelease, CoreR
 import { type HoldReason, formatHoldReason, holdRecordText, holdState, releasedHoldRecordText } from "./hold-reason.js";
 import { allocationId } from "./node.js";
 import { NO_TAGS } from "./application.js";
-import { type AppStateChange, type CoreRelease, Partition, SchedulingError } from "./partition.js";
+import { type AppStateChange, type CoreRelease, Partition, type RunnableChange, SchedulingError } from "./partition.js";
 import {
   type ApplicationFilter,
   type ApplicationView,
@@ -677,6 +678,7 @@ export class SchedulerCore {
   private collect(partition = true): void {
     for (const p of this.partitions.values()) {
       for (const r of p.drainReleaseRecords()) this.coreReleased(p, r);
+      for (const c of p.drainRunnableChanges()) if (this.tracking) this.emit(runnableEvent(c, this.now()));
       const drained = p.drainStateChanges();
       // the resource manager drains `changes` after every cycle, so it is usually empty: taken over, not copied into
       if (this.changes.length === 0) this.changes = drained;
@@ -879,4 +881,20 @@ export class SchedulerCore {
     const p = this.partition(partition);
     return p ? usageViews(p, kind) : [];
   }
+}
+
+/**
+ * APP record of a runnable change (upstream application_events.go SendAppNotRunnableInQueueEvent and the three like
+ * it): change type NONE, detail APP_CANNOTRUN_QUEUE, APP_RUNNABLE_QUEUE, APP_CANNOTRUN_QUOTA or APP_RUNNABLE_QUOTA.
+ */
+function runnableEvent(c: RunnableChange, now: number): EventRecord {
+  const detail =
+    c.by === "queue"
+      ? c.runnable
+        ? ChangeDetail.APP_RUNNABLE_QUEUE
+        : ChangeDetail.APP_CANNOTRUN_QUEUE
+      : c.runnable
+        ? ChangeDetail.APP_RUNNABLE_QUOTA
+        : ChangeDetail.APP_CANNOTRUN_QUOTA;
+  return appEvent(now, { objectID: c.appId, changeType: ChangeType.NONE, detail });
 }

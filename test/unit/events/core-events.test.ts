@@ -200,6 +200,50 @@ describe("SchedulerCore events", () => {
     expect(ev.map((e) => e.message)).toEqual(["Request 'k2' fits in the available user quota"]);
   });
 
+  // upstream application_test.go TestUpdateRunnableStatus (queue.go TryAllocate → updateRunnableStatus)
+  it("an application kept from running by maxapplications: APP_CANNOTRUN_QUEUE / _QUOTA, then APP_RUNNABLE_* when room is back", () => {
+    const ev: EventRecord[] = [];
+    const cfg =
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n" +
+      "          - name: q\n            maxapplications: 1\n" +
+      "          - name: u\n            limits: [{users: [bob], maxapplications: 1}]\n";
+    const core = new SchedulerCore(() => 0, cfg, { events: (e) => ev.push(e) });
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 8000 } }]);
+    const run = (id: string, queue: string, user: string) => {
+      core.updateApplication({ new: [{ applicationID: id, queueName: queue, ugi: { user } }] });
+      core.updateAllocation({ allocations: [{ allocationKey: `${id}-k`, applicationID: id, resourcePerAlloc: { vcore: 1000 } }] });
+      core.schedule();
+    };
+    const runnable = () =>
+      ev
+        .filter((e) => e.eventChangeDetail >= D.APP_CANNOTRUN_QUEUE && e.eventChangeDetail <= D.APP_RUNNABLE_QUOTA)
+        .map((e) => [e.objectID, e.eventChangeType, e.eventChangeDetail]);
+    for (const [id, queue, user] of [
+      ["q1", "root.q", "alice"],
+      ["q2", "root.q", "alice"],
+      ["u1", "root.u", "bob"],
+      ["u2", "root.u", "bob"],
+    ] as const)
+      run(id, queue, user);
+    core.schedule(); // walked again: no change, no record
+    expect(runnable()).toEqual([
+      ["q2", C.NONE, D.APP_CANNOTRUN_QUEUE],
+      ["u2", C.NONE, D.APP_CANNOTRUN_QUOTA],
+    ]);
+    ev.length = 0;
+    core.updateApplication({ remove: [{ applicationID: "q1" }, { applicationID: "u1" }] });
+    expect(
+      core
+        .schedule()
+        .map((a) => a.appId)
+        .sort(),
+    ).toEqual(["q2", "u2"]);
+    expect(runnable()).toEqual([
+      ["q2", C.NONE, D.APP_RUNNABLE_QUEUE],
+      ["u2", C.NONE, D.APP_RUNNABLE_QUOTA],
+    ]);
+  });
+
   it("timestamps never go back in the order records are emitted, even with a clock that moves during a call", () => {
     let t = 0;
     const ev: EventRecord[] = [];
