@@ -171,14 +171,19 @@ describe("GET /ws/v1/corral/applications and /ws/v1/corral/nodes", () => {
     expect(capped.submissionTime).toBeGreaterThanOrEqual(T0);
     expect((await fetch(`${base()}/ws/v1/corral/applications?state=bogus`)).status).toBe(400);
     // one application in any state (YuniKorn's route finds active ones only)
-    const one = await (await fetch(`${base()}/ws/v1/corral/application/capped-app?partition=default`)).json();
+    const one = await (await fetch(`${base()}/ws/v1/corral/application?id=capped-app&partition=default`)).json();
     expect(one).toMatchObject({ applicationID: "capped-app", queueName: "root.capped", applicationState: "Running" });
     core.updateApplication({ new: [{ applicationID: "nowhere", queueName: "root.none", ugi: { user: "bob", groups: [] } }] });
-    const rejected = await (await fetch(`${base()}/ws/v1/corral/application/nowhere`)).json();
+    const rejected = await (await fetch(`${base()}/ws/v1/corral/application?id=nowhere`)).json();
     expect(rejected).toMatchObject({ applicationID: "nowhere", applicationState: "Rejected" });
     expect((await fetch(`${base()}/ws/v1/partition/default/application/nowhere`)).status).toBe(404);
-    const unknown = await fetch(`${base()}/ws/v1/corral/application/none`);
+    const unknown = await fetch(`${base()}/ws/v1/corral/application?id=none`);
     expect([unknown.status, (await unknown.json()).message]).toEqual([404, "Application not found"]);
+    // an id with the characters an annotation may hold reaches the core as written (decoded once)
+    core.updateApplication({ new: [{ applicationID: "job+1 50%done", queueName: "root.capped", ugi: { user: "bob", groups: [] } }] });
+    const odd = await fetch(`${base()}/ws/v1/corral/application?id=${encodeURIComponent("job+1 50%done")}`);
+    expect([odd.status, (await odd.json()).applicationID]).toEqual([200, "job+1 50%done"]);
+    expect((await fetch(`${base()}/ws/v1/corral/application`)).status).toBe(400);
     const nodes = (await (await fetch(`${base()}/ws/v1/corral/nodes`)).json()) as NodeSummary[];
     expect(nodes).toHaveLength(1);
     expect(nodes[0]).toMatchObject({

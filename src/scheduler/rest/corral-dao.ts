@@ -157,9 +157,10 @@ export function limitsList(config: SchedulerConfig, partition: string): LimitInf
 
 /**
  * corral's read routes, `?partition=` (default `default`; unknown: 404 in YuniKorn's error body): `pending`,
- * `limits`, `applications?state=active|completed|rejected` (default active), `application/{id}` (YuniKorn's
+ * `limits`, `applications?state=active|completed|rejected` (default active), `application?id=` (YuniKorn's
  * ApplicationDAOInfo in any state: active, the latest completed or failed run, or rejected; unknown: 404
- * `Application not found`), `nodes`, under `/ws/v1/corral/`.
+ * `Application not found`; the id in the query, decoded once, where YuniKorn's path parameters are decoded twice),
+ * `nodes`, under `/ws/v1/corral/`.
  */
 export function addCorralRoutes(r: Router, core: SchedulerCore, now: () => number = Date.now): void {
   const partition = (query: URLSearchParams): string => {
@@ -177,9 +178,11 @@ export function addCorralRoutes(r: Router, core: SchedulerCore, now: () => numbe
     json(res, 200, applicationSummaries(core, p, state));
   });
   // YuniKorn's /partition/{p}/application/{id} finds active applications only; the dashboard shows any
-  r.add("GET", "/ws/v1/corral/application/:application", ({ res, params, query }) => {
+  r.add("GET", "/ws/v1/corral/application", ({ res, query }) => {
     const p = partition(query);
-    const a = core.applicationView(params.application!, p);
+    const id = query.get("id");
+    if (!id) throw new RestError(400, "the application id is missing: ?id=<application id>");
+    const a = core.applicationView(id, p);
     if (!a) throw new RestError(404, "Application not found");
     json(res, 200, applicationInfo(a, lookupsOf(core, p)));
   });

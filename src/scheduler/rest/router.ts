@@ -7,8 +7,10 @@
  *    unescaped again as upstream's handlers do (`url.QueryUnescape`: `%2E` written as `%252E` is a dot, `+` a space). A
  *    malformed escape at either step is 400 `invalid URL escape "%Zt"`.
  * 2. A path that matches no route of the request's method but would with a trailing slash added or removed, or once
- *    cleaned (`//`, `.`, `..`) and matched ignoring case, is redirected there: 301 for GET, 308 otherwise.
- * 3. OPTIONS on a known path: 200, empty, `Allow`. Another method on a known path: 405 `Method Not Allowed`, `Allow`.
+ *    cleaned (`//`, `.`, `..`) and matched ignoring case, is redirected there: 301 for GET, 307 otherwise; the
+ *    `Location` escapes the path again as Go's `URL.String()` does (`a%3Fb` stays `a%3Fb`, never a query).
+ * 3. OPTIONS on a known path: 200, empty, `Allow`. Another method on a known path: 405 `Method Not Allowed`, `Allow`
+ *    (the methods sorted, OPTIONS among them).
  * 4. Anything else: 404 `404 page not found` (text, as Go's `http.NotFound`).
  * 5. Answers of 1,400 bytes or more are gzip-compressed (fastest level) for a client whose `Accept-Encoding` takes
  *    gzip (not `gzip;q=0`), with `Vary: Accept-Encoding` (gzip.go, YUNIKORN-2249); the event stream never is.
@@ -100,7 +102,7 @@ interface Route {
 /** Where a request goes (module comment): a handler, a redirect, the allowed methods, or nowhere. */
 export type Resolution =
   | { kind: "handler"; handler: Handler; params: Record<string, string> }
-  | { kind: "redirect"; status: 301 | 308; path: string }
+  | { kind: "redirect"; status: 301 | 307; path: string }
   | { kind: "options"; allow: string }
   | { kind: "methodNotAllowed"; allow: string }
   | { kind: "notFound" };
@@ -125,7 +127,7 @@ export class Router {
     const exact = this.find(method, parts, false);
     if (exact) return { kind: "handler", handler: exact.route.handler, params: decodeParams(exact.route, parts) };
     if (path !== "/") {
-      const status = method === "GET" ? 301 : 308;
+      const status = method === "GET" ? 301 : 307;
       const slashed = path.endsWith("/") ? path.slice(0, -1) : `${path}/`;
       if (this.find(method, slashed.split("/").slice(1), false)) return { kind: "redirect", status, path: slashed };
       const cleaned = posix.normalize(path);
@@ -135,11 +137,10 @@ export class Router {
         if (fixed) return { kind: "redirect", status, path: fixedPath(fixed.route, cparts) };
       }
     }
-    const allowed = [...new Set(this.routes.filter((r) => r.method !== method && matches(r, parts, false)).map((r) => r.method))];
-    if (method === "OPTIONS")
-      return allowed.length > 0 ? { kind: "options", allow: [...allowed, "OPTIONS"].join(", ") } : { kind: "notFound" };
-    if (allowed.length > 0) return { kind: "methodNotAllowed", allow: [...allowed, "OPTIONS"].join(", ") };
-    return { kind: "notFound" };
+    const others = new Set(this.routes.filter((r) => r.method !== method && matches(r, parts, false)).map((r) => r.method));
+    if (others.size === 0) return { kind: "notFound" };
+    const allow = [...others, "OPTIONS"].sort().join(", ");
+    return method === "OPTIONS" ? { kind: "options", allow } : { kind: "methodNotAllowed", allow };
   }
 
   /** Answers a request (module comment). A handler's errors become YuniKorn's error body. */
@@ -147,11 +148,13 @@ export class Router {
     const target = req.url ?? "/";
     const q = target.indexOf("?");
     const rawPath = q >= 0 ? target.slice(0, q) : target;
-    const url = new URL(target, "http://localhost");
+    let url: URL;
     let r: Resolution;
     try {
+      url = new URL(target, "http://localhost");
       r = this.resolve(req.method ?? "GET", rawPath);
     } catch (err) {
+      // a target no URL parser takes (`//a:b/`) is the client's error, as Go's server answers it
       error(res, (err as RestError).status ?? 400, (err as Error).message);
       return;
     }
@@ -159,7 +162,7 @@ export class Router {
       case "handler":
         return runHandler(r.handler, { req, res, params: r.params, query: url.searchParams });
       case "redirect":
-        return redirect(res, r.status, `${r.path}${q >= 0 ? target.slice(q) : ""}`, req.method ?? "GET");
+        return redirect(res, r.status, `${escapePath(r.path)}${q >= 0 ? target.slice(q) : ""}`, req.method ?? "GET");
       case "options":
         res.writeHead(200, { allow: r.allow });
         return void res.end();
@@ -252,6 +255,19 @@ export function queryUnescape(s: string): string {
 }
 
 const HEX = /^[0-9a-fA-F]{2}$/;
+
+/**
+ * Go's `url.PathEscape`-like escaping of a path for `Location` (net/url escape with encodePath): letters, digits,
+ * `-_.~` and `$&+,/:;=@` stay, every other byte of the UTF-8 text is `%XX`.
+ */
+export function escapePath(path: string): string {
+  let out = "";
+  for (const b of Buffer.from(path, "utf8")) {
+    const c = String.fromCharCode(b);
+    out += /[A-Za-z0-9\-_.~$&+,/:;=@]/.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
+  }
+  return out;
+}
 
 function unescapeGo(s: string, plusIsSpace: boolean): string {
   if (!s.includes("%") && !(plusIsSpace && s.includes("+"))) return s;

@@ -5,7 +5,7 @@
  * double-escaped names).
  */
 import { describe, expect, it } from "vitest";
-import { RestError, Router, acceptsGzip, queryUnescape, unescapePath } from "../../../src/scheduler/rest/router.js";
+import { RestError, Router, acceptsGzip, escapePath, queryUnescape, unescapePath } from "../../../src/scheduler/rest/router.js";
 
 const router = () =>
   new Router()
@@ -46,12 +46,12 @@ describe("REST router", () => {
     expect(queryUnescape("%E2%82%AC")).toBe("€");
   });
 
-  it("redirects a trailing slash and a path that only differs in case or cleaning (301 for GET, 308 otherwise)", () => {
+  it("redirects a trailing slash and a path that only differs in case or cleaning (301 for GET, 307 otherwise)", () => {
     expect(router().resolve("GET", "/ws/v1/clusters/")).toEqual({ kind: "redirect", status: 301, path: "/ws/v1/clusters" });
     expect(router().resolve("GET", "/WS/V1/Clusters")).toEqual({ kind: "redirect", status: 301, path: "/ws/v1/clusters" });
     expect(router().resolve("GET", "//ws/v1//clusters")).toEqual({ kind: "redirect", status: 301, path: "/ws/v1/clusters" });
     expect(router().resolve("GET", "/ws/v1/x/../clusters/")).toEqual({ kind: "redirect", status: 301, path: "/ws/v1/clusters" });
-    expect(router().resolve("POST", "/ws/v1/validate-conf/")).toEqual({ kind: "redirect", status: 308, path: "/ws/v1/validate-conf" });
+    expect(router().resolve("POST", "/ws/v1/validate-conf/")).toEqual({ kind: "redirect", status: 307, path: "/ws/v1/validate-conf" });
     // parameters keep the request's spelling
     expect(router().resolve("GET", "/WS/v1/partition/Default/queue/root.A")).toEqual({
       kind: "redirect",
@@ -63,11 +63,18 @@ describe("REST router", () => {
   it("answers OPTIONS and other methods on a known path with the allowed ones; nothing else is found", () => {
     expect(router().resolve("OPTIONS", "/ws/v1/clusters")).toEqual({ kind: "options", allow: "GET, OPTIONS" });
     expect(router().resolve("HEAD", "/ws/v1/clusters")).toEqual({ kind: "methodNotAllowed", allow: "GET, OPTIONS" });
-    expect(router().resolve("GET", "/ws/v1/validate-conf")).toEqual({ kind: "methodNotAllowed", allow: "POST, OPTIONS" });
+    // httprouter v1.3.0 allowed(): sorted, OPTIONS among them
+    expect(router().resolve("GET", "/ws/v1/validate-conf")).toEqual({ kind: "methodNotAllowed", allow: "OPTIONS, POST" });
     expect(router().resolve("OPTIONS", "/ws/v1/nothing")).toEqual({ kind: "notFound" });
     expect(router().resolve("GET", "/ws/v1/nothing")).toEqual({ kind: "notFound" });
     // a parameter is never empty
     expect(router().resolve("GET", "/ws/v1/partition//queue/root")).toEqual({ kind: "notFound" });
+  });
+
+  it("escapes a redirect's path again as Go's URL.String() does", () => {
+    expect(escapePath("/ws/v1/partition/default/application/a?b")).toBe("/ws/v1/partition/default/application/a%3Fb");
+    expect(escapePath("/x/中/%2F y")).toBe("/x/%E4%B8%AD/%252F%20y");
+    expect(escapePath("/a-b_c.d~e$f&g+h,i:j;k=l@m")).toBe("/a-b_c.d~e$f&g+h,i:j;k=l@m");
   });
 
   it("takes gzip when Accept-Encoding lists it without q=0 (upstream clientAcceptsGzip)", () => {

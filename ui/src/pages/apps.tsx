@@ -19,7 +19,7 @@ function inQueue(a: ApplicationSummary, queue: string): boolean {
 
 function AppDetail(props: { partition: string; id: string }): JSX.Element {
   // any state: YuniKorn's route finds active applications only
-  const app = useApi<ApplicationInfo>(`/ws/v1/corral/application/${enc(props.id)}?partition=${enc(props.partition)}`);
+  const app = useApi<ApplicationInfo>(`/ws/v1/corral/application?id=${enc(props.id)}&partition=${enc(props.partition)}`);
   // the partition's waiting pods: who preempts this application's pods, and this application's own preemptions
   const pending = useApi<PendingList>(`/ws/v1/corral/pending?partition=${enc(props.partition)}`);
   const pre = useMemo(() => preemptionsOf(pending.data, props.id), [pending.data, props.id]);
