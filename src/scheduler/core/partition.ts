@@ -33,7 +33,7 @@ import { PlacementRefusedError, RECOVERY_QUEUE, isRecoveryQueue } from "./placem
 import { type AppStateChange, Lifecycle } from "./lifecycle.js";
 import { lookahead } from "./lookahead.js";
 import { applyNamespaceTags } from "./namespace-tags.js";
-import { Reservations } from "./reservations.js";
+import { type ReservationChange, Reservations } from "./reservations.js";
 import { PreemptionCoordinator, type QuotaPass } from "./preemption/coordinator.js";
 import type { QuotaPreemptionTracker } from "./preemption/quota-tracker.js";
 import { partitionPreemptionFlags, type PropertyProblem } from "./queue-properties.js";
@@ -653,6 +653,11 @@ export class Partition {
   /** The same releases, drained apart, for the core's event records. */
   drainReleaseRecords(): CoreRelease[] {
     return this.gangs.drainReleaseRecords();
+  }
+
+  /** Node reservations made and ended since the last call, on every path (reservations.ts `drainChanges`). */
+  drainReservationChanges(): ReservationChange[] {
+    return this.reservations.drainChanges();
   }
 
   // ---------------------------------------------------------------- gang scheduling (gang/coordinator.ts)

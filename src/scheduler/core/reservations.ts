@@ -7,8 +7,17 @@
  */
 import type { Ask } from "./application.js";
 import { type Node, allocationId } from "./node.js";
+import type { Res } from "./resources.js";
 
 /** One ask holding one node (module comment). */
+/** A reservation made or ended: the node, the ask's key, and the ask's resource when known (core units). */
+export interface ReservationChange {
+  nodeId: string;
+  key: string;
+  reserved: boolean;
+  resource: Res | undefined;
+}
+
 export interface Reservation {
   readonly appId: string;
   readonly key: string;
@@ -73,8 +82,19 @@ export class Reservations {
     return best;
   }
 
+  /** Reservations made and ended since the last `drainChanges`, in order (the NODE_RESERVATION records). */
+  private changes: ReservationChange[] = [];
+
+  /** The reservations made (`reserved`) and ended since the last call, oldest first; every path is recorded. */
+  drainChanges(): ReservationChange[] {
+    const c = this.changes;
+    this.changes = [];
+    return c;
+  }
+
   /** `ask` holds `node`; `preemption`: the ask triggered preemption and waits there for its victims. */
   reserve(ask: Ask, node: Node, now: number, preemption = false): void {
+    this.changes.push({ nodeId: node.id, key: ask.key, reserved: true, resource: { ...ask.resource } });
     ask.reservedNode = node.id;
     node.reservation = preemption
       ? { appId: ask.appId, key: ask.key, since: now, preemption }
@@ -86,7 +106,11 @@ export class Reservations {
 
   /** Ends the reservation of `ask` (if any) on both sides; `node` is the reserved node when it still exists. */
   release(ask: Ask | undefined, r: { appId: string; key: string }, node: Node | undefined): void {
-    this.byAsk.delete(allocationId(r.appId, r.key));
+    const held = this.byAsk.get(allocationId(r.appId, r.key));
+    if (held) {
+      this.byAsk.delete(allocationId(r.appId, r.key));
+      this.changes.push({ nodeId: held.nodeId, key: r.key, reserved: false, resource: ask && { ...ask.resource } });
+    }
     if (node?.reservation?.appId === r.appId && node.reservation.key === r.key) {
       node.reservation = undefined;
       this.hooks.nodeChanged?.(node);

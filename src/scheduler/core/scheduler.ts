@@ -587,7 +587,9 @@ export class SchedulerCore {
    * @returns false when the ask or its preemption is unknown
    */
   preemptionBlocked(appId: string, key: string, victim: { appId: string; key: string }, partition?: string): boolean {
-    return this.partition(partition)?.preemptionBlocked(appId, key, victim) ?? false;
+    const ended = this.partition(partition)?.preemptionBlocked(appId, key, victim) ?? false;
+    this.collect(); // its reservation ended: NODE_RESERVATION REMOVE
+    return ended;
   }
 
   /**
@@ -678,6 +680,7 @@ export class SchedulerCore {
   private collect(partition = true): void {
     for (const p of this.partitions.values()) {
       for (const r of p.drainReleaseRecords()) this.coreReleased(p, r);
+      if (partition) this.reservationEvents(p, this.now());
       for (const c of p.drainRunnableChanges()) if (this.tracking) this.emit(runnableEvent(c, this.now()));
       const drained = p.drainStateChanges();
       // the resource manager drains `changes` after every cycle, so it is usually empty: taken over, not copied into
@@ -729,18 +732,12 @@ export class SchedulerCore {
     }
     switch (r.kind) {
       case "reserved":
-      case "unreserved": {
+      case "unreserved":
         this.collect(false);
-        const resource = p.apps.get(r.appId)?.asks.get(r.key)?.resource;
-        this.emit(reservationEvent(now, { nodeId: r.nodeId, key: r.key, reserved: r.kind === "reserved", resource }));
         break;
-      }
       case "allocatedReserved":
         // the reservation ends after the allocation's records (upstream Application.tryReservedAllocate)
         this.allocated(p, r.allocation, now);
-        this.emit(
-          reservationEvent(now, { nodeId: r.reservedNode, key: r.allocation.key, reserved: false, resource: r.allocation.resource }),
-        );
         break;
       case "replaced":
         // the placeholder leaves its application and node (PLACEHOLDER_REPLACED), the real pod takes its place
@@ -750,9 +747,7 @@ export class SchedulerCore {
       case "preempting": {
         // upstream preemption.go: a REQUEST record on each victim (SendPreemptedByScheduler), then the node reserved
         this.collect(false);
-        const app = p.apps.get(r.appId);
-        for (const e of preemptionEvents(r, app?.queue.path ?? "", now)) this.emit(e);
-        this.emit(reservationEvent(now, { nodeId: r.nodeId, key: r.key, reserved: true, resource: app?.asks.get(r.key)?.resource }));
+        for (const e of preemptionEvents(r, p.apps.get(r.appId)?.queue.path ?? "", now)) this.emit(e);
         break;
       }
       case "quotaPreempting":
@@ -765,6 +760,14 @@ export class SchedulerCore {
         if (a) this.allocated(p, a, now);
       }
     }
+    // the reservations the result made or ended (every path records them: reservations.ts), after its other records
+    this.reservationEvents(p, now);
+  }
+
+  /** NODE_RESERVATION `ADD` / `REMOVE` for the reservations made and ended since the last call. */
+  private reservationEvents(p: Partition, now: number): void {
+    for (const c of p.drainReservationChanges())
+      if (this.tracking) this.emit(reservationEvent(now, { nodeId: c.nodeId, key: c.key, reserved: c.reserved, resource: c.resource }));
   }
 
   /**

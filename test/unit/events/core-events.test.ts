@@ -276,14 +276,15 @@ describe("SchedulerCore events: preemption and placeholders", () => {
     return { ev, core: new SchedulerCore(now, cfg, { events: (e) => ev.push(e) }) };
   };
 
-  it("a preemption: a REQUEST record on each victim, the node reserved; the victim's release is ALLOC_PREEMPT", () => {
-    let now = 0;
+  /** root.b's pod `v` fills node n1; root.a's `p`, under a's guarantee, preempts it at 2 s. */
+  const preempted = () => {
+    const clock = { now: 0 };
     const ev: EventRecord[] = [];
     const cfg =
       "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n" +
       "          - name: a\n            resources: {guaranteed: {vcore: 1}}\n            properties: {preemption.delay: 1s}\n" +
       "          - name: b\n";
-    const core = new SchedulerCore(() => now, cfg, { events: (e) => ev.push(e) });
+    const core = new SchedulerCore(() => clock.now, cfg, { events: (e) => ev.push(e) });
     core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 1000 } }]);
     core.updateApplication({ new: [{ applicationID: "low", queueName: "root.b", ugi: { user: "u" } }] });
     core.updateAllocation({ allocations: [{ allocationKey: "v", applicationID: "low", resourcePerAlloc: { vcore: 1000 } }] });
@@ -291,8 +292,13 @@ describe("SchedulerCore events: preemption and placeholders", () => {
     core.updateApplication({ new: [{ applicationID: "high", queueName: "root.a", ugi: { user: "u" } }] });
     core.updateAllocation({ allocations: [{ allocationKey: "p", applicationID: "high", resourcePerAlloc: { vcore: 1000 } }] });
     ev.length = 0;
-    now = 2_000;
+    clock.now = 2_000;
     expect(core.scheduleResults().map((r) => r.kind)).toEqual(["preempting"]);
+    return { core, ev };
+  };
+
+  it("a preemption: a REQUEST record on each victim, the node reserved; the victim's release is ALLOC_PREEMPT", () => {
+    const { core, ev } = preempted();
     expect(ofKinds(ev, T.REQUEST, T.NODE)).toEqual([
       [T.REQUEST, "v", "low", C.NONE, D.DETAILS_NONE],
       [T.NODE, "n1", "p", C.ADD, D.NODE_RESERVATION],
@@ -306,6 +312,17 @@ describe("SchedulerCore events: preemption and placeholders", () => {
       [T.NODE, "n1", "v", C.REMOVE, D.NODE_ALLOC],
       [T.APP, "low", "v", C.REMOVE, D.REQUEST_CANCEL],
     ]);
+  });
+
+  it("every reservation that ends is recorded, whichever way it ends: an eviction refused, the waiting ask removed", () => {
+    const blocked = preempted();
+    blocked.ev.length = 0;
+    expect(blocked.core.preemptionBlocked("high", "p", { appId: "low", key: "v" })).toBe(true);
+    expect(ofKinds(blocked.ev, T.NODE)).toEqual([[T.NODE, "n1", "p", C.REMOVE, D.NODE_RESERVATION]]);
+    const removed = preempted();
+    removed.ev.length = 0;
+    removed.core.updateAllocation({ releases: [{ applicationID: "high", allocationKey: "p" }] });
+    expect(ofKinds(removed.ev, T.NODE)).toEqual([[T.NODE, "n1", "p", C.REMOVE, D.NODE_RESERVATION]]);
   });
 
   it("placeholders leaving: replaced (ALLOC_REPLACED), too small for their pod (a REQUEST record, ALLOC_TIMEOUT)", () => {
