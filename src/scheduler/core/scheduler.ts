@@ -679,14 +679,15 @@ export class SchedulerCore {
    */
   private collect(partition = true): void {
     for (const p of this.partitions.values()) {
-      for (const r of p.drainReleaseRecords()) this.coreReleased(p, r);
-      if (partition) this.reservationEvents(p, this.now());
       for (const c of p.drainRunnableChanges()) if (this.tracking) this.emit(runnableEvent(c, this.now()));
       const drained = p.drainStateChanges();
       // the resource manager drains `changes` after every cycle, so it is usually empty: taken over, not copied into
       if (this.changes.length === 0) this.changes = drained;
       else for (const c of drained) this.changes.push(c);
       if (this.tracking) this.stateEvents(p, drained);
+      // the placeholders the core let go after the state change that let them go (a gang's timeout: Failing first)
+      for (const r of p.drainReleaseRecords()) this.coreReleased(p, r);
+      if (partition) this.reservationEvents(p, this.now());
       if (partition) this.partitionEvents(p);
     }
   }
@@ -726,6 +727,8 @@ export class SchedulerCore {
   /** Events of one scheduling result (allocations, reservations). */
   private resultEvents(p: Partition, r: AllocationResult, now: number): void {
     if (!this.tracking) {
+      // no records, but the forgetting: a replaced placeholder's tags, a new allocation's hold reason
+      if (r.kind === "replaced") this.released(p, r.placeholder, ChangeDetail.ALLOC_REPLACED, now);
       const a = allocationOf(r);
       if (a) this.allocated(p, a, now);
       return;

@@ -352,6 +352,18 @@ describe("SchedulerCore events: preemption and placeholders", () => {
       [T.NODE, "n1", "ph-1", C.REMOVE, D.NODE_ALLOC],
     ]);
     expect(core.allocationTags("gang", "ph-1")).toBeUndefined();
+    // forgotten without an event sink too
+    const quiet = new SchedulerCore(
+      () => 1_000,
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n          - name: g\n",
+    );
+    quiet.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 3000 } }]);
+    quiet.updateApplication({ new: [{ applicationID: "gang", queueName: "root.g", ugi: { user: "u" }, placeholderAsk: { vcore: 2000 } }] });
+    quiet.updateAllocation({ allocations: [ask("ph-1", 1000, true), ask("ph-2", 1000, true)] });
+    quiet.schedule();
+    quiet.updateAllocation({ allocations: [ask("real-1", 1000)] });
+    expect(quiet.scheduleResults().map((r) => r.kind)).toEqual(["replaced"]);
+    expect(quiet.allocationTags("gang", "ph-1")).toBeUndefined();
     ev.length = 0;
     // a real pod larger than the placeholders: ph-2 goes with the REQUEST record naming both sizes
     core.updateAllocation({ allocations: [ask("real-2", 1500)] });
@@ -400,5 +412,8 @@ describe("SchedulerCore events: preemption and placeholders", () => {
       [T.APP, "gang", "ph-2", C.REMOVE, D.REQUEST_TIMEOUT],
     ]);
     expect(ev.find((e) => e.eventChangeDetail === D.APP_FAILING)?.message).toBe("ResourceReservationTimeout");
+    // the state change first, then the placeholders it let go
+    const details = ev.map((e) => e.eventChangeDetail);
+    expect(details.indexOf(D.APP_FAILING)).toBeLessThan(details.indexOf(D.ALLOC_TIMEOUT));
   });
 });
