@@ -162,6 +162,15 @@ const YAML11_TRUE = new Set(["y", "Y", "yes", "Yes", "YES", "on", "On", "ON"]);
 const YAML11_FALSE = new Set(["n", "N", "no", "No", "NO", "off", "Off", "OFF"]);
 /** yaml.v3's float syntax (resolve.go yamlStyleFloat). */
 const YAML_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+/** yaml.v3's spellings of infinity and not-a-number (resolve.go resolve table). */
+const YAML_SPECIAL_FLOATS: ReadonlyMap<string, number> = new Map(
+  [".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"]
+    .map((s): [string, number] => [s, Infinity])
+    .concat(["-.inf", "-.Inf", "-.INF"].map((s): [string, number] => [s, -Infinity]))
+    .concat([".nan", ".NaN", ".NAN"].map((s): [string, number] => [s, NaN])),
+);
+/** The base of Go's integer prefixes (strconv.ParseInt with base 0); a leading `0` alone is octal. */
+const INT_PREFIX_BASE: Readonly<Record<string, number>> = { "0x": 16, "0o": 8, "0b": 2 };
 
 /**
  * The number yaml.v3 resolves a plain scalar to (resolve.go): underscores dropped, then Go's `strconv.ParseInt(s, 0,
@@ -169,24 +178,14 @@ const YAML_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
  * `.nan` spellings; undefined when it is no number (a string to yaml.v3).
  */
 export function goYamlNumber(source: string): number | undefined {
-  const special: Record<string, number> = { ".inf": Infinity, "+.inf": Infinity, "-.inf": -Infinity, ".nan": NaN };
-  const lower = source.toLowerCase();
-  if (lower in special && /^[-+]?\.(inf|Inf|INF|nan|NaN|NAN)$/.test(source)) return special[lower];
+  const special = YAML_SPECIAL_FLOATS.get(source);
+  if (special !== undefined) return special;
   const plain = source.replace(/_/g, "");
   const m = /^([-+]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$/.exec(plain);
   if (m) {
     const body = m[2]!;
-    const prefix = body.slice(0, 2).toLowerCase();
-    const value =
-      prefix === "0x"
-        ? Number.parseInt(body.slice(2), 16)
-        : prefix === "0o"
-          ? Number.parseInt(body.slice(2), 8)
-          : prefix === "0b"
-            ? Number.parseInt(body.slice(2), 2)
-            : body.length > 1 && body.startsWith("0")
-              ? Number.parseInt(body.slice(1), 8)
-              : Number(body);
+    const base = INT_PREFIX_BASE[body.slice(0, 2).toLowerCase()];
+    const value = base ? Number.parseInt(body.slice(2), base) : Number.parseInt(body, body.length > 1 && body[0] === "0" ? 8 : 10);
     return m[1] === "-" ? -value : value;
   }
   return YAML_FLOAT.test(plain) ? Number.parseFloat(plain) : undefined;

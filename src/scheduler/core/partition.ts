@@ -51,7 +51,6 @@ export const RESERVATION_DELAY_MS = 2_000;
 /** Interval of the removal of empty dynamic and drained queues, milliseconds (upstream partition manager, 10 s). */
 export const QUEUE_CLEANUP_INTERVAL_MS = 10_000;
 
-/** Optional fields of an ask or allocation the resource manager sends (`addAsk`). */
 /**
  * An application waiting to run found runnable again, or no more, by its queues' maxapplications (`queue`) or its
  * user's and group's (`quota`) (upstream application.go updateRunnableStatus).
@@ -62,6 +61,7 @@ export interface RunnableChange {
   runnable: boolean;
 }
 
+/** Optional fields of an ask or allocation the resource manager sends (`addAsk`). */
 export interface AskOptions {
   /** Allocated already on this node (recovery, or bound outside the core). */
   node?: string;
@@ -739,17 +739,11 @@ export class Partition {
     }
     if (d.kind === "replace") return this.replace(d.app, d.ask, d.placeholder, d.node, now);
     const allocation = this.allocate(d.app, d.ask, d.node, now);
-    if (d.releasePlaceholder)
-      this.gangs.release(
-        d.app,
-        d.releasePlaceholder,
-        {
-          cause: "replacedElsewhere",
-          message:
-            `placeholder ${d.releasePlaceholder} of application ${d.app.id} given up: ` + `ask ${d.ask.key} allocated on node ${d.node.id}`,
-        },
-        now,
-      );
+    const ph = d.releasePlaceholder;
+    if (ph) {
+      const message = `placeholder ${ph} of application ${d.app.id} given up: ask ${d.ask.key} allocated on node ${d.node.id}`;
+      this.gangs.release(d.app, ph, { cause: "replacedElsewhere", message }, now);
+    }
     return { kind: "allocated", allocation };
   }
 
@@ -937,15 +931,13 @@ export class Partition {
     return hold && { kind: "limit", hold };
   }
 
-  /** Why `app` may not start running: maxapplications of its queues, or of user/group limits. */
   /**
-   * `runHold` as the walk asks it (upstream Queue.TryAllocate → updateRunnableStatus): both the queues' and the user's
-   * and group's maxapplications are checked, and a change of either since the last walk is recorded
-   * (`drainRunnableChanges`: APP_CANNOTRUN_QUEUE / APP_RUNNABLE_QUEUE, APP_CANNOTRUN_QUOTA / APP_RUNNABLE_QUOTA).
+   * `runHold` as the walk asks it (upstream Queue.TryAllocate → updateRunnableStatus): a change of either hold since
+   * the last walk is recorded (`drainRunnableChanges`: APP_CANNOTRUN_QUEUE / APP_RUNNABLE_QUEUE, APP_CANNOTRUN_QUOTA /
+   * APP_RUNNABLE_QUOTA).
    */
   private walkRunHold(app: Application): HoldReason | undefined {
-    const queue = queueRunHold(app.queue, app.allocatingCounted);
-    const limit = this.limits.runHold(app);
+    const { queue, limit } = this.runHolds(app);
     if (app.runnableInQueue !== (queue === undefined)) {
       app.runnableInQueue = queue === undefined;
       this.runnableChanges.push({ appId: app.id, by: "queue", runnable: app.runnableInQueue });
@@ -954,7 +946,7 @@ export class Partition {
       app.runnableByLimit = limit === undefined;
       this.runnableChanges.push({ appId: app.id, by: "quota", runnable: app.runnableByLimit });
     }
-    return queue ?? (limit && { kind: "limit", hold: limit });
+    return queue ?? limit;
   }
 
   /** Runnable changes the walks found since the last call (`walkRunHold`). */
@@ -964,11 +956,16 @@ export class Partition {
     return c;
   }
 
+  /** Why `app` may not start running: maxapplications of its queues, else of its user/group limits. */
   private runHold(app: Application): HoldReason | undefined {
-    const q = queueRunHold(app.queue, app.allocatingCounted);
-    if (q) return q;
+    const { queue, limit } = this.runHolds(app);
+    return queue ?? limit;
+  }
+
+  /** Both maxapplications holds of `app`, checked independently as upstream does (canRunApp, ugm CanRunApp). */
+  private runHolds(app: Application): { queue: HoldReason | undefined; limit: HoldReason | undefined } {
     const hold = this.limits.runHold(app);
-    return hold && { kind: "limit", hold };
+    return { queue: queueRunHold(app.queue, app.allocatingCounted), limit: hold && { kind: "limit", hold } };
   }
 }
 

@@ -51,7 +51,7 @@ export class Acl {
     const userList = (fields[0] ?? "").split(",");
     const groupList = fields.length === 2 ? fields[1]!.split(",") : [];
     const wildcard = (list: string[]) => list.length === 1 && list[0] === "*";
-    this.all = raw.trim() === "*" || (fields.length > 0 && wildcard(userList)) || wildcard(groupList);
+    this.all = raw.trim() === "*" || wildcard(userList) || wildcard(groupList);
     this.users = new Set(this.all ? [] : userList.filter((u) => ACL_USER.test(u)));
     this.groups = new Set(this.all ? [] : groupList.filter((g) => ACL_GROUP.test(g)));
   }

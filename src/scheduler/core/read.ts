@@ -364,8 +364,9 @@ export function usageViews(p: Partition, kind: "users" | "groups"): UsageView[] 
     // with no usage, no running application and no limit for the name is listed only above one that has any; a name
     // with nothing left is not listed
     const kept = new Set<string>();
+    const limits = new Map([...byPath.keys()].map((path) => [path, p.limits.limitOn(kind, name, path)]));
     for (const [path, u] of byPath) {
-      if (!hasPositive(u.res) && u.apps.size === 0 && !p.limits.hasLimit(kind, name, path)) continue;
+      if (!hasPositive(u.res) && u.apps.size === 0 && !limits.get(path)) continue;
       for (const at of prefixes(path)) kept.add(at);
     }
     if (kept.size === 0) continue;
@@ -375,7 +376,7 @@ export function usageViews(p: Partition, kind: "users" | "groups"): UsageView[] 
         .filter(([path]) => kept.has(path))
         .sort(([a], [b]) => (a < b ? -1 : 1))
         .map(([path, u]) => {
-          const limit = p.limits.limitOn(kind, name, path);
+          const limit = limits.get(path);
           return {
             queuePath: path,
             resourceUsage: copy(u.res),

@@ -9,7 +9,6 @@ import type { Ask } from "./application.js";
 import { type Node, allocationId } from "./node.js";
 import type { Res } from "./resources.js";
 
-/** One ask holding one node (module comment). */
 /** A reservation made or ended: the node, the ask's key, and the ask's resource when known (core units). */
 export interface ReservationChange {
   nodeId: string;
@@ -18,6 +17,7 @@ export interface ReservationChange {
   resource: Res | undefined;
 }
 
+/** One ask holding one node (module comment). */
 export interface Reservation {
   readonly appId: string;
   readonly key: string;
@@ -39,6 +39,8 @@ export interface ReservationHooks {
 /** A partition's node reservations, keyed by ask (module comment). */
 export class Reservations {
   private readonly byAsk = new Map<string, Reservation>();
+  /** Reservations made and ended since the last `drainChanges`, in order (the NODE_RESERVATION records). */
+  private changes: ReservationChange[] = [];
   /** Bumped whenever room may have appeared (a release, a node change, a configuration change). */
   epoch = 0;
   /** The epoch at which every reservation was last tried without a result (the partition's reserved pass). */
@@ -82,9 +84,6 @@ export class Reservations {
     return best;
   }
 
-  /** Reservations made and ended since the last `drainChanges`, in order (the NODE_RESERVATION records). */
-  private changes: ReservationChange[] = [];
-
   /** The reservations made (`reserved`) and ended since the last call, oldest first; every path is recorded. */
   drainChanges(): ReservationChange[] {
     const c = this.changes;
@@ -106,9 +105,10 @@ export class Reservations {
 
   /** Ends the reservation of `ask` (if any) on both sides; `node` is the reserved node when it still exists. */
   release(ask: Ask | undefined, r: { appId: string; key: string }, node: Node | undefined): void {
-    const held = this.byAsk.get(allocationId(r.appId, r.key));
+    const id = allocationId(r.appId, r.key);
+    const held = this.byAsk.get(id);
     if (held) {
-      this.byAsk.delete(allocationId(r.appId, r.key));
+      this.byAsk.delete(id);
       this.changes.push({ nodeId: held.nodeId, key: r.key, reserved: false, resource: ask && { ...ask.resource } });
     }
     if (node?.reservation?.appId === r.appId && node.reservation.key === r.key) {

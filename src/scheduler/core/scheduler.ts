@@ -8,7 +8,6 @@
 import {
   ChangeDetail,
   ChangeType,
-  type EventRecord,
   type EventSink,
   appEvent,
   appStateDetail,
@@ -19,13 +18,14 @@ import {
   ugmChangeEvent,
 } from "../events/record.js";
 import {
-  allocationEvents,
+  allocationAddedEvent,
   nodeAllocationEvent,
   preemptionEvents,
   quotaPreemptionEvents,
   quotaWithoutVictimsEvent,
   releaseEvents,
   reservationEvent,
+  runnableEvent,
 } from "../events/result-events.js";
 import { type PartitionConfig, type SchedulerConfig, decodeQueuesYaml } from "./config.js";
 import { type Allocation, type AllocationResult, allocationOf } from "./allocation-result.js";
@@ -33,7 +33,7 @@ import type { AddApplicationRequest, AllocationMessage, AllocationRelease, CoreR
 import { type HoldReason, formatHoldReason, holdRecordText, holdState, releasedHoldRecordText } from "./hold-reason.js";
 import { allocationId } from "./node.js";
 import { NO_TAGS } from "./application.js";
-import { type AppStateChange, type CoreRelease, Partition, type RunnableChange, SchedulingError } from "./partition.js";
+import { type AppStateChange, type CoreRelease, Partition, SchedulingError } from "./partition.js";
 import {
   type ApplicationFilter,
   type ApplicationView,
@@ -785,11 +785,10 @@ export class SchedulerCore {
       this.allocLogs.forget(id);
     }
     if (!this.tracking) return;
-    const [app, node] = allocationEvents(a, now);
-    this.emit(node!);
+    this.emit(nodeAllocationEvent(now, { nodeId: a.nodeId, key: a.key, added: true, resource: a.resource }));
     this.collect(false);
     this.partitionEvents(p, now);
-    this.emit(app!);
+    this.emit(allocationAddedEvent(a, now));
   }
 
   /** Events of a released allocation; its tags are forgotten. */
@@ -887,20 +886,4 @@ export class SchedulerCore {
     const p = this.partition(partition);
     return p ? usageViews(p, kind) : [];
   }
-}
-
-/**
- * APP record of a runnable change (upstream application_events.go SendAppNotRunnableInQueueEvent and the three like
- * it): change type NONE, detail APP_CANNOTRUN_QUEUE, APP_RUNNABLE_QUEUE, APP_CANNOTRUN_QUOTA or APP_RUNNABLE_QUOTA.
- */
-function runnableEvent(c: RunnableChange, now: number): EventRecord {
-  const detail =
-    c.by === "queue"
-      ? c.runnable
-        ? ChangeDetail.APP_RUNNABLE_QUEUE
-        : ChangeDetail.APP_CANNOTRUN_QUEUE
-      : c.runnable
-        ? ChangeDetail.APP_RUNNABLE_QUOTA
-        : ChangeDetail.APP_CANNOTRUN_QUOTA;
-  return appEvent(now, { objectID: c.appId, changeType: ChangeType.NONE, detail });
 }

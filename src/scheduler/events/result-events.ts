@@ -7,21 +7,39 @@
  */
 import type { Allocation, AllocationResult } from "../core/allocation-result.js";
 import type { QuotaNoVictims, QuotaPreempting } from "../core/preemption/quota.js";
+import type { RunnableChange } from "../core/partition.js";
 import { type Res, addTo, format } from "../core/resources.js";
 import { ChangeDetail, ChangeType, type EventRecord, appEvent, nodeEvent, queueEvent, requestEvent } from "./record.js";
 
 /** A new allocation (scheduled, or recovered from the resource manager): APP `ADD APP_ALLOC`, then NODE `ADD NODE_ALLOC`. */
 export function allocationEvents(a: Allocation, now: number): EventRecord[] {
-  return [
-    appEvent(now, {
-      objectID: a.appId,
-      referenceID: a.key,
-      changeType: ChangeType.ADD,
-      detail: ChangeDetail.APP_ALLOC,
-      resource: a.resource,
-    }),
-    nodeAllocationEvent(now, { nodeId: a.nodeId, key: a.key, added: true, resource: a.resource }),
-  ];
+  return [allocationAddedEvent(a, now), nodeAllocationEvent(now, { nodeId: a.nodeId, key: a.key, added: true, resource: a.resource })];
+}
+
+/** A new allocation on its application: APP `ADD APP_ALLOC`. */
+export function allocationAddedEvent(a: Allocation, now: number): EventRecord {
+  return appEvent(now, {
+    objectID: a.appId,
+    referenceID: a.key,
+    changeType: ChangeType.ADD,
+    detail: ChangeDetail.APP_ALLOC,
+    resource: a.resource,
+  });
+}
+
+/** The APP detail of a runnable change, by what held the application and whether it may run now. */
+const RUNNABLE_DETAIL = {
+  queue: { true: ChangeDetail.APP_RUNNABLE_QUEUE, false: ChangeDetail.APP_CANNOTRUN_QUEUE },
+  quota: { true: ChangeDetail.APP_RUNNABLE_QUOTA, false: ChangeDetail.APP_CANNOTRUN_QUOTA },
+} as const;
+
+/**
+ * An application waiting to run found kept out by maxapplications, or let in again (upstream application_events.go
+ * SendAppNotRunnableInQueueEvent and the three like it): APP, change type NONE, APP_CANNOTRUN_QUEUE /
+ * APP_RUNNABLE_QUEUE (its queues'), APP_CANNOTRUN_QUOTA / APP_RUNNABLE_QUOTA (its user's and group's).
+ */
+export function runnableEvent(c: RunnableChange, now: number): EventRecord {
+  return appEvent(now, { objectID: c.appId, changeType: ChangeType.NONE, detail: RUNNABLE_DETAIL[c.by][`${c.runnable}`] });
 }
 
 /** An allocation `key` put on (`added`) or taken off a node: NODE `ADD` / `REMOVE` `NODE_ALLOC`. */

@@ -17,7 +17,7 @@
  *
  * Headers and error bodies of the handlers are YuniKorn's (handlers.go writeHeaders, buildJSONErrorResponse).
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { type IncomingMessage, STATUS_CODES, type ServerResponse } from "node:http";
 import { posix } from "node:path";
 import { constants, gzipSync } from "node:zlib";
 
@@ -125,7 +125,7 @@ export class Router {
     const path = unescapePath(rawPath);
     const parts = path.split("/").slice(1);
     const exact = this.find(method, parts, false);
-    if (exact) return { kind: "handler", handler: exact.route.handler, params: decodeParams(exact.route, parts) };
+    if (exact) return { kind: "handler", handler: exact.handler, params: decodeParams(exact, parts) };
     if (path !== "/") {
       const status = method === "GET" ? 301 : 307;
       const slashed = path.endsWith("/") ? path.slice(0, -1) : `${path}/`;
@@ -134,7 +134,7 @@ export class Router {
       for (const candidate of [cleaned, cleaned.endsWith("/") ? cleaned.slice(0, -1) : `${cleaned}/`]) {
         const cparts = candidate.split("/").slice(1);
         const fixed = this.find(method, cparts, true);
-        if (fixed) return { kind: "redirect", status, path: fixedPath(fixed.route, cparts) };
+        if (fixed) return { kind: "redirect", status, path: fixedPath(fixed, cparts) };
       }
     }
     const others = new Set(this.routes.filter((r) => r.method !== method && matches(r, parts, false)).map((r) => r.method));
@@ -173,9 +173,8 @@ export class Router {
     }
   }
 
-  private find(method: string, parts: readonly string[], ignoreCase: boolean): { route: Route } | undefined {
-    for (const route of this.routes) if (route.method === method && matches(route, parts, ignoreCase)) return { route };
-    return undefined;
+  private find(method: string, parts: readonly string[], ignoreCase: boolean): Route | undefined {
+    return this.routes.find((route) => route.method === method && matches(route, parts, ignoreCase));
   }
 }
 
@@ -198,7 +197,7 @@ export function redirect(res: ServerResponse, status: number, location: string, 
   }
   res.writeHead(status, { location, "content-type": "text/html; charset=utf-8" });
   const href = location.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  res.end(method === "GET" ? `<a href="${href}">${status === 301 ? "Moved Permanently" : "Permanent Redirect"}</a>.\n` : undefined);
+  res.end(method === "GET" ? `<a href="${href}">${STATUS_CODES[status]}</a>.\n` : undefined);
 }
 
 function runHandler(handler: Handler, c: RouteContext): void {

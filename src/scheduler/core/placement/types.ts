@@ -2,6 +2,7 @@
  * Placement of applications in queues: the types shared by the rules and the manager (apache/yunikorn-core
  * pkg/scheduler/placement; yunikorn-core reference §4.8).
  */
+import { INVALID_QUEUE_NAME } from "../validate.js";
 
 /** What placement knows of an application. */
 export interface PlacementApp {
@@ -65,7 +66,7 @@ export function formatPlacementRefusal(r: PlacementRefusal): string {
     case "no rule matched":
       return "application rejected: no placement rule matched";
     case "invalid queue name":
-      return "invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed";
+      return INVALID_QUEUE_NAME;
     case "parent is a leaf":
       return `parent rule returned a leaf queue: ${r.queuePath}`;
   }

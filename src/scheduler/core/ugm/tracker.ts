@@ -123,9 +123,6 @@ export interface TrackedLimit {
   used: Res;
 }
 
-/** The resource `stopRunning` releases (never written). */
-const NOTHING: Readonly<Res> = Object.freeze({});
-
 const NO_USAGE: UsageRecord = { res: {}, running: 0, parent: undefined, name: "", owner: {}, removed: false };
 
 /**
@@ -466,11 +463,12 @@ export class LimitTracker {
   }
 
   /**
-   * Records an allocation (`sign` +1) or its release (−1) of `r` for `app`; `running` says whether the app still runs
-   * afterwards (it holds an allocation or asks for one). When it does not, it stops counting as running and its group
-   * link is dropped (resolved again on its next allocation).
+   * Records an allocation (`sign` +1) or its release (−1) of `r` for `app` (undefined: no resource moves, the
+   * application only stops running, `stopRunning`); `running` says whether the app still runs afterwards (it holds an
+   * allocation or asks for one). When it does not, it stops counting as running and its group link is dropped
+   * (resolved again on its next allocation).
    */
-  track(app: TrackedApp, r: Readonly<Res>, sign: 1 | -1, running: boolean): void {
+  track(app: TrackedApp, r: Readonly<Res> | undefined, sign: 1 | -1, running: boolean): void {
     const t = this.tracking(app);
     // a running application is counted at every level already; only starting or stopping to run changes the counts
     const mark = running === (t.running !== undefined) ? "keep" : running ? "add" : "delete";
@@ -480,15 +478,15 @@ export class LimitTracker {
       t.groupUsage ??= this.usageRecord(this.groups, t.group, app);
       this.charge(t, "group", r, sign, mark);
     }
-    if (running) {
-      if (sign > 0) t.running = addInto(t.running, r);
-      else subFrom((t.running ??= {}), r);
-    } else {
+    if (!running) {
       this.drop(t);
       if (mark === "delete") {
         this.prune(this.users, "users", app.user);
         if (t.group !== undefined) this.prune(this.groups, "groups", t.group);
       }
+    } else if (r) {
+      if (sign > 0) t.running = addInto(t.running, r);
+      else subFrom((t.running ??= {}), r);
     }
   }
 
@@ -511,15 +509,16 @@ export class LimitTracker {
    * Adds (or removes) `r` on each of the application's usage records along its path for its user (`t.userUsage`) or
    * group (`t.groupUsage`, set by the caller) and counts it as running there (or no longer); the change is recorded.
    */
-  private charge(t: AppTracking, who: "user" | "group", r: Readonly<Res>, sign: 1 | -1, mark: "add" | "delete" | "keep"): void {
+  private charge(t: AppTracking, who: "user" | "group", r: Readonly<Res> | undefined, sign: 1 | -1, mark: "add" | "delete" | "keep"): void {
     const { app } = t;
     const name = who === "user" ? app.user : t.group!;
-    // no usage record for a release of nothing (`stopRunning`): only the running count changes
-    if (this.recordChanges && r !== NOTHING)
-      this.changes.push({ kind: "usage", who, name, queuePath: app.queue.path, sign, resource: { ...r } });
+    // no usage record when no resource moves (`stopRunning`): only the running count changes
+    if (this.recordChanges && r) this.changes.push({ kind: "usage", who, name, queuePath: app.queue.path, sign, resource: { ...r } });
     for (let u = who === "user" ? t.userUsage : t.groupUsage; u; u = u.parent) {
-      if (sign > 0) addTo(u.res, r);
-      else subFrom(u.res, r);
+      if (r) {
+        if (sign > 0) addTo(u.res, r);
+        else subFrom(u.res, r);
+      }
       if (mark === "add") u.running++;
       else if (mark === "delete") u.running--;
     }
@@ -582,7 +581,7 @@ export class LimitTracker {
    * charged; an application not counted is left alone.
    */
   stopRunning(app: TrackedApp): void {
-    if (app.ugm?.live && app.ugm.running) this.track(app, NOTHING, -1, false);
+    if (app.ugm?.live && app.ugm.running) this.track(app, undefined, -1, false);
   }
 
   /** Drops what is kept for a removed application (its group link). */
