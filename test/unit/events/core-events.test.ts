@@ -19,6 +19,23 @@ const CFG = `partitions:
 const G = 1024 ** 3;
 const short = (e: EventRecord) => [e.type, e.objectID, e.referenceID, e.eventChangeType, e.eventChangeDetail];
 
+/**
+ * A core recording its events: node n1 (4 cpu), application `s` of user `u` in `queue` asking `k1` and `k2` of `vcore`
+ * millicores each, scheduled once (k1 placed, k2 held by the queue or the user's limit); the records so far dropped.
+ */
+function secondAskHeld(cfg: string, queue: string, vcore: number) {
+  const ev: EventRecord[] = [];
+  const core = new SchedulerCore(() => 0, cfg, { events: (e) => ev.push(e) });
+  core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000 } }]);
+  core.updateApplication({ new: [{ applicationID: "s", queueName: queue, ugi: { user: "u" } }] });
+  core.updateAllocation({
+    allocations: ["k1", "k2"].map((allocationKey) => ({ allocationKey, applicationID: "s", resourcePerAlloc: { vcore } })),
+  });
+  core.schedule();
+  ev.length = 0;
+  return { core, ev };
+}
+
 describe("SchedulerCore events", () => {
   it("node, application, ask, allocation, user and queue records in the order the calls made them", () => {
     let now = 1_000;
@@ -131,18 +148,7 @@ describe("SchedulerCore events", () => {
   });
 
   it("REQUEST records when an ask's hold reason changes; node removal releases with ALLOC_NODEREMOVED", () => {
-    const ev: EventRecord[] = [];
-    const core = new SchedulerCore(() => 0, CFG, { events: (e) => ev.push(e) });
-    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000 } }]);
-    core.updateApplication({ new: [{ applicationID: "s", queueName: "root.small", ugi: { user: "u" } }] });
-    core.updateAllocation({
-      allocations: [
-        { allocationKey: "k1", applicationID: "s", resourcePerAlloc: { vcore: 1000 } },
-        { allocationKey: "k2", applicationID: "s", resourcePerAlloc: { vcore: 1000 } },
-      ],
-    });
-    core.schedule();
-    ev.length = 0;
+    const { core, ev } = secondAskHeld(CFG, "root.small", 1000);
     expect(core.pendingReason("s", "k2")?.state).toBe("Skipped");
     core.pendingReason("s", "k2"); // same reason: no second record
     expect(ev.map(short)).toEqual([[T.REQUEST, "k2", "s", C.NONE, D.DETAILS_NONE]]);
@@ -175,21 +181,10 @@ describe("SchedulerCore events", () => {
   });
 
   it("a user or group quota: upstream's 'exceeds the available user quota', then 'fits in the available user quota'", () => {
-    const ev: EventRecord[] = [];
     const cfg =
       "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n" +
       "          - name: a\n            limits: [{users: [u], maxresources: {vcore: 1}}]\n";
-    const core = new SchedulerCore(() => 0, cfg, { events: (e) => ev.push(e) });
-    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { vcore: 4000 } }]);
-    core.updateApplication({ new: [{ applicationID: "s", queueName: "root.a", ugi: { user: "u" } }] });
-    core.updateAllocation({
-      allocations: [
-        { allocationKey: "k1", applicationID: "s", resourcePerAlloc: { vcore: 600 } },
-        { allocationKey: "k2", applicationID: "s", resourcePerAlloc: { vcore: 600 } },
-      ],
-    });
-    core.schedule();
-    ev.length = 0;
+    const { core, ev } = secondAskHeld(cfg, "root.a", 600);
     core.checkHold("s", "k2");
     expect(ev.map((e) => e.message)).toEqual([
       "Request 'k2' exceeds the available user quota (requested map[vcore:600], available map[vcore:400])",
