@@ -21,6 +21,7 @@ import { runActions } from "../scheduler/controllers/actions.js";
 import { configReloader } from "../scheduler/controllers/config-reload.js";
 import { runSchedulingLoop, type SchedulingLoop } from "../scheduler/controllers/loop.js";
 import { schedulerMetrics } from "../scheduler/controllers/metrics.js";
+import { registerYunikornMetrics } from "../scheduler/rest/metrics.js";
 import { extenderRoutes } from "../scheduler/rest/extender-routes.js";
 import {
   FORWARDED_HEADER,
@@ -133,7 +134,19 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
 
   // ------------------------------------------------------------------ parts
   const events = new EventSystem({ now: () => Date.now(), instanceUUID: randomUUID() });
-  const core = new SchedulerCore(() => Date.now(), undefined, { events: events.add });
+  const registry = new Registry();
+  const monotonicSeconds = () => performance.now() / 1000;
+  const core = new SchedulerCore(() => Date.now(), undefined, {
+    events: events.add,
+    latency: {
+      clock: monotonicSeconds,
+      // called from scheduling cycles only, after `yunikorn` is set below
+      observe: (_partition, seconds) => yunikorn.schedulingLatency.observe(seconds),
+      observePreemption: (_partition, seconds) => yunikorn.tryPreemptionLatency.observe(seconds),
+    },
+  });
+  /** YuniKorn's metrics (rest/metrics.ts): the core times its cycles and preemption decisions into them. */
+  const yunikorn = registerYunikornMetrics(registry, core);
   const startTime = Date.now();
   const ctx = new ShimContext(core, {
     schedulerName: o.schedulerName,
@@ -145,7 +158,6 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
       return pc && (pc.metadata?.annotations ?? {});
     },
   });
-  const registry = new Registry();
   const metrics = schedulerMetrics(registry, ctx);
 
   /** The Eviction API version the cluster serves (discovery, once; `policy/v1beta1` on 1.20-1.21). */
@@ -285,9 +297,11 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
     ready = true;
     loop = runSchedulingLoop({
       schedule: () => {
+        const start = monotonicSeconds();
         const a = ctx.schedule();
         if (a.length > 0) log.debug({ allocations: a.length }, "scheduling cycle");
         run(a);
+        yunikorn.schedulingCycle.observe(monotonicSeconds() - start);
       },
       reloadConfig: config.reload,
       holdReasons: () => run(ctx.holdReasons()),

@@ -182,9 +182,20 @@ describe("scheduler REST API over a running core", () => {
       });
       expect((await get("/ws/v1/partition/default/application/none")).body.message).toBe("Application not found");
       const metrics = await (await fetch(`http://127.0.0.1:${r.port}/ws/v1/metrics`)).text();
-      expect(metrics).toContain('yunikorn_queue_resource{queue="root.a",state="allocated",resource="memory"} 80');
+      expect(metrics).toContain('yunikorn_queue_resource{queue="root.a",resource="memory",state="allocated"} 80');
       expect(metrics).toContain('yunikorn_queue_app{queue="root.a",state="running"} 1');
       expect(metrics).toContain('yunikorn_scheduler_node{state="active"} 1');
+      // YuniKorn's counters and the per-name families, as a scrape over HTTP sees them (rest/metrics.ts)
+      expect(metrics).toContain('yunikorn_scheduler_container_allocation_attempt_total{state="allocated"} 2');
+      expect(metrics).toContain('yunikorn_scheduler_application_submission_total{result="rejected"} 1');
+      expect(metrics).toContain("# TYPE yunikorn_root_a_queue_container counter");
+      expect(metrics).toContain('yunikorn_root_a_queue_container{state="allocated"} 2');
+      expect(metrics).toContain('yunikorn_scheduler_memory_node_usage_total{range="[0,10%]"} 1');
+      expect(metrics).toContain('yunikorn_queue_app_total{queue="root.zzz",state="rejected"} 1');
+      // Prometheus asks for gzip: compressed once, and it reads back as the same exposition
+      const zipped = await fetch(`http://127.0.0.1:${r.port}/ws/v1/metrics`, { headers: { "accept-encoding": "gzip" } });
+      expect(zipped.headers.get("content-encoding")).toBe("gzip");
+      expect(await zipped.text()).toContain('yunikorn_root_a_queue_container{state="allocated"} 2');
       const h = (await get("/ws/v1/scheduler/healthcheck")).body;
       expect(h.Healthy).toBe(true);
       // upstream's nine checks, in its order (health_checker.go)

@@ -18,6 +18,7 @@ import {
 } from "./application-state.js";
 import { AppTimers } from "./app-timers.js";
 import type { Queue } from "./queue.js";
+import { type CoreCounts, countTerminal } from "./counts.js";
 
 /** An application state change, for the resource manager (UpdatedApplication). */
 export interface AppStateChange {
@@ -47,14 +48,17 @@ export class Lifecycle {
 
   private readonly partition: string;
   private readonly leave: (app: Application) => void;
+  private readonly counts: CoreCounts;
 
   /**
    * @param o.partition the partition's name, in every change record
    * @param o.leave takes a Completed or Failed application out of its queue and the active registry
+   * @param o.counts the core's counts (counts.ts): entries into Accepted, Completed, Failed and Rejected
    */
-  constructor(o: { partition: string; leave: (app: Application) => void }) {
+  constructor(o: { partition: string; leave: (app: Application) => void; counts: CoreCounts }) {
     this.partition = o.partition;
     this.leave = o.leave;
+    this.counts = o.counts;
   }
 
   /**
@@ -82,14 +86,23 @@ export class Lifecycle {
       case "Completing":
         this.timers.set(app, now + COMPLETING_TIMEOUT_MS, "completeApplication");
         break;
+      case "Accepted":
+        this.counts.submissions.accepted++;
+        this.timers.clear(app);
+        break;
       case "Completed":
       case "Failed":
+        if (to === "Completed") this.counts.terminated.completed++;
+        else this.counts.terminated.failed++;
+        countTerminal(this.counts, app.queue.path, to === "Completed" ? "completed" : "failed");
         this.leave(app);
         this.terminated.set(this.timers.serial(app), app);
         this.lastTerminated.set(app.id, app);
         this.timers.set(app, now + TERMINATED_TIMEOUT_MS, "expireApplication");
         break;
       case "Rejected":
+        this.counts.submissions.rejected++;
+        countTerminal(this.counts, app.requestedQueue, "rejected");
         this.rejected.set(app.id, app);
         this.timers.set(app, now + TERMINATED_TIMEOUT_MS, "expireApplication");
         break;

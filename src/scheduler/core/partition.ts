@@ -31,6 +31,7 @@ import { PlacementManager } from "./placement/manager.js";
 import { tagValue } from "./placement/tag.js";
 import { PlacementRefusedError, RECOVERY_QUEUE, isRecoveryQueue } from "./placement/types.js";
 import { type AppStateChange, Lifecycle } from "./lifecycle.js";
+import { type CoreCounts, newCoreCounts } from "./counts.js";
 import { lookahead } from "./lookahead.js";
 import { applyNamespaceTags } from "./namespace-tags.js";
 import { type ReservationChange, Reservations } from "./reservations.js";
@@ -128,6 +129,10 @@ export interface PartitionOptions {
   reservationDelayMs?: number;
   /** Interval of the removal of empty dynamic and drained queues (default 10 s, upstream partition manager). */
   queueCleanupIntervalMs?: number;
+  /** The core's counts (counts.ts), shared by its partitions; default: the partition's own. */
+  counts?: CoreCounts;
+  /** Times each preemption decision (`PreemptionCoordinatorOptions.latency`); absent: nothing is timed. */
+  preemptionLatency?: { clock: () => number; observe: (seconds: number) => void };
   /**
    * When the partition was created (milliseconds since the epoch, the core's clock): the first removal of empty queues
    * is one interval after it, as upstream's partition manager waits its interval before its first pass. Without it the
@@ -157,6 +162,8 @@ export class Partition {
   /** Active applications (not Completed, Failed, Rejected or Expired). */
   readonly apps = new VersionedMap<string, Application>();
   private readonly life: Lifecycle;
+  /** Allocations made and released, applications entering states (counts.ts); the core's, shared by its partitions. */
+  readonly counts: CoreCounts;
   /** Rejected applications by id, until they expire. */
   get rejected(): Map<string, Application> {
     return this.life.rejected;
@@ -201,7 +208,8 @@ export class Partition {
 
   constructor(o: PartitionOptions) {
     this.name = o.name;
-    this.life = new Lifecycle({ partition: o.name, leave: (app) => this.detachApp(app) });
+    this.counts = o.counts ?? newCoreCounts();
+    this.life = new Lifecycle({ partition: o.name, leave: (app) => this.detachApp(app), counts: this.counts });
     this.reservations = new Reservations(o.reservationDelayMs ?? RESERVATION_DELAY_MS, {
       nodeChanged: (n) => this.nodeSet.reindex(n),
       askChanged: (a) => this.apps.get(a.appId)?.reservationChanged(a),
@@ -221,6 +229,7 @@ export class Partition {
       reservations: this.reservations,
       unreserveNode: (n) => this.unreserveNode(n),
       askHold: (app, ask) => this.context.askHold(app, ask),
+      latency: o.preemptionLatency,
     });
     this.applyConfig(o.config);
   }
@@ -346,6 +355,7 @@ export class Partition {
       }
       leaf.addApp(app);
       this.apps.set(id, app);
+      this.counts.submissions.new++;
       return leaf.path;
     } catch (err) {
       const app = new Application({ id, queue: this.root, user, groups, submissionTime: now, tags, requestedQueue: queueName });
@@ -512,6 +522,7 @@ export class Partition {
     if (!app || !ask) return;
     app.asks.delete(key);
     if (ask.node) {
+      this.released(app);
       app.trackReleased(ask, this.instanceType(ask.node), now);
       this.detach(ask);
       app.removeAllocated(ask.resource);
@@ -553,6 +564,12 @@ export class Partition {
     return this.nodes.get(nodeId ?? "")?.attributes[INSTANCE_TYPE_ATTRIBUTE] ?? "UNKNOWN";
   }
 
+  /** Counts an allocation of `app` leaving (counts.ts). */
+  private released(app: Application): void {
+    this.counts.containers.released++;
+    app.queue.containers.released++;
+  }
+
   /** Takes an allocation off its node (the node may be gone already). */
   private detach(ask: Ask): void {
     const n = ask.node ? this.nodes.get(ask.node) : undefined;
@@ -562,6 +579,8 @@ export class Partition {
   }
 
   private commit(app: Application, ask: Ask, node: Node, now: number): void {
+    this.counts.containers.allocated++;
+    app.queue.containers.allocated++;
     this.attach(ask, node);
     ask.allocatedAt = now;
     app.addAllocated(ask.resource);
@@ -678,6 +697,7 @@ export class Partition {
     const ph = app.asks.get(placeholderKey)!;
     const placeholder = allocationOfAsk(app, ph, ph.node!);
     app.asks.delete(placeholderKey);
+    this.released(app);
     app.trackReleased(ph, this.instanceType(ph.node), now);
     this.detach(ph);
     app.removeAllocated(ph.resource);

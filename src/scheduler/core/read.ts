@@ -51,6 +51,8 @@ export interface QueueView {
   priorityFence: boolean;
   /** Usage chosen as preemption victims and not released yet. */
   preempting: Res;
+  /** Allocations made on and released from this queue since it was made (counts.ts; a parent's stay 0). */
+  containers: { allocated: number; released: number };
   /** The properties in force (own over inherited; a dynamic leaf's from its child template). */
   properties: Record<string, string>;
   /** The child template dynamic queues below get (own or inherited); undefined: none. */
@@ -216,6 +218,7 @@ export function queueView(q: Queue, subtree: boolean, partitionPreemption = true
     preemptionFence: q.preemption.preemptionPolicy === "fence",
     priorityFence: q.preemption.priorityPolicy === "fence",
     preempting: copy(q.preempting),
+    containers: { ...q.containers },
     properties: { ...q.properties },
     template: q.template && {
       maxApplications: q.template.maxApps,

@@ -54,6 +54,8 @@ import {
 import type { Res } from "./resources.js";
 import { validateSchedulerConfig } from "./validate.js";
 import { type AllocationLogEntry, AllocationLogs } from "./allocation-log.js";
+import { type CoreCounts, newCoreCounts } from "./counts.js";
+import type { AppState } from "./application-state.js";
 
 export type {
   AddApplicationRequest,
@@ -97,6 +99,17 @@ export interface SchedulerCoreOptions {
    * change its state; called synchronously, so it must be cheap (the event system batches its fan-out).
    */
   events?: EventSink;
+  /**
+   * Times each partition's part of a scheduling cycle (upstream ClusterContext.schedule → metrics
+   * ObserveSchedulingLatency) and each preemption decision (Application.tryPreemption → ObserveTryPreemptionLatency):
+   * `clock` is a monotonic clock in seconds; `observe` and `observePreemption` get the partition's name and the
+   * seconds taken. Absent: nothing is timed.
+   */
+  latency?: {
+    clock: () => number;
+    observe: (partition: string, seconds: number) => void;
+    observePreemption?: (partition: string, seconds: number) => void;
+  };
 }
 
 /** The key of an ask in the core's per-ask maps (hold texts, allocation logs, tags): partition, then allocation id. */
@@ -124,12 +137,19 @@ export class SchedulerCore {
   private readonly holds = new Map<string, { text: string; hold: HoldReason }>();
   /** `partition \0 allocationId` → the hold reasons `checkHold` saw (allocationLog). */
   private readonly allocLogs = new AllocationLogs();
+  private readonly latency: SchedulerCoreOptions["latency"];
+  /** The cumulative counts behind YuniKorn's metrics (counts.ts), for all partitions; read-only for callers. */
+  readonly counts: CoreCounts = newCoreCounts();
+  /** Nodes refused for an unknown partition since the core started (upstream metrics node{state="failed"}). */
+  private failedNodes = 0;
   /**
    * Allocations refused for a reason upstream counts as a scheduling error (`SchedulingError`), and nodes refused
    * for an unknown partition, since the core started (upstream metrics GetSchedulingErrors / GetFailedNodes, read by
    * its health check).
    */
-  readonly failures = { schedulingErrors: 0, failedNodes: 0 };
+  get failures(): { schedulingErrors: number; failedNodes: number } {
+    return { schedulingErrors: this.counts.containers.error, failedNodes: this.failedNodes };
+  }
 
   /** @throws Error when the initial config is invalid */
   constructor(
@@ -138,6 +158,7 @@ export class SchedulerCore {
     opts: SchedulerCoreOptions = {},
   ) {
     this.emit = opts.events ?? (() => {});
+    this.latency = opts.latency;
     this.tracking = opts.events !== undefined;
     const r = this.updateConfiguration(config);
     if (!r.ok) throw new Error(r.error);
@@ -172,7 +193,14 @@ export class SchedulerCore {
       const p = this.partitions.get(pc.name);
       if (p) p.applyConfig(pc, this.now());
       else {
-        const created = new Partition({ name: pc.name, config: pc, createdAt: this.now() });
+        const l = this.latency;
+        const created = new Partition({
+          name: pc.name,
+          config: pc,
+          createdAt: this.now(),
+          counts: this.counts,
+          preemptionLatency: l?.observePreemption && { clock: l.clock, observe: (s) => l.observePreemption!(pc.name, s) },
+        });
         created.limits.recordChanges = this.tracking; // USERGROUP records only when events are sent
         this.partitions.set(pc.name, created);
       }
@@ -201,7 +229,7 @@ export class SchedulerCore {
       if (!p) {
         out.rejectedNodes.push({ id: n.nodeID, reason: `failed to find partition ${n.partition} for new node ${n.nodeID}` });
         // upstream counts only a new node so refused (context.go addNode)
-        if (n.action === "CREATE" || n.action === "CREATE_DRAIN") this.failures.failedNodes++;
+        if (n.action === "CREATE" || n.action === "CREATE_DRAIN") this.failedNodes++;
         continue;
       }
       try {
@@ -280,6 +308,7 @@ export class SchedulerCore {
                   detail: ChangeDetail.NODE_SCHEDULABLE,
                 }),
               );
+            if (known) this.counts.nodesDecommissioned++;
             const released = p.removeNode(n.nodeID, now);
             for (const a of released) this.released(p, a, ChangeDetail.ALLOC_NODEREMOVED, now);
             out.released.push(...released);
@@ -432,10 +461,11 @@ export class SchedulerCore {
             }),
           );
       } catch (err) {
-        if (err instanceof SchedulingError) this.failures.schedulingErrors++;
+        if (err instanceof SchedulingError) this.counts.containers.error++;
         out.rejectedAllocations.push({ id: a.allocationKey, reason: (err as Error).message });
       }
     }
+    this.counts.containers.rejected += out.rejectedAllocations.length;
     for (const r of req.releases ?? []) {
       const p = this.partition(r.partitionName);
       const app = p?.apps.get(r.applicationID);
@@ -487,6 +517,7 @@ export class SchedulerCore {
     const now = this.now();
     for (const name of [...this.partitions.keys()].sort()) {
       const p = this.partitions.get(name)!;
+      const start = this.latency?.clock();
       p.tick(now);
       for (const pass of p.tryQuotaPreemption(now)) {
         if (pass.kind === "preempting") {
@@ -501,6 +532,7 @@ export class SchedulerCore {
         this.resultEvents(p, r, now);
         if (allocationOf(r)) allocated++;
       }
+      if (start !== undefined) this.latency!.observe(name, this.latency!.clock() - start);
     }
     this.collect();
     return out;
@@ -855,6 +887,20 @@ export class SchedulerCore {
   applicationViews(filter: ApplicationFilter = "active", partition?: string, opts: { holds?: boolean } = {}): ApplicationView[] {
     const p = this.partition(partition);
     return p ? applicationViews(p, filter, opts.holds ?? true) : [];
+  }
+
+  /**
+   * Active applications by leaf queue path and state (the metrics' gauges: no view is built per application); empty
+   * for an unknown partition.
+   */
+  applicationCounts(partition?: string): Map<string, Partial<Record<AppState, number>>> {
+    const out = new Map<string, Partial<Record<AppState, number>>>();
+    for (const app of this.partition(partition)?.apps.values() ?? []) {
+      let byState = out.get(app.queue.path);
+      if (!byState) out.set(app.queue.path, (byState = {}));
+      byState[app.state] = (byState[app.state] ?? 0) + 1;
+    }
+    return out;
   }
 
   /** One application with its state history: the active one, else its latest finished instance, else the rejected one. */

@@ -13,7 +13,7 @@
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { Logger } from "pino";
-import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import { Registry, collectDefaultMetrics } from "prom-client";
 import { stringify } from "yaml";
 import { TERMINATED_STATES } from "../core/application-state.js";
 import type { SchedulerConfig } from "../core/config.js";
@@ -30,6 +30,7 @@ import { health, nodeInfo, partitionInfo, queueInfo, userUsage } from "./dao.js"
 import { clientAddress } from "./forward.js";
 import { RestError, Router, corsHeaders, error, json, redirect, send } from "./router.js";
 import { serveUi } from "./ui-static.js";
+import { registerYunikornMetrics } from "./metrics.js";
 import { readBody as readRequestBody } from "../../util/http-body.js";
 
 export { json } from "./router.js";
@@ -93,7 +94,7 @@ export interface RestServer {
 export async function startRestServer(o: RestOptions): Promise<RestServer> {
   const registry = o.registry ?? new Registry();
   collectDefaultMetrics({ register: registry, prefix: "yunikorn_" });
-  if (o.core) registerCoreMetrics(registry, o.core);
+  const yunikornMetrics = o.core && registerYunikornMetrics(registry, o.core);
   const history = new History();
   const timers: NodeJS.Timeout[] = [];
   if (o.core) {
@@ -107,6 +108,7 @@ export async function startRestServer(o: RestOptions): Promise<RestServer> {
     build: o.build ?? corralBuildInfo({ plugin: false }),
     registry,
     history,
+    refreshMetrics: yunikornMetrics?.refresh,
     startTime: o.startTime ?? Date.now(),
     bodyLimitBytes: o.bodyLimitBytes ?? 3 * 1024 * 1024,
   });
@@ -179,7 +181,15 @@ function configExtras(o: RestOptions): ConfigExtras {
 
 /** The route table. */
 function routes(
-  o: RestOptions & { registry: Registry; history: History; startTime: number; bodyLimitBytes: number; build: BuildInfo },
+  o: RestOptions & {
+    registry: Registry;
+    history: History;
+    startTime: number;
+    bodyLimitBytes: number;
+    build: BuildInfo;
+    /** Registers the metric families named after queues and resources as they are now (rest/metrics.ts). */
+    refreshMetrics?: () => void;
+  },
 ): Router {
   const r = new Router();
   r.add("POST", "/ws/v1/validate-conf", ({ req, res }) =>
@@ -200,6 +210,7 @@ function routes(
     json(res, 200, core ? health(core.healthViews(), core.failures) : { Healthy: true, HealthChecks: [] });
   });
   r.add("GET", "/ws/v1/metrics", async ({ res }) => {
+    o.refreshMetrics?.();
     send(res, 200, { "content-type": o.registry.contentType }, await o.registry.metrics());
   });
   r.add("GET", "/debug/stack", ({ res }) => {
@@ -434,61 +445,5 @@ function addEventRoutes(r: Router, events: EventSystem | undefined): void {
     if ("refused" in handle) throw new RestError(503, handle.refused);
     res.on("drain", handle.drained);
     res.on("close", handle.remove);
-  });
-}
-
-/**
- * YuniKorn's scheduler gauges (yunikorn-core reference §3.2), computed at scrape time from the core:
- * `yunikorn_queue_resource{queue,state,resource}`, `yunikorn_queue_app{queue,state}`, `yunikorn_scheduler_node{state}`.
- */
-function registerCoreMetrics(registry: Registry, core: SchedulerCore): void {
-  const walk = (q: QueueView, f: (q: QueueView) => void) => {
-    f(q);
-    for (const c of q.children ?? []) walk(c, f);
-  };
-  new Gauge({
-    name: "yunikorn_queue_resource",
-    help: "Queue resources by state (guaranteed, max, allocated, pending, maxRunningApps)",
-    labelNames: ["queue", "state", "resource"],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const name of core.partitionNames()) {
-        walk(core.queueView("root", { partition: name, subtree: true })!, (q) => {
-          for (const [state, r] of [
-            ["guaranteed", q.guaranteed],
-            ["max", q.max],
-            ["allocated", q.allocated],
-            ["pending", q.pending],
-          ] as const) {
-            for (const k in r ?? {}) this.set({ queue: q.path, state, resource: k }, r![k]!);
-          }
-          this.set({ queue: q.path, state: "maxRunningApps", resource: "" }, q.maxApplications);
-        });
-      }
-    },
-  });
-  new Gauge({
-    name: "yunikorn_queue_app",
-    help: "Applications per queue by state",
-    labelNames: ["queue", "state"],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const name of core.partitionNames()) {
-        for (const a of core.applicationViews("active", name, { holds: false })) this.inc({ queue: a.queue, state: a.state.toLowerCase() });
-      }
-    },
-  });
-  new Gauge({
-    name: "yunikorn_scheduler_node",
-    help: "Nodes by state",
-    labelNames: ["state"],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const name of core.partitionNames())
-        for (const n of core.nodeViews(name)) this.inc({ state: n.schedulable ? "active" : "draining" });
-    },
   });
 }

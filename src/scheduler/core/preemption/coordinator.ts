@@ -49,6 +49,11 @@ export interface PreemptionCoordinatorOptions {
   unreserveNode(node: Node): void;
   /** A quota that holds an ask back now (the allocation walk's check). */
   askHold: AllocationContext["askHold"];
+  /**
+   * Times each preemption decision (upstream ObserveTryPreemptionLatency): `clock` monotonic, in seconds; `observe`
+   * gets the seconds one decision took. Absent: nothing is timed.
+   */
+  latency?: { clock: () => number; observe: (seconds: number) => void };
 }
 
 /** One queue's quota-change preemption pass (`PreemptionCoordinator.tryQuota`). */
@@ -102,6 +107,7 @@ export class PreemptionCoordinator {
     if (attempts >= MAX_PREEMPTIONS_PER_QUEUE) return undefined;
     if (!leaf.nearestGuaranteed()) return undefined;
     this.attempts.set(leaf, attempts + 1);
+    const start = this.o.latency?.clock();
     const result = decidePreemption(
       coreSnapshot(this.o.host, ask.blockedVictims),
       {
@@ -121,6 +127,7 @@ export class PreemptionCoordinator {
         predicate: ask.predicate && ((c) => ({ success: ask.predicate!(c.nodeId), index: c.startIndex })),
       },
     );
+    if (start !== undefined) this.o.latency!.observe(this.o.latency!.clock() - start);
     ask.lastPreemptionCheck = now;
     return result.outcome === "preempting" ? { kind: "preempt", app, ask, result } : undefined;
   }
