@@ -190,6 +190,16 @@ describe("preemption on kube-apiserver v1.20.2", () => {
     const metrics = await (await fetch(`http://127.0.0.1:${sched!.port}/ws/v1/metrics`)).text();
     expect(metrics).toMatch(/corral_scheduler_preemptions_total\{queue="root\.a"\} 4/);
     expect(metrics).toMatch(/corral_scheduler_preemption_evictions_total\{result="evicted",queue="root\.b"\} 4/);
+    // YuniKorn's metrics of the running process: each allocation and release counted once, on its queue too; the
+    // core's cycles and preemption decisions timed
+    expect(metrics).toMatch(/^yunikorn_scheduler_container_allocation_attempt_total\{state="allocated"\} 12$/m);
+    expect(metrics).toMatch(/^yunikorn_scheduler_container_allocation_attempt_total\{state="released"\} 4$/m);
+    expect(metrics).toMatch(/^yunikorn_root_b_queue_container\{state="released"\} 4$/m);
+    expect(metrics).toMatch(/^yunikorn_root_a_queue_container\{state="allocated"\} 4$/m);
+    const observed = (histogram: string) => Number(new RegExp(`^yunikorn_scheduler_${histogram}_count (\\d+)$`, "m").exec(metrics)?.[1]);
+    expect(observed("trypreemption_latency_milliseconds")).toBeGreaterThanOrEqual(4);
+    expect(observed("scheduling_latency_milliseconds")).toBeGreaterThan(0);
+    expect(observed("scheduling_cycle_milliseconds")).toBeGreaterThan(0);
 
     // the evictions went through the Eviction API under the deploy RBAC: allowed and used
     const { forbidden, used } = await auditedCalls(tb, `system:serviceaccount:${CONF_NS}:corral-scheduler`);
