@@ -191,7 +191,7 @@ describe("scheduler REST API over a running core", () => {
       expect(metrics).toContain("# TYPE yunikorn_root_a_queue_container counter");
       expect(metrics).toContain('yunikorn_root_a_queue_container{state="allocated"} 2');
       expect(metrics).toContain('yunikorn_scheduler_memory_node_usage_total{range="[0,10%]"} 1');
-      expect(metrics).toContain('yunikorn_queue_app_total{queue="root.zzz",state="rejected"} 1');
+      expect(metrics).toContain('yunikorn_queue_app_total{queue="",state="rejected"} 1');
       // Prometheus asks for gzip: compressed once, and it reads back as the same exposition
       const zipped = await fetch(`http://127.0.0.1:${r.port}/ws/v1/metrics`, { headers: { "accept-encoding": "gzip" } });
       expect(zipped.headers.get("content-encoding")).toBe("gzip");

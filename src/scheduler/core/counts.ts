@@ -16,10 +16,16 @@
  * - `terminated.completed` / `.failed`: an application enters Completed / Failed (enter_Completed, enter_Failed).
  * - `nodesDecommissioned`: a known node is decommissioned (context.go DECOMISSION).
  * - `queues`: per queue path, applications that reached Completed, Failed or Rejected (queue_app_total); kept when the
- *   queue goes, as upstream keeps that counter registered.
+ *   queue goes, as upstream keeps that counter registered. A rejected application is counted under the queue
+ *   upstream's would have: the name it asked for when refused before placement, "" when placement refused it, the
+ *   placed queue when refused after.
  *
- * A queue's allocations and releases (upstream's `yunikorn_<queue>_queue_container`) are counted on the leaf queue
- * itself (`Queue.containers`): they go with the queue, as upstream unregisters them with it.
+ * Each allocation is released once: upstream's `released` also counts the release it asks of the RM for a preemption
+ * victim or a timed-out placeholder, and again the RM's release that answers it; corral counts the allocation leaving.
+ *
+ * A queue's allocations and releases (upstream's `yunikorn_<queue>_queue_container`) and its applications that
+ * completed or failed (`yunikorn_queue_app`) are counted on the queue itself (`Queue.counts`): they go with the queue,
+ * as upstream unregisters those metrics with it.
  */
 
 /** Applications of one queue path that reached a terminal state (upstream queue_app_total). */
@@ -35,7 +41,7 @@ export interface CoreCounts {
   submissions: { new: number; accepted: number; rejected: number };
   terminated: { completed: number; failed: number };
   nodesDecommissioned: number;
-  /** Queue path → its terminal counts; for a rejected application the queue it asked for, as given. */
+  /** Queue path → its terminal counts (for a rejected application see the module comment). */
   queues: Map<string, QueueTerminalCounts>;
 }
 

@@ -95,6 +95,8 @@ export class Lifecycle {
         if (to === "Completed") this.counts.terminated.completed++;
         else this.counts.terminated.failed++;
         countTerminal(this.counts, app.queue.path, to === "Completed" ? "completed" : "failed");
+        if (to === "Completed") app.queue.counts.completed++;
+        else app.queue.counts.failed++;
         this.leave(app);
         this.terminated.set(this.timers.serial(app), app);
         this.lastTerminated.set(app.id, app);
@@ -102,7 +104,6 @@ export class Lifecycle {
         break;
       case "Rejected":
         this.counts.submissions.rejected++;
-        countTerminal(this.counts, app.requestedQueue, "rejected");
         this.rejected.set(app.id, app);
         this.timers.set(app, now + TERMINATED_TIMEOUT_MS, "expireApplication");
         break;

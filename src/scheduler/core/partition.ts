@@ -31,7 +31,7 @@ import { PlacementManager } from "./placement/manager.js";
 import { tagValue } from "./placement/tag.js";
 import { PlacementRefusedError, RECOVERY_QUEUE, isRecoveryQueue } from "./placement/types.js";
 import { type AppStateChange, Lifecycle } from "./lifecycle.js";
-import { type CoreCounts, newCoreCounts } from "./counts.js";
+import { type CoreCounts, countTerminal, newCoreCounts } from "./counts.js";
 import { lookahead } from "./lookahead.js";
 import { applyNamespaceTags } from "./namespace-tags.js";
 import { type ReservationChange, Reservations } from "./reservations.js";
@@ -319,15 +319,21 @@ export class Partition {
     const { id, queue: queueName, tags, now, gang } = request;
     let { user, groups } = request;
     this.life.rejected.delete(id);
-    if (this.apps.has(id)) throw new Error(`adding application ${id} to partition ${this.name}, but application already existed`);
+    // the queue a rejection is counted under (upstream's queue path of the rejected application): the name asked for
+    // before placement, none when placement fails (placement.go sets ""), the placed queue after
+    let rejectedUnder = queueName;
     try {
+      // upstream rejects a second application with the id too (AddRejectedApplication): listed and counted as rejected
+      if (this.apps.has(id)) throw new Error(`adding application ${id} to partition ${this.name}, but application already existed`);
       const forced = isForced(tags);
       if (!user && !forced) throw new Error("empty user cannot resolve");
       if (!user) {
         user = "nobody";
         groups = ["nogroup"];
       }
+      rejectedUnder = "";
       const leaf = this.place(id, queueName, user, groups, tags);
+      rejectedUnder = leaf.path;
       if (applyNamespaceTags(leaf, tags)) this.queues.invalidateOrder();
       this.queues.setFairMax(leaf);
       const disable = (tags["application.stateaware.disable"] ?? tags.disableStateAware ?? "") !== "";
@@ -362,6 +368,7 @@ export class Partition {
       app.rejectedMessage = (err as Error).message;
       if (err instanceof PlacementRefusedError) app.rejection = { kind: "placementRefused", refusal: err.refusal };
       this.life.fire(app, "rejectApplication", now);
+      countTerminal(this.counts, rejectedUnder, "rejected");
       throw err;
     }
   }
@@ -567,7 +574,7 @@ export class Partition {
   /** Counts an allocation of `app` leaving (counts.ts). */
   private released(app: Application): void {
     this.counts.containers.released++;
-    app.queue.containers.released++;
+    app.queue.counts.released++;
   }
 
   /** Takes an allocation off its node (the node may be gone already). */
@@ -580,7 +587,7 @@ export class Partition {
 
   private commit(app: Application, ask: Ask, node: Node, now: number): void {
     this.counts.containers.allocated++;
-    app.queue.containers.allocated++;
+    app.queue.counts.allocated++;
     this.attach(ask, node);
     ask.allocatedAt = now;
     app.addAllocated(ask.resource);
@@ -617,6 +624,7 @@ export class Partition {
       });
       q.addApp(app);
       this.apps.set(appId, app);
+      this.counts.submissions.new++;
     } else {
       try {
         this.addApplication({ id: appId, queue: last.requestedQueue, user: last.user, groups: last.groups, tags: { ...last.tags }, now });

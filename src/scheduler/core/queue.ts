@@ -204,10 +204,11 @@ export class Queue extends OrderMember<Member, Member> {
   /** Usage of allocations below chosen as preemption victims and not yet released (part of `allocated`). */
   readonly preempting: Res = {};
   /**
-   * Allocations made on this leaf and allocations released from it since the queue was made (upstream's
-   * `yunikorn_<queue>_queue_container{state}`, counts.ts); they go with the queue.
+   * Since the queue was made (counts.ts; they go with the queue, as upstream unregisters its queue metrics with it):
+   * allocations made on this leaf and released from it (`yunikorn_<queue>_queue_container{state}`), and its
+   * applications that reached Completed or Failed (`yunikorn_queue_app{state}`).
    */
-  readonly containers = { allocated: 0, released: 0 };
+  readonly counts = { allocated: 0, released: 0, completed: 0, failed: 0 };
   /**
    * `preemption.policy`, `preemption.delay`, `priority.policy`, `priority.offset`, `quota.preemption.delay` after
    * inheritance and defaults (queue-properties.ts); a dynamic queue has the defaults. Replaced whole, never changed in

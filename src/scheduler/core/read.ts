@@ -51,8 +51,11 @@ export interface QueueView {
   priorityFence: boolean;
   /** Usage chosen as preemption victims and not released yet. */
   preempting: Res;
-  /** Allocations made on and released from this queue since it was made (counts.ts; a parent's stay 0). */
-  containers: { allocated: number; released: number };
+  /**
+   * Since the queue was made (counts.ts; a parent's stay 0): allocations made on and released from it, its
+   * applications that completed or failed.
+   */
+  counts: { allocated: number; released: number; completed: number; failed: number };
   /** The properties in force (own over inherited; a dynamic leaf's from its child template). */
   properties: Record<string, string>;
   /** The child template dynamic queues below get (own or inherited); undefined: none. */
@@ -218,7 +221,7 @@ export function queueView(q: Queue, subtree: boolean, partitionPreemption = true
     preemptionFence: q.preemption.preemptionPolicy === "fence",
     priorityFence: q.preemption.priorityPolicy === "fence",
     preempting: copy(q.preempting),
-    containers: { ...q.containers },
+    counts: { ...q.counts },
     properties: { ...q.properties },
     template: q.template && {
       maxApplications: q.template.maxApps,

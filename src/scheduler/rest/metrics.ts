@@ -130,7 +130,9 @@ interface DynamicFamily {
   type: "counter" | "gauge";
   aggregator: "sum";
   values: { labels: Record<string, string>; value: number }[];
-  get(): Promise<Omit<DynamicFamily, "get">>;
+  get(): Promise<Omit<DynamicFamily, "get" | "reset">>;
+  /** Nothing to reset: the values are the core's (prom-client's `resetMetrics` calls it on every metric). */
+  reset(): void;
 }
 
 const family = (name: string, help: string, type: DynamicFamily["type"], values: DynamicFamily["values"]): DynamicFamily => ({
@@ -142,6 +144,7 @@ const family = (name: string, help: string, type: DynamicFamily["type"], values:
   async get() {
     return { name, help, type, aggregator: "sum", values };
   },
+  reset() {},
 });
 
 const QUEUE_CONTAINER_HELP = "Queue container metrics. State of the attempt includes `allocated`, `released`.";
@@ -261,17 +264,26 @@ export function registerYunikornMetrics(registry: Registry, core: SchedulerCore)
     collect() {
       this.reset();
       const live = activeByQueue(core);
-      const leaves = new Set(
-        allQueues(core)
-          .filter((q) => q.isLeaf)
-          .map((q) => q.path),
-      );
-      for (const path of new Set([...live.keys(), ...[...core.counts.queues.keys()].filter((p) => leaves.has(p))])) {
-        const labels = live.get(path);
-        const ended = core.counts.queues.get(path);
+      const seen = new Set<string>();
+      for (const q of allQueues(core)) {
+        if (!q.isLeaf) continue;
+        const labels = live.get(q.path);
+        // rejected applications are counted by path (a rejection may name no queue that exists); once per path
+        const rejected = seen.has(q.path) ? 0 : (core.counts.queues.get(q.path)?.rejected ?? 0);
+        seen.add(q.path);
+        // a leaf no application used has no series (upstream makes a queue's on first use)
+        if (!labels && q.counts.completed === 0 && q.counts.failed === 0 && rejected === 0) continue;
         for (const state of QUEUE_APP_STATES) {
-          const n = state === "completed" || state === "failed" || state === "rejected" ? (ended?.[state] ?? 0) : (labels?.get(state) ?? 0);
-          this.set({ queue: path, state }, n);
+          const n =
+            state === "completed"
+              ? q.counts.completed
+              : state === "failed"
+                ? q.counts.failed
+                : state === "rejected"
+                  ? rejected
+                  : (labels?.get(state) ?? 0);
+          // inc: a path in two partitions adds up (upstream's metrics have no partition)
+          this.inc({ queue: q.path, state }, n);
         }
       }
     },
@@ -325,8 +337,8 @@ export function registerYunikornMetrics(registry: Registry, core: SchedulerCore)
       next.set(
         name,
         family(name, QUEUE_CONTAINER_HELP, "counter", [
-          { labels: { state: "allocated" }, value: q.containers.allocated },
-          { labels: { state: "released" }, value: q.containers.released },
+          { labels: { state: "allocated" }, value: q.counts.allocated },
+          { labels: { state: "released" }, value: q.counts.released },
         ]),
       );
     }

@@ -75,7 +75,7 @@ describe("metric names (upstream formatMetricName, metrics_test.go)", () => {
       fc.property(fc.string({ minLength: 1, maxLength: 100, unit: "binary" }), (s) => {
         expect(metricName(s)).toMatch(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/);
       }),
-      { numRuns: 300 },
+      { numRuns: 200 },
     );
   });
 });
@@ -149,7 +149,8 @@ describe("a scrape after real core calls", () => {
     expect(qa("root.a", "accepted")).toBe(1);
     expect(qa("root.a", "new")).toBe(0);
     expect(qa("root.b", "running")).toBeUndefined(); // a queue no application used has no series
-    expect(s.values.get('yunikorn_queue_app_total{queue="root.missing",state="rejected"}')).toBe(1);
+    // placement refused it: counted under no queue, as upstream's placement clears the path
+    expect(s.values.get('yunikorn_queue_app_total{queue="",state="rejected"}')).toBe(1);
     expect(s.types.get("yunikorn_queue_app_total")).toBe("counter");
     expect(s.values.get('yunikorn_root_a_queue_container{state="allocated"}')).toBe(1);
     expect(s.types.get("yunikorn_root_a_queue_container")).toBe("counter");
@@ -172,6 +173,57 @@ describe("a scrape after real core calls", () => {
     expect(s.values.get('yunikorn_queue_app_total{queue="root.a",state="completed"}')).toBe(1);
     expect(s.values.get('yunikorn_root_a_queue_container{state="released"}')).toBe(1);
     expect(["active", "draining", "decommissioned", "failed"].map(node)).toEqual([1, 0, 1, 1]);
+  });
+
+  it("counts a rejection under the queue upstream's would: asked for, none when placement refused, placed", async () => {
+    const { core, scrape } = setup();
+    core.updateApplication({
+      new: [
+        { applicationID: "app-1", queueName: "root.a", ugi },
+        // refused before placement (no user): the name asked for, as given
+        { applicationID: "app-nouser", queueName: "root.B", ugi: { user: "" } },
+        // refused by placement: no queue
+        { applicationID: "app-nowhere", queueName: "root.missing", ugi },
+        // refused after placement (its placeholders exceed root.a's max): the placed queue
+        { applicationID: "app-gang", queueName: "root.a", ugi, placeholderAsk: { memory: 500 } },
+      ],
+    });
+    // the same id again (upstream AddRejectedApplication): rejected and listed, the running one untouched
+    const dup = core.updateApplication({ new: [{ applicationID: "app-1", queueName: "root.a", ugi }] });
+    expect(dup.rejectedApplications.map((r) => r.id)).toEqual(["app-1"]);
+    expect(core.applicationViews("active").map((a) => a.id)).toEqual(["app-1"]);
+    expect(
+      core
+        .applicationViews("rejected")
+        .map((a) => a.id)
+        .sort(),
+    ).toEqual(["app-1", "app-gang", "app-nouser", "app-nowhere"]);
+    const s = await scrape();
+    const total = (queue: string) => s.values.get(`yunikorn_queue_app_total{queue="${queue}",state="rejected"}`);
+    expect([total("root.B"), total(""), total("root.a")]).toEqual([1, 1, 2]);
+    expect(s.values.get('yunikorn_scheduler_application_submission_total{result="rejected"}')).toBe(4);
+    expect(s.values.get('yunikorn_scheduler_application_submission_total{result="new"}')).toBe(1);
+    expect(s.values.get('yunikorn_queue_app{queue="root.a",state="rejected"}')).toBe(2);
+  });
+
+  it("counts an application that runs again after completing as a new submission", async () => {
+    const { clock, core, scrape } = setup();
+    core.updateNode([{ nodeID: "node-1", action: "CREATE", schedulableResource: { memory: 100, vcore: 10 } }]);
+    core.updateApplication({ new: [{ applicationID: "app-1", queueName: "root.a", ugi }] });
+    const ask = (key: string) => ({ allocationKey: key, applicationID: "app-1", resourcePerAlloc: { memory: 10, vcore: 1 } });
+    core.updateAllocation({ allocations: [ask("k1")] });
+    core.schedule();
+    core.updateAllocation({ releases: [{ applicationID: "app-1", allocationKey: "k1" }] });
+    clock.now += 31_000;
+    core.schedule();
+    expect(core.applicationViews("completed").map((a) => a.id)).toEqual(["app-1"]);
+    core.updateAllocation({ allocations: [ask("k2")] });
+    expect(core.applicationViews("active").map((a) => a.id)).toEqual(["app-1"]);
+    const s = await scrape();
+    const sub = (result: string) => s.values.get(`yunikorn_scheduler_application_submission_total{result="${result}"}`);
+    expect([sub("new"), sub("accepted")]).toEqual([2, 2]);
+    expect(s.values.get('yunikorn_queue_app{queue="root.a",state="completed"}')).toBe(1);
+    expect(s.values.get('yunikorn_queue_app{queue="root.a",state="accepted"}')).toBe(1);
   });
 
   it("shows queue resources with upstream's labels: pending on the path, maxRunningApps as resource apps (TestPendingCalc)", async () => {
@@ -214,6 +266,13 @@ describe("a scrape after real core calls", () => {
     expect(s.values.get('yunikorn_queue_app{queue="root.tenants.t-1",state="completed"}')).toBeUndefined();
     expect(s.values.get('yunikorn_queue_app_total{queue="root.tenants.t-1",state="completed"}')).toBe(1);
     expect(s.values.get('yunikorn_scheduler_container_allocation_attempt_total{state="released"}')).toBe(1);
+    // made again: its queue metrics start afresh, its terminal counter goes on
+    core.updateApplication({ new: [{ applicationID: "app-2", queueName: "root.tenants.t-1", ugi }] });
+    s = await scrape();
+    expect(s.values.get('yunikorn_queue_app{queue="root.tenants.t-1",state="new"}')).toBe(1);
+    expect(s.values.get('yunikorn_queue_app{queue="root.tenants.t-1",state="completed"}')).toBe(0);
+    expect(s.values.get('yunikorn_root_tenants_t_1_queue_container{state="allocated"}')).toBe(0);
+    expect(s.values.get('yunikorn_queue_app_total{queue="root.tenants.t-1",state="completed"}')).toBe(1);
   });
 
   it("observes the two scheduling histograms in seconds with upstream's buckets", async () => {
