@@ -276,7 +276,7 @@ export class ShimContext {
   /** Core application ids by (namespace, user, pod application id). */
   readonly appKeys = new ApplicationKeys();
   /** Nodes registered with the core, with their labels and taints for the predicates. */
-  readonly nodes = new Map<string, { capacity: Res; unschedulable: boolean; view: NodeView }>();
+  readonly nodes = new Map<string, { capacity: Res; unschedulable: boolean; view: NodeView; uid?: string }>();
   /** Pods the core does not manage, by UID: their node and resources (reference §2.9), and what the REST API lists. */
   private readonly foreign = new Map<string, ForeignPodView>();
   /** The same by node, then UID (what a node's REST answer lists). */
@@ -344,9 +344,18 @@ export class ShimContext {
           },
         ];
       }
-      this.nodes.set(name, { capacity: info.schedulableResource ?? {}, unschedulable, view });
+      const uid = node.metadata?.uid;
+      this.nodes.set(name, { capacity: info.schedulableResource ?? {}, unschedulable, view, uid });
+      // upstream registerNodes: a Normal NodeAccepted event on the node
+      const accepted: ShimAction = {
+        kind: "event",
+        object: { kind: "Node", name, uid },
+        type: "Normal",
+        reason: "NodeAccepted",
+        message: `node ${name} is accepted by the scheduler`,
+      };
       // Pods that arrived before their node, and asks no node could hold before, get another chance.
-      return [...this.retryOrphans(name), ...this.retryRejected()];
+      return [accepted, ...this.retryOrphans(name), ...this.retryRejected()];
     }
     known.view = view;
     const out: ShimAction[] = [];
@@ -364,10 +373,20 @@ export class ShimContext {
 
   /** Removes a node: allocations not yet bound go back to asks, bound pods wait as orphans for the node. */
   deleteNode(name: string): ShimAction[] {
-    if (!this.nodes.has(name)) return [];
+    const known = this.nodes.get(name);
+    if (!known) return [];
     this.nodes.delete(name);
     const released = this.core.updateNode([{ nodeID: name, action: "DECOMISSION" }]).released;
-    const out: ShimAction[] = [];
+    // upstream deleteNodeInternal: a Normal NodeDeleted event on the node
+    const out: ShimAction[] = [
+      {
+        kind: "event",
+        object: { kind: "Node", name, uid: known.uid },
+        type: "Normal",
+        reason: "NodeDeleted",
+        message: `node ${name} is deleted from the scheduler`,
+      },
+    ];
     for (const a of released) {
       const t = this.tasks.get(a.key);
       if (!t) continue;

@@ -73,7 +73,16 @@ const kinds = (a: ShimAction[]) => a.map((x) => x.kind);
 describe("ShimContext standalone scheduling", () => {
   it("nodes then pods: bind actions, never more pods on a node than it holds", () => {
     const { ctx, used, part } = setup();
-    expect(ctx.syncNode(node("n1"))).toEqual([]);
+    // upstream registerNodes: NodeAccepted on each new node, nothing when it is seen again
+    const accepted = (name: string) => ({
+      kind: "event",
+      object: { kind: "Node", name, uid: `node-uid-${name}` },
+      type: "Normal",
+      reason: "NodeAccepted",
+      message: `node ${name} is accepted by the scheduler`,
+    });
+    expect(ctx.syncNode(node("n1"))).toEqual([accepted("n1")]);
+    expect(ctx.syncNode(node("n2"))).toEqual([accepted("n2")]);
     expect(ctx.syncNode(node("n2"))).toEqual([]);
     const pods = Array.from({ length: 10 }, (_, i) => pod(`p${i}`));
     for (const p of pods) expect(ctx.syncPod(p)).toEqual([]);
@@ -412,7 +421,16 @@ describe("ShimContext recovery", () => {
     const a = pod("a");
     ctx.syncPod(a);
     expect(binds(ctx.schedule())).toEqual([expect.objectContaining({ node: "n1", pod: expect.objectContaining({ name: "a" }) })]);
-    expect(ctx.deleteNode("n1")).toEqual([]);
+    // upstream deleteNodeInternal: NodeDeleted on the node, once
+    expect(ctx.deleteNode("n1")).toEqual([
+      {
+        kind: "event",
+        object: { kind: "Node", name: "n1", uid: "node-uid-n1" },
+        type: "Normal",
+        reason: "NodeDeleted",
+        message: "node n1 is deleted from the scheduler",
+      },
+    ]);
     expect(ctx.deleteNode("n1")).toEqual([]);
     expect(ctx.tasks.get("uid-b")!.state).toBe("Orphan");
     expect(ctx.tasks.get("uid-a")).toMatchObject({ state: "Asked", node: undefined });
@@ -703,7 +721,7 @@ describe("ShimContext rejected asks", () => {
     expect(ctx.retryRejected()).toEqual([]);
     expect(ctx.tasks.get("uid-big")!.state).toBe("Rejected");
 
-    expect(ctx.syncNode(node("huge", "32", "64Gi"))).toEqual([]);
+    expect(ctx.syncNode(node("huge", "32", "64Gi")).filter((a) => a.kind !== "event" || a.reason !== "NodeAccepted")).toEqual([]);
     expect(ctx.tasks.get("uid-big")).toMatchObject({ state: "Asked", rejection: undefined });
     expect(binds(ctx.schedule())).toEqual([{ kind: "bind", pod: ref, node: "huge" }]);
     expect(used("huge")).toBe(16000);
