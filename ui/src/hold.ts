@@ -194,6 +194,12 @@ export function holdWords(h: HoldReasonInfo | undefined): HoldWords {
         reason: `No node has ${resources(h.ask)} free (${h.nodes} node${h.nodes === 1 ? "" : "s"})`,
         unblock: "Pods finishing on one node so that the whole request fits there, or a larger node.",
       };
+    case "queueNotLeaf":
+      return {
+        kind: "queue not a leaf",
+        reason: `Queue ${h.queuePath} became a parent queue in a new configuration; applications still in it are not scheduled`,
+        unblock: `A configuration that makes ${h.queuePath} a leaf queue again, or the pod resubmitted to a leaf queue.`,
+      };
     case "noNodeMatches":
       return {
         kind: "no matching node",

@@ -64,6 +64,11 @@ export type HoldReason =
       readonly reservation: Readonly<Res>;
       readonly taskGroups: readonly TaskGroupProgress[];
     }
+  /**
+   * The application's queue is a parent now: a configuration made the leaf it was placed in a parent queue (adding
+   * queues below it or `parent: true`); its asks wait until a configuration makes the queue a leaf again.
+   */
+  | { readonly kind: "queueNotLeaf"; readonly queuePath: string }
   /** Placement refused the application (its rejection, placement/types.ts; not a pending-ask hold). */
   | { readonly kind: "placementRefused"; readonly refusal: PlacementRefusal };
 
@@ -95,6 +100,7 @@ export function holdState(r: HoldReason): "Skipped" | "Failed" {
     case "limit":
     case "placementRefused":
     case "gangReservation":
+    case "queueNotLeaf":
       return "Skipped";
     default:
       return "Failed";
@@ -159,6 +165,8 @@ export function formatHoldReason(r: HoldReason): string {
       return `waiting on node ${r.nodeId} reserved for it to have ${format(r.ask)} free (available ${format(r.available)})`;
     case "placementRefused":
       return formatPlacementRefusal(r.refusal);
+    case "queueNotLeaf":
+      return `queue ${r.queuePath} is a parent queue since the configuration changed: its applications wait until it is a leaf again`;
     case "preemption": {
       const n = r.victims.length;
       const queues = [...new Set(r.victims.map((v) => v.queuePath))].join(", ");

@@ -926,6 +926,7 @@ export class Partition {
       };
     }
     if (ask.preemption && ask.reservedNode) return this.preemptions.hold(app, ask, ask.preemption, ask.reservedNode);
+    if (!app.queue.isLeaf) return { kind: "queueNotLeaf", queuePath: app.queue.path };
     const quota = this.quotaHold(app, ask.resource);
     if (quota) return quota;
     const cluster = clusterHold(this.root, ask.resource);

@@ -88,6 +88,12 @@ export class QueueTree {
   propertyProblems: (PropertyProblem & { queue: string })[] = [];
   /** Changes since the last `drainChanges`. */
   private changes: QueueChange[] = [];
+  /**
+   * Queues the last configuration makes leaves that stayed parents because children (draining, or dynamic) were still
+   * below them, with that configuration: once their last child is removed they become the leaves it asks for.
+   */
+  private leavesOnceEmpty = new Set<Queue>();
+  private last?: { rootCfg: QueueConfig; quotaPreemption: QuotaPreemptionTracker };
 
   /** Creates the root queue; `configure` sets it up and fills the tree. */
   constructor() {
@@ -104,6 +110,8 @@ export class QueueTree {
   configure(rootCfg: QueueConfig, quotaPreemption: QuotaPreemptionTracker, now?: number): void {
     const seen = new Set<Queue>();
     this.propertyProblems = [];
+    this.leavesOnceEmpty = new Set();
+    this.last = { rootCfg, quotaPreemption };
     const build = (qc: QueueConfig, parent: Queue | undefined, parentProps: Record<string, string> | undefined): void => {
       const name = qc.name.toLowerCase();
       const isLeaf = parent !== undefined && !qc.parent && (qc.queues ?? []).length === 0;
@@ -134,7 +142,10 @@ export class QueueTree {
         q.managed = true;
         const wasLeaf = q.isLeaf;
         if (parent) quotaBefore = { max: q.max, delayMs: q.preemption.quotaPreemptionDelayMs };
+        // a leaf in the configuration with children still below stays a parent until they are gone (`removeEmpty`):
+        // the walk goes on serving them (upstream turns it into a leaf at once and stops walking them)
         q.isLeaf = isLeaf && q.children.size === 0;
+        if (isLeaf && !q.isLeaf) this.leavesOnceEmpty.add(q);
         if (wasLeaf !== q.isLeaf) this.changes.push({ kind: "type", path: q.path, isLeaf: q.isLeaf });
         const guaranteed = configuredResource(qc.resources?.guaranteed);
         if (!sameResource(q.guaranteed, guaranteed)) this.changes.push({ kind: "guaranteed", path: q.path, guaranteed });
@@ -280,7 +291,8 @@ export class QueueTree {
       // no copy of the children: iterating a Map goes on past entries deleted behind it
       for (const c of q.children.values()) {
         walk(c);
-        const empty = c.isLeaf ? c.apps.size === 0 : c.children.size === 0;
+        // a parent may still hold applications (a leaf the configuration made a parent): kept until they leave
+        const empty = c.apps.size === 0 && c.children.size === 0;
         if (empty && (!c.managed || c.draining) && isZero(c.allocated) && !hasPositive(c.pending)) {
           q.removeChild(c.name);
           removed.push(c.path);
@@ -290,6 +302,9 @@ export class QueueTree {
     };
     walk(this.root);
     if (removed.length > 0) this.staleness = "full";
+    // a queue the configuration makes a leaf whose last child went: the configuration applied again makes it one
+    if (this.last && [...this.leavesOnceEmpty].some((q) => q.children.size === 0 && this.find(q.path) === q))
+      this.configure(this.last.rootCfg, this.last.quotaPreemption);
     return removed;
   }
 

@@ -323,7 +323,8 @@ export class Queue extends OrderMember<Member, Member> {
    * O(depth · log n).
    */
   update(app: Application): void {
-    const eligible = app.hasSchedulable() && SCHEDULABLE_STATES.has(app.state) && app.inQueue;
+    // an application of a leaf the configuration made a parent is never ordered: the walk below a parent reads queues
+    const eligible = this.isLeaf && app.hasSchedulable() && SCHEDULABLE_STATES.has(app.state) && app.inQueue;
     if (eligible) {
       const p = app.maxPendingPriority();
       this.position(app, this.appKey(app, p), p);

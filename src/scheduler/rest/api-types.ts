@@ -215,6 +215,8 @@ export type HoldReasonInfo = { state: "Skipped" | "Failed"; message: string } &
     | { kind: "limit"; hold: LimitHoldInfo }
     /** No schedulable node has the ask free now. */
     | { kind: "noNodeFits"; ask: Resource; nodes: number }
+    /** The application's leaf became a parent queue in a new configuration: its asks wait until it is a leaf again. */
+    | { kind: "queueNotLeaf"; queuePath: string }
     /** Nodes have room, but none passes the pod's node selector, affinity or tolerations. */
     | { kind: "noNodeMatches"; ask: Resource }
     /** The ask reserved a node and waits for it to have room. */

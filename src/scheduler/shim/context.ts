@@ -884,9 +884,11 @@ export class ShimContext {
       if (!hold) continue;
       const who = `${t.pod.namespace}/${t.pod.name}`;
       const message =
-        state === "Skipped"
-          ? `Task ${who} is skipped from scheduling because the queue quota has been exceeded: ${reason}`
-          : `Task ${who} is pending for the requested resources become available: ${reason}`;
+        hold.kind === "queueNotLeaf"
+          ? `Task ${who} is skipped from scheduling: ${reason}`
+          : state === "Skipped"
+            ? `Task ${who} is skipped from scheduling because the queue quota has been exceeded: ${reason}`
+            : `Task ${who} is pending for the requested resources become available: ${reason}`;
       out.push(
         { kind: "condition", pod: t.pod, reason: state === "Skipped" ? "SchedulingSkipped" : "Unschedulable", message: reason! },
         { kind: "event", object: podObject(t.pod), type: "Normal", reason: "PodUnschedulable", message },
