@@ -698,6 +698,14 @@ export class ShimContext {
       } else if (task.state === "Orphan" && task.node && this.nodes.has(task.node)) {
         this.core.updateAllocation({ releases: [{ applicationID: task.appId, allocationKey: task.pod.uid }] });
       }
+      // its last pod gone and nothing ever asked (pods bound to nodes not known yet, or rejected asks): the core would
+      // keep the application New forever, and its dynamic queue with it (upstream makes none for an orphan pod)
+      if (app.size === 0 && this.core.applicationState(task.appId) === "New") {
+        this.core.updateApplication({ remove: [{ applicationID: task.appId }] });
+        this.apps.delete(task.appId);
+        this.gangs.delete(task.appId);
+        this.originators.delete(task.appId);
+      }
     }
     // the id stays reserved for its key while the core holds the application (until it completes)
     this.appKeys.release(task.appId, this.apps.has(task.appId));

@@ -382,6 +382,30 @@ describe("ShimContext recovery", () => {
     expect(used("n1")).toBe(4000);
   });
 
+  it("an application whose only pods were orphans or rejected, all deleted, leaves the core (never left New)", () => {
+    const { core, ctx, part } = setup();
+    const orphan = pod("early", { cpu: "2", node: "n9" });
+    ctx.syncPod(orphan);
+    const appId = ctx.tasks.get("uid-early")!.appId;
+    expect(core.applicationState(appId)).toBe("New");
+    ctx.deletePod(orphan);
+    // upstream makes no application for an orphan pod: nothing is left behind, and its queue can be cleaned up
+    expect(core.applicationState(appId)).toBeUndefined();
+    expect(ctx.stats()).toMatchObject({ applications: 0 });
+    // an application with a pod whose ask was rejected (larger than any node), then deleted, goes the same way
+    ctx.syncNode(node("n1"));
+    const big = pod("big", { cpu: "64" });
+    ctx.syncPod(big);
+    expect(ctx.tasks.get("uid-big")!.state).toBe("Rejected");
+    expect(core.applicationState(appId)).toBe("New");
+    ctx.deletePod(big);
+    expect(core.applicationState(appId)).toBeUndefined();
+    expect(part.apps.size).toBe(0);
+    // a pod of it coming back later makes the application again
+    ctx.syncPod(pod("again"));
+    expect(core.applicationState(appId)).toBe("Accepted");
+  });
+
   it("a bound pod whose node is unknown is an Orphan until the node is synced, then Bound", () => {
     const { ctx, used, part } = setup();
     const p = pod("early", { cpu: "2", node: "n9" });
