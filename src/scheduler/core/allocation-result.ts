@@ -41,8 +41,11 @@ export type AllocationResult =
       readonly appId: string;
       readonly key: string;
       readonly nodeId: string;
-      /** `preemptionEnded`: the victims of a preemption are gone and the node still has no room for the ask. */
-      readonly cause: "askRemoved" | "nodeRemoved" | "nodeUnschedulable" | "askChanged" | "preemptionEnded";
+      /**
+       * `preemptionEnded`: the victims of a preemption are gone and the node still has no room for the ask;
+       * `queueNotLeaf`: a configuration made the ask's leaf a parent queue (its asks wait, the node is free for others).
+       */
+      readonly cause: "askRemoved" | "nodeRemoved" | "nodeUnschedulable" | "askChanged" | "preemptionEnded" | "queueNotLeaf";
     }
   /** Gang scheduling: the real ask takes the placeholder `placeholderKey`'s node; `placeholder` is the allocation gone. */
   | { readonly kind: "replaced"; readonly allocation: Allocation; readonly placeholderKey: string; readonly placeholder: Allocation }

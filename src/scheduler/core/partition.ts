@@ -822,7 +822,7 @@ export class Partition {
     for (const r of this.reservations.values()) {
       const app = this.apps.get(r.appId);
       const ask = app?.asks.get(r.key);
-      if (!app || !ask || ask.node || ask.preemption) continue;
+      if (!app || !ask || ask.node || ask.preemption || !app.queue.isLeaf) continue;
       if ((app.state === "Accepted" || app.state === "Reserving") && this.runHold(app)) continue;
       const d = this.preemptions.tryHeld(app, ask, this.context.askHold(app, ask), now);
       if (d) return this.apply(d, now);
@@ -845,6 +845,12 @@ export class Partition {
         // defensive: every path that ends an ask or a node releases its reservation
         this.reservations.release(ask, r, node);
         return { kind: "unreserved", appId: r.appId, key: r.key, nodeId: r.nodeId, cause: node ? "askRemoved" : "nodeRemoved" };
+      }
+      if (!app.queue.isLeaf) {
+        // a configuration made its leaf a parent queue (applyConfig moves the epoch): its asks wait, a preemption under
+        // way for it ends, and the node is free for others
+        this.unreserve(ask);
+        return { kind: "unreserved", appId: r.appId, key: r.key, nodeId: r.nodeId, cause: "queueNotLeaf" };
       }
       if ((app.state === "Accepted" || app.state === "Reserving") && this.runHold(app)) continue;
       if (ask.preemption && this.preemptions.stalled(app, ask, node)) {
@@ -916,6 +922,7 @@ export class Partition {
     const app = this.apps.get(appId);
     const ask = app?.asks.get(key);
     if (!app || !ask || ask.node) return undefined;
+    if (!app.queue.isLeaf) return { kind: "queueNotLeaf", queuePath: app.queue.path };
     if (app.state === "Reserving" && !ask.placeholder && app.gang) {
       return {
         kind: "gangReservation",
@@ -926,7 +933,6 @@ export class Partition {
       };
     }
     if (ask.preemption && ask.reservedNode) return this.preemptions.hold(app, ask, ask.preemption, ask.reservedNode);
-    if (!app.queue.isLeaf) return { kind: "queueNotLeaf", queuePath: app.queue.path };
     const quota = this.quotaHold(app, ask.resource);
     if (quota) return quota;
     const cluster = clusterHold(this.root, ask.resource);

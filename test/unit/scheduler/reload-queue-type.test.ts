@@ -7,7 +7,10 @@
  * configuration asks for.
  */
 import { describe, expect, it } from "vitest";
+import { decodeQueuesYaml } from "../../../src/scheduler/core/config.js";
+import { Partition } from "../../../src/scheduler/core/partition.js";
 import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
+import { validateSchedulerConfig } from "../../../src/scheduler/core/validate.js";
 
 /** root with the given children (YAML at the indentation of root's children). */
 const config = (children: string) => `partitions:
@@ -79,6 +82,68 @@ describe("a configuration changing a queue's type while it is in use", () => {
     clock.now += 60_000;
     expect(placed()).toEqual([]);
     expect(core.queueView("root.a")).toMatchObject({ isLeaf: false, allocated: { memory: 10 }, pending: { memory: 10 } });
+  });
+
+  it("a reservation held for an application of a leaf made a parent is given up: never placed from it, never preempting", () => {
+    const CPU = 1000;
+    const partitionConfig = (aChildren: string) =>
+      validateSchedulerConfig(
+        decodeQueuesYaml(
+          config(
+            "          - name: a\n            resources: {guaranteed: {vcore: 2}}\n            properties: {preemption.delay: 30s}\n" +
+              aChildren +
+              "          - name: b\n",
+          ),
+        ),
+      ).partitions[0]!;
+    const p = new Partition({ name: "default", config: partitionConfig(""), reservationDelayMs: 2_000 });
+    for (const n of ["n1", "n2"]) p.addNode(n, { vcore: 4 * CPU });
+    // b fills both nodes; a's ask (under a's guarantee) reserves a node, and could preempt once its delay passed
+    for (const [id, node] of [
+      ["b1", "n1"],
+      ["b2", "n2"],
+    ] as const) {
+      p.addApplication({ id, queue: "root.b", user: "u", groups: [], tags: {}, now: 0 });
+      for (let i = 0; i < 2; i++)
+        p.addAsk({ appId: id, key: `${id}-${i}`, resource: { vcore: (1 + i) * CPU }, priority: 0, createTime: 1 + i, now: 0, node });
+    }
+    p.addApplication({ id: "a1", queue: "root.a", user: "u", groups: [], tags: {}, now: 10_000 });
+    p.addAsk({ appId: "a1", key: "ask", resource: { vcore: 2 * CPU }, priority: 0, createTime: 10_000, now: 10_000 });
+    const run = (now: number) => {
+      p.tick(now);
+      const out = [];
+      for (let r = p.tryAllocate(now); r; r = p.tryAllocate(now)) out.push(r);
+      return out;
+    };
+    run(10_500);
+    expect(run(13_000).map((r) => r.kind)).toEqual(["reserved"]);
+    const reserved = p.reservationList()[0]!.nodeId;
+    p.applyConfig(partitionConfig("            queues: [{name: x}]\n"), 20_000);
+    expect(run(20_000)).toEqual([{ kind: "unreserved", appId: "a1", key: "ask", nodeId: reserved, cause: "queueNotLeaf" }]);
+    // past the preemption delay: no victim is taken for it; room freed on the node goes to nobody from root.a
+    expect(run(41_000)).toEqual([]);
+    p.removeAsk("b1", "b1-1", 42_000);
+    expect(run(42_000)).toEqual([]);
+    expect(p.holdReason("a1", "ask")).toEqual({ kind: "queueNotLeaf", queuePath: "root.a" });
+  });
+
+  it("a gang left in a leaf made a parent: its real pod's hold names the queue, not the gang's reservation", () => {
+    const { core, placed } = setup("          - name: a\n");
+    core.updateApplication({
+      new: [{ applicationID: "g", queueName: "root.a", ugi: { user: "u" }, placeholderAsk: { memory: 200 } }],
+    });
+    const gangAsk = (key: string, placeholder: boolean) =>
+      core.updateAllocation({
+        allocations: [{ allocationKey: key, applicationID: "g", resourcePerAlloc: { memory: 100 }, placeholder, taskGroupName: "tg" }],
+      });
+    gangAsk("driver", false);
+    gangAsk("ph1", true);
+    expect(core.applicationState("g")).toBe("Reserving");
+    expect(core.updateConfiguration(config("          - name: a\n            queues: [{name: b}]\n")).ok).toBe(true);
+    gangAsk("ph2", true);
+    expect(placed()).toEqual([]);
+    expect(core.holdReason("g", "driver")).toEqual({ kind: "queueNotLeaf", queuePath: "root.a" });
+    expect(core.holdReason("g", "ph2")).toEqual({ kind: "queueNotLeaf", queuePath: "root.a" });
   });
 
   it("a parent made a leaf serves its draining child until it is gone, then takes applications as a leaf", () => {
