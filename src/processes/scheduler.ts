@@ -23,15 +23,8 @@ import { runSchedulingLoop, type SchedulingLoop } from "../scheduler/controllers
 import { schedulerMetrics } from "../scheduler/controllers/metrics.js";
 import { registerYunikornMetrics } from "../scheduler/rest/metrics.js";
 import { extenderRoutes } from "../scheduler/rest/extender-routes.js";
-import {
-  FORWARDED_HEADER,
-  LEADER_ADDRESS_ANNOTATION,
-  SERVED_BY_HEADER,
-  forwardDecision,
-  forwardRequest,
-} from "../scheduler/rest/forward.js";
+import { LEADER_ADDRESS_ANNOTATION, replicaIntercept } from "../scheduler/rest/forward.js";
 import { corralBuildInfo } from "../scheduler/rest/cluster-dao.js";
-import { error as restError } from "../scheduler/rest/router.js";
 import { json, startRestServer } from "../scheduler/rest/server.js";
 import { extraConfigOf, generateUniqueAppIdsOf } from "../scheduler/shim/config.js";
 import { DEFAULT_GANG_CONFIG, parseGangConfig } from "../scheduler/shim/gang/config.js";
@@ -224,19 +217,7 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
       : {}),
   };
   // Two replicas: a follower answers REST reads with the leader's state by forwarding them (rest/forward.ts).
-  const intercept = (req: IncomingMessage, res: ServerResponse): boolean => {
-    res.setHeader(SERVED_BY_HEADER, o.identity);
-    if (!o.leaderElect) return false;
-    const path = (req.url ?? "/").split("?")[0]!;
-    const d = forwardDecision(req.method ?? "GET", path, req.headers[FORWARDED_HEADER] !== undefined, { leading, leaderAddress });
-    if (d.action === "local") return false;
-    if (d.action === "unavailable") restError(res, 503, d.reason);
-    else {
-      res.removeHeader(SERVED_BY_HEADER);
-      forwardRequest(req, res, d.target, o.identity);
-    }
-    return true;
-  };
+  const intercept = replicaIntercept({ identity: o.identity, leaderElect: o.leaderElect, view: () => ({ leading, leaderAddress }) });
   const rest = await startRestServer({
     host: o.host,
     port: o.port,

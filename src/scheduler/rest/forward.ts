@@ -5,7 +5,8 @@
  *
  * - forwarded: every request under `/ws/` and `/debug/` except `GET /ws/v1/metrics` (each replica's own process
  *   metrics, as Prometheus scrapes pods), `GET /ws/v1/scheduler/healthcheck` (the replica's own probe) and
- *   `POST /ws/v1/validate-conf` (stateless: any replica validates);
+ *   `POST /ws/v1/validate-conf` (stateless: any replica validates); and plugin mode's extender verbs under
+ *   `/scheduler/` (`filter`, `bind`: kube-scheduler reaches the Service, and only the leader has allocations);
  * - a forwarded request carries `x-corral-forwarded`; a replica that is not the leader either answers it with 503
  *   instead of forwarding again (no loops while the Lease changes hands);
  * - no leader known, or the leader unreachable: 503 in YuniKorn's error body — never an empty core's answer.
@@ -38,6 +39,9 @@ export interface LeaderView {
   leaderAddress?: string;
 }
 
+/** Plugin mode's extender verbs (`POST /scheduler/filter`, `/scheduler/bind`; extender-routes.ts). */
+const EXTENDER_PREFIX = "/scheduler/";
+
 const LOCAL = new Set([
   "GET /ws/v1/metrics",
   "GET /ws/v1/scheduler/healthcheck",
@@ -56,7 +60,7 @@ export function forwardDecision(
   view: LeaderView,
 ): { action: "local" } | { action: "forward"; target: string } | { action: "unavailable"; reason: string } {
   if (view.leading) return { action: "local" };
-  if (!path.startsWith("/ws/") && !path.startsWith("/debug/")) return { action: "local" };
+  if (!path.startsWith("/ws/") && !path.startsWith("/debug/") && !path.startsWith(EXTENDER_PREFIX)) return { action: "local" };
   if (LOCAL.has(`${method} ${path}`)) return { action: "local" };
   if (forwarded) return { action: "unavailable", reason: "this replica is not the leader (request already forwarded once)" };
   if (!view.leaderAddress) return { action: "unavailable", reason: "no leader known: the leader Lease names no REST address" };
@@ -93,4 +97,29 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, target
   });
   res.on("close", () => up.destroy());
   req.pipe(up);
+}
+
+/**
+ * The REST server's `intercept` for one replica: names the replica on every answer (`x-corral-served-by`); with leader
+ * election, applies `forwardDecision` with the replica's view of the leader now and forwards or refuses (503).
+ * @returns true when the request was answered here (forwarded or refused), false to serve it locally
+ */
+export function replicaIntercept(o: {
+  identity: string;
+  leaderElect: boolean;
+  view: () => LeaderView;
+}): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    res.setHeader(SERVED_BY_HEADER, o.identity);
+    if (!o.leaderElect) return false;
+    const path = (req.url ?? "/").split("?")[0]!;
+    const d = forwardDecision(req.method ?? "GET", path, req.headers[FORWARDED_HEADER] !== undefined, o.view());
+    if (d.action === "local") return false;
+    if (d.action === "unavailable") error(res, 503, d.reason);
+    else {
+      res.removeHeader(SERVED_BY_HEADER);
+      forwardRequest(req, res, d.target, o.identity);
+    }
+    return true;
+  };
 }

@@ -15,9 +15,16 @@ describe("forwardDecision: a follower's REST reads go to the leader", () => {
       ["GET", "/ws/v1/metrics"],
       ["GET", "/ws/v1/scheduler/healthcheck"],
       ["POST", "/ws/v1/validate-conf"],
-      ["POST", "/scheduler/filter"],
+      ["GET", "/ui/index.html"],
     ]) {
       expect(forwardDecision(m!, p!, false, follower)).toEqual({ action: "local" });
+    }
+  });
+  it("a follower forwards plugin mode's extender verbs: only the leader holds the allocations they answer from", () => {
+    for (const p of ["/scheduler/filter", "/scheduler/bind"]) {
+      expect(forwardDecision("POST", p, false, follower)).toEqual({ action: "forward", target: "http://10.0.0.7:9080" });
+      expect(forwardDecision("POST", p, false, { leading: true })).toEqual({ action: "local" });
+      expect(forwardDecision("POST", p, true, follower)).toMatchObject({ action: "unavailable" });
     }
   });
   it("no leader known, or a request already forwarded once: 503, never the empty core", () => {
