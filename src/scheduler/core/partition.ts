@@ -369,6 +369,8 @@ export class Partition {
       if (err instanceof PlacementRefusedError) app.rejection = { kind: "placementRefused", refusal: err.refusal };
       this.life.fire(app, "rejectApplication", now);
       countTerminal(this.counts, rejectedUnder, "rejected");
+      const under = rejectedUnder ? this.find(rejectedUnder) : undefined;
+      if (under) under.counts.rejected++;
       throw err;
     }
   }
@@ -655,8 +657,9 @@ export class Partition {
   }
 
   /**
-   * Removes dynamic queues and drained (removed from the configuration) queues that hold nothing: a leaf without
-   * applications, a parent without children (upstream partition manager `cleanQueues`).
+   * Removes dynamic queues and drained (removed from the configuration) queues that hold nothing: no applications and
+   * no children (upstream partition manager `cleanQueues`); a queue the configuration makes a leaf becomes one when its
+   * last child goes (`QueueTree.removeEmpty`).
    * @returns the paths removed
    */
   removeEmptyQueues(): string[] {
@@ -913,10 +916,10 @@ export class Partition {
   // ---------------------------------------------------------------- holds
 
   /**
-   * Why a pending ask was not allocated in the last cycle, as data (yunikorn-shim reference §2.12): a quota (queue
-   * max, user/group limit, maxapplications), the cluster size, a reservation it waits on, no node with room, or no
-   * node passing the predicate; undefined when nothing holds it (it is allocated in the next cycle) or it is not
-   * pending.
+   * Why a pending ask was not allocated in the last cycle, as data (yunikorn-shim reference §2.12): its queue made a
+   * parent by a configuration, its gang's reservation, a preemption under way, a quota (queue max, user/group limit,
+   * maxapplications), the cluster size, a reservation it waits on, no node with room, or no node passing the
+   * predicate; undefined when nothing holds it (it is allocated in the next cycle) or it is not pending.
    */
   holdReason(appId: string, key: string): HoldReason | undefined {
     const app = this.apps.get(appId);

@@ -280,9 +280,11 @@ export class QueueTree {
   }
 
   /**
-   * Removes dynamic queues and drained (removed from the configuration) queues that hold nothing: a leaf without
-   * applications, a parent without children (upstream partition manager `cleanQueues`). One pass removes a parent
-   * whose children it removed.
+   * Removes dynamic queues and drained (removed from the configuration) queues that hold nothing: no applications (a
+   * leaf a configuration made a parent may hold some) and no children (upstream partition manager `cleanQueues`). One
+   * pass removes a parent whose children it removed. A queue the last configuration makes a leaf that stayed a parent
+   * for its children becomes that leaf once they are gone: the configuration is applied again (without `now`, so no
+   * quota-change preemption starts).
    * @returns the paths removed
    */
   removeEmpty(): string[] {

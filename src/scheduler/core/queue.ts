@@ -206,9 +206,10 @@ export class Queue extends OrderMember<Member, Member> {
   /**
    * Since the queue was made (counts.ts; they go with the queue, as upstream unregisters its queue metrics with it):
    * allocations made on this leaf and released from it (`yunikorn_<queue>_queue_container{state}`), and its
-   * applications that reached Completed or Failed (`yunikorn_queue_app{state}`).
+   * applications that reached Completed or Failed, or were rejected after placement chose it
+   * (`yunikorn_queue_app{state}`).
    */
-  readonly counts = { allocated: 0, released: 0, completed: 0, failed: 0 };
+  readonly counts = { allocated: 0, released: 0, completed: 0, failed: 0, rejected: 0 };
   /**
    * `preemption.policy`, `preemption.delay`, `priority.policy`, `priority.offset`, `quota.preemption.delay` after
    * inheritance and defaults (queue-properties.ts); a dynamic queue has the defaults. Replaced whole, never changed in

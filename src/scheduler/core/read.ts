@@ -52,10 +52,10 @@ export interface QueueView {
   /** Usage chosen as preemption victims and not released yet. */
   preempting: Res;
   /**
-   * Since the queue was made (counts.ts; a parent's stay 0): allocations made on and released from it, its
-   * applications that completed or failed.
+   * Since the queue was made (counts.ts; a parent's stay 0 unless it was a leaf): allocations made on and released
+   * from it, its applications that completed or failed, and those rejected under it (see `CoreCounts.queues`).
    */
-  counts: { allocated: number; released: number; completed: number; failed: number };
+  counts: { allocated: number; released: number; completed: number; failed: number; rejected: number };
   /** The properties in force (own over inherited; a dynamic leaf's from its child template). */
   properties: Record<string, string>;
   /** The child template dynamic queues below get (own or inherited); undefined: none. */

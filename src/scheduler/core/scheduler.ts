@@ -890,8 +890,9 @@ export class SchedulerCore {
   }
 
   /**
-   * Active applications by leaf queue path and state (the metrics' gauges: no view is built per application); empty
-   * for an unknown partition.
+   * Active applications by the path of their queue (a leaf; or a leaf a configuration made a parent, which keeps its
+   * applications) and state, for the metrics' gauges (no view is built per application); empty for an unknown
+   * partition.
    */
   applicationCounts(partition?: string): Map<string, Partial<Record<AppState, number>>> {
     const out = new Map<string, Partial<Record<AppState, number>>>();

@@ -1,7 +1,8 @@
 /**
- * Reads on a follower are answered by the leader: with two replicas behind one Service, a REST read that lands on
- * the follower (whose core is empty) is forwarded to the REST address the leader publishes on its Lease, and the
- * leader's answer is passed back unchanged (status, headers, body; streams included). The choice and its limits:
+ * Requests on a follower are answered by the leader: with two replicas behind one Service, a REST read or an extender
+ * verb that lands on the follower (whose core is empty) is forwarded to the REST address the leader publishes on its
+ * Lease, and the leader's answer is passed back unchanged (status, headers, body; streams included). The choice and
+ * its limits:
  *
  * - forwarded: every request under `/ws/` and `/debug/` except `GET /ws/v1/metrics` (each replica's own process
  *   metrics, as Prometheus scrapes pods), `GET /ws/v1/scheduler/healthcheck` (the replica's own probe) and
@@ -11,7 +12,8 @@
  *   instead of forwarding again (no loops while the Lease changes hands);
  * - no leader known, or the leader unreachable: 503 in YuniKorn's error body — never an empty core's answer.
  *
- * `forwardDecision` is the rule (pure); `forwardRequest` the edge.
+ * `forwardDecision` is the rule (pure); `forwardRequest` the edge; `replicaIntercept` puts them in front of the REST
+ * server.
  */
 import { type IncomingMessage, type ServerResponse, request } from "node:http";
 import { error } from "./router.js";

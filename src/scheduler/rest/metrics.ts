@@ -19,10 +19,10 @@ import type { Res } from "../core/resources.js";
 import type { SchedulerCore } from "../core/scheduler.js";
 
 /** ExponentialBuckets(0.0001, 10, 8) of upstream's histograms; values are seconds, whatever the names say. */
-export const LATENCY_BUCKETS_SECONDS = [0.0001, 0.001, 0.01, 0.1, 1, 10, 100, 1000];
+const LATENCY_BUCKETS_SECONDS = [0.0001, 0.001, 0.01, 0.1, 1, 10, 100, 1000];
 
 /** The ten usage ranges of `yunikorn_scheduler_<resource>_node_usage_total`, as upstream spells them. */
-export const USAGE_RANGES = [
+const USAGE_RANGES = [
   "[0,10%]",
   "(10%,20%]",
   "(20%,30%]",
@@ -170,8 +170,9 @@ export interface YunikornMetrics {
 const registered = new WeakMap<Registry, YunikornMetrics>();
 
 /**
- * Registers YuniKorn's scheduler and queue metrics for `core` on `registry` (module comment); a second call for the
- * same registry returns the first one's.
+ * Registers YuniKorn's scheduler and queue metrics for `core` on `registry` (module comment). A second call for the
+ * same registry returns the first call's metrics, which read the first call's core (one core per process).
+ * @throws Error from prom-client when a metric of the same name was registered on `registry` by other code
  */
 export function registerYunikornMetrics(registry: Registry, core: SchedulerCore): YunikornMetrics {
   const known = registered.get(registry);
@@ -264,24 +265,15 @@ export function registerYunikornMetrics(registry: Registry, core: SchedulerCore)
     collect() {
       this.reset();
       const live = activeByQueue(core);
-      const seen = new Set<string>();
+      // every queue applications are in or ended in: the leaves, and a leaf a configuration made a parent
       for (const q of allQueues(core)) {
-        if (!q.isLeaf) continue;
         const labels = live.get(q.path);
-        // rejected applications are counted by path (a rejection may name no queue that exists); once per path
-        const rejected = seen.has(q.path) ? 0 : (core.counts.queues.get(q.path)?.rejected ?? 0);
-        seen.add(q.path);
-        // a leaf no application used has no series (upstream makes a queue's on first use)
-        if (!labels && q.counts.completed === 0 && q.counts.failed === 0 && rejected === 0) continue;
+        const { completed, failed, rejected } = q.counts;
+        // a queue no application used has no series (upstream makes a queue's on first use)
+        if (!labels && completed === 0 && failed === 0 && rejected === 0) continue;
         for (const state of QUEUE_APP_STATES) {
           const n =
-            state === "completed"
-              ? q.counts.completed
-              : state === "failed"
-                ? q.counts.failed
-                : state === "rejected"
-                  ? rejected
-                  : (labels?.get(state) ?? 0);
+            state === "completed" ? completed : state === "failed" ? failed : state === "rejected" ? rejected : (labels?.get(state) ?? 0);
           // inc: a path in two partitions adds up (upstream's metrics have no partition)
           this.inc({ queue: q.path, state }, n);
         }
@@ -329,7 +321,8 @@ export function registerYunikornMetrics(registry: Registry, core: SchedulerCore)
   const refresh = () => {
     const next = new Map<string, DynamicFamily>();
     for (const q of allQueues(core)) {
-      if (!q.isLeaf) continue;
+      // leaves, and a leaf a configuration made a parent that still had allocations
+      if (!q.isLeaf && q.counts.allocated === 0 && q.counts.released === 0) continue;
       const name = `yunikorn_${metricName(q.path)}_queue_container`;
       // two paths that read the same as a name (root.a-b, root.a_b): the first keeps it, as upstream's second
       // registration fails

@@ -249,7 +249,10 @@ describe("a scrape after real core calls", () => {
     core.updateApplication({ new: [{ applicationID: "app-1", queueName: "root.tenants.t-1", ugi }] });
     core.updateAllocation({ allocations: [{ allocationKey: "k1", applicationID: "app-1", resourcePerAlloc: { memory: 10, vcore: 1 } }] });
     core.schedule();
+    // the same id again, into the same queue: rejected under it
+    core.updateApplication({ new: [{ applicationID: "app-1", queueName: "root.tenants.t-1", ugi }] });
     let s = await scrape();
+    expect(s.values.get('yunikorn_queue_app{queue="root.tenants.t-1",state="rejected"}')).toBe(1);
     expect(s.values.get('yunikorn_root_tenants_t_1_queue_container{state="allocated"}')).toBe(1);
     expect(s.values.get('yunikorn_scheduler_memory_node_usage_total{range="[0,10%]"}')).toBe(1);
     expect(s.values.get('yunikorn_scheduler_vcore_node_usage_total{range="[0,10%]"}')).toBe(1);
@@ -271,8 +274,28 @@ describe("a scrape after real core calls", () => {
     s = await scrape();
     expect(s.values.get('yunikorn_queue_app{queue="root.tenants.t-1",state="new"}')).toBe(1);
     expect(s.values.get('yunikorn_queue_app{queue="root.tenants.t-1",state="completed"}')).toBe(0);
+    expect(s.values.get('yunikorn_queue_app{queue="root.tenants.t-1",state="rejected"}')).toBe(0);
+    expect(s.values.get('yunikorn_queue_app_total{queue="root.tenants.t-1",state="rejected"}')).toBe(1);
     expect(s.values.get('yunikorn_root_tenants_t_1_queue_container{state="allocated"}')).toBe(0);
     expect(s.values.get('yunikorn_queue_app_total{queue="root.tenants.t-1",state="completed"}')).toBe(1);
+  });
+
+  it("keeps the series of a leaf a configuration made a parent while its applications are still in it", async () => {
+    const { core, scrape } = setup();
+    core.updateNode([{ nodeID: "node-1", action: "CREATE", schedulableResource: { memory: 100, vcore: 10 } }]);
+    core.updateApplication({ new: [{ applicationID: "app-1", queueName: "root.b", ugi }] });
+    core.updateAllocation({ allocations: [{ allocationKey: "k1", applicationID: "app-1", resourcePerAlloc: { memory: 10, vcore: 1 } }] });
+    core.schedule();
+    expect(
+      core.updateConfiguration(CONFIG.replace("          - name: b\n", "          - name: b\n            queues: [{name: c}]\n")).ok,
+    ).toBe(true);
+    expect(core.queueView("root.b")?.isLeaf).toBe(false);
+    const s = await scrape();
+    expect(s.values.get('yunikorn_queue_app{queue="root.b",state="running"}')).toBe(1);
+    expect(s.values.get('yunikorn_root_b_queue_container{state="allocated"}')).toBe(1);
+    // its new child has used nothing: a leaf's family at zero, no application series
+    expect(s.values.get('yunikorn_root_b_c_queue_container{state="allocated"}')).toBe(0);
+    expect(s.values.get('yunikorn_queue_app{queue="root.b.c",state="running"}')).toBeUndefined();
   });
 
   it("observes the two scheduling histograms in seconds with upstream's buckets", async () => {
