@@ -16,9 +16,9 @@
  * - `terminated.completed` / `.failed`: an application enters Completed / Failed (enter_Completed, enter_Failed).
  * - `nodesDecommissioned`: a known node is decommissioned (context.go DECOMISSION).
  * - `queues`: per queue path, applications that reached Completed, Failed or Rejected (queue_app_total); kept when the
- *   queue goes, as upstream keeps that counter registered. A rejected application is counted under the queue
- *   upstream's would have: the name it asked for when refused before placement, "" when placement refused it, the
- *   placed queue when refused after.
+ *   queue goes, as upstream keeps that counter registered, for the `MAX_TERMINAL_QUEUE_PATHS` paths counted last. A
+ *   rejected application is counted under the queue upstream's would have: the name it asked for when refused before
+ *   placement, "" when placement refused it, the placed queue when refused after.
  *
  * Each allocation is released once: upstream's `released` also counts the release it asks of the RM for a preemption
  * victim or a timed-out placeholder, and again the RM's release that answers it; corral counts the allocation leaving.
@@ -56,9 +56,20 @@ export function newCoreCounts(): CoreCounts {
   };
 }
 
-/** Counts one application of queue `path` reaching terminal state `state`. */
+/**
+ * Queue paths whose terminal counts are kept at most. They outlive their queues (as upstream's queue_app_total), and
+ * placement with `create` lets tenants name queues: without a bound, short-lived queues would grow the map, and the
+ * metric's series, without end. Beyond it, the path counted least recently goes (its counter restarts from 0 if it
+ * comes back, a reset Prometheus' rate() handles).
+ */
+export const MAX_TERMINAL_QUEUE_PATHS = 10_000;
+
+/** Counts one application of queue `path` reaching terminal state `state` (`MAX_TERMINAL_QUEUE_PATHS` kept). */
 export function countTerminal(counts: CoreCounts, path: string, state: keyof QueueTerminalCounts): void {
-  let q = counts.queues.get(path);
-  if (!q) counts.queues.set(path, (q = { completed: 0, failed: 0, rejected: 0 }));
+  const q = counts.queues.get(path) ?? { completed: 0, failed: 0, rejected: 0 };
   q[state]++;
+  // the most recently counted last: the oldest is the first in the map's order
+  counts.queues.delete(path);
+  counts.queues.set(path, q);
+  if (counts.queues.size > MAX_TERMINAL_QUEUE_PATHS) counts.queues.delete(counts.queues.keys().next().value!);
 }

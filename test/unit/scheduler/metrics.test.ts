@@ -8,6 +8,7 @@
 import fc from "fast-check";
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
+import { MAX_TERMINAL_QUEUE_PATHS, countTerminal, newCoreCounts } from "../../../src/scheduler/core/counts.js";
 import { SchedulerCore } from "../../../src/scheduler/core/scheduler.js";
 import { metricName, nodeUsageRanges, registerYunikornMetrics, usageRange } from "../../../src/scheduler/rest/metrics.js";
 
@@ -378,5 +379,21 @@ describe("the core's latency hook", () => {
     });
     core.schedule();
     expect(seen).toEqual([["default", 0.25]]);
+  });
+});
+
+describe("terminal counts per queue path (core/counts.ts)", () => {
+  it("keep the paths counted last, at most MAX_TERMINAL_QUEUE_PATHS: tenant-named queues cannot grow them without end", () => {
+    const counts = newCoreCounts();
+    countTerminal(counts, "root.busy", "completed");
+    for (let i = 0; i < MAX_TERMINAL_QUEUE_PATHS + 500; i++) {
+      countTerminal(counts, `root.tenant-${i}`, "rejected");
+      // a queue that keeps counting stays
+      if (i % 1000 === 0) countTerminal(counts, "root.busy", "completed");
+    }
+    expect(counts.queues.size).toBe(MAX_TERMINAL_QUEUE_PATHS);
+    expect(counts.queues.has("root.tenant-0")).toBe(false);
+    expect(counts.queues.get(`root.tenant-${MAX_TERMINAL_QUEUE_PATHS + 499}`)).toEqual({ completed: 0, failed: 0, rejected: 1 });
+    expect(counts.queues.get("root.busy")?.completed).toBe(12);
   });
 });
