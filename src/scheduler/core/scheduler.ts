@@ -917,6 +917,17 @@ export class SchedulerCore {
     return p ? [...p.nodes.keys()].sort().map((id) => nodeView(p, id)!) : [];
   }
 
+  /**
+   * Each node's schedulable flag, capacity and the core's allocations on it (copies), in no particular order: what the
+   * metrics read, without the allocation lists of `nodeViews` (cheap enough to scrape with thousands of nodes).
+   */
+  nodeUsages(partition?: string): { schedulable: boolean; capacity: Res; allocated: Res }[] {
+    const p = this.partition(partition);
+    return p
+      ? [...p.nodes.values()].map((n) => ({ schedulable: n.schedulable, capacity: { ...n.capacity }, allocated: { ...n.allocated } }))
+      : [];
+  }
+
   /** What the health check reads of every partition (read.ts `partitionHealthView`), by partition name. */
   healthViews(): PartitionHealthView[] {
     return [...this.partitions.values()].map(partitionHealthView);

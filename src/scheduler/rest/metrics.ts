@@ -226,7 +226,7 @@ export function registerYunikornMetrics(registry: Registry, core: SchedulerCore)
       let active = 0;
       let draining = 0;
       for (const name of core.partitionNames())
-        for (const n of core.nodeViews(name)) {
+        for (const n of core.nodeUsages(name)) {
           active++; // a draining node is active too, as upstream counts it
           if (!n.schedulable) draining++;
         }
@@ -335,7 +335,7 @@ export function registerYunikornMetrics(registry: Registry, core: SchedulerCore)
         ]),
       );
     }
-    const nodes = core.partitionNames().flatMap((p) => core.nodeViews(p));
+    const nodes = core.partitionNames().flatMap((p) => core.nodeUsages(p));
     for (const [resource, counts] of nodeUsageRanges(nodes)) {
       const name = `yunikorn_scheduler_${metricName(resource)}_node_usage_total`;
       if (next.has(name)) continue;
