@@ -136,6 +136,10 @@ export async function runScheduler(o: SchedulerProcessOptions): Promise<Schedule
       // called from scheduling cycles only, after `yunikorn` is set below
       observe: (_partition, seconds) => yunikorn.schedulingLatency.observe(seconds),
       observePreemption: (_partition, seconds) => yunikorn.tryPreemptionLatency.observe(seconds),
+      observeNodeSearch: (_partition, seconds, found) => {
+        yunikorn.tryNodeEvaluation.observe(seconds);
+        if (found) yunikorn.tryNodeLatency.observe(seconds);
+      },
     },
   });
   /** YuniKorn's metrics (rest/metrics.ts): the core times its cycles and preemption decisions into them. */

@@ -200,6 +200,9 @@ describe("preemption on kube-apiserver v1.20.2", () => {
     expect(observed("trypreemption_latency_milliseconds")).toBeGreaterThanOrEqual(4);
     expect(observed("scheduling_latency_milliseconds")).toBeGreaterThan(0);
     expect(observed("scheduling_cycle_milliseconds")).toBeGreaterThan(0);
+    // b's 8 pods found their nodes by a node search (a's went to the nodes their preemptions reserved)
+    expect(observed("trynode_latency_milliseconds")).toBeGreaterThanOrEqual(8);
+    expect(observed("trynode_evaluation_milliseconds")).toBeGreaterThanOrEqual(observed("trynode_latency_milliseconds"));
 
     // the evictions went through the Eviction API under the deploy RBAC: allowed and used
     const { forbidden, used } = await auditedCalls(tb, `system:serviceaccount:${CONF_NS}:corral-scheduler`);

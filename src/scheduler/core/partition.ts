@@ -134,6 +134,12 @@ export interface PartitionOptions {
   /** Times each preemption decision (`PreemptionCoordinatorOptions.latency`); absent: nothing is timed. */
   preemptionLatency?: { clock: () => number; observe: (seconds: number) => void };
   /**
+   * Times each search of the nodes for an ask (upstream Application.tryNodes → ObserveTryNodeEvaluation, and
+   * ObserveTryNodeLatency for the node check that succeeded): `clock` monotonic, in seconds; `observe` gets the seconds
+   * and whether a node was found. Absent: nothing is timed.
+   */
+  nodeSearchLatency?: { clock: () => number; observe: (seconds: number, found: boolean) => void };
+  /**
    * When the partition was created (milliseconds since the epoch, the core's clock): the first removal of empty queues
    * is one interval after it, as upstream's partition manager waits its interval before its first pass. Without it the
    * interval starts at the first tick.
@@ -209,6 +215,7 @@ export class Partition {
   constructor(o: PartitionOptions) {
     this.name = o.name;
     this.counts = o.counts ?? newCoreCounts();
+    this.nodeSearchLatency = o.nodeSearchLatency;
     this.life = new Lifecycle({ partition: o.name, leave: (app) => this.detachApp(app), counts: this.counts });
     this.reservations = new Reservations(o.reservationDelayMs ?? RESERVATION_DELAY_MS, {
       nodeChanged: (n) => this.nodeSet.reindex(n),
@@ -757,10 +764,20 @@ export class Partition {
           : overClusterSize(this.root, ask.resource)
             ? "clusterCapacity"
             : undefined,
-    pickNode: (ask) => this.nodeSet.pick(ask),
+    pickNode: (ask) => (this.nodeSearchLatency ? this.timedPick(ask, this.nodeSearchLatency) : this.nodeSet.pick(ask)),
     reservationNode: (ask, now) => this.reservations.choose(ask, this.nodeSet.inOrder(), now),
     tryPreemption: (app, ask, hold, now) => this.preemptions.tryHeld(app, ask, hold, now),
   };
+
+  private readonly nodeSearchLatency: PartitionOptions["nodeSearchLatency"];
+
+  /** `nodeSet.pick` timed (`PartitionOptions.nodeSearchLatency`). */
+  private timedPick(ask: Ask, l: NonNullable<PartitionOptions["nodeSearchLatency"]>): Node | undefined {
+    const start = l.clock();
+    const node = this.nodeSet.pick(ask);
+    l.observe(l.clock() - start, node !== undefined);
+    return node;
+  }
 
   private apply(d: Decision, now: number): AllocationResult {
     if (d.kind === "preempt") return this.preemptions.start(d.app, d.ask, d.result, now);

@@ -109,6 +109,8 @@ export interface SchedulerCoreOptions {
     clock: () => number;
     observe: (partition: string, seconds: number) => void;
     observePreemption?: (partition: string, seconds: number) => void;
+    /** Each search of the nodes for an ask (Application.tryNodes): seconds, and whether a node was found. */
+    observeNodeSearch?: (partition: string, seconds: number, found: boolean) => void;
   };
 }
 
@@ -200,6 +202,7 @@ export class SchedulerCore {
           createdAt: this.now(),
           counts: this.counts,
           preemptionLatency: l?.observePreemption && { clock: l.clock, observe: (s) => l.observePreemption!(pc.name, s) },
+          nodeSearchLatency: l?.observeNodeSearch && { clock: l.clock, observe: (s, found) => l.observeNodeSearch!(pc.name, s, found) },
         });
         created.limits.recordChanges = this.tracking; // USERGROUP records only when events are sent
         this.partitions.set(pc.name, created);
@@ -236,7 +239,15 @@ export class SchedulerCore {
         switch (n.action) {
           case "CREATE":
           case "CREATE_DRAIN":
-            p.addNode(n.nodeID, n.schedulableResource ?? {}, n.occupiedResource ?? {}, n.action === "CREATE", n.attributes ?? {});
+            try {
+              p.addNode(n.nodeID, n.schedulableResource ?? {}, n.occupiedResource ?? {}, n.action === "CREATE", n.attributes ?? {});
+            } catch (err) {
+              // upstream's text (context.go addNode joins its errors with a newline, partition.go addNodeToList wraps)
+              throw new Error(
+                "failure while adding new node, node rejected with error: \n" +
+                  `failed to add node ${n.nodeID} to partition ${p.name}, error: ${(err as Error).message}`,
+              );
+            }
             out.acceptedNodes.push(n.nodeID);
             // upstream's order (application_tracking_test.go verifyNodeAddedAndQueueMaxSetEvents): the node's
             // schedulable flag, root's new max, then the node added

@@ -8,9 +8,9 @@
  * Where corral differs (README "Metrics"): the Starting state counts as `running` and Reserving as `accepted` (upstream
  * has neither state); a queue's `queue_container` counts every allocation made on it and every release (upstream
  * leaves out the scheduler's own allocations and placeholder replacements); node usage sums every partition (upstream
- * keeps the last one's); the node sorting and trynode histograms are not exported (corral's orders are kept sorted as
- * they change, and per-node tries are not timed); the Go runtime metrics are the Node.js process metrics,
- * `yunikorn_`-prefixed.
+ * keeps the last one's); the node sorting histogram is not exported (corral's orders are kept sorted as they change:
+ * there is no sort to time), and `trynode_latency` times the node search that found a node (corral's search has no
+ * separate per-node check); the Go runtime metrics are the Node.js process metrics, `yunikorn_`-prefixed.
  */
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { AppState } from "../core/application-state.js";
@@ -159,6 +159,13 @@ export interface YunikornMetrics {
   /** `yunikorn_scheduler_trypreemption_latency_milliseconds`: seconds of one preemption decision. */
   tryPreemptionLatency: Histogram;
   /**
+   * `yunikorn_scheduler_trynode_latency_milliseconds`: seconds of a node search that found a node (upstream times the
+   * one node check that succeeded; corral's search has no separate per-node step).
+   */
+  tryNodeLatency: Histogram;
+  /** `yunikorn_scheduler_trynode_evaluation_milliseconds`: seconds of each node search for an ask. */
+  tryNodeEvaluation: Histogram;
+  /**
    * Registers the families named after a queue or a resource (`yunikorn_<queue>_queue_container`,
    * `yunikorn_scheduler_<resource>_node_usage_total`) as the core has them now, and drops those of queues that are
    * gone (upstream RemoveQueueMetrics). Called before each scrape.
@@ -245,6 +252,18 @@ export function registerYunikornMetrics(registry: Registry, core: SchedulerCore)
   const schedulingCycle = new Histogram({
     name: "yunikorn_scheduler_scheduling_cycle_milliseconds",
     help: "Time taken for a scheduling cycle, in seconds.",
+    buckets: LATENCY_BUCKETS_SECONDS,
+    registers,
+  });
+  const tryNodeLatency = new Histogram({
+    name: "yunikorn_scheduler_trynode_latency_milliseconds",
+    help: "Latency of node condition checks for container allocations, such as placement constraints, in seconds.",
+    buckets: LATENCY_BUCKETS_SECONDS,
+    registers,
+  });
+  const tryNodeEvaluation = new Histogram({
+    name: "yunikorn_scheduler_trynode_evaluation_milliseconds",
+    help: "Time taken to evaluate nodes for a pod, in seconds.",
     buckets: LATENCY_BUCKETS_SECONDS,
     registers,
   });
@@ -357,7 +376,7 @@ export function registerYunikornMetrics(registry: Registry, core: SchedulerCore)
     dynamic = new Set(next.keys());
   };
 
-  const out: YunikornMetrics = { schedulingLatency, schedulingCycle, tryPreemptionLatency, refresh };
+  const out: YunikornMetrics = { schedulingLatency, schedulingCycle, tryPreemptionLatency, tryNodeLatency, tryNodeEvaluation, refresh };
   registered.set(registry, out);
   return out;
 }

@@ -64,6 +64,16 @@ describe("SchedulerCore (scheduler interface)", () => {
     expect(core.updateNode([{ nodeID: "n", action: "CREATE", partition: "gpu" }]).rejectedNodes[0]!.reason).toBe(
       "failed to find partition gpu for new node n",
     );
+    // a node added twice: upstream's joined text (context.go addNode, partition.go addNodeToList, node_collection.go)
+    core.updateNode([{ nodeID: "n1", action: "CREATE", schedulableResource: { memory: 10 } }]);
+    expect(core.updateNode([{ nodeID: "n1", action: "CREATE_DRAIN", schedulableResource: { memory: 10 } }]).rejectedNodes).toEqual([
+      {
+        id: "n1",
+        reason:
+          "failure while adding new node, node rejected with error: \nfailed to add node n1 to partition default, error: " +
+          "partition default has an existing node n1, node name must be unique",
+      },
+    ]);
     expect(
       core.updateAllocation({ allocations: [{ allocationKey: "k", applicationID: "none", resourcePerAlloc: { memory: 1 } }] })
         .rejectedAllocations,

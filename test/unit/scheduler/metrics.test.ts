@@ -299,8 +299,10 @@ describe("a scrape after real core calls", () => {
     expect(s.values.get('yunikorn_queue_app{queue="root.b.c",state="running"}')).toBeUndefined();
   });
 
-  it("observes the two scheduling histograms in seconds with upstream's buckets", async () => {
+  it("observes the histograms in seconds with upstream's buckets", async () => {
     const { metrics, scrape } = setup();
+    metrics.tryNodeEvaluation.observe(0.00005);
+    metrics.tryNodeLatency.observe(0.00005);
     metrics.schedulingCycle.observe(0.002);
     metrics.schedulingLatency.observe(0.0004);
     const s = await scrape();
@@ -309,6 +311,10 @@ describe("a scrape after real core calls", () => {
     expect(s.values.get('yunikorn_scheduler_scheduling_cycle_milliseconds_bucket{le="0.01"}')).toBe(1);
     expect(s.values.get('yunikorn_scheduler_scheduling_latency_milliseconds_bucket{le="0.001"}')).toBe(1);
     expect(s.values.get('yunikorn_scheduler_scheduling_latency_milliseconds_bucket{le="1000"}')).toBe(1);
+    for (const h of ["trynode_evaluation", "trynode_latency"]) {
+      expect(s.types.get(`yunikorn_scheduler_${h}_milliseconds`)).toBe("histogram");
+      expect(s.values.get(`yunikorn_scheduler_${h}_milliseconds_bucket{le="0.0001"}`)).toBe(1);
+    }
   });
 
   it("registers once per registry", () => {
@@ -318,6 +324,26 @@ describe("a scrape after real core calls", () => {
 });
 
 describe("the core's latency hook", () => {
+  it("times each node search for an ask, and says whether it found a node", () => {
+    let t = 0;
+    const searches: [string, number, boolean][] = [];
+    const core = new SchedulerCore(() => 1_000, CONFIG, {
+      latency: { clock: () => (t += 0.125), observe: () => {}, observeNodeSearch: (p, s, found) => searches.push([p, s, found]) },
+    });
+    core.updateNode(["n1", "n2"].map((nodeID) => ({ nodeID, action: "CREATE" as const, schedulableResource: { memory: 100, vcore: 10 } })));
+    core.updateApplication({ new: [{ applicationID: "app-1", queueName: "root.b", ugi }] });
+    const ask = (allocationKey: string) => ({ allocationKey, applicationID: "app-1", resourcePerAlloc: { memory: 60 } });
+    core.updateAllocation({ allocations: [ask("k1"), ask("k2"), ask("k3")] });
+    // two fit, one per node; the third is within the cluster's size but no node has room: searched, not found
+    expect(core.schedule().map((a) => a.key)).toEqual(["k1", "k2"]);
+    expect(searches.slice(0, 2)).toEqual([
+      ["default", 0.125, true],
+      ["default", 0.125, true],
+    ]);
+    expect(searches.slice(2).every(([p, s, found]) => p === "default" && s === 0.125 && !found)).toBe(true);
+    expect(searches.length).toBeGreaterThan(2);
+  });
+
   it("times each preemption decision, once per decision, under its partition", () => {
     let t = 0;
     let now = 0;
