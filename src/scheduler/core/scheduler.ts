@@ -246,6 +246,7 @@ export class SchedulerCore {
               throw new Error(
                 "failure while adding new node, node rejected with error: \n" +
                   `failed to add node ${n.nodeID} to partition ${p.name}, error: ${(err as Error).message}`,
+                { cause: err },
               );
             }
             out.acceptedNodes.push(n.nodeID);
