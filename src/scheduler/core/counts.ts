@@ -64,8 +64,17 @@ export function newCoreCounts(): CoreCounts {
  */
 export const MAX_TERMINAL_QUEUE_PATHS = 10_000;
 
-/** Counts one application of queue `path` reaching terminal state `state` (`MAX_TERMINAL_QUEUE_PATHS` kept). */
-export function countTerminal(counts: CoreCounts, path: string, state: keyof QueueTerminalCounts): void {
+/**
+ * Counts one application of queue `path` reaching terminal state `state` (`MAX_TERMINAL_QUEUE_PATHS` kept), and on
+ * `queue`, the queue of that path when it exists (its own count goes with it: `Queue.counts`).
+ */
+export function countTerminal(
+  counts: CoreCounts,
+  path: string,
+  state: keyof QueueTerminalCounts,
+  queue?: { readonly counts: QueueTerminalCounts },
+): void {
+  if (queue) queue.counts[state]++;
   const q = counts.queues.get(path) ?? { completed: 0, failed: 0, rejected: 0 };
   q[state]++;
   // the most recently counted last: the oldest is the first in the map's order

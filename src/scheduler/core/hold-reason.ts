@@ -90,6 +90,21 @@ export interface PreemptionVictim extends Victim {
 }
 
 /**
+ * The text of the pod event for a hold (upstream shim's PodUnschedulable messages), `who` the pod as `<ns>/<name>`:
+ * a quota (queue max, maxapplications, user/group limit) "is skipped … because the queue quota has been exceeded",
+ * another hold the shim skips (`holdState` Skipped: a gang's reservation, a queue made a parent) "is skipped from
+ * scheduling", no node taking it now "is pending for the requested resources become available"; each with the reason.
+ */
+export function holdEventText(who: string, r: HoldReason): string {
+  const reason = formatHoldReason(r);
+  if (r.kind === "queueMax" || r.kind === "queueMaxApplications" || r.kind === "limit")
+    return `Task ${who} is skipped from scheduling because the queue quota has been exceeded: ${reason}`;
+  return holdState(r) === "Skipped"
+    ? `Task ${who} is skipped from scheduling: ${reason}`
+    : `Task ${who} is pending for the requested resources become available: ${reason}`;
+}
+
+/**
  * The shim's scheduling state for a hold: `Skipped` — a quota (queue max, user/group limit, maxapplications),
  * `Failed` — no node can take it now.
  */

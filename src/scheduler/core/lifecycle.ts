@@ -94,9 +94,7 @@ export class Lifecycle {
       case "Failed":
         if (to === "Completed") this.counts.terminated.completed++;
         else this.counts.terminated.failed++;
-        countTerminal(this.counts, app.queue.path, to === "Completed" ? "completed" : "failed");
-        if (to === "Completed") app.queue.counts.completed++;
-        else app.queue.counts.failed++;
+        countTerminal(this.counts, app.queue.path, to === "Completed" ? "completed" : "failed", app.queue);
         this.leave(app);
         this.terminated.set(this.timers.serial(app), app);
         this.lastTerminated.set(app.id, app);

@@ -375,9 +375,7 @@ export class Partition {
       app.rejectedMessage = (err as Error).message;
       if (err instanceof PlacementRefusedError) app.rejection = { kind: "placementRefused", refusal: err.refusal };
       this.life.fire(app, "rejectApplication", now);
-      countTerminal(this.counts, rejectedUnder, "rejected");
-      const under = rejectedUnder ? this.find(rejectedUnder) : undefined;
-      if (under) under.counts.rejected++;
+      countTerminal(this.counts, rejectedUnder, "rejected", rejectedUnder ? this.find(rejectedUnder) : undefined);
       throw err;
     }
   }

@@ -332,6 +332,29 @@ export function findApplication(p: Partition, id: string): Application | undefin
   return p.lastTerminated.get(id) ?? p.rejected.get(id);
 }
 
+/** A node as the metrics read it: its schedulable flag, capacity and the core's allocations on it (copies). */
+export interface NodeUsageView {
+  schedulable: boolean;
+  capacity: Res;
+  allocated: Res;
+}
+
+/** Every node of `p` as a `NodeUsageView`, in no particular order (no allocation lists: cheap for thousands of nodes). */
+export function nodeUsagesOf(p: Partition): NodeUsageView[] {
+  return [...p.nodes.values()].map((n) => ({ schedulable: n.schedulable, capacity: copy(n.capacity), allocated: copy(n.allocated) }));
+}
+
+/** Active applications of `p` by the path of their queue and state (no view built per application). */
+export function applicationCountsOf(p: Partition): Map<string, Partial<Record<AppState, number>>> {
+  const out = new Map<string, Partial<Record<AppState, number>>>();
+  for (const app of p.apps.values()) {
+    let byState = out.get(app.queue.path);
+    if (!byState) out.set(app.queue.path, (byState = {}));
+    byState[app.state] = (byState[app.state] ?? 0) + 1;
+  }
+  return out;
+}
+
 /** The view of the node `id`, or undefined when the partition has no such node. */
 export function nodeView(p: Partition, id: string): NodeView | undefined {
   const n = p.nodes.get(id);

@@ -37,12 +37,15 @@ import { type AppStateChange, type CoreRelease, Partition, SchedulingError } fro
 import {
   type ApplicationFilter,
   type ApplicationView,
+  type NodeUsageView,
   type NodeView,
   type PartitionView,
   type QueueView,
   type UsageView,
+  applicationCountsOf,
   applicationView,
   applicationViews,
+  nodeUsagesOf,
   partitionHealthView,
   type PartitionHealthView,
   findApplication,
@@ -907,13 +910,8 @@ export class SchedulerCore {
    * partition.
    */
   applicationCounts(partition?: string): Map<string, Partial<Record<AppState, number>>> {
-    const out = new Map<string, Partial<Record<AppState, number>>>();
-    for (const app of this.partition(partition)?.apps.values() ?? []) {
-      let byState = out.get(app.queue.path);
-      if (!byState) out.set(app.queue.path, (byState = {}));
-      byState[app.state] = (byState[app.state] ?? 0) + 1;
-    }
-    return out;
+    const p = this.partition(partition);
+    return p ? applicationCountsOf(p) : new Map();
   }
 
   /** One application with its state history: the active one, else its latest finished instance, else the rejected one. */
@@ -933,11 +931,9 @@ export class SchedulerCore {
    * Each node's schedulable flag, capacity and the core's allocations on it (copies), in no particular order: what the
    * metrics read, without the allocation lists of `nodeViews` (cheap enough to scrape with thousands of nodes).
    */
-  nodeUsages(partition?: string): { schedulable: boolean; capacity: Res; allocated: Res }[] {
+  nodeUsages(partition?: string): NodeUsageView[] {
     const p = this.partition(partition);
-    return p
-      ? [...p.nodes.values()].map((n) => ({ schedulable: n.schedulable, capacity: { ...n.capacity }, allocated: { ...n.allocated } }))
-      : [];
+    return p ? nodeUsagesOf(p) : [];
   }
 
   /** What the health check reads of every partition (read.ts `partitionHealthView`), by partition name. */

@@ -243,36 +243,20 @@ export function registerYunikornMetrics(registry: Registry, core: SchedulerCore)
       this.set({ state: "failed" }, core.failures.failedNodes);
     },
   });
-  const schedulingLatency = new Histogram({
-    name: "yunikorn_scheduler_scheduling_latency_milliseconds",
-    help: "Latency of the main scheduling routine, in seconds.",
-    buckets: LATENCY_BUCKETS_SECONDS,
-    registers,
-  });
-  const schedulingCycle = new Histogram({
-    name: "yunikorn_scheduler_scheduling_cycle_milliseconds",
-    help: "Time taken for a scheduling cycle, in seconds.",
-    buckets: LATENCY_BUCKETS_SECONDS,
-    registers,
-  });
-  const tryNodeLatency = new Histogram({
-    name: "yunikorn_scheduler_trynode_latency_milliseconds",
-    help: "Latency of node condition checks for container allocations, such as placement constraints, in seconds.",
-    buckets: LATENCY_BUCKETS_SECONDS,
-    registers,
-  });
-  const tryNodeEvaluation = new Histogram({
-    name: "yunikorn_scheduler_trynode_evaluation_milliseconds",
-    help: "Time taken to evaluate nodes for a pod, in seconds.",
-    buckets: LATENCY_BUCKETS_SECONDS,
-    registers,
-  });
-  const tryPreemptionLatency = new Histogram({
-    name: "yunikorn_scheduler_trypreemption_latency_milliseconds",
-    help: "Latency of preemption condition checks for container allocations, in seconds.",
-    buckets: LATENCY_BUCKETS_SECONDS,
-    registers,
-  });
+  /** One of upstream's latency histograms: seconds (whatever the name says), its buckets. */
+  const latency = (name: string, help: string) =>
+    new Histogram({ name: `yunikorn_scheduler_${name}_milliseconds`, help, buckets: LATENCY_BUCKETS_SECONDS, registers });
+  const schedulingLatency = latency("scheduling_latency", "Latency of the main scheduling routine, in seconds.");
+  const schedulingCycle = latency("scheduling_cycle", "Time taken for a scheduling cycle, in seconds.");
+  const tryNodeLatency = latency(
+    "trynode_latency",
+    "Latency of node condition checks for container allocations, such as placement constraints, in seconds.",
+  );
+  const tryNodeEvaluation = latency("trynode_evaluation", "Time taken to evaluate nodes for a pod, in seconds.");
+  const tryPreemptionLatency = latency(
+    "trypreemption_latency",
+    "Latency of preemption condition checks for container allocations, in seconds.",
+  );
 
   new Gauge({
     name: "yunikorn_queue_app",

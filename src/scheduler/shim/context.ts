@@ -15,7 +15,7 @@
  * `bind` call confirms it.
  */
 import type { AddApplicationRequest, AllocationMessage, CoreResponse, SchedulerCore } from "../core/scheduler.js";
-import { type HoldReason, formatHoldReason, holdState } from "../core/hold-reason.js";
+import { type HoldReason, formatHoldReason, holdEventText, holdState } from "../core/hold-reason.js";
 import { type Res, addTo, sameResource, subFrom } from "../core/resources.js";
 import type { LimitUsage } from "../core/scheduler.js";
 import { ApplicationKeys } from "./app-keys.js";
@@ -702,13 +702,18 @@ export class ShimContext {
       // keep the application New forever, and its dynamic queue with it (upstream makes none for an orphan pod)
       if (app.size === 0 && this.core.applicationState(task.appId) === "New") {
         this.core.updateApplication({ remove: [{ applicationID: task.appId }] });
-        this.apps.delete(task.appId);
-        this.gangs.delete(task.appId);
-        this.originators.delete(task.appId);
+        this.forgetApp(task.appId);
       }
     }
     // the id stays reserved for its key while the core holds the application (until it completes)
     this.appKeys.release(task.appId, this.apps.has(task.appId));
+  }
+
+  /** Drops what the shim keeps of an application the core no longer holds (its tasks, gang and originator). */
+  private forgetApp(appId: string): void {
+    this.apps.delete(appId);
+    this.gangs.delete(appId);
+    this.originators.delete(appId);
   }
 
   private retryOrphans(node: string): ShimAction[] {
@@ -854,9 +859,7 @@ export class ShimContext {
     for (const c of this.core.stateChanges()) {
       out.push(...this.gangStateChange(c));
       if ((c.to === "Completed" || c.to === "Failed") && this.apps.get(c.appId)?.size === 0) {
-        this.apps.delete(c.appId);
-        this.gangs.delete(c.appId);
-        this.originators.delete(c.appId);
+        this.forgetApp(c.appId);
         this.appKeys.forgetIfUnused(c.appId, false);
       }
     }
@@ -890,13 +893,7 @@ export class ShimContext {
       if (t.held?.state === state && t.held?.reason === reason) continue;
       t.held = hold && { kind: hold.kind, state: state!, reason: reason! };
       if (!hold) continue;
-      const who = `${t.pod.namespace}/${t.pod.name}`;
-      const message =
-        hold.kind === "queueNotLeaf"
-          ? `Task ${who} is skipped from scheduling: ${reason}`
-          : state === "Skipped"
-            ? `Task ${who} is skipped from scheduling because the queue quota has been exceeded: ${reason}`
-            : `Task ${who} is pending for the requested resources become available: ${reason}`;
+      const message = holdEventText(`${t.pod.namespace}/${t.pod.name}`, hold);
       out.push(
         { kind: "condition", pod: t.pod, reason: state === "Skipped" ? "SchedulingSkipped" : "Unschedulable", message: reason! },
         { kind: "event", object: podObject(t.pod), type: "Normal", reason: "PodUnschedulable", message },

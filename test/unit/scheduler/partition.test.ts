@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeQueuesYaml } from "../../../src/scheduler/core/config.js";
 import { type Allocation, allocationOf } from "../../../src/scheduler/core/allocation-result.js";
-import { formatHoldReason, queueMaxHold } from "../../../src/scheduler/core/hold-reason.js";
+import { formatHoldReason, holdEventText, queueMaxHold } from "../../../src/scheduler/core/hold-reason.js";
 import { Partition } from "../../../src/scheduler/core/partition.js";
 import { validateSchedulerConfig } from "../../../src/scheduler/core/validate.js";
 import type { Res } from "../../../src/scheduler/core/resources.js";
@@ -588,5 +588,20 @@ describe("determinism", () => {
     const first = run([0, 1, 2, 3]);
     expect(first).toHaveLength(30);
     expect(run([3, 1, 0, 2])).toEqual(first);
+  });
+});
+
+describe("holdEventText: the pod event for a hold", () => {
+  it("says quota only for a quota; other skipped holds and node waits have their own words", () => {
+    const quota = { kind: "queueMaxApplications", queuePath: "root.a", maxApplications: 1 } as const;
+    expect(holdEventText("ns/p", quota)).toMatch(/^Task ns\/p is skipped from scheduling because the queue quota has been exceeded: /);
+    const parent = { kind: "queueNotLeaf", queuePath: "root.a" } as const;
+    expect(holdEventText("ns/p", parent)).toBe(`Task ns/p is skipped from scheduling: ${formatHoldReason(parent)}`);
+    const gang = { kind: "gangReservation", appId: "g", allocated: {}, reservation: { memory: 1 }, taskGroups: [] } as const;
+    expect(holdEventText("ns/p", gang)).toBe(`Task ns/p is skipped from scheduling: ${formatHoldReason(gang)}`);
+    const noNode = { kind: "noNodeFits", ask: { memory: 1 }, nodes: 2 } as const;
+    expect(holdEventText("ns/p", noNode)).toBe(
+      `Task ns/p is pending for the requested resources become available: ${formatHoldReason(noNode)}`,
+    );
   });
 });
